@@ -1,0 +1,166 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_adjutant_global_optspecs
+    string join \n format= color= wait= h/help V/version
+end
+
+function __fish_adjutant_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_adjutant_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_adjutant_using_subcommand
+    set -l cmd (__fish_adjutant_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c adjutant -n "__fish_adjutant_needs_command" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_needs_command" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_needs_command" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c adjutant -n "__fish_adjutant_needs_command" -s V -l version -d 'Print version'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "new" -d 'Create a game folder for a module\'s scenario and print its dice anchor'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "roll" -d 'Roll verifiable dice into a roll log (or start one with `roll init`)'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "verify" -d 'Check a folder\'s journal: key chain, orders, seeds and every roll'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "dice" -d 'The dice protocol\'s primitives, to check any roll by hand'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "demo" -d 'Play the embedded Savannah demo in a temporary folder and verify it'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "generate" -d 'Write the man pages and shell completions (for maintainers)'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l scenario -d 'The scenario of the module, e.g. historical or campaign' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l dir -d 'The folder to create; it must not exist, or be empty' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l game-id -d 'The game id bound into every roll; by default the folder\'s name' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l player -d 'A player: SIDE=NAME <ADDRESS>. Repeat for each side' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l chain-length -d 'Length N of the dice key chain: the game may resolve N-1 steps' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand new" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l purpose -d 'What the roll is for, in words; it is the step\'s orders' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l dir -d 'The roll log folder' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l dir -d 'The folder to create; it must not exist, or be empty' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l game-id -d 'The id bound into every roll; by default the folder\'s name' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l chain-length -d 'Length N of the key chain: the log may hold N-1 rolls' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from help" -f -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand verify" -l dir -d 'The folder to verify' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand verify" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand verify" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand verify" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand verify" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -f -a "chain" -d 'Print the key chain: `k key` for k = 0 (the anchor) to N (the top)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -f -a "digest" -d 'Print the orders digest of a step\'s orders files'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -f -a "seed" -d 'Print a step\'s seed'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -f -a "rolls" -d 'Print COUNT rolls of DIE from a fresh stream of a seed, on one line'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and not __fish_seen_subcommand_from chain digest seed rolls help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from chain" -l top -d 'The chain\'s top key s_N (64 hex digits)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from chain" -l length -d 'N' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from chain" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from chain" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from chain" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from chain" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from digest" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from digest" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from digest" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from digest" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l game-id -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l step -d 'The step number k' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l key -d 'The step\'s revealed key s_k' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l digest -d 'The step\'s orders digest' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l player-key -d 'A player\'s key p_k (mutual mode); repeat for each side' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from seed" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from rolls" -l seed -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from rolls" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from rolls" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from rolls" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from rolls" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from help" -f -a "chain" -d 'Print the key chain: `k key` for k = 0 (the anchor) to N (the top)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from help" -f -a "digest" -d 'Print the orders digest of a step\'s orders files'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from help" -f -a "seed" -d 'Print a step\'s seed'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from help" -f -a "rolls" -d 'Print COUNT rolls of DIE from a fresh stream of a seed, on one line'
+complete -c adjutant -n "__fish_adjutant_using_subcommand dice; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l keep -d 'Keep the demo\'s folders here instead of a temporary folder' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -l out -d 'Where the man pages go; completions go to its completions/ folder' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -l check -d 'Write nothing; exit 1 if the files there differ from what would be written'
+complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll verify dice demo generate help" -f -a "new" -d 'Create a game folder for a module\'s scenario and print its dice anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll verify dice demo generate help" -f -a "roll" -d 'Roll verifiable dice into a roll log (or start one with `roll init`)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll verify dice demo generate help" -f -a "verify" -d 'Check a folder\'s journal: key chain, orders, seeds and every roll'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll verify dice demo generate help" -f -a "dice" -d 'The dice protocol\'s primitives, to check any roll by hand'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll verify dice demo generate help" -f -a "demo" -d 'Play the embedded Savannah demo in a temporary folder and verify it'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll verify dice demo generate help" -f -a "generate" -d 'Write the man pages and shell completions (for maintainers)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll verify dice demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from roll" -f -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "chain" -d 'Print the key chain: `k key` for k = 0 (the anchor) to N (the top)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "digest" -d 'Print the orders digest of a step\'s orders files'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "seed" -d 'Print a step\'s seed'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "rolls" -d 'Print COUNT rolls of DIE from a fresh stream of a seed, on one line'

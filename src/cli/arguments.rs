@@ -1,0 +1,246 @@
+//! The command line: clap types only.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const MAIN_EXAMPLES: &str = "\
+Examples:
+  adjutant demo                                   watch a game's dice being rolled and verified
+  adjutant roll init --dir rolls                  start a verifiable roll log; send its anchor to your opponent
+  adjutant roll 3d10 --purpose \"to-hit, Fraser's at 1404\" --dir rolls
+  adjutant verify --dir rolls                     recompute every roll of the log
+  adjutant new savannah-1779 --scenario historical --dir mygame --player british=\"Ann <ann@example.org>\"
+
+Exit status: 0 ok, 1 the input was refused (an invalid file, a failed verification),
+2 usage, I/O or data error.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "adjutant",
+    version,
+    about = "A referee for board wargames played by email, with dice anyone can verify",
+    long_about = "adjutant referees board wargames played by email: it checks orders files, resolves \
+each phase with dice that anyone can recompute afterwards, and writes the turn reports.\n\n\
+Its dice follow a published protocol (DICE.md): before any orders exist, the referee commits to a \
+chain of secret keys by publishing its last link, the anchor; each step reveals the next key, and \
+the step's rolls come from that key and the exact bytes of the orders.",
+    after_help = MAIN_EXAMPLES
+)]
+pub struct Cli {
+    /// Print results as text for people or JSON for scripts.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Seconds to wait for another adjutant command working on the same folder.
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 60)]
+    pub wait: u64,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a game folder for a module's scenario and print its dice anchor.
+    #[command(after_help = "\
+Examples:
+  adjutant new savannah-1779 --scenario historical --dir savannah \\
+      --player british=\"Ann Smith <ann@example.org>\" \\
+      --player french=\"Bob <bob@example.org>\" --player american=\"Bob <bob@example.org>\"
+
+The folder gets game.yaml, an empty journal, orders/ and reports/, and the secret
+chain top in .secret/ (mode 0600): never publish or mail that folder.")]
+    New(NewArgs),
+
+    /// Roll verifiable dice into a roll log (or start one with `roll init`).
+    #[command(after_help = "\
+Examples:
+  adjutant roll init --dir rolls
+  adjutant roll 3d10 --purpose \"to-hit, Fraser's at 1404\" --dir rolls
+  adjutant roll 1d6 2d10 --purpose \"weather and initiative, turn 3\" --dir rolls
+
+Each roll is one step: the purpose text is the step's orders (side 'purpose'), its
+key is the next key of the chain, and the rolls come from the step seed (DICE.md).")]
+    Roll(RollArgs),
+
+    /// Check a folder's journal: key chain, orders, seeds and every roll.
+    #[command(after_help = "\
+Examples:
+  adjutant verify --dir rolls
+  adjutant verify --dir savannah --format json
+
+Needs no secret: run it on the folder as published. Exits 0 when every check
+holds, 1 naming the first entry that fails.")]
+    Verify(VerifyArgs),
+
+    /// The dice protocol's primitives, to check any roll by hand.
+    #[command(subcommand)]
+    Dice(DiceCommand),
+
+    /// Play the embedded Savannah demo in a temporary folder and verify it.
+    #[command(after_help = "\
+Examples:
+  adjutant demo
+  adjutant demo --keep demo-folder     keep the folder to look at or verify again")]
+    Demo(DemoArgs),
+
+    /// Write the man pages and shell completions (for maintainers).
+    #[command(hide = true)]
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The game module, e.g. savannah-1779.
+    pub module: String,
+    /// The scenario of the module, e.g. historical or campaign.
+    #[arg(long)]
+    pub scenario: String,
+    /// The folder to create; it must not exist, or be empty.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// The game id bound into every roll; by default the folder's name.
+    #[arg(long)]
+    pub game_id: Option<String>,
+    /// A player: SIDE=NAME <ADDRESS>. Repeat for each side.
+    #[arg(long = "player", value_name = "SIDE=NAME <ADDRESS>")]
+    pub players: Vec<String>,
+    /// Length N of the dice key chain: the game may resolve N-1 steps.
+    #[arg(long, default_value_t = adjutant::dice::DEFAULT_CHAIN_LENGTH)]
+    pub chain_length: u32,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct RollArgs {
+    #[command(subcommand)]
+    pub command: Option<RollCommand>,
+    /// Dice to roll: NdK, where K is 6, 10 or 100 (3d10, d6, 2d100).
+    #[arg(value_name = "DICE", required = true)]
+    pub dice: Vec<String>,
+    /// What the roll is for, in words; it is the step's orders.
+    #[arg(long, required = true)]
+    pub purpose: Option<String>,
+    /// The roll log folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RollCommand {
+    /// Start a new roll log with a fresh key chain and print its anchor.
+    Init(RollInitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RollInitArgs {
+    /// The folder to create; it must not exist, or be empty.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// The id bound into every roll; by default the folder's name.
+    #[arg(long)]
+    pub game_id: Option<String>,
+    /// Length N of the key chain: the log may hold N-1 rolls.
+    #[arg(long, default_value_t = adjutant::dice::DEFAULT_CHAIN_LENGTH)]
+    pub chain_length: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The folder to verify.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DiceCommand {
+    /// Print the key chain: `k key` for k = 0 (the anchor) to N (the top).
+    #[command(
+        after_help = "Example:\n  adjutant dice chain --top 73cd705da8bc456e2a1d96c9747673fdfb9d952a384f2fe9a51af86c9be3d08a --length 3"
+    )]
+    Chain {
+        /// The chain's top key s_N (64 hex digits).
+        #[arg(long, value_name = "HEX")]
+        top: String,
+        /// N.
+        #[arg(long, value_name = "N")]
+        length: u32,
+    },
+    /// Print the orders digest of a step's orders files.
+    #[command(
+        after_help = "Example:\n  adjutant dice digest british=orders/16-british.yaml french=orders/16-french.yaml\n\nFILE may be - for standard input."
+    )]
+    Digest {
+        /// The step's orders files, one per side.
+        #[arg(value_name = "SIDE=FILE")]
+        orders: Vec<String>,
+    },
+    /// Print a step's seed.
+    #[command(
+        after_help = "Example:\n  adjutant dice seed --game-id savannah-demo --step 1 \\\n      --key 4463b3396ee50e86dd2404a78b3de7acc715d886faeb6ba6b64099d1f928a602 \\\n      --digest acd7c2cbeafbfc20015f1c18111a68b4bb3aed7d9abeec62a880dd368852276b"
+    )]
+    Seed {
+        #[arg(long, value_name = "ID")]
+        game_id: String,
+        /// The step number k.
+        #[arg(long, value_name = "K")]
+        step: u32,
+        /// The step's revealed key s_k.
+        #[arg(long, value_name = "HEX")]
+        key: String,
+        /// The step's orders digest.
+        #[arg(long, value_name = "HEX")]
+        digest: String,
+        /// A player's key p_k (mutual mode); repeat for each side.
+        #[arg(long = "player-key", value_name = "SIDE=HEX")]
+        player_keys: Vec<String>,
+    },
+    /// Print COUNT rolls of DIE from a fresh stream of a seed, on one line.
+    #[command(
+        after_help = "Example:\n  adjutant dice rolls --seed 22816f46f9d5af05266937a2291cc7f0c5307ea05598a0ab5632d07b9024f780 d10 20"
+    )]
+    Rolls {
+        #[arg(long, value_name = "HEX")]
+        seed: String,
+        /// d6, d10 or d100.
+        #[arg(value_name = "DIE")]
+        die: String,
+        #[arg(value_name = "COUNT")]
+        count: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Keep the demo's folders here instead of a temporary folder.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Where the man pages go; completions go to its completions/ folder.
+    #[arg(long, default_value = "man")]
+    pub out: PathBuf,
+    /// Write nothing; exit 1 if the files there differ from what would be written.
+    #[arg(long)]
+    pub check: bool,
+}

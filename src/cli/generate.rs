@@ -1,0 +1,157 @@
+//! `adjutant generate`: the man pages (clap_mangen) and shell completions
+//! (clap_complete) in `man/`, made from the clap types so they never drift;
+//! `--check` is what the test suite runs to catch a stale `man/`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+use adjutant::{fsio, Error};
+
+use super::arguments::{Cli, GenerateArgs};
+use super::output::Out;
+use super::Outcome;
+
+/// Every file `generate` writes, relative to the output folder, with its bytes.
+fn files() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut command = Cli::command();
+    command.build();
+    let mut files = Vec::new();
+    man_pages(&command, "adjutant", &mut files);
+    for (shell, name) in [(Shell::Bash, "adjutant.bash"), (Shell::Zsh, "_adjutant"), (Shell::Fish, "adjutant.fish")] {
+        let mut bytes = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "adjutant", &mut bytes);
+        files.push((Path::new("completions").join(name), bytes));
+    }
+    files
+}
+
+/// Sections of the main page that clap does not know about.
+const MAIN_SECTIONS: &str = r#".SH "EXIT STATUS"
+.TP
+0
+Success.
+.TP
+1
+The input was refused: an invalid file, a failed verification.
+.TP
+2
+A usage, I/O or data error: a bad argument, a missing folder, a corrupt game.yaml.
+.SH ENVIRONMENT
+.TP
+NO_COLOR
+When set to anything, no colour even on a terminal (unless \fB\-\-color always\fR).
+.SH FILES
+A game folder (\fBnew\fR) or roll log (\fBroll init\fR) holds:
+.TP
+game.yaml
+game id, module, scenario, players, the dice anchor.
+.TP
+journal/
+one file per resolved step, written once and never replaced; each carries the SHA\-256 of the one before it.
+.TP
+orders/, reports/
+orders files as received, and the reports of each step.
+.TP
+\&.secret/chain\-top
+the referee's secret chain top (mode 0600). Never publish or mail this folder; \fBverify\fR does not need it.
+.TP
+\&.lock
+held by the command working on the folder; a second command waits up to \fB\-\-wait\fR seconds.
+.SH "SEE ALSO"
+The dice protocol: DICE.md in the adjutant sources. The reference implementation tests/reference/dice_ref.py recomputes every roll with Python's standard library alone.
+"#;
+
+/// Roff for a block of literal text (examples keep their layout).
+fn literal(text: &str) -> String {
+    let mut roff = String::from(".nf\n");
+    for line in text.lines() {
+        let escaped = line.replace('\\', "\\e").replace('-', "\\-");
+        if escaped.starts_with('.') || escaped.starts_with('\'') {
+            roff.push_str("\\&");
+        }
+        roff.push_str(&escaped);
+        roff.push('\n');
+    }
+    roff.push_str(".fi\n");
+    roff
+}
+
+fn man_pages(command: &clap::Command, name: &str, files: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let page = command.clone().name(name.to_string());
+    let man = clap_mangen::Man::new(page.clone());
+    let mut bytes = Vec::new();
+    let rendered = (|| -> std::io::Result<()> {
+        man.render_title(&mut bytes)?;
+        man.render_name_section(&mut bytes)?;
+        man.render_synopsis_section(&mut bytes)?;
+        man.render_description_section(&mut bytes)?;
+        man.render_options_section(&mut bytes)?;
+        if page.has_subcommands() {
+            man.render_subcommands_section(&mut bytes)?;
+        }
+        if let Some(after) = page.get_after_help() {
+            bytes.extend_from_slice(b".SH EXAMPLES\n");
+            bytes.extend_from_slice(literal(&after.to_string()).as_bytes());
+        }
+        if name == "adjutant" {
+            bytes.extend_from_slice(MAIN_SECTIONS.as_bytes());
+        }
+        if page.get_version().is_some() {
+            man.render_version_section(&mut bytes)?;
+        }
+        Ok(())
+    })();
+    rendered.expect("rendering to memory cannot fail");
+    files.push((PathBuf::from(format!("{name}.1")), bytes));
+    for sub in command.get_subcommands() {
+        if sub.is_hide_set() || sub.get_name() == "help" {
+            continue;
+        }
+        man_pages(sub, &format!("{name}-{}", sub.get_name()), files);
+    }
+}
+
+pub fn run(args: &GenerateArgs, out: &Out) -> Outcome {
+    let files = files();
+    if args.check {
+        let mut stale = Vec::new();
+        for (path, bytes) in &files {
+            let full = args.out.join(path);
+            if fs::read(&full).ok().as_deref() != Some(bytes.as_slice()) {
+                stale.push(full.display().to_string());
+            }
+        }
+        // A page of a command that no longer exists is stale too.
+        for dir in [args.out.clone(), args.out.join("completions")] {
+            for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                let relative = path.strip_prefix(&args.out).unwrap_or(&path).to_path_buf();
+                if path.is_file() && !files.iter().any(|(p, _)| *p == relative) {
+                    stale.push(format!("{} (no longer generated)", path.display()));
+                }
+            }
+        }
+        if stale.is_empty() {
+            out.line(&format!("{}: {} files up to date", args.out.display(), files.len()))?;
+            return Ok(0);
+        }
+        return Err(Error::refused(format!(
+            "{} stale (run `cargo run -- generate`): {}",
+            args.out.display(),
+            stale.join(", ")
+        ))
+        .into());
+    }
+    for (path, bytes) in &files {
+        let full = args.out.join(path);
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        fsio::write_atomic(&full, bytes)?;
+    }
+    out.line(&format!("wrote {} files to {}", files.len(), args.out.display()))?;
+    Ok(0)
+}

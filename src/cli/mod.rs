@@ -1,0 +1,293 @@
+//! The binary: parse the command line, call the library, render the result.
+
+mod arguments;
+mod demo;
+mod generate;
+mod output;
+
+use std::fs;
+use std::io::{self, IsTerminal, Read};
+use std::path::Path;
+use std::time::Duration;
+
+use clap::Parser;
+use serde::Serialize;
+
+use adjutant::dice::{self, Bytes32, DiceExpr, Die, PlayerKey, SideHash};
+use adjutant::{game, roll_log, verify, Error};
+
+pub use arguments::Cli;
+use arguments::{Command, DiceCommand, RollCommand};
+use output::{BrokenPipe, Out, Style};
+
+/// Why a command stopped early.
+pub enum Stop {
+    Error(Error),
+    BrokenPipe,
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Stop::Error(e)
+    }
+}
+
+impl From<BrokenPipe> for Stop {
+    fn from(_: BrokenPipe) -> Self {
+        Stop::BrokenPipe
+    }
+}
+
+type Outcome = Result<i32, Stop>;
+
+/// Run the command line; return the exit status.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let out = Out::new(cli.format, cli.color);
+    match dispatch(&cli, &out) {
+        Ok(code) => code,
+        Err(Stop::BrokenPipe) => 0,
+        Err(Stop::Error(e)) => {
+            let style = Style::decide(cli.color, io::stderr().is_terminal());
+            eprintln!("{} {e}", style.bad("error:"));
+            e.exit_code()
+        }
+    }
+}
+
+fn dispatch(cli: &Cli, out: &Out) -> Outcome {
+    let wait = Duration::from_secs(cli.wait);
+    match &cli.command {
+        Command::New(args) => new(args, out),
+        Command::Roll(args) => match &args.command {
+            Some(RollCommand::Init(init)) => roll_init(init, out),
+            None => roll(args, wait, out),
+        },
+        Command::Verify(args) => verify_folder(&args.dir, out),
+        Command::Dice(command) => dice_command(command, out),
+        Command::Demo(args) => demo::run(args, out),
+        Command::Generate(args) => generate::run(args, out),
+    }
+}
+
+/// The game id a folder gets when none is given: the folder's own name.
+fn default_game_id(dir: &Path, given: &Option<String>) -> Result<String, Error> {
+    if let Some(id) = given {
+        return Ok(id.clone());
+    }
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| Error::usage(format!("{}: give the game an id with --game-id", dir.display())))?;
+    adjutant::folder::check_game_id(&name)
+        .map_err(|_| Error::usage(format!("the folder name '{name}' cannot be a game id; give one with --game-id")))?;
+    Ok(name)
+}
+
+fn new(args: &arguments::NewArgs, out: &Out) -> Outcome {
+    let game_id = default_game_id(&args.dir, &args.game_id)?;
+    let players = args.players.iter().map(|p| game::parse_player(p)).collect::<Result<Vec<_>, _>>()?;
+    let made = game::new_game(&args.dir, &args.module, &args.scenario, &game_id, players, args.chain_length)?;
+    out.result(&made, |s| {
+        let mut text = format!("{} {} in {}\n", s.good("Created game"), s.bold(&made.game_id), made.dir);
+        text += &format!("  game      {} ({}), {}\n", made.module_name, made.module, made.scenario_name);
+        for p in &made.players {
+            let email = p.email.as_deref().map(|e| format!(" <{e}>")).unwrap_or_default();
+            text += &format!("  {:<9} {}{}\n", p.side, p.name, email);
+        }
+        text += &format!("  anchor    {}\n", made.anchor.to_hex());
+        text += "Send the anchor to every player before any orders: each step reveals the next key of the\n\
+                  chain that ends in it, so anyone can recompute every roll with `adjutant verify`.\n";
+        text
+    })?;
+    Ok(0)
+}
+
+fn roll_init(args: &arguments::RollInitArgs, out: &Out) -> Outcome {
+    let game_id = default_game_id(&args.dir, &args.game_id)?;
+    let made = roll_log::init(&args.dir, &game_id, args.chain_length)?;
+    out.result(&made, |s| {
+        format!(
+            "{} {} in {}\n  anchor    {}\n  steps     {} rolls before the chain is used up\n\
+             Send the anchor to your opponents now, before any roll: it commits to every future roll.\n",
+            s.good("Created roll log"),
+            s.bold(&made.game_id),
+            made.dir,
+            made.anchor.to_hex(),
+            made.chain_length - 1
+        )
+    })?;
+    Ok(0)
+}
+
+fn roll(args: &arguments::RollArgs, wait: Duration, out: &Out) -> Outcome {
+    let dice = args.dice.iter().map(|d| d.parse::<DiceExpr>().map_err(Error::usage)).collect::<Result<Vec<_>, _>>()?;
+    let purpose = args.purpose.as_deref().unwrap_or_default();
+    let rolled = roll_log::roll(&args.dir, &dice, purpose, wait)?;
+    out.result(&rolled, |s| render_roll(&rolled, s))?;
+    Ok(0)
+}
+
+fn render_roll(r: &roll_log::Rolled, s: &Style) -> String {
+    let values: Vec<String> = r.values.iter().map(|v| v.to_string()).collect();
+    let mut text =
+        format!("{} {} · {} · {}\n", s.bold("step"), s.bold(&r.step.to_string()), r.dice.join(" "), r.purpose);
+    text += &format!("  rolls     {}", s.bold(&values.join(" ")));
+    if r.values.len() > 1 {
+        text += &format!("   (total {})", r.total);
+    }
+    text += "\n";
+    text += &format!("  key       {}\n", r.key.to_hex());
+    text += &s.dim(&format!(
+        "  seed      {}\n  orders    purpose sha256 {}\n  logged    {}\n",
+        r.seed.to_hex(),
+        r.orders_sha256.to_hex(),
+        r.entry
+    ));
+    text
+}
+
+fn verify_folder(dir: &Path, out: &Out) -> Outcome {
+    let verdict = verify::verify(dir)?;
+    out.result(&verdict, |s| render_verdict(dir, &verdict, s))?;
+    Ok(if verdict.ok { 0 } else { 1 })
+}
+
+fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
+    match &v.failure {
+        None => format!(
+            "{} {}: {} steps and {} rolls recompute from the anchor {}\n",
+            s.good("verified"),
+            dir.display(),
+            v.steps,
+            v.rolls,
+            v.anchor.to_hex()
+        ),
+        Some(f) => format!(
+            "{} {}: {}: {} check: {}\n  (steps before it verified: {})\n",
+            s.bad("FAILED"),
+            dir.display(),
+            f.entry,
+            serde_json::to_value(f.check).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+            f.message,
+            v.steps
+        ),
+    }
+}
+
+fn parse_hex(what: &str, s: &str) -> Result<Bytes32, Error> {
+    s.trim().parse().map_err(|e| Error::hex(what, e))
+}
+
+#[derive(Serialize)]
+struct ChainKey {
+    k: u32,
+    key: Bytes32,
+}
+
+#[derive(Serialize)]
+struct OrdersFileHash {
+    side: String,
+    file: String,
+    sha256: Bytes32,
+}
+
+#[derive(Serialize)]
+struct DigestResult {
+    digest: Bytes32,
+    orders: Vec<OrdersFileHash>,
+}
+
+#[derive(Serialize)]
+struct SeedResult {
+    seed: Bytes32,
+}
+
+#[derive(Serialize)]
+struct RollsResult {
+    die: Die,
+    values: Vec<u16>,
+}
+
+/// The most rolls `dice rolls` prints at once.
+const MAX_ROLLS: u32 = 1_000_000;
+
+fn dice_command(command: &DiceCommand, out: &Out) -> Outcome {
+    match command {
+        DiceCommand::Chain { top, length } => {
+            let top = parse_hex("--top", top)?;
+            if *length > adjutant::folder::MAX_CHAIN_LENGTH {
+                return Err(Error::usage(format!("--length: at most {}", adjutant::folder::MAX_CHAIN_LENGTH)).into());
+            }
+            let keys: Vec<ChainKey> = dice::chain(&top, *length)
+                .into_iter()
+                .enumerate()
+                .map(|(k, key)| ChainKey { k: k as u32, key })
+                .collect();
+            out.result(&keys, |_| keys.iter().map(|c| format!("{} {}\n", c.k, c.key.to_hex())).collect())?;
+        }
+        DiceCommand::Digest { orders } => {
+            let mut files = Vec::new();
+            let mut stdin_used = false;
+            for spec in orders {
+                let (side, file) = spec
+                    .split_once('=')
+                    .ok_or_else(|| Error::usage(format!("'{spec}': write SIDE=FILE, e.g. british=orders.yaml")))?;
+                let bytes = if file == "-" {
+                    if stdin_used {
+                        return Err(Error::usage("standard input (-) can be given only once").into());
+                    }
+                    stdin_used = true;
+                    let mut bytes = Vec::new();
+                    io::stdin().read_to_end(&mut bytes).map_err(|e| Error::io("standard input", e))?;
+                    bytes
+                } else {
+                    fs::read(file).map_err(|e| Error::io(file, e))?
+                };
+                let hash = SideHash::of_bytes(side, &bytes);
+                files.push(OrdersFileHash { side: side.to_string(), file: file.to_string(), sha256: hash.hash });
+            }
+            let pairs: Vec<SideHash> =
+                files.iter().map(|f| SideHash { side: f.side.clone(), hash: f.sha256 }).collect();
+            let digest = dice::orders_digest(&pairs).map_err(|e| Error::usage(e.to_string()))?;
+            let result = DigestResult { digest, orders: files };
+            out.result(&result, |_| format!("{}\n", result.digest.to_hex()))?;
+        }
+        DiceCommand::Seed { game_id, step, key, digest, player_keys } => {
+            let key = parse_hex("--key", key)?;
+            let digest = parse_hex("--digest", digest)?;
+            let mut players = Vec::new();
+            for spec in player_keys {
+                let (side, hex) = spec
+                    .split_once('=')
+                    .ok_or_else(|| Error::usage(format!("--player-key '{spec}': write SIDE=HEX")))?;
+                players
+                    .push(PlayerKey { side: side.to_string(), key: parse_hex(&format!("--player-key {side}"), hex)? });
+            }
+            let seed =
+                dice::step_seed(game_id, *step, &key, &digest, &players).map_err(|e| Error::usage(e.to_string()))?;
+            let result = SeedResult { seed };
+            out.result(&result, |_| format!("{}\n", seed.to_hex()))?;
+        }
+        DiceCommand::Rolls { seed, die, count } => {
+            let seed = parse_hex("--seed", seed)?;
+            let die: Die = die.parse().map_err(Error::usage)?;
+            let count: u32 = count.parse().ok().filter(|n| (1..=MAX_ROLLS).contains(n)).ok_or_else(|| {
+                Error::usage(format!("COUNT '{count}': give a number of rolls from 1 to {MAX_ROLLS}"))
+            })?;
+            let values = dice::rolls(&seed, die, count as usize);
+            let result = RollsResult { die, values };
+            out.result(&result, |_| {
+                let v: Vec<String> = result.values.iter().map(|v| v.to_string()).collect();
+                format!("{}\n", v.join(" "))
+            })?;
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,382 @@
+//! A game folder (PRODUCT.md, "The shape of a game"):
+//!
+//! ```text
+//! mygame/
+//!   game.yaml      game id, module, scenario, players, dice anchor
+//!   journal/       append-only, one file per resolved step
+//!   orders/        orders files as received
+//!   reports/       each step's reports
+//!   .secret/       the referee's chain top (mode 0600; never published)
+//!   .lock          held by the command working on the folder
+//! ```
+//!
+//! A roll log (`adjutant roll init`) is the same folder with `kind: roll-log`
+//! and no module.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dice::{chain_key, Bytes32};
+use crate::error::{Error, Located, Result};
+use crate::fsio::{self, FolderLock, TEMP_PREFIX};
+use crate::journal::Journal;
+
+pub const GAME_FILE: &str = "game.yaml";
+pub const SECRET_DIR: &str = ".secret";
+pub const CHAIN_TOP_FILE: &str = "chain-top";
+pub const JOURNAL_DIR: &str = "journal";
+pub const ORDERS_DIR: &str = "orders";
+pub const REPORTS_DIR: &str = "reports";
+
+/// The version of `game.yaml`'s layout.
+pub const FORMAT_VERSION: u32 = 1;
+/// The version of DICE.md this folder's dice follow.
+pub const DICE_PROTOCOL: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FolderKind {
+    /// A game of a module, advanced by the rules engine.
+    Game,
+    /// A log of ad hoc verifiable rolls (`adjutant roll`).
+    RollLog,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiceMode {
+    /// DICE.md: the referee's chain alone (mutual mode is not built yet).
+    Referee,
+}
+
+/// `game.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameConfig {
+    /// Layout version of this file.
+    pub adjutant: u32,
+    pub game_id: String,
+    pub kind: FolderKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<Player>,
+    pub dice: DiceConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Player {
+    pub side: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiceConfig {
+    pub protocol: u32,
+    pub mode: DiceMode,
+    /// N: the chain has keys s_0 (the anchor) to s_N (the secret top);
+    /// steps 1 to N-1 may be resolved, so that s_N is never revealed.
+    pub chain_length: u32,
+    pub anchor: Bytes32,
+}
+
+/// Shortest and longest chains `new` and `roll init` accept.
+pub const MIN_CHAIN_LENGTH: u32 = 2;
+pub const MAX_CHAIN_LENGTH: u32 = 1_000_000;
+
+/// A game id: what the seed binds every roll to (DICE.md §4).
+pub fn check_game_id(id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        && !id.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "game id '{id}': use 1 to 64 letters, digits, '-', '_' or '.', not starting with '.'"
+        )))
+    }
+}
+
+pub fn check_chain_length(n: u32) -> Result<()> {
+    if (MIN_CHAIN_LENGTH..=MAX_CHAIN_LENGTH).contains(&n) {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "chain length {n}: choose {MIN_CHAIN_LENGTH} to {MAX_CHAIN_LENGTH} (it bounds the number of steps)"
+        )))
+    }
+}
+
+impl GameConfig {
+    fn check(&self) -> std::result::Result<(), Located> {
+        let located = |field: &str, message: String| Located {
+            file: GAME_FILE.to_string(),
+            line: None,
+            column: None,
+            field: field.to_string(),
+            message,
+        };
+        if self.adjutant != FORMAT_VERSION {
+            return Err(located(
+                "adjutant",
+                format!("this is layout version {}, but this adjutant reads version {FORMAT_VERSION}", self.adjutant),
+            ));
+        }
+        if self.dice.protocol != DICE_PROTOCOL {
+            return Err(located(
+                "dice.protocol",
+                format!(
+                    "dice protocol {} is unknown; this adjutant follows protocol {DICE_PROTOCOL}",
+                    self.dice.protocol
+                ),
+            ));
+        }
+        check_game_id(&self.game_id).map_err(|e| located("game_id", e.to_string()))?;
+        check_chain_length(self.dice.chain_length).map_err(|e| located("dice.chain_length", e.to_string()))?;
+        match (self.kind, &self.module) {
+            (FolderKind::Game, None) => Err(located("module", "a game names its module".into())),
+            (FolderKind::RollLog, Some(_)) => Err(located("module", "a roll log has no module".into())),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn to_yaml(&self) -> String {
+        let body = serde_yaml::to_string(self).expect("a GameConfig always serialises");
+        format!("# adjutant game folder: see `man adjutant`. Never publish the .secret folder.\n{body}")
+    }
+}
+
+/// An opened game folder.
+#[derive(Debug, Clone)]
+pub struct GameFolder {
+    pub root: PathBuf,
+    pub config: GameConfig,
+}
+
+/// A fresh chain top from the operating system's CSPRNG (DICE.md §1).
+pub fn new_chain_top() -> Result<Bytes32> {
+    let mut top = [0u8; 32];
+    getrandom::fill(&mut top)
+        .map_err(|e| Error::io("the operating system's random source", io::Error::other(e.to_string())))?;
+    Ok(Bytes32(top))
+}
+
+impl GameFolder {
+    /// Open an existing folder, checking `game.yaml`.
+    pub fn open(root: &Path) -> Result<Self> {
+        match fs::metadata(root) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(Error::usage(format!("{}: not a folder", root.display()))),
+            Err(e) => return Err(Error::io(root, e)),
+        }
+        let path = root.join(GAME_FILE);
+        if !path.exists() {
+            return Err(Error::usage(format!(
+                "{}: not a game folder (it has no {GAME_FILE}); make one with `adjutant new` or `adjutant roll init`",
+                root.display()
+            )));
+        }
+        let label = path.display().to_string();
+        let text = fsio::read_text(&path, &label)?;
+        let config: GameConfig = fsio::parse_yaml(&label, &text).map_err(Error::Data)?;
+        config.check().map_err(|mut e| {
+            e.file = label.clone();
+            Error::Data(e)
+        })?;
+        Ok(GameFolder { root: root.to_path_buf(), config })
+    }
+
+    /// Create a new folder at `root` holding `config` and the secret `top`.
+    /// The folder appears whole or not at all: it is built under a temporary
+    /// name beside `root` and renamed into place.
+    pub fn create(root: &Path, config: GameConfig, top: &Bytes32) -> Result<Self> {
+        config.check().map_err(Error::Data)?;
+        if chain_key(top, config.dice.chain_length, 0)? != config.dice.anchor {
+            return Err(Error::usage("the anchor in the new game.yaml does not come from its chain top"));
+        }
+        match fs::read_dir(root) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(Error::usage(format!(
+                        "{}: already exists and is not empty; choose a new folder",
+                        root.display()
+                    )));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(root, e)),
+        }
+        let name = root
+            .file_name()
+            .ok_or_else(|| Error::usage(format!("{}: not a folder name", root.display())))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = match root.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let temp = parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
+        let built = Self::build(&temp, &config, top).and_then(|()| {
+            fs::rename(&temp, root).map_err(|e| Error::io(root, e))?;
+            fsio::sync_dir(&parent)
+        });
+        if let Err(e) = built {
+            let _ = fs::remove_dir_all(&temp);
+            return Err(e);
+        }
+        Ok(GameFolder { root: root.to_path_buf(), config })
+    }
+
+    fn build(temp: &Path, config: &GameConfig, top: &Bytes32) -> Result<()> {
+        fs::create_dir(temp).map_err(|e| Error::io(temp, e))?;
+        for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
+            let path = temp.join(dir);
+            fs::create_dir(&path).map_err(|e| Error::io(&path, e))?;
+        }
+        let secret = temp.join(SECRET_DIR);
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder.create(&secret).map_err(|e| Error::io(&secret, e))?;
+        fsio::write_atomic_mode(&secret.join(CHAIN_TOP_FILE), format!("{}\n", top.to_hex()).as_bytes(), Some(0o600))?;
+        fsio::write_atomic(&temp.join(GAME_FILE), config.to_yaml().as_bytes())?;
+        for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
+            fsio::sync_dir(&temp.join(dir))?;
+        }
+        fsio::sync_dir(temp)
+    }
+
+    /// The referee's chain top, checked against the anchor. Never printed.
+    pub fn chain_top(&self) -> Result<Bytes32> {
+        let path = self.root.join(SECRET_DIR).join(CHAIN_TOP_FILE);
+        let text = fsio::read_text(&path, &path.display().to_string())?;
+        // The error names the file but never echoes its content.
+        let top: Bytes32 = text.trim().parse().map_err(|_| {
+            Error::Data(Located {
+                file: path.display().to_string(),
+                line: None,
+                column: None,
+                field: String::new(),
+                message: "not a chain top (64 hexadecimal digits)".into(),
+            })
+        })?;
+        if chain_key(&top, self.config.dice.chain_length, 0)? != self.config.dice.anchor {
+            return Err(Error::Data(Located {
+                file: path.display().to_string(),
+                line: None,
+                column: None,
+                field: String::new(),
+                message: format!(
+                    "this chain top does not lead to the anchor in {GAME_FILE} through {} steps",
+                    self.config.dice.chain_length
+                ),
+            }));
+        }
+        Ok(top)
+    }
+
+    pub fn lock(&self, wait: Duration) -> Result<FolderLock> {
+        fsio::lock_folder(&self.root, wait)
+    }
+
+    pub fn journal(&self) -> Journal {
+        Journal::new(self.root.join(JOURNAL_DIR))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::chain_key;
+
+    fn config(top: &Bytes32) -> GameConfig {
+        GameConfig {
+            adjutant: FORMAT_VERSION,
+            game_id: "test".into(),
+            kind: FolderKind::RollLog,
+            module: None,
+            scenario: None,
+            players: vec![],
+            dice: DiceConfig {
+                protocol: DICE_PROTOCOL,
+                mode: DiceMode::Referee,
+                chain_length: 8,
+                anchor: chain_key(top, 8, 0).unwrap(),
+            },
+        }
+    }
+
+    #[test]
+    fn create_then_open_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("g");
+        let top = new_chain_top().unwrap();
+        GameFolder::create(&root, config(&top), &top).unwrap();
+        let opened = GameFolder::open(&root).unwrap();
+        assert_eq!(opened.config, config(&top));
+        assert_eq!(opened.chain_top().unwrap(), top);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&root.join(SECRET_DIR)), 0o700);
+            assert_eq!(mode(&root.join(SECRET_DIR).join(CHAIN_TOP_FILE)), 0o600);
+        }
+        // Nothing but the folder itself is left beside it.
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("g")]);
+    }
+
+    #[test]
+    fn create_refuses_a_non_empty_folder_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("keep"), b"x").unwrap();
+        let top = new_chain_top().unwrap();
+        let err = GameFolder::create(dir.path(), config(&top), &top).unwrap_err();
+        assert!(err.to_string().contains("not empty"), "{err}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_wrong_chain_top_is_refused_without_echoing_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("g");
+        let top = new_chain_top().unwrap();
+        GameFolder::create(&root, config(&top), &top).unwrap();
+        let other = new_chain_top().unwrap();
+        fs::write(root.join(SECRET_DIR).join(CHAIN_TOP_FILE), other.to_hex()).unwrap();
+        let err = GameFolder::open(&root).unwrap().chain_top().unwrap_err().to_string();
+        assert!(err.contains("does not lead to the anchor"), "{err}");
+        assert!(!err.contains(&other.to_hex()) && !err.contains(&top.to_hex()));
+    }
+
+    #[test]
+    fn corrupt_game_yaml_is_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("g");
+        let top = new_chain_top().unwrap();
+        GameFolder::create(&root, config(&top), &top).unwrap();
+        let path = root.join(GAME_FILE);
+        let text = fs::read_to_string(&path).unwrap().replace("chain_length: 8", "chain_length: eight");
+        fs::write(&path, text).unwrap();
+        let err = GameFolder::open(&root).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        assert!(message.contains("game.yaml:") && message.contains("dice.chain_length"), "{message}");
+    }
+}

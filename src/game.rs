@@ -1,0 +1,131 @@
+//! `new`: a game folder for a module's scenario.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::dice::{chain_key, Bytes32};
+use crate::error::{Error, Result};
+use crate::folder::{
+    check_chain_length, check_game_id, new_chain_top, DiceConfig, DiceMode, FolderKind, GameConfig, GameFolder, Player,
+    DICE_PROTOCOL, FORMAT_VERSION,
+};
+use crate::modules;
+
+/// Parse `side=Name <address>` (the address is optional).
+pub fn parse_player(spec: &str) -> Result<Player> {
+    let usage = || {
+        Error::usage(format!(
+            "--player '{spec}': write SIDE=NAME <ADDRESS>, e.g. british=\"Ann Smith <ann@example.org>\""
+        ))
+    };
+    let (side, rest) = spec.split_once('=').ok_or_else(usage)?;
+    let side = side.trim();
+    let rest = rest.trim();
+    let (name, email) = match rest.split_once('<') {
+        Some((name, tail)) => {
+            let address = tail.strip_suffix('>').ok_or_else(usage)?.trim();
+            if address.is_empty() || !address.contains('@') || address.contains(char::is_whitespace) {
+                return Err(Error::usage(format!("--player '{spec}': '{address}' is not a mail address")));
+            }
+            (name.trim(), Some(address.to_string()))
+        }
+        None => (rest, None),
+    };
+    if side.is_empty() || name.is_empty() || name.chars().any(char::is_control) {
+        return Err(usage());
+    }
+    Ok(Player { side: side.to_string(), name: name.to_string(), email })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NewGame {
+    pub dir: String,
+    pub game_id: String,
+    pub module: String,
+    pub module_name: String,
+    pub scenario: String,
+    pub scenario_name: String,
+    pub players: Vec<Player>,
+    pub chain_length: u32,
+    pub anchor: Bytes32,
+}
+
+/// Create a game of `module`'s `scenario` at `dir`.
+pub fn new_game(
+    dir: &Path,
+    module_id: &str,
+    scenario_id: &str,
+    game_id: &str,
+    players: Vec<Player>,
+    chain_length: u32,
+) -> Result<NewGame> {
+    check_game_id(game_id)?;
+    check_chain_length(chain_length)?;
+    let module = modules::load(module_id)?;
+    let scenario = module.scenario(scenario_id)?;
+    for (i, p) in players.iter().enumerate() {
+        module.side(&p.side)?;
+        if players[..i].iter().any(|q| q.side == p.side) {
+            return Err(Error::usage(format!("--player: side '{}' is given twice", p.side)));
+        }
+    }
+    let top = new_chain_top()?;
+    let anchor = chain_key(&top, chain_length, 0)?;
+    let config = GameConfig {
+        adjutant: FORMAT_VERSION,
+        game_id: game_id.to_string(),
+        kind: FolderKind::Game,
+        module: Some(module.id.clone()),
+        scenario: Some(scenario.id.clone()),
+        players: players.clone(),
+        dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
+    };
+    GameFolder::create(dir, config, &top)?;
+    Ok(NewGame {
+        dir: dir.display().to_string(),
+        game_id: game_id.to_string(),
+        module: module.id.clone(),
+        module_name: module.name.clone(),
+        scenario: scenario.id.clone(),
+        scenario_name: scenario.name.clone(),
+        players,
+        chain_length,
+        anchor,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn player_specs() {
+        let p = parse_player("british=Ann Smith <ann@example.org>").unwrap();
+        assert_eq!(
+            (p.side.as_str(), p.name.as_str(), p.email.as_deref()),
+            ("british", "Ann Smith", Some("ann@example.org"))
+        );
+        let p = parse_player("french=Bob").unwrap();
+        assert_eq!((p.name.as_str(), p.email), ("Bob", None));
+        for bad in ["british", "=Ann", "british=", "british=Ann <ann>", "british=Ann <a@b", "british=<a@b.c>"] {
+            assert!(parse_player(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn new_game_checks_module_scenario_and_sides() {
+        let dir = tempfile::tempdir().unwrap();
+        let players = vec![parse_player("british=Ann").unwrap()];
+        let made = new_game(&dir.path().join("g"), "savannah-1779", "historical", "g1", players.clone(), 16).unwrap();
+        assert_eq!(made.scenario_name, "Historical Scenario");
+        let opened = GameFolder::open(&dir.path().join("g")).unwrap();
+        assert_eq!(opened.config.players, players);
+        let bad_side = vec![parse_player("hessian=Ann").unwrap()];
+        let err = new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", bad_side, 16).unwrap_err();
+        assert!(err.to_string().contains("british, french, american"), "{err}");
+        assert!(!dir.path().join("h").exists());
+        let twice = vec![parse_player("british=Ann").unwrap(), parse_player("british=Bob").unwrap()];
+        assert!(new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", twice, 16).is_err());
+    }
+}

@@ -1,0 +1,22 @@
+//! adjutant: a referee for board wargames played by email.
+//!
+//! This library knows nothing of the command line: `src/cli/` is the binary,
+//! a thin layer that parses arguments, calls in here and renders results.
+//!
+//! - [`dice`]: the verifiable dice protocol of `shared/design/DICE.md`.
+//! - [`folder`], [`journal`], [`fsio`]: the game folder, its append-only
+//!   journal, atomic writes and the folder lock.
+//! - [`roll_log`]: ad hoc verifiable rolls; [`verify`]: checking a folder.
+//! - [`game`], [`modules`]: new games of the embedded game modules.
+
+pub mod dice;
+pub mod error;
+pub mod folder;
+pub mod fsio;
+pub mod game;
+pub mod journal;
+pub mod modules;
+pub mod roll_log;
+pub mod verify;
+
+pub use error::{Error, Result};

@@ -1,0 +1,92 @@
+//! The game modules adjutant knows: `games/<module>/`, embedded in the
+//! binary so that it works from any folder.
+
+use include_dir::{include_dir, Dir};
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::fsio::parse_yaml;
+
+static GAMES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/games");
+
+/// What `new` needs of a module: its sides and scenarios. The rest of
+/// `module.yaml` belongs to the rules engine.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ModuleInfo {
+    pub id: String,
+    pub name: String,
+    pub sides: Vec<SideInfo>,
+    pub scenarios: Vec<ScenarioInfo>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SideInfo {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScenarioInfo {
+    pub id: String,
+    pub name: String,
+    pub first_turn: u32,
+    pub last_turn: u32,
+}
+
+/// The ids of the embedded modules, sorted.
+pub fn embedded_ids() -> Vec<String> {
+    let mut ids: Vec<String> = GAMES
+        .dirs()
+        .filter(|d| d.get_file(d.path().join("module.yaml")).is_some())
+        .filter_map(|d| d.path().file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// Load an embedded module's `module.yaml`.
+pub fn load(id: &str) -> Result<ModuleInfo> {
+    let path = format!("{id}/module.yaml");
+    let file = GAMES.get_file(&path).ok_or_else(|| {
+        Error::usage(format!("unknown module '{id}'; the modules are: {}", embedded_ids().join(", ")))
+    })?;
+    let text = file.contents_utf8().ok_or_else(|| Error::usage(format!("games/{path}: not UTF-8 text")))?;
+    let info: ModuleInfo = parse_yaml(&format!("games/{path}"), text).map_err(Error::Data)?;
+    Ok(info)
+}
+
+impl ModuleInfo {
+    pub fn scenario(&self, id: &str) -> Result<&ScenarioInfo> {
+        self.scenarios.iter().find(|s| s.id == id).ok_or_else(|| {
+            let known: Vec<&str> = self.scenarios.iter().map(|s| s.id.as_str()).collect();
+            Error::usage(format!("{} has no scenario '{id}'; its scenarios are: {}", self.id, known.join(", ")))
+        })
+    }
+
+    pub fn side(&self, id: &str) -> Result<&SideInfo> {
+        self.sides.iter().find(|s| s.id == id).ok_or_else(|| {
+            let known: Vec<&str> = self.sides.iter().map(|s| s.id.as_str()).collect();
+            Error::usage(format!("{} has no side '{id}'; its sides are: {}", self.id, known.join(", ")))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn savannah_is_embedded_with_its_sides_and_scenarios() {
+        assert!(embedded_ids().contains(&"savannah-1779".to_string()));
+        let m = load("savannah-1779").unwrap();
+        let sides: Vec<&str> = m.sides.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(sides, ["british", "french", "american"]);
+        // Savannah "Historical Scenario": turns 16 - 20.
+        let h = m.scenario("historical").unwrap();
+        assert_eq!((h.first_turn, h.last_turn), (16, 20));
+        assert!(m.scenario("campaign").is_ok());
+        let err = m.scenario("brandywine").unwrap_err().to_string();
+        assert!(err.contains("historical"), "{err}");
+        assert!(load("no-such-game").unwrap_err().to_string().contains("savannah-1779"));
+    }
+}
