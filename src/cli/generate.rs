@@ -61,7 +61,7 @@ the referee's secret chain top (mode 0600). Never publish or mail this folder; \
 \&.lock
 held by the command working on the folder; a second command waits up to \fB\-\-wait\fR seconds.
 .SH "SEE ALSO"
-The dice protocol: DICE.md in the adjutant sources. The reference implementation tests/reference/dice_ref.py recomputes every roll with Python's standard library alone.
+The dice protocol: docs/DICE.md in the adjutant sources. The reference implementation tests/reference/dice_ref.py recomputes every roll with Python's standard library alone.
 "#;
 
 /// Roff for a block of literal text (examples keep their layout).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference implementation of the verifiable dice protocol v1.
 
-Written from the normative spec /work/shared/design/DICE.md alone (not from
+Written from the normative spec shared/design/DICE.md alone (not from
 the Rust implementation), in Python 3.11 using only the standard library.
 Section numbers below ("DICE.md §3") refer to that document.
 

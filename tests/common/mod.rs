@@ -1,0 +1,119 @@
+//! Runs the real `adjutant` binary, as a user would.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_adjutant");
+
+/// What one run printed and how it exited.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Assert success and return standard output.
+    pub fn ok(self) -> String {
+        assert_eq!(
+            self.code, 0,
+            "expected success, got {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        );
+        self.stdout
+    }
+
+    /// Assert the exit status and that the error is one line, without a panic.
+    pub fn fails(self, code: i32) -> String {
+        assert_eq!(self.code, code, "expected exit {code}\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert!(!self.stderr.contains("panicked"), "panic: {}", self.stderr);
+        self.stderr
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+    }
+}
+
+pub fn command(cwd: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(cwd).env_remove("NO_COLOR").stdin(Stdio::null());
+    cmd
+}
+
+/// Run `adjutant ARGS` in `cwd`.
+pub fn run(cwd: &Path, args: &[&str]) -> Run {
+    Run::from(command(cwd, args).output().expect("the adjutant binary runs"))
+}
+
+/// Run with `input` on standard input.
+pub fn run_with_input(cwd: &Path, args: &[&str], input: &[u8]) -> Run {
+    use std::io::Write;
+    let mut child =
+        command(cwd, args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}
+
+/// A temporary folder that is removed at the end of the test.
+pub fn temp() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("adjutant-test-").tempdir().unwrap()
+}
+
+/// A small deterministic generator for test inputs (splitmix64).
+pub struct Gen(pub u64);
+
+impl Gen {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+
+    pub fn hex32(&mut self) -> String {
+        self.bytes(32).iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file under `dir` (recursively), with its bytes.
+pub fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                out.push((path, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
