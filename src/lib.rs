@@ -14,7 +14,12 @@ pub mod error;
 pub mod folder;
 pub mod fsio;
 pub mod game;
+pub mod hex;
 pub mod journal;
+#[cfg(feature = "png")]
+pub mod map_png;
+pub mod map_svg;
+pub mod module;
 pub mod modules;
 pub mod roll_log;
 pub mod verify;

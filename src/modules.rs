@@ -44,6 +44,11 @@ pub fn embedded_ids() -> Vec<String> {
     ids
 }
 
+/// The text of one file of an embedded module, e.g. `map.yaml`.
+pub fn embedded_file(id: &str, file: &str) -> Option<&'static str> {
+    GAMES.get_file(format!("{id}/{file}")).and_then(|f| f.contents_utf8())
+}
+
 /// Load an embedded module's `module.yaml`.
 pub fn load(id: &str) -> Result<ModuleInfo> {
     let path = format!("{id}/module.yaml");

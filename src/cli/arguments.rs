@@ -95,6 +95,14 @@ holds, 1 naming the first entry that fails.")]
     #[command(subcommand)]
     Dice(DiceCommand),
 
+    /// Draw the board as SVG: terrain, hexsides, roads, places, and a scenario's set-up.
+    #[command(after_help = "\
+Examples:
+  adjutant map savannah-1779 --output savannah.svg
+  adjutant map savannah-1779 --scenario historical --output setup.svg
+  adjutant map savannah-1779 --region 1001:2208 --highlight 1404,1303 --output west.svg")]
+    Map(MapArgs),
+
     /// Play the embedded Savannah demo in a temporary folder and verify it.
     #[command(after_help = "\
 Examples:
@@ -226,6 +234,32 @@ pub enum DiceCommand {
         #[arg(value_name = "COUNT")]
         count: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    /// The game module (an embedded one, or a module folder's path).
+    #[arg(default_value = "savannah-1779")]
+    pub module: String,
+    /// Read modules from this folder instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    pub games_dir: Option<PathBuf>,
+    /// Draw this scenario's set-up on the map.
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Draw only the columns and rows between two corner hexes, e.g. 1001:2208.
+    #[arg(long, value_name = "HEX:HEX")]
+    pub region: Option<String>,
+    /// Outline these hexes, e.g. 1404,1303.
+    #[arg(long, value_name = "HEX,...", value_delimiter = ',')]
+    pub highlight: Vec<String>,
+    /// Write the SVG here instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Write a PNG picture instead of SVG (needs --output).
+    #[cfg(feature = "png")]
+    #[arg(long, requires = "output")]
+    pub png: bool,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 mod arguments;
 mod demo;
 mod generate;
+mod map;
 mod output;
 
 use std::fs;
@@ -71,6 +72,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         },
         Command::Verify(args) => verify_folder(&args.dir, out),
         Command::Dice(command) => dice_command(command, out),
+        Command::Map(args) => map::run(args, out),
         Command::Demo(args) => demo::run(args, out),
         Command::Generate(args) => generate::run(args, out),
     }

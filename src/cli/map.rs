@@ -1,0 +1,71 @@
+//! `adjutant map`: the board as SVG.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use adjutant::hex::HexId;
+use adjutant::map_svg::{self, Options};
+use adjutant::module::{Module, Source};
+use adjutant::{fsio, Error};
+
+use super::arguments::{Format, MapArgs};
+use super::output::Out;
+use super::Outcome;
+
+fn parse_hex(what: &str, s: &str) -> Result<HexId, Error> {
+    s.trim().parse().map_err(|e| Error::usage(format!("{what}: '{s}': {e}")))
+}
+
+#[derive(Serialize)]
+struct Written {
+    file: String,
+    bytes: usize,
+}
+
+pub fn run(args: &MapArgs, out: &Out) -> Outcome {
+    let source = Source::resolve(&args.module, args.games_dir.as_deref());
+    let module = Module::load(&source).map_err(|e| e.into_error())?;
+    let region = match &args.region {
+        None => None,
+        Some(r) => {
+            let (a, b) = r
+                .split_once(':')
+                .ok_or_else(|| Error::usage(format!("--region '{r}': write two corner hexes, e.g. 1001:2208")))?;
+            Some((parse_hex("--region", a)?, parse_hex("--region", b)?))
+        }
+    };
+    let highlight: BTreeSet<HexId> =
+        args.highlight.iter().map(|h| parse_hex("--highlight", h)).collect::<Result<_, _>>()?;
+    for h in &highlight {
+        if !module.map.contains(*h) {
+            return Err(Error::usage(format!("--highlight: hex {h} is not on the map of {}", module.info.id)).into());
+        }
+    }
+    let counters = match &args.scenario {
+        Some(id) => module.setup_counters(id)?,
+        None => Vec::new(),
+    };
+    let title = match &args.scenario {
+        Some(id) => format!("{}: {}", module.info.name, module.info.scenario(id)?.name),
+        None => module.info.name.clone(),
+    };
+    let svg = map_svg::render(&module.map, &counters, &Options { title: Some(title), region, highlight });
+    match &args.output {
+        Some(path) => {
+            #[cfg(feature = "png")]
+            let bytes =
+                if args.png { adjutant::map_png::render_png(&svg).map_err(Error::usage)? } else { svg.into_bytes() };
+            #[cfg(not(feature = "png"))]
+            let bytes = svg.into_bytes();
+            fsio::write_atomic(path, &bytes)?;
+            let written = Written { file: path.display().to_string(), bytes: bytes.len() };
+            out.result(&written, |_| format!("wrote {} ({} bytes)\n", written.file, written.bytes))?;
+        }
+        None if out.format == Format::Json => {
+            out.result(&serde_json::json!({ "svg": svg }), |_| String::new())?;
+        }
+        None => out.write(&svg)?,
+    }
+    Ok(0)
+}

@@ -1,0 +1,123 @@
+//! Counters (`counters.yaml`) and a scenario's set-up (`scenarios/*.yaml`),
+//! as far as the map picture needs them: who stands where at the start.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Located, Result};
+use crate::hex::HexId;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CountersFile {
+    #[serde(default)]
+    pub source: Option<String>,
+    pub counters: Vec<Counter>,
+}
+
+/// One counter: a unit or a leader, with the values printed on it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Counter {
+    pub id: String,
+    pub name: String,
+    pub army: String,
+    #[serde(default)]
+    pub colour_group: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub strength: Option<Sides>,
+    #[serde(default)]
+    pub morale: Option<Sides>,
+    #[serde(default)]
+    pub movement: Option<i32>,
+    #[serde(default)]
+    pub rank: Option<i32>,
+    #[serde(default)]
+    pub close_combat_drm: Option<i32>,
+    #[serde(default)]
+    pub leadership_drm: Option<i32>,
+    #[serde(default)]
+    pub setup: Option<Placement>,
+}
+
+/// A value printed on the full-strength and the reduced side.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct Sides {
+    pub full: i32,
+    #[serde(default)]
+    pub reduced: Option<i32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Placement {
+    pub hex: String,
+}
+
+impl Counter {
+    pub fn is_leader(&self) -> bool {
+        self.kind == "leader"
+    }
+}
+
+/// The part of a scenario file that places counters.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScenarioSetup {
+    pub id: String,
+    pub units: ScenarioUnits,
+    #[serde(default)]
+    pub deployment: Option<Deployment>,
+}
+
+/// Units on the map at the start, by army: a plain list per army, or the
+/// `at_start` part of a longer description.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ScenarioUnits {
+    WithAtStart { at_start: BTreeMap<String, Vec<String>> },
+    ByArmy(BTreeMap<String, Vec<String>>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Deployment {
+    #[serde(default)]
+    pub overrides: Vec<DeploymentOverride>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DeploymentOverride {
+    pub unit: String,
+    #[serde(default)]
+    pub hex: Option<String>,
+}
+
+/// Where each counter of a scenario starts, in scenario order.
+pub fn setup_positions(counters: &[Counter], scenario: &ScenarioSetup, label: &str) -> Result<Vec<(HexId, Counter)>> {
+    let by_id: BTreeMap<&str, &Counter> = counters.iter().map(|c| (c.id.as_str(), c)).collect();
+    let armies = match &scenario.units {
+        ScenarioUnits::WithAtStart { at_start } => at_start,
+        ScenarioUnits::ByArmy(by_army) => by_army,
+    };
+    let overrides: BTreeMap<&str, &str> = scenario
+        .deployment
+        .iter()
+        .flat_map(|d| &d.overrides)
+        .filter_map(|o| o.hex.as_deref().map(|h| (o.unit.as_str(), h)))
+        .collect();
+    let problem = |field: String, message: String| {
+        Error::Data(Located { file: label.to_string(), line: None, column: None, field, message })
+    };
+    let mut placed = Vec::new();
+    for (army, ids) in armies {
+        for (i, id) in ids.iter().enumerate() {
+            let counter = by_id
+                .get(id.as_str())
+                .ok_or_else(|| problem(format!("units.{army}[{i}]"), format!("no counter '{id}' in counters.yaml")))?;
+            let hex = overrides.get(id.as_str()).copied().or(counter.setup.as_ref().map(|s| s.hex.as_str()));
+            let Some(hex) = hex else { continue };
+            let hex: HexId = hex.parse().map_err(|e| problem(format!("{id}.setup.hex"), format!("'{hex}': {e}")))?;
+            placed.push((hex, (*counter).clone()));
+        }
+    }
+    Ok(placed)
+}
