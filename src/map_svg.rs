@@ -358,7 +358,7 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
             }
             if f == "slope" {
                 // Hachures point down the slope, away from the up hex.
-                let up = map.slope_up.get(side).copied().unwrap_or(a);
+                let up = map.slope_up(*side).unwrap_or(a);
                 let down = if up == a { b } else { a };
                 let (dx, dy) = {
                     let (cu, cd) = (frame.centre(up), frame.centre(down));

@@ -114,8 +114,9 @@ pub struct Map {
     pub terrain: BTreeMap<HexId, String>,
     /// Every hexside with features, and its features (sorted, no repeats).
     pub hexsides: BTreeMap<Hexside, BTreeSet<String>>,
-    /// For slope hexsides: the up hex.
-    pub slope_up: BTreeMap<Hexside, HexId>,
+    /// The first hex of each side as written, per feature: for a slope the
+    /// up hex, for a fieldwork the hex it protects.
+    pub first_hex: BTreeMap<(Hexside, String), HexId>,
     pub roads: Vec<Road>,
     pub places: Vec<Region>,
     pub zones: Vec<Region>,
@@ -304,7 +305,7 @@ impl MapFile {
             }
         };
         let mut hexsides: BTreeMap<Hexside, BTreeSet<String>> = BTreeMap::new();
-        let mut slope_up = BTreeMap::new();
+        let mut first_hex = BTreeMap::new();
         for (g, group) in self.hexsides.iter().enumerate() {
             if group.features.is_empty() {
                 p.add(
@@ -314,7 +315,6 @@ impl MapFile {
                     "a group names at least one feature",
                 );
             }
-            let is_slope = group.features.iter().any(|f| f == SLOPE);
             for (i, s) in group.sides.iter().enumerate() {
                 let field = format!("hexsides[{g}].sides[{i}]");
                 let Some((a, b)) = s.split_once('/') else {
@@ -332,8 +332,8 @@ impl MapFile {
                 match Hexside::between(a, b, layout) {
                     Some(side) => {
                         hexsides.entry(side).or_default().extend(group.features.iter().cloned());
-                        if is_slope {
-                            slope_up.insert(side, a);
+                        for f in &group.features {
+                            first_hex.insert((side, f.clone()), a);
                         }
                     }
                     None => p.add(
@@ -433,7 +433,7 @@ impl MapFile {
             rows: self.rows,
             terrain,
             hexsides,
-            slope_up,
+            first_hex,
             roads,
             places,
             zones,
@@ -444,6 +444,16 @@ impl MapFile {
 }
 
 impl Map {
+    /// The up hex of a slope hexside.
+    pub fn slope_up(&self, side: Hexside) -> Option<HexId> {
+        self.first_hex.get(&(side, SLOPE.to_string())).copied()
+    }
+
+    /// The hex a fieldwork feature on this side protects.
+    pub fn protected_hex(&self, side: Hexside, feature: &str) -> Option<HexId> {
+        self.first_hex.get(&(side, feature.to_string())).copied()
+    }
+
     pub fn contains(&self, hex: HexId) -> bool {
         self.terrain.contains_key(&hex)
     }
