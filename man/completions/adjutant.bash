@@ -16,6 +16,9 @@ _adjutant() {
             ",$1")
                 cmd="adjutant"
                 ;;
+            adjutant,check-game)
+                cmd="adjutant__subcmd__check__subcmd__game"
+                ;;
             adjutant,demo)
                 cmd="adjutant__subcmd__demo"
                 ;;
@@ -69,6 +72,9 @@ _adjutant() {
                 ;;
             adjutant__subcmd__dice__subcmd__help,seed)
                 cmd="adjutant__subcmd__dice__subcmd__help__subcmd__seed"
+                ;;
+            adjutant__subcmd__help,check-game)
+                cmd="adjutant__subcmd__help__subcmd__check__subcmd__game"
                 ;;
             adjutant__subcmd__help,demo)
                 cmd="adjutant__subcmd__help__subcmd__demo"
@@ -128,12 +134,42 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll verify dice map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll verify dice check-game map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__check__subcmd__game)
+            opts="-h --games-dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --games-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
@@ -460,8 +496,22 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll verify dice map demo generate help"
+            opts="new roll verify dice check-game map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__check__subcmd__game)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -95,6 +95,19 @@ holds, 1 naming the first entry that fails.")]
     #[command(subcommand)]
     Dice(DiceCommand),
 
+    /// Check a game module whole and list every problem with its file and line.
+    #[command(
+        name = "check-game",
+        after_help = "\
+Examples:
+  adjutant check-game savannah-1779
+  adjutant check-game ./my-modules/brandywine
+  adjutant check-game savannah-1779 --games-dir ./games --format json
+
+Exits 0 when the module is consistent, 1 listing every problem."
+    )]
+    CheckGame(CheckGameArgs),
+
     /// Draw the board as SVG: terrain, hexsides, roads, places, and a scenario's set-up.
     #[command(after_help = "\
 Examples:
@@ -234,6 +247,16 @@ pub enum DiceCommand {
         #[arg(value_name = "COUNT")]
         count: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct CheckGameArgs {
+    /// An embedded module's id, or the path of a module folder.
+    #[arg(default_value = "savannah-1779")]
+    pub module: String,
+    /// Read modules from this folder instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    pub games_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -73,6 +73,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Verify(args) => verify_folder(&args.dir, out),
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
+        Command::CheckGame(args) => check_game(args, out),
         Command::Demo(args) => demo::run(args, out),
         Command::Generate(args) => generate::run(args, out),
     }
@@ -181,6 +182,34 @@ fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
             v.steps
         ),
     }
+}
+
+fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {
+    let source = adjutant::module::Source::resolve(&args.module, args.games_dir.as_deref());
+    if let adjutant::module::Source::Embedded(id) = &source {
+        if !adjutant::modules::embedded_ids().contains(id) {
+            return Err(Error::usage(format!(
+                "unknown module '{id}'; the modules are: {} (or give a module folder's path)",
+                adjutant::modules::embedded_ids().join(", ")
+            ))
+            .into());
+        }
+    }
+    let report = adjutant::module::check::check(&source);
+    out.result(&report, |s| {
+        let mut text = String::new();
+        for p in &report.problems {
+            text += &format!("{}\n", p.text);
+        }
+        let counts: Vec<String> = report.checked.iter().map(|(what, n)| format!("{n} {what}")).collect();
+        if report.problems.is_empty() {
+            text += &format!("{} {}: {}\n", s.good("ok"), report.module, counts.join(", "));
+        } else {
+            text += &format!("{} {}: {} problems\n", s.bad("FAILED"), report.module, report.problems.len());
+        }
+        text
+    })?;
+    Ok(if report.problems.is_empty() { 0 } else { 1 })
 }
 
 fn parse_hex(what: &str, s: &str) -> Result<Bytes32, Error> {

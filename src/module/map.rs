@@ -283,14 +283,15 @@ impl MapFile {
                 );
             }
         }
-        let on_map = |s: &str, field: String, p: &mut Problems| -> Option<HexId> {
+        // `token` is how the hex appears in the file, to find its line.
+        let on_map_at = |s: &str, token: &str, field: String, p: &mut Problems| -> Option<HexId> {
             match s.parse::<HexId>() {
                 Ok(h) if terrain.contains_key(&h) => Some(h),
                 Ok(h) => {
                     p.add(
                         field,
                         None,
-                        Some(&format!("\"{s}\"")),
+                        Some(token),
                         format!(
                             "hex {h} is not on the map (columns {:02}-{:02}, rows {:02}-{:02})",
                             self.columns.first, self.columns.last, self.rows.first, self.rows.last
@@ -299,11 +300,12 @@ impl MapFile {
                     None
                 }
                 Err(e) => {
-                    p.add(field, None, Some(s), format!("'{s}': {e}"));
+                    p.add(field, None, Some(token), format!("'{s}': {e}"));
                     None
                 }
             }
         };
+        let on_map = |s: &str, field: String, p: &mut Problems| on_map_at(s, &format!("\"{s}\""), field, p);
         let mut hexsides: BTreeMap<Hexside, BTreeSet<String>> = BTreeMap::new();
         let mut first_hex = BTreeMap::new();
         for (g, group) in self.hexsides.iter().enumerate() {
