@@ -214,3 +214,23 @@ fn a_missing_module_or_file_is_refused() {
     assert_eq!(result.code, 1);
     assert!(result.stdout.contains("map.yaml: not found"), "{}", result.stdout);
 }
+
+/// Charts are data: the same binary reads a changed Terrain Effects Chart
+/// from a module folder and behaves accordingly, with no rebuild.
+#[test]
+fn a_chart_value_changed_in_yaml_changes_the_verdict() {
+    let dir = temp();
+    let module = dir.path().join("m");
+    copy_module(&module);
+    edit(&module, "counters.yaml", "setup: {hex: \"1303\"", "setup: {hex: \"2501\"");
+    let before = run(dir.path(), &["check-game", "./m"]);
+    assert_eq!(before.code, 1);
+    assert!(before.stdout.contains("2501, which is river: prohibited terrain"), "{}", before.stdout);
+    // A player who owns the printed chart finds the river fordable at 4 MP here.
+    let tec = module.join("charts/terrain.yaml");
+    let text = fs::read_to_string(&tec).unwrap();
+    let at = text.find("  - id: river").unwrap();
+    let fixed = format!("{}{}", &text[..at], text[at..].replacen("movement_cost: prohibited", "movement_cost: 4", 1));
+    fs::write(&tec, fixed).unwrap();
+    run(dir.path(), &["check-game", "./m"]).ok();
+}

@@ -20,6 +20,7 @@ fn files() -> Vec<(PathBuf, Vec<u8>)> {
     command.build();
     let mut files = Vec::new();
     man_pages(&command, "adjutant", &mut files);
+    files.push((PathBuf::from("adjutant-module.5"), module_format_page().into_bytes()));
     for (shell, name) in [(Shell::Bash, "adjutant.bash"), (Shell::Zsh, "_adjutant"), (Shell::Fish, "adjutant.fish")] {
         let mut bytes = Vec::new();
         clap_complete::generate(shell, &mut Cli::command(), "adjutant", &mut bytes);
@@ -63,6 +64,115 @@ held by the command working on the folder; a second command waits up to \fB\-\-w
 .SH "SEE ALSO"
 The dice protocol: docs/DICE.md in the adjutant sources. The reference implementation tests/reference/dice_ref.py recomputes every roll with Python's standard library alone.
 "#;
+
+/// The module format, for module authors: docs/module-format/*.md as one
+/// section 5 page, so the page and the docs never disagree.
+const MODULE_FORMAT_DOCS: &[(&str, &str)] = &[
+    ("map.md", include_str!("../../docs/module-format/map.md")),
+    ("counters.md", include_str!("../../docs/module-format/counters.md")),
+    ("charts.md", include_str!("../../docs/module-format/charts.md")),
+];
+
+fn module_format_page() -> String {
+    let mut roff = String::from(".TH ADJUTANT-MODULE 5 \"\" \"adjutant\" \"File Formats\"\n");
+    roff += ".SH NAME\nadjutant\\-module \\- the game module format: map, counters, scenarios, charts\n";
+    roff += ".SH DESCRIPTION\nA game module is a folder games/<module>/ of YAML files: module.yaml, map.yaml, \
+            counters.yaml, scenarios/<id>.yaml, charts/*.yaml and cards.yaml. adjutant embeds the shipped modules; \
+            \\fB\\-\\-games\\-dir\\fR or a module folder's path reads a changed copy. \
+            \\fBadjutant check\\-game\\fR checks a module whole.\n";
+    for (_, text) in MODULE_FORMAT_DOCS {
+        roff += &markdown_to_roff(text);
+    }
+    roff += ".SH \"SEE ALSO\"\n\\fBadjutant\\fR(1), \\fBadjutant\\-check\\-game\\fR(1), \\fBadjutant\\-map\\fR(1)\n";
+    roff
+}
+
+/// Escape text for roff, with `code` and **bold** in bold.
+fn roff_inline(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    let mut out = String::new();
+    let mut bold = false;
+    let mut rest = escaped.as_str();
+    while let Some(i) = rest.find(['`', '*']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        // `code` and **bold** toggle bold; a lone * is just a star.
+        let marker = if tail.starts_with("**") {
+            2
+        } else if tail.starts_with('`') {
+            1
+        } else {
+            0
+        };
+        if marker == 0 {
+            out.push('*');
+            rest = &tail[1..];
+            continue;
+        }
+        out.push_str(if bold { "\\fR" } else { "\\fB" });
+        bold = !bold;
+        rest = &tail[marker..];
+    }
+    out.push_str(rest);
+    if bold {
+        out.push_str("\\fR");
+    }
+    if out.starts_with('.') || out.starts_with('\'') {
+        out.insert_str(0, "\\&");
+    }
+    out
+}
+
+/// A small Markdown subset to roff: headings, paragraphs, lists, tables, code.
+fn markdown_to_roff(md: &str) -> String {
+    let mut roff = String::new();
+    let mut in_code = false;
+    let mut header: Vec<String> = Vec::new();
+    for line in md.lines() {
+        if line.starts_with("```") {
+            roff += if in_code { ".fi\n.RE\n" } else { ".RS 4\n.nf\n" };
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            roff += &format!("{}\n", roff_inline(line).replace("\\fB", "`").replace("\\fR", "`"));
+            continue;
+        }
+        let trimmed = line.trim();
+        if let Some(h) = trimmed.strip_prefix("# ") {
+            roff += &format!(".SH \"{}\"\n", roff_inline(h).to_uppercase());
+        } else if let Some(h) = trimmed.strip_prefix("## ").or_else(|| trimmed.strip_prefix("### ")) {
+            roff += &format!(".SS \"{}\"\n", roff_inline(h));
+        } else if trimmed.starts_with('|') {
+            let cells: Vec<String> =
+                trimmed.trim_matches('|').split(" | ").map(|c| c.trim().trim_matches('|').trim().to_string()).collect();
+            if cells.iter().all(|c| c.chars().all(|ch| ch == '-' || ch == ':' || ch == ' ')) {
+                continue;
+            }
+            if header.is_empty() {
+                header = cells;
+                continue;
+            }
+            roff += &format!(".TP\n{}\n", roff_inline(&cells[0]));
+            let rest: Vec<String> = cells
+                .iter()
+                .zip(&header)
+                .skip(1)
+                .map(|(c, h)| if cells.len() > 2 { format!("{h}: {c}") } else { c.clone() })
+                .collect();
+            roff += &format!("{}\n", roff_inline(&rest.join("; ")));
+        } else if let Some(item) = trimmed.strip_prefix("- ") {
+            header.clear();
+            roff += &format!(".IP \\(bu 2\n{}\n", roff_inline(item));
+        } else if trimmed.is_empty() {
+            header.clear();
+            roff += ".PP\n";
+        } else {
+            roff += &format!("{}\n", roff_inline(trimmed));
+        }
+    }
+    roff
+}
 
 /// Roff for a block of literal text (examples keep their layout).
 fn literal(text: &str) -> String {
