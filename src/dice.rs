@@ -182,21 +182,27 @@ fn check_side(side: &str) -> Result<(), DiceError> {
     Ok(())
 }
 
+/// §3 and §4: feed `u8 len(side) || side || value` for each entry, sorted by
+/// the side's bytes; one entry per side.
+fn hash_by_side(h: &mut Sha256, mut entries: Vec<(&str, &Bytes32)>) -> Result<(), DiceError> {
+    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    for (i, (side, value)) in entries.iter().enumerate() {
+        check_side(side)?;
+        if i > 0 && entries[i - 1].0 == *side {
+            return Err(DiceError::DuplicateSide(side.to_string()));
+        }
+        h.update([side.len() as u8]);
+        h.update(side.as_bytes());
+        h.update(value.0);
+    }
+    Ok(())
+}
+
 /// §3: `SHA-256(for each (side, h) sorted by side bytes: u8 len || side || h)`;
 /// with no orders this is `SHA-256("")`.
 pub fn orders_digest(files: &[SideHash]) -> Result<Bytes32, DiceError> {
-    let mut sorted: Vec<&SideHash> = files.iter().collect();
-    sorted.sort_by(|a, b| a.side.as_bytes().cmp(b.side.as_bytes()));
     let mut h = Sha256::new();
-    for (i, f) in sorted.iter().enumerate() {
-        check_side(&f.side)?;
-        if i > 0 && sorted[i - 1].side == f.side {
-            return Err(DiceError::DuplicateSide(f.side.clone()));
-        }
-        h.update([f.side.len() as u8]);
-        h.update(f.side.as_bytes());
-        h.update(f.hash.0);
-    }
+    hash_by_side(&mut h, files.iter().map(|f| (f.side.as_str(), &f.hash)).collect())?;
     Ok(Bytes32(h.finalize().into()))
 }
 
@@ -218,8 +224,6 @@ pub fn step_seed(
     player_keys: &[PlayerKey],
 ) -> Result<Bytes32, DiceError> {
     let id_len = u16::try_from(game_id.len()).map_err(|_| DiceError::GameIdTooLong)?;
-    let mut players: Vec<&PlayerKey> = player_keys.iter().collect();
-    players.sort_by(|a, b| a.side.as_bytes().cmp(b.side.as_bytes()));
     let mut h = Sha256::new();
     h.update(SEED_DOMAIN);
     h.update(id_len.to_be_bytes());
@@ -227,15 +231,7 @@ pub fn step_seed(
     h.update(step.to_be_bytes());
     h.update(key.0);
     h.update(orders_digest.0);
-    for (i, p) in players.iter().enumerate() {
-        check_side(&p.side)?;
-        if i > 0 && players[i - 1].side == p.side {
-            return Err(DiceError::DuplicateSide(p.side.clone()));
-        }
-        h.update([p.side.len() as u8]);
-        h.update(p.side.as_bytes());
-        h.update(p.key.0);
-    }
+    hash_by_side(&mut h, player_keys.iter().map(|p| (p.side.as_str(), &p.key)).collect())?;
     Ok(Bytes32(h.finalize().into()))
 }
 

@@ -239,6 +239,33 @@ impl GameFolder {
         Ok(GameFolder { root: root.to_path_buf(), config })
     }
 
+    /// Create a new folder at `root` with a fresh key chain: a game of a
+    /// module (`kind` Game, with its module and scenario) or a roll log.
+    pub fn create_new(
+        root: &Path,
+        game_id: &str,
+        kind: FolderKind,
+        module: Option<String>,
+        scenario: Option<String>,
+        players: Vec<Player>,
+        chain_length: u32,
+    ) -> Result<Self> {
+        check_game_id(game_id)?;
+        check_chain_length(chain_length)?;
+        let top = new_chain_top()?;
+        let anchor = chain_key(&top, chain_length, 0)?;
+        let config = GameConfig {
+            adjutant: FORMAT_VERSION,
+            game_id: game_id.to_string(),
+            kind,
+            module,
+            scenario,
+            players,
+            dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
+        };
+        Self::create(root, config, &top)
+    }
+
     fn build(temp: &Path, config: &GameConfig, top: &Bytes32) -> Result<()> {
         fs::create_dir(temp).map_err(|e| Error::io(temp, e))?;
         for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {

@@ -4,12 +4,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::dice::{chain_key, Bytes32};
+use crate::dice::Bytes32;
 use crate::error::{Error, Result};
-use crate::folder::{
-    check_chain_length, check_game_id, new_chain_top, DiceConfig, DiceMode, FolderKind, GameConfig, GameFolder, Player,
-    DICE_PROTOCOL, FORMAT_VERSION,
-};
+use crate::folder::{FolderKind, GameFolder, Player};
 use crate::modules;
 
 /// Parse `side=Name <address>` (the address is optional).
@@ -60,8 +57,6 @@ pub fn new_game(
     players: Vec<Player>,
     chain_length: u32,
 ) -> Result<NewGame> {
-    check_game_id(game_id)?;
-    check_chain_length(chain_length)?;
     let module = modules::load(module_id)?;
     let scenario = module.scenario(scenario_id)?;
     for (i, p) in players.iter().enumerate() {
@@ -70,18 +65,16 @@ pub fn new_game(
             return Err(Error::usage(format!("--player: side '{}' is given twice", p.side)));
         }
     }
-    let top = new_chain_top()?;
-    let anchor = chain_key(&top, chain_length, 0)?;
-    let config = GameConfig {
-        adjutant: FORMAT_VERSION,
-        game_id: game_id.to_string(),
-        kind: FolderKind::Game,
-        module: Some(module.id.clone()),
-        scenario: Some(scenario.id.clone()),
-        players: players.clone(),
-        dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
-    };
-    GameFolder::create(dir, config, &top)?;
+    let folder = GameFolder::create_new(
+        dir,
+        game_id,
+        FolderKind::Game,
+        Some(module.id.clone()),
+        Some(scenario.id.clone()),
+        players.clone(),
+        chain_length,
+    )?;
+    let anchor = folder.config.dice.anchor;
     Ok(NewGame {
         dir: dir.display().to_string(),
         game_id: game_id.to_string(),

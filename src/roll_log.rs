@@ -10,10 +10,7 @@ use serde::Serialize;
 
 use crate::dice::{chain_key, orders_digest, step_seed, Bytes32, DiceExpr, Roll, SideHash, StepDice};
 use crate::error::{Error, Result};
-use crate::folder::{
-    check_chain_length, check_game_id, new_chain_top, DiceConfig, DiceMode, FolderKind, GameConfig, GameFolder,
-    DICE_PROTOCOL, FORMAT_VERSION,
-};
+use crate::folder::{FolderKind, GameFolder};
 use crate::fsio;
 use crate::journal::{JournalEntry, OrdersRecord};
 
@@ -33,20 +30,8 @@ pub struct Created {
 
 /// Make a new roll log at `dir` with a fresh chain.
 pub fn init(dir: &Path, game_id: &str, chain_length: u32) -> Result<Created> {
-    check_game_id(game_id)?;
-    check_chain_length(chain_length)?;
-    let top = new_chain_top()?;
-    let anchor = chain_key(&top, chain_length, 0)?;
-    let config = GameConfig {
-        adjutant: FORMAT_VERSION,
-        game_id: game_id.to_string(),
-        kind: FolderKind::RollLog,
-        module: None,
-        scenario: None,
-        players: vec![],
-        dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
-    };
-    GameFolder::create(dir, config, &top)?;
+    let folder = GameFolder::create_new(dir, game_id, FolderKind::RollLog, None, None, vec![], chain_length)?;
+    let anchor = folder.config.dice.anchor;
     Ok(Created { dir: dir.display().to_string(), game_id: game_id.to_string(), chain_length, anchor })
 }
 
