@@ -65,13 +65,63 @@ struct PlaceFact {
     includes: Vec<String>,
 }
 
-/// Series 7.1.
+/// Series 7.1, and the exclusive rules' restrictions (Savannah 4.1).
 #[derive(Debug, Clone, Deserialize)]
 struct Stacking {
     max_strength_points: i32,
     max_artillery_units: i32,
     #[serde(default)]
     leaders_count: bool,
+    #[serde(default)]
+    restrictions: Vec<Restriction>,
+}
+
+/// Two kinds of unit that may not end a Movement Phase stacked together
+/// (so may not be set up together either).
+#[derive(Debug, Clone, Deserialize)]
+struct Restriction {
+    id: String,
+    #[serde(default)]
+    rule: Option<String>,
+    between: Between,
+    #[serde(default = "yes")]
+    may_end_movement_phase_stacked: bool,
+    #[serde(default)]
+    exempt_units: Vec<String>,
+    #[serde(default)]
+    exempt_types: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Between {
+    a: Selector,
+    b: Selector,
+}
+
+/// Which counters a restriction is about.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Selector {
+    #[serde(default)]
+    armies: Vec<String>,
+    #[serde(default)]
+    units: Vec<String>,
+    #[serde(default)]
+    colour_groups: Vec<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+impl Selector {
+    fn matches(&self, c: &Counter) -> bool {
+        self.armies.contains(&c.army)
+            || self.units.contains(&c.id)
+            || c.colour_group.as_ref().is_some_and(|g| self.colour_groups.contains(g))
+            || c.tags.iter().any(|t| self.tags.contains(t))
+    }
 }
 
 /// The parts of a scenario file the checks read.
@@ -666,12 +716,14 @@ fn check_scenario(
     // Series 7.1 at set-up: SPs and artillery per hex, per army.
     let (Some(stacking), Some(_)) = (facts.and_then(|m| m.stacking.as_ref()), map) else { return };
     let mut hexes: BTreeMap<(HexId, &str), (i32, i32, Vec<&str>)> = BTreeMap::new();
+    let mut occupants: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
     for ids in armies.values() {
         for id in ids {
             let Some(c) = by_id.get(id.as_str()) else { continue };
             let hex =
                 overridden.get(id.as_str()).copied().or_else(|| c.setup.as_ref().and_then(|s| s.hex.parse().ok()));
             let Some(hex) = hex else { continue };
+            occupants.entry(hex).or_default().push(c);
             if c.is_leader() && !stacking.leaders_count {
                 continue;
             }
@@ -682,6 +734,24 @@ fn check_scenario(
                 entry.0 += c.strength.map(|s| s.full).unwrap_or(0);
             }
             entry.2.push(id.as_str());
+        }
+    }
+    // Savannah 4.1: kinds of unit that may not end a Movement Phase together.
+    for r in stacking.restrictions.iter().filter(|r| !r.may_end_movement_phase_stacked) {
+        let exempt = |c: &Counter| r.exempt_units.contains(&c.id) || r.exempt_types.contains(&c.kind);
+        for (hex, units) in &occupants {
+            let a = units.iter().find(|c| !exempt(c) && r.between.a.matches(c));
+            let b = units.iter().find(|c| !exempt(c) && r.between.b.matches(c));
+            if let (Some(a), Some(b)) = (a, b) {
+                let rule = r.rule.as_deref().unwrap_or("module.yaml stacking");
+                f.add(
+                    "counters.yaml",
+                    Some(&format!("id: {}", b.id)),
+                    Some(&quoted(&hex.to_string())),
+                    format!("{}: set-up in {hex}", s.id),
+                    format!("{} and {} are set up together in {hex}, which {} forbids ({rule})", a.id, b.id, r.id),
+                );
+            }
         }
     }
     for ((hex, army), (sps, guns, ids)) in hexes {

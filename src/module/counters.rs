@@ -39,6 +39,9 @@ pub struct Counter {
     pub leadership_drm: Option<i32>,
     #[serde(default)]
     pub setup: Option<Placement>,
+    /// Rule hooks (docs/module-format/counters.md, "Tags").
+    #[serde(default)]
+    pub tags: Vec<String>,
 }
 
 /// A value printed on the full-strength and the reduced side.
