@@ -541,6 +541,59 @@ fn check_counters(
         if let (Some(setup), Some(map)) = (&u.setup, map) {
             check_hex(f, c, &anchor, &setup.hex, field("setup.hex"), &u.id, map, prohibited);
         }
+        if let (Some(setup), Some(map)) = (&u.campaign_setup, map) {
+            check_hex(f, c, &anchor, &setup.hex, field("campaign_setup.hex"), &u.id, map, prohibited);
+        }
+        if let Some(entry) = &u.entry {
+            if !facts.entry_hexes.iter().any(|e| e.letter == entry.letter) {
+                let known: Vec<&str> = facts.entry_hexes.iter().map(|e| e.letter.as_str()).collect();
+                f.add(
+                    c,
+                    Some(&anchor),
+                    Some("entry:"),
+                    field("entry.letter"),
+                    format!("{}: entry letter '{}' is not one of {}", u.id, entry.letter, known.join(", ")),
+                );
+            }
+        }
+        if let Some(other) = &u.replaces {
+            if counters.iter().all(|x| &x.id != other) {
+                f.add(
+                    c,
+                    Some(&anchor),
+                    Some("replaces:"),
+                    field("replaces"),
+                    format!("{}: replaces '{other}', which is not a counter", u.id),
+                );
+            }
+        }
+        // Series 3.2: a rifle unit carries a white or a black R.
+        match (u.kind.as_str(), u.rifle_mark.as_deref()) {
+            (_, Some(mark)) if mark != "white" && mark != "black" => f.add(
+                c,
+                Some(&anchor),
+                Some("rifle_mark:"),
+                field("rifle_mark"),
+                format!("{}: rifle mark '{mark}' is neither white nor black", u.id),
+            ),
+            ("rifle" | "musket-rifle", None) => f.add(
+                c,
+                Some(&anchor),
+                None,
+                field("rifle_mark"),
+                format!("{}: a {} unit needs its rifle mark, white or black (series 3.2)", u.id, u.kind),
+            ),
+            _ => {}
+        }
+        if u.steps == Some(2) && u.strength.is_some_and(|s| s.reduced.is_none()) {
+            f.add(
+                c,
+                Some(&anchor),
+                Some("strength:"),
+                field("strength.reduced"),
+                format!("{}: a two-step unit needs its reduced strength", u.id),
+            );
+        }
     }
 }
 

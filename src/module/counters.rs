@@ -9,43 +9,89 @@ use crate::error::{Error, Located, Result};
 use crate::hex::HexId;
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CountersFile {
     #[serde(default)]
     pub source: Option<String>,
     pub counters: Vec<Counter>,
+    /// The Order of Battle mapped onto counters (read by the rule-text test).
+    #[serde(default)]
+    pub order_of_battle: serde_yaml::Value,
 }
 
-/// One counter: a unit or a leader, with the values printed on it.
+/// One counter: a unit or a leader, with the values printed on it
+/// (docs/module-format/counters.md). Unknown fields are refused, so that a
+/// misspelt value is reported rather than silently ignored.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Counter {
     pub id: String,
     pub name: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
     pub army: String,
     #[serde(default)]
     pub colour_group: Option<String>,
     #[serde(rename = "type")]
     pub kind: String,
+    /// Series 3.2, 12.23 step 3: white or black R; none for other units.
+    #[serde(default)]
+    pub rifle_mark: Option<String>,
+    #[serde(default)]
+    pub steps: Option<u8>,
     #[serde(default)]
     pub strength: Option<Sides>,
+    /// Musket/rifle units: the rifle fire value (series 3.2).
+    #[serde(default)]
+    pub rifle_strength: Option<Sides>,
     #[serde(default)]
     pub morale: Option<Sides>,
     #[serde(default)]
     pub movement: Option<i32>,
+    /// Leaders: stars (series 3.2), close combat and leadership DRMs (14.21, 14.23).
     #[serde(default)]
     pub rank: Option<i32>,
     #[serde(default)]
     pub close_combat_drm: Option<i32>,
     #[serde(default)]
     pub leadership_drm: Option<i32>,
+    /// Savannah 4.18: a demi-leader's star.
+    #[serde(default)]
+    pub demi_leader: Option<DemiLeader>,
+    /// Savannah 4.18: whom a leader may stack with and command.
+    #[serde(default)]
+    pub commands: Option<Commands>,
+    /// The printed at-start location.
     #[serde(default)]
     pub setup: Option<Placement>,
+    #[serde(default)]
+    pub campaign_setup: Option<Placement>,
+    /// The printed turn and letter of entry (series 9.61).
+    #[serde(default)]
+    pub entry: Option<Entry>,
+    /// A replacement counter: the counter it substitutes for (Savannah 4.8).
+    #[serde(default)]
+    pub replaces: Option<String>,
+    #[serde(default)]
+    pub optional: Option<Optional>,
+    #[serde(default)]
+    pub casualty: Option<Casualty>,
     /// Rule hooks (docs/module-format/counters.md, "Tags").
     #[serde(default)]
     pub tags: Vec<String>,
+    #[serde(default)]
+    pub rules: Vec<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub stand_in: Vec<String>,
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// A value printed on the full-strength and the reduced side.
 #[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sides {
     pub full: i32,
     #[serde(default)]
@@ -53,8 +99,62 @@ pub struct Sides {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Placement {
     pub hex: String,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub turn: u32,
+    pub letter: String,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DemiLeader {
+    pub applies_to: Vec<String>,
+    #[serde(default)]
+    pub only_in_hex: Option<String>,
+    #[serde(default)]
+    pub lost_when: Vec<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Commands {
+    #[serde(default)]
+    pub colour_groups: Vec<String>,
+    #[serde(default)]
+    pub types: Vec<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Optional {
+    pub appears_by: String,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Casualty {
+    #[serde(default)]
+    pub vp_halves: Option<i32>,
+    #[serde(default)]
+    pub army_morale: Option<bool>,
+    #[serde(default)]
+    pub source: Option<String>,
 }
 
 impl Counter {
