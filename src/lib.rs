@@ -10,6 +10,7 @@
 //! - [`game`], [`modules`]: new games of the embedded game modules.
 
 pub mod dice;
+pub mod engine;
 pub mod error;
 pub mod folder;
 pub mod fsio;

@@ -1,0 +1,332 @@
+//! The sequence of play as steps (series 5; Savannah 3, 1.6, 4.19): which
+//! phases a game turn has, in which order the players take their turns, and
+//! at each step which sides must send orders.
+//!
+//! Everything comes from the module's data: its phases (module.yaml
+//! `phases`, with their scope), its turn tracks and alliances, and the
+//! scenario's phases used and player order by turn.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Located, Result};
+use crate::module::Source;
+
+/// module.yaml, as far as the sequence of play needs it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SequenceData {
+    pub sides: Vec<SideData>,
+    pub armies: Vec<ArmyData>,
+    pub alliances: Vec<AllianceData>,
+    pub phases: Vec<PhaseData>,
+    pub turn_tracks: Vec<TrackData>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SideData {
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ArmyData {
+    pub id: String,
+    pub side: String,
+}
+
+/// The players of a turn: armies that take their player turn together.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AllianceData {
+    pub id: String,
+    pub armies: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PhaseData {
+    pub id: String,
+    pub scope: Scope,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    GameTurn,
+    PlayerTurn,
+    EndOfTurn,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct TrackData {
+    pub id: String,
+    pub first_turn: u32,
+    pub last_turn: u32,
+}
+
+/// A scenario file, as far as the sequence of play needs it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScenarioSequence {
+    pub turns: Turns,
+    pub phases: BTreeMap<String, serde_yaml::Value>,
+    pub player_order: Vec<OrderRule>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Turns {
+    pub first: u32,
+    pub last: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct OrderRule {
+    pub turns: Turns,
+    pub order: Order,
+}
+
+/// A fixed order of alliances, or `random`: decided by initiative (series 6).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Order {
+    Fixed(Vec<String>),
+    Random(String),
+}
+
+/// One step of the game: what is resolved in one go.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Step {
+    /// A phase of the whole game turn (initiative, weather, ...).
+    GameTurn { turn: u32, phase: String },
+    /// A phase of one alliance's player turn.
+    PlayerTurn { turn: u32, player: String, phase: String },
+    /// Victory determination and the advance of the turn marker.
+    EndOfTurn { turn: u32, phase: String },
+}
+
+impl Step {
+    pub fn turn(&self) -> u32 {
+        match self {
+            Step::GameTurn { turn, .. } | Step::PlayerTurn { turn, .. } | Step::EndOfTurn { turn, .. } => *turn,
+        }
+    }
+
+    pub fn phase(&self) -> &str {
+        match self {
+            Step::GameTurn { phase, .. } | Step::PlayerTurn { phase, .. } | Step::EndOfTurn { phase, .. } => phase,
+        }
+    }
+
+    /// How reports and orders files name the step, e.g. `17-allies-movement`.
+    pub fn name(&self) -> String {
+        match self {
+            Step::GameTurn { turn, phase } | Step::EndOfTurn { turn, phase } => format!("{turn}-{phase}"),
+            Step::PlayerTurn { turn, player, phase } => format!("{turn}-{player}-{phase}"),
+        }
+    }
+}
+
+/// The sequence of play of one scenario.
+#[derive(Debug, Clone)]
+pub struct Sequence {
+    pub data: SequenceData,
+    pub scenario: ScenarioSequence,
+}
+
+impl Sequence {
+    pub fn load(source: &Source, scenario: &str) -> Result<Sequence> {
+        let (data, _): (SequenceData, _) = source.parse("module.yaml")?;
+        let file = format!("scenarios/{scenario}.yaml");
+        let (scenario, _): (ScenarioSequence, _) = source.parse(&file)?;
+        Ok(Sequence { data, scenario })
+    }
+
+    fn problem(&self, message: String) -> Error {
+        Error::Data(Located { file: "scenario".into(), line: None, column: None, field: String::new(), message })
+    }
+
+    /// The turn track a turn is on (Savannah 1.6).
+    pub fn track(&self, turn: u32) -> Option<&str> {
+        self.data.turn_tracks.iter().find(|t| (t.first_turn..=t.last_turn).contains(&turn)).map(|t| t.id.as_str())
+    }
+
+    /// The phases the scenario uses on `turn`: `used` for every turn, or a
+    /// list per turn track.
+    pub fn phases_used(&self, turn: u32) -> Result<Vec<String>> {
+        let list = self
+            .scenario
+            .phases
+            .get("used")
+            .or_else(|| self.track(turn).and_then(|t| self.scenario.phases.get(t)))
+            .ok_or_else(|| self.problem(format!("the scenario lists no phases for turn {turn}")))?;
+        let phases: Vec<String> =
+            serde_yaml::from_value(list.clone()).map_err(|e| self.problem(format!("phases of turn {turn}: {e}")))?;
+        for p in &phases {
+            if self.data.phases.iter().all(|d| &d.id != p) {
+                return Err(self.problem(format!("phase '{p}' is not a phase of the module")));
+            }
+        }
+        Ok(phases)
+    }
+
+    /// The fixed order of player turns on `turn`, or `None` when initiative
+    /// decides it (series 6; Savannah 4.19).
+    pub fn fixed_order(&self, turn: u32) -> Result<Option<Vec<String>>> {
+        let rule = self
+            .scenario
+            .player_order
+            .iter()
+            .find(|r| (r.turns.first..=r.turns.last).contains(&turn))
+            .ok_or_else(|| self.problem(format!("no player order for turn {turn}")))?;
+        match &rule.order {
+            Order::Fixed(list) => Ok(Some(list.clone())),
+            Order::Random(word) if word == "random" => Ok(None),
+            Order::Random(word) => Err(self.problem(format!("player order '{word}': a list of players or random"))),
+        }
+    }
+
+    /// Every step of `turn` in order, given the order of player turns
+    /// (fixed, or found by the initiative step).
+    pub fn steps_of_turn(&self, turn: u32, order: &[String]) -> Result<Vec<Step>> {
+        let used = self.phases_used(turn)?;
+        let random = self.fixed_order(turn)?.is_none();
+        let mut steps = Vec::new();
+        let in_module_order = |scope: Scope| -> Vec<String> {
+            self.data.phases.iter().filter(|p| p.scope == scope && used.contains(&p.id)).map(|p| p.id.clone()).collect()
+        };
+        for phase in in_module_order(Scope::GameTurn) {
+            // Series 6: initiative only decides a random player order.
+            if phase == "initiative" && !random {
+                continue;
+            }
+            steps.push(Step::GameTurn { turn, phase });
+        }
+        for player in order {
+            for phase in in_module_order(Scope::PlayerTurn) {
+                steps.push(Step::PlayerTurn { turn, player: player.clone(), phase });
+            }
+        }
+        for phase in in_module_order(Scope::EndOfTurn) {
+            steps.push(Step::EndOfTurn { turn, phase });
+        }
+        Ok(steps)
+    }
+
+    /// The sides that play for an alliance.
+    pub fn sides_of(&self, alliance: &str) -> Vec<String> {
+        let mut sides: Vec<String> = self
+            .data
+            .alliances
+            .iter()
+            .filter(|a| a.id == alliance)
+            .flat_map(|a| &a.armies)
+            .filter_map(|army| self.data.armies.iter().find(|a| &a.id == army))
+            .map(|a| a.side.clone())
+            .collect();
+        sides.sort();
+        sides.dedup();
+        sides
+    }
+
+    /// Which sides must send orders for `step`: the phasing player's sides
+    /// for movement (series 9.1); the non-phasing player's for defensive
+    /// artillery fire (series 11); both for close combat (the attacker's
+    /// designations, the defender's instructions, 12.2); every side at
+    /// initiative, where momentum may be spent before the roll (12.62).
+    /// Rally (15) and victory determination need no orders.
+    pub fn awaited(&self, step: &Step) -> Vec<String> {
+        let everyone = || {
+            let mut all: Vec<String> = self.data.alliances.iter().flat_map(|a| self.sides_of(&a.id)).collect();
+            all.sort();
+            all.dedup();
+            all
+        };
+        match step {
+            Step::GameTurn { phase, .. } if phase == "initiative" => everyone(),
+            Step::PlayerTurn { player, phase, .. } => match phase.as_str() {
+                "movement" => self.sides_of(player),
+                "defensive-artillery-fire" => {
+                    let mut others: Vec<String> = self
+                        .data
+                        .alliances
+                        .iter()
+                        .filter(|a| &a.id != player)
+                        .flat_map(|a| self.sides_of(&a.id))
+                        .collect();
+                    others.sort();
+                    others.dedup();
+                    others
+                }
+                "close-combat" => everyone(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn savannah(scenario: &str) -> Sequence {
+        Sequence::load(&Source::Embedded("savannah-1779".into()), scenario).unwrap()
+    }
+
+    fn names(steps: &[Step]) -> Vec<String> {
+        steps.iter().map(Step::name).collect()
+    }
+
+    /// Historical Scenario: turn 16 is Allied then British with no
+    /// initiative; only Initiative, Movement, Rally, Defensive Artillery
+    /// Fire, Close Combat and Victory Determination are used.
+    #[test]
+    fn historical_turn_16_has_a_fixed_order_and_six_phases() {
+        let s = savannah("historical");
+        let order = s.fixed_order(16).unwrap().unwrap();
+        assert_eq!(order, ["allies", "british"]);
+        let steps = s.steps_of_turn(16, &order).unwrap();
+        assert_eq!(
+            names(&steps),
+            [
+                "16-allies-movement",
+                "16-allies-rally",
+                "16-allies-defensive-artillery-fire",
+                "16-allies-close-combat",
+                "16-british-movement",
+                "16-british-rally",
+                "16-british-defensive-artillery-fire",
+                "16-british-close-combat",
+                "16-victory-determination",
+            ]
+        );
+        assert_eq!(s.awaited(&steps[0]), ["american", "french"]);
+        assert!(s.awaited(&steps[1]).is_empty(), "rally needs no orders (15)");
+        assert_eq!(s.awaited(&steps[2]), ["british"]);
+    }
+
+    #[test]
+    fn historical_turns_17_to_20_begin_with_initiative() {
+        let s = savannah("historical");
+        assert_eq!(s.fixed_order(17).unwrap(), None);
+        let order = vec!["british".to_string(), "allies".to_string()];
+        let steps = s.steps_of_turn(18, &order).unwrap();
+        assert_eq!(steps[0], Step::GameTurn { turn: 18, phase: "initiative".into() });
+        assert_eq!(s.awaited(&steps[0]), ["american", "british", "french"]);
+        assert_eq!(steps[1].name(), "18-british-movement");
+    }
+
+    /// Campaign Game: turn 1 British only (Savannah 4.19); strategic turns
+    /// have weather and the other game-turn phases, tactical ones initiative.
+    #[test]
+    fn campaign_turn_tracks() {
+        let s = savannah("campaign");
+        assert_eq!(s.fixed_order(1).unwrap().unwrap(), ["british"]);
+        assert_eq!(s.track(15), Some("strategic"));
+        assert_eq!(s.track(16), Some("tactical"));
+        let strategic = names(&s.steps_of_turn(5, &s.fixed_order(5).unwrap().unwrap()).unwrap());
+        assert_eq!(strategic[0], "5-weather");
+        assert!(strategic.contains(&"5-allies-reinforcement".to_string()));
+        let tactical = names(&s.steps_of_turn(20, &["allies".into(), "british".into()]).unwrap());
+        assert_eq!(tactical[0], "20-initiative");
+        assert!(!tactical.iter().any(|n| n.contains("weather") || n.contains("reinforcement")));
+    }
+}

@@ -1,0 +1,201 @@
+//! The state of a game between two steps, and its stable hash.
+//!
+//! Only integers, strings and `BTreeMap`s: the same state serialises to the
+//! same bytes on any machine, and its SHA-256 is what the journal records
+//! and `verify` compares after replaying a step (DICE.md §6.4).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dice::Bytes32;
+use crate::error::{Error, Located, Result};
+use crate::module::counters::{setup_positions, ScenarioSetup};
+use crate::module::{Module, Source};
+
+/// A unit's condition (series 13.3, 13.4, 15).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Condition {
+    ParadeOrder,
+    Disrupted,
+    Shattered,
+}
+
+/// Where a unit is that is not on the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OffMap {
+    /// Not yet arrived (series 9.6).
+    Reinforcement,
+    /// Captured (13.23) or eliminated: the boxes of the VP track.
+    Captured,
+    Eliminated,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitState {
+    /// The hex, or absent when the unit is off the map.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_map: Option<OffMap>,
+    /// Steps left: 2 at full strength for a two-step unit (series 2.2).
+    pub steps: u8,
+    pub condition: Condition,
+    /// Series 13.1 PIN.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pinned: bool,
+    /// Savannah 4.9: lost on the Covered Way.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lost: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    pub module: String,
+    pub scenario: String,
+    pub turn: u32,
+    /// Army morale per army (series 16; Savannah 1.3).
+    pub army_morale: BTreeMap<String, i32>,
+    /// Momentum chits per holder (series 12.61; Savannah 1.4: the Allies hold theirs jointly).
+    pub momentum: BTreeMap<String, u32>,
+    /// Victory points per army, in halves (Savannah 2.9).
+    pub vp_halves: BTreeMap<String, i32>,
+    pub units: BTreeMap<String, UnitState>,
+}
+
+/// The parts of a scenario file that set the state up.
+#[derive(Debug, Clone, Deserialize)]
+struct ScenarioStart {
+    turns: StartTurns,
+    army_morale: BTreeMap<String, serde_yaml::Value>,
+    momentum: BTreeMap<String, serde_yaml::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct StartTurns {
+    first: u32,
+}
+
+fn integers(map: &BTreeMap<String, serde_yaml::Value>) -> BTreeMap<String, i64> {
+    map.iter().filter_map(|(k, v)| v.as_i64().map(|n| (k.clone(), n))).collect()
+}
+
+impl State {
+    /// The state at the start of a scenario: every unit at its set-up hex at
+    /// full strength in Parade Order; army morale and momentum as the
+    /// scenario gives them.
+    pub fn setup(module: &Module, scenario: &str) -> Result<State> {
+        module.info.scenario(scenario)?;
+        let file = format!("scenarios/{scenario}.yaml");
+        let source: &Source = &module.source;
+        let (start, _): (ScenarioStart, _) = source.parse(&file)?;
+        let (setup, _): (ScenarioSetup, _) = source.parse(&file)?;
+        let placed = setup_positions(&module.counters, &setup, &source.label(&file))?;
+        let mut units = BTreeMap::new();
+        for (hex, counter) in placed {
+            let steps = if counter.is_leader() { 1 } else { counter.steps.unwrap_or(1) };
+            let unit = UnitState {
+                hex: Some(hex.to_string()),
+                off_map: None,
+                steps,
+                condition: Condition::ParadeOrder,
+                pinned: false,
+                lost: false,
+            };
+            if units.insert(counter.id.clone(), unit).is_some() {
+                return Err(Error::Data(Located {
+                    file: source.label(&file),
+                    line: None,
+                    column: None,
+                    field: "units".into(),
+                    message: format!("{} is placed twice", counter.id),
+                }));
+            }
+        }
+        let narrow = |map: BTreeMap<String, i64>| -> BTreeMap<String, i32> {
+            map.into_iter().filter_map(|(k, v)| i32::try_from(v).ok().map(|v| (k, v))).collect()
+        };
+        let army_morale = narrow(integers(&start.army_morale));
+        let momentum =
+            integers(&start.momentum).into_iter().filter_map(|(k, v)| u32::try_from(v).ok().map(|v| (k, v))).collect();
+        let vp_halves = army_morale.keys().map(|army| (army.clone(), 0)).collect();
+        Ok(State {
+            module: module.info.id.clone(),
+            scenario: scenario.to_string(),
+            turn: start.turns.first,
+            army_morale,
+            momentum,
+            vp_halves,
+            units,
+        })
+    }
+
+    /// The canonical bytes of the state: JSON with sorted keys.
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a State always serialises")
+    }
+
+    /// The stable hash the journal records.
+    pub fn hash(&self) -> Bytes32 {
+        Bytes32::sha256(&self.canonical_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn savannah() -> Module {
+        Module::load(&Source::Embedded("savannah-1779".into())).unwrap_or_else(|e| panic!("{:?}", e.lines()))
+    }
+
+    /// Historical Scenario: turn 16, army morale 14/13/12, one Allied chit.
+    #[test]
+    fn historical_set_up() {
+        let state = State::setup(&savannah(), "historical").unwrap();
+        assert_eq!(state.turn, 16);
+        assert_eq!(state.army_morale.get("british"), Some(&14));
+        assert_eq!(state.army_morale.get("american"), Some(&13));
+        assert_eq!(state.army_morale.get("french"), Some(&12));
+        assert_eq!(state.momentum.get("allies"), Some(&1));
+        assert_eq!(state.momentum.get("british"), Some(&0));
+        // Hist. Set Up: the Chatham County Tory Militia and the Creeks are not used.
+        assert!(!state.units.contains_key("creek-indians"));
+        assert!(state.units.contains_key("dillon-irish"));
+        assert!(state.units.values().all(|u| u.condition == Condition::ParadeOrder && u.hex.is_some()));
+    }
+
+    #[test]
+    fn the_hash_is_stable_and_sensitive() {
+        let module = savannah();
+        let a = State::setup(&module, "historical").unwrap();
+        let b = State::setup(&module, "historical").unwrap();
+        assert_eq!(a.hash(), b.hash());
+        let mut c = b.clone();
+        c.units.get_mut("dillon-irish").unwrap().pinned = true;
+        assert_ne!(a.hash(), c.hash());
+        // The canonical bytes read back to the same state.
+        let back: State = serde_json::from_slice(&a.canonical_bytes()).unwrap();
+        assert_eq!(back, a);
+    }
+
+    /// Campaign Game: turn 1, 19/18/17, only the British at-start units on
+    /// the map, von Porbeck in 1805 and Graham's Light Infantry in 1803.
+    #[test]
+    fn campaign_set_up() {
+        let state = State::setup(&savannah(), "campaign").unwrap();
+        assert_eq!(state.turn, 1);
+        assert_eq!(state.army_morale.get("british"), Some(&19));
+        assert_eq!(state.units["von-porbeck"].hex.as_deref(), Some("1805"));
+        assert_eq!(state.units["grahams-light-infantry"].hex.as_deref(), Some("1803"));
+        assert!(!state.units.contains_key("destaing"), "the French arrive as reinforcements");
+    }
+}
