@@ -7,12 +7,14 @@
 //! Savannah 2.8), the map itself, every counter (references, values its type
 //! needs, set-up hexes on the map and not in prohibited terrain), every
 //! scenario (units exist, none twice, overrides and reinforcements resolve)
-//! and stacking at set-up (series 7.1, limits from module.yaml).
+//! and stacking at set-up (series 7.1, limits from module.yaml); and every
+//! chart (`charts.rs`: complete tables, defined codes, references).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
+use super::charts;
 use super::counters::{Counter, CountersFile};
 use super::map::{locate, Map, MapFile};
 use super::Source;
@@ -172,18 +174,6 @@ struct Arrival {
     units: Vec<String>,
 }
 
-/// The Terrain Effects Chart, as far as set-up needs it.
-#[derive(Debug, Clone, Deserialize)]
-struct TerrainChart {
-    hexes: Vec<TerrainHex>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct TerrainHex {
-    id: String,
-    movement_cost: serde_yaml::Value,
-}
-
 /// The unit types of the series (docs/module-format/counters.md).
 const TYPES: &[&str] = &[
     "infantry",
@@ -296,11 +286,36 @@ pub fn check(source: &Source) -> Report {
         }
     });
     let counters: Option<CountersFile> = f.parse("counters.yaml");
-    let terrain: Option<TerrainChart> = f.parse("charts/terrain.yaml");
-    let prohibited: BTreeSet<String> = terrain
+    // Every chart, read strictly and checked against the module, map and counters.
+    let mut context = charts::Context::default();
+    if let Some(info) = &info {
+        context = context.with_module(info);
+    }
+    if let Some(facts) = &facts {
+        context = context.with_colour_groups(facts.colour_groups.iter().map(|g| g.id.as_str()));
+    }
+    if let Some(map) = &map {
+        context = context.with_map(map);
+    }
+    if let Some(counters) = &counters {
+        context = context.with_counters(&counters.counters);
+    }
+    let charts = match charts::load(source) {
+        Ok(c) => {
+            f.problems.extend(charts::check(&c, &context));
+            checked.insert("chart files".into(), c.files.len());
+            Some(c)
+        }
+        Err(list) => {
+            f.problems.extend(list);
+            None
+        }
+    };
+    // Series 9.2: a unit may never be in prohibited terrain (TEC).
+    let prohibited: BTreeSet<String> = charts
         .iter()
-        .flat_map(|t| &t.hexes)
-        .filter(|h| h.movement_cost.as_str() == Some("prohibited"))
+        .flat_map(|c| &c.terrain.hexes)
+        .filter(|h| h.movement_cost == charts::MovementCost::Prohibited)
         .map(|h| h.id.clone())
         .collect();
 

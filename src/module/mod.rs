@@ -1,6 +1,7 @@
 //! A game module as data: `games/<module>/` (module.yaml, map.yaml, ...),
 //! embedded in the binary or read from a folder (`--games-dir`).
 
+pub mod charts;
 pub mod check;
 pub mod counters;
 pub mod map;
