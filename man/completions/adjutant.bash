@@ -16,6 +16,9 @@ _adjutant() {
             ",$1")
                 cmd="adjutant"
                 ;;
+            adjutant,case)
+                cmd="adjutant__subcmd__case"
+                ;;
             adjutant,check-game)
                 cmd="adjutant__subcmd__check__subcmd__game"
                 ;;
@@ -42,6 +45,18 @@ _adjutant() {
                 ;;
             adjutant,verify)
                 cmd="adjutant__subcmd__verify"
+                ;;
+            adjutant__subcmd__case,help)
+                cmd="adjutant__subcmd__case__subcmd__help"
+                ;;
+            adjutant__subcmd__case,run)
+                cmd="adjutant__subcmd__case__subcmd__run"
+                ;;
+            adjutant__subcmd__case__subcmd__help,help)
+                cmd="adjutant__subcmd__case__subcmd__help__subcmd__help"
+                ;;
+            adjutant__subcmd__case__subcmd__help,run)
+                cmd="adjutant__subcmd__case__subcmd__help__subcmd__run"
                 ;;
             adjutant__subcmd__dice,chain)
                 cmd="adjutant__subcmd__dice__subcmd__chain"
@@ -73,6 +88,9 @@ _adjutant() {
             adjutant__subcmd__dice__subcmd__help,seed)
                 cmd="adjutant__subcmd__dice__subcmd__help__subcmd__seed"
                 ;;
+            adjutant__subcmd__help,case)
+                cmd="adjutant__subcmd__help__subcmd__case"
+                ;;
             adjutant__subcmd__help,check-game)
                 cmd="adjutant__subcmd__help__subcmd__check__subcmd__game"
                 ;;
@@ -99,6 +117,9 @@ _adjutant() {
                 ;;
             adjutant__subcmd__help,verify)
                 cmd="adjutant__subcmd__help__subcmd__verify"
+                ;;
+            adjutant__subcmd__help__subcmd__case,run)
+                cmd="adjutant__subcmd__help__subcmd__case__subcmd__run"
                 ;;
             adjutant__subcmd__help__subcmd__dice,chain)
                 cmd="adjutant__subcmd__help__subcmd__dice__subcmd__chain"
@@ -134,8 +155,102 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll verify dice check-game map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__case)
+            opts="-h --format --color --wait --help run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__case__subcmd__help)
+            opts="run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__case__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__case__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__case__subcmd__run)
+            opts="-h --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -496,8 +611,36 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll verify dice check-game map demo generate help"
+            opts="new roll verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__case)
+            opts="run"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__case__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

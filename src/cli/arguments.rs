@@ -108,6 +108,10 @@ Exits 0 when the module is consistent, 1 listing every problem."
     )]
     CheckGame(CheckGameArgs),
 
+    /// Run conformance cases (rule behaviour as data) and print pass or fail.
+    #[command(subcommand)]
+    Case(CaseCommand),
+
     /// Draw the board as SVG: terrain, hexsides, roads, places, and a scenario's set-up.
     #[command(after_help = "\
 Examples:
@@ -246,6 +250,23 @@ pub enum DiceCommand {
         die: String,
         #[arg(value_name = "COUNT")]
         count: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CaseCommand {
+    /// Run conformance case files (or every *.yaml under a folder).
+    #[command(after_help = "\
+Examples:
+  adjutant case run tests/cases
+  adjutant case run tests/cases/rally/15-2-disrupted-unit-passes.yaml
+
+Exits 0 when every case passes, 1 when any fails. The format is in
+docs/conformance-cases.md.")]
+    Run {
+        /// Case files or folders.
+        #[arg(required = true, value_name = "FILE")]
+        paths: Vec<PathBuf>,
     },
 }
 

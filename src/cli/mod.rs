@@ -74,6 +74,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
         Command::CheckGame(args) => check_game(args, out),
+        Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
         Command::Demo(args) => demo::run(args, out),
         Command::Generate(args) => generate::run(args, out),
     }
@@ -182,6 +183,59 @@ fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
             v.steps
         ),
     }
+}
+
+/// Every case file under `paths` (folders are searched for *.yaml), sorted.
+fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, Error> {
+    let mut files = Vec::new();
+    let mut stack: Vec<std::path::PathBuf> = paths.to_vec();
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for entry in fs::read_dir(&p).map_err(|e| Error::io(&p, e))? {
+                let path = entry.map_err(|e| Error::io(&p, e))?.path();
+                if path.is_dir() || path.extension().is_some_and(|e| e == "yaml") {
+                    stack.push(path);
+                }
+            }
+        } else if p.exists() {
+            files.push(p);
+        } else {
+            return Err(Error::io(&p, io::Error::from(io::ErrorKind::NotFound)));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
+    let mut outcomes = Vec::new();
+    for file in case_files(paths)? {
+        let outcome = adjutant::engine::case::run(&file).unwrap_or_else(|e| adjutant::engine::case::Outcome {
+            file: file.display().to_string(),
+            name: String::new(),
+            rules: Vec::new(),
+            passed: false,
+            failures: vec![e.to_string()],
+        });
+        outcomes.push(outcome);
+    }
+    let failed = outcomes.iter().filter(|o| !o.passed).count();
+    out.result(&outcomes, |s| {
+        let mut text = String::new();
+        for o in &outcomes {
+            if o.passed {
+                text += &format!("{} {} ({})\n", s.good("pass"), o.file, o.rules.join(", "));
+            } else {
+                text += &format!("{} {}\n", s.bad("FAIL"), o.file);
+                for f in &o.failures {
+                    text += &format!("    {f}\n");
+                }
+            }
+        }
+        text += &format!("{} passed, {failed} failed\n", outcomes.len() - failed);
+        text
+    })?;
+    Ok(if failed == 0 { 0 } else { 1 })
 }
 
 fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {

@@ -1,6 +1,134 @@
-//! The rules engine: a pure core. `resolve(state, orders, dice)` will live
-//! here, one module per part of the sequence of play; this first part knows
-//! the sequence itself.
+//! The rules engine: a pure core. `resolve(rules, state, step, orders,
+//! dice)` gives the next state and the events that explain it; no clock, no
+//! file, no `HashMap` order, integers only. One module per part of the
+//! sequence of play, each function naming its rule number.
 
+pub mod case;
+pub mod rally;
 pub mod sequence;
 pub mod state;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dice::{Die, StepDice};
+use crate::error::{Error, Result};
+use crate::module::charts::{self, Charts};
+use crate::module::{Module, Source};
+use sequence::{Sequence, Step};
+use state::State;
+
+/// Everything the engine reads of a module: counters, map, charts and the
+/// sequence of play of one scenario.
+pub struct Rules {
+    pub module: Module,
+    pub charts: Charts,
+    pub sequence: Sequence,
+    pub seniority: Vec<Seniority>,
+}
+
+/// Savannah 4.18 Leader Seniority: between leaders of equal rank.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Seniority {
+    pub army: String,
+    pub senior: String,
+    pub junior: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct SeniorityData {
+    #[serde(default)]
+    leader_seniority: Vec<Seniority>,
+}
+
+impl Rules {
+    pub fn load(source: &Source, scenario: &str) -> Result<Rules> {
+        let module = Module::load(source).map_err(|e| e.into_error())?;
+        let charts = charts::load(source).map_err(|list| {
+            let first = list.first().map(|l| l.to_string()).unwrap_or_default();
+            Error::refused(format!("{first} (run `adjutant check-game`)"))
+        })?;
+        let sequence = Sequence::load(source, scenario)?;
+        let (seniority, _): (SeniorityData, _) = source.parse("module.yaml")?;
+        Ok(Rules { module, charts, sequence, seniority: seniority.leader_seniority })
+    }
+
+    /// The army of a counter, and the alliance (player) of an army.
+    pub fn army_of(&self, unit: &str) -> Option<&str> {
+        self.module.counters.iter().find(|c| c.id == unit).map(|c| c.army.as_str())
+    }
+
+    pub fn player_of_army(&self, army: &str) -> Option<&str> {
+        self.sequence.data.alliances.iter().find(|a| a.armies.iter().any(|x| x == army)).map(|a| a.id.as_str())
+    }
+
+    pub fn counter(&self, id: &str) -> Option<&crate::module::counters::Counter> {
+        self.module.counters.iter().find(|c| c.id == id)
+    }
+}
+
+/// Where a step's rolls come from: the verifiable stream of DICE.md, or a
+/// script in a conformance case.
+pub trait Dice {
+    fn roll(&mut self, die: Die, purpose: &str) -> Result<u16>;
+}
+
+impl Dice for StepDice {
+    fn roll(&mut self, die: Die, purpose: &str) -> Result<u16> {
+        Ok(StepDice::roll(self, die, purpose))
+    }
+}
+
+/// One thing that happened, and why: what reports render and conformance
+/// cases compare. `fields` carries every number that went into it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    /// The rule applied, e.g. "15.2".
+    pub rule: String,
+    /// What kind of event, e.g. "rally".
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, serde_json::Value>,
+    /// In words, for the report.
+    pub text: String,
+}
+
+impl Event {
+    pub fn new(rule: &str, kind: &str, text: impl Into<String>) -> Event {
+        Event { rule: rule.into(), kind: kind.into(), fields: BTreeMap::new(), text: text.into() }
+    }
+
+    pub fn with(mut self, key: &str, value: impl Serialize) -> Event {
+        self.fields.insert(key.into(), serde_json::to_value(value).unwrap_or(serde_json::Value::Null));
+        self
+    }
+}
+
+/// A step resolved.
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    pub state: State,
+    pub events: Vec<Event>,
+}
+
+/// Resolve one step. Orders are each side's orders for the step, already
+/// checked to be for this game, turn, step and side. A phase the engine
+/// cannot resolve yet is refused, never silently passed over.
+pub fn resolve(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    _orders: &BTreeMap<String, serde_yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
+    match step {
+        Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
+        _ => Err(Error::refused(format!(
+            "step {}: this version of the engine cannot resolve the {} phase yet",
+            step.name(),
+            step.phase()
+        ))),
+    }
+}

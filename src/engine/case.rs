@@ -1,0 +1,267 @@
+//! Conformance cases: rule behaviour as data (docs/conformance-cases.md).
+//! A case names a module (usually a small test module of its own, so that
+//! the Savannah stand-in charts can be replaced without changing a case), a
+//! scenario, changes to its set-up state, the step, the orders, the scripted
+//! dice and what must happen.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::sequence::Step;
+use super::state::{Condition, State};
+use super::{resolve, Dice, Rules};
+use crate::dice::Die;
+use crate::error::{Error, Result};
+use crate::fsio;
+use crate::module::Source;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub name: String,
+    /// The rule numbers the case shows, e.g. ["15.1", "14.23"].
+    pub rules: Vec<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+    /// A module folder relative to the case file, or an embedded module's id.
+    pub module: String,
+    pub scenario: String,
+    /// Changes to the scenario's set-up.
+    #[serde(default)]
+    pub state: StatePatch,
+    pub step: Step,
+    /// Each side's orders for the step.
+    #[serde(default)]
+    pub orders: BTreeMap<String, serde_yaml::Value>,
+    /// The values the dice give, in the order the engine rolls them.
+    #[serde(default)]
+    pub dice: Vec<u16>,
+    pub expect: Expect,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatePatch {
+    #[serde(default)]
+    pub turn: Option<u32>,
+    #[serde(default)]
+    pub units: BTreeMap<String, UnitPatch>,
+    /// Units taken off the map for the case.
+    #[serde(default)]
+    pub remove: Vec<String>,
+    #[serde(default)]
+    pub army_morale: BTreeMap<String, i32>,
+    #[serde(default)]
+    pub momentum: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Condition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The events, in order; each matches on kind, rule and the fields given.
+    #[serde(default)]
+    pub events: Vec<ExpectedEvent>,
+    /// Units after the step (only the fields given are compared).
+    #[serde(default)]
+    pub units: BTreeMap<String, UnitPatch>,
+    #[serde(default)]
+    pub army_morale: BTreeMap<String, i32>,
+    /// The step is refused with a message containing this text.
+    #[serde(default)]
+    pub refused: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedEvent {
+    pub kind: String,
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub fields: BTreeMap<String, serde_json::Value>,
+}
+
+/// The dice of a case: its values, in order.
+pub struct ScriptedDice {
+    values: Vec<u16>,
+    next: usize,
+}
+
+impl ScriptedDice {
+    pub fn new(values: Vec<u16>) -> Self {
+        ScriptedDice { values, next: 0 }
+    }
+
+    pub fn unused(&self) -> &[u16] {
+        &self.values[self.next.min(self.values.len())..]
+    }
+}
+
+impl Dice for ScriptedDice {
+    fn roll(&mut self, die: Die, purpose: &str) -> Result<u16> {
+        let value = *self.values.get(self.next).ok_or_else(|| {
+            Error::refused(format!(
+                "the case scripts {} dice, but the engine rolls another {die} ({purpose})",
+                self.values.len()
+            ))
+        })?;
+        let (low, high) = match die {
+            Die::D10 => (0, 9),
+            Die::D6 => (1, 6),
+            Die::D100 => (1, 100),
+        };
+        if !(low..=high).contains(&value) {
+            return Err(Error::refused(format!(
+                "scripted die {} is {value}, but a {die} reads {low} to {high}",
+                self.next + 1
+            )));
+        }
+        self.next += 1;
+        Ok(value)
+    }
+}
+
+/// The outcome of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub file: String,
+    pub name: String,
+    pub rules: Vec<String>,
+    pub passed: bool,
+    pub failures: Vec<String>,
+}
+
+fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), String> {
+    if let Some(turn) = patch.turn {
+        state.turn = turn;
+    }
+    for id in &patch.remove {
+        state.units.remove(id).ok_or_else(|| format!("state.remove: no unit {id} in the set-up"))?;
+    }
+    for (id, p) in &patch.units {
+        let unit = state.units.get_mut(id).ok_or_else(|| format!("state.units: no unit {id} in the set-up"))?;
+        if let Some(hex) = &p.hex {
+            unit.hex = Some(hex.clone());
+        }
+        if let Some(steps) = p.steps {
+            unit.steps = steps;
+        }
+        if let Some(c) = p.condition {
+            unit.condition = c;
+        }
+        if let Some(b) = p.pinned {
+            unit.pinned = b;
+        }
+        if let Some(b) = p.lost {
+            unit.lost = b;
+        }
+    }
+    state.army_morale.extend(patch.army_morale.clone());
+    state.momentum.extend(patch.momentum.clone());
+    Ok(())
+}
+
+/// Run the case in `path`.
+pub fn run(path: &Path) -> Result<Outcome> {
+    let label = path.display().to_string();
+    let text = fsio::read_text(path, &label)?;
+    let case: Case = fsio::parse_yaml(&label, &text).map_err(Error::Data)?;
+    let module_dir: PathBuf = path.parent().unwrap_or(Path::new(".")).join(&case.module);
+    let source = if module_dir.is_dir() { Source::Dir(module_dir) } else { Source::Embedded(case.module.clone()) };
+    let mut outcome = Outcome {
+        file: label,
+        name: case.name.clone(),
+        rules: case.rules.clone(),
+        passed: false,
+        failures: Vec::new(),
+    };
+    let rules = Rules::load(&source, &case.scenario)?;
+    let mut state = State::setup(&rules.module, &case.scenario)?;
+    if let Err(e) = apply(&mut state, &case.state) {
+        return Err(Error::refused(format!("{}: {e}", outcome.file)));
+    }
+    let mut dice = ScriptedDice::new(case.dice.clone());
+    let failures = &mut outcome.failures;
+    match (resolve(&rules, &state, &case.step, &case.orders, &mut dice), &case.expect.refused) {
+        (Err(e), Some(wanted)) if e.to_string().contains(wanted.as_str()) => {}
+        (Err(e), _) => failures.push(format!("refused: {e}")),
+        (Ok(_), Some(wanted)) => failures.push(format!("expected a refusal saying '{wanted}', but the step resolved")),
+        (Ok(done), None) => {
+            if !dice.unused().is_empty() {
+                failures.push(format!("{} scripted dice were not rolled: {:?}", dice.unused().len(), dice.unused()));
+            }
+            compare_events(&case.expect.events, &done.events, failures);
+            for (id, want) in &case.expect.units {
+                let Some(got) = done.state.units.get(id) else {
+                    failures.push(format!("unit {id} is not in the state after the step"));
+                    continue;
+                };
+                let got = UnitPatch {
+                    hex: want.hex.as_ref().and(got.hex.clone()),
+                    steps: want.steps.map(|_| got.steps),
+                    condition: want.condition.map(|_| got.condition),
+                    pinned: want.pinned.map(|_| got.pinned),
+                    lost: want.lost.map(|_| got.lost),
+                };
+                if &got != want {
+                    failures.push(format!("unit {id}: expected {want:?}, got {got:?}"));
+                }
+            }
+            for (army, want) in &case.expect.army_morale {
+                let got = done.state.army_morale.get(army).copied();
+                if got != Some(*want) {
+                    failures.push(format!("army morale of {army}: expected {want}, got {got:?}"));
+                }
+            }
+        }
+    }
+    outcome.passed = outcome.failures.is_empty();
+    Ok(outcome)
+}
+
+fn compare_events(want: &[ExpectedEvent], got: &[super::Event], failures: &mut Vec<String>) {
+    if want.len() != got.len() {
+        let kinds: Vec<String> = got.iter().map(|e| format!("{} ({})", e.kind, e.text)).collect();
+        failures.push(format!("expected {} events, got {}: {}", want.len(), got.len(), kinds.join("; ")));
+    }
+    for (n, (w, g)) in want.iter().zip(got).enumerate() {
+        if w.kind != g.kind || w.rule.as_ref().is_some_and(|r| r != &g.rule) {
+            failures.push(format!(
+                "event {n}: expected {} ({}), got {} ({}): {}",
+                w.kind,
+                w.rule.as_deref().unwrap_or("-"),
+                g.kind,
+                g.rule,
+                g.text
+            ));
+            continue;
+        }
+        for (key, value) in &w.fields {
+            if g.fields.get(key) != Some(value) {
+                failures.push(format!(
+                    "event {n} ({}): {key} expected {value}, got {}: {}",
+                    g.kind,
+                    g.fields.get(key).map(|v| v.to_string()).unwrap_or("nothing".into()),
+                    g.text
+                ));
+            }
+        }
+    }
+}
