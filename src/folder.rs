@@ -31,6 +31,8 @@ pub const CHAIN_TOP_FILE: &str = "chain-top";
 pub const JOURNAL_DIR: &str = "journal";
 pub const ORDERS_DIR: &str = "orders";
 pub const REPORTS_DIR: &str = "reports";
+/// The current state: a cache of the journal's last state (PRODUCT.md).
+pub const STATE_FILE: &str = "state.yaml";
 
 /// The version of `game.yaml`'s layout.
 pub const FORMAT_VERSION: u32 = 1;
@@ -202,6 +204,12 @@ impl GameFolder {
     /// The folder appears whole or not at all: it is built under a temporary
     /// name beside `root` and renamed into place.
     pub fn create(root: &Path, config: GameConfig, top: &Bytes32) -> Result<Self> {
+        Self::create_with(root, config, top, &[])
+    }
+
+    /// As [`GameFolder::create`], with more files (name, bytes) written into
+    /// the folder before it appears.
+    pub fn create_with(root: &Path, config: GameConfig, top: &Bytes32, extra: &[(&str, Vec<u8>)]) -> Result<Self> {
         config.check().map_err(Error::Data)?;
         if chain_key(top, config.dice.chain_length, 0)? != config.dice.anchor {
             return Err(Error::usage("the anchor in the new game.yaml does not come from its chain top"));
@@ -228,7 +236,7 @@ impl GameFolder {
             _ => PathBuf::from("."),
         };
         let temp = parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
-        let built = Self::build(&temp, &config, top).and_then(|()| {
+        let built = Self::build(&temp, &config, top, extra).and_then(|()| {
             fs::rename(&temp, root).map_err(|e| Error::io(root, e))?;
             fsio::sync_dir(&parent)
         });
@@ -249,6 +257,7 @@ impl GameFolder {
         scenario: Option<String>,
         players: Vec<Player>,
         chain_length: u32,
+        extra: &[(&str, Vec<u8>)],
     ) -> Result<Self> {
         check_game_id(game_id)?;
         check_chain_length(chain_length)?;
@@ -263,10 +272,10 @@ impl GameFolder {
             players,
             dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
         };
-        Self::create(root, config, &top)
+        Self::create_with(root, config, &top, extra)
     }
 
-    fn build(temp: &Path, config: &GameConfig, top: &Bytes32) -> Result<()> {
+    fn build(temp: &Path, config: &GameConfig, top: &Bytes32, extra: &[(&str, Vec<u8>)]) -> Result<()> {
         fs::create_dir(temp).map_err(|e| Error::io(temp, e))?;
         for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
             let path = temp.join(dir);
@@ -282,6 +291,9 @@ impl GameFolder {
         builder.create(&secret).map_err(|e| Error::io(&secret, e))?;
         fsio::write_atomic_mode(&secret.join(CHAIN_TOP_FILE), format!("{}\n", top.to_hex()).as_bytes(), Some(0o600))?;
         fsio::write_atomic(&temp.join(GAME_FILE), config.to_yaml().as_bytes())?;
+        for (name, bytes) in extra {
+            fsio::write_atomic(&temp.join(name), bytes)?;
+        }
         for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
             fsio::sync_dir(&temp.join(dir))?;
         }

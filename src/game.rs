@@ -65,6 +65,11 @@ pub fn new_game(
             return Err(Error::usage(format!("--player: side '{}' is given twice", p.side)));
         }
     }
+    // The scenario's set-up is the state before step 1.
+    let source = crate::module::Source::Embedded(module.id.clone());
+    let loaded = crate::module::Module::load(&source).map_err(|e| e.into_error())?;
+    let state = crate::engine::state::State::setup(&loaded, &scenario.id)?;
+    let state_yaml = serde_yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
     let folder = GameFolder::create_new(
         dir,
         game_id,
@@ -73,6 +78,7 @@ pub fn new_game(
         Some(scenario.id.clone()),
         players.clone(),
         chain_length,
+        &[(crate::folder::STATE_FILE, state_yaml.into_bytes())],
     )?;
     let anchor = folder.config.dice.anchor;
     Ok(NewGame {
@@ -86,6 +92,63 @@ pub fn new_game(
         chain_length,
         anchor,
     })
+}
+
+/// The current state of a game folder (`state.yaml`).
+pub fn load_state(folder: &GameFolder) -> Result<crate::engine::state::State> {
+    let path = folder.root.join(crate::folder::STATE_FILE);
+    let label = path.display().to_string();
+    let text = crate::fsio::read_text(&path, &label)?;
+    crate::fsio::parse_yaml(&label, &text).map_err(Error::Data)
+}
+
+/// The rules of a game folder's module and scenario.
+pub fn load_rules(folder: &GameFolder) -> Result<crate::engine::Rules> {
+    let (Some(module), Some(scenario)) = (&folder.config.module, &folder.config.scenario) else {
+        return Err(Error::usage(format!("{}: a roll log, not a game", folder.root.display())));
+    };
+    crate::engine::Rules::load(&crate::module::Source::Embedded(module.clone()), scenario)
+}
+
+/// What `validate` found in one orders file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Validation {
+    pub file: String,
+    pub side: Option<String>,
+    pub step: Option<String>,
+    pub problems: Vec<String>,
+}
+
+/// Check orders files against a game's current step, reporting every problem.
+pub fn validate(dir: &Path, files: &[std::path::PathBuf]) -> Result<Vec<Validation>> {
+    let folder = GameFolder::open(dir)?;
+    let rules = load_rules(&folder)?;
+    let state = load_state(&folder)?;
+    let mut out = Vec::new();
+    for file in files {
+        let label = file.display().to_string();
+        let text = crate::fsio::read_text(file, &label)?;
+        let mut v = Validation { file: label.clone(), side: None, step: None, problems: Vec::new() };
+        match crate::engine::orders::check_header(&rules, &folder.config.game_id, &state, &label, &text) {
+            Err(list) => v.problems = list.iter().map(|l| l.to_string()).collect(),
+            Ok(checked) => {
+                v.side = Some(checked.side.clone());
+                v.step = Some(crate::engine::orders::step_field(&checked.step));
+                let found = crate::engine::validate_body(
+                    &rules,
+                    &state,
+                    &checked.step,
+                    &checked.side,
+                    &checked.body,
+                    &label,
+                    &text,
+                );
+                v.problems = found.iter().map(|l| l.to_string()).collect();
+            }
+        }
+        out.push(v);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -43,6 +43,9 @@ _adjutant() {
             adjutant,roll)
                 cmd="adjutant__subcmd__roll"
                 ;;
+            adjutant,validate)
+                cmd="adjutant__subcmd__validate"
+                ;;
             adjutant,verify)
                 cmd="adjutant__subcmd__verify"
                 ;;
@@ -115,6 +118,9 @@ _adjutant() {
             adjutant__subcmd__help,roll)
                 cmd="adjutant__subcmd__help__subcmd__roll"
                 ;;
+            adjutant__subcmd__help,validate)
+                cmd="adjutant__subcmd__help__subcmd__validate"
+                ;;
             adjutant__subcmd__help,verify)
                 cmd="adjutant__subcmd__help__subcmd__verify"
                 ;;
@@ -155,7 +161,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll verify dice check-game case map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,7 +617,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll verify dice check-game case map demo generate help"
+            opts="new roll validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -834,6 +840,20 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__help__subcmd__validate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1036,6 +1056,36 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__validate)
+            opts="-h --dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -81,6 +81,20 @@ Each roll is one step: the purpose text is the step's orders (side 'purpose'), i
 key is the next key of the chain, and the rolls come from the step seed (DICE.md).")]
     Roll(RollArgs),
 
+    /// Check orders files against a game's current step; list every problem.
+    #[command(after_help = "\
+Examples:
+  adjutant validate --dir savannah 16-french-movement.yaml
+  adjutant validate --dir savannah --format json orders/*.yaml
+
+Every orders file names its game, turn, step and side:
+  game: savannah-demo
+  turn: 16
+  step: allies-movement
+  side: french
+Exits 0 when every file is valid, 1 listing every problem with its line and column.")]
+    Validate(ValidateArgs),
+
     /// Check a folder's journal: key chain, orders, seeds and every roll.
     #[command(after_help = "\
 Examples:
@@ -186,6 +200,16 @@ pub struct RollInitArgs {
     /// Length N of the key chain: the log may hold N-1 rolls.
     #[arg(long, default_value_t = adjutant::dice::DEFAULT_CHAIN_LENGTH)]
     pub chain_length: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The orders files.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

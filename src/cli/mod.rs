@@ -71,6 +71,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
             None => roll(args, wait, out),
         },
         Command::Verify(args) => verify_folder(&args.dir, out),
+        Command::Validate(args) => validate(args, out),
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
         Command::CheckGame(args) => check_game(args, out),
@@ -236,6 +237,34 @@ fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
         text
     })?;
     Ok(if failed == 0 { 0 } else { 1 })
+}
+
+fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
+    let results = game::validate(&args.dir, &args.files)?;
+    let bad = results.iter().filter(|v| !v.problems.is_empty()).count();
+    out.result(&results, |s| {
+        let mut text = String::new();
+        for v in &results {
+            if v.problems.is_empty() {
+                text += &format!(
+                    "{} {}: orders of {} for step {}\n",
+                    s.good("ok"),
+                    v.file,
+                    v.side.as_deref().unwrap_or("?"),
+                    v.step.as_deref().unwrap_or("?")
+                );
+            }
+            for p in &v.problems {
+                text += &format!("{p}\n");
+            }
+        }
+        if bad > 0 {
+            let problems: usize = results.iter().map(|v| v.problems.len()).sum();
+            text += &format!("{} {problems} problems in {bad} of {} files\n", s.bad("refused:"), results.len());
+        }
+        text
+    })?;
+    Ok(if bad == 0 { 0 } else { 1 })
 }
 
 fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {

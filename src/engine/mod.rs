@@ -4,6 +4,7 @@
 //! sequence of play, each function naming its rule number.
 
 pub mod case;
+pub mod orders;
 pub mod rally;
 pub mod sequence;
 pub mod state;
@@ -111,6 +112,40 @@ impl Event {
 pub struct Resolution {
     pub state: State,
     pub events: Vec<Event>,
+}
+
+/// Check the body of one side's orders for `step` (the header is already
+/// checked), reporting every problem. Phases that need no orders refuse a
+/// body; a phase this version cannot check refuses the file, so that no
+/// orders are accepted unchecked.
+pub fn validate_body(
+    _rules: &Rules,
+    _state: &State,
+    step: &Step,
+    _side: &str,
+    body: &serde_yaml::Value,
+    label: &str,
+    text: &str,
+) -> Vec<crate::error::Located> {
+    let located = |message: String| {
+        let line = crate::module::map::locate(text, None, Some("step:"));
+        crate::error::Located {
+            file: label.to_string(),
+            line: line.map(|l| l.0),
+            column: line.map(|l| l.1),
+            field: String::new(),
+            message,
+        }
+    };
+    let empty = body.as_mapping().is_none_or(|m| m.is_empty());
+    match step.phase() {
+        // Series 15: rally needs no orders.
+        "rally" | "victory-determination" if empty => Vec::new(),
+        "rally" | "victory-determination" => {
+            vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
+        }
+        other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
+    }
 }
 
 /// Resolve one step. Orders are each side's orders for the step, already

@@ -210,6 +210,35 @@ impl Sequence {
         Ok(steps)
     }
 
+    /// The first step of `turn`: with a random order only the initiative
+    /// step can come first, since the player turns are not known yet.
+    pub fn first_step(&self, turn: u32, order: &[String]) -> Result<Option<Step>> {
+        Ok(self.steps_of_turn(turn, order)?.into_iter().next())
+    }
+
+    /// The step after `step`, given this turn's player order; the first step
+    /// of the next turn at the end of a turn (its fixed order, if any, is
+    /// returned with it); `None` after the scenario's last turn.
+    pub fn step_after(&self, step: &Step, order: &[String]) -> Result<Option<(Step, Vec<String>)>> {
+        let turn = step.turn();
+        let steps = self.steps_of_turn(turn, order)?;
+        let at = steps.iter().position(|s| s == step).ok_or_else(|| {
+            self.problem(format!(
+                "step {} is not a step of turn {turn} with player order {}",
+                step.name(),
+                order.join(", ")
+            ))
+        })?;
+        if let Some(next) = steps.get(at + 1) {
+            return Ok(Some((next.clone(), order.to_vec())));
+        }
+        if turn >= self.scenario.turns.last {
+            return Ok(None);
+        }
+        let order = self.fixed_order(turn + 1)?.unwrap_or_default();
+        Ok(self.first_step(turn + 1, &order)?.map(|s| (s, order)))
+    }
+
     /// The sides that play for an alliance.
     pub fn sides_of(&self, alliance: &str) -> Vec<String> {
         let mut sides: Vec<String> = self
@@ -316,6 +345,31 @@ mod tests {
 
     /// Campaign Game: turn 1 British only (Savannah 4.19); strategic turns
     /// have weather and the other game-turn phases, tactical ones initiative.
+    #[test]
+    fn steps_follow_one_another_to_the_end_of_the_scenario() {
+        let s = savannah("historical");
+        let order = s.fixed_order(16).unwrap().unwrap();
+        let mut step = s.first_step(16, &order).unwrap().unwrap();
+        let mut order = order;
+        let mut names = vec![step.name()];
+        while let Some((next, next_order)) = s.step_after(&step, &order).unwrap() {
+            if next.phase() == "initiative" {
+                // As if the initiative step found the British first.
+                order = vec!["british".into(), "allies".into()];
+            } else {
+                order = if next_order.is_empty() { order } else { next_order };
+            }
+            names.push(next.name());
+            step = next;
+        }
+        assert_eq!(names.first().unwrap(), "16-allies-movement");
+        assert_eq!(names[9], "17-initiative");
+        assert_eq!(names[10], "17-british-movement");
+        assert_eq!(names.last().unwrap(), "20-victory-determination");
+        // 9 steps on turn 16 (no initiative), 10 on each of turns 17 to 20.
+        assert_eq!(names.len(), 9 + 4 * 10);
+    }
+
     #[test]
     fn campaign_turn_tracks() {
         let s = savannah("campaign");

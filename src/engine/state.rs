@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::sequence::{Sequence, Step};
 use crate::dice::Bytes32;
 use crate::error::{Error, Located, Result};
 use crate::module::counters::{setup_positions, ScenarioSetup};
@@ -62,6 +63,13 @@ pub struct State {
     pub module: String,
     pub scenario: String,
     pub turn: u32,
+    /// The order of this turn's player turns, once known (fixed by the
+    /// scenario, or found by the initiative step, series 6).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub player_order: Vec<String>,
+    /// The next step to resolve; absent when the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<Step>,
     /// Army morale per army (series 16; Savannah 1.3).
     pub army_morale: BTreeMap<String, i32>,
     /// Momentum chits per holder (series 12.61; Savannah 1.4: the Allies hold theirs jointly).
@@ -93,6 +101,12 @@ impl State {
     /// full strength in Parade Order; army morale and momentum as the
     /// scenario gives them.
     pub fn setup(module: &Module, scenario: &str) -> Result<State> {
+        let sequence = Sequence::load(&module.source, scenario)?;
+        Self::setup_with(module, &sequence, scenario)
+    }
+
+    /// As [`State::setup`], with the scenario's sequence of play already read.
+    pub fn setup_with(module: &Module, sequence: &Sequence, scenario: &str) -> Result<State> {
         module.info.scenario(scenario)?;
         let file = format!("scenarios/{scenario}.yaml");
         let source: &Source = &module.source;
@@ -127,10 +141,15 @@ impl State {
         let momentum =
             integers(&start.momentum).into_iter().filter_map(|(k, v)| u32::try_from(v).ok().map(|v| (k, v))).collect();
         let vp_halves = army_morale.keys().map(|army| (army.clone(), 0)).collect();
+        let turn = start.turns.first;
+        let player_order = sequence.fixed_order(turn)?.unwrap_or_default();
+        let next = sequence.first_step(turn, &player_order)?;
         Ok(State {
             module: module.info.id.clone(),
             scenario: scenario.to_string(),
-            turn: start.turns.first,
+            turn,
+            player_order,
+            next,
             army_morale,
             momentum,
             vp_halves,

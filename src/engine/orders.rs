@@ -1,0 +1,158 @@
+//! Orders files (PRODUCT.md, "Orders"): YAML written by people, one file
+//! per side per step. Every file names its game, turn, step and side, and is
+//! refused if any is wrong; then the phase's own rules check the body. Every
+//! problem is reported at once, with its line, column and field.
+//!
+//! ```yaml
+//! game: savannah-demo
+//! turn: 16
+//! step: allies-movement      # the step's name without its turn number
+//! side: french
+//! moves:                     # the body: what the phase reads
+//!   - unit: dillon-irish
+//!     path: ["2810", "2709"]
+//! ```
+
+use serde_yaml::{Mapping, Value};
+
+use super::sequence::Step;
+use super::state::State;
+use super::Rules;
+use crate::error::Located;
+use crate::module::map::locate;
+
+/// The fields every orders file begins with.
+pub const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
+
+/// A file's checked header and its body (the file without the header).
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub side: String,
+    pub step: Step,
+    pub body: Value,
+}
+
+/// The step's name as orders files write it: without the turn number.
+pub fn step_field(step: &Step) -> String {
+    let name = step.name();
+    name.split_once('-').map(|(_, rest)| rest.to_string()).unwrap_or(name)
+}
+
+/// Check an orders file's header against the game: for this game, the turn
+/// and step it is at, and a side that step awaits. Returns the body, or
+/// every problem found.
+pub fn check_header(
+    rules: &Rules,
+    game_id: &str,
+    state: &State,
+    label: &str,
+    text: &str,
+) -> Result<Checked, Vec<Located>> {
+    let at = |field: &str, line: Option<(usize, usize)>, message: String| Located {
+        file: label.to_string(),
+        line: line.map(|l| l.0),
+        column: line.map(|l| l.1),
+        field: field.to_string(),
+        message,
+    };
+    let value: Value = match serde_yaml::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let loc = e.location().map(|l| (l.line(), l.column()));
+            let mut message = e.to_string();
+            if let Some(i) = message.find(" at line ") {
+                message.truncate(i);
+            }
+            return Err(vec![at("", loc, message)]);
+        }
+    };
+    let Value::Mapping(map) = value else {
+        return Err(vec![at(
+            "",
+            Some((1, 1)),
+            "an orders file is a mapping: game, turn, step, side, then the orders".into(),
+        )]);
+    };
+    let mut problems = Vec::new();
+    let line_of = |key: &str| locate(text, None, Some(&format!("{key}:")));
+    let text_field = |key: &str, problems: &mut Vec<Located>| -> Option<String> {
+        match map.get(key) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(_) => {
+                problems.push(at(key, line_of(key), format!("{key} is a single value")));
+                None
+            }
+            None => {
+                problems.push(at(
+                    key,
+                    Some((1, 1)),
+                    format!("the file does not say its {key}: every orders file names game, turn, step and side"),
+                ));
+                None
+            }
+        }
+    };
+    let game = text_field("game", &mut problems);
+    let turn = text_field("turn", &mut problems);
+    let step_name = text_field("step", &mut problems);
+    let side = text_field("side", &mut problems);
+    if let Some(game) = &game {
+        if game != game_id {
+            problems.push(at(
+                "game",
+                line_of("game"),
+                format!("these orders are for game '{game}'; this game is '{game_id}'"),
+            ));
+        }
+    }
+    let Some(next) = &state.next else {
+        problems.push(at("step", line_of("step"), "the game is over: it awaits no orders".into()));
+        return Err(problems);
+    };
+    let expected_step = step_field(next);
+    if let Some(turn) = &turn {
+        if turn != &next.turn().to_string() {
+            problems.push(at(
+                "turn",
+                line_of("turn"),
+                format!("these orders are for turn {turn}; the game is at turn {} (step {expected_step})", next.turn()),
+            ));
+        }
+    }
+    if let Some(step) = &step_name {
+        if step != &expected_step {
+            problems.push(at(
+                "step",
+                line_of("step"),
+                format!(
+                    "these orders are for step '{step}'; the game awaits step '{expected_step}' of turn {}",
+                    next.turn()
+                ),
+            ));
+        }
+    }
+    let awaited = rules.sequence.awaited(next);
+    if let Some(side) = &side {
+        if rules.module.info.sides.iter().all(|s| &s.id != side) {
+            let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+            problems.push(at(
+                "side",
+                line_of("side"),
+                format!("'{side}' is not a side of {}; the sides are {}", rules.module.info.id, known.join(", ")),
+            ));
+        } else if !awaited.contains(side) {
+            let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
+            problems.push(at(
+                "side",
+                line_of("side"),
+                format!("step '{expected_step}' awaits orders from {who}, not from {side}"),
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let body: Mapping = map.into_iter().filter(|(k, _)| !k.as_str().is_some_and(|k| HEADER.contains(&k))).collect();
+    Ok(Checked { side: side.unwrap_or_default(), step: next.clone(), body: Value::Mapping(body) })
+}

@@ -1,0 +1,98 @@
+//! `adjutant validate`: an orders file names its game, turn, step and side,
+//! and every mistake is listed at once with its line and column; nothing in
+//! the game changes.
+
+mod common;
+use common::*;
+
+use std::fs;
+
+fn game(dir: &std::path::Path) {
+    run(dir, &["new", "savannah-1779", "--scenario", "historical", "--dir", "g", "--game-id", "club-7"]).ok();
+}
+
+#[test]
+fn new_writes_the_set_up_state_and_its_first_step() {
+    let dir = temp();
+    game(dir.path());
+    let state: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(dir.path().join("g/state.yaml")).unwrap()).unwrap();
+    assert_eq!(state["turn"], 16);
+    // Savannah Historical Scenario, turn 16: the Allies move first.
+    assert_eq!(state["next"]["player"], "allies");
+    assert_eq!(state["next"]["phase"], "movement");
+    assert_eq!(state["army_morale"]["french"], 12);
+}
+
+#[test]
+fn every_header_mistake_is_listed_with_its_line() {
+    let dir = temp();
+    game(dir.path());
+    let before = all_files(&dir.path().join("g"));
+    fs::write(dir.path().join("o.yaml"), "game: club-8\nturn: 17\nstep: british-movement\nside: hessian\nmoves: []\n")
+        .unwrap();
+    let result = run(dir.path(), &["validate", "--dir", "g", "o.yaml"]);
+    assert_eq!(result.code, 1, "{}", result.stdout);
+    let lines: Vec<&str> = result.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("o.yaml:1:1: game: these orders are for game 'club-8'; this game is 'club-7'"),
+        "{}",
+        result.stdout
+    );
+    assert!(
+        lines[1].starts_with("o.yaml:2:1: turn: these orders are for turn 17; the game is at turn 16"),
+        "{}",
+        result.stdout
+    );
+    assert!(
+        lines[2].starts_with(
+            "o.yaml:3:1: step: these orders are for step 'british-movement'; the game awaits step 'allies-movement'"
+        ),
+        "{}",
+        result.stdout
+    );
+    assert!(
+        lines[3].starts_with(
+            "o.yaml:4:1: side: 'hessian' is not a side of savannah-1779; the sides are british, french, american"
+        ),
+        "{}",
+        result.stdout
+    );
+    assert!(result.stdout.contains("4 problems in 1 of 1 files"));
+    // A side the step does not await.
+    fs::write(dir.path().join("b.yaml"), "game: club-7\nturn: 16\nstep: allies-movement\nside: british\n").unwrap();
+    let out = run(dir.path(), &["validate", "--dir", "g", "b.yaml"]).stdout;
+    assert!(
+        out.contains("b.yaml:4:1: side: step 'allies-movement' awaits orders from american, french, not from british"),
+        "{out}"
+    );
+    // Missing header fields, broken YAML, and not a mapping.
+    fs::write(dir.path().join("m.yaml"), "moves: []\n").unwrap();
+    let out = run(dir.path(), &["validate", "--dir", "g", "m.yaml"]).stdout;
+    for field in ["game", "turn", "step", "side"] {
+        assert!(out.contains(&format!("m.yaml:1:1: {field}: the file does not say its {field}")), "{out}");
+    }
+    fs::write(dir.path().join("y.yaml"), "game: club-7\nturn: [16\n").unwrap();
+    let out = run(dir.path(), &["validate", "--dir", "g", "y.yaml"]).stdout;
+    assert!(out.starts_with("y.yaml:3:1:") || out.starts_with("y.yaml:2:"), "{out}");
+    fs::write(dir.path().join("l.yaml"), "- a\n- b\n").unwrap();
+    let out = run(dir.path(), &["validate", "--dir", "g", "l.yaml"]).stdout;
+    assert!(out.contains("an orders file is a mapping"), "{out}");
+    // Nothing in the game changed.
+    assert_eq!(all_files(&dir.path().join("g")), before);
+    // JSON for scripts.
+    let json = run(dir.path(), &["validate", "--dir", "g", "o.yaml", "--format", "json"]).json();
+    assert_eq!(json[0]["problems"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn orders_for_a_phase_that_cannot_be_checked_yet_are_refused() {
+    let dir = temp();
+    game(dir.path());
+    fs::write(dir.path().join("o.yaml"), "game: club-7\nturn: 16\nstep: allies-movement\nside: french\n").unwrap();
+    let result = run(dir.path(), &["validate", "--dir", "g", "o.yaml"]);
+    assert_eq!(result.code, 1);
+    assert!(result.stdout.contains("cannot check orders for the movement phase yet"), "{}", result.stdout);
+    run(dir.path(), &["validate", "--dir", "nowhere", "o.yaml"]).fails(2);
+    run(dir.path(), &["validate", "--dir", "g", "missing.yaml"]).fails(2);
+}
