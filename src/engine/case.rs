@@ -55,6 +55,9 @@ pub struct StatePatch {
     pub army_morale: BTreeMap<String, i32>,
     #[serde(default)]
     pub momentum: BTreeMap<String, u32>,
+    /// Who had the initiative last turn (12.62: decides first on momentum).
+    #[serde(default)]
+    pub initiative_holder: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +86,14 @@ pub struct Expect {
     pub units: BTreeMap<String, UnitPatch>,
     #[serde(default)]
     pub army_morale: BTreeMap<String, i32>,
+    #[serde(default)]
+    pub momentum: BTreeMap<String, u32>,
+    /// This turn's order of player turns after the step.
+    #[serde(default)]
+    pub player_order: Option<Vec<String>>,
+    /// The step the game moves on to, by name (e.g. `2-red-movement`).
+    #[serde(default)]
+    pub next_step: Option<String>,
     /// The step is refused with a message containing this text.
     #[serde(default)]
     pub refused: Option<String>,
@@ -175,6 +186,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     }
     state.army_morale.extend(patch.army_morale.clone());
     state.momentum.extend(patch.momentum.clone());
+    if let Some(holder) = &patch.initiative_holder {
+        state.initiative_holder = Some(holder.clone());
+    }
     Ok(())
 }
 
@@ -222,6 +236,23 @@ pub fn run(path: &Path) -> Result<Outcome> {
                 };
                 if &got != want {
                     failures.push(format!("unit {id}: expected {want:?}, got {got:?}"));
+                }
+            }
+            for (holder, want) in &case.expect.momentum {
+                let got = done.state.momentum.get(holder).copied();
+                if got != Some(*want) {
+                    failures.push(format!("momentum of {holder}: expected {want}, got {got:?}"));
+                }
+            }
+            if let Some(want) = &case.expect.player_order {
+                if &done.state.player_order != want {
+                    failures.push(format!("player order: expected {want:?}, got {:?}", done.state.player_order));
+                }
+            }
+            if let Some(want) = &case.expect.next_step {
+                let got = done.state.next.as_ref().map(|s| s.name());
+                if got.as_deref() != Some(want.as_str()) {
+                    failures.push(format!("next step: expected {want}, got {got:?}"));
                 }
             }
             for (army, want) in &case.expect.army_morale {

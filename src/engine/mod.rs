@@ -4,6 +4,7 @@
 //! sequence of play, each function naming its rule number.
 
 pub mod case;
+pub mod initiative;
 pub mod orders;
 pub mod rally;
 pub mod sequence;
@@ -139,6 +140,10 @@ pub fn validate_body(
     };
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
     match step.phase() {
+        "initiative" => match serde_yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![located(format!("initiative orders: {e}"))],
+        },
         // Series 15: rally needs no orders.
         "rally" | "victory-determination" if empty => Vec::new(),
         "rally" | "victory-determination" => {
@@ -155,15 +160,36 @@ pub fn resolve(
     rules: &Rules,
     state: &State,
     step: &Step,
-    _orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, serde_yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
-    match step {
+    let resolved = match step {
+        Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         _ => Err(Error::refused(format!(
             "step {}: this version of the engine cannot resolve the {} phase yet",
             step.name(),
             step.phase()
         ))),
+    }?;
+    Ok(Resolution { state: advance(rules, resolved.state, step)?, events: resolved.events })
+}
+
+/// Move the state past `step`: the next step, and at the end of a turn the
+/// next turn with its fixed player order, if it has one (series 5).
+pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
+    match rules.sequence.step_after(step, &state.player_order)? {
+        None => state.next = None,
+        Some((next, order)) => {
+            if next.turn() != step.turn() {
+                state.turn = next.turn();
+                if let Some(first) = order.first() {
+                    state.initiative_holder = Some(first.clone());
+                }
+                state.player_order = order;
+            }
+            state.next = Some(next);
+        }
     }
+    Ok(state)
 }

@@ -39,6 +39,9 @@ pub struct ArmyData {
 pub struct AllianceData {
     pub id: String,
     pub armies: Vec<String>,
+    /// Savannah 4.19: whose army morale level gives the initiative DRM.
+    #[serde(default)]
+    pub initiative_from_army: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

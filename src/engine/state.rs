@@ -67,6 +67,10 @@ pub struct State {
     /// scenario, or found by the initiative step, series 6).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub player_order: Vec<String>,
+    /// The player who went first this turn (series 6: who "had the
+    /// initiative"); the one who decides first on momentum next turn (12.62).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initiative_holder: Option<String>,
     /// The next step to resolve; absent when the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Step>,
@@ -148,6 +152,7 @@ impl State {
             module: module.info.id.clone(),
             scenario: scenario.to_string(),
             turn,
+            initiative_holder: player_order.first().cloned(),
             player_order,
             next,
             army_morale,
