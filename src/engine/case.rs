@@ -55,6 +55,8 @@ pub struct StatePatch {
     pub army_morale: BTreeMap<String, i32>,
     #[serde(default)]
     pub momentum: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub vp_halves: BTreeMap<String, i32>,
     /// Who had the initiative last turn (12.62: decides first on momentum).
     #[serde(default)]
     pub initiative_holder: Option<String>,
@@ -73,6 +75,9 @@ pub struct UnitPatch {
     pub pinned: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<bool>,
+    /// Off the map: reinforcement, captured or eliminated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_map: Option<super::state::OffMap>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -91,6 +96,11 @@ pub struct Expect {
     /// This turn's order of player turns after the step.
     #[serde(default)]
     pub player_order: Option<Vec<String>>,
+    /// How the game ended: winner and level, or `none` when it goes on.
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub vp_halves: BTreeMap<String, i32>,
     /// The step the game moves on to, by name (e.g. `2-red-movement`).
     #[serde(default)]
     pub next_step: Option<String>,
@@ -183,6 +193,13 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.lost {
             unit.lost = b;
         }
+        if let Some(place) = p.off_map {
+            unit.off_map = Some(place);
+            unit.hex = None;
+        }
+    }
+    for (army, halves) in &patch.vp_halves {
+        state.vp_halves.insert(army.clone(), *halves);
     }
     state.army_morale.extend(patch.army_morale.clone());
     state.momentum.extend(patch.momentum.clone());
@@ -233,6 +250,7 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     condition: want.condition.map(|_| got.condition),
                     pinned: want.pinned.map(|_| got.pinned),
                     lost: want.lost.map(|_| got.lost),
+                    off_map: want.off_map.and(got.off_map),
                 };
                 if &got != want {
                     failures.push(format!("unit {id}: expected {want:?}, got {got:?}"));
@@ -247,6 +265,19 @@ pub fn run(path: &Path) -> Result<Outcome> {
             if let Some(want) = &case.expect.player_order {
                 if &done.state.player_order != want {
                     failures.push(format!("player order: expected {want:?}, got {:?}", done.state.player_order));
+                }
+            }
+            if let Some(want) = &case.expect.result {
+                let got =
+                    done.state.result.as_ref().map(|r| format!("{} {}", r.winner, r.level)).unwrap_or("none".into());
+                if &got != want {
+                    failures.push(format!("result: expected {want}, got {got}"));
+                }
+            }
+            for (army, want) in &case.expect.vp_halves {
+                let got = done.state.vp_halves.get(army).copied();
+                if got != Some(*want) {
+                    failures.push(format!("VPs (halves) of {army}: expected {want}, got {got:?}"));
                 }
             }
             if let Some(want) = &case.expect.next_step {

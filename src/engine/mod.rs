@@ -9,6 +9,7 @@ pub mod orders;
 pub mod rally;
 pub mod sequence;
 pub mod state;
+pub mod victory;
 
 use std::collections::BTreeMap;
 
@@ -166,6 +167,7 @@ pub fn resolve(
     let resolved = match step {
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
+        Step::EndOfTurn { phase, .. } if phase == "victory-determination" => victory::resolve(rules, state),
         _ => Err(Error::refused(format!(
             "step {}: this version of the engine cannot resolve the {} phase yet",
             step.name(),
@@ -178,6 +180,10 @@ pub fn resolve(
 /// Move the state past `step`: the next step, and at the end of a turn the
 /// next turn with its fixed player order, if it has one (series 5).
 pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
+    if state.result.is_some() {
+        state.next = None;
+        return Ok(state);
+    }
     match rules.sequence.step_after(step, &state.player_order)? {
         None => state.next = None,
         Some((next, order)) => {

@@ -71,6 +71,9 @@ pub struct State {
     /// initiative"); the one who decides first on momentum next turn (12.62).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initiative_holder: Option<String>,
+    /// How the game ended, once it has (Savannah 2; series 16.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<super::victory::GameResult>,
     /// The next step to resolve; absent when the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Step>,
@@ -154,6 +157,7 @@ impl State {
             turn,
             initiative_holder: player_order.first().cloned(),
             player_order,
+            result: None,
             next,
             army_morale,
             momentum,
