@@ -47,6 +47,15 @@ pub struct JournalEntry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dice: Vec<String>,
     pub rolls: Vec<Roll>,
+    /// Games: the step of the sequence of play resolved, e.g. `16-allies-rally`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_step: Option<String>,
+    /// Games: what happened, as the engine explained it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<crate::engine::Event>,
+    /// Games: the SHA-256 of the state after the step (DICE.md §6.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_sha256: Option<Bytes32>,
 }
 
 impl JournalEntry {

@@ -22,6 +22,7 @@ pub mod map_png;
 pub mod map_svg;
 pub mod module;
 pub mod modules;
+pub mod play;
 pub mod roll_log;
 pub mod verify;
 

@@ -82,6 +82,9 @@ pub fn resolve_step(
         seed,
         dice: dice.iter().map(|d| d.to_string()).collect(),
         rolls: step_dice.into_log(),
+        game_step: None,
+        events: Vec::new(),
+        state_sha256: None,
     })
 }
 

@@ -5,8 +5,8 @@
 //! the hash link to the entry before it, the revealed key against the chain
 //! (§6.1), the orders hashes and digest (§6.2), the seed and every roll
 //! (§6.3). The first failure is reported with the entry that holds it.
-//! Replaying a game's steps through the rules engine (§6.4) comes with the
-//! engine; a roll log's steps are recomputed whole.
+//! Then a game's steps are replayed through the rules engine (§6.4); a roll
+//! log's steps are recomputed whole.
 
 use std::path::Path;
 
@@ -37,6 +37,8 @@ pub enum Check {
     Seed,
     /// DICE.md §6.3: the rolls.
     Rolls,
+    /// DICE.md §6.4: replaying the step with the engine.
+    Replay,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -75,6 +77,13 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
     if let Err(failure) = check_all(&folder, &listing, &mut verdict) {
         verdict.ok = false;
         verdict.failure = Some(failure);
+    } else if folder.config.kind == FolderKind::Game {
+        // §6.4: the dice hold; now every step must replay to the same events and state.
+        if let Some((entry, message)) = crate::play::replay(&folder)? {
+            let step = entry.trim_start_matches("journal/").trim_end_matches(".yaml").parse().ok();
+            verdict.ok = false;
+            verdict.failure = Some(Failure { entry, step, check: Check::Replay, message });
+        }
     }
     Ok(verdict)
 }

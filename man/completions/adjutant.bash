@@ -40,6 +40,9 @@ _adjutant() {
             adjutant,new)
                 cmd="adjutant__subcmd__new"
                 ;;
+            adjutant,resolve)
+                cmd="adjutant__subcmd__resolve"
+                ;;
             adjutant,roll)
                 cmd="adjutant__subcmd__roll"
                 ;;
@@ -115,6 +118,9 @@ _adjutant() {
             adjutant__subcmd__help,new)
                 cmd="adjutant__subcmd__help__subcmd__new"
                 ;;
+            adjutant__subcmd__help,resolve)
+                cmd="adjutant__subcmd__help__subcmd__resolve"
+                ;;
             adjutant__subcmd__help,roll)
                 cmd="adjutant__subcmd__help__subcmd__roll"
                 ;;
@@ -161,7 +167,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll validate verify dice check-game case map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll resolve validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,7 +623,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll validate verify dice check-game case map demo generate help"
+            opts="new roll resolve validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -812,6 +818,20 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__help__subcmd__resolve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__help__subcmd__roll)
             opts="init"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -942,6 +962,36 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__resolve)
+            opts="-h --dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -81,6 +81,17 @@ Each roll is one step: the purpose text is the step's orders (side 'purpose'), i
 key is the next key of the chain, and the rolls come from the step seed (DICE.md).")]
     Roll(RollArgs),
 
+    /// Resolve every step of a game whose orders are in, and print what happened.
+    #[command(after_help = "\
+Examples:
+  adjutant resolve --dir savannah 16-french-movement.yaml 16-american-movement.yaml
+  adjutant resolve --dir savannah          steps that take no orders (rally, victory) resolve by themselves
+
+Each step is checked whole before anything is written; the orders files are
+stored byte for byte in orders/, and the journal records the revealed key,
+every roll and what happened.")]
+    Resolve(ResolveArgs),
+
     /// Check orders files against a game's current step; list every problem.
     #[command(after_help = "\
 Examples:
@@ -200,6 +211,16 @@ pub struct RollInitArgs {
     /// Length N of the key chain: the log may hold N-1 rolls.
     #[arg(long, default_value_t = adjutant::dice::DEFAULT_CHAIN_LENGTH)]
     pub chain_length: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    /// Orders files for the steps to resolve.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

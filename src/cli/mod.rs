@@ -72,6 +72,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         },
         Command::Verify(args) => verify_folder(&args.dir, out),
         Command::Validate(args) => validate(args, out),
+        Command::Resolve(args) => resolve_game(args, wait, out),
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
         Command::CheckGame(args) => check_game(args, out),
@@ -237,6 +238,37 @@ fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
         text
     })?;
     Ok(if failed == 0 { 0 } else { 1 })
+}
+
+fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Outcome {
+    let progress = adjutant::play::resolve_game(&args.dir, &args.files, wait)?;
+    out.result(&progress, |s| {
+        let mut text = String::new();
+        for r in &progress.resolved {
+            text += &format!("{} {} · {}\n", s.bold("step"), r.journal_step, s.bold(&r.game_step));
+            for e in &r.events {
+                text += &format!("  [{}] {}\n", e.rule, e.text);
+            }
+            for roll in &r.rolls {
+                text += &s.dim(&format!("  roll {}: {} {} ({})\n", roll.index, roll.die, roll.value, roll.purpose));
+            }
+            text += &s.dim(&format!("  key {}\n", r.key.to_hex()));
+        }
+        match (&progress.result, &progress.next_step) {
+            (Some(result), _) => {
+                text += &format!("{} {} {} victory\n", s.good("game over:"), result.winner, result.level)
+            }
+            (None, Some(next)) => {
+                text += &format!(
+                    "next: {next}, awaiting orders from {}\n",
+                    if progress.awaiting.is_empty() { "nobody".to_string() } else { progress.awaiting.join(", ") }
+                )
+            }
+            (None, None) => text += "game over\n",
+        }
+        text
+    })?;
+    Ok(0)
 }
 
 fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {

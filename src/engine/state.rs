@@ -62,6 +62,9 @@ fn is_false(b: &bool) -> bool {
 pub struct State {
     pub module: String,
     pub scenario: String,
+    /// How many journal steps led here (0 at set-up).
+    #[serde(default)]
+    pub resolved_steps: u32,
     pub turn: u32,
     /// The order of this turn's player turns, once known (fixed by the
     /// scenario, or found by the initiative step, series 6).
@@ -154,6 +157,7 @@ impl State {
         Ok(State {
             module: module.info.id.clone(),
             scenario: scenario.to_string(),
+            resolved_steps: 0,
             turn,
             initiative_holder: player_order.first().cloned(),
             player_order,
