@@ -86,13 +86,29 @@ fn every_header_mistake_is_listed_with_its_line() {
 }
 
 #[test]
-fn orders_for_a_phase_that_cannot_be_checked_yet_are_refused() {
+fn movement_orders_are_checked_and_a_game_resolves_and_replays() {
     let dir = temp();
     game(dir.path());
-    fs::write(dir.path().join("o.yaml"), "game: club-7\nturn: 16\nstep: allies-movement\nside: french\n").unwrap();
-    let result = run(dir.path(), &["validate", "--dir", "g", "o.yaml"]);
-    assert_eq!(result.code, 1);
-    assert!(result.stdout.contains("cannot check orders for the movement phase yet"), "{}", result.stdout);
+    fs::write(dir.path().join("f.yaml"), "game: club-7\nturn: 16\nstep: allies-movement\nside: french\nmoves: []\n")
+        .unwrap();
+    fs::write(dir.path().join("a.yaml"), "game: club-7\nturn: 16\nstep: allies-movement\nside: american\nmoves: []\n")
+        .unwrap();
+    run(dir.path(), &["validate", "--dir", "g", "f.yaml", "a.yaml"]).ok();
+    fs::write(dir.path().join("bad.yaml"), "game: club-7\nturn: 16\nstep: allies-movement\nside: french\nmoves:\n  - unit: dillon-irsh\n    to: \"9999\"\n").unwrap();
+    let out = run(dir.path(), &["validate", "--dir", "g", "bad.yaml"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("bad.yaml:5:1: moves[0]") && out.stdout.contains("dillon-irish"), "{}", out.stdout);
+    // Movement and rally resolve; defensive artillery fire then awaits the British.
+    let done = run(dir.path(), &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
+    assert!(done.contains("16-allies-movement") && done.contains("16-allies-rally"), "{done}");
+    assert!(done.contains("next: 16-allies-defensive-artillery-fire, awaiting orders from british"), "{done}");
+    assert!(dir.path().join("g/orders/000001-french.yaml").is_file());
+    let verified = run(dir.path(), &["verify", "--dir", "g"]).ok();
+    assert!(verified.contains("2 steps"), "{verified}");
+    // An orders file changed after the step fails verification.
+    let orders = dir.path().join("g/orders/000001-french.yaml");
+    fs::write(&orders, "game: club-7\nturn: 16\nstep: allies-movement\nside: french\nmoves: []\n# edited\n").unwrap();
+    run(dir.path(), &["verify", "--dir", "g"]).fails(1);
     run(dir.path(), &["validate", "--dir", "nowhere", "o.yaml"]).fails(2);
     run(dir.path(), &["validate", "--dir", "g", "missing.yaml"]).fails(2);
 }

@@ -5,11 +5,13 @@
 
 pub mod case;
 pub mod initiative;
+pub mod movement;
 pub mod orders;
 pub mod rally;
 pub mod sequence;
 pub mod state;
 pub mod victory;
+pub mod zoc;
 
 use std::collections::BTreeMap;
 
@@ -121,10 +123,10 @@ pub struct Resolution {
 /// body; a phase this version cannot check refuses the file, so that no
 /// orders are accepted unchecked.
 pub fn validate_body(
-    _rules: &Rules,
-    _state: &State,
+    rules: &Rules,
+    state: &State,
     step: &Step,
-    _side: &str,
+    side: &str,
     body: &serde_yaml::Value,
     label: &str,
     text: &str,
@@ -140,6 +142,25 @@ pub fn validate_body(
         }
     };
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
+    match step {
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
+            return movement::validate(rules, state, player, side, body)
+                .into_iter()
+                .map(|p| {
+                    // Located at the `moves:` list; the field path names the entry.
+                    let line = crate::module::map::locate(text, None, Some("moves:"));
+                    crate::error::Located {
+                        file: label.to_string(),
+                        line: line.map(|l| l.0),
+                        column: line.map(|l| l.1),
+                        field: p.field,
+                        message: p.message,
+                    }
+                })
+                .collect();
+        }
+        _ => {}
+    }
     match step.phase() {
         "initiative" => match serde_yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
             Ok(_) => Vec::new(),
@@ -167,6 +188,9 @@ pub fn resolve(
     let resolved = match step {
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
+            movement::resolve(rules, state, player, orders, dice)
+        }
         Step::EndOfTurn { phase, .. } if phase == "victory-determination" => victory::resolve(rules, state),
         _ => Err(Error::refused(format!(
             "step {}: this version of the engine cannot resolve the {} phase yet",

@@ -1,0 +1,1667 @@
+//! The Movement Phase (series 9): 9.1, 9.2, 9.4, 9.51, 9.52, with Zones of
+//! Control (8.1, 8.31, 8.32; the ZOCs themselves are in [`super::zoc`]),
+//! stacking (7.1, 7.2, and the exclusive rules' restrictions of module.yaml
+//! `stacking.restrictions`, Savannah 4.1), disrupted and shattered units
+//! (13.3, 13.4) and the capture of lone leaders (14.32). Movement rolls no
+//! dice.
+//!
+//! # Orders
+//!
+//! Each side of the phasing player sends the moves of its own army's units,
+//! in the order they are made (9.1: each unit completes its move before
+//! another moves):
+//!
+//! ```yaml
+//! moves:
+//!   - unit: dillon-irish            # one unit...
+//!     path: ["2810", "2709"]        # ...and the hexes it enters, in order
+//!   - stack: [armagnac, dillon]     # or units of one hex moving together
+//!     to: "2607"                    # or only where to: the engine finds the path
+//!   - unit: pulaskis-legion
+//!     to: "3016"
+//!     strategic: true               # 9.52: along roads and tracks, twice the MPs
+//! ```
+//!
+//! - `unit` or `stack` (one of them): the units. A stack moves as one: it
+//!   has the smallest movement allowance of its units, and every rule that
+//!   holds a unit back holds the stack back.
+//! - `path` or `to` (one of them). `path` lists every hex entered, not the
+//!   hex the move starts in. With `to` the engine picks the path that costs
+//!   the fewest MPs; among equally cheap paths the one entering the fewest
+//!   hexes; among those, the one found first when hexes are settled in the
+//!   order (MPs, hexes entered, hex id) and neighbours are tried clockwise
+//!   from north, so the same orders always give the same path.
+//! - `strategic: true`: Strategic Movement (9.52). Without it a move is
+//!   normal movement, even along a road.
+//!
+//! Every unit moves at most once. A side moves only its own army's units.
+//! Orders with any problem are refused whole, with every problem, each
+//! saying what would be legal (the hexes the unit can reach, the units that
+//! exist, the MPs it has); nothing moves.
+//!
+//! # Readings of the rules
+//!
+//! - "Enemy units" next to a hex (9.52, 13.3) are enemy combat units:
+//!   leaders are not combat units (3.2), and a lone leader is captured by
+//!   moving in (14.32), so he holds nothing back.
+//! - 8.31 binds every moving counter, leaders included.
+//! - 8.31's rifle MP: +1 when the hex entered is in the ZOC of an enemy
+//!   rifle unit whose ZOC the hex left was not, +1 when the hex left is in
+//!   one whose ZOC the hex entered is not; at most +1 each way.
+//! - 13.3: a disrupted unit that begins next to the enemy must move, to a
+//!   hex next to as few enemy units as it can reach (none if it can); the
+//!   orders are refused if they leave it where it is while it could.
+//! - Stacking counts all the units of the phasing player (an alliance's
+//!   armies together); a unit's SPs are its reduced strength once it has
+//!   lost a step. 9.1's one-hex move is withdrawn by the hex entered
+//!   (`minimum_move: false`) or by the unit type (naval artillery, mortar).
+//!
+//! # What this version leaves out
+//!
+//! Pins (9.3: a pinned unit's move is refused, not passed over),
+//! reinforcements (9.6), the Covered Way (Savannah 4.9: entering one of its
+//! hexes is refused), weather limits on strategic movement (Savannah 4.2),
+//! the Historical Scenario's fixed artillery, the British sortie
+//! restriction (Savannah 4.10) and the Creeks' perimeter ban (Savannah 4.8).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::Deserialize;
+
+use super::state::{Condition, OffMap, State};
+use super::zoc::{self, Zoc};
+use super::{Dice, Event, Resolution, Rules};
+use crate::error::{Error, Result};
+use crate::hex::{neighbours, HexId, Hexside, Layout};
+use crate::module::charts::{HexFeature, HexTerrain, HexsideFeature, MovementCost, RoadType};
+use crate::module::counters::Counter;
+use crate::module::map::RoadKind;
+
+// ---------------------------------------------------------------------------
+// Orders
+
+/// The body of one side's movement orders.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovementOrders {
+    /// Read one by one, so that one bad move does not hide the others' problems.
+    #[serde(default)]
+    pub moves: Vec<serde_yaml::Value>,
+}
+
+/// One move: a unit or a stack, and a path or a destination.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveOrder {
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub stack: Option<Vec<String>>,
+    #[serde(default)]
+    pub path: Option<Vec<HexText>>,
+    #[serde(default)]
+    pub to: Option<HexText>,
+    /// 9.52.
+    #[serde(default)]
+    pub strategic: bool,
+}
+
+/// A hex id as written: hex ids are quoted strings ("0405"); a bare number
+/// is caught so the problem can say so.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum HexText {
+    Text(String),
+    Number(i64),
+}
+
+impl HexText {
+    fn parse(&self) -> std::result::Result<HexId, String> {
+        match self {
+            HexText::Text(s) => s.parse::<HexId>().map_err(|e| e.to_string()),
+            HexText::Number(n) => Err(format!("write hex ids as quoted strings of four digits, e.g. \"{n:04}\"")),
+        }
+    }
+}
+
+/// A problem with a side's movement orders: where (`moves[2].path[3]`) and
+/// what, saying what would be legal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+fn problem(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem { field: field.into(), message: message.into() }
+}
+
+// ---------------------------------------------------------------------------
+// The Terrain Effects Chart, indexed by hex and hexside
+
+/// The movement effects of one hex: its terrain from the TEC, with the
+/// overrides of any TEC area it lies in (Savannah 4.19: the Yamacraw Swamp).
+#[derive(Debug, Clone)]
+pub struct HexInfo<'a> {
+    pub terrain: String,
+    /// The terrain's name, or the area's, for texts.
+    pub name: String,
+    /// 9.1, 9.2.
+    pub movement_cost: MovementCost,
+    /// 8.1, Savannah 4.19.
+    pub zoc_enters: bool,
+    /// 9.1's one-hex exception; Savannah 4.19 withdraws it in places.
+    pub minimum_move: bool,
+    /// A special hex feature (Savannah 4.9, the Covered Way).
+    pub feature: Option<&'a HexFeature>,
+}
+
+/// One hexside feature's effects in one direction (9.4, 8.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crossing {
+    pub id: String,
+    pub name: String,
+    pub movement_cost_added: i32,
+    pub zoc_crosses: bool,
+}
+
+/// A road, track or path along a hexside (9.51, 9.52).
+#[derive(Debug, Clone)]
+pub struct RoadCrossing {
+    /// The cheapest crossing cost of the kinds along the side (9.51).
+    pub cost: i32,
+    /// The cheapest crossing cost of the kinds that allow strategic movement (9.52).
+    pub strategic_cost: Option<i32>,
+    pub names: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+struct SideFeature<'a> {
+    feature: &'a HexsideFeature,
+    /// For a directional feature, the hex that owns it (the up hex of a
+    /// slope, the hex a fieldwork protects).
+    owner: Option<HexId>,
+}
+
+/// The Terrain Effects Chart as movement and ZOCs read it: every hex's
+/// effective terrain, every hexside's features (combined types of 9.4
+/// replacing their parts), every road crossing.
+#[derive(Debug, Clone)]
+pub struct Terrain<'a> {
+    layout: Layout,
+    hexes: BTreeMap<HexId, HexInfo<'a>>,
+    sides: BTreeMap<Hexside, Vec<SideFeature<'a>>>,
+    roads: BTreeMap<Hexside, RoadCrossing>,
+}
+
+fn road_id(kind: RoadKind) -> &'static str {
+    match kind {
+        RoadKind::Road => "road",
+        RoadKind::Track => "track",
+        RoadKind::Path => "path",
+    }
+}
+
+impl<'a> Terrain<'a> {
+    pub fn new(rules: &'a Rules) -> Terrain<'a> {
+        let map = &rules.module.map;
+        let tec = &rules.charts.terrain;
+        let by_id: BTreeMap<&str, &HexTerrain> = tec.hexes.iter().map(|h| (h.id.as_str(), h)).collect();
+        let region = |reference: &str| -> Vec<HexId> {
+            let found = match reference.split_once('/') {
+                Some(("places", id)) => map.place(id),
+                Some(("zones", id)) => map.zone(id),
+                _ => None,
+            };
+            found.map(|r| r.hexes.clone()).unwrap_or_default()
+        };
+        let mut hexes = BTreeMap::new();
+        for (hex, id) in &map.terrain {
+            let info = match by_id.get(id.as_str()) {
+                Some(t) => HexInfo {
+                    terrain: t.id.clone(),
+                    name: t.name.clone(),
+                    movement_cost: t.movement_cost,
+                    zoc_enters: t.zoc_enters,
+                    minimum_move: t.minimum_move,
+                    feature: None,
+                },
+                None => HexInfo {
+                    terrain: id.clone(),
+                    name: format!("'{id}' (not in charts/terrain.yaml)"),
+                    movement_cost: MovementCost::Prohibited,
+                    zoc_enters: false,
+                    minimum_move: false,
+                    feature: None,
+                },
+            };
+            hexes.insert(*hex, info);
+        }
+        for area in &tec.areas {
+            for hex in region(&area.map) {
+                let Some(info) = hexes.get_mut(&hex) else { continue };
+                let o = &area.overrides;
+                info.name = area.name.clone();
+                if let Some(c) = o.movement_cost {
+                    info.movement_cost = c;
+                }
+                if let Some(z) = o.zoc_enters {
+                    info.zoc_enters = z;
+                }
+                if let Some(m) = o.minimum_move {
+                    info.minimum_move = m;
+                }
+            }
+        }
+        for feature in &tec.features {
+            for hex in region(&feature.map) {
+                if let Some(info) = hexes.get_mut(&hex) {
+                    info.feature = Some(feature);
+                }
+            }
+        }
+        let features: BTreeMap<&str, &HexsideFeature> = tec.hexsides.iter().map(|f| (f.id.as_str(), f)).collect();
+        let mut sides = BTreeMap::new();
+        for (side, ids) in &map.hexsides {
+            let mut present: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+            // 9.4: a combined type replaces its parts.
+            let mut combined: Vec<(&HexsideFeature, Option<HexId>)> = Vec::new();
+            for f in tec.hexsides.iter().filter(|f| !f.combines.is_empty()) {
+                if f.combines.iter().all(|p| present.contains(p.as_str())) {
+                    let owner = map.first_hex.get(&(*side, f.id.clone())).copied().or_else(|| {
+                        f.combines.iter().find_map(|p| {
+                            features
+                                .get(p.as_str())
+                                .filter(|pf| pf.directional)
+                                .and_then(|_| map.first_hex.get(&(*side, p.clone())).copied())
+                        })
+                    });
+                    for p in &f.combines {
+                        present.remove(p.as_str());
+                    }
+                    present.remove(f.id.as_str());
+                    combined.push((f, owner));
+                }
+            }
+            let mut list: Vec<SideFeature> =
+                combined.into_iter().map(|(feature, owner)| SideFeature { feature, owner }).collect();
+            for id in present {
+                if let Some(feature) = features.get(id) {
+                    list.push(SideFeature { feature, owner: map.first_hex.get(&(*side, id.to_string())).copied() });
+                }
+            }
+            list.sort_by(|a, b| a.feature.id.cmp(&b.feature.id));
+            sides.insert(*side, list);
+        }
+        let types: BTreeMap<&str, &RoadType> = tec.roads.iter().map(|r| (r.id.as_str(), r)).collect();
+        let mut roads: BTreeMap<Hexside, RoadCrossing> = BTreeMap::new();
+        for road in &map.roads {
+            let Some(kind) = types.get(road_id(road.kind)) else { continue };
+            for pair in road.hexes.windows(2) {
+                let (Some(a), Some(b)) = (pair.first(), pair.get(1)) else { continue };
+                let Some(side) = Hexside::between(*a, *b, map.layout) else { continue };
+                let entry = roads.entry(side).or_insert(RoadCrossing {
+                    cost: kind.crossing_cost,
+                    strategic_cost: None,
+                    names: Vec::new(),
+                });
+                entry.cost = entry.cost.min(kind.crossing_cost);
+                if kind.strategic_movement {
+                    entry.strategic_cost =
+                        Some(entry.strategic_cost.map_or(kind.crossing_cost, |c| c.min(kind.crossing_cost)));
+                }
+                let name = road.name.clone().unwrap_or_else(|| kind.name.to_lowercase());
+                if !entry.names.contains(&name) {
+                    entry.names.push(name);
+                }
+            }
+        }
+        Terrain { layout: map.layout, hexes, sides, roads }
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// A hex of the map, or `None` off the map.
+    pub fn hex(&self, hex: HexId) -> Option<&HexInfo<'a>> {
+        self.hexes.get(&hex)
+    }
+
+    /// 9.4, 8.1: the hexside features crossed going from `from` into the
+    /// adjacent `to`, each with its effects in that direction: a
+    /// directional feature's `into` when `to` owns it, else its `out_of`.
+    pub fn crossing(&self, from: HexId, to: HexId) -> Vec<Crossing> {
+        let Some(side) = Hexside::between(from, to, self.layout) else { return Vec::new() };
+        let Some(list) = self.sides.get(&side) else { return Vec::new() };
+        list.iter()
+            .map(|sf| {
+                let f = sf.feature;
+                let (mp, zoc) = if f.directional {
+                    let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
+                    effects.map_or((0, true), |e| (e.movement_cost_added, e.zoc_crosses))
+                } else {
+                    (f.movement_cost_added.unwrap_or(0), f.zoc_crosses.unwrap_or(true))
+                };
+                let name = match (f.directional, sf.owner == Some(to)) {
+                    (true, true) => format!("{} (into)", f.name),
+                    (true, false) => format!("{} (out of)", f.name),
+                    (false, _) => f.name.clone(),
+                };
+                Crossing { id: f.id.clone(), name, movement_cost_added: mp, zoc_crosses: zoc }
+            })
+            .collect()
+    }
+
+    /// 9.51: the road, track or path along the hexside between two hexes.
+    pub fn road(&self, a: HexId, b: HexId) -> Option<&RoadCrossing> {
+        Hexside::between(a, b, self.layout).and_then(|s| self.roads.get(&s))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Stacking (7.1, 7.2; Savannah 4.1) as module.yaml gives it
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ModuleStacking {
+    #[serde(default)]
+    stacking: Option<Stacking>,
+}
+
+/// module.yaml `stacking`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Stacking {
+    pub max_strength_points: i32,
+    pub max_artillery_units: i32,
+    #[serde(default)]
+    pub leaders_count: bool,
+    #[serde(default)]
+    pub restrictions: Vec<Restriction>,
+}
+
+/// Savannah 4.1: two kinds of unit that may not pass through or end a
+/// Movement Phase stacked together.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Restriction {
+    pub id: String,
+    #[serde(default)]
+    pub rule: Option<String>,
+    pub between: Between,
+    #[serde(default = "yes")]
+    pub may_pass_through: bool,
+    #[serde(default = "yes")]
+    pub may_end_movement_phase_stacked: bool,
+    #[serde(default)]
+    pub exempt_units: Vec<String>,
+    #[serde(default)]
+    pub exempt_types: Vec<String>,
+    #[serde(default)]
+    pub after_retreat: Option<AfterRetreat>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Between {
+    pub a: Selector,
+    pub b: Selector,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AfterRetreat {
+    /// `always`: units stacked by a retreat must unstack in the next
+    /// friendly Movement Phase whatever it costs.
+    #[serde(default)]
+    pub unstack_next_friendly_movement: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Selector {
+    #[serde(default)]
+    pub armies: Vec<String>,
+    #[serde(default)]
+    pub units: Vec<String>,
+    #[serde(default)]
+    pub colour_groups: Vec<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+impl Selector {
+    fn matches(&self, c: &Counter) -> bool {
+        self.armies.contains(&c.army)
+            || self.units.contains(&c.id)
+            || c.colour_group.as_ref().is_some_and(|g| self.colour_groups.contains(g))
+            || c.tags.iter().any(|t| self.tags.contains(t))
+    }
+}
+
+impl Restriction {
+    fn exempt(&self, c: &Counter) -> bool {
+        self.exempt_units.contains(&c.id) || self.exempt_types.contains(&c.kind)
+    }
+
+    /// A pair of these counters that the restriction keeps apart.
+    fn pair(&self, x: &Counter, y: &Counter) -> bool {
+        if self.exempt(x) || self.exempt(y) {
+            return false;
+        }
+        (self.between.a.matches(x) && self.between.b.matches(y))
+            || (self.between.b.matches(x) && self.between.a.matches(y))
+    }
+
+    fn rule_name(&self) -> &str {
+        self.rule.as_deref().unwrap_or("module.yaml stacking")
+    }
+}
+
+/// Types that count as artillery for stacking (7.1: one per hex).
+const ARTILLERY: &[&str] = &["artillery", "naval-artillery", "mortar"];
+/// Types that never get 9.1's one-hex move (Savannah 4.19 Movement).
+const NO_MINIMUM_MOVE: &[&str] = &["naval-artillery", "mortar"];
+
+// ---------------------------------------------------------------------------
+// The phase
+
+/// What the phase knows of the module and of the enemy, which does not move
+/// while the phasing player moves.
+struct Phase<'a> {
+    terrain: Terrain<'a>,
+    counters: BTreeMap<&'a str, &'a Counter>,
+    player_of_army: BTreeMap<String, String>,
+    side_of_army: BTreeMap<String, String>,
+    player: String,
+    sides: Vec<String>,
+    zoc: Zoc,
+    /// Hexes holding enemy combat units, and those units.
+    enemy_combat: BTreeMap<HexId, Vec<String>>,
+    stacking: Option<Stacking>,
+}
+
+/// A unit or stack about to move.
+#[derive(Debug, Clone)]
+struct Group {
+    ids: Vec<String>,
+    start: HexId,
+    /// The smallest allowance of its units (doubled for 9.52).
+    allowance: i32,
+    sps: i32,
+    guns: i32,
+    /// 14.32: holds a Parade Order or disrupted combat unit.
+    captures: bool,
+    /// 13.3.
+    disrupted: bool,
+    /// 9.1's exception: false for naval artillery and mortars (Savannah 4.19).
+    minimum_move: bool,
+    strategic: bool,
+}
+
+/// The cost of entering one hex, and what happens there.
+#[derive(Debug, Clone)]
+struct Step {
+    mp: i32,
+    /// The parts of the cost, for the text.
+    parts: Vec<(String, i32)>,
+    /// Lone enemy leaders captured on entering (14.32).
+    captures: Vec<String>,
+}
+
+/// A legal move worked out.
+#[derive(Debug, Clone)]
+struct Walk {
+    hexes: Vec<HexId>,
+    steps: Vec<Step>,
+    mp: i32,
+    minimum_move: bool,
+    stopped_by: Option<String>,
+}
+
+/// Friendly units by hex (not those moving) and enemy leaders by hex, as
+/// the state stands when a move begins.
+struct Occupancy {
+    friendly: BTreeMap<HexId, Vec<String>>,
+    enemy_leaders: BTreeMap<HexId, Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    mp: i32,
+    steps: u32,
+    prev: Option<HexId>,
+}
+
+fn hex_of(state: &State, id: &str) -> Option<HexId> {
+    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
+}
+
+fn list(ids: &[String]) -> String {
+    ids.join(", ")
+}
+
+fn hexes_text(hexes: &[HexId]) -> String {
+    if hexes.is_empty() {
+        "none".into()
+    } else {
+        hexes.iter().map(HexId::to_string).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// A small edit distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or(0);
+            let left = row.get(j).copied().unwrap_or(0);
+            let value = (above + 1).min(left + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = value;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
+impl<'a> Phase<'a> {
+    fn new(rules: &'a Rules, state: &State, player: &str) -> std::result::Result<Phase<'a>, String> {
+        let terrain = Terrain::new(rules);
+        let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
+        let data = &rules.sequence.data;
+        let mut player_of_army = BTreeMap::new();
+        for alliance in &data.alliances {
+            for army in &alliance.armies {
+                player_of_army.insert(army.clone(), alliance.id.clone());
+            }
+        }
+        let side_of_army = data.armies.iter().map(|a| (a.id.clone(), a.side.clone())).collect();
+        if !data.alliances.iter().any(|a| a.id == player) {
+            return Err(format!("'{player}' is not a player of this module"));
+        }
+        let zoc = zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
+        let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        for (id, unit) in &state.units {
+            let Some(c) = counters.get(id.as_str()) else { continue };
+            if c.is_leader() || player_of_army.get(&c.army).map(String::as_str) == Some(player) {
+                continue;
+            }
+            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+                enemy_combat.entry(h).or_default().push(id.clone());
+            }
+        }
+        let (stacking, _): (ModuleStacking, _) = rules
+            .module
+            .source
+            .parse("module.yaml")
+            .map_err(|e| format!("module.yaml stacking cannot be read: {e}"))?;
+        Ok(Phase {
+            terrain,
+            counters,
+            player_of_army,
+            side_of_army,
+            player: player.to_string(),
+            sides: rules.sequence.sides_of(player),
+            zoc,
+            enemy_combat,
+            stacking: stacking.stacking,
+        })
+    }
+
+    fn name(&self, id: &str) -> String {
+        self.counters.get(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string())
+    }
+
+    fn names(&self, ids: &[String]) -> String {
+        ids.iter().map(|i| self.name(i)).collect::<Vec<_>>().join(", ")
+    }
+
+    fn is_friendly(&self, c: &Counter) -> bool {
+        self.player_of_army.get(&c.army) == Some(&self.player)
+    }
+
+    /// 13.3, 9.52: the enemy combat units next to `hex` (leaders are not
+    /// combat units, 3.2).
+    fn adjacent_enemies(&self, hex: HexId) -> Vec<String> {
+        let mut found: Vec<String> = neighbours(hex, self.terrain.layout)
+            .into_iter()
+            .filter_map(|n| self.enemy_combat.get(&n))
+            .flatten()
+            .cloned()
+            .collect();
+        found.sort();
+        found
+    }
+
+    fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy {
+        let mut friendly: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        let mut enemy_leaders: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        for (id, unit) in &state.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+            if self.is_friendly(c) {
+                if !moving.contains(id) {
+                    friendly.entry(h).or_default().push(id.clone());
+                }
+            } else if c.is_leader() {
+                enemy_leaders.entry(h).or_default().push(id.clone());
+            }
+        }
+        Occupancy { friendly, enemy_leaders }
+    }
+
+    /// 7.1: the SPs and the artillery units a unit counts for stacking.
+    fn stacking_weight(&self, state: &State, id: &str) -> (i32, i32) {
+        let Some(c) = self.counters.get(id) else { return (0, 0) };
+        let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
+        if c.is_leader() && !leaders_count {
+            return (0, 0);
+        }
+        if ARTILLERY.contains(&c.kind.as_str()) {
+            return (0, 1);
+        }
+        let steps = state.units.get(id).map(|u| u.steps).unwrap_or(1);
+        let sps = match c.strength {
+            Some(s) if steps < c.steps.unwrap_or(1) => s.reduced.unwrap_or(s.full),
+            Some(s) => s.full,
+            None => 0,
+        };
+        (sps, 0)
+    }
+
+    /// The cost and effects of the group entering `to` from the adjacent
+    /// `from`, or why it may not.
+    fn step(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        from: HexId,
+        to: HexId,
+    ) -> std::result::Result<Step, String> {
+        let Some(info) = self.terrain.hex(to) else {
+            return Err(format!("{to} is not on the map"));
+        };
+        // 9.2: prohibited terrain.
+        if info.movement_cost == MovementCost::Prohibited {
+            return Err(format!("{to} is {}: prohibited terrain (9.2)", info.name));
+        }
+        if let Some(feature) = info.feature {
+            return Err(format!(
+                "{to} is on the {}: this version of the engine cannot move units onto it yet ({})",
+                feature.name, feature.source
+            ));
+        }
+        // 9.2: never into an enemy-occupied hex.
+        if let Some(enemies) = self.enemy_combat.get(&to) {
+            return Err(format!(
+                "{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)",
+                list(enemies)
+            ));
+        }
+        let mut captures = Vec::new();
+        if let Some(leaders) = occ.enemy_leaders.get(&to) {
+            if !group.captures {
+                return Err(format!(
+                    "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
+                    list(leaders)
+                ));
+            }
+            captures = leaders.clone();
+        }
+        // 7.1, 7.2: never through or into a hex in excess of stacking limits.
+        let there: &[String] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
+        if let Some(limits) = &self.stacking {
+            let (mut sps, mut guns) = (group.sps, group.guns);
+            for id in there {
+                let (s, g) = self.stacking_weight(state, id);
+                sps = sps.saturating_add(s);
+                guns = guns.saturating_add(g);
+            }
+            if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+                return Err(format!(
+                    "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
+                    list(&group.ids),
+                    if there.is_empty() { "nothing".to_string() } else { list(there) },
+                    limits.max_strength_points,
+                    limits.max_artillery_units,
+                    if limits.max_artillery_units == 1 { "" } else { "s" }
+                ));
+            }
+            // Savannah 4.1: units that may not even pass through each other.
+            for r in limits.restrictions.iter().filter(|r| !r.may_pass_through) {
+                for mover in &group.ids {
+                    for other in there {
+                        let (Some(x), Some(y)) = (self.counters.get(mover.as_str()), self.counters.get(other.as_str()))
+                        else {
+                            continue;
+                        };
+                        if r.pair(x, y) {
+                            return Err(format!(
+                                "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
+                                r.rule_name(),
+                                r.id
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let road = self.terrain.road(from, to);
+        let mut parts: Vec<(String, i32)> = Vec::new();
+        if group.strategic {
+            // 9.52: every hexside along a road or track, never next to the enemy.
+            let Some(cost) = road.and_then(|r| r.strategic_cost) else {
+                return Err(format!(
+                    "{from} to {to} does not follow a road or track: strategic movement crosses only hexsides with connected road or track (9.52)"
+                ));
+            };
+            let enemies = self.adjacent_enemies(to);
+            if !enemies.is_empty() {
+                return Err(format!(
+                    "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
+                    list(&enemies)
+                ));
+            }
+            parts.push((format!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
+        } else if let Some(r) = road {
+            // 9.51: along a road the other terrain is ignored.
+            parts.push((r.names.join("/"), r.cost));
+        } else {
+            // 9.4: hex and hexside costs add up.
+            let MovementCost::Mp(cost) = info.movement_cost else {
+                return Err(format!("{to} is {}: prohibited terrain (9.2)", info.name));
+            };
+            parts.push((info.name.to_lowercase(), cost));
+            for c in self.terrain.crossing(from, to) {
+                if c.movement_cost_added != 0 {
+                    parts.push((c.name.to_lowercase(), c.movement_cost_added));
+                }
+            }
+        }
+        // 8.31: +1 to enter, +1 to exit an enemy rifle unit's ZOC.
+        let (entered, exited) = self.zoc.rifle_costs(from, to);
+        if !entered.is_empty() {
+            parts.push((format!("entering the ZOC of rifle unit {}", list(&entered)), 1));
+        }
+        if !exited.is_empty() {
+            parts.push((format!("leaving the ZOC of rifle unit {}", list(&exited)), 1));
+        }
+        let mp = parts.iter().map(|(_, v)| *v).fold(0i32, |a, v| a.saturating_add(v));
+        Ok(Step { mp, parts, captures })
+    }
+
+    /// 9.1's exception: a unit may always move one hex, unless it is naval
+    /// artillery or a mortar or the hex withdraws the exception (Savannah 4.19).
+    fn minimum_move_into(&self, group: &Group, to: HexId) -> bool {
+        group.minimum_move && self.terrain.hex(to).is_some_and(|h| h.minimum_move)
+    }
+
+    /// 13.3: the hexes a disrupted group may move to: one hex, not next to
+    /// an enemy unit; one that begins next to the enemy must move away from
+    /// as many enemy units as it can.
+    fn disrupted_options(&self, state: &State, group: &Group, occ: &Occupancy) -> BTreeMap<HexId, Step> {
+        let mut legal: Vec<(HexId, usize, Step)> = Vec::new();
+        for n in neighbours(group.start, self.terrain.layout) {
+            let Ok(step) = self.step(state, group, occ, group.start, n) else { continue };
+            if step.mp > group.allowance && !self.minimum_move_into(group, n) {
+                continue;
+            }
+            legal.push((n, self.adjacent_enemies(n).len(), step));
+        }
+        let now = self.adjacent_enemies(group.start).len();
+        let best = legal.iter().map(|(_, k, _)| *k).min().unwrap_or(usize::MAX);
+        legal
+            .into_iter()
+            .filter(|(_, k, _)| *k == 0 || (now > 0 && *k == best && best < now))
+            .map(|(h, _, s)| (h, s))
+            .collect()
+    }
+
+    /// Every hex the group can reach this phase, at its cheapest (Dijkstra
+    /// over MPs; ties as the module documentation says). `allowance`
+    /// replaces the group's when given (to say how far a hex really is).
+    fn search(&self, state: &State, group: &Group, occ: &Occupancy, allowance: Option<i32>) -> BTreeMap<HexId, Node> {
+        let mut best: BTreeMap<HexId, Node> = BTreeMap::new();
+        if group.disrupted {
+            for (h, step) in self.disrupted_options(state, group, occ) {
+                best.insert(h, Node { mp: step.mp, steps: 1, prev: Some(group.start) });
+            }
+            return best;
+        }
+        let allowance = allowance.unwrap_or(group.allowance);
+        let start = Node { mp: 0, steps: 0, prev: None };
+        best.insert(group.start, start);
+        let mut frontier: BTreeSet<(i32, u32, HexId)> = BTreeSet::new();
+        frontier.insert((0, 0, group.start));
+        let mut settled: BTreeSet<HexId> = BTreeSet::new();
+        while let Some((mp, steps, hex)) = frontier.pop_first() {
+            if !settled.insert(hex) {
+                continue;
+            }
+            // 8.31: a unit entering an enemy ZOC stops there (8.32: the
+            // hex it begins in does not hold it).
+            if hex != group.start && self.zoc.contains(hex) {
+                continue;
+            }
+            for n in neighbours(hex, self.terrain.layout) {
+                if settled.contains(&n) {
+                    continue;
+                }
+                let Ok(step) = self.step(state, group, occ, hex, n) else { continue };
+                let total = mp.saturating_add(step.mp);
+                let one_hex = hex == group.start && self.minimum_move_into(group, n);
+                if total > allowance && !one_hex {
+                    continue;
+                }
+                let better = best.get(&n).is_none_or(|old| (total, steps + 1) < (old.mp, old.steps));
+                if better {
+                    best.insert(n, Node { mp: total, steps: steps + 1, prev: Some(hex) });
+                    frontier.insert((total, steps + 1, n));
+                }
+            }
+        }
+        best.remove(&group.start);
+        best
+    }
+
+    fn path_to(best: &BTreeMap<HexId, Node>, start: HexId, to: HexId) -> Vec<HexId> {
+        let mut path = vec![to];
+        let mut at = to;
+        while let Some(prev) = best.get(&at).and_then(|n| n.prev) {
+            if prev == start {
+                break;
+            }
+            path.push(prev);
+            at = prev;
+            if path.len() > best.len() + 1 {
+                break;
+            }
+        }
+        path.reverse();
+        path
+    }
+
+    /// The hexes the group can reach, sorted, for problem texts.
+    fn reachable_text(&self, state: &State, group: &Group, occ: &Occupancy) -> String {
+        let reach: Vec<HexId> = self.search(state, group, occ, None).into_keys().collect();
+        format!(
+            "{} can reach {} (allowance {} MP{})",
+            list(&group.ids),
+            hexes_text(&reach),
+            group.allowance,
+            if group.strategic { ", strategic" } else { "" }
+        )
+    }
+
+    /// Follow `path` from the group's hex, checking every rule. A problem
+    /// names the index of the hex where it arises, or none when it concerns
+    /// the whole path.
+    fn walk(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        path: &[HexId],
+    ) -> std::result::Result<Walk, (Option<usize>, String)> {
+        let mut at = group.start;
+        let mut mp: i32 = 0;
+        let mut steps = Vec::new();
+        let mut minimum_move = false;
+        if path.is_empty() {
+            return Err((None, "the path is empty: list the hexes entered, in order".into()));
+        }
+        if group.disrupted && path.len() > 1 {
+            return Err((Some(1), "disrupted units may move only one hex per turn (13.3)".into()));
+        }
+        for (k, &to) in path.iter().enumerate() {
+            if k > 0 && self.zoc.contains(at) {
+                return Err((
+                    Some(k),
+                    format!(
+                        "{at} is in the ZOC of enemy {}: the move must stop there (8.31)",
+                        list(&self.zoc.exerted_on(at))
+                    ),
+                ));
+            }
+            if !crate::hex::are_adjacent(at, to, self.terrain.layout) {
+                return Err((
+                    Some(k),
+                    format!("{to} does not adjoin {at}: a path lists adjacent hexes, every hex entered"),
+                ));
+            }
+            let step = self.step(state, group, occ, at, to).map_err(|e| (Some(k), e))?;
+            mp = mp.saturating_add(step.mp);
+            if mp > group.allowance {
+                if path.len() == 1 && self.minimum_move_into(group, to) {
+                    minimum_move = true;
+                } else {
+                    let why = if k == 0 && path.len() > 1 && self.minimum_move_into(group, to) {
+                        "; 9.1's exception allows a move of that one hex only"
+                    } else {
+                        ""
+                    };
+                    return Err((
+                        Some(k),
+                        format!(
+                            "entering {to} costs {} MP, {mp} MP in all: more than the movement allowance of {} MP (9.1){why}",
+                            step.mp, group.allowance
+                        ),
+                    ));
+                }
+            }
+            steps.push(step);
+            at = to;
+        }
+        if group.disrupted {
+            let options = self.disrupted_options(state, group, occ);
+            if !options.contains_key(&at) {
+                let enemies = self.adjacent_enemies(at);
+                let now = self.adjacent_enemies(group.start);
+                let why = if now.is_empty() {
+                    format!(
+                        "{at} is next to enemy {}: a disrupted unit may not move adjacent to an enemy unit (13.3)",
+                        list(&enemies)
+                    )
+                } else {
+                    format!(
+                        "a disrupted unit that begins next to the enemy must use its one hex to move away from as many enemy units as possible (13.3): {at} is next to {}",
+                        if enemies.is_empty() { "none".to_string() } else { list(&enemies) }
+                    )
+                };
+                return Err((None, why));
+            }
+        }
+        let stopped_by = if self.zoc.contains(at) {
+            if self.zoc.contains(group.start) && path.len() == 1 {
+                Some("8.32 enemy ZOC to enemy ZOC".to_string())
+            } else {
+                Some("8.31 enemy ZOC".to_string())
+            }
+        } else if group.disrupted {
+            Some("13.3 disrupted: one hex".to_string())
+        } else if minimum_move {
+            Some("9.1 one-hex move".to_string())
+        } else {
+            None
+        };
+        Ok(Walk { hexes: path.to_vec(), steps, mp, minimum_move, stopped_by })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Running the orders
+
+/// The phase as it runs: the state after each move, the events, the problems.
+struct Run {
+    state: State,
+    events: Vec<Event>,
+    problems: Vec<(String, Problem)>,
+    /// Units moved so far, and the order that moved them.
+    moved: BTreeMap<String, (String, String)>,
+}
+
+impl Phase<'_> {
+    /// Every side's orders, in the order of the sides given.
+    fn run(&self, state: &State, orders: &[(&str, &serde_yaml::Value)], whole_phase: bool) -> Run {
+        let mut run = Run { state: state.clone(), events: Vec::new(), problems: Vec::new(), moved: BTreeMap::new() };
+        for (side, body) in orders {
+            if !self.sides.iter().any(|s| s == side) {
+                run.problems.push((
+                    side.to_string(),
+                    problem(
+                        "",
+                        format!(
+                            "the {side} side does not move in the {} player turn; its sides are {}",
+                            self.player,
+                            self.sides.join(", ")
+                        ),
+                    ),
+                ));
+                continue;
+            }
+            self.run_side(&mut run, side, body);
+        }
+        let sides: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
+        self.disrupted_must_move(state, &mut run, &sides);
+        self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
+        run
+    }
+
+    fn run_side(&self, run: &mut Run, side: &str, body: &serde_yaml::Value) {
+        if body.is_null() {
+            return;
+        }
+        let orders: MovementOrders = match serde_path_to_error::deserialize(body.clone()) {
+            Ok(o) => o,
+            Err(e) => {
+                let path = e.path().to_string();
+                let field = if path == "." { String::new() } else { path };
+                run.problems.push((
+                    side.to_string(),
+                    problem(field, format!("{} (movement orders are `moves:`, a list of moves)", e.inner())),
+                ));
+                return;
+            }
+        };
+        for (i, value) in orders.moves.iter().enumerate() {
+            let field = format!("moves[{i}]");
+            let order: MoveOrder = match serde_path_to_error::deserialize(value.clone()) {
+                Ok(o) => o,
+                Err(e) => {
+                    let path = e.path().to_string();
+                    let at = if path == "." { field.clone() } else { format!("{field}.{path}") };
+                    run.problems.push((
+                        side.to_string(),
+                        problem(
+                            at,
+                            format!("{} (a move has unit or stack, path or to, and may have strategic)", e.inner()),
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let mut problems = Vec::new();
+            self.one_move(run, side, &field, &order, &mut problems);
+            run.problems.extend(problems.into_iter().map(|p| (side.to_string(), p)));
+        }
+    }
+
+    /// The units of a side's own army that it may move, for "did you mean".
+    fn suggest(&self, state: &State, side: &str, wrong: &str) -> String {
+        let own: Vec<&str> = state
+            .units
+            .iter()
+            .filter(|(id, u)| {
+                u.hex.is_some()
+                    && self
+                        .counters
+                        .get(id.as_str())
+                        .is_some_and(|c| self.side_of_army.get(&c.army).map(String::as_str) == Some(side))
+            })
+            .map(|(id, _)| id.as_str())
+            .collect();
+        let mut near: Vec<(usize, &str)> = own.iter().map(|id| (edit_distance(wrong, id), *id)).collect();
+        near.sort();
+        let close: Vec<&str> =
+            near.iter().filter(|(d, id)| *d * 3 <= id.len().max(3)).map(|(_, id)| *id).take(3).collect();
+        if close.is_empty() {
+            format!("the {side} units on the map are {}", own.join(", "))
+        } else {
+            format!("did you mean {}?", close.join(" or "))
+        }
+    }
+
+    /// One move: check it whole, then make it (or record every problem).
+    fn one_move(&self, run: &mut Run, side: &str, field: &str, order: &MoveOrder, problems: &mut Vec<Problem>) {
+        let state = &run.state;
+        // The units.
+        let (ids, ids_field): (Vec<String>, String) = match (&order.unit, &order.stack) {
+            (Some(u), None) => (vec![u.clone()], format!("{field}.unit")),
+            (None, Some(s)) if !s.is_empty() => (s.clone(), format!("{field}.stack")),
+            (None, Some(_)) => {
+                problems
+                    .push(problem(format!("{field}.stack"), "the stack is empty: list the units that move together"));
+                return;
+            }
+            (Some(_), Some(_)) => {
+                problems.push(problem(field, "give unit or stack, not both"));
+                return;
+            }
+            (None, None) => {
+                problems.push(problem(
+                    field,
+                    "give the unit that moves (unit: ID) or the units moving together (stack: [ID, ...])",
+                ));
+                return;
+            }
+        };
+        let mut start: Option<HexId> = None;
+        let mut ok = true;
+        for (n, id) in ids.iter().enumerate() {
+            let at = if order.stack.is_some() { format!("{ids_field}[{n}]") } else { ids_field.clone() };
+            let bad = |message: String, problems: &mut Vec<Problem>| problems.push(problem(at.clone(), message));
+            if ids.iter().take(n).any(|x| x == id) {
+                bad(format!("{id} is listed twice"), problems);
+                ok = false;
+                continue;
+            }
+            let (Some(counter), Some(unit)) = (self.counters.get(id.as_str()), state.units.get(id)) else {
+                bad(format!("there is no unit '{id}' in this game; {}", self.suggest(state, side, id)), problems);
+                ok = false;
+                continue;
+            };
+            let army_side = self.side_of_army.get(&counter.army).map(String::as_str).unwrap_or("");
+            if army_side != side {
+                let whose = if self.is_friendly(counter) {
+                    format!("a unit of the {} army: the {army_side} orders move it", counter.army)
+                } else {
+                    format!("an enemy unit (the {} army)", counter.army)
+                };
+                bad(format!("{id} is {whose}; a side moves only its own army's units (9.1)"), problems);
+                ok = false;
+                continue;
+            }
+            let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else {
+                let where_ = match unit.off_map {
+                    Some(OffMap::Reinforcement) => {
+                        "a reinforcement not yet on the map (9.6 is not built in this version)"
+                    }
+                    Some(OffMap::Captured) => "captured",
+                    Some(OffMap::Eliminated) => "eliminated",
+                    None => "off the map",
+                };
+                bad(format!("{id} is {where_}, so it cannot move"), problems);
+                ok = false;
+                continue;
+            };
+            if let Some((_, by)) = run.moved.get(id) {
+                bad(format!("{id} has already moved ({by}); each unit moves at most once and completes its move before another moves (9.1)"), problems);
+                ok = false;
+                continue;
+            }
+            if unit.condition == Condition::Shattered && !counter.is_leader() {
+                bad(format!("{id} is shattered: shattered units may not move (13.4, 9.2)"), problems);
+                ok = false;
+                continue;
+            }
+            if unit.pinned {
+                bad(
+                    format!("{id} is pinned: moving pinned units (9.3) is not built in this version of the engine"),
+                    problems,
+                );
+                ok = false;
+                continue;
+            }
+            match start {
+                None => start = Some(hex),
+                Some(s) if s != hex => {
+                    bad(
+                        format!(
+                            "{id} is in {hex}, not in {s} with {}: a stack moves from one hex",
+                            ids.first().map(String::as_str).unwrap_or("")
+                        ),
+                        problems,
+                    );
+                    ok = false;
+                }
+                Some(_) => {}
+            }
+        }
+        let Some(start) = start else { return };
+        if !ok {
+            return;
+        }
+        // The group.
+        let mut group = Group {
+            ids: ids.clone(),
+            start,
+            allowance: i32::MAX,
+            sps: 0,
+            guns: 0,
+            captures: false,
+            disrupted: false,
+            minimum_move: true,
+            strategic: order.strategic,
+        };
+        let mut allowances = BTreeMap::new();
+        for id in &ids {
+            let (Some(c), Some(u)) = (self.counters.get(id.as_str()), state.units.get(id)) else { continue };
+            let printed = c.movement.unwrap_or(0);
+            let allowance = if order.strategic { printed.saturating_mul(2) } else { printed };
+            allowances.insert(id.clone(), allowance);
+            group.allowance = group.allowance.min(allowance);
+            let (s, g) = self.stacking_weight(state, id);
+            group.sps = group.sps.saturating_add(s);
+            group.guns = group.guns.saturating_add(g);
+            if !c.is_leader() && matches!(u.condition, Condition::ParadeOrder | Condition::Disrupted) {
+                group.captures = true;
+            }
+            if !c.is_leader() && u.condition == Condition::Disrupted {
+                group.disrupted = true;
+            }
+            if NO_MINIMUM_MOVE.contains(&c.kind.as_str()) {
+                group.minimum_move = false;
+            }
+        }
+        let occ = self.occupancy(state, &ids);
+        if order.strategic {
+            if group.disrupted {
+                problems.push(problem(
+                    format!("{field}.strategic"),
+                    "a disrupted unit moves only one hex (13.3): no strategic movement",
+                ));
+                return;
+            }
+            let enemies = self.adjacent_enemies(start);
+            if !enemies.is_empty() {
+                problems.push(problem(
+                    format!("{field}.strategic"),
+                    format!(
+                        "{} begins next to enemy {}: strategic movement may not begin adjacent to enemy units (9.52)",
+                        list(&ids),
+                        list(&enemies)
+                    ),
+                ));
+                return;
+            }
+        }
+        // The path.
+        let walked = match (&order.path, &order.to) {
+            (Some(_), Some(_)) => {
+                problems.push(problem(field, "give path or to, not both"));
+                return;
+            }
+            (None, None) => {
+                problems.push(problem(
+                    field,
+                    format!(
+                        "give the path (path: [HEX, ...]) or the destination (to: HEX); {}",
+                        self.reachable_text(state, &group, &occ)
+                    ),
+                ));
+                return;
+            }
+            (Some(path), None) => {
+                let mut hexes = Vec::new();
+                for (k, h) in path.iter().enumerate() {
+                    match h.parse() {
+                        Ok(hex) => hexes.push(hex),
+                        Err(e) => {
+                            problems.push(problem(format!("{field}.path[{k}]"), e));
+                            return;
+                        }
+                    }
+                }
+                match self.walk(state, &group, &occ, &hexes) {
+                    Ok(w) => w,
+                    Err((k, message)) => {
+                        let at = match k {
+                            Some(k) => format!("{field}.path[{k}]"),
+                            None => format!("{field}.path"),
+                        };
+                        problems.push(problem(at, format!("{message}; {}", self.reachable_text(state, &group, &occ))));
+                        return;
+                    }
+                }
+            }
+            (None, Some(to)) => {
+                let to = match to.parse() {
+                    Ok(h) => h,
+                    Err(e) => {
+                        problems.push(problem(format!("{field}.to"), e));
+                        return;
+                    }
+                };
+                match self.find(state, &group, &occ, to) {
+                    Ok(w) => w,
+                    Err(message) => {
+                        problems.push(problem(format!("{field}.to"), message));
+                        return;
+                    }
+                }
+            }
+        };
+        // Make the move.
+        let dest = walked.hexes.last().copied().unwrap_or(start);
+        let path_text: Vec<String> = walked.hexes.iter().map(HexId::to_string).collect();
+        let costs: Vec<String> = walked
+            .hexes
+            .iter()
+            .zip(&walked.steps)
+            .map(|(h, s)| {
+                let parts: Vec<String> = s.parts.iter().map(|(n, v)| format!("{n} {v}")).collect();
+                format!("{h} ({})", parts.join(" + "))
+            })
+            .collect();
+        let stop_text = match walked.stopped_by.as_deref() {
+            Some(s) if s.starts_with("8.3") => {
+                format!(
+                    "; stops in the ZOC of {} ({})",
+                    self.names(&self.zoc.exerted_on(dest)),
+                    s.get(..4).unwrap_or(s)
+                )
+            }
+            Some(s) => format!("; stops ({s})"),
+            None => String::new(),
+        };
+        for id in &ids {
+            let mates: Vec<String> = ids.iter().filter(|m| *m != id).cloned().collect();
+            let allowance = allowances.get(id).copied().unwrap_or(0);
+            let text = format!(
+                "{}{} moves {start} → {}{}: {} of {} MP{}{}{}",
+                self.name(id),
+                if mates.is_empty() { String::new() } else { format!(" (in a stack with {})", self.names(&mates)) },
+                path_text.join(" → "),
+                if order.strategic { " by strategic movement (9.52)" } else { "" },
+                walked.mp,
+                allowance,
+                if walked.minimum_move {
+                    ", more than its allowance: a unit may always move one hex (9.1)"
+                } else {
+                    ""
+                },
+                if costs.is_empty() { String::new() } else { format!(" [{}]", costs.join(", ")) },
+                stop_text
+            );
+            run.events.push(
+                Event::new("9.1", "move", text)
+                    .with("unit", id)
+                    .with("from", start.to_string())
+                    .with("to", dest.to_string())
+                    .with("path", &path_text)
+                    .with("mp_spent", walked.mp)
+                    .with("mp_allowance", allowance)
+                    .with("strategic", order.strategic)
+                    .with("minimum_move", walked.minimum_move)
+                    .with("stopped_by", &walked.stopped_by),
+            );
+            if let Some(u) = run.state.units.get_mut(id) {
+                u.hex = Some(dest.to_string());
+                // Savannah 4.9: leaving the Covered Way removes Lost markers.
+                u.lost = false;
+            }
+            run.moved.insert(id.clone(), (side.to_string(), field.to_string()));
+        }
+        // 14.32: lone leaders captured on the way; the movers do not stop.
+        let movers: Vec<String> =
+            ids.iter().filter(|i| self.counters.get(i.as_str()).is_some_and(|c| !c.is_leader())).cloned().collect();
+        for (hex, step) in walked.hexes.iter().zip(&walked.steps) {
+            for leader in &step.captures {
+                if let Some(u) = run.state.units.get_mut(leader) {
+                    u.hex = None;
+                    u.off_map = Some(OffMap::Captured);
+                }
+                let text = format!(
+                    "{}, alone in {hex}, is captured by {} (14.32); {} not stop and spend{} no extra MP",
+                    self.name(leader),
+                    self.names(&movers),
+                    if movers.len() == 1 { "it does" } else { "they do" },
+                    if movers.len() == 1 { "s" } else { "" }
+                );
+                run.events.push(
+                    Event::new("14.32", "leader-captured", text)
+                        .with("leader", leader)
+                        .with("hex", hex.to_string())
+                        .with("by", &movers),
+                );
+            }
+        }
+    }
+
+    /// `to:`: the cheapest legal path, or why there is none.
+    fn find(&self, state: &State, group: &Group, occ: &Occupancy, to: HexId) -> std::result::Result<Walk, String> {
+        if to == group.start {
+            return Err(format!("{} is already in {to}", list(&group.ids)));
+        }
+        let reach = self.search(state, group, occ, None);
+        if reach.contains_key(&to) {
+            let path = Phase::path_to(&reach, group.start, to);
+            return self.walk(state, group, occ, &path).map_err(|(_, m)| m);
+        }
+        let reachable = self.reachable_text(state, group, occ);
+        // Why not: something about the hex itself, or the distance.
+        if let Some(reason) = neighbours(to, self.terrain.layout).into_iter().find_map(|n| {
+            if !crate::hex::are_adjacent(n, to, self.terrain.layout) {
+                return None;
+            }
+            match self.step(state, group, occ, n, to) {
+                Err(e) if !e.contains("strategic") && !e.contains("does not follow") => Some(e),
+                _ => None,
+            }
+        }) {
+            return Err(format!("{to} cannot be entered: {reason}; {reachable}"));
+        }
+        if group.disrupted {
+            return Err(format!("disrupted units move one hex, never next to an enemy unit (13.3); {reachable}"));
+        }
+        let far = self.search(state, group, occ, Some(i32::MAX / 4));
+        let mut message = match far.get(&to) {
+            Some(node) => format!(
+                "{to} is beyond reach: the cheapest legal path costs {} MP, and the allowance is {} MP (9.1)",
+                node.mp, group.allowance
+            ),
+            None => format!("no legal path leads to {to} (enemy ZOCs stop a move, 8.31; enemy units and prohibited terrain bar it, 9.2)"),
+        };
+        if !group.strategic {
+            let mut by_road = group.clone();
+            by_road.strategic = true;
+            by_road.allowance = by_road.allowance.saturating_mul(2);
+            if self.adjacent_enemies(group.start).is_empty()
+                && self.search(state, &by_road, occ, None).contains_key(&to)
+            {
+                message.push_str(" (it can get there by strategic movement: add `strategic: true`, 9.52)");
+            }
+        }
+        Err(format!("{message}; {reachable}"))
+    }
+
+    /// 13.3: a disrupted unit that begins the phase next to the enemy must
+    /// use its one hex move to move away, when it can.
+    fn disrupted_must_move(&self, start: &State, run: &mut Run, sides: &[&str]) {
+        for (id, unit) in &start.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(side) = self.side_of_army.get(&c.army) else { continue };
+            if !sides.contains(&side.as_str()) || c.is_leader() || unit.condition != Condition::Disrupted || unit.pinned
+            {
+                continue;
+            }
+            if run.moved.contains_key(id) {
+                continue;
+            }
+            let Some(hex) = hex_of(start, id) else { continue };
+            let enemies = self.adjacent_enemies(hex);
+            if enemies.is_empty() {
+                continue;
+            }
+            let group = Group {
+                ids: vec![id.clone()],
+                start: hex,
+                allowance: c.movement.unwrap_or(0),
+                sps: self.stacking_weight(start, id).0,
+                guns: self.stacking_weight(start, id).1,
+                captures: true,
+                disrupted: true,
+                minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
+                strategic: false,
+            };
+            let occ = self.occupancy(&run.state, &group.ids);
+            let options: Vec<HexId> = self.disrupted_options(&run.state, &group, &occ).into_keys().collect();
+            if !options.is_empty() {
+                run.problems.push((
+                    side.clone(),
+                    problem(
+                        "moves",
+                        format!(
+                            "{id} is disrupted and begins next to enemy {}: it must use its one hex move to move away from as many enemy units as possible (13.3); it can move to {}",
+                            list(&enemies),
+                            hexes_text(&options)
+                        ),
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
+    /// not end a Movement Phase stacked together. A side's orders alone
+    /// (`whole_phase` false) are held to it only for pairs of its own units.
+    fn end_of_phase_stacking(&self, start: &State, run: &mut Run, sides: &[&str], whole_phase: bool) {
+        let Some(stacking) = &self.stacking else { return };
+        let mut by_hex: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
+        for (id, unit) in &run.state.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            if !self.is_friendly(c) {
+                continue;
+            }
+            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+                by_hex.entry(h).or_default().push(c);
+            }
+        }
+        let side_of = |c: &Counter| self.side_of_army.get(&c.army).cloned().unwrap_or_default();
+        let mut found = Vec::new();
+        for r in stacking.restrictions.iter().filter(|r| !r.may_end_movement_phase_stacked) {
+            for (hex, units) in &by_hex {
+                for (n, x) in units.iter().enumerate() {
+                    for y in units.iter().skip(n + 1) {
+                        if !r.pair(x, y) {
+                            continue;
+                        }
+                        let (sx, sy) = (side_of(x), side_of(y));
+                        if !(whole_phase || sx == sy && sides.contains(&sx.as_str())) {
+                            continue;
+                        }
+                        let mover = [x, y].into_iter().find(|c| run.moved.contains_key(&c.id));
+                        let text = format!(
+                            "{} and {} end the Movement Phase stacked in {hex}, which {} forbids ({})",
+                            x.id,
+                            y.id,
+                            r.id,
+                            r.rule_name()
+                        );
+                        match mover {
+                            Some(c) => {
+                                let (side, field) = run.moved.get(&c.id).cloned().unwrap_or_default();
+                                found.push((side, problem(field, text)));
+                            }
+                            None => {
+                                let always =
+                                    r.after_retreat.as_ref().and_then(|a| a.unstack_next_friendly_movement.as_deref())
+                                        == Some("always");
+                                let stacked_before =
+                                    hex_of(start, &x.id) == Some(*hex) && hex_of(start, &y.id) == Some(*hex);
+                                if always && stacked_before {
+                                    found.push((
+                                        sx.clone(),
+                                        problem("moves", format!("{text}: they must unstack this Movement Phase")),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        run.problems.extend(found);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Entry points
+
+/// Check one side's movement orders for the phasing `player` against
+/// `state`: every problem, each with its field (`moves[2].path[3]`) and
+/// what would be legal. Empty when the orders can be carried out.
+pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &serde_yaml::Value) -> Vec<Problem> {
+    let phase = match Phase::new(rules, state, player) {
+        Ok(p) => p,
+        Err(e) => return vec![problem("", e)],
+    };
+    phase.run(state, &[(side, body)], false).problems.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Series 9: the phasing player's Movement Phase. The sides' orders are
+/// carried out in the order of their side ids; refused whole, changing
+/// nothing, if any order is illegal.
+pub fn resolve(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, serde_yaml::Value>,
+    _dice: &mut dyn Dice,
+) -> Result<Resolution> {
+    let phase = Phase::new(rules, state, player).map_err(Error::refused)?;
+    let list: Vec<(&str, &serde_yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
+    let run = phase.run(state, &list, true);
+    if !run.problems.is_empty() {
+        let lines: Vec<String> = run.problems.iter().map(|(side, p)| format!("  {side}: {p}")).collect();
+        return Err(Error::refused(format!(
+            "movement orders refused ({} problem{}), nothing moved:\n{}",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join("\n")
+        )));
+    }
+    Ok(Resolution { state: run.state, events: run.events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::Source;
+
+    fn load(source: Source, scenario: &str) -> (Rules, State) {
+        let rules = Rules::load(&source, scenario).unwrap();
+        let state = State::setup(&rules.module, scenario).unwrap();
+        (rules, state)
+    }
+
+    fn yaml(text: &str) -> serde_yaml::Value {
+        serde_yaml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn validate_reports_every_problem_with_its_field() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/moves");
+        let (rules, state) = load(Source::Dir(dir), "battle");
+        let body = yaml(
+            r#"moves:
+                 - {unit: red-fot, path: ["0113"]}
+                 - {unit: red-foot, path: ["0113", "0112", "0111", "0110", "0109"]}
+                 - {unit: red-guards, path: ["0215", "0216"]}
+                 - {unit: blue-foot, to: "1613"}"#,
+        );
+        let problems = validate(&rules, &state, "red", "red", &body);
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["moves[0].unit", "moves[1].path[4]", "moves[2].path[0]", "moves[3].unit"], "{problems:?}");
+        assert!(problems[0].message.contains("did you mean red-foot?"));
+        assert!(problems[1].message.contains("red-foot can reach"));
+        assert!(problems[2].message.contains("not on the map"));
+        assert!(validate(&rules, &state, "red", "red", &yaml("moves: []")).is_empty());
+        assert!(validate(&rules, &state, "red", "red", &serde_yaml::Value::Null).is_empty());
+    }
+
+    /// On the Savannah map: the same orders give the same events, and a
+    /// refusal names the hexes the unit can reach.
+    #[test]
+    fn savannah_moves_are_deterministic() {
+        let (rules, state) = load(Source::Embedded("savannah-1779".into()), "historical");
+        let probe = validate(&rules, &state, "allies", "french", &yaml(r#"moves: [{unit: dillon-irish, to: "1001"}]"#));
+        let message = &probe.first().unwrap().message;
+        let reach = message.split(" can reach ").nth(1).unwrap().split(" (allowance").next().unwrap();
+        let target = reach.split(", ").last().unwrap();
+        let body = yaml(&format!("moves: [{{unit: dillon-irish, to: \"{target}\"}}]"));
+        assert!(validate(&rules, &state, "allies", "french", &body).is_empty());
+        let orders = BTreeMap::from([("french".to_string(), body)]);
+        let mut dice = crate::engine::case::ScriptedDice::new(Vec::new());
+        let a = resolve(&rules, &state, "allies", &orders, &mut dice).unwrap();
+        let b = resolve(&rules, &state, "allies", &orders, &mut dice).unwrap();
+        assert_eq!(a.events, b.events);
+        assert_eq!(a.state.units["dillon-irish"].hex.as_deref(), Some(target));
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("red-foot", "red-foot"), 0);
+        assert_eq!(edit_distance("red-fot", "red-foot"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("blue", "bleu"), 2);
+    }
+}
