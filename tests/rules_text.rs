@@ -13,11 +13,17 @@ use adjutant::hex::HexId;
 use adjutant::module::{Module, Source};
 use serde_yaml::Value;
 
-/// The rule text, from the project's shared folder beside the checkout.
+/// The rule text: $ADJUTANT_RULES, the project's shared folder beside the
+/// checkout, or the snapshot in tests/rules-text/.
 fn rules() -> String {
-    let path = std::env::var_os("ADJUTANT_RULES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/rules/gboar-series-and-savannah-1779.txt"));
+    let shared = repo_root().join("../shared/rules/gboar-series-and-savannah-1779.txt");
+    let path = std::env::var_os("ADJUTANT_RULES").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        if shared.is_file() {
+            shared
+        } else {
+            repo_root().join("tests/rules-text/gboar-series-and-savannah-1779.txt")
+        }
+    });
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("the rule text is needed at {} (or set ADJUTANT_RULES): {e}", path.display()))
 }
