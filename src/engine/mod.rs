@@ -31,6 +31,8 @@ pub struct Rules {
     pub charts: Charts,
     pub sequence: Sequence,
     pub seniority: Vec<Seniority>,
+    /// Series 7.1 and the exclusive rules' restrictions (module.yaml `stacking`).
+    pub stacking: Option<movement::Stacking>,
 }
 
 /// Savannah 4.18 Leader Seniority: between leaders of equal rank.
@@ -45,6 +47,8 @@ pub struct Seniority {
 struct SeniorityData {
     #[serde(default)]
     leader_seniority: Vec<Seniority>,
+    #[serde(default)]
+    stacking: Option<movement::Stacking>,
 }
 
 impl Rules {
@@ -56,7 +60,7 @@ impl Rules {
         })?;
         let sequence = Sequence::load(source, scenario)?;
         let (seniority, _): (SeniorityData, _) = source.parse("module.yaml")?;
-        Ok(Rules { module, charts, sequence, seniority: seniority.leader_seniority })
+        Ok(Rules { module, charts, sequence, seniority: seniority.leader_seniority, stacking: seniority.stacking })
     }
 
     /// The army of a counter, and the alliance (player) of an army.

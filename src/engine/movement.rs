@@ -373,12 +373,6 @@ impl<'a> Terrain<'a> {
 // ---------------------------------------------------------------------------
 // Stacking (7.1, 7.2; Savannah 4.1) as module.yaml gives it
 
-#[derive(Debug, Clone, Default, Deserialize)]
-struct ModuleStacking {
-    #[serde(default)]
-    stacking: Option<Stacking>,
-}
-
 /// module.yaml `stacking`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Stacking {
@@ -441,7 +435,7 @@ pub struct Selector {
 }
 
 impl Selector {
-    fn matches(&self, c: &Counter) -> bool {
+    pub fn matches(&self, c: &Counter) -> bool {
         self.armies.contains(&c.army)
             || self.units.contains(&c.id)
             || c.colour_group.as_ref().is_some_and(|g| self.colour_groups.contains(g))
@@ -607,11 +601,6 @@ impl<'a> Phase<'a> {
                 enemy_combat.entry(h).or_default().push(id.clone());
             }
         }
-        let (stacking, _): (ModuleStacking, _) = rules
-            .module
-            .source
-            .parse("module.yaml")
-            .map_err(|e| format!("module.yaml stacking cannot be read: {e}"))?;
         Ok(Phase {
             terrain,
             counters,
@@ -621,7 +610,7 @@ impl<'a> Phase<'a> {
             sides: rules.sequence.sides_of(player),
             zoc,
             enemy_combat,
-            stacking: stacking.stacking,
+            stacking: rules.stacking.clone(),
         })
     }
 

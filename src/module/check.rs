@@ -18,6 +18,7 @@ use super::charts;
 use super::counters::{Counter, CountersFile};
 use super::map::{locate, Map, MapFile};
 use super::Source;
+use crate::engine::movement::Stacking;
 use crate::error::{Error, Located};
 use crate::hex::HexId;
 use crate::modules::ModuleInfo;
@@ -65,65 +66,6 @@ struct PlaceFact {
     /// The place includes these hexes.
     #[serde(default)]
     includes: Vec<String>,
-}
-
-/// Series 7.1, and the exclusive rules' restrictions (Savannah 4.1).
-#[derive(Debug, Clone, Deserialize)]
-struct Stacking {
-    max_strength_points: i32,
-    max_artillery_units: i32,
-    #[serde(default)]
-    leaders_count: bool,
-    #[serde(default)]
-    restrictions: Vec<Restriction>,
-}
-
-/// Two kinds of unit that may not end a Movement Phase stacked together
-/// (so may not be set up together either).
-#[derive(Debug, Clone, Deserialize)]
-struct Restriction {
-    id: String,
-    #[serde(default)]
-    rule: Option<String>,
-    between: Between,
-    #[serde(default = "yes")]
-    may_end_movement_phase_stacked: bool,
-    #[serde(default)]
-    exempt_units: Vec<String>,
-    #[serde(default)]
-    exempt_types: Vec<String>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Between {
-    a: Selector,
-    b: Selector,
-}
-
-/// Which counters a restriction is about.
-#[derive(Debug, Clone, Default, Deserialize)]
-struct Selector {
-    #[serde(default)]
-    armies: Vec<String>,
-    #[serde(default)]
-    units: Vec<String>,
-    #[serde(default)]
-    colour_groups: Vec<String>,
-    #[serde(default)]
-    tags: Vec<String>,
-}
-
-impl Selector {
-    fn matches(&self, c: &Counter) -> bool {
-        self.armies.contains(&c.army)
-            || self.units.contains(&c.id)
-            || c.colour_group.as_ref().is_some_and(|g| self.colour_groups.contains(g))
-            || c.tags.iter().any(|t| self.tags.contains(t))
-    }
 }
 
 /// The parts of a scenario file the checks read.
