@@ -60,6 +60,9 @@ pub struct StatePatch {
     /// Who had the initiative last turn (12.62: decides first on momentum).
     #[serde(default)]
     pub initiative_holder: Option<String>,
+    /// This turn's weather (a condition id of the module's weather chart).
+    #[serde(default)]
+    pub weather: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,6 +208,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     state.momentum.extend(patch.momentum.clone());
     if let Some(holder) = &patch.initiative_holder {
         state.initiative_holder = Some(holder.clone());
+    }
+    if let Some(weather) = &patch.weather {
+        state.weather = Some(weather.clone());
     }
     Ok(())
 }

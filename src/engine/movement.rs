@@ -105,6 +105,10 @@ pub struct MoveOrder {
     /// 9.52.
     #[serde(default)]
     pub strategic: bool,
+    /// 9.3: the player moves a pinned unit, knowing that it must end the
+    /// phase away from the enemy and that removing its pin costs army morale.
+    #[serde(default)]
+    pub leave_pin: bool,
 }
 
 /// A hex id as written: hex ids are quoted strings ("0405"); a bare number
@@ -483,6 +487,8 @@ struct Phase<'a> {
     /// Hexes holding enemy combat units, and those units.
     enemy_combat: BTreeMap<HexId, Vec<String>>,
     stacking: Option<Stacking>,
+    /// This turn's weather (Savannah 4.2), from the weather chart.
+    weather: Option<&'a crate::module::charts::WeatherCondition>,
 }
 
 /// A unit or stack about to move.
@@ -535,6 +541,10 @@ struct Node {
     mp: i32,
     steps: u32,
     prev: Option<HexId>,
+}
+
+fn state_pinned(state: &State, id: &str) -> bool {
+    state.units.get(id).is_some_and(|u| u.pinned)
 }
 
 fn hex_of(state: &State, id: &str) -> Option<HexId> {
@@ -611,6 +621,18 @@ impl<'a> Phase<'a> {
             zoc,
             enemy_combat,
             stacking: rules.stacking.clone(),
+            weather: match &state.weather {
+                None => None,
+                Some(w) => Some(
+                    rules
+                        .charts
+                        .weather
+                        .conditions
+                        .iter()
+                        .find(|c| &c.id == w)
+                        .ok_or_else(|| format!("the weather '{w}' is not a condition of charts/weather.yaml"))?,
+                ),
+            },
         })
     }
 
@@ -784,6 +806,10 @@ impl<'a> Phase<'a> {
                     parts.push((c.name.to_lowercase(), c.movement_cost_added));
                 }
             }
+        }
+        // Savannah 4.2: the weather's added cost per hex entered.
+        if let Some(w) = self.weather.filter(|w| w.movement_cost_added != 0) {
+            parts.push((w.name.to_lowercase(), w.movement_cost_added));
         }
         // 8.31: +1 to enter, +1 to exit an enemy rifle unit's ZOC.
         let (entered, exited) = self.zoc.rifle_costs(from, to);
@@ -1005,12 +1031,20 @@ struct Run {
     problems: Vec<(String, Problem)>,
     /// Units moved so far, and the order that moved them.
     moved: BTreeMap<String, (String, String)>,
+    /// 9.3: pinned units that moved.
+    left_pins: Vec<String>,
 }
 
 impl Phase<'_> {
     /// Every side's orders, in the order of the sides given.
     fn run(&self, state: &State, orders: &[(&str, &serde_yaml::Value)], whole_phase: bool) -> Run {
-        let mut run = Run { state: state.clone(), events: Vec::new(), problems: Vec::new(), moved: BTreeMap::new() };
+        let mut run = Run {
+            state: state.clone(),
+            events: Vec::new(),
+            problems: Vec::new(),
+            moved: BTreeMap::new(),
+            left_pins: Vec::new(),
+        };
         for (side, body) in orders {
             if !self.sides.iter().any(|s| s == side) {
                 run.problems.push((
@@ -1029,6 +1063,7 @@ impl Phase<'_> {
             self.run_side(&mut run, side, body);
         }
         let sides: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
+        self.pinned_movers_end_away(&mut run);
         self.disrupted_must_move(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
         run
@@ -1171,11 +1206,21 @@ impl Phase<'_> {
                 ok = false;
                 continue;
             }
-            if unit.pinned {
+            if unit.pinned && !order.leave_pin {
                 bad(
-                    format!("{id} is pinned: moving pinned units (9.3) is not built in this version of the engine"),
+                    format!(
+                        "{id} is pinned: a pinned unit may move only if it ends the Movement Phase not adjacent to any enemy unit, and its pin then costs army morale (9.3); to move it, add `leave_pin: true`"
+                    ),
                     problems,
                 );
+                ok = false;
+                continue;
+            }
+            if !unit.pinned && order.leave_pin && !counter.is_leader() {
+                problems.push(problem(
+                    format!("{field}.leave_pin"),
+                    format!("{id} is not pinned: remove `leave_pin` (9.3)"),
+                ));
                 ok = false;
                 continue;
             }
@@ -1232,6 +1277,16 @@ impl Phase<'_> {
         }
         let occ = self.occupancy(state, &ids);
         if order.strategic {
+            if let Some(w) = self.weather.filter(|w| !w.strategic_movement) {
+                problems.push(problem(
+                    format!("{field}.strategic"),
+                    format!(
+                        "the weather this turn is {}: no strategic movement (Savannah 4.2, Weather Table); move without `strategic`",
+                        w.name
+                    ),
+                ));
+                return;
+            }
             if group.disrupted {
                 problems.push(problem(
                     format!("{field}.strategic"),
@@ -1368,6 +1423,9 @@ impl Phase<'_> {
                 u.lost = false;
             }
             run.moved.insert(id.clone(), (side.to_string(), field.to_string()));
+            if state_pinned(&run.state, id) {
+                run.left_pins.push(id.clone());
+            }
         }
         // 14.32: lone leaders captured on the way; the movers do not stop.
         let movers: Vec<String> =
@@ -1434,12 +1492,106 @@ impl Phase<'_> {
             by_road.strategic = true;
             by_road.allowance = by_road.allowance.saturating_mul(2);
             if self.adjacent_enemies(group.start).is_empty()
+                && self.weather.is_none_or(|w| w.strategic_movement)
                 && self.search(state, &by_road, occ, None).contains_key(&to)
             {
                 message.push_str(" (it can get there by strategic movement: add `strategic: true`, 9.52)");
             }
         }
         Err(format!("{message}; {reachable}"))
+    }
+
+    /// 9.3: a pinned unit that moved must end the phase next to no enemy unit.
+    fn pinned_movers_end_away(&self, run: &mut Run) {
+        for id in &run.left_pins {
+            let Some(hex) = hex_of(&run.state, id) else { continue };
+            let enemies = self.adjacent_enemies(hex);
+            if enemies.is_empty() {
+                continue;
+            }
+            let (side, field) = run.moved.get(id).cloned().unwrap_or_default();
+            run.problems.push((
+                side,
+                problem(
+                    field,
+                    format!(
+                        "{id} is pinned and ends its move in {hex}, next to enemy {}: a pinned unit may move only if it ends the Movement Phase not adjacent to any enemy unit (9.3)",
+                        list(&enemies)
+                    ),
+                ),
+            ));
+        }
+    }
+
+    /// 9.3: after all movement, pins come off every unit of either side that
+    /// is next to no enemy combat unit; the phasing player's army morale
+    /// pays once if any do. With several armies (an alliance), each phasing
+    /// army pays that had a pin of its own removed or had a unit next to a
+    /// removed enemy pin when the phase began.
+    fn remove_pins(&self, rules: &Rules, start: &State, run: &mut Run) -> Result<()> {
+        let enemy_of = |state: &State, id: &str, hex: HexId| -> Vec<String> {
+            let mine = self.counters.get(id).and_then(|c| self.player_of_army.get(&c.army)).cloned();
+            let around: Vec<HexId> = neighbours(hex, self.terrain.layout);
+            let mut found: Vec<String> = state
+                .units
+                .iter()
+                .filter(|(other, u)| {
+                    self.counters
+                        .get(other.as_str())
+                        .is_some_and(|c| !c.is_leader() && self.player_of_army.get(&c.army) != mine.as_ref())
+                        && u.hex.as_deref().and_then(|h| h.parse().ok()).is_some_and(|h| around.contains(&h))
+                })
+                .map(|(other, _)| other.clone())
+                .collect();
+            found.sort();
+            found
+        };
+        let mut removed: Vec<String> = Vec::new();
+        for (id, unit) in &run.state.units {
+            if !unit.pinned {
+                continue;
+            }
+            let Some(hex) = hex_of(&run.state, id) else { continue };
+            if enemy_of(&run.state, id, hex).is_empty() {
+                removed.push(id.clone());
+            }
+        }
+        if removed.is_empty() {
+            return Ok(());
+        }
+        let mut paying: BTreeSet<String> = BTreeSet::new();
+        for id in &removed {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            if self.is_friendly(c) {
+                paying.insert(c.army.clone());
+            } else if let Some(hex) = hex_of(start, id) {
+                for other in enemy_of(start, id, hex) {
+                    if let Some(o) = self.counters.get(other.as_str()) {
+                        paying.insert(o.army.clone());
+                    }
+                }
+            }
+            if let Some(u) = run.state.units.get_mut(id) {
+                u.pinned = false;
+            }
+        }
+        let names = self.names(&removed);
+        run.events.push(
+            Event::new("9.3", "pins-removed", format!("pins removed after movement, next to no enemy unit: {names}"))
+                .with("units", &removed),
+        );
+        if paying.is_empty() {
+            // No phasing unit was involved (a pin left over next to nothing).
+            paying
+                .extend(self.player_of_army.iter().filter(|(_, p)| **p == self.player).map(|(a, _)| a.clone()).take(1));
+        }
+        for army in paying {
+            let why = format!("the {} player removed pins in its Movement Phase", self.player);
+            let events =
+                super::morale::apply(rules, &mut run.state, "pin-removed-in-movement", &army, &[], 1, ("9.3", &why))?;
+            run.events.extend(events);
+        }
+        Ok(())
     }
 
     /// 13.3: a disrupted unit that begins the phase next to the enemy must
@@ -1588,6 +1740,8 @@ pub fn resolve(
             lines.join("\n")
         )));
     }
+    let mut run = run;
+    phase.remove_pins(rules, state, &mut run)?;
     Ok(Resolution { state: run.state, events: run.events })
 }
 

@@ -197,6 +197,19 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
                 .with("passed", passed)
                 .with("condition", after),
         );
+        // 16.1: a unit that rallies raises its army's morale.
+        if passed {
+            let why = format!("{} rallied", counter.name);
+            events.extend(super::morale::apply(
+                rules,
+                &mut next,
+                "unit-rallied",
+                &counter.army,
+                &[],
+                1,
+                ("16.1", &why),
+            )?);
+        }
     }
     Ok(Resolution { state: next, events })
 }

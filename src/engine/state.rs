@@ -80,6 +80,10 @@ pub struct State {
     /// The next step to resolve; absent when the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Step>,
+    /// This turn's weather (a condition of charts/weather.yaml), when the
+    /// scenario has weather (Savannah 4.2); it lasts the whole turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weather: Option<String>,
     /// Army morale per army (series 16; Savannah 1.3).
     pub army_morale: BTreeMap<String, i32>,
     /// Momentum chits per holder (series 12.61; Savannah 1.4: the Allies hold theirs jointly).
@@ -87,6 +91,30 @@ pub struct State {
     /// Victory points per army, in halves (Savannah 2.9).
     pub vp_halves: BTreeMap<String, i32>,
     pub units: BTreeMap<String, UnitState>,
+}
+
+/// Savannah 1.6, 4.2: the weather of `turn` where the weather chart fixes
+/// it for the scenario (`fixed`; when several entries cover the turn, the
+/// first listed); otherwise the weather holds (`current`). Rolled weather
+/// (the Weather Phase) is not built: a scenario that needs it keeps the
+/// weather it has.
+pub fn weather_for(source: &Source, scenario: &str, turn: u32, current: Option<String>) -> Result<Option<String>> {
+    let charts = crate::module::charts::load(source).map_err(|list| {
+        Error::refused(list.first().map(|l| l.to_string()).unwrap_or_else(|| "the charts do not load".into()))
+    })?;
+    Ok(fixed_weather(&charts.weather, scenario, turn).map(str::to_string).or(current))
+}
+
+/// The weather the chart fixes for `turn` of `scenario`, if it does (not `last-rolled`).
+pub fn fixed_weather<'a>(chart: &'a crate::module::charts::WeatherFile, scenario: &str, turn: u32) -> Option<&'a str> {
+    chart
+        .fixed
+        .iter()
+        .filter(|f| f.scenarios.iter().any(|s| s == scenario))
+        .flat_map(|f| f.turns.iter())
+        .find(|t| (t.turn..=t.last.unwrap_or(t.turn)).contains(&turn))
+        .map(|t| t.weather.as_str())
+        .filter(|w| *w != crate::module::charts::LAST_ROLLED)
 }
 
 /// The parts of a scenario file that set the state up.
@@ -163,6 +191,7 @@ impl State {
             player_order,
             result: None,
             next,
+            weather: weather_for(&module.source, scenario, turn, None)?,
             army_morale,
             momentum,
             vp_halves,
