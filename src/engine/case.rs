@@ -78,6 +78,12 @@ pub struct UnitPatch {
     pub pinned: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previously_lost: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_way_hexes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released: Option<bool>,
     /// Off the map: reinforcement, captured or eliminated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_map: Option<super::state::OffMap>,
@@ -196,6 +202,15 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.lost {
             unit.lost = b;
         }
+        if let Some(b) = p.previously_lost {
+            unit.previously_lost = b;
+        }
+        if let Some(n) = p.covered_way_hexes {
+            unit.covered_way_hexes = n;
+        }
+        if let Some(b) = p.released {
+            unit.released = b;
+        }
         if let Some(place) = p.off_map {
             unit.off_map = Some(place);
             unit.hex = None;
@@ -256,6 +271,9 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     condition: want.condition.map(|_| got.condition),
                     pinned: want.pinned.map(|_| got.pinned),
                     lost: want.lost.map(|_| got.lost),
+                    previously_lost: want.previously_lost.map(|_| got.previously_lost),
+                    covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),
+                    released: want.released.map(|_| got.released),
                     off_map: want.off_map.and(got.off_map),
                 };
                 if &got != want {

@@ -34,6 +34,8 @@ pub struct Rules {
     pub seniority: Vec<Seniority>,
     /// Series 7.1 and the exclusive rules' restrictions (module.yaml `stacking`).
     pub stacking: Option<movement::Stacking>,
+    /// The scenario's own movement rules (its file's `fixed_artillery`, ...).
+    pub scenario_movement: movement::ScenarioMovement,
 }
 
 /// Savannah 4.18 Leader Seniority: between leaders of equal rank.
@@ -61,7 +63,16 @@ impl Rules {
         })?;
         let sequence = Sequence::load(source, scenario)?;
         let (seniority, _): (SeniorityData, _) = source.parse("module.yaml")?;
-        Ok(Rules { module, charts, sequence, seniority: seniority.leader_seniority, stacking: seniority.stacking })
+        let (scenario_movement, _): (movement::ScenarioMovement, _) =
+            source.parse(&format!("scenarios/{scenario}.yaml"))?;
+        Ok(Rules {
+            module,
+            charts,
+            sequence,
+            seniority: seniority.leader_seniority,
+            stacking: seniority.stacking,
+            scenario_movement,
+        })
     }
 
     /// The army of a counter, and the alliance (player) of an army.

@@ -472,6 +472,32 @@ const ARTILLERY: &[&str] = &["artillery", "naval-artillery", "mortar"];
 const NO_MINIMUM_MOVE: &[&str] = &["naval-artillery", "mortar"];
 
 // ---------------------------------------------------------------------------
+// The scenario's rules
+
+/// What a scenario file adds to the Movement Phase. Other keys of the file
+/// are for other parts of the engine.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ScenarioMovement {
+    #[serde(default)]
+    pub fixed_artillery: Option<FixedArtillery>,
+}
+
+/// Savannah Historical Scenario, Special Rules: artillery that may not move
+/// until attacked in Close Combat.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedArtillery {
+    pub rule: String,
+    /// Counter types held in place.
+    pub types: Vec<String>,
+    /// Units that move freely all the same.
+    #[serde(default)]
+    pub except: Vec<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+// ---------------------------------------------------------------------------
 // The phase
 
 /// What the phase knows of the module and of the enemy, which does not move
@@ -489,6 +515,7 @@ struct Phase<'a> {
     stacking: Option<Stacking>,
     /// This turn's weather (Savannah 4.2), from the weather chart.
     weather: Option<&'a crate::module::charts::WeatherCondition>,
+    fixed_artillery: Option<&'a FixedArtillery>,
 }
 
 /// A unit or stack about to move.
@@ -621,6 +648,7 @@ impl<'a> Phase<'a> {
             zoc,
             enemy_combat,
             stacking: rules.stacking.clone(),
+            fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
             weather: match &state.weather {
                 None => None,
                 Some(w) => Some(
@@ -1205,6 +1233,25 @@ impl Phase<'_> {
                 bad(format!("{id} is shattered: shattered units may not move (13.4, 9.2)"), problems);
                 ok = false;
                 continue;
+            }
+            if let Some(fixed) = &self.fixed_artillery {
+                if fixed.types.contains(&counter.kind) && !fixed.except.contains(id) && !unit.released {
+                    bad(
+                        format!(
+                            "{id} may not move: no {} may move until attacked in Close Combat ({}){}",
+                            counter.kind,
+                            fixed.rule,
+                            if fixed.except.is_empty() {
+                                String::new()
+                            } else {
+                                format!("; only {} may", self.names(&fixed.except))
+                            }
+                        ),
+                        problems,
+                    );
+                    ok = false;
+                    continue;
+                }
             }
             if unit.pinned && !order.leave_pin {
                 bad(

@@ -51,10 +51,24 @@ pub struct UnitState {
     /// Savannah 4.9: lost on the Covered Way.
     #[serde(default, skip_serializing_if = "is_false")]
     pub lost: bool,
+    /// Savannah 4.9: the Lost marker flipped to its Previously Lost side.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub previously_lost: bool,
+    /// Savannah 4.9: Covered Way hexes entered on this march along it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub covered_way_hexes: u32,
+    /// An artillery unit a scenario holds in place until it is attacked in
+    /// Close Combat (Savannah Historical Scenario) that has been attacked.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub released: bool,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +175,9 @@ impl State {
                 condition: Condition::ParadeOrder,
                 pinned: false,
                 lost: false,
+                previously_lost: false,
+                covered_way_hexes: 0,
+                released: false,
             };
             if units.insert(counter.id.clone(), unit).is_some() {
                 return Err(Error::Data(Located {
