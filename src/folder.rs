@@ -294,6 +294,9 @@ impl GameFolder {
         for (name, bytes) in extra {
             fsio::write_atomic(&temp.join(name), bytes)?;
         }
+        // The lock file is part of the folder from the start, so that a
+        // command that is refused leaves the folder exactly as it was.
+        fsio::write_atomic(&temp.join(".lock"), b"")?;
         for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
             fsio::sync_dir(&temp.join(dir))?;
         }

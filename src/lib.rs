@@ -25,5 +25,6 @@ pub mod modules;
 pub mod play;
 pub mod roll_log;
 pub mod verify;
+pub mod yaml_path;
 
 pub use error::{Error, Result};

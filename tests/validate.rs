@@ -97,7 +97,11 @@ fn movement_orders_are_checked_and_a_game_resolves_and_replays() {
     fs::write(dir.path().join("bad.yaml"), "game: club-7\nturn: 16\nstep: allies-movement\nside: french\nmoves:\n  - unit: dillon-irsh\n    to: \"9999\"\n").unwrap();
     let out = run(dir.path(), &["validate", "--dir", "g", "bad.yaml"]);
     assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("bad.yaml:5:1: moves[0]") && out.stdout.contains("dillon-irish"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("bad.yaml:6:5: moves[0].unit:") && out.stdout.contains("dillon-irish"),
+        "{}",
+        out.stdout
+    );
     // Movement and rally resolve; defensive artillery fire then awaits the British.
     let done = run(dir.path(), &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
     assert!(done.contains("16-allies-movement") && done.contains("16-allies-rally"), "{done}");
@@ -112,3 +116,72 @@ fn movement_orders_are_checked_and_a_game_resolves_and_replays() {
     run(dir.path(), &["validate", "--dir", "nowhere", "o.yaml"]).fails(2);
     run(dir.path(), &["validate", "--dir", "g", "missing.yaml"]).fails(2);
 }
+
+/// Issue 4's must-show: ten different mistakes in one movement orders file,
+/// each listed with its own line and column, exit 1, the game unchanged.
+#[test]
+fn ten_mistakes_are_listed_each_at_its_line_and_column() {
+    let dir = temp();
+    game(dir.path());
+    let before = all_files(&dir.path().join("g"));
+    fs::write(dir.path().join("ten.yaml"), TEN).unwrap();
+    let result = run(dir.path(), &["validate", "--dir", "g", "ten.yaml"]);
+    assert_eq!(result.code, 1, "{}", result.stdout);
+    let expected = [
+        ("ten.yaml:8:5: moves[1].unit:", "did you mean dillon-irish?"),
+        ("ten.yaml:10:5: moves[2].unit:", "2-bn-fraser is an enemy unit"),
+        ("ten.yaml:12:5: moves[3].unit:", "the american orders move it"),
+        ("ten.yaml:14:5: moves[4].stack:", "the stack is empty"),
+        ("ten.yaml:17:20: moves[5].path[1]:", "2014 does not adjoin 2011"),
+        ("ten.yaml:20:5: moves[6].strategic:", "the weather this turn is Fog: no strategic movement"),
+        ("ten.yaml:21:5: moves[7].unit:", "french-battery-a-left may not move"),
+        ("ten.yaml:23:5: moves[8].unit:", "dillon-irish has already moved (moves[0])"),
+        ("ten.yaml:26:12: moves[9].path[0]:", "write hex ids as quoted strings"),
+        ("ten.yaml:29:5: moves[10].speed:", "unknown field `speed`"),
+    ];
+    let lines: Vec<&str> = result.stdout.lines().collect();
+    for (n, (at, what)) in expected.iter().enumerate() {
+        let line = lines.get(n).copied().unwrap_or("");
+        assert!(
+            line.starts_with(at) && line.contains(what),
+            "problem {n}: expected {at} ... {what}\n{}",
+            result.stdout
+        );
+    }
+    assert!(result.stdout.contains("10 problems in 1 of 1 files"), "{}", result.stdout);
+    assert_eq!(all_files(&dir.path().join("g")), before);
+    // The same file through resolve: refused, nothing changes.
+    run(dir.path(), &["resolve", "--dir", "g", "ten.yaml"]).fails(1);
+    assert_eq!(all_files(&dir.path().join("g")), before);
+}
+
+const TEN: &str = r#"game: club-7
+turn: 16
+step: allies-movement
+side: french
+moves:
+  - unit: dillon-irish             # legal
+    path: ["1911"]
+  - unit: dilon-irish              # 1: a misspelt id
+    to: "1810"
+  - unit: 2-bn-fraser              # 2: an enemy unit
+    to: "1406"
+  - unit: 1-sc                     # 3: an ally's unit (the american orders move it)
+    to: "1410"
+  - stack: []                      # 4: an empty stack
+    to: "2011"
+  - unit: armagnac                 # 5: a path of hexes that do not adjoin
+    path: ["2011", "2014"]
+  - unit: conde                    # 6: strategic movement in Fog
+    to: "2315"
+    strategic: true
+  - unit: french-battery-a-left    # 7: artillery held in place
+    to: "2210"
+  - unit: dillon-irish             # 8: a unit that already moved
+    path: ["1912"]
+  - unit: destaing                 # 9: a hex id written as a number
+    path: [2410]
+  - unit: reserve-artillery        # 10: a field that does not exist
+    path: ["1710"]
+    speed: fast
+"#;

@@ -163,8 +163,9 @@ pub fn validate_body(
             return movement::validate(rules, state, player, side, body)
                 .into_iter()
                 .map(|p| {
-                    // Located at the `moves:` list; the field path names the entry.
-                    let line = crate::module::map::locate(text, None, Some("moves:"));
+                    // Located at the field the problem names (`moves[2].path[1]`).
+                    let line = crate::yaml_path::locate(text, &p.field)
+                        .or_else(|| crate::module::map::locate(text, None, Some("moves:")));
                     crate::error::Located {
                         file: label.to_string(),
                         line: line.map(|l| l.0),

@@ -1,0 +1,574 @@
+//! `yaml_path`: where, in a YAML document's text, the value at a field path
+//! was written, so that error messages can point at the exact entry.
+//!
+//! A field path is what our validators (and `serde_path_to_error`) produce:
+//! dot-separated mapping keys with optional 0-based `[N]` sequence indices,
+//! e.g. `moves[3].path[1]`, `moves[2].to`, `a.b[0][1].c`. An empty path (or
+//! `.`, `serde_path_to_error`'s spelling of it) is the document root.
+//!
+//! The text is read with a real YAML event parser (`yaml-rust2`), so block
+//! and flow styles, quoted keys, comments, anchors, aliases and multi-line
+//! scalars are all placed exactly. What a location points at:
+//!
+//! - a mapping key component: the key token as written (`moves[2].to` is
+//!   where `to` is written, so the player sees the field name);
+//! - a sequence index component: the start of that item's node (for block
+//!   sequences the node after `- `, for flow sequences the element itself;
+//!   an anchor or tag before it is skipped: the location is its content, a
+//!   block mapping's at its first key);
+//! - the root: the start of the root node;
+//! - a path that goes deeper than the document (missing key, index out of
+//!   range, indexing a scalar, going through an alias): the deepest
+//!   component that exists. An alias is not followed: the alias token itself
+//!   is the deepest location.
+//!
+//! One known imprecision: an empty block sequence item (`-` with nothing
+//! after it, an implicit null) is marked by the parser where the next token
+//! starts, so it is located there.
+//!
+//! Only the first document of a stream is searched, but the whole stream
+//! must parse. Nothing is recursive: the walk is a loop over parser events,
+//! and the parser itself caps flow nesting, so hostile text cannot overflow
+//! the stack.
+
+use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::scanner::Marker;
+
+/// One component of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Component {
+    /// A mapping key.
+    Key(String),
+    /// A 0-based sequence index.
+    Index(usize),
+    /// A malformed or unrepresentable component (`[x]`, `[99999999999999999999999]`,
+    /// an unclosed `[`): it exists nowhere.
+    Never,
+}
+
+/// Splits a field path into its components. Empty key segments (the root
+/// `.`, a leading dot, `a..b`) are skipped.
+fn parse_path(path: &str) -> Vec<Component> {
+    let mut components = Vec::new();
+    let mut key = String::new();
+    let mut chars = path.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '.' => {
+                if !key.is_empty() {
+                    components.push(Component::Key(std::mem::take(&mut key)));
+                }
+            }
+            '[' => {
+                if !key.is_empty() {
+                    components.push(Component::Key(std::mem::take(&mut key)));
+                }
+                let mut inside = String::new();
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    if c == ']' {
+                        closed = true;
+                        break;
+                    }
+                    inside.push(c);
+                }
+                let digits = inside.trim();
+                let index = if closed && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                    digits.parse::<usize>().ok()
+                } else {
+                    None
+                };
+                match index {
+                    Some(n) => components.push(Component::Index(n)),
+                    None => {
+                        // Nothing past a malformed index can exist either.
+                        components.push(Component::Never);
+                        return components;
+                    }
+                }
+            }
+            _ => key.push(c),
+        }
+    }
+    if !key.is_empty() {
+        components.push(Component::Key(key));
+    }
+    components
+}
+
+/// The parser's events, with any scan error turned into `None`.
+struct Events<'a> {
+    parser: Parser<std::str::Chars<'a>>,
+}
+
+impl<'a> Events<'a> {
+    fn new(text: &'a str) -> Self {
+        Events { parser: Parser::new_from_str(text) }
+    }
+
+    fn next(&mut self) -> Option<(Event, Marker)> {
+        self.parser.next_token().ok()
+    }
+
+    /// Where the node whose first event is `first`, at `mark`, starts.
+    ///
+    /// A block mapping's start event is marked at its first key's `:` (the
+    /// parser only knows it is a mapping from there), so a mapping starts
+    /// at whichever comes first: that mark or its first key's.
+    fn node_start(&mut self, first: &Event, mark: &Marker) -> Option<(usize, usize)> {
+        if let Event::MappingStart(..) = first {
+            let (_, key_mark) = self.parser.peek().ok()?;
+            if key_mark.index() < mark.index() {
+                return Some(position(key_mark));
+            }
+        }
+        Some(position(mark))
+    }
+
+    /// Consumes the rest of the node whose first event is `first`.
+    fn skip_node(&mut self, first: &Event) -> Option<()> {
+        let mut depth: usize = match first {
+            Event::SequenceStart(..) | Event::MappingStart(..) => 1,
+            Event::Scalar(..) | Event::Alias(..) => return Some(()),
+            // Not the start of a node: the stream is not what we expect.
+            _ => return None,
+        };
+        while depth > 0 {
+            match self.next()?.0 {
+                Event::SequenceStart(..) | Event::MappingStart(..) => depth += 1,
+                Event::SequenceEnd | Event::MappingEnd => depth -= 1,
+                Event::Scalar(..) | Event::Alias(..) => {}
+                _ => return None,
+            }
+        }
+        Some(())
+    }
+
+    /// Consumes everything up to the end of the stream; `None` if any of it
+    /// does not parse.
+    fn drain(&mut self) -> Option<()> {
+        loop {
+            if self.next()?.0 == Event::StreamEnd {
+                return Some(());
+            }
+        }
+    }
+}
+
+/// A parser mark as a 1-based (line, column). yaml-rust2's lines are 1-based
+/// and its columns 0-based, both counted in characters.
+fn position(mark: &Marker) -> (usize, usize) {
+    (mark.line(), mark.col().saturating_add(1))
+}
+
+/// The 1-based (line, column) of the node at `path` in `text`, or of the
+/// deepest ancestor of it that exists; None if the text does not parse or
+/// not even the first component exists.
+pub fn locate(text: &str, path: &str) -> Option<(usize, usize)> {
+    let components = parse_path(path);
+    let mut events = Events::new(text);
+
+    if events.next()?.0 != Event::StreamStart {
+        return None;
+    }
+    // An empty stream (StreamEnd here) has no document, so no root either.
+    if events.next()?.0 != Event::DocumentStart {
+        return None;
+    }
+
+    // The node we are at: its first event, and the best location so far.
+    let (mut node, root_mark) = events.next()?;
+    let mut best = events.node_start(&node, &root_mark)?;
+    let mut matched = 0usize;
+
+    for component in &components {
+        let found = match (component, &node) {
+            (Component::Key(key), Event::MappingStart(..)) => {
+                let mut found = false;
+                loop {
+                    let (key_event, key_mark) = events.next()?;
+                    if key_event == Event::MappingEnd {
+                        break;
+                    }
+                    if matches!(&key_event, Event::Scalar(value, ..) if value == key) {
+                        best = position(&key_mark);
+                        node = events.next()?.0;
+                        found = true;
+                        break;
+                    }
+                    events.skip_node(&key_event)?;
+                    let (value_event, _) = events.next()?;
+                    events.skip_node(&value_event)?;
+                }
+                found
+            }
+            (Component::Index(index), Event::SequenceStart(..)) => {
+                let mut found = false;
+                let mut at = 0usize;
+                loop {
+                    let (item_event, item_mark) = events.next()?;
+                    if item_event == Event::SequenceEnd {
+                        break;
+                    }
+                    if at == *index {
+                        best = events.node_start(&item_event, &item_mark)?;
+                        node = item_event;
+                        found = true;
+                        break;
+                    }
+                    events.skip_node(&item_event)?;
+                    at += 1;
+                }
+                found
+            }
+            _ => false,
+        };
+        if !found {
+            break;
+        }
+        matched += 1;
+    }
+
+    // The answer stands only if the whole text parses.
+    events.drain()?;
+    if matched == 0 && !components.is_empty() {
+        return None;
+    }
+    Some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ORDERS: &str = r#"game: savannah-demo
+turn: 16
+step: allies-movement
+side: french
+moves:
+  - {unit: red-foot, path: ["0506", "0507"]}
+  - unit: red-gards
+    path: ["0604"]
+  - stack: [a, b]
+    to: "0412"    # comment
+"#;
+
+    /// The 1-based column of the first occurrence of `needle` on 1-based
+    /// line `line` of `text`, in characters.
+    fn col_of(text: &str, line: usize, needle: &str) -> usize {
+        let l = text.lines().nth(line - 1).unwrap();
+        let byte = l.find(needle).unwrap();
+        l[..byte].chars().count() + 1
+    }
+
+    #[test]
+    fn parses_paths() {
+        use Component::*;
+        assert_eq!(parse_path(""), vec![]);
+        assert_eq!(parse_path("."), vec![]);
+        assert_eq!(parse_path("side"), vec![Key("side".into())]);
+        assert_eq!(parse_path("moves[3].path[1]"), vec![Key("moves".into()), Index(3), Key("path".into()), Index(1)]);
+        assert_eq!(
+            parse_path("a.b[0][1].c"),
+            vec![Key("a".into()), Key("b".into()), Index(0), Index(1), Key("c".into())]
+        );
+        assert_eq!(parse_path("[2]"), vec![Index(2)]);
+        assert_eq!(parse_path("a[x].b"), vec![Key("a".into()), Never]);
+        assert_eq!(parse_path("a[1"), vec![Key("a".into()), Never]);
+        assert_eq!(parse_path("a[99999999999999999999999999]"), vec![Key("a".into()), Never]);
+    }
+
+    #[test]
+    fn orders_example() {
+        assert_eq!(locate(ORDERS, "moves[1].unit"), Some((7, 5)));
+        assert_eq!(locate(ORDERS, "moves[0].path[1]"), Some((6, col_of(ORDERS, 6, "\"0507\""))));
+        assert_eq!(locate(ORDERS, "moves[2].stack[1]"), Some((9, col_of(ORDERS, 9, "b]"))));
+        assert_eq!(locate(ORDERS, "moves[2]"), Some((9, 5)));
+        assert_eq!(locate(ORDERS, "moves[9]"), Some((5, 1)));
+    }
+
+    #[test]
+    fn orders_example_as_given_with_a_leading_line() {
+        // The brief's line numbers count the opening ```yaml fence line.
+        let text = format!("# orders\n{ORDERS}");
+        assert_eq!(locate(&text, "moves[1].unit"), Some((8, 5)));
+        assert_eq!(locate(&text, "moves[0].path[1]"), Some((7, col_of(&text, 7, "\"0507\""))));
+        assert_eq!(locate(&text, "moves[2].stack[1]"), Some((10, col_of(&text, 10, "b]"))));
+        assert_eq!(locate(&text, "moves[2]"), Some((10, 5)));
+        assert_eq!(locate(&text, "moves[9]"), Some((6, 1)));
+    }
+
+    #[test]
+    fn top_level_keys_and_root() {
+        assert_eq!(locate(ORDERS, "game"), Some((1, 1)));
+        assert_eq!(locate(ORDERS, "side"), Some((4, 1)));
+        assert_eq!(locate(ORDERS, "moves"), Some((5, 1)));
+        assert_eq!(locate(ORDERS, ""), Some((1, 1)));
+        assert_eq!(locate(ORDERS, "."), Some((1, 1)));
+        let text = "# header\n\n---\n  a: 1\n";
+        assert_eq!(locate(text, ""), Some((4, 3)));
+        assert_eq!(locate(text, "a"), Some((4, 3)));
+    }
+
+    #[test]
+    fn flow_inside_block() {
+        assert_eq!(locate(ORDERS, "moves[0]"), Some((6, 5)));
+        assert_eq!(locate(ORDERS, "moves[0].unit"), Some((6, col_of(ORDERS, 6, "unit"))));
+        assert_eq!(locate(ORDERS, "moves[0].path"), Some((6, col_of(ORDERS, 6, "path"))));
+        assert_eq!(locate(ORDERS, "moves[0].path[0]"), Some((6, col_of(ORDERS, 6, "\"0506\""))));
+        assert_eq!(locate(ORDERS, "moves[1].path[0]"), Some((8, col_of(ORDERS, 8, "\"0604\""))));
+        assert_eq!(locate(ORDERS, "moves[2].to"), Some((10, 5)));
+    }
+
+    #[test]
+    fn pure_flow_document() {
+        let text = "{unit: a, path: [\"0506\", \"0507\"], more: {x: [1, [2, 3]]}}";
+        assert_eq!(locate(text, ""), Some((1, 1)));
+        assert_eq!(locate(text, "unit"), Some((1, 2)));
+        assert_eq!(locate(text, "path[1]"), Some((1, col_of(text, 1, "\"0507\""))));
+        assert_eq!(locate(text, "more.x[1][0]"), Some((1, col_of(text, 1, "2,"))));
+        assert_eq!(locate(text, "more.x[1][1]"), Some((1, col_of(text, 1, "3]"))));
+        assert_eq!(locate(text, "more.x[1][2]"), Some((1, col_of(text, 1, "[2"))));
+        // A flow collection spread over lines.
+        let text = "path: [\n  \"0506\",\n  \"0507\"\n  ]\n";
+        assert_eq!(locate(text, "path[1]"), Some((3, 3)));
+    }
+
+    #[test]
+    fn nested_block() {
+        let text = "a:\n  b:\n    - - x\n      - y\n    - - z\n      - c: 1\n        d: 2\n";
+        assert_eq!(locate(text, "a.b[0][1]"), Some((4, 9)));
+        assert_eq!(locate(text, "a.b[1][0]"), Some((5, 9)));
+        assert_eq!(locate(text, "a.b[1][1].d"), Some((7, 9)));
+        assert_eq!(locate(text, "a.b[1][1].c"), Some((6, 9)));
+        // Sequences not indented under their key.
+        let text = "moves:\n- unit: a\n  to: b\n- unit: c\n  to: d\n";
+        assert_eq!(locate(text, "moves[1].to"), Some((5, 3)));
+        assert_eq!(locate(text, "moves[1]"), Some((4, 3)));
+    }
+
+    #[test]
+    fn missing_components_give_the_deepest_ancestor() {
+        assert_eq!(locate(ORDERS, "moves[1].nope"), Some((7, 5)));
+        assert_eq!(locate(ORDERS, "moves[1].path[3]"), Some((8, 5)));
+        assert_eq!(locate(ORDERS, "moves[2].to.deeper[0]"), Some((10, 5)));
+        assert_eq!(locate(ORDERS, "side[0]"), Some((4, 1)));
+        assert_eq!(locate(ORDERS, "moves.unit"), Some((5, 1)));
+        assert_eq!(locate(ORDERS, "moves[x].unit"), Some((5, 1)));
+        assert_eq!(locate(ORDERS, "nope"), None);
+        assert_eq!(locate(ORDERS, "nope.side"), None);
+        assert_eq!(locate(ORDERS, "[0]"), None);
+        assert_eq!(locate("- a\n- b\n", "[1]"), Some((2, 3)));
+        assert_eq!(locate("- a\n- b\n", "[2]"), None);
+        assert_eq!(locate("- a\n- b\n", "a"), None);
+    }
+
+    #[test]
+    fn indices_out_of_range() {
+        assert_eq!(locate(ORDERS, "moves[3]"), Some((5, 1)));
+        assert_eq!(locate(ORDERS, "moves[0].path[2]"), Some((6, col_of(ORDERS, 6, "path"))));
+        let huge = format!("moves[{}]", usize::MAX);
+        assert_eq!(locate(ORDERS, &huge), Some((5, 1)));
+        assert_eq!(locate(ORDERS, "moves[184467440737095516150000].unit"), Some((5, 1)));
+    }
+
+    #[test]
+    fn quoted_keys_and_scalars() {
+        let text = "\"side\": french\n'turn': 3\nmoves:\n  - \"unit\": 'a b'\n    \"to\": \"0412\"\n";
+        assert_eq!(locate(text, "side"), Some((1, 1)));
+        assert_eq!(locate(text, "turn"), Some((2, 1)));
+        assert_eq!(locate(text, "moves[0].to"), Some((5, 5)));
+        assert_eq!(locate(text, "moves[0]"), Some((4, 5)));
+        let text = "{\"a.b\": 1, 'c': [\"x\", 'y']}";
+        assert_eq!(locate(text, "c[1]"), Some((1, col_of(text, 1, "'y'"))));
+    }
+
+    #[test]
+    fn comments_between_items() {
+        let text =
+            "# orders\nmoves:   # the moves\n  # first\n  - a   # one\n\n  # second\n  - b\n  # third\n  - {x: 1}\n";
+        assert_eq!(locate(text, "moves[0]"), Some((4, 5)));
+        assert_eq!(locate(text, "moves[1]"), Some((7, 5)));
+        assert_eq!(locate(text, "moves[2].x"), Some((9, 6)));
+        assert_eq!(locate(text, "moves"), Some((2, 1)));
+    }
+
+    #[test]
+    fn anchors_and_aliases() {
+        let text = "base: &p [\"0506\", \"0507\"]\nmoves:\n  - path: *p\n  - &m {unit: a}\n  - *m\n";
+        assert_eq!(locate(text, "base[1]"), Some((1, col_of(text, 1, "\"0507\""))));
+        assert_eq!(locate(text, "moves[0].path"), Some((3, 5)));
+        // Through an alias: the alias token is the deepest location.
+        assert_eq!(locate(text, "moves[2]"), Some((5, 5)));
+        assert_eq!(locate(text, "moves[2].unit"), Some((5, 5)));
+        assert_eq!(locate(text, "moves[1].unit"), Some((4, col_of(text, 4, "unit"))));
+        // An anchored item is located at its content, past the anchor.
+        assert_eq!(locate(text, "moves[1]"), Some((4, col_of(text, 4, "{"))));
+        let text = "- &s foo\n- !!str bar\n- &n\n  unit: b\n";
+        assert_eq!(locate(text, "[0]"), Some((1, 6)));
+        assert_eq!(locate(text, "[1]"), Some((2, 9)));
+        assert_eq!(locate(text, "[2]"), Some((4, 3)));
+    }
+
+    #[test]
+    fn multi_line_scalars() {
+        let text = "notes: |\n  line one\n  line two\nplain: a\n  b\n  c\nmoves:\n  - >-\n    folded\n    text\n  - \"quoted\n    over lines\"\n  - last\nside: french\n";
+        assert_eq!(locate(text, "plain"), Some((4, 1)));
+        assert_eq!(locate(text, "moves[1]"), Some((11, 5)));
+        assert_eq!(locate(text, "moves[2]"), Some((13, 5)));
+        assert_eq!(locate(text, "side"), Some((14, 1)));
+    }
+
+    #[test]
+    fn tabs_and_unicode_count_characters() {
+        // Tabs are allowed as separators inside flow collections.
+        let text = "path: [a,\tb, \"\u{e9}t\u{e9}\",\tc]\n";
+        assert_eq!(locate(text, "path[1]"), Some((1, 11)));
+        assert_eq!(locate(text, "path[3]"), Some((1, 21)));
+        let text = "\u{e9}t\u{e9}: [\u{fc}, x]\n";
+        assert_eq!(locate(text, "\u{e9}t\u{e9}[1]"), Some((1, 10)));
+        // CRLF line ends are one line break.
+        let text = "a: 1\r\nb:\r\n  - x\r\n  - y\r\n";
+        assert_eq!(locate(text, "b[1]"), Some((4, 5)));
+    }
+
+    #[test]
+    fn empty_document() {
+        assert_eq!(locate("", ""), None);
+        assert_eq!(locate("", "side"), None);
+        assert_eq!(locate("# only a comment\n", "side"), None);
+        assert_eq!(locate("---\n", "side"), None);
+        assert!(locate("---\n", "").is_some());
+    }
+
+    #[test]
+    fn invalid_yaml_is_none() {
+        assert_eq!(locate("a: [1, 2\n", "a"), None);
+        assert_eq!(locate("a: b: c\n", "a"), None);
+        assert_eq!(locate("a:\n  - x\n - y\n", "a"), None);
+        assert_eq!(locate("{a: 1", ""), None);
+        assert_eq!(locate("a: \"unterminated\n", "a"), None);
+        // An error after the located node still makes the text invalid.
+        assert_eq!(locate("side: french\nmoves: [\n", "side"), None);
+        assert_eq!(locate("a: *nowhere\n", "a"), None);
+    }
+
+    #[test]
+    fn first_document_of_a_stream() {
+        let text = "---\na: 1\n---\na: 2\n";
+        assert_eq!(locate(text, "a"), Some((2, 1)));
+    }
+
+    #[test]
+    fn first_of_duplicate_keys() {
+        assert_eq!(locate("a: 1\na: 2\n", "a"), Some((1, 1)));
+    }
+
+    /// A tiny deterministic generator, so the tests need no extra crate.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn every_generated_item_is_found_where_it_was_written() {
+        let mut rng = Lcg(0x5eed);
+        for round in 0..40 {
+            let n = 1 + rng.below(30) as usize;
+            let mut text = String::from("game: generated\nside: french\nmoves:\n");
+            // (line, column of the item's node, line and column of its `unit` key)
+            let mut expected = Vec::new();
+            for i in 0..n {
+                if rng.below(3) == 0 {
+                    text.push_str("  # a comment\n");
+                }
+                if rng.below(4) == 0 {
+                    text.push('\n');
+                }
+                let line = text.lines().count() + 1;
+                match rng.below(4) {
+                    0 => {
+                        text.push_str(&format!("  - {{unit: u{i}, path: [\"0{i}\", \"1{i}\"]}}\n"));
+                        expected.push((line, 5, (line, 6)));
+                    }
+                    1 => {
+                        text.push_str(&format!("  - unit: \"u{i}\"   # unit {i}\n    path: [\"0{i}\"]\n"));
+                        expected.push((line, 5, (line, 5)));
+                    }
+                    2 => {
+                        text.push_str(&format!("  - path:\n      - \"0{i}\"\n    unit: u{i}\n"));
+                        expected.push((line, 5, (line + 2, 5)));
+                    }
+                    _ => {
+                        text.push_str(&format!("  -\n    unit: >\n      u{i}\n      folded\n    to: x{i}\n"));
+                        expected.push((line + 1, 5, (line + 1, 5)));
+                    }
+                }
+            }
+            for (i, &(line, col, unit)) in expected.iter().enumerate() {
+                assert_eq!(
+                    locate(&text, &format!("moves[{i}]")),
+                    Some((line, col)),
+                    "round {round}, item {i}:\n{text}"
+                );
+                assert_eq!(locate(&text, &format!("moves[{i}].unit")), Some(unit), "round {round}, item {i}:\n{text}");
+            }
+            assert_eq!(locate(&text, &format!("moves[{n}]")), Some((3, 1)));
+        }
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        let deep_flow = "[".repeat(100_000);
+        assert_eq!(locate(&deep_flow, "[0][0]"), None);
+        let deep_flow_closed = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(locate(&deep_flow_closed, "[0][0][0]"), Some((1, 4)));
+        let deep_block: String = (0..3000).map(|d| format!("{}- \n", " ".repeat(d * 2))).collect();
+        let _ = locate(&deep_block, &"[0]".repeat(5000));
+        let deep_map: String = (0..3000).map(|d| format!("{}k:\n", " ".repeat(d))).collect();
+        let deep_path = vec!["k"; 4000].join(".");
+        assert!(locate(&deep_map, &deep_path).is_some());
+        let dashes = "- ".repeat(20_000);
+        let _ = locate(&dashes, &"[0]".repeat(30_000));
+        for text in ["\u{feff}a: 1", "\0", "\t", "- \t- x", "? [a]\n: b", "!!map {a: 1}", "&a *a", "%YAML 1.2\n---\na"]
+        {
+            let _ = locate(text, "a[0].b");
+            let _ = locate(text, "");
+        }
+        for path in ["", ".", "..", "[", "]", "[]", "[-1]", "a[", "a]]", "[[0]]", "\u{1F600}", "a[0x10]"] {
+            let _ = locate(ORDERS, path);
+        }
+
+        // Random mutations of a real orders file.
+        let base: Vec<char> = ORDERS.chars().collect();
+        let alphabet: Vec<char> = "-:[]{},#&*!|>'\"? \t\n\r%@`\\abc0\u{e9}".chars().collect();
+        let paths = ["", "moves[0].path[1]", "moves[2].stack[1]", "side", "moves[1].unit"];
+        let mut rng = Lcg(42);
+        for _ in 0..3000 {
+            let mut text = base.clone();
+            for _ in 0..1 + rng.below(6) {
+                let at = rng.below(text.len() as u64 + 1) as usize;
+                match rng.below(3) {
+                    0 if at < text.len() => {
+                        text.remove(at);
+                    }
+                    1 if at < text.len() => text[at] = alphabet[rng.below(alphabet.len() as u64) as usize],
+                    _ => text.insert(at, alphabet[rng.below(alphabet.len() as u64) as usize]),
+                }
+            }
+            let text: String = text.into_iter().collect();
+            for path in paths {
+                if let Some((line, col)) = locate(&text, path) {
+                    assert!(line >= 1 && col >= 1);
+                }
+            }
+        }
+    }
+}
