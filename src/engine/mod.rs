@@ -202,7 +202,7 @@ pub fn resolve(
     orders: &BTreeMap<String, serde_yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
-    let resolved = match step {
+    let mut resolved = match step {
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
@@ -215,6 +215,22 @@ pub fn resolve(
             step.phase()
         ))),
     }?;
+    // Savannah 2.1 Case A: after the last phase of a player turn, the
+    // conditions checked at the end of that player's turn, with this step's dice.
+    if let Step::PlayerTurn { turn, player, .. } = step {
+        let last_phase = match rules.sequence.step_after(step, &resolved.state.player_order)? {
+            Some((Step::PlayerTurn { turn: t, player: p, .. }, _)) => t != *turn || &p != player,
+            _ => true,
+        };
+        if last_phase
+            && resolved.state.result.is_none()
+            && victory::player_turn_checks(rules, &resolved.state)?.contains(player)
+        {
+            let ended = victory::end_of_player_turn(rules, &resolved.state, player, dice)?;
+            resolved.state = ended.state;
+            resolved.events.extend(ended.events);
+        }
+    }
     Ok(Resolution { state: advance(rules, resolved.state, step)?, events: resolved.events })
 }
 
