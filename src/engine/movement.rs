@@ -32,7 +32,11 @@
 //!   order (MPs, hexes entered, hex id) and neighbours are tried clockwise
 //!   from north, so the same orders always give the same path.
 //! - `strategic: true`: Strategic Movement (9.52). Without it a move is
-//!   normal movement, even along a road.
+//!   normal movement, even along a road. Not when the turn's weather forbids
+//!   it (Savannah 4.2, the Weather Table), nor along the Covered Way (4.9).
+//! - `leave_pin: true`: the unit is pinned and the player moves it all the
+//!   same (9.3): it must end the phase next to no enemy unit, and the army
+//!   morale cost of removing its pin is paid after movement.
 //!
 //! Every unit moves at most once. A side moves only its own army's units.
 //! Orders with any problem are refused whole, with every problem, each
@@ -56,13 +60,32 @@
 //!   lost a step. 9.1's one-hex move is withdrawn by the hex entered
 //!   (`minimum_move: false`) or by the unit type (naval artillery, mortar).
 //!
+//! - 9.3: after all movement, pins come off every unit of either side next
+//!   to no enemy combat unit; the phasing player's army pays the chart's
+//!   `pin-removed-in-movement` once for the phase. With an alliance, each
+//!   phasing army pays whose own pin came off or that had a unit next to a
+//!   removed enemy pin when the phase began (if none did, the alliance's
+//!   first army in id order).
+//! - Savannah 4.9, the Covered Way: a move *along* it goes from one of its
+//!   hexes to an adjacent one; entering it from outside pays the hex's own
+//!   terrain and rolls nothing. Along it, the feature's cost replaces the
+//!   hex's, its `streams` cost `creek_cost_along`, and each hex entered
+//!   rolls a die for the stack (charts/covered-way.yaml); a lost stack
+//!   stops there. Orders are checked as if no one got lost; when resolving,
+//!   a later move that a lost stack makes impossible is not made, with an
+//!   event saying why (never a refusal after the dice have rolled).
+//! - Weather (Savannah 4.2): the turn's weather in the state; its
+//!   `movement_cost_added` is paid per hex entered, and strategic movement
+//!   is refused when the weather forbids it.
+//! - The scenario's `fixed_artillery` (Savannah Historical Scenario): those
+//!   artillery types do not move until attacked in Close Combat.
+//!
 //! # What this version leaves out
 //!
-//! Pins (9.3: a pinned unit's move is refused, not passed over),
-//! reinforcements (9.6), the Covered Way (Savannah 4.9: entering one of its
-//! hexes is refused), weather limits on strategic movement (Savannah 4.2),
-//! the Historical Scenario's fixed artillery, the British sortie
-//! restriction (Savannah 4.10) and the Creeks' perimeter ban (Savannah 4.8).
+//! Reinforcements (9.6, Savannah 4.7), the British sortie restriction
+//! (Savannah 4.10), the Creeks' perimeter ban (Savannah 4.8), and the
+//! Historical Scenario's return of a gun hit by Defensive Artillery Fire to
+//! its at-start hex (fire combat).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -516,6 +539,7 @@ struct Phase<'a> {
     /// This turn's weather (Savannah 4.2), from the weather chart.
     weather: Option<&'a crate::module::charts::WeatherCondition>,
     fixed_artillery: Option<&'a FixedArtillery>,
+    covered_way: &'a crate::module::charts::CoveredWayFile,
 }
 
 /// A unit or stack about to move.
@@ -544,6 +568,9 @@ struct Step {
     parts: Vec<(String, i32)>,
     /// Lone enemy leaders captured on entering (14.32).
     captures: Vec<String>,
+    /// Savannah 4.9: a move along the Covered Way (from one of its hexes to
+    /// the next), which rolls for getting lost.
+    along: bool,
 }
 
 /// A legal move worked out.
@@ -649,6 +676,7 @@ impl<'a> Phase<'a> {
             enemy_combat,
             stacking: rules.stacking.clone(),
             fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
+            covered_way: &rules.charts.covered_way,
             weather: match &state.weather {
                 None => None,
                 Some(w) => Some(
@@ -742,12 +770,12 @@ impl<'a> Phase<'a> {
         if info.movement_cost == MovementCost::Prohibited {
             return Err(format!("{to} is {}: prohibited terrain (9.2)", info.name));
         }
-        if let Some(feature) = info.feature {
-            return Err(format!(
-                "{to} is on the {}: this version of the engine cannot move units onto it yet ({})",
-                feature.name, feature.source
-            ));
-        }
+        // Savannah 4.9: along the Covered Way is from one of its hexes to an
+        // adjacent one; entering it from outside pays the hex's terrain.
+        let along = match (self.terrain.hex(from).and_then(|h| h.feature), info.feature) {
+            (Some(a), Some(b)) if a.id == b.id => Some(b),
+            _ => None,
+        };
         // 9.2: never into an enemy-occupied hex.
         if let Some(enemies) = self.enemy_combat.get(&to) {
             return Err(format!(
@@ -805,7 +833,33 @@ impl<'a> Phase<'a> {
         }
         let road = self.terrain.road(from, to);
         let mut parts: Vec<(String, i32)> = Vec::new();
-        if group.strategic {
+        if let Some(feature) = along {
+            if group.strategic && feature.strategic_movement == Some(false) {
+                return Err(format!(
+                    "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
+                    feature.name
+                ));
+            }
+            // Savannah 4.9: its own cost replaces the hex's (swamp); streams
+            // are not forded along it and cost `creek_cost_along`.
+            let Some(cost) = feature.movement_cost_along else {
+                return Err(format!(
+                    "charts/terrain.yaml gives the {} no movement_cost_along, so a move along it cannot be priced (Savannah 4.9)",
+                    feature.name
+                ));
+            };
+            parts.push((format!("along the {}", feature.name), cost));
+            for c in self.terrain.crossing(from, to) {
+                if feature.streams.contains(&c.id) {
+                    parts.push((
+                        format!("{} along the {}", c.name.to_lowercase(), feature.name),
+                        feature.creek_cost_along.unwrap_or(c.movement_cost_added),
+                    ));
+                } else if c.movement_cost_added != 0 {
+                    parts.push((c.name.to_lowercase(), c.movement_cost_added));
+                }
+            }
+        } else if group.strategic {
             // 9.52: every hexside along a road or track, never next to the enemy.
             let Some(cost) = road.and_then(|r| r.strategic_cost) else {
                 return Err(format!(
@@ -848,7 +902,7 @@ impl<'a> Phase<'a> {
             parts.push((format!("leaving the ZOC of rifle unit {}", list(&exited)), 1));
         }
         let mp = parts.iter().map(|(_, v)| *v).fold(0i32, |a, v| a.saturating_add(v));
-        Ok(Step { mp, parts, captures })
+        Ok(Step { mp, parts, captures, along: along.is_some() })
     }
 
     /// 9.1's exception: a unit may always move one hex, unless it is naval
@@ -1053,7 +1107,13 @@ impl<'a> Phase<'a> {
 // Running the orders
 
 /// The phase as it runs: the state after each move, the events, the problems.
-struct Run {
+struct Run<'d> {
+    /// The dice, when the phase is resolved (Savannah 4.9's lost rolls);
+    /// none when orders are only checked, which then assume no one gets lost.
+    dice: Option<&'d mut dyn Dice>,
+    /// Units that moved along the Covered Way (Savannah 4.9): the order
+    /// that moved them and the hex they began in.
+    along: BTreeMap<String, (String, HexId)>,
     state: State,
     events: Vec<Event>,
     problems: Vec<(String, Problem)>,
@@ -1061,18 +1121,54 @@ struct Run {
     moved: BTreeMap<String, (String, String)>,
     /// 9.3: pinned units that moved.
     left_pins: Vec<String>,
+    /// A die that could not be rolled: the step fails.
+    failure: Option<Error>,
 }
 
 impl Phase<'_> {
     /// Every side's orders, in the order of the sides given.
-    fn run(&self, state: &State, orders: &[(&str, &serde_yaml::Value)], whole_phase: bool) -> Run {
+    fn run<'d>(
+        &self,
+        state: &State,
+        orders: &[(&str, &serde_yaml::Value)],
+        whole_phase: bool,
+        dice: Option<&'d mut dyn Dice>,
+    ) -> Result<Run<'d>> {
         let mut run = Run {
+            dice,
+            along: BTreeMap::new(),
             state: state.clone(),
             events: Vec::new(),
             problems: Vec::new(),
             moved: BTreeMap::new(),
             left_pins: Vec::new(),
+            failure: None,
         };
+        // Savannah 4.9: at the beginning of the next friendly Movement
+        // Phase, Lost markers turn to their Previously Lost side.
+        let flipped: Vec<String> = run
+            .state
+            .units
+            .iter()
+            .filter(|(id, u)| u.lost && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c)))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &flipped {
+            if let Some(u) = run.state.units.get_mut(id) {
+                u.lost = false;
+                u.previously_lost = true;
+            }
+        }
+        if !flipped.is_empty() {
+            run.events.push(
+                Event::new(
+                    "Savannah 4.9",
+                    "previously-lost",
+                    format!("Lost markers turn to Previously Lost: {}", self.names(&flipped)),
+                )
+                .with("units", &flipped),
+            );
+        }
         for (side, body) in orders {
             if !self.sides.iter().any(|s| s == side) {
                 run.problems.push((
@@ -1094,10 +1190,13 @@ impl Phase<'_> {
         self.pinned_movers_end_away(&mut run);
         self.disrupted_must_move(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
-        run
+        match run.failure.take() {
+            Some(e) => Err(e),
+            None => Ok(run),
+        }
     }
 
-    fn run_side(&self, run: &mut Run, side: &str, body: &serde_yaml::Value) {
+    fn run_side(&self, run: &mut Run<'_>, side: &str, body: &serde_yaml::Value) {
         if body.is_null() {
             return;
         }
@@ -1124,7 +1223,10 @@ impl Phase<'_> {
                         side.to_string(),
                         problem(
                             at,
-                            format!("{} (a move has unit or stack, path or to, and may have strategic)", e.inner()),
+                            format!(
+                                "{} (a move has unit or stack, path or to, and may have strategic and leave_pin)",
+                                e.inner()
+                            ),
                         ),
                     ));
                     continue;
@@ -1162,7 +1264,7 @@ impl Phase<'_> {
     }
 
     /// One move: check it whole, then make it (or record every problem).
-    fn one_move(&self, run: &mut Run, side: &str, field: &str, order: &MoveOrder, problems: &mut Vec<Problem>) {
+    fn one_move(&self, run: &mut Run<'_>, side: &str, field: &str, order: &MoveOrder, problems: &mut Vec<Problem>) {
         let state = &run.state;
         // The units.
         let (ids, ids_field): (Vec<String>, String) = match (&order.unit, &order.stack) {
@@ -1410,6 +1512,30 @@ impl Phase<'_> {
                 }
             }
         };
+        // Savannah 4.9: units that begin stacked move along the Covered Way
+        // as one stack.
+        let mut walked = walked;
+        let along = walked.steps.iter().any(|s| s.along);
+        if along {
+            let split: Vec<String> = run
+                .along
+                .iter()
+                .filter(|(u, (_, h))| *h == start && !ids.contains(u))
+                .map(|(u, (f, _))| format!("{u} ({f})"))
+                .collect();
+            if !split.is_empty() {
+                problems.push(problem(
+                    field,
+                    format!(
+                        "{} began the phase stacked with {}, which moved along the Covered Way: units that begin stacked move along it as one stack (Savannah 4.9)",
+                        list(&ids),
+                        split.join(", ")
+                    ),
+                ));
+                return;
+            }
+        }
+        let (covered_way_hexes, lost) = if along { self.lost_rolls(run, &ids, &mut walked) } else { (0, false) };
         // Make the move.
         let dest = walked.hexes.last().copied().unwrap_or(start);
         let path_text: Vec<String> = walked.hexes.iter().map(HexId::to_string).collect();
@@ -1464,10 +1590,26 @@ impl Phase<'_> {
                     .with("minimum_move", walked.minimum_move)
                     .with("stopped_by", &walked.stopped_by),
             );
+            let on_covered_way = self.terrain.hex(dest).is_some_and(|h| h.feature.is_some());
             if let Some(u) = run.state.units.get_mut(id) {
                 u.hex = Some(dest.to_string());
-                // Savannah 4.9: leaving the Covered Way removes Lost markers.
-                u.lost = false;
+                if on_covered_way {
+                    // Savannah 4.9: still on it; the hexes of this march count.
+                    u.covered_way_hexes = if along { covered_way_hexes } else { 0 };
+                    if lost {
+                        u.lost = true;
+                        u.previously_lost = false;
+                    }
+                } else {
+                    // Savannah 4.9: leaving the Covered Way removes Lost and
+                    // Previously Lost markers, and a later march counts afresh.
+                    u.lost = false;
+                    u.previously_lost = false;
+                    u.covered_way_hexes = 0;
+                }
+            }
+            if along {
+                run.along.insert(id.clone(), (field.to_string(), start));
             }
             run.moved.insert(id.clone(), (side.to_string(), field.to_string()));
             if state_pinned(&run.state, id) {
@@ -1498,6 +1640,116 @@ impl Phase<'_> {
                 );
             }
         }
+    }
+
+    /// Savannah 4.9: a die for the stack per hex it enters along the Covered
+    /// Way, with the chart's DRMs; where the stack gets lost it stops. Without
+    /// dice (orders only checked) no one gets lost. Gives the hexes of this
+    /// march along it and whether the stack got lost.
+    fn lost_rolls(&self, run: &mut Run<'_>, ids: &[String], walked: &mut Walk) -> (u32, bool) {
+        let table = &self.covered_way.lost_roll;
+        let units: Vec<&super::state::UnitState> = ids.iter().filter_map(|i| run.state.units.get(i)).collect();
+        let mut count = units.iter().map(|u| u.covered_way_hexes).max().unwrap_or(0);
+        let previously = units.iter().any(|u| u.previously_lost);
+        let die = match self.covered_way.die {
+            crate::module::charts::Die::D10 => crate::dice::Die::D10,
+        };
+        let mut lost_at = None;
+        for k in 0..walked.steps.len() {
+            if !walked.steps.get(k).is_some_and(|s| s.along) {
+                continue;
+            }
+            let Some(hex) = walked.hexes.get(k).copied() else { break };
+            if let Some(dice) = run.dice.as_mut() {
+                let mut drms: Vec<(String, i32)> = Vec::new();
+                for d in &table.drms {
+                    match d.id.as_str() {
+                        "hexes-entered" => {
+                            let per = d.per_hexes.unwrap_or(1).max(1);
+                            let times = i32::try_from(count / per).unwrap_or(i32::MAX);
+                            let v = d.value.unwrap_or(0).saturating_mul(times);
+                            if v != 0 {
+                                drms.push((format!("{count} Covered Way hexes entered before"), v));
+                            }
+                        }
+                        "previously-lost" if previously => drms.push(("previously lost".into(), d.value.unwrap_or(0))),
+                        "previously-lost" => {}
+                        other => {
+                            run.failure = Some(Error::refused(format!(
+                                "charts/covered-way.yaml: the engine does not know the lost-roll DRM '{other}' (Savannah 4.9)"
+                            )));
+                            return (count, false);
+                        }
+                    }
+                }
+                let purpose = format!("Covered Way lost roll, {} entering {hex}", list(ids));
+                let roll = match dice.roll(die, &purpose) {
+                    Ok(r) => i32::from(r),
+                    Err(e) => {
+                        run.failure = Some(e);
+                        return (count, false);
+                    }
+                };
+                let total = drms.iter().fold(roll, |t, (_, v)| t.saturating_add(*v));
+                let result = table
+                    .outcomes
+                    .iter()
+                    .find(|o| o.min.is_none_or(|m| total >= m) && o.max.is_none_or(|m| total <= m))
+                    .map(|o| o.result.as_str());
+                let is_lost = match result {
+                    Some("lost") => true,
+                    Some("not-lost") => false,
+                    other => {
+                        run.failure = Some(Error::refused(format!(
+                            "charts/covered-way.yaml: a modified roll of {total} reads {other:?}, not lost or not-lost (Savannah 4.9)"
+                        )));
+                        return (count, false);
+                    }
+                };
+                let drm_text: Vec<String> = drms.iter().map(|(n, v)| format!("{v:+} {n}")).collect();
+                run.events.push(
+                    Event::new(
+                        "Savannah 4.9",
+                        "covered-way-roll",
+                        format!(
+                            "{} entering {hex} along the Covered Way rolls {roll}{}{} = {total}: {}",
+                            self.names(ids),
+                            if drm_text.is_empty() { "" } else { ", " },
+                            drm_text.join(", "),
+                            if is_lost {
+                                "lost: the stack stops and may not move further this turn"
+                            } else {
+                                "not lost"
+                            }
+                        ),
+                    )
+                    .with("units", ids)
+                    .with("hex", hex.to_string())
+                    .with("roll", roll)
+                    .with("drms", drms.iter().cloned().collect::<BTreeMap<String, i32>>())
+                    .with("total", total)
+                    .with("lost", is_lost),
+                );
+                count = count.saturating_add(1);
+                if is_lost {
+                    lost_at = Some(k);
+                    break;
+                }
+            } else {
+                count = count.saturating_add(1);
+            }
+        }
+        if let Some(k) = lost_at {
+            let whole = walked.hexes.len();
+            walked.hexes.truncate(k + 1);
+            walked.steps.truncate(k + 1);
+            walked.mp = walked.steps.iter().fold(0i32, |a, s| a.saturating_add(s.mp));
+            if k + 1 < whole {
+                walked.minimum_move = false;
+            }
+            walked.stopped_by = Some("Savannah 4.9 lost on the Covered Way".into());
+        }
+        (count, lost_at.is_some())
     }
 
     /// `to:`: the cheapest legal path, or why there is none.
@@ -1549,7 +1801,7 @@ impl Phase<'_> {
     }
 
     /// 9.3: a pinned unit that moved must end the phase next to no enemy unit.
-    fn pinned_movers_end_away(&self, run: &mut Run) {
+    fn pinned_movers_end_away(&self, run: &mut Run<'_>) {
         for id in &run.left_pins {
             let Some(hex) = hex_of(&run.state, id) else { continue };
             let enemies = self.adjacent_enemies(hex);
@@ -1575,7 +1827,7 @@ impl Phase<'_> {
     /// pays once if any do. With several armies (an alliance), each phasing
     /// army pays that had a pin of its own removed or had a unit next to a
     /// removed enemy pin when the phase began.
-    fn remove_pins(&self, rules: &Rules, start: &State, run: &mut Run) -> Result<()> {
+    fn remove_pins(&self, rules: &Rules, start: &State, run: &mut Run<'_>) -> Result<()> {
         let enemy_of = |state: &State, id: &str, hex: HexId| -> Vec<String> {
             let mine = self.counters.get(id).and_then(|c| self.player_of_army.get(&c.army)).cloned();
             let around: Vec<HexId> = neighbours(hex, self.terrain.layout);
@@ -1643,7 +1895,7 @@ impl Phase<'_> {
 
     /// 13.3: a disrupted unit that begins the phase next to the enemy must
     /// use its one hex move to move away, when it can.
-    fn disrupted_must_move(&self, start: &State, run: &mut Run, sides: &[&str]) {
+    fn disrupted_must_move(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
         for (id, unit) in &start.units {
             let Some(c) = self.counters.get(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
@@ -1691,7 +1943,7 @@ impl Phase<'_> {
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
     /// not end a Movement Phase stacked together. A side's orders alone
     /// (`whole_phase` false) are held to it only for pairs of its own units.
-    fn end_of_phase_stacking(&self, start: &State, run: &mut Run, sides: &[&str], whole_phase: bool) {
+    fn end_of_phase_stacking(&self, start: &State, run: &mut Run<'_>, sides: &[&str], whole_phase: bool) {
         let Some(stacking) = &self.stacking else { return };
         let mut by_hex: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
         for (id, unit) in &run.state.units {
@@ -1762,24 +2014,30 @@ pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &s
         Ok(p) => p,
         Err(e) => return vec![problem("", e)],
     };
-    phase.run(state, &[(side, body)], false).problems.into_iter().map(|(_, p)| p).collect()
+    match phase.run(state, &[(side, body)], false, None) {
+        Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
+        Err(e) => vec![problem("", e.to_string())],
+    }
 }
 
 /// Series 9: the phasing player's Movement Phase. The sides' orders are
 /// carried out in the order of their side ids; refused whole, changing
-/// nothing, if any order is illegal.
+/// nothing, if any order is illegal. The orders are checked first as if no
+/// one got lost on the Covered Way; then they are carried out with the
+/// dice, and a move that a lost roll (Savannah 4.9) has made impossible is
+/// not made, with an event that says why.
 pub fn resolve(
     rules: &Rules,
     state: &State,
     player: &str,
     orders: &BTreeMap<String, serde_yaml::Value>,
-    _dice: &mut dyn Dice,
+    dice: &mut dyn Dice,
 ) -> Result<Resolution> {
     let phase = Phase::new(rules, state, player).map_err(Error::refused)?;
     let list: Vec<(&str, &serde_yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
-    let run = phase.run(state, &list, true);
-    if !run.problems.is_empty() {
-        let lines: Vec<String> = run.problems.iter().map(|(side, p)| format!("  {side}: {p}")).collect();
+    let checked = phase.run(state, &list, true, None)?;
+    if !checked.problems.is_empty() {
+        let lines: Vec<String> = checked.problems.iter().map(|(side, p)| format!("  {side}: {p}")).collect();
         return Err(Error::refused(format!(
             "movement orders refused ({} problem{}), nothing moved:\n{}",
             lines.len(),
@@ -1787,7 +2045,21 @@ pub fn resolve(
             lines.join("\n")
         )));
     }
-    let mut run = run;
+    let mut run = phase.run(state, &list, true, Some(dice))?;
+    for (side, p) in std::mem::take(&mut run.problems) {
+        run.events.push(
+            Event::new(
+                "Savannah 4.9",
+                "move-not-made",
+                format!(
+                    "{side} {}: not carried out, since a stack got lost on the Covered Way: {}",
+                    p.field, p.message
+                ),
+            )
+            .with("side", &side)
+            .with("field", &p.field),
+        );
+    }
     phase.remove_pins(rules, state, &mut run)?;
     Ok(Resolution { state: run.state, events: run.events })
 }

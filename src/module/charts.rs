@@ -810,6 +810,11 @@ pub struct HexFeature {
     pub note: Option<String>,
     pub movement_cost_along: Option<i32>,
     pub creek_cost_along: Option<i32>,
+    /// The hexside features (ids of `hexsides`) that `creek_cost_along`
+    /// prices along the feature instead of their own cost (Savannah 4.9:
+    /// streams are not forded along the Covered Way).
+    #[serde(default)]
+    pub streams: Vec<String>,
     pub strategic_movement: Option<bool>,
     /// The chart file of the roll made on entering (covered-way.yaml).
     pub lost_roll: Option<String>,
