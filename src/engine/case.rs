@@ -84,6 +84,9 @@ pub struct UnitPatch {
     pub covered_way_hexes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub released: Option<bool>,
+    /// A reinforcement's arrival (series 9.6); compared whole when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arriving: Option<super::state::Arrival>,
     /// Off the map: reinforcement, captured or eliminated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_map: Option<super::state::OffMap>,
@@ -211,6 +214,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.released {
             unit.released = b;
         }
+        if let Some(a) = &p.arriving {
+            unit.arriving = Some(a.clone());
+        }
         if let Some(place) = p.off_map {
             unit.off_map = Some(place);
             unit.hex = None;
@@ -274,6 +280,7 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     previously_lost: want.previously_lost.map(|_| got.previously_lost),
                     covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),
                     released: want.released.map(|_| got.released),
+                    arriving: want.arriving.as_ref().and(got.arriving.clone()),
                     off_map: want.off_map.and(got.off_map),
                 };
                 if &got != want {

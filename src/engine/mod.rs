@@ -9,6 +9,7 @@ pub mod morale;
 pub mod movement;
 pub mod orders;
 pub mod rally;
+pub mod reinforcement;
 pub mod sequence;
 pub mod state;
 pub mod victory;
@@ -36,6 +37,10 @@ pub struct Rules {
     pub stacking: Option<movement::Stacking>,
     /// The scenario's own movement rules (its file's `fixed_artillery`, ...).
     pub scenario_movement: movement::ScenarioMovement,
+    /// The scenario's reinforcements (series 9.6), if it has any.
+    pub reinforcements: Option<reinforcement::Data>,
+    /// What the module's entry letters mean (module.yaml `entry_hexes`).
+    pub entries: Vec<reinforcement::EntryDef>,
 }
 
 /// Savannah 4.18 Leader Seniority: between leaders of equal rank.
@@ -52,6 +57,22 @@ struct SeniorityData {
     leader_seniority: Vec<Seniority>,
     #[serde(default)]
     stacking: Option<movement::Stacking>,
+    #[serde(default)]
+    entry_hexes: Vec<reinforcement::EntryDef>,
+}
+
+/// The scenario's `reinforcements`: the whole of it, or just a schedule.
+#[derive(Debug, Clone, Deserialize)]
+struct ScenarioReinforcements {
+    #[serde(default)]
+    reinforcements: Option<ReinforcementsForm>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum ReinforcementsForm {
+    Data(reinforcement::Data),
+    List(Vec<reinforcement::Scheduled>),
 }
 
 impl Rules {
@@ -65,6 +86,7 @@ impl Rules {
         let (seniority, _): (SeniorityData, _) = source.parse("module.yaml")?;
         let (scenario_movement, _): (movement::ScenarioMovement, _) =
             source.parse(&format!("scenarios/{scenario}.yaml"))?;
+        let (later, _): (ScenarioReinforcements, _) = source.parse(&format!("scenarios/{scenario}.yaml"))?;
         Ok(Rules {
             module,
             charts,
@@ -72,6 +94,18 @@ impl Rules {
             seniority: seniority.leader_seniority,
             stacking: seniority.stacking,
             scenario_movement,
+            reinforcements: match later.reinforcements {
+                Some(ReinforcementsForm::Data(d)) => Some(d),
+                Some(ReinforcementsForm::List(schedule)) if !schedule.is_empty() => Some(reinforcement::Data {
+                    rule: None,
+                    schedule,
+                    allied_blocked_entry: None,
+                    overstacked_arrival: None,
+                    voluntary_delay: true,
+                }),
+                Some(ReinforcementsForm::List(_)) | None => None,
+            },
+            entries: seniority.entry_hexes,
         })
     }
 
@@ -184,8 +218,8 @@ pub fn validate_body(
             Err(e) => vec![located(format!("initiative orders: {e}"))],
         },
         // Series 15: rally needs no orders.
-        "rally" | "victory-determination" if empty => Vec::new(),
-        "rally" | "victory-determination" => {
+        "rally" | "victory-determination" | "reinforcement" if empty => Vec::new(),
+        "rally" | "victory-determination" | "reinforcement" => {
             vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
         }
         other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
@@ -205,6 +239,9 @@ pub fn resolve(
     let mut resolved = match step {
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
+        Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {
+            reinforcement::resolve(rules, state, player, dice)
+        }
         Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
             movement::resolve(rules, state, player, orders, dice)
         }

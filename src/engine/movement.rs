@@ -34,6 +34,14 @@
 //! - `strategic: true`: Strategic Movement (9.52). Without it a move is
 //!   normal movement, even along a road. Not when the turn's weather forbids
 //!   it (Savannah 4.2, the Weather Table), nor along the Covered Way (4.9).
+//! - `delay: [ID, ...]` (beside `moves`): reinforcements due this turn kept
+//!   off the map until the next (9.61).
+//! - `enter: {ID: HEX}` (beside `moves`): where an arriving unit is placed
+//!   when its arrival offers several hexes (Savannah 4.7: V-1's two hexes,
+//!   the nearest free hexes after a blocked entry, the city when the HQ is
+//!   held); without it, the first hex offered. Arriving units are placed as
+//!   the phase begins (9.61), then move like any unit, from their entry hex,
+//!   with the turn of arrival's bonuses and limits.
 //! - `leave_pin: true`: the unit is pinned and the player moves it all the
 //!   same (9.3): it must end the phase next to no enemy unit, and the army
 //!   morale cost of removing its pin is paid after movement.
@@ -77,12 +85,17 @@
 //! - Weather (Savannah 4.2): the turn's weather in the state; its
 //!   `movement_cost_added` is paid per hex entered, and strategic movement
 //!   is refused when the weather forbids it.
+//! - Reinforcements (9.6, Savannah 4.7; the arrivals themselves are
+//!   decided by [`super::reinforcement`]): placement over the stacking limit
+//!   is allowed; units that do not move out of an entry hex still over the
+//!   limit are put off a turn (the scenario's `overstacked_arrival`), last
+//!   placed in id order first, those already put off once last.
 //! - The scenario's `fixed_artillery` (Savannah Historical Scenario): those
 //!   artillery types do not move until attacked in Close Combat.
 //!
 //! # What this version leaves out
 //!
-//! Reinforcements (9.6, Savannah 4.7), the British sortie restriction
+//! The British sortie restriction
 //! (Savannah 4.10), the Creeks' perimeter ban (Savannah 4.8), and the
 //! Historical Scenario's return of a gun hit by Defensive Artillery Fire to
 //! its at-start hex (fire combat).
@@ -111,6 +124,23 @@ pub struct MovementOrders {
     /// Read one by one, so that one bad move does not hide the others' problems.
     #[serde(default)]
     pub moves: Vec<serde_yaml::Value>,
+    /// 9.61: reinforcements due this turn that the player keeps off the map
+    /// until the next turn.
+    #[serde(default)]
+    pub delay: Vec<String>,
+    /// 9.61, Savannah 4.7: where an arriving unit is placed, when its
+    /// arrival offers several hexes (otherwise the first one offered).
+    #[serde(default)]
+    pub enter: BTreeMap<String, HexText>,
+}
+
+/// The part of the orders that places reinforcements, read before any move.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ArrivalOrders {
+    #[serde(default)]
+    delay: Vec<String>,
+    #[serde(default)]
+    enter: BTreeMap<String, HexText>,
 }
 
 /// One move: a unit or a stack, and a path or a destination.
@@ -540,6 +570,7 @@ struct Phase<'a> {
     weather: Option<&'a crate::module::charts::WeatherCondition>,
     fixed_artillery: Option<&'a FixedArtillery>,
     covered_way: &'a crate::module::charts::CoveredWayFile,
+    reinforcements: Option<&'a super::reinforcement::Data>,
 }
 
 /// A unit or stack about to move.
@@ -595,6 +626,14 @@ struct Node {
     mp: i32,
     steps: u32,
     prev: Option<HexId>,
+}
+
+fn list_or_none(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        ids.join(", ")
+    }
 }
 
 fn state_pinned(state: &State, id: &str) -> bool {
@@ -677,6 +716,7 @@ impl<'a> Phase<'a> {
             stacking: rules.stacking.clone(),
             fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
             covered_way: &rules.charts.covered_way,
+            reinforcements: rules.reinforcements.as_ref(),
             weather: match &state.weather {
                 None => None,
                 Some(w) => Some(
@@ -1123,6 +1163,8 @@ struct Run<'d> {
     left_pins: Vec<String>,
     /// A die that could not be rolled: the step fails.
     failure: Option<Error>,
+    /// Reinforcements placed this phase, and where (9.61).
+    arrived: BTreeMap<String, HexId>,
 }
 
 impl Phase<'_> {
@@ -1143,6 +1185,7 @@ impl Phase<'_> {
             moved: BTreeMap::new(),
             left_pins: Vec::new(),
             failure: None,
+            arrived: BTreeMap::new(),
         };
         // Savannah 4.9: at the beginning of the next friendly Movement
         // Phase, Lost markers turn to their Previously Lost side.
@@ -1169,6 +1212,7 @@ impl Phase<'_> {
                 .with("units", &flipped),
             );
         }
+        self.place_arrivals(&mut run, orders);
         for (side, body) in orders {
             if !self.sides.iter().any(|s| s == side) {
                 run.problems.push((
@@ -1190,9 +1234,124 @@ impl Phase<'_> {
         self.pinned_movers_end_away(&mut run);
         self.disrupted_must_move(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
+        self.end_of_phase_arrivals(&mut run);
         match run.failure.take() {
             Some(e) => Err(e),
             None => Ok(run),
+        }
+    }
+
+    /// 9.61: the reinforcements due this turn are placed at the beginning
+    /// of the phase, over the stacking limit if need be; `delay` keeps some
+    /// off the map until next turn, `enter` picks among the hexes offered.
+    fn place_arrivals(&self, run: &mut Run<'_>, orders: &[(&str, &serde_yaml::Value)]) {
+        let turn = run.state.turn;
+        let mut wanted: BTreeMap<String, (String, ArrivalOrders)> = BTreeMap::new();
+        for (side, body) in orders {
+            let parsed: ArrivalOrders = serde_yaml::from_value((*body).clone()).unwrap_or_default();
+            wanted.insert(side.to_string(), (side.to_string(), parsed));
+        }
+        let due: Vec<String> = run
+            .state
+            .units
+            .iter()
+            .filter(|(id, u)| {
+                u.off_map == Some(OffMap::Reinforcement)
+                    && u.arriving.as_ref().is_some_and(|a| a.turn == turn)
+                    && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c))
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        let side_of =
+            |id: &str| self.counters.get(id).and_then(|c| self.side_of_army.get(&c.army)).cloned().unwrap_or_default();
+        // Orders that name units which are not arriving.
+        for (side, (_, o)) in &wanted {
+            for (n, id) in o.delay.iter().enumerate() {
+                if !due.contains(id) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(
+                            format!("delay[{n}]"),
+                            format!(
+                                "{id} is not a reinforcement arriving this turn; those arriving are {}",
+                                list_or_none(&due)
+                            ),
+                        ),
+                    ));
+                } else if self.reinforcements.is_some_and(|r| !r.voluntary_delay) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(format!("delay[{n}]"), "this scenario's rules forbid delaying reinforcements (9.61)"),
+                    ));
+                }
+            }
+            for id in o.enter.keys() {
+                if !due.contains(id) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(
+                            format!("enter.{id}"),
+                            format!(
+                                "{id} is not a reinforcement arriving this turn; those arriving are {}",
+                                list_or_none(&due)
+                            ),
+                        ),
+                    ));
+                }
+            }
+        }
+        for id in due {
+            let side = side_of(&id);
+            let Some(arrival) = run.state.units.get(&id).and_then(|u| u.arriving.clone()) else { continue };
+            let own = wanted.get(&side).map(|(_, o)| o);
+            if own.is_some_and(|o| o.delay.contains(&id)) {
+                if let Some(u) = run.state.units.get_mut(&id) {
+                    u.arriving = Some(super::state::Arrival { turn: turn.saturating_add(1), ..arrival });
+                }
+                run.events.push(
+                    Event::new("9.61", "delayed", format!("{} is kept off the map until next turn", self.name(&id)))
+                        .with("unit", &id),
+                );
+                continue;
+            }
+            let chosen = match own.and_then(|o| o.enter.get(&id)) {
+                Some(text) => match text.parse() {
+                    Ok(h) if arrival.hexes.iter().any(|x| x.parse::<HexId>().ok() == Some(h)) => Some(h),
+                    Ok(h) => {
+                        run.problems.push((
+                            side.clone(),
+                            problem(
+                                format!("enter.{id}"),
+                                format!(
+                                    "{id} may enter at {}, not at {h} (9.61, Savannah 4.7)",
+                                    arrival.hexes.join(" or ")
+                                ),
+                            ),
+                        ));
+                        None
+                    }
+                    Err(e) => {
+                        run.problems.push((side.clone(), problem(format!("enter.{id}"), e)));
+                        None
+                    }
+                },
+                None => arrival.hexes.first().and_then(|h| h.parse().ok()),
+            };
+            let Some(hex) = chosen else { continue };
+            if let Some(u) = run.state.units.get_mut(&id) {
+                u.hex = Some(hex.to_string());
+                u.off_map = None;
+            }
+            run.arrived.insert(id.clone(), hex);
+            run.events.push(
+                Event::new(
+                    "9.61",
+                    "placed",
+                    format!("{} is placed at {hex} ({}); placement costs no MP (9.62)", self.name(&id), arrival.entry),
+                )
+                .with("unit", &id)
+                .with("hex", hex.to_string()),
+            );
         }
     }
 
@@ -1315,11 +1474,13 @@ impl Phase<'_> {
             }
             let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else {
                 let where_ = match unit.off_map {
-                    Some(OffMap::Reinforcement) => {
-                        "a reinforcement not yet on the map (9.6 is not built in this version)"
+                    Some(OffMap::Reinforcement) if unit.arriving.as_ref().is_some_and(|a| a.turn == state.turn) => {
+                        "a reinforcement kept off the map this turn (`delay`)"
                     }
+                    Some(OffMap::Reinforcement) => "a reinforcement that does not arrive this turn (9.6)",
                     Some(OffMap::Captured) => "captured",
                     Some(OffMap::Eliminated) => "eliminated",
+                    Some(OffMap::Removed) => "removed from play",
                     None => "off the map",
                 };
                 bad(format!("{id} is {where_}, so it cannot move"), problems);
@@ -1405,10 +1566,40 @@ impl Phase<'_> {
             strategic: order.strategic,
         };
         let mut allowances = BTreeMap::new();
+        let mut max_hexes: Option<(u32, String)> = None;
         for id in &ids {
             let (Some(c), Some(u)) = (self.counters.get(id.as_str()), state.units.get(id)) else { continue };
             let printed = c.movement.unwrap_or(0);
-            let allowance = if order.strategic { printed.saturating_mul(2) } else { printed };
+            // Savannah 4.7: the turn of arrival's bonus, then artillery
+            // doubled, then strategic movement doubles again (4.7's example).
+            let arrival = u.arriving.as_ref().filter(|a| a.turn == state.turn && run.arrived.contains_key(id));
+            let mut base = printed;
+            if let Some(a) = arrival {
+                base = base.saturating_add(a.mp_bonus);
+                if ARTILLERY.contains(&c.kind.as_str()) {
+                    base = base.saturating_mul(a.artillery_mp_multiplier);
+                }
+                if order.strategic && !a.strategic_movement {
+                    problems.push(problem(
+                        format!("{field}.strategic"),
+                        format!(
+                            "{id} arrived at {} this turn: no strategic movement on the turn of arrival (Savannah 4.7)",
+                            a.entry
+                        ),
+                    ));
+                    return;
+                }
+                if a.pays_entry_cost {
+                    // Savannah 4.7: placed at the nearest free hex, it pays that hex's terrain cost.
+                    if let Some(MovementCost::Mp(cost)) = self.terrain.hex(start).map(|h| h.movement_cost) {
+                        base = base.saturating_sub(cost);
+                    }
+                }
+                if let Some(n) = a.max_hexes {
+                    max_hexes = Some((n, id.clone()));
+                }
+            }
+            let allowance = if order.strategic { base.saturating_mul(2) } else { base };
             allowances.insert(id.clone(), allowance);
             group.allowance = group.allowance.min(allowance);
             let (s, g) = self.stacking_weight(state, id);
@@ -1512,6 +1703,19 @@ impl Phase<'_> {
                 }
             }
         };
+        if let Some((n, id)) = &max_hexes {
+            if walked.hexes.len() > *n as usize {
+                problems.push(problem(
+                    field,
+                    format!(
+                        "{id} may move only {n} hex{} on its turn of arrival (Reinforcement Schedule); the move enters {}",
+                        if *n == 1 { "" } else { "es" },
+                        walked.hexes.len()
+                    ),
+                ));
+                return;
+            }
+        }
         // Savannah 4.9: units that begin stacked move along the Covered Way
         // as one stack.
         let mut walked = walked;
@@ -1893,6 +2097,94 @@ impl Phase<'_> {
         Ok(())
     }
 
+    /// Savannah 4.7 (the scenario's `overstacked_arrival`): reinforcements
+    /// that did not move out of an entry hex still over the stacking limit
+    /// are put off a turn, and enter ahead of later arrivals there; the last
+    /// placed (in id order) go first, until the hex is within the limit.
+    /// Then the turn of arrival is over for every unit placed.
+    fn end_of_phase_arrivals(&self, run: &mut Run<'_>) {
+        let turn = run.state.turn;
+        if let (Some(rule), Some(limits)) =
+            (self.reinforcements.and_then(|r| r.overstacked_arrival.as_ref()), self.stacking.as_ref())
+        {
+            let mut hexes: BTreeSet<HexId> = BTreeSet::new();
+            for (id, hex) in &run.arrived {
+                if !run.moved.contains_key(id) {
+                    hexes.insert(*hex);
+                }
+            }
+            for hex in hexes {
+                loop {
+                    let here: Vec<String> = run
+                        .state
+                        .units
+                        .iter()
+                        .filter(|(id, u)| {
+                            hex_of(&run.state, id) == Some(hex)
+                                && u.hex.is_some()
+                                && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c))
+                        })
+                        .map(|(id, _)| id.clone())
+                        .collect();
+                    let (sps, guns) = here.iter().fold((0i32, 0i32), |(a, b), id| {
+                        let (s, g) = self.stacking_weight(&run.state, id);
+                        (a.saturating_add(s), b.saturating_add(g))
+                    });
+                    if sps <= limits.max_strength_points && guns <= limits.max_artillery_units {
+                        break;
+                    }
+                    // Units with priority (put off once already) stay if they can.
+                    let waiting = |id: &&String, priority: bool| {
+                        run.arrived.get(*id) == Some(&hex)
+                            && !run.moved.contains_key(*id)
+                            && run.state.units.get(*id).and_then(|u| u.arriving.as_ref()).is_some_and(|a| a.priority)
+                                == priority
+                    };
+                    let Some(back) = here
+                        .iter()
+                        .rev()
+                        .find(|id| waiting(id, false))
+                        .or_else(|| here.iter().rev().find(|id| waiting(id, true)))
+                        .cloned()
+                    else {
+                        break;
+                    };
+                    let later = turn.saturating_add(rule.delay_turns);
+                    if let Some(u) = run.state.units.get_mut(&back) {
+                        u.hex = None;
+                        u.off_map = Some(OffMap::Reinforcement);
+                        if let Some(a) = u.arriving.as_mut() {
+                            a.turn = later;
+                            a.priority = rule.priority_next_turn;
+                        }
+                    }
+                    run.arrived.remove(&back);
+                    run.events.push(
+                        Event::new(
+                            "Savannah 4.7",
+                            "arrival-put-off",
+                            format!(
+                                "{} cannot conform to the stacking limit in {hex} ({sps} SPs, {guns} artillery units): it leaves the map and enters on turn {later}{} ({})",
+                                self.name(&back),
+                                if rule.priority_next_turn { ", ahead of later arrivals" } else { "" },
+                                rule.rule
+                            ),
+                        )
+                        .with("unit", &back)
+                        .with("hex", hex.to_string())
+                        .with("turn", later),
+                    );
+                }
+            }
+        }
+        let placed: Vec<String> = run.arrived.keys().cloned().collect();
+        for id in placed {
+            if let Some(u) = run.state.units.get_mut(&id) {
+                u.arriving = None;
+            }
+        }
+    }
+
     /// 13.3: a disrupted unit that begins the phase next to the enemy must
     /// use its one hex move to move away, when it can.
     fn disrupted_must_move(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
@@ -2014,6 +2306,16 @@ pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &s
         Ok(p) => p,
         Err(e) => return vec![problem("", e)],
     };
+    // 9.61 without a Reinforcement Phase: the arrivals are set as the phase
+    // begins (a variable entry's roll waits for the resolution).
+    let arrived;
+    let state = match arrivals_at_start(rules, state, player, &mut NoDice) {
+        Ok(Some(r)) => {
+            arrived = r.state;
+            &arrived
+        }
+        _ => state,
+    };
     match phase.run(state, &[(side, body)], false, None) {
         Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
         Err(e) => vec![problem("", e.to_string())],
@@ -2035,6 +2337,16 @@ pub fn resolve(
 ) -> Result<Resolution> {
     let phase = Phase::new(rules, state, player).map_err(Error::refused)?;
     let list: Vec<(&str, &serde_yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
+    let mut events = Vec::new();
+    let arrived;
+    let state = match arrivals_at_start(rules, state, player, dice)? {
+        Some(r) => {
+            events = r.events;
+            arrived = r.state;
+            &arrived
+        }
+        None => state,
+    };
     let checked = phase.run(state, &list, true, None)?;
     if !checked.problems.is_empty() {
         let lines: Vec<String> = checked.problems.iter().map(|(side, p)| format!("  {side}: {p}")).collect();
@@ -2061,7 +2373,26 @@ pub fn resolve(
         );
     }
     phase.remove_pins(rules, state, &mut run)?;
-    Ok(Resolution { state: run.state, events: run.events })
+    events.append(&mut run.events);
+    Ok(Resolution { state: run.state, events })
+}
+
+/// Series 9.61: where the scenario has reinforcements but no Reinforcement
+/// Phase this turn, the arrivals are decided as the Movement Phase begins.
+fn arrivals_at_start(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) -> Result<Option<Resolution>> {
+    if rules.reinforcements.is_none() || rules.sequence.phases_used(state.turn)?.iter().any(|p| p == "reinforcement") {
+        return Ok(None);
+    }
+    super::reinforcement::resolve(rules, state, player, dice).map(Some)
+}
+
+/// Dice for checking orders: no roll is made before the resolution.
+struct NoDice;
+
+impl Dice for NoDice {
+    fn roll(&mut self, _die: crate::dice::Die, purpose: &str) -> Result<u16> {
+        Err(Error::refused(format!("{purpose}: rolled when the phase is resolved")))
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,68 @@ pub enum OffMap {
     /// Captured (13.23) or eliminated: the boxes of the VP track.
     Captured,
     Eliminated,
+    /// Removed from play with no VP or army morale consequence (a
+    /// reinforcement that never arrives, Savannah 1.6, 4.7).
+    Removed,
+}
+
+/// A reinforcement's arrival (series 9.6, Savannah 4.7): when, where, and
+/// what the turn of arrival gives it. Set by the Reinforcement Phase (or the
+/// beginning of the Movement Phase); the unit is placed when its player's
+/// Movement Phase begins, and the arrival is forgotten when it ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arrival {
+    /// The game turn it enters.
+    pub turn: u32,
+    /// The entry letter (module.yaml `entry_hexes`).
+    pub entry: String,
+    /// Where it may be placed; the owner chooses among several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hexes: Vec<String>,
+    /// Savannah 4.7: MPs added on the turn of arrival.
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub mp_bonus: i32,
+    /// Savannah 4.7: artillery MPs multiplied on the turn of arrival.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub artillery_mp_multiplier: i32,
+    /// Savannah 4.7: strategic movement on the turn of arrival.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub strategic_movement: bool,
+    /// Reinforcement Schedule: "may only move 1 space on turn of arrival".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_hexes: Option<u32>,
+    /// Savannah 4.7: placed in the nearest free hex after a blocked entry,
+    /// paying the hex's terrain cost.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pays_entry_cost: bool,
+    /// Savannah 4.7: delayed because the entry was blocked.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub blocked: bool,
+    /// Savannah 4.7: delayed for being unable to conform to stacking; enters
+    /// ahead of later arrivals at the same hex.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub priority: bool,
+}
+
+fn one() -> i32 {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_one(n: &i32) -> bool {
+    *n == 1
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_zero_i32(n: &i32) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +123,9 @@ pub struct UnitState {
     /// Close Combat (Savannah Historical Scenario) that has been attacked.
     #[serde(default, skip_serializing_if = "is_false")]
     pub released: bool,
+    /// A reinforcement's arrival, once the Reinforcement Phase has set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arriving: Option<Arrival>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -131,6 +196,28 @@ pub fn fixed_weather<'a>(chart: &'a crate::module::charts::WeatherFile, scenario
         .filter(|w| *w != crate::module::charts::LAST_ROLLED)
 }
 
+/// The units of a scenario's reinforcement schedule.
+#[derive(Debug, Clone, Deserialize)]
+struct ScenarioReinforcementUnits {
+    #[serde(default)]
+    reinforcements: Option<ScheduleUnits>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum ScheduleUnits {
+    Schedule {
+        #[serde(default)]
+        schedule: Vec<ScheduledUnits>,
+    },
+    List(Vec<ScheduledUnits>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ScheduledUnits {
+    units: Vec<String>,
+}
+
 /// The parts of a scenario file that set the state up.
 #[derive(Debug, Clone, Deserialize)]
 struct ScenarioStart {
@@ -178,6 +265,7 @@ impl State {
                 previously_lost: false,
                 covered_way_hexes: 0,
                 released: false,
+                arriving: None,
             };
             if units.insert(counter.id.clone(), unit).is_some() {
                 return Err(Error::Data(Located {
@@ -187,6 +275,39 @@ impl State {
                     field: "units".into(),
                     message: format!("{} is placed twice", counter.id),
                 }));
+            }
+        }
+        // Series 9.6: the scenario's reinforcements are off the map until
+        // they arrive.
+        let (later, _): (ScenarioReinforcementUnits, _) = source.parse(&file)?;
+        let groups = match later.reinforcements {
+            Some(ScheduleUnits::Schedule { schedule }) | Some(ScheduleUnits::List(schedule)) => schedule,
+            None => Vec::new(),
+        };
+        for group in groups {
+            for id in group.units {
+                let Some(counter) = module.counters.iter().find(|c| c.id == id) else {
+                    return Err(Error::Data(Located {
+                        file: source.label(&file),
+                        line: None,
+                        column: None,
+                        field: "reinforcements.schedule".into(),
+                        message: format!("no counter '{id}' in counters.yaml"),
+                    }));
+                };
+                let steps = if counter.is_leader() { 1 } else { counter.steps.unwrap_or(1) };
+                units.entry(id).or_insert(UnitState {
+                    hex: None,
+                    off_map: Some(OffMap::Reinforcement),
+                    steps,
+                    condition: Condition::ParadeOrder,
+                    pinned: false,
+                    lost: false,
+                    previously_lost: false,
+                    covered_way_hexes: 0,
+                    released: false,
+                    arriving: None,
+                });
             }
         }
         let narrow = |map: BTreeMap<String, i64>| -> BTreeMap<String, i32> {
@@ -274,6 +395,7 @@ mod tests {
         assert_eq!(state.army_morale.get("british"), Some(&19));
         assert_eq!(state.units["von-porbeck"].hex.as_deref(), Some("1805"));
         assert_eq!(state.units["grahams-light-infantry"].hex.as_deref(), Some("1803"));
-        assert!(!state.units.contains_key("destaing"), "the French arrive as reinforcements");
+        assert_eq!(state.units["destaing"].off_map, Some(OffMap::Reinforcement), "the French arrive as reinforcements");
+        assert_eq!(state.units["destaing"].hex, None);
     }
 }
