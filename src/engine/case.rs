@@ -84,6 +84,10 @@ pub struct UnitPatch {
     pub covered_way_hexes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub released: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sortie_with: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub been_inside: Option<bool>,
     /// A reinforcement's arrival (series 9.6); compared whole when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arriving: Option<super::state::Arrival>,
@@ -214,6 +218,12 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.released {
             unit.released = b;
         }
+        if let Some(l) = &p.sortie_with {
+            unit.sortie_with = Some(l.clone());
+        }
+        if let Some(b) = p.been_inside {
+            unit.been_inside = b;
+        }
         if let Some(a) = &p.arriving {
             unit.arriving = Some(a.clone());
         }
@@ -280,6 +290,8 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     previously_lost: want.previously_lost.map(|_| got.previously_lost),
                     covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),
                     released: want.released.map(|_| got.released),
+                    sortie_with: want.sortie_with.as_ref().and(got.sortie_with.clone()),
+                    been_inside: want.been_inside.map(|_| got.been_inside),
                     arriving: want.arriving.as_ref().and(got.arriving.clone()),
                     off_map: want.off_map.and(got.off_map),
                 };

@@ -93,12 +93,21 @@
 //! - The scenario's `fixed_artillery` (Savannah Historical Scenario): those
 //!   artillery types do not move until attacked in Close Combat.
 //!
+//! - The scenario's zone rules: `zone_bans` (Savannah 4.8: a tagged unit
+//!   may never enter a zone), `track_switch.strategic_restriction` (Savannah
+//!   1.6, 1.7: on the strategic track the Allies move no combat unit into
+//!   or next to the perimeter) and `sortie_restriction` (Savannah 4.10: a
+//!   bound unit leaves the zone only in a stack with a leader and is then
+//!   out with him, who may not return before it; exempt units are bound
+//!   once they have been inside; the morale reduction is read by the
+//!   morale checks). "Leaving" is read as a move that begins inside and
+//!   ends outside.
+//!
 //! # What this version leaves out
 //!
-//! The British sortie restriction
-//! (Savannah 4.10), the Creeks' perimeter ban (Savannah 4.8), and the
-//! Historical Scenario's return of a gun hit by Defensive Artillery Fire to
-//! its at-start hex (fire combat).
+//! The Historical Scenario's return of a gun hit by Defensive Artillery Fire
+//! to its at-start hex (fire combat), and Savannah 1.6 case A (the Allies'
+//! early declaration of their assault).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -533,6 +542,65 @@ const NO_MINIMUM_MOVE: &[&str] = &["naval-artillery", "mortar"];
 pub struct ScenarioMovement {
     #[serde(default)]
     pub fixed_artillery: Option<FixedArtillery>,
+    #[serde(default)]
+    pub sortie_restriction: Option<SortieRestriction>,
+    /// Units with a tag that may never enter a zone (Savannah 4.8).
+    #[serde(default)]
+    pub zone_bans: Vec<ZoneBan>,
+    #[serde(default)]
+    pub track_switch: Option<TrackSwitch>,
+}
+
+/// Savannah 4.10 British Army Sortie Restriction.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SortieRestriction {
+    pub turns: TurnSpan,
+    pub armies: Vec<String>,
+    pub zone: String,
+    pub exempt_tag: String,
+    /// Read by the morale checks while the unit is out.
+    pub unit_morale_while_sortieing: i32,
+    pub rule: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnSpan {
+    pub first: u32,
+    pub last: u32,
+}
+
+impl TurnSpan {
+    pub fn contains(&self, turn: u32) -> bool {
+        (self.first..=self.last).contains(&turn)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneBan {
+    pub tag: String,
+    pub zone: String,
+    pub rule: String,
+}
+
+/// Savannah 1.6, 1.7: the strategic track, on which the Allies may not
+/// move combat units next to the perimeter (the parts movement reads).
+#[derive(Debug, Clone, Deserialize)]
+pub struct TrackSwitch {
+    pub strategic: TurnSpan,
+    #[serde(default)]
+    pub strategic_restriction: Option<StrategicRestriction>,
+    #[serde(default)]
+    pub rule: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrategicRestriction {
+    pub armies: Vec<String>,
+    pub may_not_move_adjacent_to: String,
 }
 
 /// Savannah Historical Scenario, Special Rules: artillery that may not move
@@ -571,6 +639,10 @@ struct Phase<'a> {
     fixed_artillery: Option<&'a FixedArtillery>,
     covered_way: &'a crate::module::charts::CoveredWayFile,
     reinforcements: Option<&'a super::reinforcement::Data>,
+    scenario: &'a ScenarioMovement,
+    /// The hexes of the map's zones and places, by id.
+    regions: BTreeMap<&'a str, BTreeSet<HexId>>,
+    turn: u32,
 }
 
 /// A unit or stack about to move.
@@ -717,6 +789,16 @@ impl<'a> Phase<'a> {
             fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
             covered_way: &rules.charts.covered_way,
             reinforcements: rules.reinforcements.as_ref(),
+            scenario: &rules.scenario_movement,
+            regions: rules
+                .module
+                .map
+                .zones
+                .iter()
+                .chain(&rules.module.map.places)
+                .map(|r| (r.id.as_str(), r.hexes.iter().copied().collect()))
+                .collect(),
+            turn: state.turn,
             weather: match &state.weather {
                 None => None,
                 Some(w) => Some(
@@ -1739,6 +1821,10 @@ impl Phase<'_> {
                 return;
             }
         }
+        if let Some(p) = self.zone_rules(&run.state, &ids, start, &walked.hexes, field) {
+            problems.push(p);
+            return;
+        }
         let (covered_way_hexes, lost) = if along { self.lost_rolls(run, &ids, &mut walked) } else { (0, false) };
         // Make the move.
         let dest = walked.hexes.last().copied().unwrap_or(start);
@@ -1815,6 +1901,7 @@ impl Phase<'_> {
             if along {
                 run.along.insert(id.clone(), (field.to_string(), start));
             }
+            self.sortie_marks(&mut run.state, id, &ids, start, dest);
             run.moved.insert(id.clone(), (side.to_string(), field.to_string()));
             if state_pinned(&run.state, id) {
                 run.left_pins.push(id.clone());
@@ -1843,6 +1930,132 @@ impl Phase<'_> {
                         .with("by", &movers),
                 );
             }
+        }
+    }
+
+    fn in_region(&self, zone: &str, hex: HexId) -> bool {
+        self.regions.get(zone).is_some_and(|r| r.contains(&hex))
+    }
+
+    /// Savannah 4.10: whether the sortie restriction binds `id` now: a unit
+    /// of its armies on its turns, not a leader, and not exempt unless it has
+    /// been inside the perimeter.
+    fn sortie_bound(&self, state: &State, id: &str) -> Option<&SortieRestriction> {
+        let rule = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn))?;
+        let c = self.counters.get(id)?;
+        if c.is_leader() || !rule.armies.contains(&c.army) {
+            return None;
+        }
+        let exempt = c.tags.contains(&rule.exempt_tag) && !state.units.get(id).is_some_and(|u| u.been_inside);
+        (!exempt).then_some(rule)
+    }
+
+    /// The scenario's rules about zones, on a legal path: Savannah 4.8 (a
+    /// unit that may never enter a zone), 1.6/1.7 (on the strategic track
+    /// the Allies move no combat unit next to the perimeter) and 4.10 (the
+    /// sortie restriction).
+    fn zone_rules(&self, state: &State, ids: &[String], start: HexId, path: &[HexId], field: &str) -> Option<Problem> {
+        let layout = self.terrain.layout;
+        for id in ids {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            for ban in self.scenario.zone_bans.iter().filter(|b| c.tags.contains(&b.tag)) {
+                if let Some(h) = path.iter().find(|h| self.in_region(&ban.zone, **h)) {
+                    return Some(problem(
+                        field,
+                        format!("{id} may never enter the {} ({}): {h} is in it", ban.zone, ban.rule),
+                    ));
+                }
+            }
+            if let Some(ts) = self.scenario.track_switch.as_ref().filter(|t| t.strategic.contains(self.turn)) {
+                if let Some(r) = ts.strategic_restriction.as_ref().filter(|r| r.armies.contains(&c.army)) {
+                    if !c.is_leader() {
+                        let next_to = |h: HexId| {
+                            self.in_region(&r.may_not_move_adjacent_to, h)
+                                || neighbours(h, layout)
+                                    .into_iter()
+                                    .any(|n| self.in_region(&r.may_not_move_adjacent_to, n))
+                        };
+                        if let Some(h) = path.iter().find(|h| next_to(**h)) {
+                            return Some(problem(
+                                field,
+                                format!(
+                                    "{id} would move next to the {} at {h}: on the Strategic Turn Track that is attacking it, which the Allies may not do before declaring their assault ({})",
+                                    r.may_not_move_adjacent_to,
+                                    ts.rule.as_deref().unwrap_or("Savannah 1.6, 1.7")
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let dest = path.last().copied().unwrap_or(start);
+        let Some(rule) = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn)) else {
+            return None;
+        };
+        let inside = |h: HexId| self.in_region(&rule.zone, h);
+        let leaders: Vec<&String> =
+            ids.iter().filter(|i| self.counters.get(i.as_str()).is_some_and(|c| c.is_leader())).collect();
+        if inside(start) && !inside(dest) {
+            let bound: Vec<&String> = ids.iter().filter(|i| self.sortie_bound(state, i).is_some()).collect();
+            if !bound.is_empty() && leaders.is_empty() {
+                return Some(problem(
+                    field,
+                    format!(
+                        "{} may sortie outside the {} on turns {}-{} only stacked with a leader ({}): move them as a stack with one",
+                        bound.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                        rule.zone,
+                        rule.turns.first,
+                        rule.turns.last,
+                        rule.rule
+                    ),
+                ));
+            }
+        }
+        if !inside(start) && inside(dest) {
+            for leader in leaders {
+                let out: Vec<String> = state
+                    .units
+                    .iter()
+                    .filter(|(u, s)| {
+                        s.sortie_with.as_deref() == Some(leader.as_str())
+                            && !ids.contains(u)
+                            && s.hex.as_deref().and_then(|h| h.parse().ok()).is_some_and(|h| !inside(h))
+                    })
+                    .map(|(u, _)| u.clone())
+                    .collect();
+                if !out.is_empty() {
+                    return Some(problem(
+                        field,
+                        format!(
+                            "{leader} may not return inside the {} before the units that sortied with him: {} ({})",
+                            rule.zone,
+                            out.join(", "),
+                            rule.rule
+                        ),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// Savannah 4.10: who is out with which leader, and who has been inside.
+    fn sortie_marks(&self, state: &mut State, id: &str, ids: &[String], start: HexId, dest: HexId) {
+        let Some(rule) = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn)) else {
+            return;
+        };
+        let inside = |h: HexId| self.in_region(&rule.zone, h);
+        let bound = self.sortie_bound(state, id).is_some();
+        let leader = ids.iter().find(|i| self.counters.get(i.as_str()).is_some_and(|c| c.is_leader())).cloned();
+        let Some(u) = state.units.get_mut(id) else { return };
+        if inside(dest) {
+            u.sortie_with = None;
+            if self.counters.get(id).is_some_and(|c| rule.armies.contains(&c.army)) {
+                u.been_inside = true;
+            }
+        } else if inside(start) && bound {
+            u.sortie_with = leader;
         }
     }
 

@@ -81,7 +81,15 @@ pub fn modified_morale(rules: &Rules, state: &State, counter: &Counter) -> Resul
         .ok_or_else(|| {
             Error::refused(format!("army morale {level_value} of {} is on no level of the track", counter.army))
         })?;
-    Ok((base, level.unit_morale_modifier.unwrap_or(0), level.name.clone()))
+    // Savannah 4.10: a unit out on a sortie has its printed morale reduced.
+    let sortie = rules
+        .scenario_movement
+        .sortie_restriction
+        .as_ref()
+        .filter(|r| r.turns.contains(state.turn))
+        .filter(|_| state.units.get(&counter.id).is_some_and(|u| u.sortie_with.is_some()))
+        .map_or(0, |r| r.unit_morale_while_sortieing);
+    Ok((base.saturating_add(sortie), level.unit_morale_modifier.unwrap_or(0), level.name.clone()))
 }
 
 /// Savannah 4.19: a unit behind an unbreached fieldwork (a fieldwork hexside

@@ -123,6 +123,13 @@ pub struct UnitState {
     /// Close Combat (Savannah Historical Scenario) that has been attacked.
     #[serde(default, skip_serializing_if = "is_false")]
     pub released: bool,
+    /// Savannah 4.10: the leader this unit sortied with, while it is out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sortie_with: Option<String>,
+    /// Savannah 4.10: an exempt unit that has been inside the perimeter,
+    /// and is restricted from then on.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub been_inside: bool,
     /// A reinforcement's arrival, once the Reinforcement Phase has set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arriving: Option<Arrival>,
@@ -265,6 +272,8 @@ impl State {
                 previously_lost: false,
                 covered_way_hexes: 0,
                 released: false,
+                sortie_with: None,
+                been_inside: false,
                 arriving: None,
             };
             if units.insert(counter.id.clone(), unit).is_some() {
@@ -306,6 +315,8 @@ impl State {
                     previously_lost: false,
                     covered_way_hexes: 0,
                     released: false,
+                    sortie_with: None,
+                    been_inside: false,
                     arriving: None,
                 });
             }
