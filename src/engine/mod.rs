@@ -5,6 +5,7 @@
 
 pub mod case;
 pub mod initiative;
+pub mod losses;
 pub mod morale;
 pub mod movement;
 pub mod orders;

@@ -141,6 +141,10 @@ pub struct MovementOrders {
     /// arrival offers several hexes (otherwise the first one offered).
     #[serde(default)]
     pub enter: BTreeMap<String, HexText>,
+    /// 7.3: the units that lose steps first if a hex is still over the
+    /// stacking limit when the phase ends.
+    #[serde(default)]
+    pub overstack_losses: Vec<String>,
 }
 
 /// The part of the orders that places reinforcements, read before any move.
@@ -528,8 +532,6 @@ impl Restriction {
     }
 }
 
-/// Types that count as artillery for stacking (7.1: one per hex).
-const ARTILLERY: &[&str] = &["artillery", "naval-artillery", "mortar"];
 /// Types that never get 9.1's one-hex move (Savannah 4.19 Movement).
 const NO_MINIMUM_MOVE: &[&str] = &["naval-artillery", "mortar"];
 
@@ -639,6 +641,7 @@ struct Phase<'a> {
     fixed_artillery: Option<&'a FixedArtillery>,
     covered_way: &'a crate::module::charts::CoveredWayFile,
     reinforcements: Option<&'a super::reinforcement::Data>,
+    rules: &'a Rules,
     scenario: &'a ScenarioMovement,
     /// The hexes of the map's zones and places, by id.
     regions: BTreeMap<&'a str, BTreeSet<HexId>>,
@@ -789,6 +792,7 @@ impl<'a> Phase<'a> {
             fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
             covered_way: &rules.charts.covered_way,
             reinforcements: rules.reinforcements.as_ref(),
+            rules,
             scenario: &rules.scenario_movement,
             regions: rules
                 .module
@@ -860,19 +864,7 @@ impl<'a> Phase<'a> {
     fn stacking_weight(&self, state: &State, id: &str) -> (i32, i32) {
         let Some(c) = self.counters.get(id) else { return (0, 0) };
         let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
-        if c.is_leader() && !leaders_count {
-            return (0, 0);
-        }
-        if ARTILLERY.contains(&c.kind.as_str()) {
-            return (0, 1);
-        }
-        let steps = state.units.get(id).map(|u| u.steps).unwrap_or(1);
-        let sps = match c.strength {
-            Some(s) if steps < c.steps.unwrap_or(1) => s.reduced.unwrap_or(s.full),
-            Some(s) => s.full,
-            None => 0,
-        };
-        (sps, 0)
+        c.stacking_weight(state.units.get(id).map(|u| u.steps).unwrap_or(1), leaders_count)
     }
 
     /// The cost and effects of the group entering `to` from the adjacent
@@ -1317,6 +1309,7 @@ impl Phase<'_> {
         self.disrupted_must_move(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
         self.end_of_phase_arrivals(&mut run);
+        self.overstacking_penalty(&mut run, orders);
         match run.failure.take() {
             Some(e) => Err(e),
             None => Ok(run),
@@ -1658,7 +1651,7 @@ impl Phase<'_> {
             let mut base = printed;
             if let Some(a) = arrival {
                 base = base.saturating_add(a.mp_bonus);
-                if ARTILLERY.contains(&c.kind.as_str()) {
+                if c.is_artillery() {
                     base = base.saturating_mul(a.artillery_mp_multiplier);
                 }
                 if order.strategic && !a.strategic_movement {
@@ -2394,6 +2387,37 @@ impl Phase<'_> {
         for id in placed {
             if let Some(u) = run.state.units.get_mut(&id) {
                 u.arriving = None;
+            }
+        }
+    }
+
+    /// 7.3: a hex of the phasing player still over the stacking limit when
+    /// the phase ends (reinforcements placed over it that did not move on,
+    /// where the scenario does not put them off instead) costs steps, the
+    /// orders' `overstack_losses` first ([`super::losses::overstacking`]).
+    /// Checking one side's orders, only its own choices are checked.
+    fn overstacking_penalty(&self, run: &mut Run<'_>, orders: &[(&str, &serde_yaml::Value)]) {
+        let mut choices: Vec<String> = Vec::new();
+        let mut chooser = String::new();
+        for (side, body) in orders {
+            let list: Vec<String> = body
+                .get("overstack_losses")
+                .and_then(|v| serde_yaml::from_value::<Vec<String>>(v.clone()).ok())
+                .unwrap_or_default();
+            if !list.is_empty() && chooser.is_empty() {
+                chooser = side.to_string();
+            }
+            choices.extend(list);
+        }
+        let mut trial = run.state.clone();
+        match super::losses::overstacking(self.rules, &mut trial, &self.player, &choices) {
+            Ok(events) => {
+                run.state = trial;
+                run.events.extend(events);
+            }
+            Err(e) => {
+                let side = if chooser.is_empty() { self.sides.first().cloned().unwrap_or_default() } else { chooser };
+                run.problems.push((side, problem("overstack_losses", e.to_string())));
             }
         }
     }

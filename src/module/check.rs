@@ -129,8 +129,6 @@ const TYPES: &[&str] = &[
     "mortar",
     "leader",
 ];
-/// Types that count as artillery for stacking (series 7.1: one per hex).
-const ARTILLERY: &[&str] = &["artillery", "naval-artillery", "mortar"];
 
 /// The outcome of a check: what was looked at, and every problem.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -738,7 +736,7 @@ fn check_scenario(
                 continue;
             }
             let entry = hexes.entry((hex, c.army.as_str())).or_default();
-            if ARTILLERY.contains(&c.kind.as_str()) {
+            if c.is_artillery() {
                 entry.1 += 1;
             } else {
                 entry.0 += c.strength.map(|s| s.full).unwrap_or(0);

@@ -157,9 +157,37 @@ pub struct Casualty {
     pub source: Option<String>,
 }
 
+/// The artillery types of the series (3.2, 7.1: one artillery unit per
+/// hex whatever its SPs).
+pub const ARTILLERY_TYPES: &[&str] = &["artillery", "naval-artillery", "mortar"];
+
 impl Counter {
     pub fn is_leader(&self) -> bool {
         self.kind == "leader"
+    }
+
+    pub fn is_artillery(&self) -> bool {
+        ARTILLERY_TYPES.contains(&self.kind.as_str())
+    }
+
+    /// 7.1: the SPs and artillery units the counter counts for stacking
+    /// with `steps` left: its reduced SPs once it has lost a step, one
+    /// artillery unit whatever its SPs, nothing for a leader unless the
+    /// module counts leaders.
+    pub fn stacking_weight(&self, steps: u8, leaders_count: bool) -> (i32, i32) {
+        if self.is_leader() && !leaders_count {
+            return (0, 0);
+        }
+        if self.is_artillery() {
+            return (0, 1);
+        }
+        let sps = match self.strength {
+            _ if steps == 0 => 0,
+            Some(s) if steps < self.steps.unwrap_or(1) => s.reduced.unwrap_or(s.full),
+            Some(s) => s.full,
+            None => 0,
+        };
+        (sps, 0)
     }
 }
 
