@@ -63,6 +63,9 @@ pub struct StatePatch {
     /// This turn's weather (a condition id of the module's weather chart).
     #[serde(default)]
     pub weather: Option<String>,
+    /// Savannah 1.6 case A: the assault is declared.
+    #[serde(default)]
+    pub assault_declared: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,6 +245,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     }
     if let Some(weather) = &patch.weather {
         state.weather = Some(weather.clone());
+    }
+    if let Some(b) = patch.assault_declared {
+        state.assault_declared = b;
     }
     Ok(())
 }

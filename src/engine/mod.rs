@@ -14,6 +14,7 @@ pub mod reinforcement;
 pub mod sequence;
 pub mod state;
 pub mod victory;
+pub mod weather;
 pub mod zoc;
 
 use std::collections::BTreeMap;
@@ -219,8 +220,8 @@ pub fn validate_body(
             Err(e) => vec![located(format!("initiative orders: {e}"))],
         },
         // Series 15: rally needs no orders.
-        "rally" | "victory-determination" | "reinforcement" if empty => Vec::new(),
-        "rally" | "victory-determination" | "reinforcement" => {
+        "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
+        "rally" | "victory-determination" | "reinforcement" | "weather" => {
             vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
         }
         other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
@@ -239,6 +240,7 @@ pub fn resolve(
 ) -> Result<Resolution> {
     let mut resolved = match step {
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
+        Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {
             reinforcement::resolve(rules, state, player, dice)
@@ -279,11 +281,36 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
         state.next = None;
         return Ok(state);
     }
-    match rules.sequence.step_after(step, &state.player_order)? {
+    let jump = rules.scenario_movement.track_switch.as_ref().and_then(|t| t.declaration.as_ref()).map(|d| d.next_turn);
+    let after = match rules.sequence.step_after(step, &state.player_order)? {
+        // Savannah 1.6 case A: at the end of the turn of the declaration,
+        // play goes to the first tactical turn; reinforcements not yet
+        // arrived are removed, with no VP or army morale consequence.
+        Some((next, _))
+            if next.turn() != step.turn() && state.assault_declared && jump.is_some_and(|t| t > next.turn()) =>
+        {
+            let turn = jump.unwrap_or(next.turn());
+            for unit in state.units.values_mut() {
+                if unit.off_map == Some(state::OffMap::Reinforcement) {
+                    unit.off_map = Some(state::OffMap::Removed);
+                    unit.arriving = None;
+                }
+            }
+            let order = rules.sequence.fixed_order(turn)?.unwrap_or_default();
+            rules.sequence.first_step(turn, &order)?.map(|s| (s, order))
+        }
+        other => other,
+    };
+    match after {
         None => state.next = None,
         Some((next, order)) => {
             if next.turn() != step.turn() {
                 state.turn = next.turn();
+                // Savannah 1.6, 4.2: fixed weather; otherwise it holds
+                // until a Weather Phase says otherwise.
+                if let Some(w) = state::fixed_weather(&rules.charts.weather, &state, state.turn) {
+                    state.weather = Some(w.to_string());
+                }
                 if let Some(first) = order.first() {
                     state.initiative_holder = Some(first.clone());
                 }
@@ -293,4 +320,22 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
         }
     }
     Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Savannah Historical Scenario: Fog on turn 16, then Favorable; the
+    /// new turn's fixed weather comes with the turn.
+    #[test]
+    fn the_weather_changes_with_the_turn() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        assert_eq!(state.weather.as_deref(), Some("fog"));
+        let end = Step::EndOfTurn { turn: 16, phase: "victory-determination".into() };
+        let next = advance(&rules, state, &end).unwrap();
+        assert_eq!(next.turn, 17);
+        assert_eq!(next.weather.as_deref(), Some("favorable"));
+    }
 }

@@ -145,6 +145,10 @@ pub struct MovementOrders {
     /// stacking limit when the phase ends.
     #[serde(default)]
     pub overstack_losses: Vec<String>,
+    /// Savannah 1.6 case A: the Allies announce their assault on the
+    /// perimeter; the next turn is the first of the Tactical Turn Track.
+    #[serde(default)]
+    pub declare_assault: bool,
 }
 
 /// The part of the orders that places reinforcements, read before any move.
@@ -594,8 +598,20 @@ pub struct TrackSwitch {
     pub strategic: TurnSpan,
     #[serde(default)]
     pub strategic_restriction: Option<StrategicRestriction>,
+    /// Case A: the declaration that moves play to the tactical track.
+    #[serde(default)]
+    pub declaration: Option<Declaration>,
     #[serde(default)]
     pub rule: Option<String>,
+}
+
+/// Savannah 1.6 case A: who may declare, on which turns, and the turn play
+/// goes to at the end of the game turn.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Declaration {
+    pub by: String,
+    pub turns: TurnSpan,
+    pub next_turn: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -613,9 +629,17 @@ pub struct FixedArtillery {
     pub rule: String,
     /// Counter types held in place.
     pub types: Vec<String>,
+    /// The armies whose guns are held (all when empty).
+    #[serde(default)]
+    pub armies: Vec<String>,
     /// Units that move freely all the same.
     #[serde(default)]
-    pub except: Vec<String>,
+    pub except_units: Vec<String>,
+    /// What frees a gun: `attacked-in-close-combat` (the state's `released`).
+    pub may_move_after: String,
+    /// What fire combat does to a held gun (read by fire combat).
+    #[serde(default)]
+    pub on_defensive_artillery_fire_result: Option<serde_yaml::Value>,
     #[serde(default)]
     pub note: Option<String>,
 }
@@ -767,6 +791,14 @@ impl<'a> Phase<'a> {
         let side_of_army = data.armies.iter().map(|a| (a.id.clone(), a.side.clone())).collect();
         if !data.alliances.iter().any(|a| a.id == player) {
             return Err(format!("'{player}' is not a player of this module"));
+        }
+        if let Some(f) = rules.scenario_movement.fixed_artillery.as_ref() {
+            if f.may_move_after != "attacked-in-close-combat" {
+                return Err(format!(
+                    "the scenario's fixed_artillery.may_move_after is '{}'; the engine knows attacked-in-close-combat",
+                    f.may_move_after
+                ));
+            }
         }
         let zoc = zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
         let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
@@ -1446,6 +1478,9 @@ impl Phase<'_> {
                 return;
             }
         };
+        if orders.declare_assault {
+            self.declare_assault(run, side);
+        }
         for (i, value) in orders.moves.iter().enumerate() {
             let field = format!("moves[{i}]");
             let order: MoveOrder = match serde_path_to_error::deserialize(value.clone()) {
@@ -1573,16 +1608,19 @@ impl Phase<'_> {
                 continue;
             }
             if let Some(fixed) = &self.fixed_artillery {
-                if fixed.types.contains(&counter.kind) && !fixed.except.contains(id) && !unit.released {
+                let held = fixed.types.contains(&counter.kind)
+                    && (fixed.armies.is_empty() || fixed.armies.contains(&counter.army))
+                    && !fixed.except_units.contains(id);
+                if held && !unit.released {
                     bad(
                         format!(
                             "{id} may not move: no {} may move until attacked in Close Combat ({}){}",
                             counter.kind,
                             fixed.rule,
-                            if fixed.except.is_empty() {
+                            if fixed.except_units.is_empty() {
                                 String::new()
                             } else {
-                                format!("; only {} may", self.names(&fixed.except))
+                                format!("; only {} may", self.names(&fixed.except_units))
                             }
                         ),
                         problems,
@@ -2031,6 +2069,45 @@ impl Phase<'_> {
             }
         }
         None
+    }
+
+    /// Savannah 1.6 case A: the declaration, if this player may make it now.
+    fn declare_assault(&self, run: &mut Run<'_>, side: &str) {
+        let track = self.scenario.track_switch.as_ref();
+        let Some(d) = track.and_then(|t| t.declaration.as_ref()) else {
+            run.problems.push((
+                side.to_string(),
+                problem("declare_assault", "this scenario has no declaration of an assault (Savannah 1.6)"),
+            ));
+            return;
+        };
+        let rule = track.and_then(|t| t.rule.clone()).unwrap_or_else(|| "Savannah 1.6".into());
+        let why = if d.by != self.player {
+            Some(format!("only the {} player declares the assault ({rule})", d.by))
+        } else if !d.turns.contains(self.turn) {
+            Some(format!("the assault is declared on turns {}-{} only ({rule})", d.turns.first, d.turns.last))
+        } else if run.state.assault_declared {
+            Some(format!("the assault is already declared ({rule})"))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            run.problems.push((side.to_string(), problem("declare_assault", why)));
+            return;
+        }
+        run.state.assault_declared = true;
+        run.events.push(
+            Event::new(
+                "Savannah 1.6",
+                "assault-declared",
+                format!(
+                    "the {} declare their assault on the perimeter: at the end of this turn play goes to turn {} of the Tactical Turn Track, for good; reinforcements not yet arrived never will (case A, {rule})",
+                    self.player, d.next_turn
+                ),
+            )
+            .with("player", &self.player)
+            .with("next_turn", d.next_turn),
+        );
     }
 
     /// Savannah 4.10: who is out with which leader, and who has been inside.

@@ -170,6 +170,10 @@ pub struct State {
     /// scenario has weather (Savannah 4.2); it lasts the whole turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weather: Option<String>,
+    /// Savannah 1.6 case A: the Allies have declared their assault, and
+    /// play moves (or has moved) to the Tactical Turn Track.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub assault_declared: bool,
     /// Army morale per army (series 16; Savannah 1.3).
     pub army_morale: BTreeMap<String, i32>,
     /// Momentum chits per holder (series 12.61; Savannah 1.4: the Allies hold theirs jointly).
@@ -179,24 +183,15 @@ pub struct State {
     pub units: BTreeMap<String, UnitState>,
 }
 
-/// Savannah 1.6, 4.2: the weather of `turn` where the weather chart fixes
-/// it for the scenario (`fixed`; when several entries cover the turn, the
-/// first listed); otherwise the weather holds (`current`). Rolled weather
-/// (the Weather Phase) is not built: a scenario that needs it keeps the
-/// weather it has.
-pub fn weather_for(source: &Source, scenario: &str, turn: u32, current: Option<String>) -> Result<Option<String>> {
-    let charts = crate::module::charts::load(source).map_err(|list| {
-        Error::refused(list.first().map(|l| l.to_string()).unwrap_or_else(|| "the charts do not load".into()))
-    })?;
-    Ok(fixed_weather(&charts.weather, scenario, turn).map(str::to_string).or(current))
-}
-
-/// The weather the chart fixes for `turn` of `scenario`, if it does (not `last-rolled`).
-pub fn fixed_weather<'a>(chart: &'a crate::module::charts::WeatherFile, scenario: &str, turn: u32) -> Option<&'a str> {
+/// Savannah 1.6, 4.2: the weather the chart fixes for `turn` of the
+/// state's scenario (`fixed`; entries marked `assault_declared` only after
+/// the Allies' early declaration, the others only without it; the first
+/// listed of those that cover the turn), unless it is `last-rolled`.
+pub fn fixed_weather<'a>(chart: &'a crate::module::charts::WeatherFile, state: &State, turn: u32) -> Option<&'a str> {
     chart
         .fixed
         .iter()
-        .filter(|f| f.scenarios.iter().any(|s| s == scenario))
+        .filter(|f| f.scenarios.iter().any(|s| *s == state.scenario) && f.assault_declared == state.assault_declared)
         .flat_map(|f| f.turns.iter())
         .find(|t| (t.turn..=t.last.unwrap_or(t.turn)).contains(&turn))
         .map(|t| t.weather.as_str())
@@ -331,7 +326,7 @@ impl State {
         let turn = start.turns.first;
         let player_order = sequence.fixed_order(turn)?.unwrap_or_default();
         let next = sequence.first_step(turn, &player_order)?;
-        Ok(State {
+        let mut state = State {
             module: module.info.id.clone(),
             scenario: scenario.to_string(),
             resolved_steps: 0,
@@ -340,12 +335,19 @@ impl State {
             player_order,
             result: None,
             next,
-            weather: weather_for(&module.source, scenario, turn, None)?,
+            weather: None,
+            assault_declared: false,
             army_morale,
             momentum,
             vp_halves,
             units,
-        })
+        };
+        // The first turn's weather, where the weather chart fixes it.
+        let charts = crate::module::charts::load(source).map_err(|list| {
+            Error::refused(list.first().map(|l| l.to_string()).unwrap_or_else(|| "the charts do not load".into()))
+        })?;
+        state.weather = fixed_weather(&charts.weather, &state, turn).map(str::to_string);
+        Ok(state)
     }
 
     /// The canonical bytes of the state: JSON with sorted keys.
@@ -381,6 +383,8 @@ mod tests {
         assert!(!state.units.contains_key("creek-indians"));
         assert!(state.units.contains_key("dillon-irish"));
         assert!(state.units.values().all(|u| u.condition == Condition::ParadeOrder && u.hex.is_some()));
+        // Hist. Turn 16 Restrictions: Fog.
+        assert_eq!(state.weather.as_deref(), Some("fog"));
     }
 
     #[test]

@@ -1063,6 +1063,10 @@ pub enum NonWeatherTurns {
 pub struct FixedWeather {
     pub id: String,
     pub scenarios: Vec<String>,
+    /// Savannah 1.6: this entry holds only once the Allies have declared
+    /// their assault early (case A); the others only when they have not.
+    #[serde(default)]
+    pub assault_declared: bool,
     pub text: Option<String>,
     pub turns: Vec<FixedTurn>,
     pub source: String,
