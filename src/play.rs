@@ -153,7 +153,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let length = folder.config.dice.chain_length;
     let mut resolved = Vec::new();
     while let Some(step) = state.next.clone() {
-        let awaited = rules.sequence.awaited(&step);
+        let awaited = crate::engine::awaited(&rules, &state, &step);
         let mine: Vec<&Offered> = offered.iter().filter(|o| o.step == step).collect();
         if awaited.iter().any(|side| mine.iter().all(|o| &o.side != side)) {
             break;
@@ -189,7 +189,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         });
         k += 1;
     }
-    let awaiting = state.next.as_ref().map(|s| rules.sequence.awaited(s)).unwrap_or_default();
+    let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(&rules, &state, s)).unwrap_or_default();
     Ok(Progress { resolved, next_step: state.next.as_ref().map(Step::name), awaiting, result: state.result.clone() })
 }
 

@@ -149,7 +149,7 @@ fn any_change_to_an_entry_fails_verify_naming_it() {
         assert_eq!(result.code, 1, "{}: verify passed:\n{}", tamper.what, result.stdout);
         let label = format!("journal/{:06}.yaml", tamper.step);
         assert!(
-            result.stdout.contains(&format!("FAILED")) && result.stdout.contains(&label),
+            result.stdout.contains("FAILED") && result.stdout.contains(&label),
             "{}: {}",
             tamper.what,
             result.stdout

@@ -105,7 +105,8 @@ fn movement_orders_are_checked_and_a_game_resolves_and_replays() {
     // Movement and rally resolve; defensive artillery fire then awaits the British.
     let done = run(dir.path(), &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
     assert!(done.contains("16-allies-movement") && done.contains("16-allies-rally"), "{done}");
-    assert!(done.contains("next: 16-allies-defensive-artillery-fire, awaiting orders from british"), "{done}");
+    // Savannah 3 IX: the French mortar could fire in the Allies' own turn.
+    assert!(done.contains("next: 16-allies-defensive-artillery-fire, awaiting orders from french"), "{done}");
     assert!(dir.path().join("g/orders/000001-french.yaml").is_file());
     let verified = run(dir.path(), &["verify", "--dir", "g"]).ok();
     assert!(verified.contains("2 steps"), "{verified}");
@@ -153,6 +154,69 @@ fn ten_mistakes_are_listed_each_at_its_line_and_column() {
     // The same file through resolve: refused, nothing changes.
     run(dir.path(), &["resolve", "--dir", "g", "ten.yaml"]).fails(1);
     assert_eq!(all_files(&dir.path().join("g")), before);
+}
+
+/// Issue 4's must-show: the Historical Scenario's first turn advances from
+/// real orders files through the Allied movement and rally, the fire and
+/// close combat phases where nobody fights (the French decline to fire
+/// their mortar, 11.1), the British movement and rally, Victory
+/// Determination, and turn 17's initiative; then verify replays it all.
+#[test]
+fn the_first_turn_advances_through_every_step() {
+    let dir = temp();
+    game(dir.path());
+    let write = |name: &str, text: &str| fs::write(dir.path().join(name), text).unwrap();
+    let head = |step: &str, side: &str, turn: u32| format!("game: club-7\nturn: {turn}\nstep: {step}\nside: {side}\n");
+    write(
+        "f.yaml",
+        &(head("allies-movement", "french", 16)
+            + "moves:\n  - {unit: dillon-irish, path: [\"1911\"]}\n  - {stack: [armagnac], to: \"2111\"}\n"),
+    );
+    write("a.yaml", &(head("allies-movement", "american", 16) + "moves:\n  - {unit: 1-sc, to: \"1410\"}\n"));
+    let out = run(dir.path(), &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
+    assert!(
+        out.contains("Dillon's Irish Regt. moves 1910 → 1911") && out.contains("1st S.C. moves 1409 → 1410"),
+        "{out}"
+    );
+    assert!(out.contains("next: 16-allies-defensive-artillery-fire, awaiting orders from french"), "{out}");
+    // Firing is refused plainly until fire combat is built; declining is not.
+    write("fire.yaml", &(head("allies-defensive-artillery-fire", "french", 16) + "fire: [{unit: mortar-battery}]\n"));
+    let refused = run(dir.path(), &["validate", "--dir", "g", "fire.yaml"]);
+    assert_eq!(refused.code, 1);
+    assert!(refused.stdout.contains("cannot resolve fire combat yet"), "{}", refused.stdout);
+    write("decline.yaml", &(head("allies-defensive-artillery-fire", "french", 16) + "fire: []\n"));
+    let out = run(dir.path(), &["resolve", "--dir", "g", "decline.yaml"]).ok();
+    assert!(out.contains("the french side declines to fire (mortar-battery in 1909"), "{out}");
+    assert!(out.contains("the allies close combat passes: no phasing combat unit is next to an enemy unit"), "{out}");
+    assert!(out.contains("next: 16-british-movement, awaiting orders from british"), "{out}");
+    write(
+        "b.yaml",
+        &(head("british-movement", "british", 16) + "moves:\n  - {unit: new-york-volunteers, to: \"1704\"}\n"),
+    );
+    let out = run(dir.path(), &["resolve", "--dir", "g", "b.yaml"]).ok();
+    for step in [
+        "16-british-movement",
+        "16-british-rally",
+        "16-british-defensive-artillery-fire",
+        "16-british-close-combat",
+        "16-victory-determination",
+    ] {
+        assert!(out.contains(step), "{step}: {out}");
+    }
+    assert!(out.contains("New York Volunteers moves 1605 → 1604 → 1704"), "{out}");
+    assert!(out.contains("next: 17-initiative, awaiting orders from american, british, french"), "{out}");
+    let mut files = Vec::new();
+    for side in ["british", "french", "american"] {
+        let name = format!("i-{side}.yaml");
+        write(&name, &head("initiative", side, 17));
+        files.push(name);
+    }
+    let mut args = vec!["resolve", "--dir", "g"];
+    args.extend(files.iter().map(String::as_str));
+    let out = run(dir.path(), &args).ok();
+    assert!(out.contains("has the initiative on turn 17 and moves first"), "{out}");
+    let verified = run(dir.path(), &["verify", "--dir", "g"]).ok();
+    assert!(verified.contains("10 steps"), "{verified}");
 }
 
 const TEN: &str = r#"game: club-7

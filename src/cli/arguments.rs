@@ -98,11 +98,15 @@ Examples:
   adjutant validate --dir savannah 16-french-movement.yaml
   adjutant validate --dir savannah --format json orders/*.yaml
 
-Every orders file names its game, turn, step and side:
+Every orders file names its game, turn, step and side, then gives the step's orders:
   game: savannah-demo
   turn: 16
   step: allies-movement
   side: french
+  moves:
+    - {unit: dillon-irish, path: [\"1911\", \"1912\"]}
+    - {stack: [armagnac, dillon], to: \"2013\"}
+The whole format, phase by phase, is docs/orders.md in the source.
 Exits 0 when every file is valid, 1 listing every problem with its line and column.")]
     Validate(ValidateArgs),
 

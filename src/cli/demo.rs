@@ -105,7 +105,7 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
 
     let forged_dir = base.join("rolls-forged");
     let forged = forge(&log_dir, &forged_dir, &steps)?;
-    say(format!("\n6. A copy in which someone turned step 2's roll into a better one does not verify:\n"))?;
+    say("\n6. A copy in which someone turned step 2's roll into a better one does not verify:\n".to_string())?;
     say(indent(&render_verdict(&forged_dir, &forged, &s)))?;
 
     let ok = verified.ok && !forged.ok;

@@ -4,6 +4,7 @@
 //! sequence of play, each function naming its rule number.
 
 pub mod case;
+pub mod combat;
 pub mod initiative;
 pub mod losses;
 pub mod morale;
@@ -220,6 +221,10 @@ pub fn validate_body(
             Err(e) => vec![located(format!("initiative orders: {e}"))],
         },
         // Series 15: rally needs no orders.
+        "defensive-artillery-fire" => match combat::validate_fire(body) {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![located(e)],
+        },
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
         "rally" | "victory-determination" | "reinforcement" | "weather" => {
             vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
@@ -249,6 +254,9 @@ pub fn resolve(
             movement::resolve(rules, state, player, orders, dice)
         }
         Step::EndOfTurn { phase, .. } if phase == "victory-determination" => victory::resolve(rules, state),
+        Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" || phase == "close-combat" => {
+            combat::resolve(rules, state, step, orders)
+        }
         _ => Err(Error::refused(format!(
             "step {}: this version of the engine cannot resolve the {} phase yet",
             step.name(),
@@ -272,6 +280,13 @@ pub fn resolve(
         }
     }
     Ok(Resolution { state: advance(rules, resolved.state, step)?, events: resolved.events })
+}
+
+/// The sides `step` awaits orders from in `state`: the sequence's (series 5;
+/// who moves, who fires), except a fire or close combat phase in which no
+/// unit could take part, which awaits no one.
+pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
+    combat::awaited(rules, state, step).unwrap_or_else(|| rules.sequence.awaited(step))
 }
 
 /// Move the state past `step`: the next step, and at the end of a turn the

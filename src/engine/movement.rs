@@ -2021,9 +2021,7 @@ impl Phase<'_> {
             }
         }
         let dest = path.last().copied().unwrap_or(start);
-        let Some(rule) = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn)) else {
-            return None;
-        };
+        let rule = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn))?;
         let inside = |h: HexId| self.in_region(&rule.zone, h);
         let leaders: Vec<&String> =
             ids.iter().filter(|i| self.counters.get(i.as_str()).is_some_and(|c| c.is_leader())).collect();
@@ -2762,6 +2760,24 @@ mod tests {
         let b = resolve(&rules, &state, "allies", &orders, &mut dice).unwrap();
         assert_eq!(a.events, b.events);
         assert_eq!(a.state.units["dillon-irish"].hex.as_deref(), Some(target));
+    }
+
+    /// docs/orders.md's movement example uses every field, each spelled as
+    /// the engine reads it.
+    #[test]
+    fn the_documented_orders_parse() {
+        let doc = include_str!("../../docs/orders.md");
+        let section = doc.split("## Movement").nth(1).unwrap();
+        let block = section.split("```yaml").nth(1).unwrap().split("```").next().unwrap();
+        let orders: MovementOrders = serde_yaml::from_str(block).unwrap();
+        assert_eq!(orders.moves.len(), 4);
+        let moves: Vec<MoveOrder> = orders.moves.iter().map(|m| serde_yaml::from_value(m.clone()).unwrap()).collect();
+        assert!(moves.iter().any(|m| m.strategic) && moves.iter().any(|m| m.leave_pin));
+        assert!(moves.iter().any(|m| m.stack.is_some() && m.to.is_some()));
+        assert_eq!(orders.delay, ["marine-bn"]);
+        assert_eq!(orders.enter.len(), 1);
+        assert_eq!(orders.overstack_losses, ["foix"]);
+        assert!(orders.declare_assault);
     }
 
     #[test]

@@ -132,7 +132,7 @@ pub fn check_header(
             ));
         }
     }
-    let awaited = rules.sequence.awaited(next);
+    let awaited = super::awaited(rules, state, next);
     if let Some(side) = &side {
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();

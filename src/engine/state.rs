@@ -191,7 +191,7 @@ pub fn fixed_weather<'a>(chart: &'a crate::module::charts::WeatherFile, state: &
     chart
         .fixed
         .iter()
-        .filter(|f| f.scenarios.iter().any(|s| *s == state.scenario) && f.assault_declared == state.assault_declared)
+        .filter(|f| f.scenarios.contains(&state.scenario) && f.assault_declared == state.assault_declared)
         .flat_map(|f| f.turns.iter())
         .find(|t| (t.turn..=t.last.unwrap_or(t.turn)).contains(&turn))
         .map(|t| t.weather.as_str())

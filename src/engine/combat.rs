@@ -1,0 +1,191 @@
+//! Fire and close combat: who could take part in a Defensive Artillery Fire
+//! or Close Combat Phase. Until these phases are built (the rules engine,
+//! part 2), a phase in which no unit could take part passes with an event
+//! that says so, and needs no orders; Defensive Artillery Fire, which is
+//! voluntary (11.1), passes when every side that could fire sends
+//! `fire: []`; otherwise the phase is refused plainly, never passed over.
+//!
+//! - Defensive Artillery Fire (series 11; Savannah 3 IX): an artillery unit
+//!   of the non-phasing player with a phasing unit within the Fire Table's
+//!   longest range (11.2, counting the target's hex), shortened by the
+//!   weather's `artillery_max_range` (Savannah 4.2); and, in the phasing
+//!   player's turn, its mortars with an enemy unit within their range
+//!   (Savannah 3 IX, 4.12: "includes mortar fire during the Allies' player
+//!   turn"). Line of sight is not looked at: a gun that could see no one
+//!   still stops the game here, which errs on the side of never skipping.
+//! - Close Combat (series 12.1): a phasing combat unit next to an enemy unit.
+
+use std::collections::BTreeMap;
+
+use super::sequence::Step;
+use super::state::State;
+use super::{Event, Resolution, Rules};
+use crate::error::{Error, Result};
+use crate::hex::{distance, HexId};
+
+/// Units on the map: (id, hex, player, counter).
+fn on_map<'a>(rules: &'a Rules, state: &State) -> Vec<(String, HexId, String, &'a crate::module::counters::Counter)> {
+    let mut list = Vec::new();
+    for (id, unit) in &state.units {
+        let Some(c) = rules.counter(id) else { continue };
+        let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse().ok()) else { continue };
+        let Some(player) = rules.player_of_army(&c.army) else { continue };
+        list.push((id.clone(), hex, player.to_string(), c));
+    }
+    list
+}
+
+/// Who could take part in `step`, a fire or close combat phase: for each
+/// side, the units and the enemy each could reach. Empty when none could.
+pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, Vec<String>> {
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let Step::PlayerTurn { player, phase, .. } = step else { return found };
+    let units = on_map(rules, state);
+    let layout = rules.module.map.layout;
+    let side_of = |army: &str| {
+        rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone()).unwrap_or_default()
+    };
+    match phase.as_str() {
+        "defensive-artillery-fire" => {
+            let longest = rules.charts.fire.fire_table.ranges.iter().copied().max().unwrap_or(0);
+            let weather_cap = state
+                .weather
+                .as_deref()
+                .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+                .and_then(|c| u32::try_from(c.artillery_max_range).ok());
+            let reach = weather_cap.map_or(longest, |cap| longest.min(cap));
+            let mortar = &rules.charts.mortar.rules_summary.range;
+            for (id, hex, owner, c) in &units {
+                if !c.is_artillery() {
+                    continue;
+                }
+                let is_mortar = c.kind == "mortar";
+                let (min, max) = if is_mortar {
+                    (u32::try_from(mortar.min).unwrap_or(0), u32::try_from(mortar.max).unwrap_or(0))
+                } else {
+                    (1, reach)
+                };
+                // Guns fire in the enemy's turn, mortars in their own.
+                let fires_now = if is_mortar { owner == player } else { owner != player };
+                if !fires_now {
+                    continue;
+                }
+                let targets: Vec<&String> = units
+                    .iter()
+                    .filter(|(_, h, p, t)| {
+                        p != owner && !t.is_leader() && (min..=max).contains(&distance(*hex, *h, layout))
+                    })
+                    .map(|(t, ..)| t)
+                    .collect();
+                if let Some(first) = targets.first() {
+                    found.entry(side_of(&c.army)).or_default().push(format!(
+                        "{id} in {hex} has {first}{} within range",
+                        if targets.len() > 1 { format!(" and {} more", targets.len() - 1) } else { String::new() }
+                    ));
+                }
+            }
+        }
+        "close-combat" => {
+            for (id, hex, owner, c) in &units {
+                if owner != player || c.is_leader() {
+                    continue;
+                }
+                let next_to: Vec<&String> = units
+                    .iter()
+                    .filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1)
+                    .map(|(t, ..)| t)
+                    .collect();
+                if let Some(first) = next_to.first() {
+                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
+                }
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
+/// The sides a fire or close combat step awaits orders from: none when no
+/// unit could take part; for Defensive Artillery Fire, the sides with a
+/// gun or mortar that could fire.
+pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Option<Vec<String>> {
+    match step {
+        Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" => {
+            Some(eligible(rules, state, step).into_keys().collect())
+        }
+        Step::PlayerTurn { phase, .. } if phase == "close-combat" => {
+            eligible(rules, state, step).is_empty().then(Vec::new)
+        }
+        _ => None,
+    }
+}
+
+/// Orders for Defensive Artillery Fire, as far as this version reads them.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireOrders {
+    /// The fires; `[]` declines to fire (11.1).
+    #[serde(default)]
+    pub fire: Vec<serde_yaml::Value>,
+}
+
+/// Check a side's Defensive Artillery Fire orders: only declining is
+/// possible in this version.
+pub fn validate_fire(body: &serde_yaml::Value) -> std::result::Result<(), String> {
+    let orders: FireOrders = serde_yaml::from_value(body.clone())
+        .map_err(|e| format!("{e} (Defensive Artillery Fire orders are `fire: [...]`)"))?;
+    if !orders.fire.is_empty() {
+        return Err(
+            "this version of the engine cannot resolve fire combat yet; `fire: []` declines to fire, which Defensive Artillery Fire allows (11.1)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// A fire or close combat step: passes when no unit could take part, or
+/// (Defensive Artillery Fire) when every side that could fire declines;
+/// otherwise is refused (not built yet).
+pub fn resolve(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    orders: &BTreeMap<String, serde_yaml::Value>,
+) -> Result<Resolution> {
+    let found = eligible(rules, state, step);
+    let Step::PlayerTurn { player, phase, .. } = step else {
+        return Err(Error::refused(format!("step {}: not a player turn phase", step.name())));
+    };
+    let (rule, what) = if phase == "close-combat" {
+        ("12.1", "no phasing combat unit is next to an enemy unit")
+    } else {
+        ("11.2", "no artillery has an enemy unit within range, and no mortar of the phasing player either")
+    };
+    if found.is_empty() {
+        let text = format!("the {player} {} passes: {what}", phase.replace('-', " "));
+        let event = Event::new(rule, "phase-passes", text).with("phase", phase).with("player", player);
+        return Ok(Resolution { state: state.clone(), events: vec![event] });
+    }
+    let who: Vec<String> = found.iter().map(|(side, list)| format!("{side}: {}", list.join("; "))).collect();
+    if phase == "defensive-artillery-fire" {
+        let mut events = Vec::new();
+        for (side, list) in &found {
+            let body = orders.get(side).ok_or_else(|| {
+                Error::refused(format!("step {}: the {side} side could fire and has sent no orders", step.name()))
+            })?;
+            validate_fire(body).map_err(|e| Error::refused(format!("step {}: {side}: {e}", step.name())))?;
+            events.push(
+                Event::new("11.1", "fire-declined", format!("the {side} side declines to fire ({})", list.join("; ")))
+                    .with("side", side)
+                    .with("could_fire", list),
+            );
+        }
+        return Ok(Resolution { state: state.clone(), events });
+    }
+    Err(Error::refused(format!(
+        "step {}: units could take part ({}), and this version of the engine cannot resolve the {} phase yet; the game waits here",
+        step.name(),
+        who.join(" | "),
+        phase
+    )))
+}
