@@ -88,6 +88,10 @@ pub struct UnitPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub released: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cavalry_withdrawn: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_fire_used: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sortie_with: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub been_inside: Option<bool>,
@@ -221,6 +225,12 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.released {
             unit.released = b;
         }
+        if let Some(b) = p.cavalry_withdrawn {
+            unit.cavalry_withdrawn = b;
+        }
+        if let Some(b) = p.first_fire_used {
+            unit.first_fire_used = b;
+        }
         if let Some(l) = &p.sortie_with {
             unit.sortie_with = Some(l.clone());
         }
@@ -296,6 +306,8 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     previously_lost: want.previously_lost.map(|_| got.previously_lost),
                     covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),
                     released: want.released.map(|_| got.released),
+                    cavalry_withdrawn: want.cavalry_withdrawn.map(|_| got.cavalry_withdrawn),
+                    first_fire_used: want.first_fire_used.map(|_| got.first_fire_used),
                     sortie_with: want.sortie_with.as_ref().and(got.sortie_with.clone()),
                     been_inside: want.been_inside.map(|_| got.been_inside),
                     arriving: want.arriving.as_ref().and(got.arriving.clone()),

@@ -123,6 +123,12 @@ pub struct UnitState {
     /// Close Combat (Savannah Historical Scenario) that has been attacked.
     #[serde(default, skip_serializing_if = "is_false")]
     pub released: bool,
+    /// 12.4: the unit carries a Cavalry Withdrawal marker.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cavalry_withdrawn: bool,
+    /// 10.5: the unit has used its first fire (the first-fire bonus is gone).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub first_fire_used: bool,
     /// Savannah 4.10: the leader this unit sortied with, while it is out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sortie_with: Option<String>,
@@ -180,6 +186,9 @@ pub struct State {
     pub momentum: BTreeMap<String, u32>,
     /// Victory points per army, in halves (Savannah 2.9).
     pub vp_halves: BTreeMap<String, i32>,
+    /// Random Events cards in each player's hand (Savannah 4.3), by card id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cards: BTreeMap<String, Vec<String>>,
     pub units: BTreeMap<String, UnitState>,
 }
 
@@ -267,6 +276,8 @@ impl State {
                 previously_lost: false,
                 covered_way_hexes: 0,
                 released: false,
+                cavalry_withdrawn: false,
+                first_fire_used: false,
                 sortie_with: None,
                 been_inside: false,
                 arriving: None,
@@ -310,6 +321,8 @@ impl State {
                     previously_lost: false,
                     covered_way_hexes: 0,
                     released: false,
+                    cavalry_withdrawn: false,
+                    first_fire_used: false,
                     sortie_with: None,
                     been_inside: false,
                     arriving: None,
@@ -340,6 +353,7 @@ impl State {
             army_morale,
             momentum,
             vp_halves,
+            cards: BTreeMap::new(),
             units,
         };
         // The first turn's weather, where the weather chart fixes it.
@@ -348,6 +362,12 @@ impl State {
         })?;
         state.weather = fixed_weather(&charts.weather, &state, turn).map(str::to_string);
         Ok(state)
+    }
+
+    /// Series 12.61: the chits left in the pool, the module's `pool` less
+    /// those held (a chit spent goes back to the pool, 12.62).
+    pub fn momentum_pool(&self, pool: u32) -> u32 {
+        pool.saturating_sub(self.momentum.values().sum())
     }
 
     /// The canonical bytes of the state: JSON with sorted keys.
@@ -385,6 +405,9 @@ mod tests {
         assert!(state.units.values().all(|u| u.condition == Condition::ParadeOrder && u.hex.is_some()));
         // Hist. Turn 16 Restrictions: Fog.
         assert_eq!(state.weather.as_deref(), Some("fog"));
+        // 12.61: the pool is what no one holds (the Allies hold one).
+        assert_eq!(state.momentum_pool(5), 4);
+        assert_eq!(state.momentum_pool(0), 0);
     }
 
     #[test]
