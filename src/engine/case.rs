@@ -80,6 +80,8 @@ pub struct UnitPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin_result: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previously_lost: Option<bool>,
@@ -213,6 +215,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.pinned {
             unit.pinned = b;
         }
+        if let Some(r) = &p.pin_result {
+            unit.pin_result = Some(r.clone());
+        }
         if let Some(b) = p.lost {
             unit.lost = b;
         }
@@ -302,6 +307,7 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     steps: want.steps.map(|_| got.steps),
                     condition: want.condition.map(|_| got.condition),
                     pinned: want.pinned.map(|_| got.pinned),
+                    pin_result: want.pin_result.as_ref().and(got.pin_result.clone()),
                     lost: want.lost.map(|_| got.lost),
                     previously_lost: want.previously_lost.map(|_| got.previously_lost),
                     covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),

@@ -2285,8 +2285,41 @@ impl Phase<'_> {
         Err(format!("{message}; {reachable}"))
     }
 
-    /// 9.3: a pinned unit that moved must end the phase next to no enemy unit.
+    /// 9.3: a pinned unit that moved must end the phase next to no enemy
+    /// unit; and (13.1 PIN, case B) once a player leaves a PIN result, no
+    /// other friendly unit may move next to the enemy units it pinned.
     fn pinned_movers_end_away(&self, run: &mut Run<'_>) {
+        let left: BTreeSet<String> =
+            run.left_pins.iter().filter_map(|id| run.state.units.get(id).and_then(|u| u.pin_result.clone())).collect();
+        for result in &left {
+            let held: Vec<HexId> = run
+                .state
+                .units
+                .iter()
+                .filter(|(id, u)| {
+                    u.pin_result.as_ref() == Some(result)
+                        && self.counters.get(id.as_str()).is_some_and(|c| !self.is_friendly(c))
+                })
+                .filter_map(|(id, _)| hex_of(&run.state, id))
+                .collect();
+            for (id, (side, field)) in &run.moved {
+                if run.left_pins.contains(id) {
+                    continue;
+                }
+                let Some(hex) = hex_of(&run.state, id) else { continue };
+                if let Some(h) = held.iter().find(|h| crate::hex::are_adjacent(hex, **h, self.terrain.layout)) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(
+                            field.clone(),
+                            format!(
+                                "{id} ends its move next to {h}, held by the PIN result {result} that this turn's orders leave: no other friendly unit may move next to the enemy units pinned there (13.1 PIN, case B)"
+                            ),
+                        ),
+                    ));
+                }
+            }
+        }
         for id in &run.left_pins {
             let Some(hex) = hex_of(&run.state, id) else { continue };
             let enemies = self.adjacent_enemies(hex);
@@ -2309,9 +2342,11 @@ impl Phase<'_> {
 
     /// 9.3: after all movement, pins come off every unit of either side that
     /// is next to no enemy combat unit; the phasing player's army morale
-    /// pays once if any do. With several armies (an alliance), each phasing
-    /// army pays that had a pin of its own removed or had a unit next to a
-    /// removed enemy pin when the phase began.
+    /// pays, once for each PIN result whose markers come off (13.1 PIN, case
+    /// B: "for EACH individual PIN result"; pins of no known result count as
+    /// one). With several armies (an alliance), each phasing army pays that
+    /// had a pin of its own removed or had a unit next to a removed enemy pin
+    /// when the phase began.
     fn remove_pins(&self, rules: &Rules, start: &State, run: &mut Run<'_>) -> Result<()> {
         let enemy_of = |state: &State, id: &str, hex: HexId| -> Vec<String> {
             let mine = self.counters.get(id).and_then(|c| self.player_of_army.get(&c.army)).cloned();
@@ -2343,20 +2378,26 @@ impl Phase<'_> {
         if removed.is_empty() {
             return Ok(());
         }
-        let mut paying: BTreeSet<String> = BTreeSet::new();
+        // Per PIN result: the phasing armies that pay for it.
+        let mut results: BTreeMap<Option<String>, BTreeSet<String>> = BTreeMap::new();
         for id in &removed {
             let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let result = run.state.units.get(id).and_then(|u| u.pin_result.clone());
+            let paying = results.entry(result).or_default();
             if self.is_friendly(c) {
                 paying.insert(c.army.clone());
             } else if let Some(hex) = hex_of(start, id) {
                 for other in enemy_of(start, id, hex) {
                     if let Some(o) = self.counters.get(other.as_str()) {
-                        paying.insert(o.army.clone());
+                        if self.is_friendly(o) {
+                            paying.insert(o.army.clone());
+                        }
                     }
                 }
             }
             if let Some(u) = run.state.units.get_mut(id) {
                 u.pinned = false;
+                u.pin_result = None;
             }
         }
         let names = self.names(&removed);
@@ -2364,16 +2405,27 @@ impl Phase<'_> {
             Event::new("9.3", "pins-removed", format!("pins removed after movement, next to no enemy unit: {names}"))
                 .with("units", &removed),
         );
-        if paying.is_empty() {
-            // No phasing unit was involved (a pin left over next to nothing).
-            paying
-                .extend(self.player_of_army.iter().filter(|(_, p)| **p == self.player).map(|(a, _)| a.clone()).take(1));
-        }
-        for army in paying {
-            let why = format!("the {} player removed pins in its Movement Phase", self.player);
-            let events =
-                super::morale::apply(rules, &mut run.state, "pin-removed-in-movement", &army, &[], 1, ("9.3", &why))?;
-            run.events.extend(events);
+        let first_army =
+            self.player_of_army.iter().find(|(_, p)| **p == self.player).map(|(a, _)| a.clone()).unwrap_or_default();
+        for (result, mut paying) in results {
+            if paying.is_empty() {
+                // No phasing unit was involved (a pin left over next to nothing).
+                paying.insert(first_army.clone());
+            }
+            let which = result.map(|r| format!(" (PIN result {r})")).unwrap_or_default();
+            for army in paying {
+                let why = format!("the {} player removed pins{which} in its Movement Phase", self.player);
+                let events = super::morale::apply(
+                    rules,
+                    &mut run.state,
+                    "pin-removed-in-movement",
+                    &army,
+                    &[],
+                    1,
+                    ("9.3", &why),
+                )?;
+                run.events.extend(events);
+            }
         }
         Ok(())
     }

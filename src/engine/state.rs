@@ -110,6 +110,10 @@ pub struct UnitState {
     /// Series 13.1 PIN.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pinned: bool,
+    /// 13.1 PIN: which PIN result pinned the unit (the close combat that
+    /// gave it), since army morale pays per PIN result removed (9.3, 13.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin_result: Option<String>,
     /// Savannah 4.9: lost on the Covered Way.
     #[serde(default, skip_serializing_if = "is_false")]
     pub lost: bool,
@@ -272,6 +276,7 @@ impl State {
                 steps,
                 condition: Condition::ParadeOrder,
                 pinned: false,
+                pin_result: None,
                 lost: false,
                 previously_lost: false,
                 covered_way_hexes: 0,
@@ -317,6 +322,7 @@ impl State {
                     steps,
                     condition: Condition::ParadeOrder,
                     pinned: false,
+                    pin_result: None,
                     lost: false,
                     previously_lost: false,
                     covered_way_hexes: 0,
