@@ -4,6 +4,7 @@
 //! sequence of play, each function naming its rule number.
 
 pub mod case;
+pub mod close_combat;
 pub mod combat;
 pub mod initiative;
 pub mod losses;

@@ -248,6 +248,12 @@ pub struct Crossing {
     pub name: String,
     pub movement_cost_added: i32,
     pub zoc_crosses: bool,
+    /// 10, 11: added to fire across it.
+    pub fire_drm: i32,
+    /// 12.23 step 3: added to close combat across it (positive favours the Attacker).
+    pub close_combat_drm: i32,
+    /// 3.2, 8.1, 13.5: a fieldwork.
+    pub fieldwork: bool,
 }
 
 /// A road, track or path along a hexside (9.51, 9.52).
@@ -422,18 +428,33 @@ impl<'a> Terrain<'a> {
         list.iter()
             .map(|sf| {
                 let f = sf.feature;
-                let (mp, zoc) = if f.directional {
+                let (mp, zoc, fire, cc) = if f.directional {
                     let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
-                    effects.map_or((0, true), |e| (e.movement_cost_added, e.zoc_crosses))
+                    effects.map_or((0, true, 0, 0), |e| {
+                        (e.movement_cost_added, e.zoc_crosses, e.fire_drm, e.close_combat_drm)
+                    })
                 } else {
-                    (f.movement_cost_added.unwrap_or(0), f.zoc_crosses.unwrap_or(true))
+                    (
+                        f.movement_cost_added.unwrap_or(0),
+                        f.zoc_crosses.unwrap_or(true),
+                        f.fire_drm.unwrap_or(0),
+                        f.close_combat_drm.unwrap_or(0),
+                    )
                 };
                 let name = match (f.directional, sf.owner == Some(to)) {
                     (true, true) => format!("{} (into)", f.name),
                     (true, false) => format!("{} (out of)", f.name),
                     (false, _) => f.name.clone(),
                 };
-                Crossing { id: f.id.clone(), name, movement_cost_added: mp, zoc_crosses: zoc }
+                Crossing {
+                    id: f.id.clone(),
+                    name,
+                    movement_cost_added: mp,
+                    zoc_crosses: zoc,
+                    fire_drm: fire,
+                    close_combat_drm: cc,
+                    fieldwork: f.fieldwork,
+                }
             })
             .collect()
     }
@@ -523,6 +544,11 @@ impl Restriction {
     }
 
     /// A pair of these counters that the restriction keeps apart.
+    /// Whether the restriction binds these two counters (neither exempt).
+    pub fn applies(&self, x: &Counter, y: &Counter) -> bool {
+        self.pair(x, y)
+    }
+
     fn pair(&self, x: &Counter, y: &Counter) -> bool {
         if self.exempt(x) || self.exempt(y) {
             return false;
