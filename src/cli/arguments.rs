@@ -92,6 +92,18 @@ stored byte for byte in orders/, and the journal records the revealed key,
 every roll and what happened.")]
     Resolve(ResolveArgs),
 
+    /// The exact odds of a close combat: every outcome's probability.
+    #[command(after_help = "\
+Examples:
+  adjutant odds --dir savannah --attackers dillon-irish,armagnac --defenders 2-bn-fraser \\
+      --attacker-tactics frontal-assault --defender-tactics stand-fast
+  adjutant odds --module savannah-1779 --scenario historical --column 3-2 --drm 1 \\
+      --attacker-chits 1 --attacker-reroll-if captured-dc,captured-ac,two-step-loss
+
+Every die path is enumerated (the table, then the momentum re-rolls of 12.23 step 6
+under each side's policy): the probabilities are exact fractions and sum to 1.")]
+    Odds(OddsArgs),
+
     /// Check orders files against a game's current step; list every problem.
     #[command(after_help = "\
 Examples:
@@ -353,6 +365,60 @@ pub struct MapArgs {
     #[cfg(feature = "png")]
     #[arg(long, requires = "output")]
     pub png: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OddsArgs {
+    /// A game folder: the combat is weighed in its current state.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["module", "scenario"])]
+    pub dir: Option<PathBuf>,
+    /// Or a module and scenario: the combat is weighed in the scenario's set-up.
+    #[arg(long, requires = "scenario")]
+    pub module: Option<String>,
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Read modules from this folder instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    pub games_dir: Option<PathBuf>,
+    /// The attacking units.
+    #[arg(long, value_name = "ID,...", value_delimiter = ',', required_unless_present = "column")]
+    pub attackers: Vec<String>,
+    /// The defending units (every unit of a defending hex, 12.15).
+    #[arg(long, value_name = "ID,...", value_delimiter = ',', required_unless_present = "column")]
+    pub defenders: Vec<String>,
+    #[arg(long, value_name = "ID")]
+    pub attacker_lead: Option<String>,
+    #[arg(long, value_name = "ID")]
+    pub defender_lead: Option<String>,
+    /// The Attacker's tactics chit (charts/tactics.yaml id; default: the chart's first).
+    #[arg(long, value_name = "CHIT")]
+    pub attacker_tactics: Option<String>,
+    #[arg(long, value_name = "CHIT")]
+    pub defender_tactics: Option<String>,
+    /// Columns shifted left for a diversion (12.14).
+    #[arg(long, default_value_t = 0)]
+    pub diversion: u32,
+    /// Skip the units: this column of the Close Combat Table...
+    #[arg(long, requires = "drm")]
+    pub column: Option<String>,
+    /// ...with this total DRM.
+    #[arg(long, allow_hyphen_values = true)]
+    pub drm: Option<i32>,
+    /// Momentum chits each side holds (default: the state's).
+    #[arg(long)]
+    pub attacker_chits: Option<u32>,
+    #[arg(long)]
+    pub defender_chits: Option<u32>,
+    /// 12.23 step 6: the Attacker re-rolls when its own results include one of these.
+    #[arg(long, value_name = "RESULT,...", value_delimiter = ',')]
+    pub attacker_reroll_if: Vec<String>,
+    #[arg(long, value_name = "RESULT,...", value_delimiter = ',')]
+    pub defender_reroll_if: Vec<String>,
+    /// At most this many re-rolls per side.
+    #[arg(long, default_value_t = 1)]
+    pub attacker_at_most: u32,
+    #[arg(long, default_value_t = 1)]
+    pub defender_at_most: u32,
 }
 
 #[derive(Debug, Args)]

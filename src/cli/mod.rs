@@ -4,6 +4,7 @@ mod arguments;
 mod demo;
 mod generate;
 mod map;
+mod odds;
 mod output;
 
 use std::fs;
@@ -78,6 +79,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::CheckGame(args) => check_game(args, out),
         Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
         Command::Demo(args) => demo::run(args, out),
+        Command::Odds(args) => odds::run(args, out),
         Command::Generate(args) => generate::run(args, out),
     }
 }

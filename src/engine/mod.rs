@@ -9,6 +9,7 @@ pub mod combat;
 pub mod initiative;
 pub mod losses;
 pub mod morale;
+pub mod odds;
 pub mod movement;
 pub mod orders;
 pub mod rally;

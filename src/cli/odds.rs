@@ -1,0 +1,189 @@
+//! `adjutant odds`: the exact probability of every outcome of a proposed
+//! close combat.
+
+use serde::Serialize;
+
+use adjutant::engine::close_combat::{self, Engagement, Tactics};
+use adjutant::engine::odds::{distribution, MomentumPolicy, Side};
+use adjutant::engine::state::State;
+use adjutant::engine::Rules;
+use adjutant::module::Source;
+use adjutant::Error;
+
+use super::arguments::OddsArgs;
+use super::output::Out;
+use super::Outcome;
+
+#[derive(Serialize)]
+struct Line {
+    attacker: Vec<String>,
+    defender: Vec<String>,
+    gains_momentum: Option<String>,
+    numerator: String,
+    denominator: String,
+    percent: String,
+}
+
+#[derive(Serialize)]
+struct Report {
+    column: String,
+    drm: i32,
+    explanation: Vec<String>,
+    no_combat: bool,
+    outcomes: Vec<Line>,
+    attacker_chits_spent: String,
+    defender_chits_spent: String,
+}
+
+fn load(args: &OddsArgs) -> Result<(Rules, State), Error> {
+    if let Some(dir) = &args.dir {
+        let folder = adjutant::folder::GameFolder::open(dir)?;
+        let rules = adjutant::game::load_rules(&folder)?;
+        let state = adjutant::game::load_state(&folder)?;
+        return Ok((rules, state));
+    }
+    let module = args.module.clone().unwrap_or_else(|| "savannah-1779".into());
+    let scenario =
+        args.scenario.clone().ok_or_else(|| Error::usage("give --dir GAME, or --module M --scenario S".to_string()))?;
+    let source = Source::resolve(&module, args.games_dir.as_deref());
+    let rules = Rules::load(&source, &scenario)?;
+    let state = State::setup(&rules.module, &scenario)?;
+    Ok((rules, state))
+}
+
+/// Percent with two decimals, from an exact fraction (integer arithmetic).
+fn percent(num: u128, den: u128) -> String {
+    let hundredths = (num * 10_000 + den / 2) / den.max(1);
+    format!("{}.{:02}%", hundredths / 100, hundredths % 100)
+}
+
+pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
+    let (rules, state) = load(args)?;
+    let mut explanation = Vec::new();
+    let mut no_combat = false;
+    let (column, drm) = match (&args.column, args.drm) {
+        (Some(c), Some(d)) => {
+            if !rules.charts.close_combat.close_combat_table.columns.iter().any(|x| &x.id == c) {
+                let known: Vec<&str> =
+                    rules.charts.close_combat.close_combat_table.columns.iter().map(|x| x.id.as_str()).collect();
+                return Err(Error::usage(format!("--column '{c}': the columns are {}", known.join(", "))).into());
+            }
+            (c.clone(), d)
+        }
+        _ => {
+            for id in args.attackers.iter().chain(&args.defenders) {
+                if !state.units.get(id).is_some_and(|u| u.hex.is_some()) {
+                    return Err(Error::usage(format!("'{id}' is not a unit on the map in this game")).into());
+                }
+            }
+            let lead = |units: &[String], wanted: &Option<String>| {
+                close_combat::lead_unit(&rules, &state, units, wanted.as_deref()).map_err(Error::usage)
+            };
+            let first_chit = rules.charts.tactics.chits.first().map(|c| c.id.clone()).unwrap_or_default();
+            let e = Engagement {
+                attacker_lead: lead(&args.attackers, &args.attacker_lead)?,
+                defender_lead: lead(&args.defenders, &args.defender_lead)?,
+                attackers: args.attackers.clone(),
+                defenders: args.defenders.clone(),
+                attacker_chit: args.attacker_tactics.clone().unwrap_or_else(|| first_chit.clone()),
+                defender_chit: args.defender_tactics.clone().unwrap_or_else(|| first_chit.clone()),
+                diversion_shift: args.diversion,
+            };
+            let a_sp: i32 = e.attackers.iter().map(|u| close_combat::strength(&rules, &state, u)).sum();
+            let d_sp: i32 = e.defenders.iter().map(|u| close_combat::strength(&rules, &state, u)).sum();
+            let odds = close_combat::odds(&rules, a_sp, d_sp, e.diversion_shift);
+            let mods = close_combat::modifiers(&rules, &state, &e)?;
+            let tactics = close_combat::tactics(&rules, &state, &e)?;
+            explanation.push(format!("lead units: {} and {}", e.attacker_lead, e.defender_lead));
+            for ev in close_combat::explain(&odds, &mods, &tactics) {
+                explanation.push(ev.text);
+            }
+            let mut total: i32 = mods.iter().map(|m| m.value).sum();
+            match tactics {
+                Tactics::Drm(v, _) => total += v,
+                Tactics::NoCombat { .. } => no_combat = true,
+            }
+            (odds.column, total)
+        }
+    };
+    let holder = |side: &[String]| {
+        side.first().and_then(|u| rules.army_of(u)).and_then(|a| rules.player_of_army(a)).map(str::to_string)
+    };
+    let held = |player: Option<String>| player.and_then(|p| state.momentum.get(&p).copied()).unwrap_or(0);
+    let a = Side {
+        chits: args.attacker_chits.unwrap_or_else(|| held(holder(&args.attackers))),
+        policy: MomentumPolicy { reroll_if: args.attacker_reroll_if.clone(), at_most: args.attacker_at_most },
+    };
+    let d = Side {
+        chits: args.defender_chits.unwrap_or_else(|| held(holder(&args.defenders))),
+        policy: MomentumPolicy { reroll_if: args.defender_reroll_if.clone(), at_most: args.defender_at_most },
+    };
+    let report = if no_combat {
+        Report {
+            column,
+            drm,
+            explanation,
+            no_combat,
+            outcomes: Vec::new(),
+            attacker_chits_spent: "0".into(),
+            defender_chits_spent: "0".into(),
+        }
+    } else {
+        let dist = distribution(&rules, &column, drm, &a, &d)?;
+        let mut lines: Vec<Line> = dist
+            .outcomes
+            .iter()
+            .map(|(o, n)| Line {
+                attacker: o.attacker.clone(),
+                defender: o.defender.clone(),
+                gains_momentum: o.gains_momentum.clone(),
+                numerator: n.to_string(),
+                denominator: dist.denominator.to_string(),
+                percent: percent(*n, dist.denominator),
+            })
+            .collect();
+        lines.sort_by(|x, y| {
+            let (a, b) = (x.numerator.parse::<u128>().unwrap_or(0), y.numerator.parse::<u128>().unwrap_or(0));
+            b.cmp(&a)
+        });
+        Report {
+            column,
+            drm,
+            explanation,
+            no_combat,
+            outcomes: lines,
+            attacker_chits_spent: percent(dist.attacker_chits, dist.denominator * 100).replace('%', ""),
+            defender_chits_spent: percent(dist.defender_chits, dist.denominator * 100).replace('%', ""),
+        }
+    };
+    out.result(&report, |s| {
+        let mut text = String::new();
+        for e in &report.explanation {
+            text += &format!("  {e}\n");
+        }
+        text += &format!("{} column {}, total DRM {:+}\n", s.bold("odds:"), report.column, report.drm);
+        if report.no_combat {
+            text += "the tactics matrix gives NC: no combat takes place (12.23 step 4)\n";
+            return text;
+        }
+        let mut table = comfy_table::Table::new();
+        table.load_style(comfy_table::presets::ASCII_MARKDOWN);
+        table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained"]);
+        for l in &report.outcomes {
+            table.add_row(vec![
+                l.percent.clone(),
+                format!("{}/{}", l.numerator, l.denominator),
+                l.attacker.join(" + "),
+                l.defender.join(" + "),
+                l.gains_momentum.clone().unwrap_or_default(),
+            ]);
+        }
+        text += &format!("{table}\n");
+        text += &format!(
+            "expected momentum chits spent: attacker {}, defender {}\n",
+            report.attacker_chits_spent, report.defender_chits_spent
+        );
+        text
+    })?;
+    Ok(0)
+}

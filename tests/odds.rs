@@ -1,0 +1,60 @@
+//! `adjutant odds`: exact probabilities of a close combat's outcomes.
+
+mod common;
+use common::*;
+
+fn sum(json: &serde_json::Value) -> (u128, u128) {
+    let outcomes = json["outcomes"].as_array().unwrap();
+    let den: u128 = outcomes[0]["denominator"].as_str().unwrap().parse().unwrap();
+    let num: u128 = outcomes.iter().map(|o| o["numerator"].as_str().unwrap().parse::<u128>().unwrap()).sum();
+    (num, den)
+}
+
+#[test]
+fn the_probabilities_of_a_column_sum_to_one() {
+    let dir = temp();
+    let module = repo_root().join("tests/modules/moves");
+    let module = module.to_str().unwrap();
+    let json = run(
+        dir.path(),
+        &[
+            "odds", "--module", module, "--scenario", "battle", "--column", "3-2", "--drm", "1", "--attacker-chits",
+            "2", "--attacker-reroll-if", "step-loss,retreat", "--attacker-at-most", "2", "--defender-chits", "1",
+            "--defender-reroll-if", "retreat", "--format", "json",
+        ],
+    )
+    .json();
+    let (num, den) = sum(&json);
+    assert_eq!(num, den, "{json}");
+    assert_eq!(den, 10_u128.pow(4), "three chits can be spent: four rolls deep");
+    assert_eq!(json["column"], "3-2");
+}
+
+#[test]
+fn a_proposed_combat_explains_its_odds_and_drms() {
+    let dir = temp();
+    let module = repo_root().join("tests/modules/moves");
+    let module = module.to_str().unwrap();
+    let out = run(
+        dir.path(),
+        &["odds", "--module", module, "--scenario", "battle", "--attackers", "red-foot,red-guards", "--defenders", "blue-foot"],
+    )
+    .ok();
+    // Red Foot 4 + Red Guards 3 against Blue Foot 3: 7:3 reads 2-1.
+    assert!(out.contains("7 SPs against 3: 2-1 (rounded for the Defender, 12.23)"), "{out}");
+    assert!(out.contains("lead units: red-foot and blue-foot"), "{out}");
+    let json = run(
+        dir.path(),
+        &[
+            "odds", "--module", module, "--scenario", "battle", "--attackers", "red-foot", "--defenders", "blue-foot",
+            "--format", "json",
+        ],
+    )
+    .json();
+    let (num, den) = sum(&json);
+    assert_eq!((num, den), (10, 10));
+    // An unknown column and an unknown unit are usage errors.
+    run(dir.path(), &["odds", "--module", module, "--scenario", "battle", "--column", "9-1", "--drm", "0"]).fails(2);
+    run(dir.path(), &["odds", "--module", module, "--scenario", "battle", "--attackers", "nobody", "--defenders", "blue-foot"])
+        .fails(2);
+}
