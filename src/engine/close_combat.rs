@@ -73,7 +73,11 @@ pub struct Modifier {
 pub enum Tactics {
     Drm(i32, String),
     /// NC: no combat (12.23 step 4); which sides played Withdraw.
-    NoCombat { attacker_withdraws: bool, defender_withdraws: bool, text: String },
+    NoCombat {
+        attacker_withdraws: bool,
+        defender_withdraws: bool,
+        text: String,
+    },
 }
 
 pub(crate) fn hex_of(state: &State, id: &str) -> Option<HexId> {
@@ -122,7 +126,9 @@ pub fn odds(rules: &Rules, attacker_sp: i32, defender_sp: i32, shift: u32) -> Od
     let shifted = position.saturating_sub(shift as usize);
     let column = table.columns.get(shifted).map(|c| c.id.clone()).unwrap_or(base.clone());
     let text = if shift > 0 && column != base {
-        format!("{attacker_sp} SPs against {defender_sp}: {base}, shifted {shift} left for the diversion (12.14): {column}")
+        format!(
+            "{attacker_sp} SPs against {defender_sp}: {base}, shifted {shift} left for the diversion (12.14): {column}"
+        )
     } else {
         format!("{attacker_sp} SPs against {defender_sp}: {column} (rounded for the Defender, 12.23)")
     };
@@ -171,7 +177,8 @@ fn leader_near(rules: &Rules, state: &State, units: &[String]) -> bool {
     state.units.keys().any(|id| {
         rules.counter(id).is_some_and(|c| c.is_leader())
             && player_of(rules, id) == player
-            && hex_of(state, id).is_some_and(|h| hexes.iter().any(|x| *x == h || crate::hex::are_adjacent(*x, h, layout)))
+            && hex_of(state, id)
+                .is_some_and(|h| hexes.iter().any(|x| *x == h || crate::hex::are_adjacent(*x, h, layout)))
     })
 }
 
@@ -231,10 +238,15 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
         }
         let holds = match f.id.as_str() {
             "infantry-in-open-vs-mounted" => {
-                let all_infantry = own.iter().filter_map(|u| rules.counter(u)).filter(|c| !c.is_leader() && !c.is_artillery()).all(|c| {
-                    matches!(c.kind.as_str(), "infantry" | "light-infantry" | "militia" | "rifle" | "musket-rifle")
-                });
-                let open = own.iter().filter_map(|u| hex_of(state, u)).all(|h| hex_terrain(rules, h).is_some_and(|t| t.open));
+                let all_infantry = own
+                    .iter()
+                    .filter_map(|u| rules.counter(u))
+                    .filter(|c| !c.is_leader() && !c.is_artillery())
+                    .all(|c| {
+                        matches!(c.kind.as_str(), "infantry" | "light-infantry" | "militia" | "rifle" | "musket-rifle")
+                    });
+                let open =
+                    own.iter().filter_map(|u| hex_of(state, u)).all(|h| hex_terrain(rules, h).is_some_and(|t| t.open));
                 let mounted = other.iter().filter_map(|u| rules.counter(u)).any(|c| c.kind == "cavalry");
                 all_infantry && open && mounted
             }
@@ -316,7 +328,9 @@ pub fn tactics(rules: &Rules, state: &State, e: &Engagement) -> Result<Tactics> 
             text: format!("{} against {}: no combat (12.23 step 4)", e.attacker_chit, e.defender_chit),
         },
         TacticsCell::Result(word) => {
-            return Err(Error::refused(format!("charts/tactics.yaml: the engine does not know the matrix result '{word}'")))
+            return Err(Error::refused(format!(
+                "charts/tactics.yaml: the engine does not know the matrix result '{word}'"
+            )))
         }
     })
 }
@@ -346,9 +360,8 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
                 let here = occupied.get(n).cloned().unwrap_or_default();
                 let enemy = here.iter().any(|u| player_of(rules, u) != own_player);
                 let friendly = here.iter().any(|u| player_of(rules, u) == own_player);
-                let prohibited = terrain
-                    .hex(*n)
-                    .is_none_or(|i| i.movement_cost == crate::module::charts::MovementCost::Prohibited);
+                let prohibited =
+                    terrain.hex(*n).is_none_or(|i| i.movement_cost == crate::module::charts::MovementCost::Prohibited);
                 enemy || prohibited || (zoc.contains(*n) && !friendly)
             })
     })
@@ -363,9 +376,10 @@ fn all_militia(rules: &Rules, units: &[String]) -> bool {
 }
 
 fn has_regulars(rules: &Rules, units: &[String], groups: &[String]) -> bool {
-    units.iter().filter_map(|u| rules.counter(u)).any(|c| {
-        !c.is_leader() && !c.is_artillery() && c.colour_group.as_ref().is_some_and(|g| groups.contains(g))
-    })
+    units
+        .iter()
+        .filter_map(|u| rules.counter(u))
+        .any(|c| !c.is_leader() && !c.is_artillery() && c.colour_group.as_ref().is_some_and(|g| groups.contains(g)))
 }
 
 /// A stacking restriction (module.yaml) pairing two of `units` in one hex.
@@ -404,8 +418,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
     let attacker_player = e.attackers.first().map(|u| player_of(rules, u)).unwrap_or_default();
     let defender_player = e.defenders.first().map(|u| player_of(rules, u)).unwrap_or_default();
     let lead_hex = hex_of(state, &e.defender_lead);
-    let shattered_lead =
-        state.units.get(&e.defender_lead).is_some_and(|u| u.condition == Condition::Shattered);
+    let shattered_lead = state.units.get(&e.defender_lead).is_some_and(|u| u.condition == Condition::Shattered);
     // Hexside features between the attacking and defending hexes: the
     // crossing most favourable to the Attacker.
     let mut best_side: Option<(i32, Vec<String>, Vec<String>)> = None;
@@ -416,7 +429,11 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
             }
             let crossing = terrain.crossing(*a, *d);
             let total: i32 = crossing.iter().map(|c| c.close_combat_drm).sum();
-            let names: Vec<String> = crossing.iter().filter(|c| c.close_combat_drm != 0).map(|c| format!("{} {:+}", c.name, c.close_combat_drm)).collect();
+            let names: Vec<String> = crossing
+                .iter()
+                .filter(|c| c.close_combat_drm != 0)
+                .map(|c| format!("{} {:+}", c.name, c.close_combat_drm))
+                .collect();
             let ids: Vec<String> = crossing.iter().map(|c| c.id.clone()).collect();
             if best_side.as_ref().is_none_or(|(v, _, _)| total > *v) {
                 best_side = Some((total, names, ids));
@@ -448,24 +465,28 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 })
             }
             "tactics" => None,
-            "defender-surrounded" => {
-                surrounded(rules, state, &def_hexes, &defender_player).then(|| (d.value.unwrap_or(0), "the defenders are surrounded (12.7)".into()))
-            }
-            "attacker-surrounded" => {
-                surrounded(rules, state, &att_hexes, &attacker_player).then(|| (d.value.unwrap_or(0), "the attackers are surrounded (12.7)".into()))
-            }
+            "defender-surrounded" => surrounded(rules, state, &def_hexes, &defender_player)
+                .then(|| (d.value.unwrap_or(0), "the defenders are surrounded (12.7)".into())),
+            "attacker-surrounded" => surrounded(rules, state, &att_hexes, &attacker_player)
+                .then(|| (d.value.unwrap_or(0), "the attackers are surrounded (12.7)".into())),
             "defender-hex-terrain" => {
                 if shattered_lead {
                     None
                 } else {
-                    lead_hex.and_then(|h| hex_terrain(rules, h)).filter(|t| t.close_combat_drm != 0).map(|t| (t.close_combat_drm, format!("the defenders' {} hex", t.name)))
+                    lead_hex
+                        .and_then(|h| hex_terrain(rules, h))
+                        .filter(|t| t.close_combat_drm != 0)
+                        .map(|t| (t.close_combat_drm, format!("the defenders' {} hex", t.name)))
                 }
             }
             "attack-across-hexside" => {
                 if shattered_lead {
                     None
                 } else {
-                    best_side.as_ref().filter(|(v, _, _)| *v != 0).map(|(v, names, _)| (*v, format!("across {}", names.join(", "))))
+                    best_side
+                        .as_ref()
+                        .filter(|(v, _, _)| *v != 0)
+                        .map(|(v, names, _)| (*v, format!("across {}", names.join(", "))))
                 }
             }
             "covered-way-defender" => {
@@ -488,10 +509,10 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 .map(|c| (c.close_combat_drm, format!("{} (Savannah 4.2)", c.name))),
             "attacker-militia-vs-regulars" => (all_militia(rules, &e.attackers)
                 && has_regulars(rules, &e.defenders, &chart.regulars.groups))
-                .then(|| (d.value.unwrap_or(0), "all-militia attackers against Regulars".into())),
+            .then(|| (d.value.unwrap_or(0), "all-militia attackers against Regulars".into())),
             "defender-militia-vs-regulars" => (all_militia(rules, &e.defenders)
                 && has_regulars(rules, &e.attackers, &chart.regulars.groups))
-                .then(|| (d.value.unwrap_or(0), "all-militia defenders against Regulars".into())),
+            .then(|| (d.value.unwrap_or(0), "all-militia defenders against Regulars".into())),
             "attacker-rifle-lead-unit" | "defender-rifle-lead-unit" => {
                 let lead = if d.id.starts_with("attacker") { &e.attacker_lead } else { &e.defender_lead };
                 rules
@@ -508,34 +529,59 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 let open = lead_hex.and_then(|h| hex_terrain(rules, h)).is_some_and(|t| t.open);
                 (charging && none && open).then(|| (d.value.unwrap_or(0), "cavalry charge into open ground".into()))
             }
-            "defender-mixed-french-american-stack" => d
-                .applies_to
-                .iter()
-                .any(|r| restricted_pair(rules, state, &e.defenders, r))
-                .then(|| (d.value.unwrap_or(0), format!("the defenders are a stack of {} (Savannah 4.1)", d.applies_to.join(", ")))),
-            "attacker-mixed-french-american-stack" | "attacker-french-regulars-with-colonial-militia" => d
-                .applies_to
-                .iter()
-                .any(|r| restricted_pair(rules, state, &e.attackers, r))
-                .then(|| (d.value.unwrap_or(0), format!("the attackers are a stack of {} forced to attack (Savannah 4.1)", d.applies_to.join(", ")))),
+            "defender-mixed-french-american-stack" => {
+                d.applies_to.iter().any(|r| restricted_pair(rules, state, &e.defenders, r)).then(|| {
+                    (
+                        d.value.unwrap_or(0),
+                        format!("the defenders are a stack of {} (Savannah 4.1)", d.applies_to.join(", ")),
+                    )
+                })
+            }
+            "attacker-mixed-french-american-stack" | "attacker-french-regulars-with-colonial-militia" => {
+                d.applies_to.iter().any(|r| restricted_pair(rules, state, &e.attackers, r)).then(|| {
+                    (
+                        d.value.unwrap_or(0),
+                        format!(
+                            "the attackers are a stack of {} forced to attack (Savannah 4.1)",
+                            d.applies_to.join(", ")
+                        ),
+                    )
+                })
+            }
             "creeks-in-forest" => {
-                let alone: Vec<&String> = e.defenders.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).collect();
+                let alone: Vec<&String> =
+                    e.defenders.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).collect();
                 let tagged = alone.len() == 1
-                    && alone.iter().all(|u| rules.counter(u).is_some_and(|c| c.tags.iter().any(|t| t == "forest-defence-drm")));
-                let forest = lead_hex.and_then(|h| rules.module.map.terrain.get(&h)).is_some_and(|t| d.applies_to.contains(t));
-                (tagged && forest).then(|| (d.value.unwrap_or(0), "the Creeks defend alone in forest (Savannah 4.8)".into()))
+                    && alone
+                        .iter()
+                        .all(|u| rules.counter(u).is_some_and(|c| c.tags.iter().any(|t| t == "forest-defence-drm")));
+                let forest =
+                    lead_hex.and_then(|h| rules.module.map.terrain.get(&h)).is_some_and(|t| d.applies_to.contains(t));
+                (tagged && forest)
+                    .then(|| (d.value.unwrap_or(0), "the Creeks defend alone in forest (Savannah 4.8)".into()))
             }
             "incomplete-british-defences" => {
                 let value = entry_value(d, state.turn).unwrap_or(0);
-                let crosses = best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| d.applies_to.contains(i)));
-                (value != 0 && crosses).then(|| (value, format!("the British works are not complete on turn {} (Savannah 4.14)", state.turn)))
+                let crosses =
+                    best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| d.applies_to.contains(i)));
+                (value != 0 && crosses).then(|| {
+                    (value, format!("the British works are not complete on turn {} (Savannah 4.14)", state.turn))
+                })
             }
             "irish-ferocity" => {
-                let tagged = rules.counter(&e.attacker_lead).is_some_and(|c| c.tags.iter().any(|t| t == "irish-ferocity"));
+                let tagged =
+                    rules.counter(&e.attacker_lead).is_some_and(|c| c.tags.iter().any(|t| t == "irish-ferocity"));
                 let regulars = has_regulars(rules, &e.defenders, &chart.regulars.british_regulars);
-                (tagged && regulars).then(|| (d.value.unwrap_or(0), format!("{} leads against British Regulars (Savannah 4.16)", name(&e.attacker_lead))))
+                (tagged && regulars).then(|| {
+                    (
+                        d.value.unwrap_or(0),
+                        format!("{} leads against British Regulars (Savannah 4.16)", name(&e.attacker_lead)),
+                    )
+                })
             }
-            "historical-french-attack" => Some((d.value.unwrap_or(0), "a French attack in the Historical Scenario".into())),
+            "historical-french-attack" => {
+                Some((d.value.unwrap_or(0), "a French attack in the Historical Scenario".into()))
+            }
             other => {
                 return Err(Error::refused(format!(
                     "charts/close-combat-drms.yaml: the engine does not know the DRM '{other}'"
@@ -560,11 +606,14 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
 /// 12.23 step 2: the lead unit a side must (or may) take: a Parade Order
 /// non-artillery unit if there is one; `wanted` if legal; else the
 /// default, the best modified morale, then the most SPs, then the lowest id.
-pub fn lead_unit(rules: &Rules, state: &State, units: &[String], wanted: Option<&str>) -> std::result::Result<String, String> {
-    let candidates: Vec<&String> = units
-        .iter()
-        .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery()))
-        .collect();
+pub fn lead_unit(
+    rules: &Rules,
+    state: &State,
+    units: &[String],
+    wanted: Option<&str>,
+) -> std::result::Result<String, String> {
+    let candidates: Vec<&String> =
+        units.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())).collect();
     if candidates.is_empty() {
         return Err("no unit but artillery and leaders: there is no lead unit (12.23 step 2)".into());
     }
@@ -609,7 +658,782 @@ pub fn explain(odds: &Odds, mods: &[Modifier], tactics: &Tactics) -> Vec<Event> 
     }
     match tactics {
         Tactics::Drm(v, text) => events.push(Event::new("12.23", "tactics", text.clone()).with("value", *v)),
-        Tactics::NoCombat { text, .. } => events.push(Event::new("12.23", "tactics", text.clone()).with("no_combat", true)),
+        Tactics::NoCombat { text, .. } => {
+            events.push(Event::new("12.23", "tactics", text.clone()).with("no_combat", true))
+        }
     }
+    events
+}
+
+// ---------------------------------------------------------------------------
+// The Close Combat Phase: orders and designation (12.12-12.15, 12.21)
+
+use super::odds::MomentumPolicy;
+use serde::Deserialize;
+
+/// The phasing sides' orders: the attacks, in the order they are resolved
+/// (12.23: "in any order that the Attacker chooses").
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackOrders {
+    #[serde(default)]
+    pub attacks: Vec<serde_yaml::Value>,
+    /// 12.14: the defending hex that receives a diversion.
+    #[serde(default)]
+    pub diversion: Option<String>,
+    /// 12.23 step 6: when to spend momentum, for every attack.
+    #[serde(default)]
+    pub momentum: Option<MomentumPolicy>,
+}
+
+/// One attack.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackOrder {
+    /// The attacking units (leaders stacked with them may be listed too).
+    pub attackers: Vec<String>,
+    /// The defending hexes: every unit in them is attacked (12.15).
+    pub defenders: Vec<String>,
+    /// 12.23 step 2 (default: the best modified morale, then the most SPs).
+    #[serde(default)]
+    pub lead: Option<String>,
+    /// 12.23 step 4 (default: the first chit of the chart this side may play).
+    #[serde(default)]
+    pub tactics: Option<String>,
+    /// 12.23 step 9: units that advance with the lead unit if the hex is vacated.
+    #[serde(default)]
+    pub advance: Vec<String>,
+    #[serde(default)]
+    pub momentum: Option<MomentumPolicy>,
+}
+
+/// The non-phasing sides' standing instructions for the other player's
+/// Close Combat Phase.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DefenceOrders {
+    #[serde(default)]
+    pub defence: Defence,
+    #[serde(default)]
+    pub momentum: Option<MomentumPolicy>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defence {
+    /// The chit for every defending hex without its own.
+    #[serde(default)]
+    pub tactics: Option<String>,
+    #[serde(default)]
+    pub hexes: BTreeMap<String, HexDefence>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HexDefence {
+    #[serde(default)]
+    pub tactics: Option<String>,
+    #[serde(default)]
+    pub lead: Option<String>,
+    /// 12.4: withdraw Parade Order cavalry instead of fighting, when allowed.
+    #[serde(default)]
+    pub cavalry_withdrawal: bool,
+}
+
+/// Module data for close combat (module.yaml `close_combat`).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CloseCombatData {
+    /// Units that may not combine in one attack (Savannah 4.13), in the
+    /// shape of a stacking restriction.
+    #[serde(default)]
+    pub cooperation: Vec<super::movement::Restriction>,
+    /// Savannah 1.7, 4.19: lead units of these armies need not advance out
+    /// of the zone.
+    #[serde(default)]
+    pub optional_advance: Vec<OptionalAdvance>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionalAdvance {
+    pub armies: Vec<String>,
+    pub when_leaving: String,
+    pub rule: String,
+}
+
+/// A problem in close combat orders: the side, the field, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub side: String,
+    pub field: String,
+    pub message: String,
+}
+
+/// A designated attack, checked.
+#[derive(Debug, Clone)]
+pub struct Designated {
+    pub side: String,
+    pub field: String,
+    pub attackers: Vec<String>,
+    pub defenders: Vec<String>,
+    pub defending_hexes: Vec<HexId>,
+    pub lead: Option<String>,
+    pub tactics: Option<String>,
+    pub advance: Vec<String>,
+    pub momentum: MomentumPolicy,
+}
+
+/// The phase's designation, checked: the attacks and the diversion.
+#[derive(Debug, Clone, Default)]
+pub struct Designation {
+    pub attacks: Vec<Designated>,
+    pub diversion: Option<HexId>,
+    pub defence: BTreeMap<String, DefenceOrders>,
+}
+
+fn combat_units_at(rules: &Rules, state: &State, hex: HexId) -> Vec<String> {
+    state
+        .units
+        .keys()
+        .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
+        .cloned()
+        .collect()
+}
+
+/// The scenario's turn restrictions for close combat (Savannah Hist. Turn 16).
+fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a serde_yaml::Value> {
+    rules
+        .scenario_movement
+        .turn_restrictions
+        .iter()
+        .filter(|t| t.turn == turn)
+        .flat_map(|t| t.restrictions.iter())
+        .find(|r| r.get("id").and_then(|v| v.as_str()) == Some(id))
+}
+
+fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
+    let Some(r) = turn_restriction(rules, state.turn, "no-close-combat-attack") else { return false };
+    let armies: Vec<String> = r.get("armies").and_then(|v| serde_yaml::from_value(v.clone()).ok()).unwrap_or_default();
+    rules.army_of(id).is_some_and(|a| armies.iter().any(|x| x == a))
+}
+
+/// 12.12: a unit of the phasing player that must attack: a combat unit,
+/// not artillery, not a rifle unit (12.12 exception), in condition to
+/// attack (13.3, 13.4), next to an enemy combat unit, and not held back by
+/// a scenario restriction.
+pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
+    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return false };
+    if c.is_leader() || c.is_artillery() || c.kind == "rifle" || u.condition != Condition::ParadeOrder {
+        return false;
+    }
+    if may_not_attack(rules, state, id) {
+        return false;
+    }
+    let Some(hex) = hex_of(state, id) else { return false };
+    !enemies_next_to(rules, state, hex, &player_of(rules, id)).is_empty()
+}
+
+fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec<String> {
+    let layout = rules.module.map.layout;
+    state
+        .units
+        .keys()
+        .filter(|u| {
+            rules.counter(u).is_some_and(|c| !c.is_leader())
+                && player_of(rules, u) != player
+                && hex_of(state, u).is_some_and(|h| crate::hex::are_adjacent(hex, h, layout))
+        })
+        .cloned()
+        .collect()
+}
+
+/// 12.12-12.15, 12.21, Savannah 4.13 and the scenario's turn restrictions:
+/// check the attacks of every phasing side (and read the defence orders of
+/// the others). Every problem is reported.
+pub fn designate(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, serde_yaml::Value>,
+    whole_phase: bool,
+) -> (Designation, Vec<Problem>) {
+    let layout = rules.module.map.layout;
+    let mut d = Designation::default();
+    let mut problems = Vec::new();
+    let mut bad =
+        |side: &str, field: String, message: String| problems.push(Problem { side: side.into(), field, message });
+    let phasing = rules.sequence.sides_of(player);
+    let mut used: BTreeMap<String, String> = BTreeMap::new();
+    let mut attacked_hexes: BTreeMap<HexId, String> = BTreeMap::new();
+    for (side, body) in orders {
+        if !phasing.contains(side) {
+            match serde_path_to_error::deserialize::<_, DefenceOrders>(body.clone()) {
+                Ok(o) => {
+                    for (hex, h) in &o.defence.hexes {
+                        if hex.parse::<HexId>().is_err() {
+                            bad(
+                                side,
+                                format!("defence.hexes.{hex}"),
+                                format!("'{hex}' is not a hex id; write hex ids as quoted strings of four digits"),
+                            );
+                        }
+                        if let Some(t) = &h.tactics {
+                            if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {
+                                bad(
+                                    side,
+                                    format!("defence.hexes.{hex}.tactics"),
+                                    format!("'{t}' is not a tactics chit"),
+                                );
+                            }
+                        }
+                    }
+                    d.defence.insert(side.clone(), o);
+                }
+                Err(e) => bad(
+                    side,
+                    e.path().to_string(),
+                    format!("{} (defence orders are `defence:` and `momentum:`)", e.inner()),
+                ),
+            }
+            continue;
+        }
+        let parsed: AttackOrders = match serde_path_to_error::deserialize(body.clone()) {
+            Ok(o) => o,
+            Err(e) => {
+                bad(
+                    side,
+                    e.path().to_string(),
+                    format!("{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)", e.inner()),
+                );
+                continue;
+            }
+        };
+        if let Some(h) = &parsed.diversion {
+            match h.parse::<HexId>() {
+                Ok(hex) if d.diversion.is_some() && d.diversion != Some(hex) => {
+                    bad(side, "diversion".into(), "only one stack receives a diversion in a phase (12.14)".into())
+                }
+                Ok(hex) => d.diversion = Some(hex),
+                Err(e) => bad(side, "diversion".into(), e.to_string()),
+            }
+        }
+        for (i, value) in parsed.attacks.iter().enumerate() {
+            let field = format!("attacks[{i}]");
+            let a: AttackOrder = match serde_path_to_error::deserialize(value.clone()) {
+                Ok(a) => a,
+                Err(e) => {
+                    bad(
+                        side,
+                        format!("{field}.{}", e.path()),
+                        format!(
+                            "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum)",
+                            e.inner()
+                        ),
+                    );
+                    continue;
+                }
+            };
+            let mut ok = true;
+            let mut attackers = Vec::new();
+            for (k, id) in a.attackers.iter().enumerate() {
+                let at = format!("{field}.attackers[{k}]");
+                let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
+                    bad(side, at, format!("there is no unit '{id}' in this game"));
+                    ok = false;
+                    continue;
+                };
+                if side_of(rules, id) != *side {
+                    bad(
+                        side,
+                        at,
+                        format!("{id} is not a unit of the {side} side; a side attacks with its own army's units"),
+                    );
+                    ok = false;
+                    continue;
+                }
+                let Some(u) = state.units.get(id).filter(|u| u.hex.is_some()) else {
+                    bad(side, at, format!("{id} is not on the map"));
+                    ok = false;
+                    continue;
+                };
+                if !c.is_leader() && u.condition != Condition::ParadeOrder {
+                    bad(
+                        side,
+                        at,
+                        format!("{id} is {:?}: disrupted and shattered units may not attack (13.3, 13.4)", u.condition)
+                            .to_lowercase(),
+                    );
+                    ok = false;
+                    continue;
+                }
+                if !c.is_leader() && may_not_attack(rules, state, id) {
+                    bad(
+                        side,
+                        at,
+                        format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"),
+                    );
+                    ok = false;
+                    continue;
+                }
+                if u.cavalry_withdrawn {
+                    bad(side, at, format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)"));
+                    ok = false;
+                    continue;
+                }
+                if let Some(other) = used.insert(id.clone(), field.clone()) {
+                    bad(
+                        side,
+                        at,
+                        format!("{id} is already in {other}: each unit is in one Close Combat per player turn (12.15)"),
+                    );
+                    ok = false;
+                    continue;
+                }
+                attackers.push(id.clone());
+            }
+            let mut hexes = Vec::new();
+            for (k, h) in a.defenders.iter().enumerate() {
+                let at = format!("{field}.defenders[{k}]");
+                let Ok(hex) = h.parse::<HexId>() else {
+                    bad(side, at, format!("'{h}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)"));
+                    ok = false;
+                    continue;
+                };
+                let units = combat_units_at(rules, state, hex);
+                if units.is_empty() || units.iter().any(|u| player_of(rules, u) == player) {
+                    bad(side, at, format!("{hex} holds no enemy combat unit"));
+                    ok = false;
+                    continue;
+                }
+                if let Some(other) = attacked_hexes.insert(hex, field.clone()) {
+                    bad(side, at, format!("{hex} is already attacked in {other}: all the units of a hex are attacked in one Close Combat (12.15)"));
+                    ok = false;
+                    continue;
+                }
+                if d.diversion == Some(hex) {
+                    bad(side, at, format!("{hex} receives the diversion: its units are not attacked (12.14)"));
+                    ok = false;
+                    continue;
+                }
+                hexes.push(hex);
+            }
+            if !ok || attackers.is_empty() || hexes.is_empty() {
+                if ok {
+                    bad(side, field.clone(), "an attack needs attackers and defending hexes (12.21)".into());
+                }
+                continue;
+            }
+            let attacking_hexes: BTreeSet<HexId> = attackers.iter().filter_map(|u| hex_of(state, u)).collect();
+            if attacking_hexes.len() > 1 && hexes.len() > 1 {
+                bad(
+                    side,
+                    field.clone(),
+                    "each Close Combat involves one attacking hex or one defending hex (12.15)".into(),
+                );
+                continue;
+            }
+            for id in &attackers {
+                let Some(h) = hex_of(state, id) else { continue };
+                if rules.counter(id).is_some_and(|c| c.is_leader()) {
+                    continue;
+                }
+                if !hexes.iter().any(|d| crate::hex::are_adjacent(h, *d, layout)) {
+                    bad(side, field.clone(), format!("{id} in {h} is next to none of the defending hexes"));
+                }
+            }
+            for d in &hexes {
+                if !attacking_hexes.iter().any(|h| crate::hex::are_adjacent(*h, *d, layout)) {
+                    bad(side, field.clone(), format!("{d} is next to none of the attackers"));
+                }
+            }
+            // Savannah 4.13 (module.yaml close_combat.cooperation).
+            for r in &rules.close_combat.cooperation {
+                let fighting: Vec<&String> =
+                    attackers.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).collect();
+                for (n, x) in fighting.iter().enumerate() {
+                    for y in fighting.iter().skip(n + 1) {
+                        if let (Some(cx), Some(cy)) = (rules.counter(x), rules.counter(y)) {
+                            if r.applies(cx, cy) {
+                                bad(
+                                    side,
+                                    field.clone(),
+                                    format!(
+                                        "{x} and {y} may not combine in one attack ({}, {})",
+                                        r.id,
+                                        r.rule.clone().unwrap_or_default()
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            let defenders: Vec<String> = hexes
+                .iter()
+                .flat_map(|h| state.units.keys().filter(|u| hex_of(state, u) == Some(*h)).cloned().collect::<Vec<_>>())
+                .collect();
+            if let Some(l) = &a.lead {
+                if let Err(e) = lead_unit(rules, state, &attackers, Some(l)) {
+                    bad(side, format!("{field}.lead"), e);
+                }
+            }
+            if let Some(t) = &a.tactics {
+                if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {
+                    let known: Vec<&str> = rules.charts.tactics.chits.iter().map(|c| c.id.as_str()).collect();
+                    bad(
+                        side,
+                        format!("{field}.tactics"),
+                        format!("'{t}' is not a tactics chit; the chits are {}", known.join(", ")),
+                    );
+                }
+            }
+            for (k, id) in a.advance.iter().enumerate() {
+                if !attackers.contains(id) {
+                    bad(
+                        side,
+                        format!("{field}.advance[{k}]"),
+                        format!("{id} is not one of this attack's attackers (12.23 step 9)"),
+                    );
+                }
+            }
+            d.attacks.push(Designated {
+                side: side.clone(),
+                field,
+                attackers,
+                defenders,
+                defending_hexes: hexes,
+                lead: a.lead,
+                tactics: a.tactics,
+                advance: a.advance,
+                momentum: a.momentum.or_else(|| parsed.momentum.clone()).unwrap_or_default(),
+            });
+        }
+    }
+    // 12.12, 12.13: who must attack and who must be attacked; checked for
+    // the sides whose orders are here (all of them when resolving).
+    let sides_here: BTreeSet<&String> = orders.keys().filter(|s| phasing.contains(s)).collect();
+    let mut ids: Vec<&String> = state.units.keys().collect();
+    ids.sort();
+    for id in ids {
+        let side = side_of(rules, id);
+        if player_of(rules, id) != player || !(whole_phase || sides_here.contains(&side)) {
+            continue;
+        }
+        if must_attack(rules, state, id) && !used.contains_key(id) {
+            let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
+            let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
+            bad(
+                &side,
+                "attacks".into(),
+                format!("{id} in {hex} is next to {} and must attack (12.12)", enemies.join(", ")),
+            );
+        }
+    }
+    let mut must_be_attacked: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+    for id in state.units.keys() {
+        if player_of(rules, id) != player || !must_attack(rules, state, id) {
+            continue;
+        }
+        if !(whole_phase || sides_here.contains(&side_of(rules, id))) {
+            continue;
+        }
+        let Some(h) = hex_of(state, id) else { continue };
+        for e in enemies_next_to(rules, state, h, player) {
+            if let Some(eh) = hex_of(state, &e) {
+                must_be_attacked.entry(eh).or_default().push(id.clone());
+            }
+        }
+    }
+    for (hex, by) in must_be_attacked {
+        if attacked_hexes.contains_key(&hex) || d.diversion == Some(hex) {
+            continue;
+        }
+        let side = by.first().map(|u| side_of(rules, u)).unwrap_or_default();
+        bad(
+            &side,
+            "attacks".into(),
+            format!("{hex} is next to {} and must be attacked, or receive the diversion (12.13, 12.14)", by.join(", ")),
+        );
+    }
+    if let Some(hex) = d.diversion {
+        let pinned = combat_units_at(rules, state, hex).iter().any(|u| state.units.get(u).is_some_and(|s| s.pinned));
+        if pinned {
+            let side = orders.keys().find(|s| phasing.contains(s)).cloned().unwrap_or_default();
+            bad(
+                &side,
+                "diversion".into(),
+                format!("{hex} holds pinned units, which may not receive a diversion (13.1 PIN, 12.14)"),
+            );
+        }
+    }
+    // Savannah Hist. Turn 16: the named leader must take part in an attack.
+    if let Some(r) = turn_restriction(rules, state.turn, "must-attack-with-leader") {
+        let leader = r.get("leader").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        if let Some(hex) = hex_of(state, &leader) {
+            let side = side_of(rules, &leader);
+            let attacking = d.attacks.iter().any(|a| a.attackers.iter().any(|u| hex_of(state, u) == Some(hex)));
+            let could = combat_units_at(rules, state, hex).iter().any(|u| {
+                player_of(rules, u) == player
+                    && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder)
+                    && !enemies_next_to(rules, state, hex, player).is_empty()
+            });
+            if (whole_phase || sides_here.contains(&side)) && could && !attacking {
+                bad(&side, "attacks".into(), format!("{leader} must take part in a Close Combat attack this turn: the units in his hex {hex} must attack (the scenario's turn restrictions)"));
+            }
+        }
+    }
+    (d, problems)
+}
+
+// ---------------------------------------------------------------------------
+// Steps 5, 6 and 8 with the dice; step 9
+
+/// Steps 5 and 6 with the step's dice: roll, then re-roll while a side's
+/// policy spends a chit (the side holding fewer chits decides first, the
+/// Defender on a tie). Chits spent go back to the pool (12.62). Returns the
+/// final modified roll and the results.
+#[allow(clippy::too_many_arguments)]
+pub fn roll_with_momentum(
+    rules: &Rules,
+    state: &mut State,
+    column: &str,
+    drm: i32,
+    players: (&str, &str),
+    policies: (&MomentumPolicy, &MomentumPolicy),
+    dice: &mut dyn super::Dice,
+    events: &mut Vec<Event>,
+) -> Result<(i32, Vec<String>, Vec<String>)> {
+    let (attacker, defender) = players;
+    let die = match rules.charts.close_combat.die {
+        crate::module::charts::Die::D10 => crate::dice::Die::D10,
+    };
+    let (mut a_budget, mut d_budget) = (policies.0.at_most, policies.1.at_most);
+    let mut rolls = 0u32;
+    loop {
+        rolls += 1;
+        let roll = i32::from(dice.roll(die, &format!("close combat, {attacker} attacking {defender}"))?);
+        let modified = roll.saturating_add(drm);
+        let (att, def) = cell(rules, column, modified)?;
+        events.push(
+            Event::new(
+                "12.23",
+                "close-combat-roll",
+                format!(
+                    "{}roll {roll} {drm:+} = {modified} on {column}: attacker {}, defender {}",
+                    if rolls > 1 { "re-" } else { "" },
+                    att.join(" + "),
+                    def.join(" + ")
+                ),
+            )
+            .with("roll", roll)
+            .with("modified", modified)
+            .with("column", column)
+            .with("attacker", &att)
+            .with("defender", &def),
+        );
+        let a_chits = state.momentum.get(attacker).copied().unwrap_or(0);
+        let d_chits = state.momentum.get(defender).copied().unwrap_or(0);
+        let a_wants = a_chits > 0 && a_budget > 0 && att.iter().any(|r| policies.0.reroll_if.contains(r));
+        let d_wants = d_chits > 0 && d_budget > 0 && def.iter().any(|r| policies.1.reroll_if.contains(r));
+        let defender_first = d_chits <= a_chits;
+        let spender = match (defender_first, d_wants, a_wants) {
+            (true, true, _) | (false, true, false) => Some(defender),
+            (true, false, true) | (false, _, true) => Some(attacker),
+            _ => None,
+        };
+        let Some(who) = spender else { return Ok((modified, att, def)) };
+        if who == attacker {
+            a_budget -= 1;
+        } else {
+            d_budget -= 1;
+        }
+        if let Some(n) = state.momentum.get_mut(who) {
+            *n = n.saturating_sub(1);
+        }
+        events.push(
+            Event::new("12.62", "momentum-spent", format!("{who} spends a momentum chit to re-roll (12.23 step 6)"))
+                .with("player", who),
+        );
+    }
+}
+
+/// Step 8 (12.63, 12.65): a chit for the Defender on a final roll at or
+/// below the chart's number, for the Attacker at or above its other one;
+/// from the pool, or else the opponent returns one.
+pub fn gain_momentum(rules: &Rules, state: &mut State, final_roll: i32, players: (&str, &str)) -> Vec<Event> {
+    let table = &rules.charts.close_combat.close_combat_table.momentum;
+    let (gainer, other) = if final_roll <= table.defender_gains_at_most {
+        (players.1, players.0)
+    } else if final_roll >= table.attacker_gains_at_least {
+        (players.0, players.1)
+    } else {
+        return Vec::new();
+    };
+    let pool = momentum_pool_size(rules);
+    if state.momentum_pool(pool) > 0 {
+        *state.momentum.entry(gainer.to_string()).or_default() += 1;
+        vec![Event::new(
+            "12.63",
+            "momentum-gained",
+            format!("{gainer} gains a momentum chit (final roll {final_roll}, 12.63)"),
+        )
+        .with("player", gainer)]
+    } else if state.momentum.get(other).copied().unwrap_or(0) > 0 {
+        if let Some(n) = state.momentum.get_mut(other) {
+            *n -= 1;
+        }
+        vec![Event::new(
+            "12.65",
+            "momentum-returned",
+            format!("the pool is empty: {other} returns a momentum chit instead of {gainer} gaining one (12.65)"),
+        )
+        .with("player", other)]
+    } else {
+        vec![Event::new(
+            "12.65",
+            "momentum-none",
+            format!("the pool is empty and {other} holds none: no effect (12.65)"),
+        )]
+    }
+}
+
+/// module.yaml `momentum.pool` (series 12.61).
+pub fn momentum_pool_size(rules: &Rules) -> u32 {
+    #[derive(Deserialize)]
+    struct M {
+        #[serde(default)]
+        momentum: Option<P>,
+    }
+    #[derive(Deserialize)]
+    struct P {
+        #[serde(default)]
+        pool: u32,
+    }
+    rules.module.source.parse::<M>("module.yaml").ok().and_then(|(m, _)| m.momentum).map(|p| p.pool).unwrap_or(0)
+}
+
+/// Step 9: the Attacker advances into a vacated defending hex: the lead
+/// unit must (unless it retreated, cannot enter the hex, or an exclusive
+/// rule makes it optional and the orders do not list it), the other units
+/// listed in `advance` may, within the stacking limit; artillery never
+/// does; a lone enemy leader there is captured (14.32).
+pub fn advance(
+    rules: &Rules,
+    state: &mut State,
+    a: &Designated,
+    lead: &str,
+    start: &BTreeMap<String, Option<HexId>>,
+) -> Vec<Event> {
+    let layout = rules.module.map.layout;
+    let terrain = super::movement::Terrain::new(rules);
+    let mut events = Vec::new();
+    let vacated: Vec<HexId> =
+        a.defending_hexes.iter().copied().filter(|h| combat_units_at(rules, state, *h).is_empty()).collect();
+    if vacated.is_empty() {
+        return events;
+    }
+    let stayed = |state: &State, u: &str| {
+        let now = hex_of(state, u);
+        now.is_some() && start.get(u).copied().flatten() == now
+    };
+    let lead_hex = hex_of(state, lead);
+    let Some(target) =
+        lead_hex.and_then(|lh| vacated.iter().copied().find(|v| crate::hex::are_adjacent(lh, *v, layout)))
+    else {
+        return events;
+    };
+    let optional = rules.close_combat.optional_advance.iter().find(|o| {
+        rules.army_of(lead).is_some_and(|army| o.armies.iter().any(|x| x == army))
+            && lead_hex.is_some_and(|h| rules.module.map.zone(&o.when_leaving).is_some_and(|z| z.hexes.contains(&h)))
+            && rules.module.map.zone(&o.when_leaving).is_some_and(|z| !z.hexes.contains(&target))
+    });
+    let mut movers: Vec<String> = Vec::new();
+    let prohibited =
+        terrain.hex(target).is_none_or(|i| i.movement_cost == crate::module::charts::MovementCost::Prohibited);
+    if stayed(state, lead) && !prohibited {
+        match optional {
+            Some(o) if !a.advance.iter().any(|u| u == lead) => events.push(Event::new(
+                "12.23",
+                "no-advance",
+                format!(
+                    "{lead} need not advance out of the {} ({}), and its orders do not say to",
+                    o.when_leaving, o.rule
+                ),
+            )),
+            _ => movers.push(lead.to_string()),
+        }
+    }
+    let limits = rules.stacking.clone();
+    for u in &a.advance {
+        if u == lead || movers.contains(u) {
+            continue;
+        }
+        let Some(c) = rules.counter(u) else { continue };
+        if c.is_artillery() {
+            events.push(Event::new("12.23", "no-advance", format!("{u}: artillery never advances (12.23 step 9)")));
+            continue;
+        }
+        if !stayed(state, u) || !hex_of(state, u).is_some_and(|h| crate::hex::are_adjacent(h, target, layout)) {
+            continue;
+        }
+        if let Some(l) = &limits {
+            let (mut sps, mut guns) = (0, 0);
+            for m in movers.iter().chain(std::iter::once(u)) {
+                let (s, g) = rules
+                    .counter(m)
+                    .map(|c| c.stacking_weight(state.units.get(m).map(|x| x.steps).unwrap_or(1), l.leaders_count))
+                    .unwrap_or((0, 0));
+                sps += s;
+                guns += g;
+            }
+            if sps > l.max_strength_points || guns > l.max_artillery_units {
+                events.push(Event::new(
+                    "12.23",
+                    "no-advance",
+                    format!("{u} stays: advancing would exceed the stacking limit in {target} (12.23 step 9, 7.1)"),
+                ));
+                continue;
+            }
+        }
+        movers.push(u.clone());
+    }
+    if movers.is_empty() {
+        return events;
+    }
+    // 14.32: lone enemy leaders in the hex are captured.
+    let captured: Vec<String> = state
+        .units
+        .keys()
+        .filter(|x| {
+            hex_of(state, x) == Some(target)
+                && rules.counter(x).is_some_and(|c| c.is_leader())
+                && player_of(rules, x) != player_of(rules, lead)
+        })
+        .cloned()
+        .collect();
+    for l in &captured {
+        if let Some(s) = state.units.get_mut(l) {
+            s.hex = None;
+            s.off_map = Some(super::state::OffMap::Captured);
+        }
+        events.push(
+            Event::new(
+                "14.32",
+                "leader-captured",
+                format!("{l}, alone in {target}, is captured by the advance (14.32)"),
+            )
+            .with("leader", l),
+        );
+    }
+    for m in &movers {
+        if let Some(s) = state.units.get_mut(m) {
+            s.hex = Some(target.to_string());
+        }
+    }
+    events.push(
+        Event::new("12.23", "advance", format!("{} advance into {target} (12.23 step 9)", movers.join(", ")))
+            .with("units", &movers)
+            .with("hex", target.to_string()),
+    );
     events
 }

@@ -7,10 +7,11 @@ pub mod case;
 pub mod close_combat;
 pub mod combat;
 pub mod initiative;
+pub mod los;
 pub mod losses;
 pub mod morale;
-pub mod odds;
 pub mod movement;
+pub mod odds;
 pub mod orders;
 pub mod rally;
 pub mod reinforcement;
@@ -46,6 +47,8 @@ pub struct Rules {
     pub reinforcements: Option<reinforcement::Data>,
     /// What the module's entry letters mean (module.yaml `entry_hexes`).
     pub entries: Vec<reinforcement::EntryDef>,
+    /// module.yaml `close_combat`.
+    pub close_combat: close_combat::CloseCombatData,
 }
 
 /// Savannah 4.18 Leader Seniority: between leaders of equal rank.
@@ -64,6 +67,8 @@ struct SeniorityData {
     stacking: Option<movement::Stacking>,
     #[serde(default)]
     entry_hexes: Vec<reinforcement::EntryDef>,
+    #[serde(default)]
+    close_combat: close_combat::CloseCombatData,
 }
 
 /// The scenario's `reinforcements`: the whole of it, or just a schedule.
@@ -111,6 +116,7 @@ impl Rules {
                 Some(ReinforcementsForm::List(_)) | None => None,
             },
             entries: seniority.entry_hexes,
+            close_combat: seniority.close_combat,
         })
     }
 

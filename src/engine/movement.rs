@@ -581,6 +581,21 @@ pub struct ScenarioMovement {
     pub zone_bans: Vec<ZoneBan>,
     #[serde(default)]
     pub track_switch: Option<TrackSwitch>,
+    /// Rules that hold on some turns only (Savannah Hist. Turn 16).
+    #[serde(default)]
+    pub turn_restrictions: Vec<TurnRestrictions>,
+}
+
+/// A turn's restrictions: `restrictions` are `{id, ...}` read by the parts
+/// of the engine they concern (close combat reads `no-close-combat-attack`
+/// and `must-attack-with-leader`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct TurnRestrictions {
+    pub turn: u32,
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub restrictions: Vec<serde_yaml::Value>,
 }
 
 /// Savannah 4.10 British Army Sortie Restriction.
