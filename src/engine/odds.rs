@@ -152,7 +152,8 @@ pub fn distribution(rules: &Rules, column: &str, drm: i32, attacker: &Side, defe
                     stack.push(next);
                 }
                 _ => {
-                    let outcome = Outcome { attacker: att.clone(), defender: def.clone(), gains_momentum: gains.clone() };
+                    let outcome =
+                        Outcome { attacker: att.clone(), defender: def.clone(), gains_momentum: gains.clone() };
                     *out.outcomes.entry(outcome).or_default() += share;
                     out.attacker_chits += share * u128::from(n.a_spent);
                     out.defender_chits += share * u128::from(n.d_spent);
@@ -186,7 +187,14 @@ mod tests {
 
     /// Step 6 played out one combat at a time, written independently of
     /// the enumeration.
-    fn simulate(rules: &Rules, column: &str, drm: i32, a: &Side, d: &Side, rng: &mut rand_chacha::ChaCha8Rng) -> Outcome {
+    fn simulate(
+        rules: &Rules,
+        column: &str,
+        drm: i32,
+        a: &Side,
+        d: &Side,
+        rng: &mut rand_chacha::ChaCha8Rng,
+    ) -> Outcome {
         let (mut ac, mut dc) = (a.chits, d.chits);
         let (mut ab, mut db) = (a.policy.at_most, d.policy.at_most);
         loop {
@@ -196,7 +204,11 @@ mod tests {
             let d_wants = dc > 0 && db > 0 && def.iter().any(|r| d.policy.reroll_if.contains(r));
             let first_is_defender = dc <= ac;
             let (first_wants, second_wants) = if first_is_defender { (d_wants, a_wants) } else { (a_wants, d_wants) };
-            let defender_spends = if first_wants { first_is_defender } else if second_wants { !first_is_defender } else {
+            let defender_spends = if first_wants {
+                first_is_defender
+            } else if second_wants {
+                !first_is_defender
+            } else {
                 let m = &rules.charts.close_combat.close_combat_table.momentum;
                 let gains = if roll <= m.defender_gains_at_most {
                     Some("defender".to_string())
@@ -223,8 +235,12 @@ mod tests {
     #[test]
     fn exact_odds_agree_with_a_million_combats() {
         let rules = rules();
-        let a = Side { chits: 2, policy: MomentumPolicy { reroll_if: vec!["step-loss".into(), "retreat".into()], at_most: 2 } };
-        let d = Side { chits: 1, policy: MomentumPolicy { reroll_if: vec!["retreat".into(), "pin".into()], at_most: 1 } };
+        let a = Side {
+            chits: 2,
+            policy: MomentumPolicy { reroll_if: vec!["step-loss".into(), "retreat".into()], at_most: 2 },
+        };
+        let d =
+            Side { chits: 1, policy: MomentumPolicy { reroll_if: vec!["retreat".into(), "pin".into()], at_most: 1 } };
         let exact = distribution(&rules, "3-2", 1, &a, &d).unwrap();
         let total: u128 = exact.outcomes.values().sum();
         assert_eq!(total, exact.denominator, "the probabilities sum to 1");
@@ -241,7 +257,10 @@ mod tests {
             let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
             assert!((f - p).abs() <= 5.0 * sigma + 1e-9, "{outcome:?}: exact {p}, simulated {f}");
         }
-        assert!(seen.keys().all(|o| exact.outcomes.contains_key(o)), "the simulation found an outcome the enumeration lacks");
+        assert!(
+            seen.keys().all(|o| exact.outcomes.contains_key(o)),
+            "the simulation found an outcome the enumeration lacks"
+        );
     }
 
     #[test]
