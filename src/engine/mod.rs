@@ -6,6 +6,7 @@
 pub mod case;
 pub mod close_combat;
 pub mod combat;
+pub mod fire;
 pub mod initiative;
 pub mod los;
 pub mod losses;
