@@ -34,6 +34,12 @@
 //! Every entry the loss needs is read before the state changes: an entry the
 //! chart lacks refuses the loss, naming the chart and the entry.
 //!
+//! [`capture`] (13.1 DC/AC/PIN, 13.23, 13.4): a unit goes to the Captured
+//! box whatever its steps, with the chart's `unit-captured` army morale
+//! (`affected`, and `opponent` to the capturing army) and the schedule's
+//! `unit-captured` VPs to the capturing army; a counter's `casualty`
+//! replaces them as above. Momentum (12.64) is [`super::results`]'.
+//!
 //! [`overstacking`] (7.1, 7.3): in every hex where a player's units are over
 //! the stacking limit of module.yaml `stacking` (SPs: a unit's
 //! `strength.full`, or `strength.reduced` once it has lost a step; each
@@ -410,6 +416,132 @@ pub fn lose_steps(rules: &Rules, state: &mut State, unit: &str, steps: u8, cause
             .with("halves", 0),
         ),
         _ => {}
+    }
+    Ok(events)
+}
+
+/// The Army Morale Adjustment Chart and Victory Point Schedule entry of a capture.
+pub const CAPTURED_ENTRY: &str = "unit-captured";
+
+/// Series 13.1 DC/AC/PIN, 13.23, 13.4, 16.1, Savannah 2.9: `unit` is
+/// captured (off the map, in the Captured box, its steps as they were),
+/// inflicted by the army `by` under `rule`. Army morale: the chart's
+/// `unit-captured` (`affected` to the unit's army, `opponent` to `by`); VPs:
+/// the schedule's `unit-captured`, whatever the unit's steps, scored by `by`
+/// (the entry's `sides` permitting). A counter's `casualty` replaces both
+/// as for step losses (Savannah 4.8: the Creeks). Refused before any change
+/// for a leader, a unit off the map, `by` not an enemy army, or a chart
+/// entry missing. Momentum (12.64) is the caller's ([`super::results`]).
+pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &str) -> Result<Vec<Event>> {
+    let counter =
+        rules.counter(unit).ok_or_else(|| Error::refused(format!("'{unit}' is not a counter of this module")))?;
+    if counter.is_leader() {
+        return Err(Error::refused(format!(
+            "{unit} is a leader: leaders are not captured by combat results, their casualties are the Leader \
+             Casualty Table's (13.1)"
+        )));
+    }
+    let now = state.units.get(unit).ok_or_else(|| Error::refused(format!("{unit} is not in this game")))?;
+    let hex =
+        now.hex.clone().ok_or_else(|| Error::refused(format!("{unit} is not on the map: it cannot be captured")))?;
+    let army = counter.army.clone();
+    let player = rules
+        .player_of_army(&army)
+        .ok_or_else(|| Error::refused(format!("the army {army} of {unit} is no player's (module.yaml alliances)")))?;
+    if rules.player_of_army(by).is_none_or(|p| p == player) {
+        return Err(Error::refused(format!("{rule}: {by} is not an army of {unit}'s enemy")));
+    }
+    let opponents = vec![by.to_string()];
+    let special = counter.casualty.as_ref();
+    let no_army_morale =
+        special.is_some_and(|s| s.army_morale == Some(false)) || counter.tags.iter().any(|t| t == NO_ARMY_MORALE_TAG);
+    if !no_army_morale {
+        morale::adjustment(rules, CAPTURED_ENTRY)?;
+    }
+    let award = match special.and_then(|s| s.vp_halves) {
+        Some(halves) => VpAward::Counter(halves),
+        None => {
+            let (entry, halves) = vp_entry(rules, CAPTURED_ENTRY, rule)?;
+            VpAward::Chart(entry, halves)
+        }
+    };
+    let scorer = match &award {
+        VpAward::Counter(_) => Some(by.to_string()),
+        VpAward::Chart(entry, _) => Some(by.to_string())
+            .filter(|a| entry.sides.is_empty() || side_of(rules, a).is_some_and(|s| entry.sides.contains(&s))),
+    };
+
+    let name = counter.name.clone();
+    let steps = now.steps;
+    if let Some(u) = state.units.get_mut(unit) {
+        u.hex = None;
+        u.off_map = Some(OffMap::Captured);
+        u.pinned = false;
+        u.pin_result = None;
+    }
+    let exempt = if no_army_morale {
+        "; no army morale adjustment for either side (counters.yaml)".to_string()
+    } else {
+        String::new()
+    };
+    let mut events = vec![Event::new(
+        rule,
+        "captured",
+        format!(
+            "{name} ({unit}, {hex}, {steps} step{}) is captured by {by}{exempt}",
+            if steps == 1 { "" } else { "s" }
+        ),
+    )
+    .with("unit", unit)
+    .with("army", &army)
+    .with("hex", &hex)
+    .with("steps", steps)
+    .with("by", by)
+    .with("army_morale_exempt", no_army_morale)];
+    if !no_army_morale {
+        let why = format!("{name} captured ({ARMY_MORALE_CHART} {CAPTURED_ENTRY})");
+        let applied = morale::apply(rules, state, CAPTURED_ENTRY, &army, &opponents, 1, (rule, &why))?;
+        events.extend(applied.into_iter().map(|e| e.with("entry", CAPTURED_ENTRY).with("unit", unit)));
+    }
+    let (halves, source, entry_id) = match &award {
+        VpAward::Chart(entry, halves) => (*halves, format!("{VP_CHART} {}", entry.id), entry.id.clone()),
+        VpAward::Counter(halves) => {
+            (*halves, format!("counters.yaml casualty of {unit}, which replaces {VP_CHART}"), "casualty".to_string())
+        }
+    };
+    match scorer {
+        Some(army_scoring) if halves != 0 => {
+            let was = state.vp_halves.get(&army_scoring).copied().unwrap_or(0);
+            let now = was.saturating_add(halves);
+            state.vp_halves.insert(army_scoring.clone(), now);
+            events.push(
+                Event::new(
+                    rule,
+                    "victory-points",
+                    format!(
+                        "{army_scoring} scores {} for {name} captured ({source}): {was} → {now} half VPs",
+                        vp_words(halves)
+                    ),
+                )
+                .with("army", &army_scoring)
+                .with("unit", unit)
+                .with("entry", entry_id)
+                .with("halves", halves)
+                .with("before", was)
+                .with("after", now),
+            );
+        }
+        Some(_) => {}
+        None => events.push(
+            Event::new(
+                rule,
+                "victory-points",
+                format!("no VPs for {name}: {source} scores only for other sides than {by}'s"),
+            )
+            .with("unit", unit)
+            .with("entry", entry_id)
+            .with("halves", 0),
+        ),
     }
     Ok(events)
 }

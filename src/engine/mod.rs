@@ -16,6 +16,8 @@ pub mod odds;
 pub mod orders;
 pub mod rally;
 pub mod reinforcement;
+pub mod results;
+pub mod retreat;
 pub mod sequence;
 pub mod state;
 pub mod victory;
