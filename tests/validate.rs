@@ -179,14 +179,17 @@ fn the_first_turn_advances_through_every_step() {
         "{out}"
     );
     assert!(out.contains("next: 16-allies-defensive-artillery-fire, awaiting orders from french"), "{out}");
-    // Firing is refused plainly until fire combat is built; declining is not.
-    write("fire.yaml", &(head("allies-defensive-artillery-fire", "french", 16) + "fire: [{unit: mortar-battery}]\n"));
+    // A mortar aimed out of its range is refused (Savannah 4.12: 2 to 5 hexes); declining is not.
+    write(
+        "fire.yaml",
+        &(head("allies-defensive-artillery-fire", "french", 16) + "mortars: [{unit: mortar-battery, hex: \"1910\"}]\n"),
+    );
     let refused = run(dir.path(), &["validate", "--dir", "g", "fire.yaml"]);
     assert_eq!(refused.code, 1);
-    assert!(refused.stdout.contains("cannot resolve fire combat yet"), "{}", refused.stdout);
+    assert!(refused.stdout.contains("mortars fire 2 to 5 hexes (Savannah 4.12)"), "{}", refused.stdout);
     write("decline.yaml", &(head("allies-defensive-artillery-fire", "french", 16) + "fire: []\n"));
     let out = run(dir.path(), &["resolve", "--dir", "g", "decline.yaml"]).ok();
-    assert!(out.contains("the french side declines to fire (mortar-battery in 1909"), "{out}");
+    assert!(out.contains("the french side declines to fire"), "{out}");
     assert!(out.contains("the allies close combat passes: no phasing combat unit is next to an enemy unit"), "{out}");
     assert!(out.contains("next: 16-british-movement, awaiting orders from british"), "{out}");
     write(

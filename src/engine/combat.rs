@@ -1,9 +1,8 @@
 //! Fire and close combat: who could take part in a Defensive Artillery Fire
-//! or Close Combat Phase. Until these phases are built (the rules engine,
-//! part 2), a phase in which no unit could take part passes with an event
-//! that says so, and needs no orders; Defensive Artillery Fire, which is
-//! voluntary (11.1), passes when every side that could fire sends
-//! `fire: []`; otherwise the phase is refused plainly, never passed over.
+//! or Close Combat Phase. A phase in which no unit could take part passes
+//! with an event that says so, and awaits no orders; otherwise
+//! [`super::fire`] and [`super::close_combat`] resolve it, with the orders
+//! of the sides that could take part.
 //!
 //! - Defensive Artillery Fire (series 11; Savannah 3 IX): an artillery unit
 //!   of the non-phasing player with a phasing unit within the Fire Table's
@@ -11,8 +10,9 @@
 //!   weather's `artillery_max_range` (Savannah 4.2); and, in the phasing
 //!   player's turn, its mortars with an enemy unit within their range
 //!   (Savannah 3 IX, 4.12: "includes mortar fire during the Allies' player
-//!   turn"). Line of sight is not looked at: a gun that could see no one
-//!   still stops the game here, which errs on the side of never skipping.
+//!   turn"). Line of sight is not looked at here: a gun that could see no
+//!   one still asks its side for orders (`fire: []` declines), which errs
+//!   on the side of never skipping a fire.
 //! - Close Combat (series 12.1): a phasing combat unit next to an enemy unit.
 
 use std::collections::BTreeMap;
@@ -120,72 +120,24 @@ pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Option<Vec<String>>
     }
 }
 
-/// Orders for Defensive Artillery Fire, as far as this version reads them.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FireOrders {
-    /// The fires; `[]` declines to fire (11.1).
-    #[serde(default)]
-    pub fire: Vec<serde_yaml::Value>,
-}
-
-/// Check a side's Defensive Artillery Fire orders: only declining is
-/// possible in this version.
-pub fn validate_fire(body: &serde_yaml::Value) -> std::result::Result<(), String> {
-    let orders: FireOrders = serde_yaml::from_value(body.clone())
-        .map_err(|e| format!("{e} (Defensive Artillery Fire orders are `fire: [...]`)"))?;
-    if !orders.fire.is_empty() {
-        return Err(
-            "this version of the engine cannot resolve fire combat yet; `fire: []` declines to fire, which Defensive Artillery Fire allows (11.1)"
-                .into(),
-        );
-    }
-    Ok(())
-}
-
-/// A fire or close combat step: passes when no unit could take part, or
-/// (Defensive Artillery Fire) when every side that could fire declines;
-/// otherwise is refused (not built yet).
-pub fn resolve(
-    rules: &Rules,
-    state: &State,
-    step: &Step,
-    orders: &BTreeMap<String, serde_yaml::Value>,
-) -> Result<Resolution> {
-    let found = eligible(rules, state, step);
+/// A fire or close combat step in which no unit could take part: it
+/// passes, and says so.
+pub fn resolve(rules: &Rules, state: &State, step: &Step) -> Result<Resolution> {
     let Step::PlayerTurn { player, phase, .. } = step else {
         return Err(Error::refused(format!("step {}: not a player turn phase", step.name())));
     };
+    if !eligible(rules, state, step).is_empty() {
+        return Err(Error::refused(format!(
+            "step {}: units could take part; the phase is resolved by its own rules",
+            step.name()
+        )));
+    }
     let (rule, what) = if phase == "close-combat" {
         ("12.1", "no phasing combat unit is next to an enemy unit")
     } else {
         ("11.2", "no artillery has an enemy unit within range, and no mortar of the phasing player either")
     };
-    if found.is_empty() {
-        let text = format!("the {player} {} passes: {what}", phase.replace('-', " "));
-        let event = Event::new(rule, "phase-passes", text).with("phase", phase).with("player", player);
-        return Ok(Resolution { state: state.clone(), events: vec![event] });
-    }
-    let who: Vec<String> = found.iter().map(|(side, list)| format!("{side}: {}", list.join("; "))).collect();
-    if phase == "defensive-artillery-fire" {
-        let mut events = Vec::new();
-        for (side, list) in &found {
-            let body = orders.get(side).ok_or_else(|| {
-                Error::refused(format!("step {}: the {side} side could fire and has sent no orders", step.name()))
-            })?;
-            validate_fire(body).map_err(|e| Error::refused(format!("step {}: {side}: {e}", step.name())))?;
-            events.push(
-                Event::new("11.1", "fire-declined", format!("the {side} side declines to fire ({})", list.join("; ")))
-                    .with("side", side)
-                    .with("could_fire", list),
-            );
-        }
-        return Ok(Resolution { state: state.clone(), events });
-    }
-    Err(Error::refused(format!(
-        "step {}: units could take part ({}), and this version of the engine cannot resolve the {} phase yet; the game waits here",
-        step.name(),
-        who.join(" | "),
-        phase
-    )))
+    let text = format!("the {player} {} passes: {what}", phase.replace('-', " "));
+    let event = Event::new(rule, "phase-passes", text).with("phase", phase).with("player", player);
+    Ok(Resolution { state: state.clone(), events: vec![event] })
 }

@@ -372,3 +372,387 @@ pub fn mortar_disable(rules: &Rules, mortar: &str, dice: &mut dyn Dice, events: 
 pub fn may_fire(state: &State, id: &str) -> bool {
     state.units.get(id).is_some_and(|u| u.hex.is_some() && u.condition == Condition::ParadeOrder)
 }
+
+// ---------------------------------------------------------------------------
+// The Defensive Artillery Fire Phase
+
+/// Orders for the Defensive Artillery Fire Phase: the non-phasing side's
+/// guns (11), the phasing side's mortars (Savannah 3 IX, 4.12), and the
+/// owner's choice of the unit a mortar hit falls on in its hexes. `fire:
+/// []` and no mortars decline to fire (11.1).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireOrders {
+    #[serde(default)]
+    pub fire: Vec<GunOrder>,
+    #[serde(default)]
+    pub mortars: Vec<MortarOrder>,
+    /// Savannah 4.12: "the owning player selects the unit": hex to unit.
+    #[serde(default)]
+    pub mortar_targets: BTreeMap<String, String>,
+    /// Choices for results that fall on this side's units (retreat paths...).
+    #[serde(default)]
+    pub choices: super::results::Choices,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GunOrder {
+    /// Artillery firing together at one target (11.2).
+    pub guns: Vec<String>,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MortarOrder {
+    pub unit: String,
+    /// The hex aimed at (Savannah 4.12: mortars fire into a hex).
+    pub hex: String,
+}
+
+/// A problem, with its field.
+pub type Problem = (String, String);
+
+fn player_of(rules: &Rules, id: &str) -> String {
+    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default().to_string()
+}
+
+/// Check one side's fire orders against 11.1, 11.2, 11.4 and 4.12.
+pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &serde_yaml::Value) -> Vec<Problem> {
+    let layout = rules.module.map.layout;
+    let orders: FireOrders = match serde_path_to_error::deserialize(body.clone()) {
+        Ok(o) => o,
+        Err(e) => {
+            return vec![(
+                e.path().to_string(),
+                format!("{} (fire orders are `fire: [{{guns: [...], target: ...}}]`, `mortars: [{{unit, hex}}]`, `mortar_targets`, `choices`)", e.inner()),
+            )]
+        }
+    };
+    let mut problems = Vec::new();
+    let mut fired: BTreeMap<String, String> = BTreeMap::new();
+    let mut targets: BTreeMap<String, String> = BTreeMap::new();
+    let longest = rules.charts.fire.fire_table.ranges.iter().copied().max().unwrap_or(0);
+    let cap = state
+        .weather
+        .as_deref()
+        .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+        .and_then(|c| u32::try_from(c.artillery_max_range).ok());
+    let reach = cap.map_or(longest, |c| longest.min(c));
+    let own = |id: &str| super::close_combat::side_of(rules, id) == side;
+    for (i, f) in orders.fire.iter().enumerate() {
+        let field = format!("fire[{i}]");
+        let Some(target_hex) =
+            hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
+        else {
+            problems.push((format!("{field}.target"), format!("'{}' is not a combat unit on the map", f.target)));
+            continue;
+        };
+        if player_of(rules, &f.target) == player_of(rules, f.guns.first().map(String::as_str).unwrap_or("")) {
+            problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+        }
+        if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
+            problems.push((
+                format!("{field}.target"),
+                format!(
+                    "{} is already the target of {other}: no unit is the target of more than one fire per phase (11.2)",
+                    f.target
+                ),
+            ));
+        }
+        if f.guns.is_empty() {
+            problems.push((format!("{field}.guns"), "name the guns that fire".into()));
+        }
+        for (k, g) in f.guns.iter().enumerate() {
+            let at = format!("{field}.guns[{k}]");
+            let Some(c) = rules.counter(g).filter(|_| state.units.contains_key(g)) else {
+                problems.push((at, format!("there is no unit '{g}' in this game")));
+                continue;
+            };
+            if !own(g) {
+                problems.push((at, format!("{g} is not a unit of the {side} side")));
+                continue;
+            }
+            if !c.is_artillery() || c.kind == "mortar" {
+                problems.push((at, format!("{g} is not a gun: mortars fire under `mortars` and never combine with other artillery (Savannah 4.12)")));
+                continue;
+            }
+            if player_of(rules, g) == player {
+                problems.push((
+                    at,
+                    format!("{g} belongs to the phasing player: Defensive Artillery Fire is the other player's (11.1)"),
+                ));
+                continue;
+            }
+            if !may_fire(state, g) {
+                problems.push((at, format!("{g} may not fire: it is not on the map in Parade Order (13.3, 13.4)")));
+                continue;
+            }
+            if let Some(other) = fired.insert(g.clone(), field.clone()) {
+                problems
+                    .push((at, format!("{g} already fires in {other}: no unit fires more than once per phase (11.1)")));
+                continue;
+            }
+            let Some(from) = hex_of(state, g) else { continue };
+            let range = distance(from, target_hex, layout);
+            if range > reach || range == 0 {
+                problems.push((
+                    at,
+                    format!(
+                        "{} is {range} hexes from {g}: the range is at most {reach} (11.2{})",
+                        f.target,
+                        if cap.is_some() { "; the weather, Savannah 4.2" } else { "" }
+                    ),
+                ));
+                continue;
+            }
+            if range > 1 {
+                let sight = super::los::line_of_sight(rules, state, from, target_hex);
+                if !sight.clear {
+                    problems.push((at, format!("{g} cannot see {}: {} ", f.target, sight.reason)));
+                }
+            }
+        }
+    }
+    let mortar = &rules.charts.mortar.rules_summary;
+    for (i, m) in orders.mortars.iter().enumerate() {
+        let field = format!("mortars[{i}]");
+        let Some(c) = rules.counter(&m.unit).filter(|_| state.units.contains_key(&m.unit)) else {
+            problems.push((format!("{field}.unit"), format!("there is no unit '{}' in this game", m.unit)));
+            continue;
+        };
+        if !own(&m.unit) || c.kind != "mortar" {
+            problems.push((format!("{field}.unit"), format!("{} is not a mortar of the {side} side", m.unit)));
+            continue;
+        }
+        if player_of(rules, &m.unit) != player {
+            problems
+                .push((format!("{field}.unit"), format!("{} fires in its own player's turn (Savannah 3 IX)", m.unit)));
+            continue;
+        }
+        if !may_fire(state, &m.unit)
+            || state.units.get(&m.unit).and_then(|u| u.no_fire_until).is_some_and(|t| state.turn < t)
+        {
+            problems.push((
+                format!("{field}.unit"),
+                format!("{} may not fire this phase (13.3, 13.4; a disabled mortar, Savannah 4.12)", m.unit),
+            ));
+            continue;
+        }
+        if let Some(other) = fired.insert(m.unit.clone(), field.clone()) {
+            problems.push((format!("{field}.unit"), format!("{} already fires in {other} (11.1)", m.unit)));
+            continue;
+        }
+        let Ok(aim) = m.hex.parse::<HexId>() else {
+            problems.push((format!("{field}.hex"), format!("'{}' is not a hex id", m.hex)));
+            continue;
+        };
+        let Some(from) = hex_of(state, &m.unit) else { continue };
+        let range = i32::try_from(distance(from, aim, layout)).unwrap_or(i32::MAX);
+        if range < mortar.range.min || range > mortar.range.max {
+            problems.push((
+                format!("{field}.hex"),
+                format!(
+                    "{aim} is {range} hexes away: mortars fire {} to {} hexes (Savannah 4.12)",
+                    mortar.range.min, mortar.range.max
+                ),
+            ));
+        }
+    }
+    for (h, u) in &orders.mortar_targets {
+        if h.parse::<HexId>().is_err() || !own(u) {
+            problems
+                .push((format!("mortar_targets.{h}"), format!("name a hex and one of the {side} side's units in it")));
+        }
+    }
+    problems
+}
+
+/// The unit a mortar hit falls on in `hex`: the owner's choice, else the
+/// default: the unit with the most steps left, then the best printed
+/// morale, then the lowest id.
+fn mortar_victim(
+    rules: &Rules,
+    state: &State,
+    hex: HexId,
+    orders: &BTreeMap<String, serde_yaml::Value>,
+) -> Option<(String, bool)> {
+    let here: Vec<String> = state
+        .units
+        .keys()
+        .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
+        .cloned()
+        .collect();
+    let owner_side = here.first().map(|u| super::close_combat::side_of(rules, u))?;
+    let chosen = orders
+        .get(&owner_side)
+        .and_then(|b| serde_yaml::from_value::<FireOrders>(b.clone()).ok())
+        .and_then(|o| {
+            o.mortar_targets.iter().find(|(h, _)| h.parse::<HexId>().ok() == Some(hex)).map(|(_, u)| u.clone())
+        })
+        .filter(|u| here.contains(u));
+    if let Some(u) = chosen {
+        return Some((u, true));
+    }
+    let mut list = here;
+    list.sort_by(|a, b| {
+        let key = |u: &String| {
+            let steps = state.units.get(u).map(|s| s.steps).unwrap_or(0);
+            let morale = rules.counter(u).and_then(|c| c.morale).map(|m| m.full).unwrap_or(i32::MIN);
+            (steps, morale)
+        };
+        key(b).cmp(&key(a)).then_with(|| a.cmp(b))
+    });
+    list.into_iter().next().map(|u| (u, false))
+}
+
+/// Series 11, Savannah 4.12: the Defensive Artillery Fire Phase of the
+/// phasing `player`: the orders are checked whole (nothing happens if any
+/// is wrong), then each side's fires are resolved in the order given, the
+/// results applied as they come (13.1).
+pub fn resolve_phase(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, serde_yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<super::Resolution> {
+    let mut problems = Vec::new();
+    for (side, body) in orders {
+        for (field, message) in check(rules, state, player, side, body) {
+            problems.push(format!("  {side}: {field}: {message}"));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::refused(format!(
+            "fire orders refused ({} problem{}), nothing happened:\n{}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            problems.join("\n")
+        )));
+    }
+    let mut next = state.clone();
+    let mut events = Vec::new();
+    let mut count = 0;
+    for (side, body) in orders {
+        let o: FireOrders = serde_yaml::from_value(body.clone()).unwrap_or_default();
+        if o.fire.is_empty() && o.mortars.is_empty() {
+            events.push(
+                Event::new("11.1", "fire-declined", format!("the {side} side declines to fire")).with("side", side),
+            );
+        }
+        for f in &o.fire {
+            count += 1;
+            let guns: Vec<String> = f.guns.iter().filter(|g| may_fire(&next, g)).cloned().collect();
+            if guns.is_empty() || hex_of(&next, &f.target).is_none() {
+                events.push(Event::new(
+                    "11.1",
+                    "fire-lapses",
+                    format!("{} at {}: the guns or the target are gone", f.guns.join(", "), f.target),
+                ));
+                continue;
+            }
+            let shot = gun_fire(rules, &next, &guns, &f.target, dice, &mut events)?;
+            if shot.hit {
+                let owner_side = super::close_combat::side_of(rules, &f.target);
+                let choices = orders
+                    .get(&owner_side)
+                    .and_then(|b| serde_yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .map(|o| o.choices)
+                    .unwrap_or_default();
+                events.extend(apply_fire(rules, &mut next, count, &guns[0], &f.target, &shot.results, &choices, dice)?);
+            }
+        }
+        for m in &o.mortars {
+            count += 1;
+            let Ok(aim) = m.hex.parse::<HexId>() else { continue };
+            let Some(lands) = scatter(rules, &m.unit, aim, dice, &mut events)? else { continue };
+            let Some((victim, chosen)) = mortar_victim(rules, &next, lands, orders) else {
+                events.push(Event::new(
+                    "Savannah 4.12",
+                    "mortar-empty-hex",
+                    format!("the shells fall on {lands}, where there is no combat unit"),
+                ));
+                continue;
+            };
+            events.push(
+                Event::new(
+                    "Savannah 4.12",
+                    "mortar-target",
+                    format!(
+                        "{victim} is the unit the shells may hurt in {lands} ({})",
+                        if chosen {
+                            "its owner's choice"
+                        } else {
+                            "default: the most steps, then the best morale, then the lowest id"
+                        }
+                    ),
+                )
+                .with("unit", &victim),
+            );
+            let shot = mortar_fire(rules, &next, &m.unit, aim, &victim, dice, &mut events)?;
+            if shot.hit {
+                let owner_side = super::close_combat::side_of(rules, &victim);
+                let choices = orders
+                    .get(&owner_side)
+                    .and_then(|b| serde_yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .map(|o| o.choices)
+                    .unwrap_or_default();
+                events.extend(apply_fire(rules, &mut next, count, &m.unit, &victim, &shot.results, &choices, dice)?);
+                let summary = &rules.charts.mortar.rules_summary;
+                if shot.results.iter().any(|r| summary.disable_on_results.contains(r)) {
+                    match mortar_disable(rules, &m.unit, dice, &mut events)?.as_str() {
+                        "disabled" => {
+                            if let Some(u) = next.units.get_mut(&m.unit) {
+                                u.no_fire_until = Some(next.turn.saturating_add(2));
+                            }
+                        }
+                        "burst" => {
+                            // Counted as a step lost in combat, to the target's army.
+                            let by = rules.army_of(&victim).unwrap_or_default().to_string();
+                            let cause = super::losses::Cause::Combat { rule: "Savannah 4.12".into(), by };
+                            events.extend(super::losses::lose_steps(rules, &mut next, &m.unit, 1, cause)?);
+                        }
+                        "intact" => {}
+                        other => {
+                            return Err(Error::refused(format!(
+                                "charts/mortar.yaml: the engine does not know the disable result '{other}'"
+                            )))
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(super::Resolution { state: next, events })
+}
+
+/// 11.3 step 3, 13.1: a fire's results fall on the target alone (and a
+/// leader in its hex on "*").
+#[allow(clippy::too_many_arguments)]
+fn apply_fire(
+    rules: &Rules,
+    state: &mut State,
+    n: usize,
+    firer: &str,
+    target: &str,
+    results: &[String],
+    choices: &super::results::Choices,
+    dice: &mut dyn Dice,
+) -> Result<Vec<Event>> {
+    let side = |affected: &str| super::results::Side {
+        affected: affected.to_string(),
+        others: Vec::new(),
+        artillery: Vec::new(),
+        previously_retreated: Vec::new(),
+    };
+    let combat = super::results::Combat {
+        id: format!("{}-fire-{n}", state.turn),
+        kind: super::results::CombatKind::Fire,
+        attacker: side(firer),
+        defender: side(target),
+        morale_at_start: state.army_morale.clone(),
+    };
+    super::results::apply(rules, state, &combat, super::results::Role::Defender, results, choices, dice)
+}

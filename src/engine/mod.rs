@@ -224,6 +224,25 @@ pub fn validate_body(
                 })
                 .collect();
         }
+        Step::PlayerTurn { player, phase, .. } if phase == "close-combat" => {
+            let mut one = BTreeMap::new();
+            one.insert(side.to_string(), body.clone());
+            let (_, problems) = close_combat::designate(rules, state, player, &one, false);
+            return problems
+                .into_iter()
+                .map(|p| {
+                    let line = crate::yaml_path::locate(text, &p.field)
+                        .or_else(|| crate::module::map::locate(text, None, Some("step:")));
+                    crate::error::Located {
+                        file: label.to_string(),
+                        line: line.map(|l| l.0),
+                        column: line.map(|l| l.1),
+                        field: p.field,
+                        message: p.message,
+                    }
+                })
+                .collect();
+        }
         _ => {}
     }
     match step.phase() {
@@ -232,10 +251,26 @@ pub fn validate_body(
             Err(e) => vec![located(format!("initiative orders: {e}"))],
         },
         // Series 15: rally needs no orders.
-        "defensive-artillery-fire" => match combat::validate_fire(body) {
-            Ok(()) => Vec::new(),
-            Err(e) => vec![located(e)],
-        },
+        "defensive-artillery-fire" => {
+            let player = match step {
+                Step::PlayerTurn { player, .. } => player.as_str(),
+                _ => "",
+            };
+            fire::check(rules, state, player, side, body)
+                .into_iter()
+                .map(|(field, message)| {
+                    let line = crate::yaml_path::locate(text, &field)
+                        .or_else(|| crate::module::map::locate(text, None, Some("step:")));
+                    crate::error::Located {
+                        file: label.to_string(),
+                        line: line.map(|l| l.0),
+                        column: line.map(|l| l.1),
+                        field,
+                        message,
+                    }
+                })
+                .collect()
+        }
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
         "rally" | "victory-determination" | "reinforcement" | "weather" => {
             vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
@@ -265,8 +300,18 @@ pub fn resolve(
             movement::resolve(rules, state, player, orders, dice)
         }
         Step::EndOfTurn { phase, .. } if phase == "victory-determination" => victory::resolve(rules, state),
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            close_combat::resolve_phase(rules, state, player, orders, dice)
+        }
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "defensive-artillery-fire" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            fire::resolve_phase(rules, state, player, orders, dice)
+        }
         Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" || phase == "close-combat" => {
-            combat::resolve(rules, state, step, orders)
+            combat::resolve(rules, state, step)
         }
         _ => Err(Error::refused(format!(
             "step {}: this version of the engine cannot resolve the {} phase yet",

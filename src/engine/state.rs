@@ -130,6 +130,9 @@ pub struct UnitState {
     /// 12.4: the unit carries a Cavalry Withdrawal marker.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cavalry_withdrawn: bool,
+    /// Savannah 4.12: a disabled mortar may not fire before this turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_fire_until: Option<u32>,
     /// 10.5: the unit has used its first fire (the first-fire bonus is gone).
     #[serde(default, skip_serializing_if = "is_false")]
     pub first_fire_used: bool,
@@ -282,6 +285,7 @@ impl State {
                 covered_way_hexes: 0,
                 released: false,
                 cavalry_withdrawn: false,
+                no_fire_until: None,
                 first_fire_used: false,
                 sortie_with: None,
                 been_inside: false,
@@ -328,6 +332,7 @@ impl State {
                     covered_way_hexes: 0,
                     released: false,
                     cavalry_withdrawn: false,
+                    no_fire_until: None,
                     first_fire_used: false,
                     sortie_with: None,
                     been_inside: false,
