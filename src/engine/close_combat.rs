@@ -1777,3 +1777,34 @@ pub fn resolve_phase(
     events.extend(super::results::end_of_close_combat_phase(rules, &mut next, player, dice)?);
     Ok(super::Resolution { state: next, events })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(section: &str) -> Vec<String> {
+        let doc = include_str!("../../docs/orders.md");
+        let part = doc.split(section).nth(1).unwrap().split("\n## ").next().unwrap();
+        part.split("```yaml").skip(1).map(|b| b.split("```").next().unwrap().to_string()).collect()
+    }
+
+    /// docs/orders.md's close combat and fire examples use the fields the
+    /// engine reads, spelled as it reads them.
+    #[test]
+    fn the_documented_orders_parse() {
+        let cc = blocks("## Close Combat");
+        let attack: AttackOrders = serde_yaml::from_str(&cc[0]).unwrap();
+        let one: AttackOrder = serde_yaml::from_value(attack.attacks[0].clone()).unwrap();
+        assert_eq!(one.lead.as_deref(), Some("dillon-irish"));
+        assert_eq!(one.choices.second_step.as_deref(), Some("armagnac"));
+        assert_eq!(attack.diversion.as_deref(), Some("1505"));
+        let defence: DefenceOrders = serde_yaml::from_str(&cc[1]).unwrap();
+        assert_eq!(defence.defence.hexes["1404"].lead.as_deref(), Some("2-bn-fraser"));
+        assert_eq!(defence.momentum.unwrap().at_most, 2);
+        let fire = blocks("## Defensive Artillery Fire");
+        let f: super::super::fire::FireOrders = serde_yaml::from_str(&fire[0]).unwrap();
+        assert_eq!(f.fire[0].guns.len(), 2);
+        assert_eq!(f.mortars[0].hex, "1404");
+        assert_eq!(f.mortar_targets["1404"], "2-bn-fraser");
+    }
+}
