@@ -85,6 +85,22 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                 }
             }
         }
+        "rifle-fire" => {
+            // 10.1: both players' rifle units in condition to fire, next to an enemy unit.
+            for (id, hex, owner, c) in &units {
+                if !super::fire::is_rifle(c) || !super::fire::may_fire(state, id) {
+                    continue;
+                }
+                let next_to: Vec<&String> = units
+                    .iter()
+                    .filter(|(_, h, p, t)| p != owner && !t.is_leader() && distance(*hex, *h, layout) == 1)
+                    .map(|(t, ..)| t)
+                    .collect();
+                if let Some(first) = next_to.first() {
+                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
+                }
+            }
+        }
         "close-combat" => {
             for (id, hex, owner, c) in &units {
                 if owner != player || c.is_leader() {
@@ -110,7 +126,7 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
 /// gun or mortar that could fire.
 pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Option<Vec<String>> {
     match step {
-        Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" => {
+        Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" || phase == "rifle-fire" => {
             Some(eligible(rules, state, step).into_keys().collect())
         }
         Step::PlayerTurn { phase, .. } if phase == "close-combat" => {
@@ -134,6 +150,8 @@ pub fn resolve(rules: &Rules, state: &State, step: &Step) -> Result<Resolution> 
     }
     let (rule, what) = if phase == "close-combat" {
         ("12.1", "no phasing combat unit is next to an enemy unit")
+    } else if phase == "rifle-fire" {
+        ("10.1", "no rifle unit of either side is next to an enemy unit")
     } else {
         ("11.2", "no artillery has an enemy unit within range, and no mortar of the phasing player either")
     };

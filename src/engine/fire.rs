@@ -756,3 +756,292 @@ fn apply_fire(
     };
     super::results::apply(rules, state, &combat, super::results::Role::Defender, results, choices, dice)
 }
+
+// ---------------------------------------------------------------------------
+// The Rifle Fire Phase (series 10)
+
+/// A unit's rifle SPs: its rifle strength where the counter prints one
+/// (musket/rifle units), else its strength; the reduced side's once a step
+/// is lost.
+pub fn rifle_strength(rules: &Rules, state: &State, id: &str) -> i32 {
+    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return 0 };
+    let sides = c.rifle_strength.or(c.strength);
+    match sides {
+        Some(s) if u.steps < c.steps.unwrap_or(1) => s.reduced.unwrap_or(s.full),
+        Some(s) => s.full,
+        None => 0,
+    }
+}
+
+/// A rifle unit (10.1): a unit with a rifle mark, or of a rifle type.
+pub fn is_rifle(c: &crate::module::counters::Counter) -> bool {
+    c.rifle_mark.is_some() || c.kind == "rifle" || c.kind == "musket-rifle"
+}
+
+/// Both players' orders for the Rifle Fire Phase.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RifleOrders {
+    #[serde(default)]
+    pub rifle_fire: Vec<RifleOrder>,
+    #[serde(default)]
+    pub choices: super::results::Choices,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RifleOrder {
+    /// Rifle units firing together at one adjacent target (10.2).
+    pub rifles: Vec<String>,
+    pub target: String,
+}
+
+/// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).
+pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &serde_yaml::Value) -> Vec<Problem> {
+    let layout = rules.module.map.layout;
+    let orders: RifleOrders = match serde_path_to_error::deserialize(body.clone()) {
+        Ok(o) => o,
+        Err(e) => {
+            return vec![(
+                e.path().to_string(),
+                format!(
+                    "{} (rifle fire orders are `rifle_fire: [{{rifles: [...], target: ...}}]` and `choices`)",
+                    e.inner()
+                ),
+            )]
+        }
+    };
+    let mut problems = Vec::new();
+    let mut fired: BTreeMap<String, String> = BTreeMap::new();
+    let mut targets: BTreeMap<String, String> = BTreeMap::new();
+    for (i, f) in orders.rifle_fire.iter().enumerate() {
+        let field = format!("rifle_fire[{i}]");
+        let Some(target_hex) =
+            hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
+        else {
+            problems.push((format!("{field}.target"), format!("'{}' is not a combat unit on the map", f.target)));
+            continue;
+        };
+        if super::close_combat::side_of(rules, &f.target) == side
+            || player_of(rules, &f.target) == f.rifles.first().map(|r| player_of(rules, r)).unwrap_or_default()
+        {
+            problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+        }
+        if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
+            problems.push((format!("{field}.target"), format!("{} is already the target of {other}: no unit is the target of more than one Rifle Fire per phase (10.2)", f.target)));
+        }
+        for (k, r) in f.rifles.iter().enumerate() {
+            let at = format!("{field}.rifles[{k}]");
+            let Some(c) = rules.counter(r).filter(|_| state.units.contains_key(r)) else {
+                problems.push((at, format!("there is no unit '{r}' in this game")));
+                continue;
+            };
+            if super::close_combat::side_of(rules, r) != side || !is_rifle(c) {
+                problems.push((at, format!("{r} is not a rifle unit of the {side} side (10.1)")));
+                continue;
+            }
+            if !may_fire(state, r) {
+                problems.push((at, format!("{r} may not fire: only Parade Order rifle units fire (13.3, 13.4)")));
+                continue;
+            }
+            if let Some(other) = fired.insert(r.clone(), field.clone()) {
+                problems
+                    .push((at, format!("{r} already fires in {other}: no unit fires more than once per phase (10.1)")));
+                continue;
+            }
+            if !hex_of(state, r).is_some_and(|h| distance(h, target_hex, layout) == 1) {
+                problems
+                    .push((at, format!("{r} is not next to {}: rifle fire is at an adjacent target (10.2)", f.target)));
+            }
+        }
+    }
+    problems
+}
+
+/// Series 10: the Rifle Fire Phase. Both players fire; the results are
+/// applied together after every fire (10.4), the non-phasing player's units
+/// first (its retreats before the phasing player's).
+pub fn resolve_rifle_phase(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, serde_yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<super::Resolution> {
+    let mut problems = Vec::new();
+    for (side, body) in orders {
+        for (field, message) in check_rifles(rules, state, side, body) {
+            problems.push(format!("  {side}: {field}: {message}"));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::refused(format!(
+            "rifle fire orders refused ({} problem{}), nothing happened:\n{}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            problems.join("\n")
+        )));
+    }
+    let layout = rules.module.map.layout;
+    let mut events = Vec::new();
+    let mut pending: Vec<(bool, String, String, Vec<String>, super::results::Choices)> = Vec::new();
+    let mut used_first: Vec<String> = Vec::new();
+    // The phasing player's fires first (10.2), then the other's.
+    let mut sides: Vec<&String> = orders.keys().collect();
+    sides.sort_by_key(|s| (player_of_side(rules, s) != player, (*s).clone()));
+    for side in sides {
+        let o: RifleOrders = serde_yaml::from_value(orders[side].clone()).unwrap_or_default();
+        for f in &o.rifle_fire {
+            let target_hex =
+                hex_of(state, &f.target).ok_or_else(|| Error::refused(format!("{} is not on the map", f.target)))?;
+            let sps: i32 = f.rifles.iter().map(|r| rifle_strength(rules, state, r)).sum();
+            let number = to_hit(&rules.charts.fire.fire_table, sps, 1)?;
+            let mods = modifiers(rules, state, "rifle", &f.rifles, target_hex, 1, &[])?;
+            let total: i32 = mods.iter().map(|(_, v, _)| v).sum();
+            // 10.6: Jaegers (tag `jaeger`) off clear or crops ground, with an
+            // open flank, roll twice; one hit at most.
+            let jaeger = f
+                .rifles
+                .iter()
+                .all(|r| rules.counter(r).is_some_and(|c| c.tags.iter().any(|t| t == "jaeger")))
+                && f.rifles.iter().filter_map(|r| hex_of(state, r)).all(|h| {
+                    rules
+                        .module
+                        .map
+                        .terrain
+                        .get(&h)
+                        .and_then(|t| rules.charts.terrain.hexes.iter().find(|x| &x.id == t))
+                        .is_some_and(|t| !t.open)
+                })
+                && {
+                    let occupied: std::collections::BTreeSet<HexId> =
+                        state.units.keys().filter_map(|u| hex_of(state, u)).collect();
+                    rules.module.map.terrain.keys().any(|h| {
+                        !occupied.contains(h)
+                            && distance(*h, target_hex, layout) == 1
+                            && f.rifles.iter().filter_map(|r| hex_of(state, r)).any(|rh| distance(rh, *h, layout) == 1)
+                    })
+                };
+            let tries = if jaeger { 2 } else { 1 };
+            let mut hit = false;
+            for t in 0..tries {
+                let roll = i32::from(dice.roll(
+                    die(rules),
+                    &format!(
+                        "rifle fire at {}: to hit{}",
+                        f.target,
+                        if t > 0 { " (second Jaeger roll, 10.6)" } else { "" }
+                    ),
+                )?);
+                let modified = roll + total;
+                let this = modified >= number;
+                let drm_text: Vec<String> = mods.iter().map(|(_, v, t)| format!("{v:+} {t}")).collect();
+                events.push(
+                    Event::new(
+                        if t > 0 { "10.6" } else { "10.3" },
+                        "to-hit",
+                        format!(
+                            "{} ({sps} SPs) fire at {} in {target_hex}: needs {number}, rolls {roll}{}{} = {modified}: {}",
+                            f.rifles.join(", "),
+                            f.target,
+                            if drm_text.is_empty() { "" } else { ", " },
+                            drm_text.join(", "),
+                            if this { "hit" } else { "miss" }
+                        ),
+                    )
+                    .with("firers", &f.rifles)
+                    .with("target", &f.target)
+                    .with("sps", sps)
+                    .with("to_hit", number)
+                    .with("roll", roll)
+                    .with("drms", mods.iter().map(|(id, v, _)| (id.clone(), *v)).collect::<BTreeMap<String, i32>>())
+                    .with("modified", modified)
+                    .with("hit", this),
+                );
+                hit |= this;
+                if hit {
+                    break;
+                }
+            }
+            used_first.extend(f.rifles.iter().cloned());
+            if hit {
+                let damage = i32::from(dice.roll(die(rules), &format!("rifle fire at {}: damage", f.target))?);
+                let row = rules
+                    .charts
+                    .fire
+                    .rifle_fire_damage
+                    .rows
+                    .iter()
+                    .find(|r| r.roll == damage)
+                    .ok_or_else(|| Error::refused(format!("charts/fire.yaml: no rifle damage row for {damage}")))?;
+                events.push(
+                    Event::new("10.3", "damage", format!("damage roll {damage}: {}", row.result.join(" + ")))
+                        .with("target", &f.target)
+                        .with("roll", damage)
+                        .with("results", &row.result),
+                );
+                let owner = super::close_combat::side_of(rules, &f.target);
+                let choices = orders
+                    .get(&owner)
+                    .and_then(|b| serde_yaml::from_value::<RifleOrders>(b.clone()).ok())
+                    .map(|o| o.choices)
+                    .unwrap_or_default();
+                let phasing_target = player_of(rules, &f.target) == player;
+                pending.push((phasing_target, f.rifles[0].clone(), f.target.clone(), row.result.clone(), choices));
+            }
+        }
+    }
+    let mut next = state.clone();
+    // 10.5: every firing unit loses its first fire, hit or not.
+    for r in &used_first {
+        if let Some(u) = next.units.get_mut(r) {
+            u.first_fire_used = true;
+        }
+    }
+    // 10.4: all together, the non-phasing player's units first.
+    pending.sort_by_key(|p| p.0);
+    for (n, (_, firer, target, results, choices)) in pending.iter().enumerate() {
+        if hex_of(&next, target).is_none() {
+            continue;
+        }
+        let combat = super::results::Combat {
+            id: format!("{}-{player}-rifle-fire-{}", state.turn, n + 1),
+            kind: super::results::CombatKind::Fire,
+            attacker: super::results::Side {
+                affected: firer.clone(),
+                others: Vec::new(),
+                artillery: Vec::new(),
+                previously_retreated: Vec::new(),
+            },
+            defender: super::results::Side {
+                affected: target.clone(),
+                others: Vec::new(),
+                artillery: Vec::new(),
+                previously_retreated: Vec::new(),
+            },
+            morale_at_start: state.army_morale.clone(),
+        };
+        events.extend(super::results::apply(
+            rules,
+            &mut next,
+            &combat,
+            super::results::Role::Defender,
+            results,
+            choices,
+            dice,
+        )?);
+    }
+    Ok(super::Resolution { state: next, events })
+}
+
+fn player_of_side(rules: &Rules, side: &str) -> String {
+    rules
+        .sequence
+        .data
+        .armies
+        .iter()
+        .find(|a| a.side == side)
+        .and_then(|a| rules.player_of_army(&a.id))
+        .unwrap_or_default()
+        .to_string()
+}

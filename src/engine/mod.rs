@@ -251,6 +251,20 @@ pub fn validate_body(
             Err(e) => vec![located(format!("initiative orders: {e}"))],
         },
         // Series 15: rally needs no orders.
+        "rifle-fire" => fire::check_rifles(rules, state, side, body)
+            .into_iter()
+            .map(|(field, message)| {
+                let line = crate::yaml_path::locate(text, &field)
+                    .or_else(|| crate::module::map::locate(text, None, Some("step:")));
+                crate::error::Located {
+                    file: label.to_string(),
+                    line: line.map(|l| l.0),
+                    column: line.map(|l| l.1),
+                    field,
+                    message,
+                }
+            })
+            .collect(),
         "defensive-artillery-fire" => {
             let player = match step {
                 Step::PlayerTurn { player, .. } => player.as_str(),
@@ -310,7 +324,14 @@ pub fn resolve(
         {
             fire::resolve_phase(rules, state, player, orders, dice)
         }
-        Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" || phase == "close-combat" => {
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "rifle-fire" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            fire::resolve_rifle_phase(rules, state, player, orders, dice)
+        }
+        Step::PlayerTurn { phase, .. }
+            if phase == "defensive-artillery-fire" || phase == "close-combat" || phase == "rifle-fire" =>
+        {
             combat::resolve(rules, state, step)
         }
         _ => Err(Error::refused(format!(

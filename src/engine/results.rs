@@ -1045,7 +1045,10 @@ fn check_combat(rules: &Rules, state: &State, combat: &Combat) -> Result<()> {
                     "{u} is a leader: leaders are not combat units; \"*\" finds them in the hexes (13.1)"
                 )));
             }
-            if hex_of(state, u).is_none() {
+            // 10.4: in simultaneous rifle fire a firer may already be gone;
+            // the firing side of a fire combat is only credited.
+            let firer = combat.kind == CombatKind::Fire && role == Role::Attacker;
+            if hex_of(state, u).is_none() && !firer {
                 return Err(Error::refused(format!("{u} ({}) is not on the map", role.word())));
             }
             if !seen.insert(u.clone()) {
