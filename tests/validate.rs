@@ -222,6 +222,114 @@ fn the_first_turn_advances_through_every_step() {
     assert!(verified.contains("10 steps"), "{verified}");
 }
 
+/// A game whose dice are known: its chain top is replaced by a fixed one
+/// (and the anchor by the one it leads to), so a test can follow a whole
+/// turn of combat.
+fn game_with_known_dice(dir: &std::path::Path) {
+    game(dir);
+    let top = "1".repeat(64);
+    let chain = run(dir, &["dice", "chain", "--top", &top, "--length", "4096", "--format", "json"]).json();
+    let anchor = chain[0]["key"].as_str().unwrap().to_string();
+    let config = fs::read_to_string(dir.join("g/game.yaml")).unwrap();
+    let config: String = config
+        .lines()
+        .map(|l| if l.starts_with("  anchor: ") { format!("  anchor: {anchor}") } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    fs::write(dir.join("g/game.yaml"), config).unwrap();
+    fs::write(dir.join("g/.secret/chain-top"), format!("{top}\n")).unwrap();
+}
+
+/// Issue 5's must-show, begun: the Historical Scenario's first turn with
+/// fire and close combat from real orders files: the French mortar fires,
+/// Auxerrois attacks the 2nd Georgia Militia, which retreats, and advances;
+/// in the British turn four units must attack Auxerrois (12.12) and the
+/// combat ends in a PIN; turn 17 begins. verify replays it all.
+#[test]
+fn the_first_turn_with_fire_and_close_combat() {
+    let dir = temp();
+    game_with_known_dice(dir.path());
+    let write = |name: &str, step: &str, side: &str, body: &str| {
+        fs::write(dir.path().join(name), format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n{body}"))
+            .unwrap();
+    };
+    write("f.yaml", "allies-movement", "french", "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
+    write("a.yaml", "allies-movement", "american", "moves: []\n");
+    let out = run(dir.path(), &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
+    assert!(
+        out.contains("Auxerrois moves 1909 → 1908 → 1907 → 1906")
+            && out.contains("stops in the ZOC of 2nd Ga. Militia (8.31)"),
+        "{out}"
+    );
+    write(
+        "m.yaml",
+        "allies-defensive-artillery-fire",
+        "french",
+        "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
+    );
+    let out = run(dir.path(), &["resolve", "--dir", "g", "m.yaml"]).ok();
+    assert!(
+        out.contains("scatter roll")
+            && out.contains("mortar-battery (2 SPs, range 5) at 1-ga-militia in 1904: needs 8"),
+        "{out}"
+    );
+    assert!(out.contains("-1 Fog (Savannah 4.2)"), "{out}");
+    assert!(out.contains("next: 16-allies-close-combat, awaiting orders from american, british, french"), "{out}");
+    write(
+        "cf.yaml",
+        "allies-close-combat",
+        "french",
+        "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: skirmish}\n",
+    );
+    write("ca.yaml", "allies-close-combat", "american", "");
+    write("cb.yaml", "allies-close-combat", "british", "defence:\n  tactics: stand-fast\n");
+    let out = run(dir.path(), &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok();
+    for text in [
+        "3 SPs against 1: 3-1 (rounded for the Defender, 12.23)",
+        "-2 across Abatis (into) -1, Revetment (battery) (into) -1",
+        "-1 a French attack in the Historical Scenario",
+        "skirmish against stand-fast: +1 (12.23 step 4)",
+        "roll 0 +1 = 1 on 3-1: attacker army-morale, defender retreat",
+        "2nd Ga. Militia (2-ga-militia) retreats 1 hex from 1905 to 1804",
+        "auxerrois advance into 1905 (12.23 step 9)",
+    ] {
+        assert!(out.contains(text), "{text}\n{out}");
+    }
+    write("bm.yaml", "british-movement", "british", "moves: []\n");
+    let out = run(dir.path(), &["resolve", "--dir", "g", "bm.yaml"]).ok();
+    assert!(out.contains("next: 16-british-close-combat, awaiting orders from american, british, french"), "{out}");
+    // 12.12: the British units next to Auxerrois must attack it.
+    write("bc.yaml", "british-close-combat", "british", "attacks: []\n");
+    let refused = run(dir.path(), &["validate", "--dir", "g", "bc.yaml"]);
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused.stdout.contains("1-ga-militia in 1904 is next to auxerrois and must attack (12.12)"),
+        "{}",
+        refused.stdout
+    );
+    write(
+        "bc.yaml",
+        "british-close-combat",
+        "british",
+        "attacks:\n  - {attackers: [1-ga-militia, 2-bn-sc-royalists, 2-ga-militia, convalescents], defenders: [\"1905\"], tactics: frontal-assault}\n",
+    );
+    write("df.yaml", "british-close-combat", "french", "defence:\n  tactics: stand-fast\nmomentum: {reroll_if: [captured-dc, captured-ac, two-step-loss], at_most: 1}\n");
+    write("da.yaml", "british-close-combat", "american", "");
+    let out = run(dir.path(), &["resolve", "--dir", "g", "bc.yaml", "df.yaml", "da.yaml"]).ok();
+    for text in [
+        "5 SPs against 3: 3-2 (rounded for the Defender, 12.23)",
+        "frontal-assault against stand-fast: -2 (12.23 step 4)",
+        "roll 4 -3 = 1 on 3-2: attacker pin, defender pin",
+        "\"PIN\": every unit in 1804, 1904, 1905, 2004 is pinned",
+        "next: 17-initiative",
+    ] {
+        assert!(out.contains(text), "{text}\n{out}");
+    }
+    let verified = run(dir.path(), &["verify", "--dir", "g"]).ok();
+    assert!(verified.contains("9 steps"), "{verified}");
+}
+
 const TEN: &str = r#"game: club-7
 turn: 16
 step: allies-movement
