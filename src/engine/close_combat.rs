@@ -705,11 +705,14 @@ pub struct AttackOrder {
     pub advance: Vec<String>,
     #[serde(default)]
     pub momentum: Option<MomentumPolicy>,
-    /// Choices for the results that fall on the attackers (retreat paths,
-    /// the unit that takes a 2's second step, the leader of a *, and the
-    /// defending unit captured on an AC result).
+    /// Choices for the results that fall on the attackers: retreat paths,
+    /// the unit that takes a 2's second step, the leader of a *, our unit
+    /// captured on an AC result (13.1: the Attacker's choice).
     #[serde(default)]
     pub choices: super::results::Choices,
+    /// 13.1 AC on the defenders: the defending unit we capture.
+    #[serde(default)]
+    pub capture: Option<String>,
 }
 
 /// The non-phasing sides' standing instructions for the other player's
@@ -743,10 +746,13 @@ pub struct HexDefence {
     /// 12.4: withdraw Parade Order cavalry instead of fighting, when allowed.
     #[serde(default)]
     pub cavalry_withdrawal: bool,
-    /// Choices for the results that fall on this hex's defenders (and the
-    /// attacking unit captured on a DC result).
+    /// Choices for the results that fall on this hex's defenders (our unit
+    /// captured on a DC result is ours to choose, 13.1).
     #[serde(default)]
     pub choices: super::results::Choices,
+    /// 13.1 DC on the attackers: the attacking unit we capture.
+    #[serde(default)]
+    pub capture: Option<String>,
 }
 
 /// Module data for close combat (module.yaml `close_combat`).
@@ -791,6 +797,7 @@ pub struct Designated {
     pub advance: Vec<String>,
     pub momentum: MomentumPolicy,
     pub choices: super::results::Choices,
+    pub capture: Option<String>,
 }
 
 /// The phase's designation, checked: the attacks and the diversion.
@@ -1117,6 +1124,7 @@ pub fn designate(
                 advance: a.advance,
                 momentum: a.momentum.or_else(|| parsed.momentum.clone()).unwrap_or_default(),
                 choices: a.choices,
+                capture: a.capture,
             });
         }
     }
@@ -1749,8 +1757,16 @@ pub fn resolve_phase(
             &mut events,
         )?;
         // Step 7: the Attacker's choices fall on its own half, the hex's on the Defender's.
-        let attacker_choices = a.choices.clone();
-        let defender_choices = hex_orders.map(|h| h.choices.clone()).unwrap_or_default();
+        // 13.1: DC is the Defender's choice and AC the Attacker's, on
+        // whichever side the result falls.
+        let mut attacker_choices = a.choices.clone();
+        let mut defender_choices = hex_orders.map(|h| h.choices.clone()).unwrap_or_default();
+        if def_codes.iter().any(|c| c == super::results::CAPTURED_AC) {
+            defender_choices.captured = a.capture.clone();
+        }
+        if att_codes.iter().any(|c| c == super::results::CAPTURED_DC) {
+            attacker_choices.captured = hex_orders.and_then(|h| h.capture.clone());
+        }
         events.extend(super::results::apply_close_combat(
             rules,
             &mut next,
