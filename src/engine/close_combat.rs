@@ -959,12 +959,11 @@ pub fn designate(
                     ok = false;
                     continue;
                 };
-                if side_of(rules, id) != *side {
-                    bad(
-                        side,
-                        at,
-                        format!("{id} is not a unit of the {side} side; a side attacks with its own army's units"),
-                    );
+                // An alliance's sides may designate attacks together (a
+                // combined attack, where 4.13 allows it): any unit of the
+                // phasing player, never the enemy's.
+                if player_of(rules, id) != player {
+                    bad(side, at, format!("{id} is an enemy unit: the {player} player attacks with its own units"));
                     ok = false;
                     continue;
                 }
