@@ -18,9 +18,27 @@ fn the_probabilities_of_a_column_sum_to_one() {
     let json = run(
         dir.path(),
         &[
-            "odds", "--module", module, "--scenario", "battle", "--column", "3-2", "--drm", "1", "--attacker-chits",
-            "2", "--attacker-reroll-if", "step-loss,retreat", "--attacker-at-most", "2", "--defender-chits", "1",
-            "--defender-reroll-if", "retreat", "--format", "json",
+            "odds",
+            "--module",
+            module,
+            "--scenario",
+            "battle",
+            "--column",
+            "3-2",
+            "--drm",
+            "1",
+            "--attacker-chits",
+            "2",
+            "--attacker-reroll-if",
+            "step-loss,retreat",
+            "--attacker-at-most",
+            "2",
+            "--defender-chits",
+            "1",
+            "--defender-reroll-if",
+            "retreat",
+            "--format",
+            "json",
         ],
     )
     .json();
@@ -37,7 +55,17 @@ fn a_proposed_combat_explains_its_odds_and_drms() {
     let module = module.to_str().unwrap();
     let out = run(
         dir.path(),
-        &["odds", "--module", module, "--scenario", "battle", "--attackers", "red-foot,red-guards", "--defenders", "blue-foot"],
+        &[
+            "odds",
+            "--module",
+            module,
+            "--scenario",
+            "battle",
+            "--attackers",
+            "red-foot,red-guards",
+            "--defenders",
+            "blue-foot",
+        ],
     )
     .ok();
     // Red Foot 4 + Red Guards 3 against Blue Foot 3: 7:3 reads 2-1.
@@ -46,8 +74,17 @@ fn a_proposed_combat_explains_its_odds_and_drms() {
     let json = run(
         dir.path(),
         &[
-            "odds", "--module", module, "--scenario", "battle", "--attackers", "red-foot", "--defenders", "blue-foot",
-            "--format", "json",
+            "odds",
+            "--module",
+            module,
+            "--scenario",
+            "battle",
+            "--attackers",
+            "red-foot",
+            "--defenders",
+            "blue-foot",
+            "--format",
+            "json",
         ],
     )
     .json();
@@ -55,6 +92,9 @@ fn a_proposed_combat_explains_its_odds_and_drms() {
     assert_eq!((num, den), (10, 10));
     // An unknown column and an unknown unit are usage errors.
     run(dir.path(), &["odds", "--module", module, "--scenario", "battle", "--column", "9-1", "--drm", "0"]).fails(2);
-    run(dir.path(), &["odds", "--module", module, "--scenario", "battle", "--attackers", "nobody", "--defenders", "blue-foot"])
-        .fails(2);
+    run(
+        dir.path(),
+        &["odds", "--module", module, "--scenario", "battle", "--attackers", "nobody", "--defenders", "blue-foot"],
+    )
+    .fails(2);
 }
