@@ -208,22 +208,36 @@ pub fn gun_fire(
     if !hit {
         return Ok(Shot { hit, results: Vec::new() });
     }
-    let damage = i32::from(dice.roll(die(rules), &format!("artillery fire at {target}: damage"))?);
+    let results = damage(rules, "11.3", target, &format!("artillery fire at {target}: damage"), dice, events)?;
+    Ok(Shot { hit, results })
+}
+
+/// 11.3 step 3 (and Savannah 4.12): the unmodified roll on the Artillery
+/// Fire Damage Table.
+fn damage(
+    rules: &Rules,
+    rule: &str,
+    target: &str,
+    purpose: &str,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Vec<String>> {
+    let roll = i32::from(dice.roll(die(rules), purpose)?);
     let row = rules
         .charts
         .fire
         .artillery_fire_damage
         .rows
         .iter()
-        .find(|r| r.roll == damage)
-        .ok_or_else(|| Error::refused(format!("charts/fire.yaml: no damage row for a roll of {damage}")))?;
+        .find(|r| r.roll == roll)
+        .ok_or_else(|| Error::refused(format!("charts/fire.yaml: no damage row for a roll of {roll}")))?;
     events.push(
-        Event::new("11.3", "damage", format!("damage roll {damage}: {}", row.result.join(" + ")))
+        Event::new(rule, "damage", format!("damage roll {roll}: {}", row.result.join(" + ")))
             .with("target", target)
-            .with("roll", damage)
+            .with("roll", roll)
             .with("results", &row.result),
     );
-    Ok(Shot { hit, results: row.result.clone() })
+    Ok(row.result.clone())
 }
 
 /// Where a mortar's shells land (Savannah 4.12, Scatter & Drift Table):
@@ -323,22 +337,9 @@ pub fn mortar_fire(
     if !hit {
         return Ok(Shot { hit, results: Vec::new() });
     }
-    let damage = i32::from(dice.roll(die_kind, &format!("mortar {mortar} at {target}: damage"))?);
-    let row = rules
-        .charts
-        .fire
-        .artillery_fire_damage
-        .rows
-        .iter()
-        .find(|r| r.roll == damage)
-        .ok_or_else(|| Error::refused(format!("charts/fire.yaml: no damage row for a roll of {damage}")))?;
-    events.push(
-        Event::new("Savannah 4.12", "damage", format!("damage roll {damage}: {}", row.result.join(" + ")))
-            .with("target", target)
-            .with("roll", damage)
-            .with("results", &row.result),
-    );
-    Ok(Shot { hit, results: row.result.clone() })
+    let results =
+        damage(rules, "Savannah 4.12", target, &format!("mortar {mortar} at {target}: damage"), dice, events)?;
+    Ok(Shot { hit, results })
 }
 
 /// Savannah 4.12: after its own D or step loss result, the mortar rolls on

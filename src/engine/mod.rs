@@ -206,56 +206,14 @@ pub fn validate_body(
         }
     };
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
-    match step {
-        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
-            return movement::validate(rules, state, player, side, body)
-                .into_iter()
-                .map(|p| {
-                    // Located at the field the problem names (`moves[2].path[1]`).
-                    let line = crate::yaml_path::locate(text, &p.field)
-                        .or_else(|| crate::module::map::locate(text, None, Some("moves:")));
-                    crate::error::Located {
-                        file: label.to_string(),
-                        line: line.map(|l| l.0),
-                        column: line.map(|l| l.1),
-                        field: p.field,
-                        message: p.message,
-                    }
-                })
-                .collect();
-        }
-        Step::PlayerTurn { player, phase, .. } if phase == "close-combat" => {
-            let mut one = BTreeMap::new();
-            one.insert(side.to_string(), body.clone());
-            let (_, problems) = close_combat::designate(rules, state, player, &one, false);
-            return problems
-                .into_iter()
-                .map(|p| {
-                    let line = crate::yaml_path::locate(text, &p.field)
-                        .or_else(|| crate::module::map::locate(text, None, Some("step:")));
-                    crate::error::Located {
-                        file: label.to_string(),
-                        line: line.map(|l| l.0),
-                        column: line.map(|l| l.1),
-                        field: p.field,
-                        message: p.message,
-                    }
-                })
-                .collect();
-        }
-        _ => {}
-    }
-    match step.phase() {
-        "initiative" => match serde_yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
-            Ok(_) => Vec::new(),
-            Err(e) => vec![located(format!("initiative orders: {e}"))],
-        },
-        // Series 15: rally needs no orders.
-        "rifle-fire" => fire::check_rifles(rules, state, side, body)
+    // Problems located at the field they name (`moves[2].path[1]`), else at
+    // the body's first key.
+    let at_fields = |problems: Vec<(String, String)>, anchor: &str| -> Vec<crate::error::Located> {
+        problems
             .into_iter()
             .map(|(field, message)| {
                 let line = crate::yaml_path::locate(text, &field)
-                    .or_else(|| crate::module::map::locate(text, None, Some("step:")));
+                    .or_else(|| crate::module::map::locate(text, None, Some(anchor)));
                 crate::error::Located {
                     file: label.to_string(),
                     line: line.map(|l| l.0),
@@ -264,27 +222,30 @@ pub fn validate_body(
                     message,
                 }
             })
-            .collect(),
-        "defensive-artillery-fire" => {
-            let player = match step {
-                Step::PlayerTurn { player, .. } => player.as_str(),
-                _ => "",
-            };
-            fire::check(rules, state, player, side, body)
-                .into_iter()
-                .map(|(field, message)| {
-                    let line = crate::yaml_path::locate(text, &field)
-                        .or_else(|| crate::module::map::locate(text, None, Some("step:")));
-                    crate::error::Located {
-                        file: label.to_string(),
-                        line: line.map(|l| l.0),
-                        column: line.map(|l| l.1),
-                        field,
-                        message,
-                    }
-                })
-                .collect()
+            .collect()
+    };
+    let player = match step {
+        Step::PlayerTurn { player, .. } => player.as_str(),
+        _ => "",
+    };
+    match step.phase() {
+        "movement" => at_fields(
+            movement::validate(rules, state, player, side, body).into_iter().map(|p| (p.field, p.message)).collect(),
+            "moves:",
+        ),
+        "close-combat" => {
+            let mut one = BTreeMap::new();
+            one.insert(side.to_string(), body.clone());
+            let (_, problems) = close_combat::designate(rules, state, player, &one, false);
+            at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step:")
         }
+        "initiative" => match serde_yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![located(format!("initiative orders: {e}"))],
+        },
+        "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step:"),
+        "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step:"),
+        // Series 15: rally needs no orders; nor do these.
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
         "rally" | "victory-determination" | "reinforcement" | "weather" => {
             vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]

@@ -148,6 +148,30 @@ pub struct UnitState {
     pub arriving: Option<Arrival>,
 }
 
+impl UnitState {
+    /// A unit at full strength in Parade Order, on the map at `hex` or off it.
+    pub fn fresh(hex: Option<String>, off_map: Option<OffMap>, steps: u8) -> UnitState {
+        UnitState {
+            hex,
+            off_map,
+            steps,
+            condition: Condition::ParadeOrder,
+            pinned: false,
+            pin_result: None,
+            lost: false,
+            previously_lost: false,
+            covered_way_hexes: 0,
+            released: false,
+            cavalry_withdrawn: false,
+            no_fire_until: None,
+            first_fire_used: false,
+            sortie_with: None,
+            been_inside: false,
+            arriving: None,
+        }
+    }
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -273,24 +297,7 @@ impl State {
         let mut units = BTreeMap::new();
         for (hex, counter) in placed {
             let steps = if counter.is_leader() { 1 } else { counter.steps.unwrap_or(1) };
-            let unit = UnitState {
-                hex: Some(hex.to_string()),
-                off_map: None,
-                steps,
-                condition: Condition::ParadeOrder,
-                pinned: false,
-                pin_result: None,
-                lost: false,
-                previously_lost: false,
-                covered_way_hexes: 0,
-                released: false,
-                cavalry_withdrawn: false,
-                no_fire_until: None,
-                first_fire_used: false,
-                sortie_with: None,
-                been_inside: false,
-                arriving: None,
-            };
+            let unit = UnitState::fresh(Some(hex.to_string()), None, steps);
             if units.insert(counter.id.clone(), unit).is_some() {
                 return Err(Error::Data(Located {
                     file: source.label(&file),
@@ -320,24 +327,7 @@ impl State {
                     }));
                 };
                 let steps = if counter.is_leader() { 1 } else { counter.steps.unwrap_or(1) };
-                units.entry(id).or_insert(UnitState {
-                    hex: None,
-                    off_map: Some(OffMap::Reinforcement),
-                    steps,
-                    condition: Condition::ParadeOrder,
-                    pinned: false,
-                    pin_result: None,
-                    lost: false,
-                    previously_lost: false,
-                    covered_way_hexes: 0,
-                    released: false,
-                    cavalry_withdrawn: false,
-                    no_fire_until: None,
-                    first_fire_used: false,
-                    sortie_with: None,
-                    been_inside: false,
-                    arriving: None,
-                });
+                units.entry(id).or_insert(UnitState::fresh(None, Some(OffMap::Reinforcement), steps));
             }
         }
         let narrow = |map: BTreeMap<String, i64>| -> BTreeMap<String, i32> {
