@@ -1670,6 +1670,11 @@ impl Phase<'_> {
                     continue;
                 }
             }
+            if unit.cavalry_withdrawn {
+                bad(format!("{id} carries a Cavalry Withdrawal marker: it may not move until the marker comes off in its Rally Phase (12.4)"), problems);
+                ok = false;
+                continue;
+            }
             if unit.pinned && !order.leave_pin {
                 bad(
                     format!(

@@ -113,6 +113,31 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
     };
     let mut next = state.clone();
     let mut events = Vec::new();
+    // 12.4 REMOVAL: Cavalry Withdrawal markers come off the owning player's
+    // units in its Rally Phase.
+    let withdrawn: Vec<String> = state
+        .units
+        .iter()
+        .filter(|(id, u)| {
+            u.cavalry_withdrawn && rules.army_of(id).and_then(|a| rules.player_of_army(a)) == Some(player)
+        })
+        .map(|(id, _)| id.clone())
+        .collect();
+    for id in &withdrawn {
+        if let Some(u) = next.units.get_mut(id) {
+            u.cavalry_withdrawn = false;
+        }
+    }
+    if !withdrawn.is_empty() {
+        events.push(
+            Event::new(
+                "12.4",
+                "withdrawal-markers-removed",
+                format!("Cavalry Withdrawal markers removed: {}", withdrawn.join(", ")),
+            )
+            .with("units", &withdrawn),
+        );
+    }
     // Units rally in the order of their ids: fixed before any die is rolled.
     for (id, unit) in &state.units {
         let Some(counter) = rules.counter(id) else {
