@@ -222,25 +222,6 @@ fn the_first_turn_advances_through_every_step() {
     assert!(verified.contains("10 steps"), "{verified}");
 }
 
-/// A game whose dice are known: its chain top is replaced by a fixed one
-/// (and the anchor by the one it leads to), so a test can follow a whole
-/// turn of combat.
-fn game_with_known_dice(dir: &std::path::Path) {
-    game(dir);
-    let top = "1".repeat(64);
-    let chain = run(dir, &["dice", "chain", "--top", &top, "--length", "4096", "--format", "json"]).json();
-    let anchor = chain[0]["key"].as_str().unwrap().to_string();
-    let config = fs::read_to_string(dir.join("g/game.yaml")).unwrap();
-    let config: String = config
-        .lines()
-        .map(|l| if l.starts_with("  anchor: ") { format!("  anchor: {anchor}") } else { l.to_string() })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n";
-    fs::write(dir.join("g/game.yaml"), config).unwrap();
-    fs::write(dir.join("g/.secret/chain-top"), format!("{top}\n")).unwrap();
-}
-
 /// Issue 5's must-show, begun: the Historical Scenario's first turn with
 /// fire and close combat from real orders files: the French mortar fires,
 /// Auxerrois attacks the 2nd Georgia Militia, which retreats, and advances;
@@ -249,7 +230,8 @@ fn game_with_known_dice(dir: &std::path::Path) {
 #[test]
 fn the_first_turn_with_fire_and_close_combat() {
     let dir = temp();
-    game_with_known_dice(dir.path());
+    game(dir.path());
+    known_dice(&dir.path().join("g"));
     let write = |name: &str, step: &str, side: &str, body: &str| {
         fs::write(dir.path().join(name), format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n{body}"))
             .unwrap();

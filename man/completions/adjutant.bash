@@ -49,6 +49,9 @@ _adjutant() {
             adjutant,roll)
                 cmd="adjutant__subcmd__roll"
                 ;;
+            adjutant,template)
+                cmd="adjutant__subcmd__template"
+                ;;
             adjutant,validate)
                 cmd="adjutant__subcmd__validate"
                 ;;
@@ -130,6 +133,9 @@ _adjutant() {
             adjutant__subcmd__help,roll)
                 cmd="adjutant__subcmd__help__subcmd__roll"
                 ;;
+            adjutant__subcmd__help,template)
+                cmd="adjutant__subcmd__help__subcmd__template"
+                ;;
             adjutant__subcmd__help,validate)
                 cmd="adjutant__subcmd__help__subcmd__validate"
                 ;;
@@ -173,7 +179,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll resolve odds validate verify dice check-game case map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll resolve template odds validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -629,7 +635,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve odds validate verify dice check-game case map demo generate help"
+            opts="new roll resolve template odds validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -869,6 +875,20 @@ _adjutant() {
         adjutant__subcmd__help__subcmd__roll__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__template)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1228,6 +1248,40 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__template)
+            opts="-h --side --dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --side)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

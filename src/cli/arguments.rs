@@ -92,6 +92,18 @@ stored byte for byte in orders/, and the journal records the revealed key,
 every roll and what happened.")]
     Resolve(ResolveArgs),
 
+    /// Print the orders a side must send for the game's next step, at their least.
+    #[command(after_help = "\
+Examples:
+  adjutant template --dir savannah --side french > 16-french.yaml
+  adjutant validate --dir savannah 16-french.yaml
+
+The file names the game, turn, step and side, and holds what the rules require of the
+side and nothing voluntary: disrupted units next to the enemy moving away (13.3), the
+attacks that must be made (12.12, 12.13), no fire. Edit it into real orders
+(docs/orders.md); as printed it validates.")]
+    Template(TemplateArgs),
+
     /// The exact odds of a close combat: every outcome's probability.
     #[command(after_help = "\
 Examples:
@@ -244,6 +256,16 @@ pub struct ValidateArgs {
     /// The orders files.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct TemplateArgs {
+    /// The side whose orders are wanted.
+    #[arg(long)]
+    pub side: String,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

@@ -80,6 +80,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
         Command::Demo(args) => demo::run(args, out),
         Command::Odds(args) => odds::run(args, out),
+        Command::Template(args) => template(args, out),
         Command::Generate(args) => generate::run(args, out),
     }
 }
@@ -299,6 +300,12 @@ fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
         text
     })?;
     Ok(if bad == 0 { 0 } else { 1 })
+}
+
+fn template(args: &arguments::TemplateArgs, out: &Out) -> Outcome {
+    let (text, value) = game::template(&args.dir, &args.side)?;
+    out.result(&value, |_| text.clone())?;
+    Ok(0)
 }
 
 fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {

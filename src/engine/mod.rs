@@ -20,6 +20,7 @@ pub mod results;
 pub mod retreat;
 pub mod sequence;
 pub mod state;
+pub mod template;
 pub mod victory;
 pub mod weather;
 pub mod zoc;

@@ -117,3 +117,21 @@ pub fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// Give a new game folder known dice: its chain top is replaced by a fixed
+/// one (and the anchor by the one it leads to), so a test can follow a
+/// whole game whose every roll is fixed.
+pub fn known_dice(game: &Path) {
+    let top = "1".repeat(64);
+    let chain = run(game, &["dice", "chain", "--top", &top, "--length", "4096", "--format", "json"]).json();
+    let anchor = chain[0]["key"].as_str().unwrap().to_string();
+    let config = std::fs::read_to_string(game.join("game.yaml")).unwrap();
+    let config: String = config
+        .lines()
+        .map(|l| if l.starts_with("  anchor: ") { format!("  anchor: {anchor}") } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    std::fs::write(game.join("game.yaml"), config).unwrap();
+    std::fs::write(game.join(".secret/chain-top"), format!("{top}\n")).unwrap();
+}

@@ -1,0 +1,77 @@
+//! Issue 5's must-show: the Historical Scenario of Savannah 1779 plays from
+//! turn 16 to its end through `resolve` with real orders files covering
+//! fire and close combat. Turn 16's Allied orders are written out (the
+//! French mortar fires, Auxerrois attacks); every other orders file is what
+//! `adjutant template` prints for the side: the least the rules require of
+//! it, which includes the close combats forced by the PIN of turn 16. The
+//! game ends with a victory determination and `verify` replays it.
+
+mod common;
+use common::*;
+
+use std::fs;
+
+#[test]
+fn the_historical_scenario_plays_to_its_end() {
+    let dir = temp();
+    let d = dir.path();
+    run(d, &["new", "savannah-1779", "--scenario", "historical", "--dir", "g", "--game-id", "club-7"]).ok();
+    known_dice(&d.join("g"));
+    let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
+    let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
+    write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
+    write("a.yaml", head("allies-movement", "american") + "moves: []\n");
+    run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
+    write(
+        "m.yaml",
+        head("allies-defensive-artillery-fire", "french") + "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
+    );
+    let out = run(d, &["resolve", "--dir", "g", "m.yaml"]).ok();
+    assert!(out.contains("[Savannah 4.12] scatter roll"), "{out}");
+    write(
+        "cf.yaml",
+        head("allies-close-combat", "french")
+            + "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: skirmish}\n",
+    );
+    write("ca.yaml", head("allies-close-combat", "american"));
+    write("cb.yaml", head("allies-close-combat", "british") + "defence:\n  tactics: stand-fast\n");
+    let mut log = out;
+    log.push_str(&run(d, &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok());
+    // Every other step: the template's least orders for each awaited side.
+    let mut steps = 0;
+    loop {
+        let next =
+            log.lines().rev().find(|l| l.starts_with("next: ") || l.starts_with("game over")).unwrap_or("").to_string();
+        if next.starts_with("game over") {
+            break;
+        }
+        let (step, sides) = next.trim_start_matches("next: ").split_once(", awaiting orders from ").expect(&next);
+        let mut files = Vec::new();
+        for side in sides.split(", ") {
+            let name = format!("{step}-{side}.yaml");
+            let text = run(d, &["template", "--dir", "g", "--side", side]).ok();
+            write(&name, text);
+            files.push(name);
+        }
+        let mut args = vec!["resolve", "--dir", "g"];
+        args.extend(files.iter().map(String::as_str));
+        let out = run(d, &args).ok();
+        log.push_str(&out);
+        steps += 1;
+        assert!(steps < 100, "the game does not end:\n{log}");
+    }
+    // Fire and close combat took place, with their modifiers and rolls.
+    for text in [
+        "mortar-battery (2 SPs, range 5) at 1-ga-militia in 1904: needs 8",
+        "roll 0 +1 = 1 on 3-1",
+        "\"PIN\": every unit in",
+        "17-allies-close-combat",
+        "army morale",
+    ] {
+        assert!(log.contains(text), "{text}\n{log}");
+    }
+    assert!(log.contains("20-victory-determination"), "{log}");
+    assert!(log.contains("game over: british marginal victory"), "{log}");
+    let verified = run(d, &["verify", "--dir", "g"]).ok();
+    assert!(verified.contains("49 steps"), "{verified}");
+}
