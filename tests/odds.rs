@@ -98,3 +98,38 @@ fn a_proposed_combat_explains_its_odds_and_drms() {
     )
     .fails(2);
 }
+
+/// 13.1, 13.5: an outcome that makes the side's other units check morale
+/// lists each with its chance to pass, counted by the engine's own check.
+#[test]
+fn the_morale_checks_a_result_calls_for_are_listed() {
+    let dir = temp();
+    let module = repo_root().join("tests/modules/combat");
+    let module = module.to_str().unwrap();
+    let json = run(
+        dir.path(),
+        &[
+            "odds",
+            "--module",
+            module,
+            "--scenario",
+            "battle",
+            "--attackers",
+            "red-foot,red-guards",
+            "--defenders",
+            "blue-foot,blue-rifles",
+            "--format",
+            "json",
+        ],
+    )
+    .json();
+    let outcomes = json["outcomes"].as_array().unwrap();
+    let retreat = outcomes.iter().find(|o| o["defender"][0] == "retreat").expect("a retreat outcome");
+    let checks = retreat["morale_checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 1, "{retreat}");
+    assert_eq!(checks[0]["unit"], "blue-foot");
+    let n = checks[0]["passes_in_ten"].as_u64().unwrap();
+    assert!(n <= 10);
+    let pin = outcomes.iter().find(|o| o["defender"][0] == "pin").expect("a pin outcome");
+    assert!(pin["morale_checks"].as_array().unwrap().is_empty(), "PIN calls for no morale check (13.1)");
+}

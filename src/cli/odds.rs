@@ -19,9 +19,47 @@ struct Line {
     attacker: Vec<String>,
     defender: Vec<String>,
     gains_momentum: Option<String>,
+    /// 13.1, 13.5: the morale checks the result calls for: each unit and its
+    /// chance to pass, in tenths (the checks are independent rolls).
+    morale_checks: Vec<Check>,
     numerator: String,
     denominator: String,
     percent: String,
+}
+
+#[derive(Serialize, Clone)]
+struct Check {
+    unit: String,
+    passes_in_ten: u32,
+}
+
+/// 13.1: the results that make the side's other units check morale.
+const CHECKING: [&str; 6] = [
+    adjutant::engine::results::RETREAT,
+    adjutant::engine::results::DISRUPT,
+    adjutant::engine::results::STEP_LOSS,
+    adjutant::engine::results::TWO_STEP_LOSS,
+    adjutant::engine::results::CAPTURED_DC,
+    adjutant::engine::results::CAPTURED_AC,
+];
+
+/// 13.5: a unit's chance to pass a morale check, counted over the ten faces
+/// with the engine's own check (16.24: at the army morale of now).
+fn pass_in_ten(rules: &Rules, state: &State, unit: &str, attacked_from: &[adjutant::hex::HexId]) -> u32 {
+    let at_start = state.army_morale.clone();
+    (0..10u16)
+        .filter(|face| {
+            let mut trial = state.clone();
+            let check = adjutant::engine::results::MoraleCheck {
+                why: "odds",
+                morale_at_start: &at_start,
+                attacked_from,
+                trigger: None,
+            };
+            let mut dice = adjutant::engine::case::ScriptedDice::new(vec![*face]);
+            adjutant::engine::results::morale_check(rules, &mut trial, unit, &check, &mut dice).is_ok_and(|(p, _)| p)
+        })
+        .count() as u32
 }
 
 #[derive(Serialize)]
@@ -60,6 +98,9 @@ fn percent(num: u128, den: u128) -> String {
 pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
     let (rules, state) = load(args)?;
     let mut explanation = Vec::new();
+    // The units that would check morale, for each side (13.1): the side's
+    // other combat units, and the Defender's artillery.
+    let mut checkers: (Vec<Check>, Vec<Check>) = (Vec::new(), Vec::new());
     let mut no_combat = false;
     let (column, drm) = match (&args.column, args.drm) {
         (Some(c), Some(d)) => {
@@ -89,6 +130,22 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
                 defender_chit: args.defender_tactics.clone().unwrap_or_else(|| first_chit.clone()),
                 diversion_shift: args.diversion,
             };
+            let hex = |u: &String| {
+                state.units.get(u).and_then(|s| s.hex.as_deref()).and_then(|h| h.parse::<adjutant::hex::HexId>().ok())
+            };
+            let attacking: Vec<adjutant::hex::HexId> = e.attackers.iter().filter_map(hex).collect();
+            let others = |units: &[String], lead: &str, defender: bool| -> Vec<Check> {
+                units
+                    .iter()
+                    .filter(|u| *u != lead)
+                    .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && (defender || !c.is_artillery())))
+                    .map(|u| Check {
+                        unit: u.clone(),
+                        passes_in_ten: pass_in_ten(&rules, &state, u, if defender { &attacking } else { &[] }),
+                    })
+                    .collect()
+            };
+            checkers = (others(&e.attackers, &e.attacker_lead, false), others(&e.defenders, &e.defender_lead, true));
             let a_sp: i32 = e.attackers.iter().map(|u| close_combat::strength(&rules, &state, u)).sum();
             let d_sp: i32 = e.defenders.iter().map(|u| close_combat::strength(&rules, &state, u)).sum();
             let odds = close_combat::odds(&rules, a_sp, d_sp, e.diversion_shift);
@@ -137,6 +194,16 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
                 attacker: o.attacker.clone(),
                 defender: o.defender.clone(),
                 gains_momentum: o.gains_momentum.clone(),
+                morale_checks: {
+                    let mut list = Vec::new();
+                    if o.attacker.iter().any(|r| CHECKING.contains(&r.as_str())) {
+                        list.extend(checkers.0.iter().cloned());
+                    }
+                    if o.defender.iter().any(|r| CHECKING.contains(&r.as_str())) {
+                        list.extend(checkers.1.iter().cloned());
+                    }
+                    list
+                },
                 numerator: n.to_string(),
                 denominator: dist.denominator.to_string(),
                 percent: percent(*n, dist.denominator),
@@ -168,7 +235,7 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
         }
         let mut table = comfy_table::Table::new();
         table.load_style(comfy_table::presets::ASCII_MARKDOWN);
-        table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained"]);
+        table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained", "morale checks"]);
         for l in &report.outcomes {
             table.add_row(vec![
                 l.percent.clone(),
@@ -176,6 +243,11 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
                 l.attacker.join(" + "),
                 l.defender.join(" + "),
                 l.gains_momentum.clone().unwrap_or_default(),
+                l.morale_checks
+                    .iter()
+                    .map(|c| format!("{} passes {}/10", c.unit, c.passes_in_ten))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             ]);
         }
         text += &format!("{table}\n");
