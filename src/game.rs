@@ -151,6 +151,36 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf]) -> Result<Vec<Validati
     Ok(out)
 }
 
+/// `adjutant template`: the orders `side` must send for the game's next
+/// step, at their least ([`crate::engine::template`]), as the text of an
+/// orders file and as data.
+pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
+    let folder = GameFolder::open(dir)?;
+    let rules = load_rules(&folder)?;
+    let state = load_state(&folder)?;
+    let Some(step) = state.next.clone() else {
+        return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
+    };
+    let awaited = crate::engine::awaited(&rules, &state, &step);
+    if !awaited.iter().any(|s| s == side) {
+        let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
+        return Err(Error::refused(format!("step {} awaits orders from {who}, not from {side}", step.name())));
+    }
+    let body = crate::engine::template::minimal(&rules, &state, &step, side);
+    let mut text = format!(
+        "game: {}\nturn: {}\nstep: {}\nside: {side}\n",
+        folder.config.game_id,
+        step.turn(),
+        crate::engine::orders::step_field(&step)
+    );
+    if body.as_mapping().is_some_and(|m| !m.is_empty()) {
+        text += &serde_yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
+    }
+    let json = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
+    let data = serde_json::json!({"step": step.name(), "side": side, "orders": json, "text": text});
+    Ok((text, data))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,34 +214,4 @@ mod tests {
         let twice = vec![parse_player("british=Ann").unwrap(), parse_player("british=Bob").unwrap()];
         assert!(new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", twice, 16).is_err());
     }
-}
-
-/// `adjutant template`: the orders `side` must send for the game's next
-/// step, at their least ([`crate::engine::template`]), as the text of an
-/// orders file and as data.
-pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
-    let folder = GameFolder::open(dir)?;
-    let rules = load_rules(&folder)?;
-    let state = load_state(&folder)?;
-    let Some(step) = state.next.clone() else {
-        return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
-    };
-    let awaited = crate::engine::awaited(&rules, &state, &step);
-    if !awaited.iter().any(|s| s == side) {
-        let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
-        return Err(Error::refused(format!("step {} awaits orders from {who}, not from {side}", step.name())));
-    }
-    let body = crate::engine::template::minimal(&rules, &state, &step, side);
-    let mut text = format!(
-        "game: {}\nturn: {}\nstep: {}\nside: {side}\n",
-        folder.config.game_id,
-        step.turn(),
-        crate::engine::orders::step_field(&step)
-    );
-    if body.as_mapping().is_some_and(|m| !m.is_empty()) {
-        text += &serde_yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
-    }
-    let json = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
-    let data = serde_json::json!({"step": step.name(), "side": side, "orders": json, "text": text});
-    Ok((text, data))
 }

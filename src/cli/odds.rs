@@ -113,7 +113,7 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
         }
         _ => {
             for id in args.attackers.iter().chain(&args.defenders) {
-                if !state.units.get(id).is_some_and(|u| u.hex.is_some()) {
+                if state.units.get(id).is_none_or(|u| u.hex.is_none()) {
                     return Err(Error::usage(format!("'{id}' is not a unit on the map in this game")).into());
                 }
             }

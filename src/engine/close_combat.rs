@@ -246,7 +246,7 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
                         matches!(c.kind.as_str(), "infantry" | "light-infantry" | "militia" | "rifle" | "musket-rifle")
                     });
                 let open =
-                    own.iter().filter_map(|u| hex_of(state, u)).all(|h| hex_terrain(rules, h).is_some_and(|t| t.open));
+                    own.iter().filter_map(|u| hex_of(state, u)).all(|h| rules.terrain_at(h).is_some_and(|t| t.open));
                 let mounted = other.iter().filter_map(|u| rules.counter(u)).any(|c| c.kind == "cavalry");
                 all_infantry && open && mounted
             }
@@ -281,11 +281,6 @@ fn perimeter_zone(rules: &Rules) -> BTreeSet<HexId> {
         })
         .unwrap_or_else(|| "savannah-defensive-perimeter".into());
     rules.module.map.zone(&id).map(|z| z.hexes.iter().copied().collect()).unwrap_or_default()
-}
-
-fn hex_terrain<'a>(rules: &'a Rules, hex: HexId) -> Option<&'a crate::module::charts::HexTerrain> {
-    let id = rules.module.map.terrain.get(&hex)?;
-    rules.charts.terrain.hexes.iter().find(|t| &t.id == id)
 }
 
 /// Step 4: the tactics outcome, with 12.54 for illegal chits.
@@ -474,7 +469,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                     None
                 } else {
                     lead_hex
-                        .and_then(|h| hex_terrain(rules, h))
+                        .and_then(|h| rules.terrain_at(h))
                         .filter(|t| t.close_combat_drm != 0)
                         .map(|t| (t.close_combat_drm, format!("the defenders' {} hex", t.name)))
                 }
@@ -526,7 +521,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                         && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder)
                 });
                 let none = !e.defenders.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
-                let open = lead_hex.and_then(|h| hex_terrain(rules, h)).is_some_and(|t| t.open);
+                let open = lead_hex.and_then(|h| rules.terrain_at(h)).is_some_and(|t| t.open);
                 (charging && none && open).then(|| (d.value.unwrap_or(0), "cavalry charge into open ground".into()))
             }
             "defender-mixed-french-american-stack" => {
@@ -1579,7 +1574,7 @@ pub fn resolve_phase(
             for u in &fighting_defenders {
                 events.extend(super::results::capture(rules, &data, &mut next, u, "12.3", &by_attacker)?);
             }
-            if let Some(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()).ok() {
+            if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
                 events.extend(advance(rules, &mut next, a, &lead, &start));
             }
             continue;
@@ -1701,8 +1696,7 @@ pub fn resolve_phase(
             defender: side_of_units(&defenders, &defender_lead, true),
             morale_at_start,
         };
-        let drm_total: i32;
-        match &tactics_outcome {
+        let drm_total: i32 = match &tactics_outcome {
             Tactics::NoCombat { attacker_withdraws, defender_withdraws, .. } => {
                 // 12.23 step 4: the side that played Withdraw retreats all its
                 // units one hex (never the Attacker's artillery); the Defender first.
@@ -1741,8 +1735,8 @@ pub fn resolve_phase(
                 events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
                 continue;
             }
-            Tactics::Drm(v, _) => drm_total = mods.iter().map(|m| m.value).sum::<i32>() + v,
-        }
+            Tactics::Drm(v, _) => mods.iter().map(|m| m.value).sum::<i32>() + v,
+        };
         // Steps 5-6.
         let defence_policy = side_orders.and_then(|o| o.momentum.clone()).unwrap_or_default();
         let (final_roll, att_codes, def_codes) = roll_with_momentum(

@@ -54,11 +54,6 @@ pub fn to_hit(table: &ToHitTable, sps: i32, range: u32) -> Result<i32> {
         .ok_or_else(|| Error::refused(format!("{}: no column for a range of {range}", table.name)))
 }
 
-fn hex_terrain<'a>(rules: &'a Rules, hex: HexId) -> Option<&'a crate::module::charts::HexTerrain> {
-    let id = rules.module.map.terrain.get(&hex)?;
-    rules.charts.terrain.hexes.iter().find(|t| &t.id == id)
-}
-
 /// The fire DRM of the target hex's side(s) a line from `from` enters by.
 fn entering_side_drm(rules: &Rules, from: HexId, target: HexId) -> (i32, Vec<String>) {
     let layout = rules.module.map.layout;
@@ -105,7 +100,8 @@ pub fn modifiers(
                 .iter()
                 .all(|f| state.units.get(f).is_some_and(|u| !u.first_fire_used))
                 .then(|| (d.value.unwrap_or(0), "every firing unit makes its first fire (10.5)".into())),
-            "target-hex-terrain" => hex_terrain(rules, target_hex)
+            "target-hex-terrain" => rules
+                .terrain_at(target_hex)
                 .filter(|t| t.fire_drm != 0)
                 .map(|t| (t.fire_drm, format!("the target is in {}", t.name))),
             "across-hexside" => {
@@ -850,7 +846,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &serde_yaml:
                     .push((at, format!("{r} already fires in {other}: no unit fires more than once per phase (10.1)")));
                 continue;
             }
-            if !hex_of(state, r).is_some_and(|h| distance(h, target_hex, layout) == 1) {
+            if hex_of(state, r).is_none_or(|h| distance(h, target_hex, layout) != 1) {
                 problems
                     .push((at, format!("{r} is not next to {}: rifle fire is at an adjacent target (10.2)", f.target)));
             }

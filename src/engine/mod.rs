@@ -136,6 +136,12 @@ impl Rules {
     pub fn counter(&self, id: &str) -> Option<&crate::module::counters::Counter> {
         self.module.counters.iter().find(|c| c.id == id)
     }
+
+    /// The Terrain Effects Chart's entry for a hex's terrain.
+    pub fn terrain_at(&self, hex: crate::hex::HexId) -> Option<&crate::module::charts::HexTerrain> {
+        let id = self.module.map.terrain.get(&hex)?;
+        self.charts.terrain.hexes.iter().find(|t| &t.id == id)
+    }
 }
 
 /// Where a step's rolls come from: the verifiable stream of DICE.md, or a
