@@ -340,12 +340,7 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
     let layout = rules.module.map.layout;
     let terrain = super::movement::Terrain::new(rules);
     let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
-    let mut player_of_army = BTreeMap::new();
-    for a in &rules.sequence.data.alliances {
-        for army in &a.armies {
-            player_of_army.insert(army.clone(), a.id.clone());
-        }
-    }
+    let player_of_army = rules.players_of_armies();
     let zoc = super::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, own_player);
     let occupied = occupants(rules, state);
     hexes.iter().all(|h| {

@@ -137,6 +137,16 @@ impl Rules {
         self.module.counters.iter().find(|c| c.id == id)
     }
 
+    /// Each army's player (alliance), by army id.
+    pub fn players_of_armies(&self) -> BTreeMap<String, String> {
+        self.sequence
+            .data
+            .alliances
+            .iter()
+            .flat_map(|a| a.armies.iter().map(move |army| (army.clone(), a.id.clone())))
+            .collect()
+    }
+
     /// The Terrain Effects Chart's entry for a hex's terrain.
     pub fn terrain_at(&self, hex: crate::hex::HexId) -> Option<&crate::module::charts::HexTerrain> {
         let id = self.module.map.terrain.get(&hex)?;

@@ -823,12 +823,7 @@ impl<'a> Phase<'a> {
         let terrain = Terrain::new(rules);
         let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
         let data = &rules.sequence.data;
-        let mut player_of_army = BTreeMap::new();
-        for alliance in &data.alliances {
-            for army in &alliance.armies {
-                player_of_army.insert(army.clone(), alliance.id.clone());
-            }
-        }
+        let player_of_army = rules.players_of_armies();
         let side_of_army = data.armies.iter().map(|a| (a.id.clone(), a.side.clone())).collect();
         if !data.alliances.iter().any(|a| a.id == player) {
             return Err(format!("'{player}' is not a player of this module"));

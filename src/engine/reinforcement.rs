@@ -143,12 +143,7 @@ fn enemy_presence(rules: &Rules, state: &State, player: &str) -> (BTreeSet<HexId
     let terrain = super::movement::Terrain::new(rules);
     let counters: BTreeMap<&str, &crate::module::counters::Counter> =
         rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
-    let mut player_of_army = BTreeMap::new();
-    for alliance in &rules.sequence.data.alliances {
-        for army in &alliance.armies {
-            player_of_army.insert(army.clone(), alliance.id.clone());
-        }
-    }
+    let player_of_army = rules.players_of_armies();
     let zoc = super::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
     let mut occupied = BTreeSet::new();
     for (id, unit) in &state.units {
