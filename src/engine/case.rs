@@ -94,6 +94,8 @@ pub struct UnitPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_fire_used: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mortar_moved_turn: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sortie_with: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub been_inside: Option<bool>,
@@ -239,6 +241,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.first_fire_used {
             unit.first_fire_used = b;
         }
+        if let Some(t) = p.mortar_moved_turn {
+            unit.mortar_moved_turn = Some(t);
+        }
         if let Some(l) = &p.sortie_with {
             unit.sortie_with = Some(l.clone());
         }
@@ -317,6 +322,7 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     released: want.released.map(|_| got.released),
                     cavalry_withdrawn: want.cavalry_withdrawn.map(|_| got.cavalry_withdrawn),
                     first_fire_used: want.first_fire_used.map(|_| got.first_fire_used),
+                    mortar_moved_turn: want.mortar_moved_turn.and(got.mortar_moved_turn),
                     sortie_with: want.sortie_with.as_ref().and(got.sortie_with.clone()),
                     been_inside: want.been_inside.map(|_| got.been_inside),
                     arriving: want.arriving.as_ref().and(got.arriving.clone()),

@@ -60,6 +60,9 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                     continue;
                 }
                 let is_mortar = c.kind == "mortar";
+                if is_mortar && super::fire::mortar_moved(rules, state, id) {
+                    continue;
+                }
                 let (min, max) = if is_mortar {
                     (u32::try_from(mortar.min).unwrap_or(0), u32::try_from(mortar.max).unwrap_or(0))
                 } else {

@@ -365,6 +365,14 @@ pub fn mortar_disable(rules: &Rules, mortar: &str, dice: &mut dyn Dice, events: 
     Ok(outcome.result.clone())
 }
 
+/// Savannah 4.12: on the tactical turns a mortar that moved this turn may
+/// not fire.
+pub fn mortar_moved(rules: &Rules, state: &State, id: &str) -> bool {
+    rules.charts.mortar.rules_summary.tactical_turns_move_or_fire
+        && rules.sequence.track(state.turn) == Some("tactical")
+        && state.units.get(id).and_then(|u| u.mortar_moved_turn) == Some(state.turn)
+}
+
 /// Who may fire: a gun or mortar in condition to fire (13.3, 13.4).
 pub fn may_fire(state: &State, id: &str) -> bool {
     state.units.get(id).is_some_and(|u| u.hex.is_some() && u.condition == Condition::ParadeOrder)
@@ -526,6 +534,16 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &serd
         if player_of(rules, &m.unit) != player {
             problems
                 .push((format!("{field}.unit"), format!("{} fires in its own player's turn (Savannah 3 IX)", m.unit)));
+            continue;
+        }
+        if mortar_moved(rules, state, &m.unit) {
+            problems.push((
+                format!("{field}.unit"),
+                format!(
+                    "{} moved this turn: on the tactical turns a mortar moves or fires, not both (Savannah 4.12)",
+                    m.unit
+                ),
+            ));
             continue;
         }
         if !may_fire(state, &m.unit)

@@ -1953,8 +1953,14 @@ impl Phase<'_> {
                     .with("stopped_by", &walked.stopped_by),
             );
             let on_covered_way = self.terrain.hex(dest).is_some_and(|h| h.feature.is_some());
+            let mortar = self.counters.get(id.as_str()).is_some_and(|c| c.kind == "mortar");
+            let turn = self.turn;
             if let Some(u) = run.state.units.get_mut(id) {
                 u.hex = Some(dest.to_string());
+                if mortar {
+                    // Savannah 4.12: the 'Mortar Moved' marker.
+                    u.mortar_moved_turn = Some(turn);
+                }
                 if on_covered_way {
                     // Savannah 4.9: still on it; the hexes of this march count.
                     u.covered_way_hexes = if along { covered_way_hexes } else { 0 };

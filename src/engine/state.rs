@@ -130,6 +130,10 @@ pub struct UnitState {
     /// 12.4: the unit carries a Cavalry Withdrawal marker.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cavalry_withdrawn: bool,
+    /// Savannah 4.12: the turn a mortar moved ('Mortar Moved'): on the
+    /// Tactical Turn Track it may not fire that turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mortar_moved_turn: Option<u32>,
     /// Savannah 4.12: a disabled mortar may not fire before this turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_fire_until: Option<u32>,
@@ -163,6 +167,7 @@ impl UnitState {
             covered_way_hexes: 0,
             released: false,
             cavalry_withdrawn: false,
+            mortar_moved_turn: None,
             no_fire_until: None,
             first_fire_used: false,
             sortie_with: None,
