@@ -90,6 +90,8 @@ pub struct UnitPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub released: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub must_return: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cavalry_withdrawn: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_fire_used: Option<bool>,
@@ -235,6 +237,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         if let Some(b) = p.released {
             unit.released = b;
         }
+        if let Some(b) = p.must_return {
+            unit.must_return = b;
+        }
         if let Some(b) = p.cavalry_withdrawn {
             unit.cavalry_withdrawn = b;
         }
@@ -320,6 +325,7 @@ pub fn run(path: &Path) -> Result<Outcome> {
                     previously_lost: want.previously_lost.map(|_| got.previously_lost),
                     covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),
                     released: want.released.map(|_| got.released),
+                    must_return: want.must_return.map(|_| got.must_return),
                     cavalry_withdrawn: want.cavalry_withdrawn.map(|_| got.cavalry_withdrawn),
                     first_fire_used: want.first_fire_used.map(|_| got.first_fire_used),
                     mortar_moved_turn: want.mortar_moved_turn.and(got.mortar_moved_turn),

@@ -743,6 +743,39 @@ pub fn resolve_phase(
     Ok(super::Resolution { state: next, events })
 }
 
+/// Savannah Hist. Special Rules: a held gun hit by Defensive Artillery Fire
+/// with one of the scenario's results must go back to its at-start hex.
+fn send_back(rules: &Rules, state: &mut State, target: &str, results: &[String]) -> Option<Event> {
+    let fixed = rules.scenario_movement.fixed_artillery.as_ref()?;
+    let back = fixed.on_defensive_artillery_fire_result.as_ref()?;
+    let c = rules.counter(target)?;
+    let held = fixed.types.contains(&c.kind)
+        && (fixed.armies.is_empty() || fixed.armies.contains(&c.army))
+        && !fixed.except_units.iter().any(|u| u == target);
+    let symbols: Vec<&str> = results
+        .iter()
+        .filter_map(|r| rules.charts.codes.combat_results.iter().find(|x| &x.id == r).map(|x| x.symbol.as_str()))
+        .collect();
+    let u = state.units.get_mut(target)?;
+    if !held || u.released || u.hex.is_none() || !symbols.iter().any(|s| back.results.iter().any(|b| b == s)) {
+        return None;
+    }
+    let home = c.setup.as_ref().map(|s| s.hex.clone())?;
+    if u.hex.as_deref() == Some(home.as_str()) {
+        return None;
+    }
+    u.must_return = true;
+    Some(
+        Event::new(
+            &fixed.rule,
+            "must-return",
+            format!("{target} must move back to its at-start hex {home} as quickly as it can"),
+        )
+        .with("unit", target)
+        .with("hex", home),
+    )
+}
+
 /// 11.3 step 3, 13.1: a fire's results fall on the target alone (and a
 /// leader in its hex on "*").
 #[allow(clippy::too_many_arguments)]
@@ -769,7 +802,10 @@ fn apply_fire(
         defender: side(target),
         morale_at_start: state.army_morale.clone(),
     };
-    super::results::apply(rules, state, &combat, super::results::Role::Defender, results, choices, dice)
+    let mut events =
+        super::results::apply(rules, state, &combat, super::results::Role::Defender, results, choices, dice)?;
+    events.extend(send_back(rules, state, target, results));
+    Ok(events)
 }
 
 // ---------------------------------------------------------------------------

@@ -91,7 +91,10 @@
 //!   limit are put off a turn (the scenario's `overstacked_arrival`), last
 //!   placed in id order first, those already put off once last.
 //! - The scenario's `fixed_artillery` (Savannah Historical Scenario): those
-//!   artillery types do not move until attacked in Close Combat.
+//!   artillery types do not move until attacked in Close Combat; one that
+//!   Defensive Artillery Fire sends back (`must_return`) must end each move
+//!   as near its printed at-start hex as it can reach, and may not stay
+//!   put while it could get nearer.
 //!
 //! - The scenario's zone rules: `zone_bans` (Savannah 4.8: a tagged unit
 //!   may never enter a zone), `track_switch.strategic_restriction` (Savannah
@@ -105,9 +108,8 @@
 //!
 //! # What this version leaves out
 //!
-//! The Historical Scenario's return of a gun hit by Defensive Artillery Fire
-//! to its at-start hex (fire combat), and Savannah 1.6 case A (the Allies'
-//! early declaration of their assault).
+//! Savannah 4.1's retreat instead of a forced attack for a French/American
+//! stack that begins the Movement Phase next to the enemy.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -662,6 +664,15 @@ pub struct StrategicRestriction {
     pub may_not_move_adjacent_to: String,
 }
 
+/// A held gun hit with one of these results (charts/codes.yaml symbols)
+/// must move back to its at-start hex (`must_return_to: setup-hex`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireReturn {
+    pub results: Vec<String>,
+    pub must_return_to: String,
+}
+
 /// Savannah Historical Scenario, Special Rules: artillery that may not move
 /// until attacked in Close Combat.
 #[derive(Debug, Clone, Deserialize)]
@@ -678,9 +689,9 @@ pub struct FixedArtillery {
     pub except_units: Vec<String>,
     /// What frees a gun: `attacked-in-close-combat` (the state's `released`).
     pub may_move_after: String,
-    /// What fire combat does to a held gun (read by fire combat).
+    /// What Defensive Artillery Fire does to a held gun.
     #[serde(default)]
-    pub on_defensive_artillery_fire_result: Option<serde_yaml::Value>,
+    pub on_defensive_artillery_fire_result: Option<FireReturn>,
     #[serde(default)]
     pub note: Option<String>,
 }
@@ -1375,6 +1386,7 @@ impl Phase<'_> {
         let sides: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
         self.pinned_movers_end_away(&mut run);
         self.disrupted_must_move(state, &mut run, &sides);
+        self.guns_must_return(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
         self.end_of_phase_arrivals(&mut run);
         self.overstacking_penalty(&mut run, orders);
@@ -1647,7 +1659,7 @@ impl Phase<'_> {
                 let held = fixed.types.contains(&counter.kind)
                     && (fixed.armies.is_empty() || fixed.armies.contains(&counter.army))
                     && !fixed.except_units.contains(id);
-                if held && !unit.released {
+                if held && !unit.released && !unit.must_return {
                     bad(
                         format!(
                             "{id} may not move: no {} may move until attacked in Close Combat ({}){}",
@@ -1870,6 +1882,31 @@ impl Phase<'_> {
                 return;
             }
         }
+        // Savannah Hist. Special Rules: a held gun sent back by Defensive
+        // Artillery Fire moves toward its at-start hex as fast as it can.
+        for id in &ids {
+            if !state.units.get(id).is_some_and(|u| u.must_return) {
+                continue;
+            }
+            let Some(home) = self.home(id) else { continue };
+            let layout = self.terrain.layout;
+            let dest = walked.hexes.last().copied().unwrap_or(start);
+            let reach = self.search(state, &group, &occ, None);
+            let best =
+                reach.keys().chain(std::iter::once(&start)).map(|h| crate::hex::distance(*h, home, layout)).min();
+            if best.is_some_and(|b| crate::hex::distance(dest, home, layout) > b) {
+                let closest: Vec<HexId> =
+                    reach.keys().copied().filter(|h| Some(crate::hex::distance(*h, home, layout)) == best).collect();
+                problems.push(problem(
+                    field,
+                    format!(
+                        "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {}",
+                        hexes_text(&closest)
+                    ),
+                ));
+                return;
+            }
+        }
         // Savannah 4.9: units that begin stacked move along the Covered Way
         // as one stack.
         let mut walked = walked;
@@ -1954,12 +1991,16 @@ impl Phase<'_> {
             );
             let on_covered_way = self.terrain.hex(dest).is_some_and(|h| h.feature.is_some());
             let mortar = self.counters.get(id.as_str()).is_some_and(|c| c.kind == "mortar");
+            let home = self.home(id);
             let turn = self.turn;
             if let Some(u) = run.state.units.get_mut(id) {
                 u.hex = Some(dest.to_string());
                 if mortar {
                     // Savannah 4.12: the 'Mortar Moved' marker.
                     u.mortar_moved_turn = Some(turn);
+                }
+                if u.must_return && home == Some(dest) {
+                    u.must_return = false;
                 }
                 if on_covered_way {
                     // Savannah 4.9: still on it; the hexes of this march count.
@@ -2009,6 +2050,11 @@ impl Phase<'_> {
                 );
             }
         }
+    }
+
+    /// A unit's printed at-start hex.
+    fn home(&self, id: &str) -> Option<HexId> {
+        self.counters.get(id).and_then(|c| c.setup.as_ref()).and_then(|s| s.hex.parse().ok())
     }
 
     fn in_region(&self, zone: &str, hex: HexId) -> bool {
@@ -2592,6 +2638,56 @@ impl Phase<'_> {
             Err(e) => {
                 let side = if chooser.is_empty() { self.sides.first().cloned().unwrap_or_default() } else { chooser };
                 run.problems.push((side, problem("overstack_losses", e.to_string())));
+            }
+        }
+    }
+
+    /// Savannah Hist. Special Rules: a held gun sent back by Defensive
+    /// Artillery Fire that the orders leave where it is, away from its
+    /// at-start hex, while it could get nearer.
+    fn guns_must_return(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
+        for (id, unit) in &start.units {
+            if !unit.must_return || run.moved.contains_key(id) {
+                continue;
+            }
+            let (Some(c), Some(hex), Some(home)) = (self.counters.get(id.as_str()), hex_of(start, id), self.home(id))
+            else {
+                continue;
+            };
+            let Some(side) = self.side_of_army.get(&c.army) else { continue };
+            if !sides.contains(&side.as_str()) || hex == home {
+                continue;
+            }
+            let group = Group {
+                ids: vec![id.clone()],
+                start: hex,
+                allowance: c.movement.unwrap_or(0),
+                sps: 0,
+                guns: 1,
+                captures: true,
+                disrupted: unit.condition == Condition::Disrupted,
+                minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
+                strategic: false,
+            };
+            let occ = self.occupancy(&run.state, &group.ids);
+            let layout = self.terrain.layout;
+            let now = crate::hex::distance(hex, home, layout);
+            let closer: Vec<HexId> = self
+                .search(&run.state, &group, &occ, None)
+                .into_keys()
+                .filter(|h| crate::hex::distance(*h, home, layout) < now)
+                .collect();
+            if !closer.is_empty() {
+                run.problems.push((
+                    side.clone(),
+                    problem(
+                        "moves",
+                        format!(
+                            "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules); it can move to {}",
+                            hexes_text(&closer)
+                        ),
+                    ),
+                ));
             }
         }
     }

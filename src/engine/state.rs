@@ -127,6 +127,11 @@ pub struct UnitState {
     /// Close Combat (Savannah Historical Scenario) that has been attacked.
     #[serde(default, skip_serializing_if = "is_false")]
     pub released: bool,
+    /// Savannah Hist. Special Rules: a held gun hit by Defensive Artillery
+    /// Fire with a D or R must move back to its at-start hex as quickly as
+    /// it can.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub must_return: bool,
     /// 12.4: the unit carries a Cavalry Withdrawal marker.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cavalry_withdrawn: bool,
@@ -166,6 +171,7 @@ impl UnitState {
             previously_lost: false,
             covered_way_hexes: 0,
             released: false,
+            must_return: false,
             cavalry_withdrawn: false,
             mortar_moved_turn: None,
             no_fire_until: None,
