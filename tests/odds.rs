@@ -133,3 +133,50 @@ fn the_morale_checks_a_result_calls_for_are_listed() {
     let pin = outcomes.iter().find(|o| o["defender"][0] == "pin").expect("a pin outcome");
     assert!(pin["morale_checks"].as_array().unwrap().is_empty(), "PIN calls for no morale check (13.1)");
 }
+
+/// 13.5 multiplied in: every outcome split by its morale checks' results;
+/// the lines sum to one, and each outcome's lines sum to the outcome's
+/// probability, a failing check weighing (10 - passes) tenths.
+#[test]
+fn the_morale_checks_are_multiplied_into_the_outcomes() {
+    let dir = temp();
+    let module = repo_root().join("tests/modules/combat");
+    let module = module.to_str().unwrap();
+    let json = run(
+        dir.path(),
+        &[
+            "odds",
+            "--module",
+            module,
+            "--scenario",
+            "battle",
+            "--attackers",
+            "red-foot,red-guards",
+            "--defenders",
+            "blue-foot,blue-rifles",
+            "--format",
+            "json",
+        ],
+    )
+    .json();
+    let full = json["with_morale_checks"].as_array().unwrap();
+    let den: u128 = full[0]["denominator"].as_str().unwrap().parse().unwrap();
+    let total: u128 = full.iter().map(|o| o["numerator"].as_str().unwrap().parse::<u128>().unwrap()).sum();
+    assert_eq!(total, den, "the lines with morale checks sum to 1");
+    let outcomes = json["outcomes"].as_array().unwrap();
+    let retreat = outcomes.iter().find(|o| o["defender"][0] == "retreat").expect("a retreat outcome");
+    let passes = retreat["morale_checks"][0]["passes_in_ten"].as_u64().unwrap() as u128;
+    let r_num: u128 = retreat["numerator"].as_str().unwrap().parse().unwrap();
+    let r_den: u128 = retreat["denominator"].as_str().unwrap().parse().unwrap();
+    let same = |o: &&serde_json::Value| o["attacker"] == retreat["attacker"] && o["defender"] == retreat["defender"];
+    let lines: Vec<&serde_json::Value> = full.iter().filter(same).collect();
+    let scale = den / r_den;
+    for l in &lines {
+        let n: u128 = l["numerator"].as_str().unwrap().parse().unwrap();
+        let passes_here = l["morale"][0]["passes"].as_bool().unwrap();
+        let weight = if passes_here { passes } else { 10 - passes };
+        assert_eq!(l["morale"][0]["unit"], "blue-foot");
+        assert_eq!(n * 10, r_num * scale * weight, "{l}");
+    }
+    assert_eq!(lines.len(), [passes, 10 - passes].iter().filter(|w| **w > 0).count());
+}

@@ -113,7 +113,8 @@ Examples:
       --attacker-chits 1 --attacker-reroll-if captured-dc,captured-ac,two-step-loss
 
 Every die path is enumerated (the table, then the momentum re-rolls of 12.23 step 6
-under each side's policy): the probabilities are exact fractions and sum to 1.")]
+under each side's policy): the probabilities are exact fractions and sum to 1.
+A second table multiplies in the morale checks each outcome calls for (13.5).")]
     Odds(OddsArgs),
 
     /// Check orders files against a game's current step; list every problem.

@@ -33,6 +33,63 @@ struct Check {
     passes_in_ten: u32,
 }
 
+/// One outcome with its morale checks rolled too: the combat's results and
+/// whether each unit that checks passes (13.5). The checks are independent
+/// rolls of one die each, so a line's probability is the outcome's times
+/// each check's chance of its own result.
+#[derive(Serialize)]
+struct FullLine {
+    attacker: Vec<String>,
+    defender: Vec<String>,
+    gains_momentum: Option<String>,
+    morale: Vec<CheckResult>,
+    numerator: String,
+    denominator: String,
+    percent: String,
+}
+
+#[derive(Serialize, Clone)]
+struct CheckResult {
+    unit: String,
+    passes: bool,
+}
+
+/// Every outcome split by the results of its morale checks, over one common
+/// denominator (the outcomes' times ten per check of the longest list).
+fn with_morale_checks(lines: &[Line], denominator: u128) -> Vec<FullLine> {
+    let most = lines.iter().map(|l| l.morale_checks.len() as u32).max().unwrap_or(0);
+    let common = denominator * 10u128.pow(most);
+    let mut full = Vec::new();
+    for l in lines {
+        let n: u128 = l.numerator.parse().unwrap_or(0);
+        let k = l.morale_checks.len() as u32;
+        // Each subset of passing units, in the order the checks are listed.
+        for mask in 0u32..(1 << k) {
+            let mut num = n * 10u128.pow(most - k);
+            let mut morale = Vec::new();
+            for (i, c) in l.morale_checks.iter().enumerate() {
+                let passes = mask & (1 << i) == 0;
+                num *= u128::from(if passes { c.passes_in_ten } else { 10 - c.passes_in_ten });
+                morale.push(CheckResult { unit: c.unit.clone(), passes });
+            }
+            if num == 0 {
+                continue;
+            }
+            full.push(FullLine {
+                attacker: l.attacker.clone(),
+                defender: l.defender.clone(),
+                gains_momentum: l.gains_momentum.clone(),
+                morale,
+                numerator: num.to_string(),
+                denominator: common.to_string(),
+                percent: percent(num, common),
+            });
+        }
+    }
+    full.sort_by_key(|f| std::cmp::Reverse(f.numerator.parse::<u128>().unwrap_or(0)));
+    full
+}
+
 /// 13.1: the results that make the side's other units check morale.
 const CHECKING: [&str; 6] = [
     adjutant::engine::results::RETREAT,
@@ -69,6 +126,9 @@ struct Report {
     explanation: Vec<String>,
     no_combat: bool,
     outcomes: Vec<Line>,
+    /// The same outcomes with their morale checks' results multiplied in
+    /// (empty when no outcome calls for a check).
+    with_morale_checks: Vec<FullLine>,
     attacker_chits_spent: String,
     defender_chits_spent: String,
 }
@@ -182,6 +242,7 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
             explanation,
             no_combat,
             outcomes: Vec::new(),
+            with_morale_checks: Vec::new(),
             attacker_chits_spent: "0".into(),
             defender_chits_spent: "0".into(),
         }
@@ -213,12 +274,18 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
             let (a, b) = (x.numerator.parse::<u128>().unwrap_or(0), y.numerator.parse::<u128>().unwrap_or(0));
             b.cmp(&a)
         });
+        let full = if lines.iter().any(|l| !l.morale_checks.is_empty()) {
+            with_morale_checks(&lines, dist.denominator)
+        } else {
+            Vec::new()
+        };
         Report {
             column,
             drm,
             explanation,
             no_combat,
             outcomes: lines,
+            with_morale_checks: full,
             attacker_chits_spent: percent(dist.attacker_chits, dist.denominator * 100).replace('%', ""),
             defender_chits_spent: percent(dist.defender_chits, dist.denominator * 100).replace('%', ""),
         }
@@ -251,6 +318,27 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
             ]);
         }
         text += &format!("{table}\n");
+        if !report.with_morale_checks.is_empty() {
+            text += &format!("{}\n", s.bold("with the morale checks rolled (13.5):"));
+            let mut table = comfy_table::Table::new();
+            table.load_style(comfy_table::presets::ASCII_MARKDOWN);
+            table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained", "morale checks"]);
+            for l in &report.with_morale_checks {
+                table.add_row(vec![
+                    l.percent.clone(),
+                    format!("{}/{}", l.numerator, l.denominator),
+                    l.attacker.join(" + "),
+                    l.defender.join(" + "),
+                    l.gains_momentum.clone().unwrap_or_default(),
+                    l.morale
+                        .iter()
+                        .map(|c| format!("{} {}", c.unit, if c.passes { "passes" } else { "fails" }))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ]);
+            }
+            text += &format!("{table}\n");
+        }
         text += &format!(
             "expected momentum chits spent: attacker {}, defender {}\n",
             report.attacker_chits_spent, report.defender_chits_spent
