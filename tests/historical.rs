@@ -3,7 +3,8 @@
 //! fire and close combat. Turn 16's Allied orders are written out (the
 //! French mortar fires, Auxerrois attacks); every other orders file is what
 //! `adjutant template` prints for the side: the least the rules require of
-//! it, which includes the close combats forced by the PIN of turn 16. The
+//! it, which includes the close combats 12.12 forces (turn 16's British
+//! attack on Auxerrois, which retreats disrupted). The
 //! game ends with a victory determination and `verify` replays it.
 
 mod common;
@@ -64,7 +65,7 @@ fn the_historical_scenario_plays_to_its_end() {
     for text in [
         "mortar-battery (2 SPs, range 5) at 1-ga-militia in 1904: needs 8",
         "roll 0 +1 = 1 on 3-1",
-        "\"PIN\": every unit in",
+        "retreats 3 hexes from 1905",
         "17-allies-close-combat",
         "army morale",
     ] {

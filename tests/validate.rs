@@ -257,7 +257,7 @@ fn the_first_turn_with_fire_and_close_combat() {
         "{out}"
     );
     assert!(out.contains("-1 Fog (Savannah 4.2)"), "{out}");
-    assert!(out.contains("next: 16-allies-close-combat, awaiting orders from american, british, french"), "{out}");
+    assert!(out.contains("next: 16-allies-close-combat, awaiting orders from british, french"), "{out}");
     write(
         "cf.yaml",
         "allies-close-combat",
@@ -280,7 +280,7 @@ fn the_first_turn_with_fire_and_close_combat() {
     }
     write("bm.yaml", "british-movement", "british", "moves: []\n");
     let out = run(dir.path(), &["resolve", "--dir", "g", "bm.yaml"]).ok();
-    assert!(out.contains("next: 16-british-close-combat, awaiting orders from american, british, french"), "{out}");
+    assert!(out.contains("next: 16-british-close-combat, awaiting orders from british, french"), "{out}");
     // 12.12: the British units next to Auxerrois must attack it.
     write("bc.yaml", "british-close-combat", "british", "attacks: []\n");
     let refused = run(dir.path(), &["validate", "--dir", "g", "bc.yaml"]);

@@ -301,6 +301,15 @@ pub fn run(path: &Path) -> Result<Outcome> {
     }
     let mut dice = ScriptedDice::new(case.dice.clone());
     let failures = &mut outcome.failures;
+    // `resolve` of a game waits for every side the step awaits; a case must
+    // send them all too, or it would show what no game can reach.
+    if case.expect.refused.is_none() {
+        for side in super::awaited(&rules, &state, &case.step) {
+            if !case.orders.contains_key(&side) {
+                failures.push(format!("the step awaits orders from {side} too: add `{side}:` under orders"));
+            }
+        }
+    }
     match (resolve(&rules, &state, &case.step, &case.orders, &mut dice), &case.expect.refused) {
         (Err(e), Some(wanted)) if e.to_string().contains(wanted.as_str()) => {}
         (Err(e), _) => failures.push(format!("refused: {e}")),

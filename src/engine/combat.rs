@@ -132,11 +132,36 @@ pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Option<Vec<String>>
         Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" || phase == "rifle-fire" => {
             Some(eligible(rules, state, step).into_keys().collect())
         }
-        Step::PlayerTurn { phase, .. } if phase == "close-combat" => {
-            eligible(rules, state, step).is_empty().then(Vec::new)
-        }
+        Step::PlayerTurn { phase, .. } if phase == "close-combat" => Some(close_combat_sides(rules, state, step)),
         _ => None,
     }
+}
+
+/// The sides a Close Combat Phase awaits: those of the phasing player with
+/// a combat unit next to an enemy unit (they designate, 12.21), and those
+/// of every enemy unit next to such a unit (they may be attacked, and send
+/// their defensive instructions). A side with no unit in contact has
+/// nothing to decide.
+fn close_combat_sides(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
+    let mut sides = std::collections::BTreeSet::new();
+    let Step::PlayerTurn { player, .. } = step else { return Vec::new() };
+    let units = on_map(rules, state);
+    let layout = rules.module.map.layout;
+    let side_of = |army: &str| {
+        rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone()).unwrap_or_default()
+    };
+    for (_, hex, owner, c) in &units {
+        if owner != player || c.is_leader() {
+            continue;
+        }
+        let enemies: Vec<_> =
+            units.iter().filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1).collect();
+        if !enemies.is_empty() {
+            sides.insert(side_of(&c.army));
+            sides.extend(enemies.iter().map(|(_, _, _, e)| side_of(&e.army)));
+        }
+    }
+    sides.into_iter().collect()
 }
 
 /// A fire or close combat step in which no unit could take part: it
