@@ -140,6 +140,15 @@ pub fn parse_yaml<T: DeserializeOwned>(label: &str, text: &str) -> std::result::
 
 /// Remove temporary files a killed command left in `dir`. Call only while
 /// holding the folder's lock, so that no live writer's file is removed.
+/// Remove a file and make the removal durable (fsync of its folder).
+pub fn remove_file(path: &Path) -> Result<()> {
+    fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+    if let Some(dir) = path.parent() {
+        sync_dir(dir)?;
+    }
+    Ok(())
+}
+
 pub fn remove_stale_temps(dir: &Path) -> Result<()> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,

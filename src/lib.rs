@@ -16,6 +16,7 @@ pub mod folder;
 pub mod fsio;
 pub mod game;
 pub mod hex;
+pub mod inbox;
 pub mod journal;
 #[cfg(feature = "png")]
 pub mod map_png;

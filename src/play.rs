@@ -44,6 +44,10 @@ pub struct Progress {
     pub next_step: Option<String>,
     pub awaiting: Vec<String>,
     pub result: Option<crate::engine::victory::GameResult>,
+    /// Submitted orders refused when their step came (`inbox/`): the step
+    /// waits for replacements (`submit --replace`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
 }
 
 /// One orders file offered for resolution, checked.
@@ -104,9 +108,11 @@ fn resolve_step(
 }
 
 /// Resolve every step of the game at `dir` whose orders are in: the files
-/// given (each checked against the step it names) and none for steps that
-/// take no orders. Stops at the first step that lacks someone's orders.
-/// Orders that fail their checks are refused and change nothing.
+/// given (each checked against the step it names), the files submitted to
+/// `inbox/` (checked when their step comes), and none for steps that take
+/// no orders. Stops at the first step that lacks someone's orders, or whose
+/// submitted orders fail their checks now (listed in `refused`). Files given
+/// that fail their checks are refused and change nothing.
 pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Progress> {
     let folder = GameFolder::open(dir)?;
     if folder.config.kind != FolderKind::Game {
@@ -152,9 +158,32 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     }
     let length = folder.config.dice.chain_length;
     let mut resolved = Vec::new();
+    let mut refused = Vec::new();
+    let inbox = crate::inbox::pending(&folder)?;
     while let Some(step) = state.next.clone() {
         let awaited = crate::engine::awaited(&rules, &state, &step);
-        let mine: Vec<&Offered> = offered.iter().filter(|o| o.step == step).collect();
+        // Submitted files for this step, for sides no file given covers.
+        let mut from_inbox = Vec::new();
+        for p in inbox.iter().filter(|p| p.step == step.name()) {
+            if offered.iter().any(|o| o.step == step && o.side == p.side) {
+                continue;
+            }
+            let label = format!("{}/{}", crate::inbox::INBOX_DIR, crate::inbox::file_name(&p.step, &p.side));
+            let text = String::from_utf8_lossy(&p.bytes).into_owned();
+            match check_header(&rules, &folder.config.game_id, &state, &label, &text) {
+                Err(list) => refused.extend(list.iter().map(|l| l.to_string())),
+                Ok(c) => {
+                    let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, &text);
+                    refused.extend(found.iter().map(|l| l.to_string()));
+                    from_inbox.push(Offered { side: c.side, step: c.step, body: c.body, bytes: p.bytes.clone() });
+                }
+            }
+        }
+        if !refused.is_empty() {
+            break;
+        }
+        let mut mine: Vec<&Offered> = offered.iter().filter(|o| o.step == step).collect();
+        mine.extend(from_inbox.iter());
         if awaited.iter().any(|side| mine.iter().all(|o| &o.side != side)) {
             break;
         }
@@ -174,6 +203,10 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             fsio::write_new_atomic(&folder.root.join(file), bytes)?;
         }
         let written = journal.append(&entry)?;
+        // The inbox's copies are now in orders/ and the journal.
+        for p in inbox.iter().filter(|p| p.step == step.name()) {
+            fsio::remove_file(&p.path)?;
+        }
         state = next;
         let yaml = serde_yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
         fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
@@ -190,7 +223,13 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         k += 1;
     }
     let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(&rules, &state, s)).unwrap_or_default();
-    Ok(Progress { resolved, next_step: state.next.as_ref().map(Step::name), awaiting, result: state.result.clone() })
+    Ok(Progress {
+        resolved,
+        next_step: state.next.as_ref().map(Step::name),
+        awaiting,
+        result: state.result.clone(),
+        refused,
+    })
 }
 
 /// DICE.md §6.4: replay a game's journal with the engine from the

@@ -92,6 +92,29 @@ stored byte for byte in orders/, and the journal records the revealed key,
 every roll and what happened.")]
     Resolve(ResolveArgs),
 
+    /// Store a side's orders file in the game's inbox and print a receipt.
+    #[command(after_help = "\
+Examples:
+  adjutant submit --dir savannah 16-french-movement.yaml
+  adjutant submit --dir savannah --replace 16-french-movement.yaml
+  adjutant submit --dir savannah - < orders.yaml
+
+The file is kept byte for byte in inbox/ until its step is resolved (`resolve`
+takes it then). Orders for the step the game awaits are checked whole now, as
+`validate` does; orders for a later step (sent ahead) have their game, turn, step
+and side checked now and the rest when the step comes. A file for another game,
+a step already resolved, a side the step does not hear from, or a second file for
+the same step (without --replace) is refused and nothing changes. The receipt
+gives the file's SHA-256, which the journal and the dice will bind to.")]
+    Submit(SubmitArgs),
+
+    /// Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather.
+    #[command(after_help = "\
+Examples:
+  adjutant status --dir savannah
+  adjutant status --dir savannah --format json")]
+    Status(StatusArgs),
+
     /// Print the orders a side must send for the game's next step, at their least.
     #[command(after_help = "\
 Examples:
@@ -247,6 +270,26 @@ pub struct ResolveArgs {
     /// Orders files for the steps to resolve.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The orders file, or - for standard input.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Replace the orders this side submitted before for the same step.
+    #[arg(long)]
+    pub replace: bool,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

@@ -6,6 +6,7 @@ mod generate;
 mod map;
 mod odds;
 mod output;
+mod status;
 
 use std::fs;
 use std::io::{self, IsTerminal, Read};
@@ -81,6 +82,8 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Demo(args) => demo::run(args, out),
         Command::Odds(args) => odds::run(args, out),
         Command::Template(args) => template(args, out),
+        Command::Submit(args) => submit(args, wait, out),
+        Command::Status(args) => status::run(&args.dir, out),
         Command::Generate(args) => generate::run(args, out),
     }
 }
@@ -257,6 +260,9 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
             }
             text += &s.dim(&format!("  key {}\n", r.key.to_hex()));
         }
+        for r in &progress.refused {
+            text += &format!("{} {r}\n", s.bad("refused:"));
+        }
         match (&progress.result, &progress.next_step) {
             (Some(result), _) => {
                 text += &format!("{} {} {} victory\n", s.good("game over:"), result.winner, result.level)
@@ -271,7 +277,7 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
         }
         text
     })?;
-    Ok(0)
+    Ok(if progress.refused.is_empty() { 0 } else { 1 })
 }
 
 fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
@@ -300,6 +306,43 @@ fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
         text
     })?;
     Ok(if bad == 0 { 0 } else { 1 })
+}
+
+fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
+    let (bytes, label) = if args.file.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+            .map_err(|e| Error::usage(format!("standard input: {e}")))?;
+        (bytes, "standard input".to_string())
+    } else {
+        (adjutant::fsio::read(&args.file)?, args.file.display().to_string())
+    };
+    let receipt = adjutant::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
+    out.result(&receipt, |s| receipt_text(&receipt, s))?;
+    Ok(0)
+}
+
+/// A receipt in words: what was stored, its hash, and what the game awaits.
+fn receipt_text(r: &adjutant::inbox::Receipt, s: &output::Style) -> String {
+    let mut text = format!(
+        "{} orders of {} for step {} of game {} ({} bytes){}\n  sha256 {}\n  stored as {}\n",
+        s.good("received:"),
+        r.side,
+        r.step,
+        r.game,
+        r.bytes,
+        if r.replaced { ", replacing those sent before" } else { "" },
+        r.sha256.to_hex(),
+        r.stored
+    );
+    if r.when == "ahead" {
+        text += "  sent ahead: they will be checked and used when their step comes\n";
+    } else if r.still_awaiting.is_empty() {
+        text += "  the step has every side's orders: it can be resolved\n";
+    } else {
+        text += &format!("  the step still awaits orders from {}\n", r.still_awaiting.join(", "));
+    }
+    text
 }
 
 fn template(args: &arguments::TemplateArgs, out: &Out) -> Outcome {

@@ -1,0 +1,139 @@
+//! `adjutant status`: where a game stands.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use adjutant::folder::{FolderKind, GameFolder};
+use adjutant::Error;
+
+use super::output::Out;
+use super::Outcome;
+
+#[derive(Serialize)]
+struct Status {
+    game: String,
+    module: String,
+    scenario: String,
+    steps_resolved: u32,
+    turn: u32,
+    /// The next step, absent when the game is over.
+    step: Option<String>,
+    /// The sides whose orders the next step awaits, and those already in
+    /// the inbox for it.
+    awaiting: Vec<String>,
+    submitted: Vec<String>,
+    /// Orders sent ahead for later steps: `step: [sides]`.
+    ahead: BTreeMap<String, Vec<String>>,
+    weather: Option<String>,
+    army_morale: BTreeMap<String, i32>,
+    /// Victory points per army, in halves (Savannah 2.9).
+    vp_halves: BTreeMap<String, i32>,
+    momentum: BTreeMap<String, u32>,
+    result: Option<adjutant::engine::victory::GameResult>,
+    players: Vec<adjutant::folder::Player>,
+}
+
+/// Halves as a player reads them: 3 -> "1½".
+pub fn halves(h: i32) -> String {
+    let sign = if h < 0 { "-" } else { "" };
+    let (whole, half) = (h.abs() / 2, h.abs() % 2 == 1);
+    match (whole, half) {
+        (0, true) => format!("{sign}½"),
+        (w, true) => format!("{sign}{w}½"),
+        (w, false) => format!("{sign}{w}"),
+    }
+}
+
+pub fn run(dir: &Path, out: &Out) -> Outcome {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log; status is for games", dir.display())).into());
+    }
+    let rules = adjutant::game::load_rules(&folder)?;
+    let state = adjutant::game::load_state(&folder)?;
+    let next = state.next.clone();
+    let awaiting = next.as_ref().map(|s| adjutant::engine::awaited(&rules, &state, s)).unwrap_or_default();
+    let mut submitted = Vec::new();
+    let mut ahead: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in adjutant::inbox::pending(&folder)? {
+        if next.as_ref().is_some_and(|s| s.name() == p.step) {
+            submitted.push(p.side);
+        } else {
+            ahead.entry(p.step).or_default().push(p.side);
+        }
+    }
+    let status = Status {
+        game: folder.config.game_id.clone(),
+        module: folder.config.module.clone().unwrap_or_default(),
+        scenario: folder.config.scenario.clone().unwrap_or_default(),
+        steps_resolved: state.resolved_steps,
+        turn: state.turn,
+        step: next.as_ref().map(|s| s.name()),
+        awaiting,
+        submitted,
+        ahead,
+        weather: state.weather.clone(),
+        army_morale: state.army_morale.clone(),
+        vp_halves: state.vp_halves.clone(),
+        momentum: state.momentum.clone(),
+        result: state.result.clone(),
+        players: folder.config.players.clone(),
+    };
+    out.result(&status, |s| {
+        let mut text = format!(
+            "{} {} ({} {}), {} steps resolved\n",
+            s.bold("game"),
+            status.game,
+            status.module,
+            status.scenario,
+            status.steps_resolved
+        );
+        match (&status.result, &status.step) {
+            (Some(r), _) => text += &format!("{} {} {} victory\n", s.good("game over:"), r.winner, r.level),
+            (None, Some(step)) => {
+                text += &format!("turn {}, next step {step}\n", status.turn);
+                let waiting: Vec<String> = status
+                    .awaiting
+                    .iter()
+                    .map(|side| if status.submitted.contains(side) { format!("{side} (in)") } else { side.clone() })
+                    .collect();
+                text += &format!(
+                    "awaiting orders from: {}\n",
+                    if waiting.is_empty() { "nobody (resolve runs it)".to_string() } else { waiting.join(", ") }
+                );
+            }
+            (None, None) => text += "game over\n",
+        }
+        for (step, sides) in &status.ahead {
+            text += &format!("sent ahead for {step}: {}\n", sides.join(", "));
+        }
+        if let Some(w) = &status.weather {
+            text += &format!("weather: {w}\n");
+        }
+        let mut table = comfy_table::Table::new();
+        table.load_style(comfy_table::presets::ASCII_MARKDOWN);
+        table.set_header(vec!["army", "army morale", "victory points"]);
+        for (army, morale) in &status.army_morale {
+            table.add_row(vec![
+                army.clone(),
+                morale.to_string(),
+                halves(status.vp_halves.get(army).copied().unwrap_or(0)),
+            ]);
+        }
+        text += &format!("{table}\n");
+        let chits: Vec<String> = status.momentum.iter().map(|(p, n)| format!("{p} {n}")).collect();
+        text += &format!("momentum chits: {}\n", if chits.is_empty() { "none".into() } else { chits.join(", ") });
+        for p in &status.players {
+            text += &format!(
+                "player {}: {}{}\n",
+                p.side,
+                p.name,
+                p.email.as_ref().map(|e| format!(" <{e}>")).unwrap_or_default()
+            );
+        }
+        text
+    })?;
+    Ok(0)
+}

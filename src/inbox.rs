@@ -1,0 +1,242 @@
+//! The inbox: orders files submitted ahead of resolution (`adjutant
+//! submit`), kept byte for byte in `inbox/` until their step is resolved.
+//!
+//! A file is for the step the game awaits (checked whole now, as `validate`
+//! does) or for a later step (its header is checked now: game, a turn and
+//! step of the scenario still to come, a side that step may hear from; its
+//! body is checked when its step comes). One file per side and step:
+//! another is refused unless `--replace`. A file for a step already
+//! resolved is stale and refused. `resolve` takes the inbox's files when
+//! their steps come and moves each into `orders/` as the journal records it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::dice::Bytes32;
+use crate::engine::orders::{check_header, step_field};
+use crate::engine::sequence::Step;
+use crate::engine::state::State;
+use crate::engine::{validate_body, Rules};
+use crate::error::{Error, Result};
+use crate::folder::{FolderKind, GameFolder};
+use crate::fsio;
+
+/// The inbox folder of a game folder.
+pub const INBOX_DIR: &str = "inbox";
+
+/// What `submit` stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct Receipt {
+    pub game: String,
+    pub turn: u32,
+    /// The step as the journal names it, e.g. `16-allies-movement`.
+    pub step: String,
+    pub side: String,
+    /// SHA-256 of the file's exact bytes (DICE.md §3: what the dice bind to).
+    pub sha256: Bytes32,
+    pub bytes: usize,
+    /// Where it is kept, relative to the game folder.
+    pub stored: String,
+    /// True when it replaced a file submitted before for the same step.
+    pub replaced: bool,
+    /// `current`: for the step the game awaits; `ahead`: for a later step.
+    pub when: String,
+    /// The sides whose orders the awaited step still lacks.
+    pub still_awaiting: Vec<String>,
+}
+
+/// One file waiting in the inbox.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub step: String,
+    pub side: String,
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+/// The inbox file name of a side's orders for a step.
+pub fn file_name(step: &str, side: &str) -> String {
+    format!("{step}--{side}.yaml")
+}
+
+/// Every file in the inbox, by step and side.
+pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
+    let dir = folder.root.join(INBOX_DIR);
+    let mut list = Vec::new();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(list),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".yaml") else { continue };
+        let Some((step, side)) = stem.rsplit_once("--") else { continue };
+        let bytes = fsio::read(&entry.path())?;
+        list.push(Pending { step: step.to_string(), side: side.to_string(), path: entry.path(), bytes });
+    }
+    list.sort_by(|a, b| (&a.step, &a.side).cmp(&(&b.step, &b.side)));
+    Ok(list)
+}
+
+/// Every player order a turn's player turns could come in: the fixed one,
+/// the one found by initiative, or any order of the players.
+fn orders_of_turn(rules: &Rules, state: &State, turn: u32) -> Result<Vec<Vec<String>>> {
+    if let Some(fixed) = rules.sequence.fixed_order(turn)? {
+        return Ok(vec![fixed]);
+    }
+    if turn == state.turn && !state.player_order.is_empty() {
+        return Ok(vec![state.player_order.clone()]);
+    }
+    let players: Vec<String> = rules.sequence.data.alliances.iter().map(|a| a.id.clone()).collect();
+    let mut all = Vec::new();
+    permutations(&players, &mut Vec::new(), &mut all);
+    Ok(all)
+}
+
+fn permutations(left: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    if left.is_empty() {
+        out.push(prefix.clone());
+        return;
+    }
+    for i in 0..left.len() {
+        let mut rest = left.to_vec();
+        let x = rest.remove(i);
+        prefix.push(x);
+        permutations(&rest, prefix, out);
+        prefix.pop();
+    }
+}
+
+/// The step a later file names, if it is a step still to come.
+fn later_step(rules: &Rules, state: &State, next: &Step, turn: u32, step: &str) -> Result<Option<Step>> {
+    let last = rules.sequence.scenario.turns.last;
+    if turn < next.turn() || turn > last {
+        return Ok(None);
+    }
+    for order in orders_of_turn(rules, state, turn)? {
+        let steps = rules.sequence.steps_of_turn(turn, &order)?;
+        let from = if turn == next.turn() { steps.iter().position(|s| s == next).map_or(0, |i| i + 1) } else { 0 };
+        if let Some(s) = steps[from.min(steps.len())..].iter().find(|s| step_field(s) == step) {
+            return Ok(Some(s.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// The header fields of an orders file, read loosely (the full check comes
+/// with the step).
+fn header(label: &str, text: &str) -> Result<(String, u32, String, String)> {
+    let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+        let at = e.location().map(|l| format!(":{}:{}", l.line(), l.column())).unwrap_or_default();
+        Error::refused(format!("{label}{at}: not YAML: {e}"))
+    })?;
+    let field = |key: &str| -> Result<String> {
+        match value.get(key) {
+            Some(serde_yaml::Value::String(s)) => Ok(s.clone()),
+            Some(serde_yaml::Value::Number(n)) => Ok(n.to_string()),
+            _ => Err(Error::refused(format!(
+                "{label}: the file does not say its {key}: every orders file names game, turn, step and side"
+            ))),
+        }
+    };
+    let turn = field("turn")?;
+    let turn = turn.parse().map_err(|_| Error::refused(format!("{label}: turn: '{turn}' is not a turn number")))?;
+    Ok((field("game")?, turn, field("step")?, field("side")?))
+}
+
+/// Store an orders file in the inbox of the game at `dir`; `label` names it
+/// in messages. Nothing is written unless every check passes.
+pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Duration) -> Result<Receipt> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log; submit is for games", dir.display())));
+    }
+    let _lock = folder.lock(wait)?;
+    let rules = crate::game::load_rules(&folder)?;
+    let state = crate::game::load_state(&folder)?;
+    let text = std::str::from_utf8(bytes).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;
+    let (game, turn, step_name, side) = header(label, text)?;
+    let game_id = &folder.config.game_id;
+    if &game != game_id {
+        return Err(Error::refused(format!(
+            "{label}: game: these orders are for game '{game}'; this game is '{game_id}'"
+        )));
+    }
+    let Some(next) = state.next.clone() else {
+        return Err(Error::refused(format!("{label}: the game is over: it awaits no orders")));
+    };
+    let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+    if !sides.contains(&side.as_str()) {
+        return Err(Error::refused(format!(
+            "{label}: side: '{side}' is not a side of {}; the sides are {}",
+            rules.module.info.id,
+            sides.join(", ")
+        )));
+    }
+    let current = turn == next.turn() && step_name == step_field(&next);
+    let step = if current {
+        // The awaited step: every check `validate` makes.
+        let checked = check_header(&rules, game_id, &state, label, text)
+            .map_err(|list| Error::refused(list.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
+        let problems = validate_body(&rules, &state, &checked.step, &checked.side, &checked.body, label, text);
+        if !problems.is_empty() {
+            return Err(Error::refused(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")));
+        }
+        checked.step
+    } else {
+        let Some(step) = later_step(&rules, &state, &next, turn, &step_name)? else {
+            let stale = turn < next.turn() || (turn == next.turn() && state.resolved_steps > 0);
+            return Err(Error::refused(format!(
+                "{label}: turn {turn}, step '{step_name}': {}; the game awaits step '{}' of turn {}",
+                if stale { "not a step still to come (stale orders?)" } else { "not a step of this scenario" },
+                step_field(&next),
+                next.turn(),
+            )));
+        };
+        let may = rules.sequence.awaited(&step);
+        if !may.contains(&side) {
+            let who = if may.is_empty() { "no side".to_string() } else { may.join(", ") };
+            return Err(Error::refused(format!(
+                "{label}: side: step '{step_name}' of turn {turn} takes orders from {who}, not from {side}"
+            )));
+        }
+        step
+    };
+    let name = file_name(&step.name(), &side);
+    let path = folder.root.join(INBOX_DIR).join(&name);
+    let replaced = path.exists();
+    if replaced && !replace {
+        return Err(Error::refused(format!(
+            "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); \
+             give --replace to replace them before the step is resolved",
+            step.name()
+        )));
+    }
+    let inbox = folder.root.join(INBOX_DIR);
+    if !inbox.is_dir() {
+        std::fs::create_dir(&inbox).map_err(|e| Error::io(&inbox, e))?;
+        fsio::sync_dir(&folder.root)?;
+    }
+    fsio::write_atomic(&path, bytes)?;
+    let mut have: Vec<String> =
+        pending(&folder)?.into_iter().filter(|p| p.step == next.name()).map(|p| p.side).collect();
+    have.sort();
+    let still_awaiting =
+        crate::engine::awaited(&rules, &state, &next).into_iter().filter(|s| !have.contains(s)).collect();
+    Ok(Receipt {
+        game,
+        turn,
+        step: step.name(),
+        side,
+        sha256: Bytes32::sha256(bytes),
+        bytes: bytes.len(),
+        stored: format!("{INBOX_DIR}/{name}"),
+        replaced,
+        when: if current { "current".into() } else { "ahead".into() },
+        still_awaiting,
+    })
+}
