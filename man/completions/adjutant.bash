@@ -49,6 +49,12 @@ _adjutant() {
             adjutant,roll)
                 cmd="adjutant__subcmd__roll"
                 ;;
+            adjutant,status)
+                cmd="adjutant__subcmd__status"
+                ;;
+            adjutant,submit)
+                cmd="adjutant__subcmd__submit"
+                ;;
             adjutant,template)
                 cmd="adjutant__subcmd__template"
                 ;;
@@ -133,6 +139,12 @@ _adjutant() {
             adjutant__subcmd__help,roll)
                 cmd="adjutant__subcmd__help__subcmd__roll"
                 ;;
+            adjutant__subcmd__help,status)
+                cmd="adjutant__subcmd__help__subcmd__status"
+                ;;
+            adjutant__subcmd__help,submit)
+                cmd="adjutant__subcmd__help__subcmd__submit"
+                ;;
             adjutant__subcmd__help,template)
                 cmd="adjutant__subcmd__help__subcmd__template"
                 ;;
@@ -179,7 +191,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll resolve template odds validate verify dice check-game case map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll resolve submit status template odds validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -635,7 +647,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve template odds validate verify dice check-game case map demo generate help"
+            opts="new roll resolve submit status template odds validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -875,6 +887,34 @@ _adjutant() {
         adjutant__subcmd__help__subcmd__roll__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__submit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1248,6 +1288,66 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__status)
+            opts="-h --dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__submit)
+            opts="-h --replace --dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
