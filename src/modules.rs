@@ -44,6 +44,21 @@ pub fn embedded_ids() -> Vec<String> {
     ids
 }
 
+/// The files directly in a folder of an embedded module (e.g. the demo's
+/// orders), by name, sorted.
+pub fn embedded_dir_files(id: &str, folder: &str) -> Vec<(String, &'static [u8])> {
+    let mut files: Vec<(String, &'static [u8])> = GAMES
+        .get_dir(format!("{id}/{folder}"))
+        .map(|d| {
+            d.files()
+                .filter_map(|f| Some((f.path().file_name()?.to_string_lossy().into_owned(), f.contents())))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
 /// The text of one file of an embedded module, e.g. `map.yaml`.
 pub fn embedded_file(id: &str, file: &str) -> Option<&'static str> {
     GAMES.get_file(format!("{id}/{file}")).and_then(|f| f.contents_utf8())

@@ -492,6 +492,9 @@ pub struct DemoArgs {
     /// Keep the demo's folders here instead of a temporary folder.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Only create the demo game (for scripts/demo-orders), play nothing.
+    #[arg(long, hide = true, requires = "keep")]
+    pub only_new: bool,
 }
 
 #[derive(Debug, Args)]

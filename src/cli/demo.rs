@@ -1,8 +1,14 @@
-//! `adjutant demo`: the README's first command. Until the rules engine can
-//! play Savannah, it shows the dice workflow a game rests on: a new game and
-//! a roll log with their anchors, a few logged steps, a check of one step by
-//! hand with the `dice` primitives, `verify`, and `verify` catching a forged
-//! roll.
+//! `adjutant demo`: the README's first command. It plays a whole game of
+//! Savannah 1779's Historical Scenario by email, in a temporary folder: a
+//! new game and its anchor, then every step with the orders files shipped
+//! in the module (`games/savannah-1779/demo/historical/`), submitted and
+//! resolved, each step's report printed as the British player receives it,
+//! the victory determination, and `verify`'s verdict on the whole journal
+//! (then on a forged copy, which fails).
+//!
+//! The demo's chain top is public (the SHA-256 of [`DEMO_TOP_TEXT`]) so
+//! that the demo game, and the shipped orders written for it, are the same
+//! on every machine. A real game's chain top is random and secret.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,28 +16,56 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use adjutant::dice::{self, DiceExpr, SideHash};
-use adjutant::{game, roll_log, verify, Error};
+use adjutant::dice::{self, Bytes32};
+use adjutant::folder::{GameFolder, CHAIN_TOP_FILE, GAME_FILE, SECRET_DIR};
+use adjutant::{game, verify, Error};
 
 use super::arguments::{DemoArgs, Format};
-use super::output::{Out, Style};
-use super::{render_roll, render_verdict, Outcome};
+use super::output::Out;
+use super::{render_verdict, Outcome};
 
-/// The demo's steps: dice and purpose, as a Savannah referee might log them.
-const STEPS: &[(&str, &str)] = &[
-    ("2d10", "initiative, turn 17 (series 6.1): british then allied"),
-    ("1d10", "defensive artillery fire (series 11.3): Spring Hill Redoubt guns at the column adjacent to 1404"),
-    ("2d10", "close combat at 1404, Spring Hill Redoubt (series 12.23): attacker then defender"),
-    ("1d10", "surrender die roll (Savannah 2.1)"),
-];
+/// The text whose SHA-256 is the demo's (public) chain top.
+pub const DEMO_TOP_TEXT: &str = "adjutant demo: Savannah 1779, Historical Scenario. Not a secret.";
+
+/// The demo game's id and where its orders are shipped.
+const GAME_ID: &str = "savannah-demo";
+const MODULE: &str = "savannah-1779";
+const ORDERS: &str = "demo/historical";
 
 #[derive(Serialize)]
 struct DemoResult {
     game: game::NewGame,
-    roll_log: roll_log::Created,
-    steps: Vec<roll_log::Rolled>,
+    steps: usize,
+    orders_files: usize,
+    result: Option<adjutant::engine::victory::GameResult>,
     verified: verify::Verdict,
     forged: verify::Verdict,
+}
+
+/// Give a new demo game the public chain top (before any step).
+fn use_demo_top(dir: &Path) -> Result<Bytes32, Error> {
+    let top = Bytes32::sha256(DEMO_TOP_TEXT.as_bytes());
+    let mut folder = GameFolder::open(dir)?;
+    folder.config.dice.anchor = dice::chain_key(&top, folder.config.dice.chain_length, 0)?;
+    adjutant::fsio::write_atomic(&dir.join(GAME_FILE), folder.config.to_yaml().as_bytes())?;
+    adjutant::fsio::write_atomic_mode(
+        &dir.join(SECRET_DIR).join(CHAIN_TOP_FILE),
+        format!("{}\n", top.to_hex()).as_bytes(),
+        Some(0o600),
+    )?;
+    Ok(folder.config.dice.anchor)
+}
+
+/// The shipped orders files for `step` (`<step>--<side>.yaml`), by side.
+fn shipped(step: &str) -> Vec<(String, &'static [u8])> {
+    adjutant::modules::embedded_dir_files(MODULE, ORDERS)
+        .into_iter()
+        .filter_map(|(name, bytes)| {
+            let stem = name.strip_suffix(".yaml")?;
+            let (s, side) = stem.rsplit_once("--")?;
+            (s == step).then(|| (side.to_string(), bytes))
+        })
+        .collect()
 }
 
 pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
@@ -57,14 +91,13 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         }
         Ok(())
     };
-
-    say(format!("{}\n\n", s.bold("adjutant demo: verifiable dice for a game of Savannah 1779")))?;
+    say(format!("{}\n\n", s.bold("adjutant demo: Savannah 1779, the Historical Scenario, played by email")))?;
     let game_dir = base.join("savannah");
-    let made = game::new_game(
+    let mut made = game::new_game(
         &game_dir,
-        "savannah-1779",
+        MODULE,
         "historical",
-        "savannah-demo",
+        GAME_ID,
         vec![
             game::parse_player("british=Augustine Prevost <prevost@example.org>")?,
             game::parse_player("french=Charles d'Estaing <destaing@example.org>")?,
@@ -72,48 +105,65 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         ],
         dice::DEFAULT_CHAIN_LENGTH,
     )?;
+    made.anchor = use_demo_top(&game_dir)?;
     say(format!(
-        "1. `adjutant new` made the game folder {}: game.yaml, an empty journal, and the secret\n   \
-         chain top in .secret/. Every player receives its anchor before any orders exist:\n     {}\n   \
-         (This version records the game; the rules engine that plays it comes next.)\n\n",
+        "`adjutant new` made the game folder {}. Every player receives the dice anchor\n  {}\n\
+         before any orders exist; each step reveals the next key of the chain that ends in it.\n\
+         (The demo's chain top is public, so that it plays the same game everywhere.)\n\n",
         game_dir.display(),
         made.anchor.to_hex()
     ))?;
-
-    let log_dir = base.join("rolls");
-    let created = roll_log::init(&log_dir, "savannah-demo-rolls", dice::DEFAULT_CHAIN_LENGTH)?;
+    if args.only_new {
+        return Ok(0);
+    }
+    let wait = Duration::from_secs(5);
+    let mut steps = 0;
+    let mut files = 0;
+    let mut result = None;
+    loop {
+        let folder = GameFolder::open(&game_dir)?;
+        let state = game::load_state(&folder)?;
+        let Some(next) = state.next.clone() else { break };
+        for (side, bytes) in shipped(&next.name()) {
+            let label = format!("{ORDERS}/{}--{side}.yaml", next.name());
+            let receipt = adjutant::inbox::submit(&game_dir, bytes, &label, false, wait)?;
+            say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
+            files += 1;
+        }
+        let progress = adjutant::play::resolve_game(&game_dir, &[], wait)?;
+        if progress.resolved.is_empty() {
+            return Err(Error::refused(format!(
+                "the demo's shipped orders do not cover step {} (awaiting {}){}",
+                next.name(),
+                progress.awaiting.join(", "),
+                progress.refused.iter().map(|r| format!("\n{r}")).collect::<String>()
+            ))
+            .into());
+        }
+        for r in &progress.resolved {
+            say(super::render_resolved(r, &s))?;
+            steps += 1;
+        }
+        result = progress.result.clone();
+    }
+    if let Some(r) = &result {
+        say(format!("\n{} {} {} victory\n", s.good("game over:"), r.winner, r.level))?;
+    }
+    let forged_dir = base.join("savannah-forged");
+    let forged = forge(&game_dir, &forged_dir)?;
     say(format!(
-        "2. `adjutant roll init` made a roll log for ad hoc rolls, with anchor\n     {}\n\n\
-         3. Each `adjutant roll` is one step: its purpose is its orders, it reveals the next key.\n\n",
-        created.anchor.to_hex()
+        "\nA copy of the game in which someone changed the first roll of step 3 does not verify:\n{}",
+        indent(&render_verdict(&forged_dir, &forged, &s))
     ))?;
-    let mut steps = Vec::new();
-    for (expr, purpose) in STEPS {
-        let dice: DiceExpr = expr.parse().map_err(Error::usage)?;
-        let rolled = roll_log::roll(&log_dir, &[dice], purpose, Duration::from_secs(5))?;
-        say(indent(&render_roll(&rolled, &s)))?;
-        steps.push(rolled);
-    }
-
-    if let Some(first) = steps.first() {
-        say(check_by_hand(&base, first, &s)?)?;
-    }
-
-    let verified = verify::verify(&log_dir)?;
-    say(format!("5. `adjutant verify --dir {}` recomputes everything from the anchor:\n", log_dir.display()))?;
-    say(indent(&render_verdict(&log_dir, &verified, &s)))?;
-
-    let forged_dir = base.join("rolls-forged");
-    let forged = forge(&log_dir, &forged_dir, &steps)?;
-    say("\n6. A copy in which someone turned step 2's roll into a better one does not verify:\n".to_string())?;
-    say(indent(&render_verdict(&forged_dir, &forged, &s)))?;
-
+    let verified = verify::verify(&game_dir)?;
+    say(format!("\n`adjutant verify --dir {}` recomputes every roll and replays every step:\n", game_dir.display()))?;
+    say(indent(&render_verdict(&game_dir, &verified, &s)))?;
     let ok = verified.ok && !forged.ok;
     if out.format == Format::Json {
-        let result = DemoResult { game: made, roll_log: created, steps, verified, forged };
+        let result = DemoResult { game: made, steps, orders_files: files, result, verified, forged };
         out.result(&result, |_| String::new())?;
     } else if let Some(dir) = &args.keep {
-        say(format!("\nThe folders are in {}; try `adjutant verify --dir {}`.\n", dir.display(), log_dir.display()))?;
+        say(format!("\nThe game is in {}; try `adjutant status --dir {}`.\n", dir.display(), game_dir.display()))?;
     }
     Ok(if ok { 0 } else { 1 })
 }
@@ -122,48 +172,33 @@ fn indent(text: &str) -> String {
     text.lines().map(|l| format!("   {l}\n")).collect()
 }
 
-/// Step 4 of the demo: recompute step 1 with the primitives alone.
-fn check_by_hand(base: &Path, first: &roll_log::Rolled, s: &Style) -> Result<String, Error> {
-    let purpose_file = base.join("purpose-1.txt");
-    adjutant::fsio::write_atomic(&purpose_file, first.purpose.as_bytes())?;
-    let digest = dice::orders_digest(&[SideHash::of_bytes(roll_log::PURPOSE_SIDE, first.purpose.as_bytes())])?;
-    let seed = dice::step_seed(&first.game_id, first.step, &first.key, &digest, &[])?;
-    let die = first.rolls.first().map(|r| r.die).unwrap_or(dice::Die::D10);
-    let recomputed = dice::rolls(&seed, die, first.values.len());
-    let values: Vec<String> = recomputed.iter().map(|v| v.to_string()).collect();
-    let agrees = digest == first.orders_digest && seed == first.seed && recomputed == first.values;
-    Ok(format!(
-        "4. Anyone can check step 1 by hand (or in any language, from DICE.md):\n   \
-         $ adjutant dice digest purpose={}\n   {}\n   \
-         $ adjutant dice seed --game-id {} --step 1 --key {} --digest {}\n   {}\n   \
-         $ adjutant dice rolls --seed {} {} {}\n   {}   {}\n\n",
-        purpose_file.display(),
-        digest.to_hex(),
-        first.game_id,
-        first.key.to_hex(),
-        digest.to_hex(),
-        seed.to_hex(),
-        seed.to_hex(),
-        die,
-        first.values.len(),
-        values.join(" "),
-        if agrees { s.good("(the logged rolls)") } else { s.bad("(DIFFERENT from the log!)") }
-    ))
+/// Copy the game and change one logged roll, as a cheat would.
+fn forge(from: &Path, to: &Path) -> Result<verify::Verdict, Error> {
+    copy_dir(from, to)?;
+    let name = to.join("journal/000003.yaml");
+    let text = fs::read_to_string(&name).map_err(|e| Error::io(&name, e))?;
+    let forged = match text.find("  value: ") {
+        Some(at) => {
+            let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
+            let value: u16 = text[at + 9..end].trim().parse().unwrap_or(0);
+            format!("{}  value: {}{}", &text[..at], if value == 9 { 8 } else { 9 }, &text[end..])
+        }
+        None => text.replacen("step: 3", "step: 4", 1),
+    };
+    fs::write(&name, forged).map_err(|e| Error::io(&name, e))?;
+    verify::verify(to)
 }
 
-/// Copy the roll log and change one logged value, as a cheat would.
-fn forge(from: &Path, to: &Path, steps: &[roll_log::Rolled]) -> Result<verify::Verdict, Error> {
-    fs::create_dir_all(to.join("journal")).map_err(|e| Error::io(to, e))?;
-    fs::copy(from.join("game.yaml"), to.join("game.yaml")).map_err(|e| Error::io(to, e))?;
-    for step in steps {
-        let name = format!("journal/{:06}.yaml", step.step);
-        let mut text = fs::read_to_string(from.join(&name)).map_err(|e| Error::io(from.join(&name), e))?;
-        if step.step == 2 {
-            let logged = step.values[0];
-            let better = if logged == 9 { 8 } else { 9 };
-            text = text.replacen(&format!("value: {logged}\n"), &format!("value: {better}\n"), 1);
+fn copy_dir(from: &Path, to: &Path) -> Result<(), Error> {
+    fs::create_dir_all(to).map_err(|e| Error::io(to, e))?;
+    for entry in fs::read_dir(from).map_err(|e| Error::io(from, e))? {
+        let entry = entry.map_err(|e| Error::io(from, e))?;
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target).map_err(|e| Error::io(&target, e))?;
         }
-        fs::write(to.join(&name), text).map_err(|e| Error::io(to.join(&name), e))?;
     }
-    verify::verify(to)
+    Ok(())
 }

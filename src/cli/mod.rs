@@ -251,14 +251,7 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
     out.result(&progress, |s| {
         let mut text = String::new();
         for r in &progress.resolved {
-            text += &format!("{} {} · {}\n", s.bold("step"), r.journal_step, s.bold(&r.game_step));
-            for e in &r.events {
-                text += &format!("  [{}] {}\n", e.rule, e.text);
-            }
-            for roll in &r.rolls {
-                text += &s.dim(&format!("  roll {}: {} {} ({})\n", roll.index, roll.die, roll.value, roll.purpose));
-            }
-            text += &s.dim(&format!("  key {}\n", r.key.to_hex()));
+            text += &render_resolved(r, s);
         }
         for r in &progress.refused {
             text += &format!("{} {r}\n", s.bad("refused:"));
@@ -278,6 +271,19 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
         text
     })?;
     Ok(if progress.refused.is_empty() { 0 } else { 1 })
+}
+
+/// One resolved step in words: its events, its rolls, its key.
+fn render_resolved(r: &adjutant::play::Resolved, s: &Style) -> String {
+    let mut text = format!("{} {} · {}\n", s.bold("step"), r.journal_step, s.bold(&r.game_step));
+    for e in &r.events {
+        text += &format!("  [{}] {}\n", e.rule, e.text);
+    }
+    for roll in &r.rolls {
+        text += &s.dim(&format!("  roll {}: {} {} ({})\n", roll.index, roll.die, roll.value, roll.purpose));
+    }
+    text += &s.dim(&format!("  key {}\n", r.key.to_hex()));
+    text
 }
 
 fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
