@@ -8,6 +8,7 @@
 //!   journal, atomic writes and the folder lock.
 //! - [`roll_log`]: ad hoc verifiable rolls; [`verify`]: checking a folder.
 //! - [`game`], [`modules`]: new games of the embedded game modules.
+//! - [`report`]: each step's report, per side, as text, Markdown, HTML or JSON.
 
 pub mod dice;
 pub mod engine;
@@ -24,6 +25,7 @@ pub mod map_svg;
 pub mod module;
 pub mod modules;
 pub mod play;
+pub mod report;
 pub mod roll_log;
 pub mod verify;
 pub mod yaml_path;
