@@ -8,6 +8,7 @@
 //!   journal, atomic writes and the folder lock.
 //! - [`roll_log`]: ad hoc verifiable rolls; [`verify`]: checking a folder.
 //! - [`game`], [`modules`]: new games of the embedded game modules.
+//! - [`intake`]: orders read from a received email.
 
 pub mod dice;
 pub mod engine;
@@ -16,6 +17,7 @@ pub mod folder;
 pub mod fsio;
 pub mod game;
 pub mod hex;
+pub mod intake;
 pub mod journal;
 #[cfg(feature = "png")]
 pub mod map_png;
