@@ -8,7 +8,7 @@
 //!   journal, atomic writes and the folder lock.
 //! - [`roll_log`]: ad hoc verifiable rolls; [`verify`]: checking a folder.
 //! - [`game`], [`modules`]: new games of the embedded game modules.
-//! - [`intake`]: orders read from a received email.
+//! - [`mail`]: sending mail; [`intake`]: orders read from a received email.
 
 pub mod dice;
 pub mod engine;
@@ -19,6 +19,7 @@ pub mod game;
 pub mod hex;
 pub mod intake;
 pub mod journal;
+pub mod mail;
 #[cfg(feature = "png")]
 pub mod map_png;
 pub mod map_svg;
