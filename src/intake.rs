@@ -105,7 +105,9 @@ impl IntakeError {
                 names.join(", ")
             ),
             IntakeError::NotText { part, detail } => {
-                format!("The orders in {part} are not readable text ({detail}); save the file as UTF-8 and send it again.")
+                format!(
+                    "The orders in {part} are not readable text ({detail}); save the file as UTF-8 and send it again."
+                )
             }
             IntakeError::NoOrders { found } if found.is_empty() => {
                 format!("The message holds no orders: it has no body and no attachment. {EXPECTED}")
@@ -155,11 +157,8 @@ pub fn read_message(raw: &[u8]) -> Result<Intake, IntakeError> {
 
     // Leaf parts of this message, in order; a forwarded message's parts
     // (message/rfc822) are its own, not this one's.
-    let leaves: Vec<&MessagePart> = message
-        .parts
-        .iter()
-        .filter(|p| !matches!(p.body, PartType::Multipart(_)))
-        .collect();
+    let leaves: Vec<&MessagePart> =
+        message.parts.iter().filter(|p| !matches!(p.body, PartType::Multipart(_))).collect();
 
     let yaml: Vec<&MessagePart> = leaves.iter().copied().filter(|p| is_yaml(p)).collect();
     let (orders, source) = match yaml.as_slice() {
@@ -177,10 +176,8 @@ pub fn read_message(raw: &[u8]) -> Result<Intake, IntakeError> {
                 .content_type()
                 .and_then(|ct| ct.attribute("format"))
                 .is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
-            let delsp = part
-                .content_type()
-                .and_then(|ct| ct.attribute("delsp"))
-                .is_some_and(|d| d.eq_ignore_ascii_case("yes"));
+            let delsp =
+                part.content_type().and_then(|ct| ct.attribute("delsp")).is_some_and(|d| d.eq_ignore_ascii_case("yes"));
             (plain_body(text, flowed, delsp).into_bytes(), source)
         }
         several => {

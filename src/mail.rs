@@ -74,11 +74,57 @@ pub struct MailSettings {
     password: (),
 }
 
-fn refuse_password<'de, D: Deserializer<'de>>(_: D) -> std::result::Result<(), D::Error> {
-    Err(serde::de::Error::custom(
-        "a password is never written in game.yaml: give the name of an environment variable \
-         (password_env) or a command that prints it (password_command)",
-    ))
+const PASSWORD_REFUSED: &str = "a password is never written in game.yaml: give the name of an environment \
+                                 variable (password_env) or a command that prints it (password_command)";
+
+/// Refuse `password:` whatever its value, from inside the value's own
+/// deserialization so that the error is located at the value, and without
+/// echoing the value (serde's default "invalid type" messages would).
+fn refuse_password<'de, D: Deserializer<'de>>(value: D) -> std::result::Result<(), D::Error> {
+    struct Refuse;
+    impl<'de> serde::de::Visitor<'de> for Refuse {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("no password")
+        }
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_bytes<E: serde::de::Error>(self, _: &[u8]) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_none<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+            Err(E::custom(PASSWORD_REFUSED))
+        }
+        fn visit_some<D: Deserializer<'de>>(self, _: D) -> std::result::Result<(), D::Error> {
+            Err(serde::de::Error::custom(PASSWORD_REFUSED))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> std::result::Result<(), A::Error> {
+            Err(serde::de::Error::custom(PASSWORD_REFUSED))
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> std::result::Result<(), A::Error> {
+            Err(serde::de::Error::custom(PASSWORD_REFUSED))
+        }
+        fn visit_enum<A: serde::de::EnumAccess<'de>>(self, _: A) -> std::result::Result<(), A::Error> {
+            Err(serde::de::Error::custom(PASSWORD_REFUSED))
+        }
+    }
+    value.deserialize_any(Refuse)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,9 +170,13 @@ impl Security {
 pub enum Transport {
     Smtp(SmtpSettings),
     /// Run this binary as `sendmail -i -f FROM RCPT...`, the message on its stdin.
-    Sendmail { program: PathBuf },
+    Sendmail {
+        program: PathBuf,
+    },
     /// Write `.eml` files into this folder (relative to the game folder unless absolute).
-    Folder { dir: PathBuf },
+    Folder {
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,7 +254,10 @@ impl MailSettings {
         self.from.parse::<Mailbox>().map_err(|e| {
             settings_error(
                 "from",
-                format!("'{}' is not a mailbox ({e}): write \"Name <address@example.org>\" or a bare address", self.from),
+                format!(
+                    "'{}' is not a mailbox ({e}): write \"Name <address@example.org>\" or a bare address",
+                    self.from
+                ),
             )
         })
     }
@@ -245,7 +298,10 @@ impl MailSettings {
                 refuse_others("sendmail", &["sendmail"])?;
                 let program = self.sendmail.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_SENDMAIL));
                 if program.as_os_str().is_empty() {
-                    return Err(settings_error("sendmail", "is empty: give the sendmail binary, e.g. /usr/sbin/sendmail"));
+                    return Err(settings_error(
+                        "sendmail",
+                        "is empty: give the sendmail binary, e.g. /usr/sbin/sendmail",
+                    ));
                 }
                 Ok(Transport::Sendmail { program })
             }
@@ -263,7 +319,10 @@ impl MailSettings {
     fn smtp(&self) -> Result<SmtpSettings> {
         let host = match self.host.as_deref().map(str::trim) {
             None | Some("") => {
-                return Err(settings_error("host", "is missing: transport: smtp needs the server's name, e.g. smtp.example.org"))
+                return Err(settings_error(
+                    "host",
+                    "is missing: transport: smtp needs the server's name, e.g. smtp.example.org",
+                ))
             }
             Some(h) => h.to_string(),
         };
@@ -278,7 +337,9 @@ impl MailSettings {
             ));
         }
         let port = match self.port {
-            Some(0) => return Err(settings_error("port", "0 is not a port: use 1 to 65535 (587 for starttls, 465 for tls)")),
+            Some(0) => {
+                return Err(settings_error("port", "0 is not a port: use 1 to 65535 (587 for starttls, 465 for tls)"))
+            }
             Some(p) => p,
             None => security.default_port(),
         };
@@ -307,7 +368,9 @@ impl MailSettings {
             (None, None) => None,
         };
         let login = match (&self.username, password) {
-            (Some(username), Some(password)) if !username.is_empty() => Some(Login { username: username.clone(), password }),
+            (Some(username), Some(password)) if !username.is_empty() => {
+                Some(Login { username: username.clone(), password })
+            }
             (Some(_), Some(_)) => return Err(settings_error("username", "is empty: give the account's user name")),
             (Some(_), None) => {
                 return Err(settings_error(
@@ -377,13 +440,15 @@ fn describe(outgoing: &Outgoing) -> String {
 
 /// Build the message: a `text/plain` part (or `multipart/alternative` of
 /// text and HTML when `html` is given), inside `multipart/mixed` with the
-/// attachments when there are any. lettre adds Date and Message-ID.
+/// attachments when there are any. lettre adds the Date; the Message-ID is
+/// random, at the sender's domain.
 pub fn build(settings: &MailSettings, outgoing: &Outgoing) -> Result<Message> {
     let from = settings.from_mailbox()?;
     if outgoing.to.is_empty() {
         return Err(Error::usage(format!("{}: no recipient", describe(outgoing))));
     }
-    let mut builder = Message::builder().from(from).subject(outgoing.subject.clone());
+    let message_id = new_message_id(from.email.domain())?;
+    let mut builder = Message::builder().from(from).subject(outgoing.subject.clone()).message_id(Some(message_id));
     for to in &outgoing.to {
         let mailbox = to.parse::<Mailbox>().map_err(|e| {
             Error::usage(format!(
@@ -425,6 +490,15 @@ pub fn build(settings: &MailSettings, outgoing: &Outgoing) -> Result<Message> {
         }
     };
     message.map_err(|e| Error::usage(format!("{}: cannot be built: {e}", describe(outgoing))))
+}
+
+/// `<32 hex digits.adjutant@DOMAIN>`, DOMAIN the sender's: random, and
+/// naming no machine (lettre's own would carry this host's name).
+fn new_message_id(domain: &str) -> Result<String> {
+    let mut random = [0u8; 16];
+    getrandom::fill(&mut random).map_err(|e| Error::usage(format!("no randomness for a Message-ID: {e}")))?;
+    let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("<{hex}.adjutant@{domain}>"))
 }
 
 fn message_id(message: &Message) -> Option<String> {
@@ -522,10 +596,8 @@ fn send_smtp(smtp: &SmtpSettings, game_root: &Path, messages: &[Outgoing], built
             }
         }
     };
-    let mut builder = SmtpTransport::builder_dangerous(smtp.host.clone())
-        .port(smtp.port)
-        .tls(tls)
-        .timeout(Some(SMTP_TIMEOUT));
+    let mut builder =
+        SmtpTransport::builder_dangerous(smtp.host.clone()).port(smtp.port).tls(tls).timeout(Some(SMTP_TIMEOUT));
     let mut password = None;
     if let Some(login) = &smtp.login {
         let secret = read_password(&login.password)?;
@@ -579,8 +651,9 @@ fn read_password(source: &PasswordSource) -> Result<Secret> {
             if !output.status.success() {
                 return Err(settings_error("password_command", format!("'{shown}' failed ({})", output.status)));
             }
-            let stdout = String::from_utf8(output.stdout)
-                .map_err(|_| settings_error("password_command", format!("'{shown}' printed something that is not UTF-8")))?;
+            let stdout = String::from_utf8(output.stdout).map_err(|_| {
+                settings_error("password_command", format!("'{shown}' printed something that is not UTF-8"))
+            })?;
             let first = stdout.lines().next().unwrap_or("");
             if first.is_empty() {
                 return Err(settings_error(
@@ -655,7 +728,8 @@ mod tests {
 
     #[test]
     fn password_key_is_refused_with_its_own_message() {
-        let err = parse("from: ref@example.org\ntransport: smtp\nhost: h.example.org\npassword: hunter2\n").unwrap_err();
+        let err =
+            parse("from: ref@example.org\ntransport: smtp\nhost: h.example.org\npassword: hunter2\n").unwrap_err();
         assert_eq!(err.field, "password");
         assert!(err.message.contains("password_env") && err.message.contains("password_command"), "{err}");
         assert!(!err.to_string().contains("hunter2"), "{err}");
@@ -742,7 +816,11 @@ mod tests {
         m.html = Some("<p>hello</p>".into());
         let alt = String::from_utf8(build(&s, &m).unwrap().formatted()).unwrap();
         assert!(alt.contains("multipart/alternative") && !alt.contains("multipart/mixed"), "{alt}");
-        m.attachments.push(Attachment { filename: "map.svg".into(), content_type: "image/svg+xml".into(), bytes: b"<svg/>".to_vec() });
+        m.attachments.push(Attachment {
+            filename: "map.svg".into(),
+            content_type: "image/svg+xml".into(),
+            bytes: b"<svg/>".to_vec(),
+        });
         m.in_reply_to = Some("<x@example.org>".into());
         let mixed = String::from_utf8(build(&s, &m).unwrap().formatted()).unwrap();
         assert!(mixed.contains("multipart/mixed") && mixed.contains("multipart/alternative"), "{mixed}");
