@@ -39,6 +39,9 @@ pub const SMTP_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The `mail:` section of `game.yaml`, as written. Check it with
 /// [`MailSettings::transport`] before use.
+// The private `password` field is there to refuse that key, not to make
+// the struct non-exhaustive (build one with `MailSettings::new`).
+#[allow(clippy::manual_non_exhaustive)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MailSettings {
@@ -733,6 +736,16 @@ mod tests {
         assert_eq!(err.field, "password");
         assert!(err.message.contains("password_env") && err.message.contains("password_command"), "{err}");
         assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn settings_round_trip_through_yaml() {
+        let yaml = "from: Referee <ref@example.org>\ntransport: smtp\nhost: h.example.org\nusername: ref\n\
+                    password_command: [pass, show, smtp]\n";
+        let s = parse(yaml).unwrap();
+        let written = serde_yaml::to_string(&s).unwrap();
+        assert!(!written.contains("password:"), "{written}");
+        assert_eq!(parse(&written).unwrap(), s);
     }
 
     #[test]
