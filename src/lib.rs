@@ -9,6 +9,7 @@
 //! - [`roll_log`]: ad hoc verifiable rolls; [`verify`]: checking a folder.
 //! - [`game`], [`modules`]: new games of the embedded game modules.
 //! - [`report`]: each step's report, per side, as text, Markdown, HTML or JSON.
+//! - [`mail`]: sending mail; [`intake`]: orders read from a received email.
 
 pub mod dice;
 pub mod engine;
@@ -18,7 +19,9 @@ pub mod fsio;
 pub mod game;
 pub mod hex;
 pub mod inbox;
+pub mod intake;
 pub mod journal;
+pub mod mail;
 #[cfg(feature = "png")]
 pub mod map_png;
 pub mod map_svg;
