@@ -17,6 +17,7 @@ pub mod fsio;
 pub mod game;
 pub mod hex;
 pub mod journal;
+pub mod map_overlay;
 #[cfg(feature = "png")]
 pub mod map_png;
 pub mod map_svg;

@@ -776,3 +776,82 @@ fn marker_symbol(kind: MarkerKind, x: i32, y: i32) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::{Module, Source};
+
+    fn h(s: &str) -> HexId {
+        s.parse().unwrap()
+    }
+
+    fn step_options() -> Options {
+        Options {
+            title: Some("a step".into()),
+            arrows: vec![
+                Arrow {
+                    path: vec![h("1507"), h("1508"), h("1608")],
+                    army: "french".into(),
+                    label: Some("moves".into()),
+                },
+                Arrow { path: vec![h("1709"), h("1810")], army: "british".into(), label: None },
+                // Fewer than two hexes on the map: nothing to draw.
+                Arrow { path: vec![h("1709")], army: "british".into(), label: None },
+            ],
+            markers: MarkerKind::ALL
+                .iter()
+                .map(|k| Marker { hex: h("1709"), kind: *k, label: format!("{} <here> & now", k.id()) })
+                .chain(std::iter::once(Marker { hex: h("1608"), kind: MarkerKind::Fire, label: "fire".into() }))
+                .collect(),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn arrows_and_markers_are_drawn_above_the_counters_the_same_every_time() {
+        let module = Module::load(&Source::resolve("savannah-1779", None)).unwrap();
+        let counters = module.setup_counters("historical").unwrap();
+        let options = step_options();
+        let svg = render(&module.map, &counters, &options);
+        assert_eq!(svg, render(&module.map, &counters, &options), "the same input gives the same bytes");
+        assert_eq!(svg.matches(r#"<g class="arrow""#).count(), 2);
+        // An outline and a coloured line per arrow, each with a head.
+        let arrows = &svg[svg.find(r#"<g id="arrows""#).unwrap()..svg.find(r#"<g id="markers""#).unwrap()];
+        assert_eq!(arrows.matches("<polyline ").count(), 4);
+        assert_eq!(arrows.matches("<polygon ").count(), 2);
+        assert!(arrows.contains(r##"stroke="#b4e6e2""##), "the French arrow is light turquoise");
+        assert_eq!(svg.matches(r#"<g class="marker "#).count(), 7);
+        let markers = &svg[svg.find(r#"<g id="markers""#).unwrap()..];
+        assert_eq!(markers.matches("<title>").count(), 7, "a tooltip per marker");
+        assert!(markers.contains("<title>1709: captured &lt;here&gt; &amp; now</title>"));
+        for k in MarkerKind::ALL {
+            assert!(markers.contains(&format!("marker-{}", k.id())), "no {} marker", k.id());
+        }
+        assert!(svg.find(r#"<g id="counters""#) < svg.find(r#"<g id="arrows""#));
+        // Integer geometry: no decimal point in any coordinate drawn.
+        for attr in arrows.split(r#"points=""#).skip(1).chain(markers.split(r#"points=""#).skip(1)) {
+            let value = &attr[..attr.find('"').unwrap()];
+            assert!(!value.contains('.'), "a fractional coordinate: {value}");
+        }
+        #[cfg(feature = "png")]
+        crate::map_png::render_png(&svg).unwrap();
+    }
+
+    #[test]
+    fn markers_of_one_kind_in_one_hex_share_a_symbol() {
+        let module = Module::load(&Source::resolve("savannah-1779", None)).unwrap();
+        let m = |label: &str| Marker { hex: h("1709"), kind: MarkerKind::Fire, label: label.into() };
+        let options = Options { markers: vec![m("first"), m("second"), m("first")], ..Options::default() };
+        let svg = render(&module.map, &[], &options);
+        assert_eq!(svg.matches("marker-fire").count(), 1);
+        assert!(svg.contains("<title>1709: first\nsecond</title>"));
+    }
+
+    #[test]
+    fn an_arrowhead_points_along_the_last_step() {
+        assert_eq!(isqrt(60 * 60 + 35 * 35), 69);
+        assert_eq!(isqrt(4900), 70);
+        assert_eq!(isqrt(0), 0);
+    }
+}
