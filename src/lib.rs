@@ -22,6 +22,7 @@ pub mod inbox;
 pub mod intake;
 pub mod journal;
 pub mod mail;
+pub mod map_overlay;
 #[cfg(feature = "png")]
 pub mod map_png;
 pub mod map_svg;

@@ -1,6 +1,7 @@
 //! The map picture: an SVG of the board as a wargamer knows it — terrain
 //! colours and symbols, hexside features, roads, hex numbers, places, entry
-//! hexes, and counters drawn as counters, stacked.
+//! hexes, and counters drawn as counters, stacked; above them, what a step
+//! did: movement arrows and combat markers.
 //!
 //! All geometry is integer: the same map and counters give the same bytes
 //! on any machine. Flat-topped hexes 80 px corner to corner and 70 px flat to
@@ -42,6 +43,69 @@ pub struct Options {
     /// Draw only the rectangle of columns and rows spanned by these two hexes.
     pub region: Option<(HexId, HexId)>,
     pub highlight: BTreeSet<HexId>,
+    /// Movement arrows, drawn above the counters.
+    pub arrows: Vec<Arrow>,
+    /// Combat markers, drawn above the arrows.
+    pub markers: Vec<Marker>,
+}
+
+/// A move (or retreat, or advance) drawn as a line through hex centres with
+/// an arrowhead at the end, in the army's colour with a dark outline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arrow {
+    /// The hexes in order, the start first.
+    pub path: Vec<HexId>,
+    pub army: String,
+    /// The tooltip.
+    pub label: Option<String>,
+}
+
+/// What a marker says happened in a hex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MarkerKind {
+    /// Artillery, rifle or mortar fire at a unit in the hex.
+    Fire,
+    /// The hex was attacked in close combat.
+    CloseCombat,
+    /// A unit retreated into the hex.
+    Retreat,
+    /// A unit in the hex lost a step and lives.
+    StepLoss,
+    /// A unit in the hex was eliminated.
+    Eliminated,
+    /// A unit in the hex was captured.
+    Captured,
+}
+
+impl MarkerKind {
+    pub const ALL: [MarkerKind; 6] = [
+        MarkerKind::Fire,
+        MarkerKind::CloseCombat,
+        MarkerKind::Retreat,
+        MarkerKind::StepLoss,
+        MarkerKind::Eliminated,
+        MarkerKind::Captured,
+    ];
+
+    /// The id used in the SVG's class names.
+    pub fn id(self) -> &'static str {
+        match self {
+            MarkerKind::Fire => "fire",
+            MarkerKind::CloseCombat => "close-combat",
+            MarkerKind::Retreat => "retreat",
+            MarkerKind::StepLoss => "step-loss",
+            MarkerKind::Eliminated => "eliminated",
+            MarkerKind::Captured => "captured",
+        }
+    }
+}
+
+/// A small symbol in a corner of a hex, with a tooltip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub hex: HexId,
+    pub kind: MarkerKind,
+    pub label: String,
 }
 
 /// The colour of a terrain id, and whether it gets a symbol.
@@ -101,6 +165,12 @@ pub fn army_colour(army: &str) -> String {
         _ => "#dddddd",
     }
     .to_string()
+}
+
+/// The colour of an army's movement arrows: its counter colour, which the
+/// arrow's dark outline keeps visible on any terrain.
+pub fn arrow_colour(army: &str) -> String {
+    army_colour(army)
 }
 
 fn xml(s: &str) -> String {
@@ -502,6 +572,9 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
     }
     let _ = writeln!(svg, "</g>");
 
+    draw_arrows(&mut svg, &frame, &options.arrows);
+    draw_markers(&mut svg, &frame, &options.markers);
+
     // Place names last, with a halo, so they read over everything.
     let _ = writeln!(
         svg,
@@ -520,4 +593,265 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
     let _ = writeln!(svg, "</g>");
     svg.push_str("</svg>\n");
     svg
+}
+
+/// The integer square root (the largest r with r * r <= n).
+fn isqrt(n: i64) -> i64 {
+    if n < 2 {
+        return n.max(0);
+    }
+    let mut r = (n as f64).sqrt() as i64;
+    while r * r > n {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= n {
+        r += 1;
+    }
+    r
+}
+
+/// Arrows: a dark outline under a coloured line, then the head. The line
+/// stops at the head's base so that its round end does not blunt the tip.
+fn draw_arrows(svg: &mut String, frame: &Frame, arrows: &[Arrow]) {
+    if arrows.is_empty() {
+        return;
+    }
+    const HEAD: i64 = 20; // tip to base
+    const WING: i64 = 10; // base centre to each barb
+    let _ = writeln!(svg, r#"<g id="arrows" fill="none" stroke-linecap="round" stroke-linejoin="round">"#);
+    for arrow in arrows {
+        let mut pts: Vec<(i32, i32)> = Vec::new();
+        for h in arrow.path.iter().filter(|h| frame.contains(**h)) {
+            let c = frame.centre(*h);
+            if pts.last() != Some(&c) {
+                pts.push(c);
+            }
+        }
+        if pts.len() < 2 {
+            continue;
+        }
+        let (tx, ty) = pts[pts.len() - 1];
+        let (px, py) = pts[pts.len() - 2];
+        let (dx, dy) = (i64::from(tx - px), i64::from(ty - py));
+        let len = isqrt(dx * dx + dy * dy).max(1);
+        let head = HEAD.min(len);
+        let (bx, by) = (i64::from(tx) - dx * head / len, i64::from(ty) - dy * head / len);
+        let (wx, wy) = (-dy * WING / len, dx * WING / len);
+        let barbs = [(bx + wx, by + wy), (i64::from(tx), i64::from(ty)), (bx - wx, by - wy)];
+        let head_points = barbs.iter().map(|(x, y)| format!("{x},{y}")).collect::<Vec<_>>().join(" ");
+        let last = pts.len() - 1;
+        pts[last] = (bx as i32, by as i32);
+        let colour = xml(&arrow_colour(&arrow.army));
+        let _ = write!(svg, r#"<g class="arrow" data-army="{}">"#, xml(&arrow.army));
+        if let Some(label) = &arrow.label {
+            let _ = write!(svg, "<title>{}</title>", xml(label));
+        }
+        let line = points(&pts);
+        let _ = writeln!(
+            svg,
+            r##"<polyline points="{line}" stroke="#1a1a1a" stroke-width="10"/><polyline points="{line}" stroke="{colour}" stroke-width="5"/><polygon points="{head_points}" fill="{colour}" stroke="#1a1a1a" stroke-width="2.5"/></g>"##
+        );
+    }
+    let _ = writeln!(svg, "</g>");
+}
+
+/// Where the n-th kind of marker in a hex goes: the four corners of the
+/// hex's inner rectangle, then the west and east corners.
+const MARKER_SLOTS: [(i32, i32); 6] = [(-24, -18), (24, -18), (-24, 18), (24, 18), (-32, 0), (32, 0)];
+
+/// Markers: one symbol per kind and hex, labels merged into one tooltip.
+fn draw_markers(svg: &mut String, frame: &Frame, markers: &[Marker]) {
+    let mut by_hex: BTreeMap<HexId, BTreeMap<MarkerKind, Vec<&str>>> = BTreeMap::new();
+    for m in markers.iter().filter(|m| frame.contains(m.hex)) {
+        let labels = by_hex.entry(m.hex).or_default().entry(m.kind).or_default();
+        if !labels.contains(&m.label.as_str()) {
+            labels.push(&m.label);
+        }
+    }
+    if by_hex.is_empty() {
+        return;
+    }
+    let _ = writeln!(svg, r#"<g id="markers">"#);
+    for (hex, kinds) in &by_hex {
+        let (x, y) = frame.centre(*hex);
+        for (slot, (kind, labels)) in kinds.iter().enumerate() {
+            let (dx, dy) = MARKER_SLOTS[slot % MARKER_SLOTS.len()];
+            let _ = write!(
+                svg,
+                r#"<g class="marker marker-{}" data-hex="{hex}"><title>{hex}: {}</title>"#,
+                kind.id(),
+                xml(&labels.join("\n"))
+            );
+            svg.push_str(&marker_symbol(*kind, x + dx, y + dy));
+            let _ = writeln!(svg, "</g>");
+        }
+    }
+    let _ = writeln!(svg, "</g>");
+}
+
+/// A marker's symbol centred on (x, y), about 18 px across: a shape and a
+/// colour of its own for each kind, with a light edge to stand out.
+fn marker_symbol(kind: MarkerKind, x: i32, y: i32) -> String {
+    match kind {
+        // A burst: an eight-pointed star, red on yellow.
+        MarkerKind::Fire => {
+            let star = [
+                (0, -10),
+                (3, -4),
+                (9, -7),
+                (5, -1),
+                (10, 3),
+                (4, 4),
+                (4, 10),
+                (0, 5),
+                (-4, 10),
+                (-4, 4),
+                (-10, 3),
+                (-5, -1),
+                (-9, -7),
+                (-3, -4),
+            ];
+            let pts: Vec<(i32, i32)> = star.iter().map(|(dx, dy)| (x + dx, y + dy)).collect();
+            format!(r##"<polygon points="{}" fill="#f4a300" stroke="#b01010" stroke-width="2"/>"##, points(&pts))
+        }
+        // Crossed swords: white blades on a dark red disc.
+        MarkerKind::CloseCombat => format!(
+            r##"<circle cx="{x}" cy="{y}" r="9" fill="#8e1b1b" stroke="#fff" stroke-width="1.5"/><path d="M{} {} L{} {} M{} {} L{} {} M{} {} L{} {} M{} {} L{} {}" stroke="#fff" stroke-width="2" stroke-linecap="round"/>"##,
+            x - 5,
+            y - 5,
+            x + 5,
+            y + 5,
+            x + 5,
+            y - 5,
+            x - 5,
+            y + 5,
+            x - 5,
+            y + 2,
+            x - 2,
+            y + 5,
+            x + 5,
+            y + 2,
+            x + 2,
+            y + 5
+        ),
+        // A backward chevron on an amber disc.
+        MarkerKind::Retreat => format!(
+            r##"<circle cx="{x}" cy="{y}" r="9" fill="#f2c200" stroke="#222" stroke-width="1.5"/><path d="M{} {} L{} {y} L{} {} M{} {} L{} {y} L{} {}" fill="none" stroke="#222" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/>"##,
+            x,
+            y - 5,
+            x - 5,
+            x,
+            y + 5,
+            x + 5,
+            y - 5,
+            x,
+            x + 5,
+            y + 5
+        ),
+        // A minus on an orange square: reduced.
+        MarkerKind::StepLoss => format!(
+            r##"<rect x="{}" y="{}" width="16" height="16" rx="2" fill="#e8741a" stroke="#222" stroke-width="1.5"/><path d="M{} {y} h10" stroke="#fff" stroke-width="3"/>"##,
+            x - 8,
+            y - 8,
+            x - 5
+        ),
+        // A red cross on a black square: eliminated.
+        MarkerKind::Eliminated => format!(
+            r##"<rect x="{}" y="{}" width="16" height="16" rx="2" fill="#111" stroke="#fff" stroke-width="1.5"/><path d="M{} {} L{} {} M{} {} L{} {}" stroke="#ff3030" stroke-width="3" stroke-linecap="round"/>"##,
+            x - 8,
+            y - 8,
+            x - 4,
+            y - 4,
+            x + 4,
+            y + 4,
+            x + 4,
+            y - 4,
+            x - 4,
+            y + 4
+        ),
+        // A white ring (a shackle) on a purple diamond: captured.
+        MarkerKind::Captured => format!(
+            r##"<polygon points="{}" fill="#6a1b9a" stroke="#fff" stroke-width="1.5"/><circle cx="{x}" cy="{y}" r="4" fill="none" stroke="#fff" stroke-width="2"/>"##,
+            points(&[(x, y - 10), (x + 10, y), (x, y + 10), (x - 10, y)])
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::{Module, Source};
+
+    fn h(s: &str) -> HexId {
+        s.parse().unwrap()
+    }
+
+    fn step_options() -> Options {
+        Options {
+            title: Some("a step".into()),
+            arrows: vec![
+                Arrow {
+                    path: vec![h("1507"), h("1508"), h("1608")],
+                    army: "french".into(),
+                    label: Some("moves".into()),
+                },
+                Arrow { path: vec![h("1709"), h("1810")], army: "british".into(), label: None },
+                // Fewer than two hexes on the map: nothing to draw.
+                Arrow { path: vec![h("1709")], army: "british".into(), label: None },
+            ],
+            markers: MarkerKind::ALL
+                .iter()
+                .map(|k| Marker { hex: h("1709"), kind: *k, label: format!("{} <here> & now", k.id()) })
+                .chain(std::iter::once(Marker { hex: h("1608"), kind: MarkerKind::Fire, label: "fire".into() }))
+                .collect(),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn arrows_and_markers_are_drawn_above_the_counters_the_same_every_time() {
+        let module = Module::load(&Source::resolve("savannah-1779", None)).unwrap();
+        let counters = module.setup_counters("historical").unwrap();
+        let options = step_options();
+        let svg = render(&module.map, &counters, &options);
+        assert_eq!(svg, render(&module.map, &counters, &options), "the same input gives the same bytes");
+        assert_eq!(svg.matches(r#"<g class="arrow""#).count(), 2);
+        // An outline and a coloured line per arrow, each with a head.
+        let arrows = &svg[svg.find(r#"<g id="arrows""#).unwrap()..svg.find(r#"<g id="markers""#).unwrap()];
+        assert_eq!(arrows.matches("<polyline ").count(), 4);
+        assert_eq!(arrows.matches("<polygon ").count(), 2);
+        assert!(arrows.contains(r##"stroke="#b4e6e2""##), "the French arrow is light turquoise");
+        assert_eq!(svg.matches(r#"<g class="marker "#).count(), 7);
+        let markers = &svg[svg.find(r#"<g id="markers""#).unwrap()..];
+        assert_eq!(markers.matches("<title>").count(), 7, "a tooltip per marker");
+        assert!(markers.contains("<title>1709: captured &lt;here&gt; &amp; now</title>"));
+        for k in MarkerKind::ALL {
+            assert!(markers.contains(&format!("marker-{}", k.id())), "no {} marker", k.id());
+        }
+        assert!(svg.find(r#"<g id="counters""#) < svg.find(r#"<g id="arrows""#));
+        // Integer geometry: no decimal point in any coordinate drawn.
+        for attr in arrows.split(r#"points=""#).skip(1).chain(markers.split(r#"points=""#).skip(1)) {
+            let value = &attr[..attr.find('"').unwrap()];
+            assert!(!value.contains('.'), "a fractional coordinate: {value}");
+        }
+        #[cfg(feature = "png")]
+        crate::map_png::render_png(&svg).unwrap();
+    }
+
+    #[test]
+    fn markers_of_one_kind_in_one_hex_share_a_symbol() {
+        let module = Module::load(&Source::resolve("savannah-1779", None)).unwrap();
+        let m = |label: &str| Marker { hex: h("1709"), kind: MarkerKind::Fire, label: label.into() };
+        let options = Options { markers: vec![m("first"), m("second"), m("first")], ..Options::default() };
+        let svg = render(&module.map, &[], &options);
+        assert_eq!(svg.matches("marker-fire").count(), 1);
+        assert!(svg.contains("<title>1709: first\nsecond</title>"));
+    }
+
+    #[test]
+    fn an_arrowhead_points_along_the_last_step() {
+        assert_eq!(isqrt(60 * 60 + 35 * 35), 69);
+        assert_eq!(isqrt(4900), 70);
+        assert_eq!(isqrt(0), 0);
+    }
 }

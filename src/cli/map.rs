@@ -50,7 +50,11 @@ pub fn run(args: &MapArgs, out: &Out) -> Outcome {
         Some(id) => format!("{}: {}", module.info.name, module.info.scenario(id)?.name),
         None => module.info.name.clone(),
     };
-    let svg = map_svg::render(&module.map, &counters, &Options { title: Some(title), region, highlight });
+    let svg = map_svg::render(
+        &module.map,
+        &counters,
+        &Options { title: Some(title), region, highlight, ..Options::default() },
+    );
     match &args.output {
         Some(path) => {
             #[cfg(feature = "png")]

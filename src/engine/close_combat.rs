@@ -1430,9 +1430,13 @@ pub fn advance(
                 "leader-captured",
                 format!("{l}, alone in {target}, is captured by the advance (14.32)"),
             )
-            .with("leader", l),
+            .with("leader", l)
+            .with("hex", target.to_string()),
         );
     }
+    // Where each mover stood, for the map's advance arrows.
+    let from: BTreeMap<String, String> =
+        movers.iter().filter_map(|m| Some((m.clone(), hex_of(state, m)?.to_string()))).collect();
     for m in &movers {
         if let Some(s) = state.units.get_mut(m) {
             s.hex = Some(target.to_string());
@@ -1441,7 +1445,8 @@ pub fn advance(
     events.push(
         Event::new("12.23", "advance", format!("{} advance into {target} (12.23 step 9)", movers.join(", ")))
             .with("units", &movers)
-            .with("hex", target.to_string()),
+            .with("hex", target.to_string())
+            .with("from", &from),
     );
     events
 }
@@ -1561,7 +1566,8 @@ pub fn resolve_phase(
             )
             .with("id", &id)
             .with("attackers", &attackers)
-            .with("defenders", &defenders),
+            .with("defenders", &defenders)
+            .with("defending_hexes", a.defending_hexes.iter().map(|h| h.to_string()).collect::<Vec<_>>()),
         );
         // 12.3: defenders that are all artillery are captured.
         if fighting_defenders.iter().all(|u| rules.counter(u).is_some_and(|c| c.is_artillery())) {

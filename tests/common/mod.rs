@@ -1,6 +1,8 @@
 //! Runs the real `adjutant` binary, as a user would.
 #![allow(dead_code)]
 
+pub mod browser;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
