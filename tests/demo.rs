@@ -1,19 +1,66 @@
-//! `adjutant demo`, the README's first command.
+//! `adjutant demo`, the README's first command: the whole Historical
+//! Scenario played by email with the shipped orders, ending "verified".
 
 mod common;
 use common::*;
 
 #[test]
-fn the_demo_runs_and_verifies() {
+fn the_demo_plays_the_whole_game_and_verifies() {
     let dir = temp();
     let out = run(dir.path(), &["demo"]).ok();
-    assert!(out.contains("verified") && out.contains("4 steps and 6 rolls"), "{out}");
-    assert!(out.contains("(the logged rolls)"), "{out}");
-    assert!(out.contains("FAILED") && out.contains("journal/000002.yaml"), "{out}");
+    assert!(out.trim_end().lines().last().unwrap_or("").contains("verified"), "{out}");
+    assert!(out.contains("49 steps"), "{out}");
+    assert!(out.contains("game over: british marginal victory"), "{out}");
+    // Fire, close combat and a retreat, with their rolls, in the British player's reports.
+    for text in ["scatter roll", "on 3-1:", "retreats", "Report for british"] {
+        assert!(out.contains(text), "{text}\n{out}");
+    }
+    assert!(out.contains("FAILED") && out.contains("journal/000003.yaml"), "{out}");
     let kept = dir.path().join("kept");
     let json = run(dir.path(), &["demo", "--keep", kept.to_str().unwrap(), "--format", "json"]).json();
     assert_eq!(json["verified"]["ok"], true);
-    assert_eq!(json["forged"]["failure"]["entry"], "journal/000002.yaml");
-    run(dir.path(), &["verify", "--dir", kept.join("rolls").to_str().unwrap()]).ok();
+    assert_eq!(json["forged"]["failure"]["entry"], "journal/000003.yaml");
+    assert_eq!(json["steps"], 49);
+    // Every shipped orders file was used: the inbox is empty.
+    let shipped = std::fs::read_dir(repo_root().join("games/savannah-1779/demo/historical")).unwrap().count();
+    assert_eq!(json["orders_files"].as_u64().unwrap() as usize, shipped);
+    let inbox = kept.join("savannah/inbox");
+    assert!(!inbox.exists() || std::fs::read_dir(&inbox).unwrap().count() == 0);
     run(dir.path(), &["verify", "--dir", kept.join("savannah").to_str().unwrap()]).ok();
+}
+
+/// The HTML report of a real game, with its map inline, renders in
+/// headless Chromium to a picture that is not blank.
+#[test]
+fn a_games_html_report_renders_in_chromium() {
+    let dir = temp();
+    let kept = dir.path().join("kept");
+    run(dir.path(), &["demo", "--keep", kept.to_str().unwrap(), "--format", "json"]).ok();
+    let html = dir.path().join("report.html");
+    let g = kept.join("savannah");
+    run(
+        dir.path(),
+        &[
+            "report",
+            "--dir",
+            g.to_str().unwrap(),
+            "--side",
+            "french",
+            "--steps",
+            "2",
+            "--as",
+            "html",
+            "-o",
+            html.to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let png = browser::screenshot(&html, 1200, 1600);
+    std::fs::write(dir.path().join("report.png"), &png).unwrap();
+    if let Ok(keep) = std::env::var("ADJUTANT_KEEP_SCREENSHOT") {
+        std::fs::write(keep, &png).unwrap();
+    }
+    let (colours, share) = browser::not_blank(&png);
+    // Text alone is a few greys; the map's terrain and counters bring hundreds.
+    assert!(colours > 200 && share > 0.05, "{colours} colours, {share} not background");
 }

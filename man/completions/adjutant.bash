@@ -43,6 +43,9 @@ _adjutant() {
             adjutant,odds)
                 cmd="adjutant__subcmd__odds"
                 ;;
+            adjutant,report)
+                cmd="adjutant__subcmd__report"
+                ;;
             adjutant,resolve)
                 cmd="adjutant__subcmd__resolve"
                 ;;
@@ -133,6 +136,9 @@ _adjutant() {
             adjutant__subcmd__help,odds)
                 cmd="adjutant__subcmd__help__subcmd__odds"
                 ;;
+            adjutant__subcmd__help,report)
+                cmd="adjutant__subcmd__help__subcmd__report"
+                ;;
             adjutant__subcmd__help,resolve)
                 cmd="adjutant__subcmd__help__subcmd__resolve"
                 ;;
@@ -191,7 +197,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll resolve submit status template odds validate verify dice check-game case map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll resolve submit report status template odds validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,7 +347,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__demo)
-            opts="-h --keep --format --color --wait --help"
+            opts="-h --keep --only-new --format --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -647,7 +653,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve submit status template odds validate verify dice check-game case map demo generate help"
+            opts="new roll resolve submit report status template odds validate verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -843,6 +849,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__odds)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__report)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1144,6 +1164,56 @@ _adjutant() {
                     return 0
                     ;;
                 --defender-at-most)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__report)
+            opts="-o -h --side --referee --steps --as --output --dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --side)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

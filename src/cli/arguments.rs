@@ -108,6 +108,19 @@ the same step (without --replace) is refused and nothing changes. The receipt
 gives the file's SHA-256, which the journal and the dice will bind to.")]
     Submit(SubmitArgs),
 
+    /// A side's report of resolved steps: events, rolls, keys, orders hashes, the map.
+    #[command(after_help = "\
+Examples:
+  adjutant report --dir savannah --side british                 the last step, as text
+  adjutant report --dir savannah --side french --steps 1-4 --as html > turn16.html
+  adjutant report --dir savannah --referee --as json
+
+A side's report leaves out what it may not see (another side's cards in hand, events
+marked for other sides). Formats: text, markdown, html (a whole page with the map
+inline), json (docs/report-schema.md). A game folder's own templates/ folder
+overrides the built-in templates of the same name (templates/README.md).")]
+    Report(ReportArgs),
+
     /// Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather.
     #[command(after_help = "\
 Examples:
@@ -283,6 +296,28 @@ pub struct SubmitArgs {
     /// Replace the orders this side submitted before for the same step.
     #[arg(long)]
     pub replace: bool,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The side whose report it is.
+    #[arg(long, required_unless_present = "referee", conflicts_with = "referee")]
+    pub side: Option<String>,
+    /// The referee's report: everything.
+    #[arg(long)]
+    pub referee: bool,
+    /// Journal steps, e.g. 3 or 1-4 (default: the last step).
+    #[arg(long, value_name = "N or A-B")]
+    pub steps: Option<String>,
+    /// text, markdown, html or json.
+    #[arg(long = "as", value_name = "FORMAT", default_value = "text")]
+    pub report_format: String,
+    /// Write the report here instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

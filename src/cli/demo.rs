@@ -2,7 +2,7 @@
 //! Savannah 1779's Historical Scenario by email, in a temporary folder: a
 //! new game and its anchor, then every step with the orders files shipped
 //! in the module (`games/savannah-1779/demo/historical/`), submitted and
-//! resolved, each step's report printed as the British player receives it,
+//! resolved, each resolution's report printed as the British player receives it,
 //! the victory determination, and `verify`'s verdict on the whole journal
 //! (then on a forged copy, which fails).
 //!
@@ -140,9 +140,19 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             ))
             .into());
         }
-        for r in &progress.resolved {
-            say(super::render_resolved(r, &s))?;
-            steps += 1;
+        if let (Some(a), Some(b)) = (progress.resolved.first(), progress.resolved.last()) {
+            // What the British player receives for the steps just resolved.
+            let folder = GameFolder::open(&game_dir)?;
+            let viewer = adjutant::report::Viewer::Side("british".into());
+            let report = adjutant::report::game::game_report(
+                &folder,
+                viewer,
+                a.journal_step,
+                b.journal_step,
+                adjutant::report::Format::Text,
+            )?;
+            say(report)?;
+            steps += progress.resolved.len();
         }
         result = progress.result.clone();
     }

@@ -84,6 +84,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Template(args) => template(args, out),
         Command::Submit(args) => submit(args, wait, out),
         Command::Status(args) => status::run(&args.dir, out),
+        Command::Report(args) => report(args, out),
         Command::Generate(args) => generate::run(args, out),
     }
 }
@@ -325,6 +326,34 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     };
     let receipt = adjutant::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
     out.result(&receipt, |s| receipt_text(&receipt, s))?;
+    Ok(0)
+}
+
+fn report(args: &arguments::ReportArgs, out: &Out) -> Outcome {
+    use adjutant::report::{game::game_report, Format, Viewer};
+    let folder = adjutant::folder::GameFolder::open(&args.dir)?;
+    let format: Format = args.report_format.parse()?;
+    let count = folder.journal().list()?.entries.len() as u32;
+    let bad = || Error::usage(format!("--steps '{}': write N or A-B", args.steps.as_deref().unwrap_or("")));
+    let (first, last) = match args.steps.as_deref() {
+        None => (count, count),
+        Some(r) => match r.split_once('-') {
+            Some((a, b)) => (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?),
+            None => {
+                let n = r.trim().parse().map_err(|_| bad())?;
+                (n, n)
+            }
+        },
+    };
+    let viewer = match &args.side {
+        Some(side) => Viewer::Side(side.clone()),
+        None => Viewer::Referee,
+    };
+    let text = game_report(&folder, viewer, first, last, format)?;
+    match &args.output {
+        Some(path) => adjutant::fsio::write_atomic(path, text.as_bytes())?,
+        None => out.write(&text)?,
+    }
     Ok(0)
 }
 

@@ -12,6 +12,7 @@
 //! event's field) marked `visible_to` other sides is left out of its
 //! report. The dice chain top is never an input, so it cannot appear.
 
+pub mod game;
 pub mod model;
 pub mod tables;
 pub mod templates;
