@@ -149,6 +149,37 @@ fn load(args: &OddsArgs) -> Result<(Rules, State), Error> {
     Ok((rules, state))
 }
 
+/// One line of an outcome table.
+fn row(
+    percent: &str,
+    numerator: &str,
+    denominator: &str,
+    attacker: &[String],
+    defender: &[String],
+    gains: &Option<String>,
+    checks: Vec<String>,
+) -> Vec<String> {
+    vec![
+        percent.to_string(),
+        format!("{numerator}/{denominator}"),
+        attacker.join(" + "),
+        defender.join(" + "),
+        gains.clone().unwrap_or_default(),
+        checks.join(", "),
+    ]
+}
+
+/// The outcome table, as the text output prints both of them.
+fn outcome_table(rows: impl Iterator<Item = Vec<String>>) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table.load_style(comfy_table::presets::ASCII_MARKDOWN);
+    table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained", "morale checks"]);
+    for r in rows {
+        table.add_row(r);
+    }
+    table
+}
+
 /// Percent with two decimals, from an exact fraction (integer arithmetic).
 fn percent(num: u128, den: u128) -> String {
     let hundredths = (num * 10_000 + den / 2) / den.max(1);
@@ -300,44 +331,23 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
             text += "the tactics matrix gives NC: no combat takes place (12.23 step 4)\n";
             return text;
         }
-        let mut table = comfy_table::Table::new();
-        table.load_style(comfy_table::presets::ASCII_MARKDOWN);
-        table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained", "morale checks"]);
-        for l in &report.outcomes {
-            table.add_row(vec![
-                l.percent.clone(),
-                format!("{}/{}", l.numerator, l.denominator),
-                l.attacker.join(" + "),
-                l.defender.join(" + "),
-                l.gains_momentum.clone().unwrap_or_default(),
-                l.morale_checks
-                    .iter()
-                    .map(|c| format!("{} passes {}/10", c.unit, c.passes_in_ten))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ]);
-        }
-        text += &format!("{table}\n");
+        let rows = report.outcomes.iter().map(|l| {
+            let checks: Vec<String> =
+                l.morale_checks.iter().map(|c| format!("{} passes {}/10", c.unit, c.passes_in_ten)).collect();
+            row(&l.percent, &l.numerator, &l.denominator, &l.attacker, &l.defender, &l.gains_momentum, checks)
+        });
+        text += &format!("{}\n", outcome_table(rows));
         if !report.with_morale_checks.is_empty() {
             text += &format!("{}\n", s.bold("with the morale checks rolled (13.5):"));
-            let mut table = comfy_table::Table::new();
-            table.load_style(comfy_table::presets::ASCII_MARKDOWN);
-            table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained", "morale checks"]);
-            for l in &report.with_morale_checks {
-                table.add_row(vec![
-                    l.percent.clone(),
-                    format!("{}/{}", l.numerator, l.denominator),
-                    l.attacker.join(" + "),
-                    l.defender.join(" + "),
-                    l.gains_momentum.clone().unwrap_or_default(),
-                    l.morale
-                        .iter()
-                        .map(|c| format!("{} {}", c.unit, if c.passes { "passes" } else { "fails" }))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ]);
-            }
-            text += &format!("{table}\n");
+            let rows = report.with_morale_checks.iter().map(|l| {
+                let checks: Vec<String> = l
+                    .morale
+                    .iter()
+                    .map(|c| format!("{} {}", c.unit, if c.passes { "passes" } else { "fails" }))
+                    .collect();
+                row(&l.percent, &l.numerator, &l.denominator, &l.attacker, &l.defender, &l.gains_momentum, checks)
+            });
+            text += &format!("{}\n", outcome_table(rows));
         }
         text += &format!(
             "expected momentum chits spent: attacker {}, defender {}\n",
