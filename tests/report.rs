@@ -60,26 +60,7 @@ fn viewers() -> Vec<Viewer> {
 fn played() -> Game {
     let dir = temp();
     let d = dir.path();
-    run(
-        d,
-        &[
-            "new",
-            "savannah-1779",
-            "--scenario",
-            "historical",
-            "--dir",
-            "g",
-            "--game-id",
-            "club-7",
-            "--player",
-            "british=Ann Prevost <ann@example.org>",
-            "--player",
-            "french=Charles <charles@example.org>",
-            "--player",
-            "american=Ben <ben@example.org>",
-        ],
-    )
-    .ok();
+    new_historical_game(d);
     let g = d.join("g");
     known_dice(&g);
     let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();

@@ -10,26 +10,7 @@ use std::fs;
 use std::path::Path;
 
 fn game(dir: &Path) {
-    run(
-        dir,
-        &[
-            "new",
-            "savannah-1779",
-            "--scenario",
-            "historical",
-            "--dir",
-            "g",
-            "--game-id",
-            "club-7",
-            "--player",
-            "british=Ann <ann@example.org>",
-            "--player",
-            "french=Bob <bob@example.org>",
-            "--player",
-            "american=Bob <bob@example.org>",
-        ],
-    )
-    .ok();
+    new_historical_game(dir);
 }
 
 fn orders(turn: u32, step: &str, side: &str, body: &str) -> String {

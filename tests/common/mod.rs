@@ -137,3 +137,28 @@ pub fn known_dice(game: &Path) {
     std::fs::write(game.join("game.yaml"), config).unwrap();
     std::fs::write(game.join(".secret/chain-top"), format!("{top}\n")).unwrap();
 }
+
+/// `adjutant new` of a Historical Scenario game `club-7` in `dir/g`, with a
+/// player and an address for each side.
+pub fn new_historical_game(dir: &Path) {
+    run(
+        dir,
+        &[
+            "new",
+            "savannah-1779",
+            "--scenario",
+            "historical",
+            "--dir",
+            "g",
+            "--game-id",
+            "club-7",
+            "--player",
+            "british=Ann Prevost <ann@example.org>",
+            "--player",
+            "french=Charles <charles@example.org>",
+            "--player",
+            "american=Ben <ben@example.org>",
+        ],
+    )
+    .ok();
+}
