@@ -138,8 +138,6 @@ pub fn parse_yaml<T: DeserializeOwned>(label: &str, text: &str) -> std::result::
     })
 }
 
-/// Remove temporary files a killed command left in `dir`. Call only while
-/// holding the folder's lock, so that no live writer's file is removed.
 /// Remove a file and make the removal durable (fsync of its folder).
 pub fn remove_file(path: &Path) -> Result<()> {
     fs::remove_file(path).map_err(|e| Error::io(path, e))?;
@@ -149,6 +147,9 @@ pub fn remove_file(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Remove temporary files (and folders) a killed command left in `dir`.
+/// Call only while holding the folder's lock, so that no live writer's file
+/// is removed.
 pub fn remove_stale_temps(dir: &Path) -> Result<()> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -159,10 +160,59 @@ pub fn remove_stale_temps(dir: &Path) -> Result<()> {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
             let path = entry.path();
-            fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            let removed = if path.is_dir() { fs::remove_dir_all(&path) } else { fs::remove_file(&path) };
+            removed.map_err(|e| Error::io(&path, e))?;
         }
     }
     Ok(())
+}
+
+/// The names of the entries of `dir`, sorted.
+pub fn list_names(dir: &Path) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Create the folder `dir` if it is missing (durably).
+pub fn ensure_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
+    sync_dir(parent_of(dir))
+}
+
+/// Create the folder `target` holding `files` (name -> bytes) at once: they
+/// are written into a temporary folder beside it, which is then renamed.
+/// Fails if `target` exists.
+pub fn write_dir_atomic(target: &Path, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Result<()> {
+    if target.exists() {
+        return Err(Error::io(target, io::Error::new(io::ErrorKind::AlreadyExists, "already exists")));
+    }
+    let temp = parent_of(target).join(temp_name(&file_name_of(target)));
+    let written = (|| -> io::Result<()> {
+        fs::create_dir(&temp)?;
+        for (name, bytes) in files {
+            let mut f = OpenOptions::new().write(true).create_new(true).open(temp.join(name))?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+        }
+        File::open(&temp)?.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_dir_all(&temp);
+        return Err(Error::io(target, e));
+    }
+    if let Err(e) = fs::rename(&temp, target) {
+        let _ = fs::remove_dir_all(&temp);
+        return Err(Error::io(target, e));
+    }
+    sync_dir(parent_of(target))
 }
 
 /// An exclusive lock on a folder, held until dropped.

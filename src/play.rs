@@ -19,7 +19,7 @@ use crate::engine::sequence::Step;
 use crate::engine::state::State;
 use crate::engine::{resolve, validate_body, Event, Rules};
 use crate::error::{Error, Result};
-use crate::folder::{FolderKind, GameFolder, ORDERS_DIR, STATE_FILE};
+use crate::folder::{FolderKind, GameFolder, ORDERS_DIR, REPORTS_DIR, STATE_FILE};
 use crate::fsio;
 use crate::game::load_rules;
 use crate::journal::{JournalEntry, OrdersRecord};
@@ -48,6 +48,10 @@ pub struct Progress {
     /// waits for replacements (`submit --replace`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
+    /// The dispatch of reports written for the steps resolved
+    /// (`reports/000003-000007`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reports: Option<String>,
 }
 
 /// One orders file offered for resolution, checked.
@@ -122,6 +126,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let journal = folder.journal();
     fsio::remove_stale_temps(journal.dir())?;
     fsio::remove_stale_temps(&folder.root.join(ORDERS_DIR))?;
+    fsio::remove_stale_temps(&folder.root.join(REPORTS_DIR))?;
     let rules = load_rules(&folder)?;
     let top = folder.chain_top()?;
     let mut state = crate::game::load_state(&folder)?;
@@ -222,8 +227,13 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         });
         k += 1;
     }
+    // The players' reports of the steps just resolved (and of any a killed
+    // `resolve` left without theirs).
+    let reports = crate::report::game::write_pending(&folder, &rules, &state)?
+        .map(|path| format!("{REPORTS_DIR}/{}", path.file_name().unwrap_or_default().to_string_lossy()));
     let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(&rules, &state, s)).unwrap_or_default();
     Ok(Progress {
+        reports,
         resolved,
         next_step: state.next.as_ref().map(Step::name),
         awaiting,
@@ -237,6 +247,17 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
 /// state hash differ is named. Returns `Ok(None)` when all agree.
 pub fn replay(folder: &GameFolder) -> Result<Option<(String, String)>> {
     let rules = load_rules(folder)?;
+    replay_each(folder, &rules, |_, _| Ok(()))
+}
+
+/// [`replay`], calling `each` with every entry and the state after it as
+/// the replay goes (reports are rendered from those states). Stops at the
+/// first discrepancy, which it returns.
+pub fn replay_each(
+    folder: &GameFolder,
+    rules: &Rules,
+    mut each: impl FnMut(&JournalEntry, &State) -> Result<()>,
+) -> Result<Option<(String, String)>> {
     let scenario = folder.config.scenario.clone().unwrap_or_default();
     let mut state = State::setup(&rules.module, &scenario)?;
     let listing = folder.journal().list()?;
@@ -300,6 +321,24 @@ pub fn replay(folder: &GameFolder) -> Result<Option<(String, String)>> {
             return fail("the state after the step does not hash to the recorded value".into());
         }
         state = next;
+        each(&entry, &state)?;
     }
     Ok(None)
+}
+
+/// The state after journal step `last` (0: the set-up), replayed from the
+/// scenario's set-up; refused when the journal does not replay.
+pub fn state_after(folder: &GameFolder, rules: &Rules, last: u32) -> Result<State> {
+    let scenario = folder.config.scenario.clone().unwrap_or_default();
+    let mut found = (last == 0).then(|| State::setup(&rules.module, &scenario)).transpose()?;
+    let failure = replay_each(folder, rules, |entry, state| {
+        if entry.step == last {
+            found = Some(state.clone());
+        }
+        Ok(())
+    })?;
+    if let Some((entry, message)) = failure {
+        return Err(Error::refused(format!("{entry}: {message} (run `adjutant verify`)")));
+    }
+    found.ok_or_else(|| Error::usage(format!("step {last}: the journal has no such step")))
 }

@@ -8,6 +8,7 @@
 //! Then a game's steps are replayed through the rules engine (§6.4); a roll
 //! log's steps are recomputed whole.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -39,6 +40,8 @@ pub enum Check {
     Rolls,
     /// DICE.md §6.4: replaying the step with the engine.
     Replay,
+    /// A report in `reports/` differs from what the journal gives.
+    Reports,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -79,10 +82,26 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
         verdict.failure = Some(failure);
     } else if folder.config.kind == FolderKind::Game {
         // §6.4: the dice hold; now every step must replay to the same events and state.
-        if let Some((entry, message)) = crate::play::replay(&folder)? {
+        let rules = crate::game::load_rules(&folder)?;
+        let (dispatches, _) = crate::report::game::dispatches(&folder)?;
+        let ends: BTreeSet<u32> = dispatches.iter().map(|(_, last, _)| *last).collect();
+        let mut states = BTreeMap::new();
+        let replayed = crate::play::replay_each(&folder, &rules, |entry, state| {
+            if ends.contains(&entry.step) {
+                states.insert(entry.step, state.clone());
+            }
+            Ok(())
+        })?;
+        if let Some((entry, message)) = replayed {
             let step = entry.trim_start_matches("journal/").trim_end_matches(".yaml").parse().ok();
             verdict.ok = false;
             verdict.failure = Some(Failure { entry, step, check: Check::Replay, message });
+        } else if let Some((file, message)) =
+            crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)?
+        {
+            // The reports: each must be exactly what the journal gives.
+            verdict.ok = false;
+            verdict.failure = Some(Failure { entry: file, step: None, check: Check::Reports, message });
         }
     }
     Ok(verdict)

@@ -41,6 +41,7 @@ impl Game {
             awaiting: self.awaiting.clone(),
             next_step: self.next_step.clone(),
             map_svg: Some(self.svg.clone()),
+            map_file: None,
             players_of_sides: self.players.clone(),
         }
     }

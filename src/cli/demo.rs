@@ -140,18 +140,12 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             ))
             .into());
         }
-        if let (Some(a), Some(b)) = (progress.resolved.first(), progress.resolved.last()) {
-            // What the British player receives for the steps just resolved.
-            let folder = GameFolder::open(&game_dir)?;
-            let viewer = adjutant::report::Viewer::Side("british".into());
-            let report = adjutant::report::game::game_report(
-                &folder,
-                viewer,
-                a.journal_step,
-                b.journal_step,
-                adjutant::report::Format::Text,
-            )?;
-            say(report)?;
+        if let Some(dispatch) = &progress.reports {
+            // What the British player receives for the steps just resolved:
+            // the report `resolve` wrote for them.
+            let file = game_dir.join(dispatch).join("british.txt");
+            say(s.dim(&format!("{dispatch}/british.txt:\n")))?;
+            say(adjutant::fsio::read_text(&file, &file.display().to_string())?)?;
             steps += progress.resolved.len();
         }
         result = progress.result.clone();

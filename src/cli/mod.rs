@@ -257,6 +257,12 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
         for r in &progress.refused {
             text += &format!("{} {r}\n", s.bad("refused:"));
         }
+        if let Some(reports) = &progress.reports {
+            text += &format!(
+                "{} {reports}/ (each side's report as text, Markdown, HTML and JSON; map.svg)\n",
+                s.bold("reports:")
+            );
+        }
         match (&progress.result, &progress.next_step) {
             (Some(result), _) => {
                 text += &format!("{} {} {} victory\n", s.good("game over:"), result.winner, result.level)

@@ -2,20 +2,127 @@
 //! steps, the state after them (replayed from the set-up), the map of that
 //! moment with the steps' movement arrows and combat markers, rendered for
 //! one viewer in one format, with the game's own `templates/` if it has one.
+//!
+//! `resolve` writes the reports of the steps it resolved into one folder of
+//! `reports/`, a *dispatch* named by its first and last journal steps
+//! (`reports/000003-000007/`): for every side of the module its report in
+//! each format (`british.txt`, `british.md`, `british.html`, `british.json`)
+//! and the map of the last step (`map.svg`, which the HTML shows). These are
+//! what `mail` sends. Every byte of them follows from the journal (and the
+//! game's templates), so `verify` renders them again and names any file
+//! that differs ([`check_dispatches`]). The referee's report is not stored
+//! (it shows every side's secrets); `report --referee` renders it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::engine::state::State;
+use crate::engine::Rules;
 use crate::error::{Error, Result};
-use crate::folder::GameFolder;
+use crate::folder::{GameFolder, REPORTS_DIR};
 use crate::fsio;
 use crate::journal::JournalEntry;
 use crate::map_svg;
 
-use super::{load_templates, render, Format, ReportInput, Viewer};
+use super::{load_templates, render, Format, ReportInput, Templates, Viewer};
 
-/// The report of journal steps `first..=last` (1-based) of the game at
-/// `folder` for `viewer`.
-pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, format: Format) -> Result<String> {
-    let rules = crate::game::load_rules(folder)?;
+/// The map's file in a dispatch.
+pub const MAP_FILE: &str = "map.svg";
+
+/// What the reports of a range of steps are made from.
+pub struct Steps<'a> {
+    pub folder: &'a GameFolder,
+    pub rules: &'a Rules,
+    pub templates: &'a Templates,
+    /// The journal entries reported, in order (at least one).
+    pub entries: &'a [JournalEntry],
+    /// The state after the last of them.
+    pub state: &'a State,
+}
+
+impl Steps<'_> {
+    fn last(&self) -> u32 {
+        self.entries.last().map(|e| e.step).unwrap_or(0)
+    }
+
+    /// The map after the last step, with the steps' arrows and markers.
+    pub fn map_svg(&self) -> String {
+        let rules = self.rules;
+        let events: Vec<crate::engine::Event> = self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
+        let army_of = |u: &str| rules.army_of(u).map(str::to_string);
+        let (arrows, markers) = crate::map_overlay::overlay(&events, &army_of);
+        let counters: Vec<map_svg::CounterView> = self
+            .state
+            .units
+            .iter()
+            .filter_map(|(id, u)| {
+                let hex = u.hex.as_deref()?.parse().ok()?;
+                Some(rules.module.counter_view(hex, rules.counter(id)?))
+            })
+            .collect();
+        let title = format!("{}, after step {}", self.folder.config.game_id, self.last());
+        map_svg::render(
+            &rules.module.map,
+            &counters,
+            &map_svg::Options { title: Some(title), arrows, markers, ..map_svg::Options::default() },
+        )
+    }
+
+    /// One viewer's report; the HTML shows `map` inline, or links to
+    /// `map_file` (a dispatch's `map.svg`).
+    pub fn render(&self, viewer: Viewer, format: Format, map: MapIn) -> Result<String> {
+        let state = self.state;
+        let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(self.rules, state, s)).unwrap_or_default();
+        let (map_svg, map_file) = match map {
+            MapIn::Inline(svg) => (Some(svg.to_string()), None),
+            MapIn::File(name) => (None, Some(name.to_string())),
+        };
+        let input = ReportInput {
+            game: &self.folder.config,
+            viewer,
+            entries: self.entries,
+            state,
+            awaiting,
+            next_step: state.next.as_ref().map(|s| s.name()),
+            map_svg,
+            map_file,
+            players_of_sides: self.rules.players_of_armies(),
+        };
+        render(&input, format, self.templates)
+    }
+
+    /// Every file of the dispatch of these steps, by name, sorted.
+    pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
+        let mut files = BTreeMap::new();
+        for side in &self.rules.module.info.sides {
+            for format in Format::ALL {
+                let text = self.render(Viewer::Side(side.id.clone()), format, MapIn::File(MAP_FILE))?;
+                files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
+            }
+        }
+        files.insert(MAP_FILE.to_string(), self.map_svg().into_bytes());
+        Ok(files)
+    }
+}
+
+/// Where the HTML report's map is.
+#[derive(Debug, Clone, Copy)]
+pub enum MapIn<'a> {
+    /// In the page (a report that stands alone: `report`, a mail).
+    Inline(&'a str),
+    /// Beside the page, in the dispatch's folder.
+    File(&'a str),
+}
+
+/// The game's own templates (`templates/` in the game folder) over the
+/// built-in ones.
+pub fn game_templates(folder: &GameFolder) -> Result<Templates> {
+    let own = folder.root.join("templates");
+    load_templates(own.is_dir().then_some(own.as_path()))
+}
+
+/// The journal entries `first..=last`, read.
+pub fn entries(folder: &GameFolder, first: u32, last: u32) -> Result<Vec<JournalEntry>> {
     let listing = folder.journal().list()?;
     let count = listing.entries.len() as u32;
     if count == 0 {
@@ -24,52 +131,187 @@ pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, f
     if first == 0 || first > last || last > count {
         return Err(Error::usage(format!("steps {first}-{last}: the journal has steps 1 to {count}")));
     }
+    let mut entries = Vec::new();
+    for file in &listing.entries[(first - 1) as usize..last as usize] {
+        let text = fsio::read_text(&file.path, &file.label)?;
+        entries.push(fsio::parse_yaml(&file.label, &text).map_err(Error::Data)?);
+    }
+    Ok(entries)
+}
+
+/// The report of journal steps `first..=last` (1-based) of the game at
+/// `folder` for `viewer`, standing alone (the map inline in HTML). The
+/// standing and the map are those after step `last`.
+pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, format: Format) -> Result<String> {
+    let rules = crate::game::load_rules(folder)?;
     if let Viewer::Side(side) = &viewer {
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
             return Err(Error::usage(format!("--side '{side}': the sides are {}", known.join(", "))));
         }
     }
-    let mut entries: Vec<JournalEntry> = Vec::new();
-    for file in &listing.entries[(first - 1) as usize..last as usize] {
-        let text = fsio::read_text(&file.path, &file.label)?;
-        entries.push(fsio::parse_yaml(&file.label, &text).map_err(Error::Data)?);
+    let entries = entries(folder, first, last)?;
+    let count = folder.journal().list()?.entries.len() as u32;
+    let state =
+        if last == count { crate::game::load_state(folder)? } else { crate::play::state_after(folder, &rules, last)? };
+    let templates = game_templates(folder)?;
+    let steps = Steps { folder, rules: &rules, templates: &templates, entries: &entries, state: &state };
+    let svg = (format == Format::Html).then(|| steps.map_svg());
+    steps.render(viewer, format, svg.as_deref().map_or(MapIn::File(MAP_FILE), MapIn::Inline))
+}
+
+/// A dispatch folder's name.
+pub fn dispatch_name(first: u32, last: u32) -> String {
+    format!("{first:06}-{last:06}")
+}
+
+/// The dispatches in `reports/`, sorted by first step; anything else there
+/// is returned as foreign (by its label).
+pub fn dispatches(folder: &GameFolder) -> Result<(Vec<(u32, u32, PathBuf)>, Vec<String>)> {
+    let dir = folder.root.join(REPORTS_DIR);
+    let mut found = Vec::new();
+    let mut foreign = Vec::new();
+    if !dir.is_dir() {
+        return Ok((found, foreign));
     }
-    // The state after `last`: the cached one when it is the last step,
-    // else a replay would be needed; reports of earlier steps show the
-    // standing of now, and say so through `next_step`.
-    let state: State = crate::game::load_state(folder)?;
-    let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(&rules, &state, s)).unwrap_or_default();
-    let events: Vec<crate::engine::Event> = entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
-    let army_of = |u: &str| rules.army_of(u).map(str::to_string);
-    let (arrows, markers) = crate::map_overlay::overlay(&events, &army_of);
-    let counters: Vec<map_svg::CounterView> = state
-        .units
-        .iter()
-        .filter_map(|(id, u)| {
-            let hex = u.hex.as_deref()?.parse().ok()?;
-            Some(rules.module.counter_view(hex, rules.counter(id)?))
-        })
-        .collect();
-    // The map shows the game as it stands now (the state after the last
-    // resolved step), with the arrows and markers of the steps reported.
-    let title = format!("{}, as it stands after step {count}", folder.config.game_id);
-    let svg = map_svg::render(
-        &rules.module.map,
-        &counters,
-        &map_svg::Options { title: Some(title), arrows, markers, ..map_svg::Options::default() },
-    );
-    let own = folder.root.join("templates");
-    let templates = load_templates(own.is_dir().then_some(own.as_path()))?;
-    let input = ReportInput {
-        game: &folder.config,
-        viewer,
-        entries: &entries,
-        state: &state,
-        awaiting,
-        next_step: state.next.as_ref().map(|s| s.name()),
-        map_svg: Some(svg),
-        players_of_sides: rules.players_of_armies(),
+    for name in fsio::list_names(&dir)? {
+        if name.starts_with(fsio::TEMP_PREFIX) {
+            continue;
+        }
+        let range = name.split_once('-').and_then(|(a, b)| {
+            let ok = a.len() == 6 && b.len() == 6;
+            Some((a.parse::<u32>().ok().filter(|_| ok)?, b.parse::<u32>().ok()?))
+        });
+        match range {
+            Some((a, b)) if a >= 1 && a <= b && dir.join(&name).is_dir() => found.push((a, b, dir.join(&name))),
+            _ => foreign.push(format!("{REPORTS_DIR}/{name}")),
+        }
+    }
+    found.sort();
+    Ok((found, foreign))
+}
+
+/// Write the dispatch of `steps` into `reports/`, atomically (a temporary
+/// folder renamed into place); returns its path.
+pub fn write_dispatch(steps: &Steps) -> Result<PathBuf> {
+    let (Some(first), Some(last)) = (steps.entries.first(), steps.entries.last()) else {
+        return Err(Error::usage("a dispatch reports at least one step"));
     };
-    render(&input, format, &templates)
+    let files = steps.dispatch()?;
+    let reports = steps.folder.root.join(REPORTS_DIR);
+    fsio::ensure_dir(&reports)?;
+    let target = reports.join(dispatch_name(first.step, last.step));
+    fsio::write_dir_atomic(&target, &files)?;
+    Ok(target)
+}
+
+/// Write the dispatch of the journal steps no dispatch covers yet, if any
+/// (after `resolve`, or after a `resolve` killed before its reports were
+/// written). `state` is the state after the journal's last step.
+pub fn write_pending(folder: &GameFolder, rules: &Rules, state: &State) -> Result<Option<PathBuf>> {
+    let count = folder.journal().list()?.entries.len() as u32;
+    let (have, _) = dispatches(folder)?;
+    let covered = have.iter().map(|(_, b, _)| *b).max().unwrap_or(0);
+    if covered >= count {
+        return Ok(None);
+    }
+    let entries = entries(folder, covered + 1, count)?;
+    let templates = game_templates(folder)?;
+    let steps = Steps { folder, rules, templates: &templates, entries: &entries, state };
+    write_dispatch(&steps).map(Some)
+}
+
+/// `verify`: every dispatch in `reports/` must be exactly what the journal
+/// gives. `count` is the journal's length, `states` the replayed state
+/// after the last step of every dispatch. The
+/// first file that differs, is missing or does not belong is named.
+pub fn check_dispatches(
+    folder: &GameFolder,
+    rules: &Rules,
+    count: u32,
+    states: &BTreeMap<u32, State>,
+) -> Result<Option<(String, String)>> {
+    let (found, foreign) = dispatches(folder)?;
+    if let Some(name) = foreign.first() {
+        return Ok(Some((
+            name.clone(),
+            "not a dispatch of reports (folders are named by their first and last steps, e.g. 000001-000004)".into(),
+        )));
+    }
+    let templates = game_templates(folder)?;
+    let mut next = 1;
+    for (first, last, dir) in &found {
+        let name = format!("{REPORTS_DIR}/{}", dispatch_name(*first, *last));
+        if *first != next {
+            let why = if *first < next {
+                "overlaps the dispatch before it".to_string()
+            } else {
+                format!("leaves steps {next} to {} without reports", first - 1)
+            };
+            return Ok(Some((name, why)));
+        }
+        if *last > count {
+            return Ok(Some((name, format!("reports steps the journal does not have (it has {count})"))));
+        }
+        let entries = entries(folder, *first, *last)?;
+        let steps = Steps { folder, rules, templates: &templates, entries: &entries, state: &states[last] };
+        let expected = steps.dispatch()?;
+        for file in fsio::list_names(dir)? {
+            if !expected.contains_key(&file) {
+                return Ok(Some((format!("{name}/{file}"), "not a file adjutant writes in a dispatch".into())));
+            }
+        }
+        for (file, want) in &expected {
+            let label = format!("{name}/{file}");
+            let path = dir.join(file);
+            if !path.exists() {
+                return Ok(Some((label, "missing: every dispatch has each side's report in each format".into())));
+            }
+            let got = fsio::read(&path)?;
+            if &got != want {
+                return Ok(Some((label.clone(), difference(&got, want))));
+            }
+        }
+        next = last + 1;
+    }
+    Ok(None)
+}
+
+/// Where a report differs from what the journal gives, as a message: the
+/// line, and both versions around the first character that differs.
+fn difference(got: &[u8], want: &[u8]) -> String {
+    let got = String::from_utf8_lossy(got);
+    let want = String::from_utf8_lossy(want);
+    let n = got
+        .lines()
+        .zip(want.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.lines().count().min(want.lines().count()));
+    let (a, b) = (got.lines().nth(n).unwrap_or(""), want.lines().nth(n).unwrap_or(""));
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let at = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let around = |s: &[char]| {
+        let from = at.saturating_sub(30);
+        let to = (at + 40).min(s.len());
+        let text: String = s[from.min(to)..to].iter().collect();
+        format!("{}{text}{}", if from > 0 { "..." } else { "" }, if to < s.len() { "..." } else { "" })
+    };
+    let what = if got.lines().count() != want.lines().count() && a == b {
+        format!("has {} lines where the journal gives {}", got.lines().count(), want.lines().count())
+    } else if a == b {
+        "differs in its line endings or its last bytes".to_string()
+    } else {
+        format!("has {:?} where the journal gives {:?}", around(&a), around(&b))
+    };
+    format!(
+        "differs from what the journal gives at line {}, column {}: the file {what} \
+         (or the game's templates/ changed since it was written)",
+        n + 1,
+        at + 1
+    )
+}
+
+/// The path of a dispatch's file.
+pub fn dispatch_file(folder: &GameFolder, first: u32, last: u32, file: &str) -> PathBuf {
+    Path::new(&folder.root).join(REPORTS_DIR).join(dispatch_name(first, last)).join(file)
 }

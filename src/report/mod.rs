@@ -57,6 +57,9 @@ pub struct ReportInput<'a> {
     pub next_step: Option<String>,
     /// The map picture (`map_svg::render`), embedded in the HTML report.
     pub map_svg: Option<String>,
+    /// Or the map's file beside the HTML report (a dispatch's `map.svg`),
+    /// which the page shows as an image.
+    pub map_file: Option<String>,
     /// Each side's player (alliance): `Rules::players_of_armies`. A side
     /// sees the cards and secrets held under its own id or its player's;
     /// with an empty map, under its own id only.
@@ -137,7 +140,11 @@ pub fn render(input: &ReportInput, format: Format, templates: &Templates) -> Res
         Format::Html => {
             let svg = input.map_svg.as_deref().map(inline_svg).transpose()?;
             // The map is the one thing not escaped: our own SVG, checked to be one.
-            context! { map_svg => svg.map(Value::from_safe_string), ..Value::from(Serde(&model)) }
+            context! {
+                map_svg => svg.map(Value::from_safe_string),
+                map_file => input.map_file.clone(),
+                ..Value::from(Serde(&model))
+            }
         }
         _ => context! { map_svg => Value::from(()), ..Value::from(Serde(&model)) },
     };

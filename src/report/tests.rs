@@ -79,6 +79,7 @@ fn all_formats(viewer: Viewer) -> Vec<(Format, String)> {
         map_svg: Some(
             "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"><text>1404</text></svg>\n".into(),
         ),
+        map_file: None,
         players_of_sides: players(),
     };
     let templates = load_templates(None).unwrap();
@@ -113,6 +114,7 @@ fn without_players_a_side_sees_only_cards_under_its_own_name() {
         awaiting: vec![],
         next_step: None,
         map_svg: None,
+        map_file: None,
         players_of_sides: BTreeMap::new(),
     };
     assert!(model(&input).standing.cards.is_empty());
@@ -149,6 +151,7 @@ fn fields_visible_to_other_sides_are_left_out() {
         awaiting: vec![],
         next_step: None,
         map_svg: None,
+        map_file: None,
         players_of_sides: players(),
     };
     let shot = |m: &ReportModel| m.steps[0].events.iter().find(|e| e.kind == "fire").unwrap().clone();

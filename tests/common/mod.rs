@@ -35,6 +35,13 @@ impl Run {
         self.stdout
     }
 
+    /// Assert the exit status (without a panic); return all it printed.
+    pub fn exits(self, code: i32) -> String {
+        assert_eq!(self.code, code, "expected exit {code}\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert!(!self.stderr.contains("panicked"), "panic: {}", self.stderr);
+        self.stdout + &self.stderr
+    }
+
     /// Assert the exit status and that the error is one line, without a panic.
     pub fn fails(self, code: i32) -> String {
         assert_eq!(self.code, code, "expected exit {code}\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);

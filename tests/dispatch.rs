@@ -1,0 +1,211 @@
+//! Issue 6: `resolve` writes each side's report of the steps it resolved
+//! into `reports/` (a dispatch per resolve: four formats per side and the
+//! map), and `verify` renders them again from the journal: any byte changed
+//! in a report (a roll, a line of the map) makes it exit 1 naming the file.
+
+mod common;
+use common::*;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The three sides of the Savannah module.
+const SIDES: [&str; 3] = ["american", "british", "french"];
+const FORMATS: [&str; 4] = ["txt", "md", "html", "json"];
+
+/// Turn 16's first steps of the Historical Scenario by three `resolve`
+/// calls, with known dice; returns the temp dir (game in `g`) and what each
+/// resolve printed.
+fn played() -> (tempfile::TempDir, Vec<String>) {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    known_dice(&d.join("g"));
+    let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
+    let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
+    write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
+    write("a.yaml", head("allies-movement", "american") + "moves: []\n");
+    write(
+        "m.yaml",
+        head("allies-defensive-artillery-fire", "french") + "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
+    );
+    write(
+        "cf.yaml",
+        head("allies-close-combat", "french")
+            + "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: skirmish}\n",
+    );
+    write("ca.yaml", head("allies-close-combat", "american"));
+    write("cb.yaml", head("allies-close-combat", "british") + "defence:\n  tactics: stand-fast\n");
+    let outs = vec![
+        run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok(),
+        run(d, &["resolve", "--dir", "g", "m.yaml"]).ok(),
+        run(d, &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok(),
+    ];
+    (dir, outs)
+}
+
+/// The dispatch folders of `reports/`, sorted.
+fn dispatches(game: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(game.join("reports")).unwrap().map(|e| e.unwrap().path()).collect();
+    found.sort();
+    found
+}
+
+fn range(dispatch: &Path) -> (u32, u32) {
+    let name = dispatch.file_name().unwrap().to_string_lossy().into_owned();
+    let (a, b) = name.split_once('-').unwrap();
+    (a.parse().unwrap(), b.parse().unwrap())
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn each_resolve_writes_every_sides_report_of_its_steps_in_four_formats_with_the_map() {
+    let (dir, outs) = played();
+    let g = dir.path().join("g");
+    let found = dispatches(&g);
+    assert_eq!(found.len(), 3, "one dispatch per resolve that resolved steps: {found:?}");
+    let journal = fs::read_dir(g.join("journal")).unwrap().count() as u32;
+    let mut next = 1;
+    for (n, dispatch) in found.iter().enumerate() {
+        let (first, last) = range(dispatch);
+        assert_eq!(first, next, "dispatches follow each other without gaps");
+        next = last + 1;
+        let name = dispatch.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(outs[n].contains(&format!("reports/{name}/")), "resolve names its dispatch:\n{}", outs[n]);
+        let mut files: Vec<String> =
+            fs::read_dir(dispatch).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        files.sort();
+        let mut expected: Vec<String> =
+            SIDES.iter().flat_map(|s| FORMATS.iter().map(move |f| format!("{s}.{f}"))).collect();
+        expected.push("map.svg".into());
+        expected.sort();
+        assert_eq!(files, expected);
+        // Each report is the side's, of exactly these steps.
+        for side in SIDES {
+            let json: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(dispatch.join(format!("{side}.json"))).unwrap()).unwrap();
+            assert_eq!(json["viewer"]["side"], side);
+            let steps: Vec<u64> =
+                json["steps"].as_array().unwrap().iter().map(|s| s["journal_step"].as_u64().unwrap()).collect();
+            assert_eq!(steps, (first as u64..=last as u64).collect::<Vec<_>>());
+            assert_eq!(json["standing"]["resolved_steps"], last, "the standing after the dispatch's last step");
+            // Every roll of those steps, with its purpose, in the text report.
+            let text = fs::read_to_string(dispatch.join(format!("{side}.txt"))).unwrap();
+            for step in &json["steps"].as_array().unwrap()[..] {
+                for roll in step["rolls"].as_array().unwrap() {
+                    let purpose = roll["purpose"].as_str().unwrap();
+                    assert!(text.contains(purpose), "{side}.txt lacks the roll for {purpose:?}");
+                }
+            }
+            let html = fs::read_to_string(dispatch.join(format!("{side}.html"))).unwrap();
+            assert!(html.contains("<img src=\"map.svg\""), "the HTML shows the dispatch's map");
+        }
+        let svg = fs::read_to_string(dispatch.join("map.svg")).unwrap();
+        assert!(svg.contains("<svg") && svg.contains(&format!("after step {last}")), "the map after step {last}");
+    }
+    assert_eq!(next, journal + 1, "the dispatches cover the whole journal");
+    // The mortar's dispatch has rolls; a French secret-free text still names them.
+    let mortar = fs::read_to_string(found[1].join("british.txt")).unwrap();
+    assert!(mortar.contains("scatter"), "{mortar}");
+    let v = run(&g, &["verify", "--dir", "."]).ok();
+    assert!(v.starts_with("verified"), "{v}");
+}
+
+#[test]
+fn any_byte_changed_in_any_report_makes_verify_fail_naming_the_file() {
+    let (dir, _) = played();
+    let g = dir.path().join("g");
+    let found = dispatches(&g);
+    // A roll's value in the text report: the "Rolls" table's first row.
+    let target = &found[1];
+    let name = target.file_name().unwrap().to_string_lossy().into_owned();
+    let text = fs::read_to_string(target.join("british.txt")).unwrap();
+    let row = text.lines().find(|l| l.starts_with("| 0 | d10 |")).expect("a roll row in the mortar's dispatch");
+    let value: u32 = row.split('|').nth(3).unwrap().trim().parse().unwrap();
+    let forged_row = row.replacen(&format!("| {value:>5} |"), &format!("| {:>5} |", value % 10 + 1), 1);
+    assert_ne!(row, forged_row);
+    let t = dir.path().join("t");
+    copy_dir(&g, &t);
+    fs::write(t.join("reports").join(&name).join("british.txt"), text.replacen(row, &forged_row, 1)).unwrap();
+    let out = run(&t, &["verify", "--dir", "."]).exits(1);
+    assert!(out.contains(&format!("reports/{name}/british.txt")) && out.contains("line"), "{out}");
+
+    // One byte of every file of a dispatch, in turn, in the middle of it.
+    let files: Vec<PathBuf> = fs::read_dir(target).unwrap().map(|e| e.unwrap().path()).collect();
+    for file in &files {
+        let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let t = dir.path().join(format!("t-{file_name}"));
+        copy_dir(&g, &t);
+        let path = t.join("reports").join(&name).join(&file_name);
+        let mut bytes = fs::read(&path).unwrap();
+        let i = bytes.len() / 2;
+        bytes[i] = if bytes[i] == b'0' { b'1' } else { b'0' };
+        fs::write(&path, bytes).unwrap();
+        let out = run(&t, &["verify", "--dir", "."]).exits(1);
+        assert!(out.contains(&format!("reports/{name}/{file_name}")), "{file_name}: {out}");
+        fs::remove_dir_all(&t).unwrap();
+    }
+
+    // A report removed, a file added, a folder that is no dispatch.
+    for (what, change) in [
+        ("missing", Box::new(|t: &Path| fs::remove_file(t.join("french.md")).unwrap()) as Box<dyn Fn(&Path)>),
+        ("not a file adjutant writes", Box::new(|t: &Path| fs::write(t.join("notes.txt"), "hi").unwrap())),
+    ] {
+        let t = dir.path().join("t2");
+        copy_dir(&g, &t);
+        change(&t.join("reports").join(&name));
+        let out = run(&t, &["verify", "--dir", "."]).exits(1);
+        assert!(out.contains(&format!("reports/{name}/")) && out.contains(what), "{out}");
+        fs::remove_dir_all(&t).unwrap();
+    }
+}
+
+#[test]
+fn reports_a_killed_resolve_did_not_write_are_written_by_the_next() {
+    let (dir, _) = played();
+    let g = dir.path().join("g");
+    let last = dispatches(&g).pop().unwrap();
+    let before = all_files(&last);
+    // As if resolve had been killed after its journal entries and before
+    // its reports: the folder still verifies (no report is wrong)...
+    fs::remove_dir_all(&last).unwrap();
+    let v = run(&g, &["verify", "--dir", "."]).ok();
+    assert!(v.starts_with("verified"), "{v}");
+    // ...and the next resolve writes them, byte for byte as they were.
+    let out = run(&g, &["resolve", "--dir", "."]).ok();
+    assert!(out.contains("reports/"), "{out}");
+    let after = all_files(&last);
+    assert_eq!(before.len(), after.len());
+    for ((p, a), (_, b)) in before.iter().zip(&after) {
+        assert!(a == b, "{} differs after being rewritten", p.display());
+    }
+}
+
+#[test]
+fn a_report_of_earlier_steps_shows_the_game_as_it_stood_after_them() {
+    let (dir, _) = played();
+    let g = dir.path().join("g");
+    let json = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "1-2", "--as", "json"]).ok();
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["standing"]["resolved_steps"], 2);
+    assert_eq!(json["standing"]["next_step"], "16-allies-defensive-artillery-fire");
+    // The same as the dispatch that resolve wrote for those steps.
+    let first = &dispatches(&g)[0];
+    assert_eq!(range(first), (1, 2));
+    let stored = fs::read_to_string(first.join("french.json")).unwrap();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&stored).unwrap(), json);
+    let html = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "1-2", "--as", "html"]).ok();
+    assert!(html.contains("club-7, after step 2"), "the map is the one after step 2");
+}
