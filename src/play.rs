@@ -278,7 +278,7 @@ pub fn replay_each(
             let Some(path) = &record.file else { return fail("an orders record without its file".into()) };
             let bytes = fsio::read(&folder.root.join(path))?;
             let text = String::from_utf8(bytes.clone()).unwrap_or_default();
-            match check_header(&rules, &folder.config.game_id, &state, path, &text) {
+            match check_header(rules, &folder.config.game_id, &state, path, &text) {
                 Ok(c) if c.side == record.side => {
                     by_side.insert(c.side.clone(), c.body);
                 }
@@ -289,19 +289,12 @@ pub fn replay_each(
             }
             orders.push((record.side.clone(), bytes, path.clone()));
         }
-        let (again, next) = match resolve_step(
-            &rules,
-            &folder.config.game_id,
-            entry.step,
-            &entry.key,
-            &state,
-            &step,
-            &orders,
-            &by_side,
-        ) {
-            Ok(r) => r,
-            Err(e) => return fail(format!("the engine refuses the step on replay: {e}")),
-        };
+        let (again, next) =
+            match resolve_step(rules, &folder.config.game_id, entry.step, &entry.key, &state, &step, &orders, &by_side)
+            {
+                Ok(r) => r,
+                Err(e) => return fail(format!("the engine refuses the step on replay: {e}")),
+            };
         if again.rolls != entry.rolls {
             return fail("the replayed rolls differ from the journal's".into());
         }

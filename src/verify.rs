@@ -84,7 +84,7 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
         // §6.4: the dice hold; now every step must replay to the same events and state.
         let rules = crate::game::load_rules(&folder)?;
         let (dispatches, _) = crate::report::game::dispatches(&folder)?;
-        let ends: BTreeSet<u32> = dispatches.iter().map(|(_, last, _)| *last).collect();
+        let ends: BTreeSet<u32> = dispatches.iter().map(|d| d.last).collect();
         let mut states = BTreeMap::new();
         let replayed = crate::play::replay_each(&folder, &rules, |entry, state| {
             if ends.contains(&entry.step) {

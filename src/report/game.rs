@@ -165,9 +165,18 @@ pub fn dispatch_name(first: u32, last: u32) -> String {
     format!("{first:06}-{last:06}")
 }
 
+/// A dispatch folder of `reports/`: the reports of journal steps
+/// `first..=last`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dispatch {
+    pub first: u32,
+    pub last: u32,
+    pub path: PathBuf,
+}
+
 /// The dispatches in `reports/`, sorted by first step; anything else there
 /// is returned as foreign (by its label).
-pub fn dispatches(folder: &GameFolder) -> Result<(Vec<(u32, u32, PathBuf)>, Vec<String>)> {
+pub fn dispatches(folder: &GameFolder) -> Result<(Vec<Dispatch>, Vec<String>)> {
     let dir = folder.root.join(REPORTS_DIR);
     let mut found = Vec::new();
     let mut foreign = Vec::new();
@@ -183,7 +192,9 @@ pub fn dispatches(folder: &GameFolder) -> Result<(Vec<(u32, u32, PathBuf)>, Vec<
             Some((a.parse::<u32>().ok().filter(|_| ok)?, b.parse::<u32>().ok()?))
         });
         match range {
-            Some((a, b)) if a >= 1 && a <= b && dir.join(&name).is_dir() => found.push((a, b, dir.join(&name))),
+            Some((first, last)) if first >= 1 && first <= last && dir.join(&name).is_dir() => {
+                found.push(Dispatch { first, last, path: dir.join(&name) })
+            }
             _ => foreign.push(format!("{REPORTS_DIR}/{name}")),
         }
     }
@@ -211,7 +222,7 @@ pub fn write_dispatch(steps: &Steps) -> Result<PathBuf> {
 pub fn write_pending(folder: &GameFolder, rules: &Rules, state: &State) -> Result<Option<PathBuf>> {
     let count = folder.journal().list()?.entries.len() as u32;
     let (have, _) = dispatches(folder)?;
-    let covered = have.iter().map(|(_, b, _)| *b).max().unwrap_or(0);
+    let covered = have.iter().map(|d| d.last).max().unwrap_or(0);
     if covered >= count {
         return Ok(None);
     }
@@ -240,7 +251,7 @@ pub fn check_dispatches(
     }
     let templates = game_templates(folder)?;
     let mut next = 1;
-    for (first, last, dir) in &found {
+    for Dispatch { first, last, path: dir } in &found {
         let name = format!("{REPORTS_DIR}/{}", dispatch_name(*first, *last));
         if *first != next {
             let why = if *first < next {
