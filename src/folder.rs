@@ -70,6 +70,10 @@ pub struct GameConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub players: Vec<Player>,
     pub dice: DiceConfig,
+    /// How `mail` sends the reports and `submit --email --reply` its
+    /// answers (mail.rs). Never a password: only where to read one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mail: Option<crate::mail::MailSettings>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -271,6 +275,7 @@ impl GameFolder {
             scenario,
             players,
             dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
+            mail: None,
         };
         Self::create_with(root, config, &top, extra)
     }
@@ -360,6 +365,7 @@ mod tests {
                 chain_length: 8,
                 anchor: chain_key(top, 8, 0).unwrap(),
             },
+            mail: None,
         }
     }
 

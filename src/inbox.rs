@@ -240,3 +240,89 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         still_awaiting,
     })
 }
+
+/// What `submit --email` made of a message: who sent it, and the receipt or
+/// the reason it was refused (the folder unchanged).
+#[derive(Debug, Clone, Serialize)]
+pub struct EmailSubmission {
+    /// The sender's bare address (empty when the message has none).
+    pub from: String,
+    /// Where the orders were found in the message.
+    pub source: Option<String>,
+    pub receipt: Option<Receipt>,
+    pub refused: Option<String>,
+    /// Whom a reply may go to: the sender, when the address is a player's
+    /// in game.yaml (no answer is ever sent to a stranger).
+    pub reply_to: Option<String>,
+    /// In-Reply-To and References for a reply, and its subject.
+    #[serde(skip)]
+    pub reply_headers: (Option<String>, Option<String>, String),
+}
+
+/// Submit the orders of a raw RFC 5322 message (crate::intake): the
+/// sender's address must be the one game.yaml gives the side the orders
+/// are for; then as [`submit`]. A refused message changes nothing.
+pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Result<EmailSubmission> {
+    let folder = GameFolder::open(dir)?;
+    let players = &folder.config.players;
+    let is_player = |address: &str| {
+        players.iter().any(|p| p.email.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case(address)))
+    };
+    let intake = match crate::intake::read_message(raw) {
+        Ok(intake) => intake,
+        Err(e) => {
+            // Without a sender's address nobody can be answered.
+            let from = sender_address(raw);
+            let reply_to = from.clone().filter(|f| is_player(f));
+            return Ok(EmailSubmission {
+                from: from.unwrap_or_default(),
+                source: None,
+                receipt: None,
+                refused: Some(e.message()),
+                reply_to,
+                reply_headers: (None, None, "Re: your orders".into()),
+            });
+        }
+    };
+    let mut outcome = EmailSubmission {
+        from: intake.from.clone(),
+        source: Some(intake.source.clone()),
+        receipt: None,
+        refused: None,
+        reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
+        reply_headers: crate::intake::reply_headers(&intake),
+    };
+    let label = format!("the message from {} ({})", intake.from, intake.source);
+    let checked = std::str::from_utf8(&intake.orders)
+        .map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))
+        .and_then(|text| header(&label, text))
+        .and_then(|(_, _, _, side)| {
+            let player = players.iter().find(|p| p.side == side);
+            match player.and_then(|p| p.email.as_deref()) {
+                Some(email) if email.trim().eq_ignore_ascii_case(&intake.from) => Ok(()),
+                Some(_) => Err(Error::refused(format!(
+                    "{label}: side: orders of {side} are taken only from the address game.yaml gives for {side}; \
+                     this message is from {}",
+                    intake.from
+                ))),
+                None => Err(Error::refused(format!(
+                    "{label}: side: game.yaml gives {side} no address, so its orders cannot come by email"
+                ))),
+            }
+        })
+        .and_then(|()| submit(dir, &intake.orders, &label, replace, wait));
+    match checked {
+        Ok(receipt) => outcome.receipt = Some(receipt),
+        Err(Error::Refused(message)) => outcome.refused = Some(message),
+        Err(e) => return Err(e),
+    }
+    Ok(outcome)
+}
+
+/// The bare address in a message's From header, if one can be read even
+/// though its orders cannot.
+fn sender_address(raw: &[u8]) -> Option<String> {
+    let message = mail_parser::MessageParser::default().parse(raw)?;
+    let from = message.from()?.first()?.address()?.trim().to_lowercase();
+    (!from.is_empty()).then_some(from)
+}

@@ -29,6 +29,7 @@ pub mod map_svg;
 pub mod module;
 pub mod modules;
 pub mod play;
+pub mod post;
 pub mod report;
 pub mod roll_log;
 pub mod verify;

@@ -99,14 +99,49 @@ Examples:
   adjutant submit --dir savannah --replace 16-french-movement.yaml
   adjutant submit --dir savannah - < orders.yaml
 
+  adjutant submit --dir savannah --email --reply - < message.eml   a raw email (procmail)
+
 The file is kept byte for byte in inbox/ until its step is resolved (`resolve`
 takes it then). Orders for the step the game awaits are checked whole now, as
 `validate` does; orders for a later step (sent ahead) have their game, turn, step
 and side checked now and the rest when the step comes. A file for another game,
 a step already resolved, a side the step does not hear from, or a second file for
 the same step (without --replace) is refused and nothing changes. The receipt
-gives the file's SHA-256, which the journal and the dice will bind to.")]
+gives the file's SHA-256, which the journal and the dice will bind to.
+
+With --email the input is a whole email message (RFC 5322), as procmail or
+fetchmail pipe it: the orders are its one YAML attachment (*.yaml, *.yml) or else
+its plain-text body (a signature after a '-- ' line is dropped). The sender's
+address must be the one game.yaml gives the side the orders are for. With --reply
+the receipt or the refusal is mailed back (game.yaml's mail settings), but only
+to a player's address: a stranger gets no answer.")]
     Submit(SubmitArgs),
+
+    /// Mail each side's reports of the resolved steps to its player.
+    #[command(after_help = "\
+Examples:
+  adjutant mail --dir savannah                   every dispatch not yet mailed
+  adjutant mail --dir savannah --dry-run         show what would be sent, send nothing
+  adjutant mail --dir savannah --dispatch 000003-000007 --side british   send one again
+  adjutant mail --dir savannah --transport folder --from \"Referee <ref@example.org>\"
+
+Each `resolve` writes a dispatch of reports (reports/000003-000007/). A side's
+message has its text report as the body and attaches the report in HTML (the map
+inline), its JSON and the map after the last step as SVG (and PNG). Messages sent
+are recorded in mailed.yaml, so each dispatch goes once to each side.
+
+The settings are game.yaml's `mail:` section (flags override its fields):
+
+  mail:
+    from: Referee <referee@example.org>
+    transport: smtp            # smtp, sendmail or folder (.eml files)
+    host: smtp.example.org
+    security: starttls         # starttls (587), tls (465), none (loopback only)
+    username: referee@example.org
+    password_env: ADJUTANT_SMTP_PASSWORD     # or password_command: [pass, smtp]
+
+A password is never written in game.yaml: only where to read it from.")]
+    Mail(MailArgs),
 
     /// A side's report of resolved steps: events, rolls, keys, orders hashes, the map.
     #[command(after_help = "\
@@ -296,6 +331,58 @@ pub struct SubmitArgs {
     /// Replace the orders this side submitted before for the same step.
     #[arg(long)]
     pub replace: bool,
+    /// The input is a whole email message (RFC 5322) holding the orders.
+    #[arg(long)]
+    pub email: bool,
+    /// Mail the receipt or the refusal back to the sender (a player's address only).
+    #[arg(long, requires = "email")]
+    pub reply: bool,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct MailArgs {
+    /// Build the messages and show them; send nothing, record nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send this dispatch (e.g. 000003-000007), even if it was sent before.
+    #[arg(long, value_name = "FIRST-LAST")]
+    pub dispatch: Option<String>,
+    /// Only to this side (repeatable).
+    #[arg(long, value_name = "SIDE")]
+    pub side: Vec<String>,
+    /// smtp, sendmail or folder (overrides game.yaml's mail.transport).
+    #[arg(long, value_name = "KIND")]
+    pub transport: Option<String>,
+    /// The sender, "Name <address>" (overrides mail.from).
+    #[arg(long, value_name = "MAILBOX")]
+    pub from: Option<String>,
+    /// SMTP server (overrides mail.host).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// SMTP port (overrides mail.port).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// starttls, tls or none (overrides mail.security).
+    #[arg(long, value_name = "MODE")]
+    pub security: Option<String>,
+    /// SMTP user name (overrides mail.username).
+    #[arg(long)]
+    pub username: Option<String>,
+    /// The environment variable holding the SMTP password (overrides mail.password_env).
+    #[arg(long, value_name = "VAR")]
+    pub password_env: Option<String>,
+    /// The folder of .eml files for the folder transport (overrides mail.folder).
+    #[arg(long, value_name = "DIR")]
+    pub folder: Option<PathBuf>,
+    /// The sendmail binary (overrides mail.sendmail).
+    #[arg(long, value_name = "PATH")]
+    pub sendmail: Option<PathBuf>,
+    /// An extra trusted root certificate, PEM (overrides mail.ca_file).
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

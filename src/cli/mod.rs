@@ -3,6 +3,7 @@
 mod arguments;
 mod demo;
 mod generate;
+mod mail;
 mod map;
 mod odds;
 mod output;
@@ -83,6 +84,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Odds(args) => odds::run(args, out),
         Command::Template(args) => template(args, out),
         Command::Submit(args) => submit(args, wait, out),
+        Command::Mail(args) => mail::run(args, wait, out),
         Command::Status(args) => status::run(&args.dir, out),
         Command::Report(args) => report(args, out),
         Command::Generate(args) => generate::run(args, out),
@@ -330,6 +332,9 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     } else {
         (adjutant::fsio::read(&args.file)?, args.file.display().to_string())
     };
+    if args.email {
+        return mail::submit_email(args, &bytes, wait, out);
+    }
     let receipt = adjutant::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
     out.result(&receipt, |s| receipt_text(&receipt, s))?;
     Ok(0)
@@ -364,7 +369,7 @@ fn report(args: &arguments::ReportArgs, out: &Out) -> Outcome {
 }
 
 /// A receipt in words: what was stored, its hash, and what the game awaits.
-fn receipt_text(r: &adjutant::inbox::Receipt, s: &output::Style) -> String {
+pub(crate) fn receipt_text(r: &adjutant::inbox::Receipt, s: &output::Style) -> String {
     let mut text = format!(
         "{} orders of {} for step {} of game {} ({} bytes){}\n  sha256 {}\n  stored as {}\n",
         s.good("received:"),

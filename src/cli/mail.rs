@@ -1,0 +1,183 @@
+//! `mail` (the reports to the players) and `submit --email` (orders from a
+//! raw message, answered by mail).
+
+use std::time::Duration;
+
+use adjutant::folder::GameFolder;
+use adjutant::mail::{self, MailSettings, Outgoing, Security, TransportKind};
+use adjutant::post::{self, Selection};
+use adjutant::Error;
+
+use super::arguments::{MailArgs, SubmitArgs};
+use super::output::{Out, Style};
+use super::{receipt_text, Outcome};
+
+fn parse_transport(s: &str) -> Result<TransportKind, Error> {
+    match s {
+        "smtp" => Ok(TransportKind::Smtp),
+        "sendmail" => Ok(TransportKind::Sendmail),
+        "folder" => Ok(TransportKind::Folder),
+        other => Err(Error::usage(format!("--transport '{other}': choose smtp, sendmail or folder"))),
+    }
+}
+
+fn parse_security(s: &str) -> Result<Security, Error> {
+    match s {
+        "starttls" => Ok(Security::Starttls),
+        "tls" => Ok(Security::Tls),
+        "none" => Ok(Security::None),
+        other => Err(Error::usage(format!("--security '{other}': choose starttls, tls or none"))),
+    }
+}
+
+/// game.yaml's settings with the flags' fields over them; `None` when
+/// neither gives any.
+fn settings(folder: &GameFolder, args: &MailArgs) -> Result<Option<MailSettings>, Error> {
+    let flags = args.transport.is_some()
+        || args.from.is_some()
+        || args.host.is_some()
+        || args.port.is_some()
+        || args.security.is_some()
+        || args.username.is_some()
+        || args.password_env.is_some()
+        || args.folder.is_some()
+        || args.sendmail.is_some()
+        || args.ca_file.is_some();
+    if !flags {
+        return Ok(None);
+    }
+    let mut s = match folder.config.mail.clone() {
+        Some(s) => s,
+        None => {
+            let (Some(from), Some(kind)) = (&args.from, &args.transport) else {
+                return Err(Error::usage(
+                    "game.yaml has no mail settings: give at least --transport and --from (or add a `mail:` section)",
+                ));
+            };
+            MailSettings::new(from.clone(), parse_transport(kind)?)
+        }
+    };
+    if let Some(kind) = &args.transport {
+        s.transport = parse_transport(kind)?;
+    }
+    if let Some(from) = &args.from {
+        s.from = from.clone();
+    }
+    macro_rules! over {
+        ($($field:ident),*) => { $( if let Some(v) = &args.$field { s.$field = Some(v.clone()); } )* };
+    }
+    over!(host, port, username, password_env, folder, sendmail, ca_file);
+    if let Some(security) = &args.security {
+        s.security = Some(parse_security(security)?);
+    }
+    Ok(Some(s))
+}
+
+pub fn run(args: &MailArgs, wait: Duration, out: &Out) -> Outcome {
+    let folder = GameFolder::open(&args.dir)?;
+    let given = settings(&folder, args)?;
+    let selection = Selection { dispatch: args.dispatch.clone(), sides: args.side.clone() };
+    let posted = post::mail_reports(&args.dir, given, &selection, args.dry_run, wait)?;
+    out.result(&posted, |s| {
+        let mut text = String::new();
+        let verb = if posted.dry_run { "would send" } else { "sent" };
+        for m in &posted.messages {
+            text += &format!("{} {} to {}: {}\n", s.good(&format!("{verb}:")), m.dispatch, m.to, m.subject);
+            text += &s.dim(&format!("  attached: {}\n", m.attachments.join(", ")));
+            if let Some(file) = &m.file {
+                text += &s.dim(&format!("  written to {file}\n"));
+            }
+        }
+        if posted.messages.is_empty() {
+            text += "nothing to send: every dispatch has gone to every player\n";
+        }
+        for side in &posted.no_address {
+            text +=
+                &format!("{} {side} has no address in game.yaml: its reports stay in reports/\n", s.bad("not sent:"));
+        }
+        text
+    })?;
+    Ok(0)
+}
+
+/// `submit --email`: the message's orders submitted; the receipt or the
+/// refusal printed, and mailed back with --reply.
+pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) -> Outcome {
+    // The settings are checked before anything is stored, so that a reply
+    // that cannot be sent is known at once.
+    let settings = if args.reply {
+        let folder = GameFolder::open(&args.dir)?;
+        let settings = post::settings(&folder, None)?;
+        settings.transport()?;
+        Some((folder, settings))
+    } else {
+        None
+    };
+    let outcome = adjutant::inbox::submit_email(&args.dir, raw, args.replace, wait)?;
+    let plain = Style { enabled: false };
+    let answer = match (&outcome.receipt, &outcome.refused) {
+        (Some(receipt), _) => receipt_text(receipt, &plain),
+        (None, Some(reason)) => {
+            format!("refused: {reason}\nNothing was stored; correct the orders and send them again.\n")
+        }
+        (None, None) => String::new(),
+    };
+    let mut replied = None;
+    let mut reply_failed = None;
+    if let Some((folder, settings)) = &settings {
+        if let Some(to) = &outcome.reply_to {
+            let (in_reply_to, references, subject) = outcome.reply_headers.clone();
+            let message = Outgoing {
+                to: vec![to.clone()],
+                subject: format!("{subject} [{}]", folder.config.game_id),
+                text: format!("adjutant, the referee of {}:\n\n{answer}", folder.config.game_id),
+                in_reply_to,
+                references,
+                ..Outgoing::default()
+            };
+            // The orders are stored (or refused) whatever happens to the
+            // answer: a failure to send it is said, not made the outcome.
+            match mail::send(settings, &folder.root, &[message], false) {
+                Ok(sent) => replied = sent.into_iter().next(),
+                Err(e) => reply_failed = Some(e.to_string()),
+            }
+        }
+    }
+    #[derive(serde::Serialize)]
+    struct Shown<'a> {
+        #[serde(flatten)]
+        outcome: &'a adjutant::inbox::EmailSubmission,
+        replied: bool,
+        reply_failed: Option<&'a str>,
+    }
+    let shown = Shown { outcome: &outcome, replied: replied.is_some(), reply_failed: reply_failed.as_deref() };
+    out.result(&shown, |s| {
+        let mut text = match (&outcome.receipt, &outcome.refused) {
+            (Some(receipt), _) => receipt_text(receipt, s),
+            (None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
+            (None, None) => String::new(),
+        };
+        text += &format!("  from {} ({})\n", outcome.from, outcome.source.as_deref().unwrap_or("no orders found"));
+        match (&replied, args.reply, &outcome.reply_to) {
+            (Some(sent), _, Some(to)) => {
+                text += &format!(
+                    "  answered {to}{}\n",
+                    sent.message_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default()
+                )
+            }
+            (None, true, Some(to)) => {
+                text += &format!(
+                    "  {} the answer to {to} could not be sent: {}\n",
+                    s.bad("warning:"),
+                    reply_failed.as_deref().unwrap_or("unknown")
+                )
+            }
+            (None, true, None) => {
+                text += &format!("  no answer: {} is not a player's address in game.yaml\n", outcome.from)
+            }
+            _ => {}
+        }
+        text
+    })?;
+    Ok(if outcome.refused.is_some() { 1 } else { 0 })
+}
