@@ -125,16 +125,16 @@ fn subject(game_id: &str, side: &str, d: &Dispatch, model: &ReportModel) -> Stri
 }
 
 /// The message of dispatch `d` for `side`.
-fn outgoing(
-    folder: &GameFolder,
-    settings: &MailSettings,
-    d: &Dispatch,
-    side: &str,
-    to: &str,
-    steps: &Steps,
-    svg: &str,
-    maps: &[Attachment],
-) -> Result<Outgoing> {
+/// The dispatch being mailed: its folder, its steps as reported, its map.
+struct Mailing<'a> {
+    d: &'a Dispatch,
+    steps: &'a Steps<'a>,
+    svg: &'a str,
+    maps: &'a [Attachment],
+}
+
+fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &str, to: &str) -> Result<Outgoing> {
+    let Mailing { d, steps, svg, maps } = *m;
     let name = dispatch_name(d.first, d.last);
     let read = |file: &str| {
         let path = d.path.join(file);
@@ -280,7 +280,8 @@ pub fn mail_reports(
                 map_files = Some(maps(&folder, d)?);
             }
             let maps = map_files.as_deref().unwrap_or_default();
-            let message = outgoing(&folder, &settings, d, side, &to, &steps, &svg, maps)?;
+            let mailing = Mailing { d, steps: &steps, svg: &svg, maps };
+            let message = outgoing(&folder, &settings, &mailing, side, &to)?;
             let sent = mail::send(&settings, &folder.root, std::slice::from_ref(&message), dry_run)?;
             let sent = sent.into_iter().next().ok_or_else(|| Error::usage("the mail transport sent nothing"))?;
             if !dry_run {

@@ -207,8 +207,9 @@ fn check_all(folder: &GameFolder, listing: &Listing, verdict: &mut Verdict) -> R
                     step,
                     Check::Orders,
                     format!(
-                        "orders[{n}] ({}): the orders hash to {}, not to the recorded {}",
+                        "orders[{n}] ({}{}): the orders hash to {}, not to the recorded {}",
                         record.side,
+                        record.file.as_deref().map(|f| format!(", {f}")).unwrap_or_default(),
                         actual.to_hex(),
                         record.sha256.to_hex()
                     ),

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod smtp;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
