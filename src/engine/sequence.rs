@@ -186,6 +186,34 @@ impl Sequence {
         }
     }
 
+    /// Every order the player turns of `turn` could come in: the fixed one,
+    /// or, when initiative decides it (series 6), any order of the players.
+    pub fn possible_orders(&self, turn: u32) -> Result<Vec<Vec<String>>> {
+        if let Some(fixed) = self.fixed_order(turn)? {
+            return Ok(vec![fixed]);
+        }
+        let players: Vec<String> = self.data.alliances.iter().map(|a| a.id.clone()).collect();
+        let mut all = Vec::new();
+        permutations(&players, &mut Vec::new(), &mut all);
+        Ok(all)
+    }
+
+    /// Every kind of step of the scenario, by the name orders files give it
+    /// (the step's name without its turn: `allies-close-combat`,
+    /// `initiative`), each with the first step of that kind: over every turn
+    /// and every order of player turns.
+    pub fn step_kinds(&self) -> Result<BTreeMap<String, Step>> {
+        let mut kinds = BTreeMap::new();
+        for turn in self.scenario.turns.first..=self.scenario.turns.last {
+            for order in self.possible_orders(turn)? {
+                for step in self.steps_of_turn(turn, &order)? {
+                    kinds.entry(super::orders::step_field(&step)).or_insert(step);
+                }
+            }
+        }
+        Ok(kinds)
+    }
+
     /// Every step of `turn` in order, given the order of player turns
     /// (fixed, or found by the initiative step).
     pub fn steps_of_turn(&self, turn: u32, order: &[String]) -> Result<Vec<Step>> {
@@ -292,6 +320,20 @@ impl Sequence {
             },
             _ => Vec::new(),
         }
+    }
+}
+
+fn permutations(left: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    if left.is_empty() {
+        out.push(prefix.clone());
+        return;
+    }
+    for i in 0..left.len() {
+        let mut rest = left.to_vec();
+        let x = rest.remove(i);
+        prefix.push(x);
+        permutations(&rest, prefix, out);
+        prefix.pop();
     }
 }
 
