@@ -98,6 +98,8 @@ Examples:
   adjutant submit --dir savannah 16-french-movement.yaml
   adjutant submit --dir savannah --replace 16-french-movement.yaml
   adjutant submit --dir savannah - < orders.yaml
+  adjutant submit --dir savannah --standing british-standing.yaml
+  adjutant submit --dir savannah --standing --withdraw --side british
 
 The file is kept byte for byte in inbox/ until its step is resolved (`resolve`
 takes it then). Orders for the step the game awaits are checked whole now, as
@@ -105,7 +107,14 @@ takes it then). Orders for the step the game awaits are checked whole now, as
 and side checked now and the rest when the step comes. A file for another game,
 a step already resolved, a side the step does not hear from, or a second file for
 the same step (without --replace) is refused and nothing changes. The receipt
-gives the file's SHA-256, which the journal and the dice will bind to.")]
+gives the file's SHA-256, which the journal and the dice will bind to.
+
+With --standing, FILE is a side's standing orders (game, side, and under
+`standing:` a step's name without its turn and its orders), kept as
+standing/<side>.yaml: whenever such a step awaits the side and it has sent no
+orders for it, `resolve` writes its orders from them. A step that is not one of
+the scenario's, a step that takes no orders from the side or a key the step does
+not know is refused; the rest is checked when the step comes.")]
     Submit(SubmitArgs),
 
     /// A side's report of resolved steps: events, rolls, keys, orders hashes, the map.
@@ -290,12 +299,21 @@ pub struct ResolveArgs {
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
-    /// The orders file, or - for standard input.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// Replace the orders this side submitted before for the same step.
+    /// The orders file (standing orders file, with --standing), or - for standard input.
+    #[arg(value_name = "FILE", required_unless_present = "withdraw")]
+    pub file: Option<PathBuf>,
+    /// Replace the orders this side submitted before for the same step (its standing orders, with --standing).
     #[arg(long)]
     pub replace: bool,
+    /// FILE is the side's standing orders: a body for each kind of step, used whenever such a step comes and the side has sent no orders for it.
+    #[arg(long)]
+    pub standing: bool,
+    /// Withdraw the standing orders of the side given by --side.
+    #[arg(long, requires_all = ["standing", "side"], conflicts_with_all = ["file", "replace"])]
+    pub withdraw: bool,
+    /// The side whose standing orders --withdraw withdraws.
+    #[arg(long, requires = "withdraw")]
+    pub side: Option<String>,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
