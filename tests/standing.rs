@@ -136,6 +136,10 @@ fn british_standing_defence_orders_are_used_at_an_allied_close_combat() {
     assert_eq!(json["standing"][0]["side"], "british");
     assert_eq!(json["standing"][0]["steps"], serde_json::json!(["allies-close-combat"]));
     assert_eq!(json["standing"][0]["covers_next"], true);
+    let template = run(d, &["template", "--dir", "g", "--side", "british"]).ok();
+    assert!(template.starts_with("# standing/british.yaml covers this step"), "{template}");
+    let template = run(d, &["template", "--dir", "g", "--side", "french"]).ok();
+    assert!(!template.contains("standing"), "{template}");
     // Only the French send orders; the British defence stands fast (the
     // default chit would be skirmish).
     fs::write(d.join("cf.yaml"), orders(16, "allies-close-combat", "french", AUXERROIS_ATTACKS)).unwrap();

@@ -238,3 +238,50 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
         phase => vec![(String::new(), format!("the {phase} phase takes no orders"))],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::Source;
+
+    fn shape(step: &Step, side: &str, body: &str) -> Vec<ShapeProblem> {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        check_shape(&rules, step, side, &serde_yaml::from_str(body).unwrap())
+    }
+
+    fn close_combat(player: &str) -> Step {
+        Step::PlayerTurn { turn: 17, player: player.into(), phase: "close-combat".into() }
+    }
+
+    /// A side defending in the other player's Close Combat Phase sends
+    /// `defence` and `momentum`; the phasing sides send `attacks`.
+    #[test]
+    fn close_combat_bodies_depend_on_who_is_phasing() {
+        let defence = "defence: {tactics: stand-fast}\nmomentum: {reroll_if: [captured-dc], at_most: 1}";
+        assert!(shape(&close_combat("allies"), "british", defence).is_empty());
+        let wrong = shape(&close_combat("british"), "british", defence);
+        assert_eq!(wrong.len(), 1);
+        assert_eq!(wrong[0].0, "defence");
+        assert!(wrong[0].1.contains("close combat orders are `attacks:`"), "{wrong:?}");
+        let attack =
+            "attacks:\n  - {attackers: [a], defenders: [\"1404\"]}\n  - {attackers: [b], defenders: [], lead: c, \
+                      sideways: true}";
+        let found = shape(&close_combat("british"), "british", attack);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "attacks[1].sideways");
+    }
+
+    #[test]
+    fn initiative_movement_and_phases_without_orders() {
+        let initiative = Step::GameTurn { turn: 17, phase: "initiative".into() };
+        assert!(shape(&initiative, "french", "{}").is_empty());
+        assert!(shape(&initiative, "french", "momentum: {before_roll: 1, dictate: true}").is_empty());
+        assert_eq!(shape(&initiative, "french", "momentum: {before_roll: lots}")[0].0, "momentum.before_roll");
+        let movement = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "movement".into() };
+        assert!(shape(&movement, "french", "moves: [{unit: a, to: \"1906\"}]").is_empty());
+        assert_eq!(shape(&movement, "french", "moves: [{unit: a, too: \"1906\"}]")[0].0, "moves[0].too");
+        let rally = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "rally".into() };
+        assert!(shape(&rally, "french", "{}").is_empty());
+        assert!(shape(&rally, "french", "rally: [a]")[0].1.contains("the rally phase takes no orders"));
+    }
+}

@@ -415,6 +415,33 @@ mod tests {
         assert_eq!(names.len(), 9 + 4 * 10);
     }
 
+    /// What standing orders may name: every step of any turn, under any
+    /// order of player turns, without its turn number.
+    #[test]
+    fn historical_step_kinds() {
+        let s = savannah("historical");
+        let kinds = s.step_kinds().unwrap();
+        let names: Vec<&str> = kinds.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "allies-close-combat",
+                "allies-defensive-artillery-fire",
+                "allies-movement",
+                "allies-rally",
+                "british-close-combat",
+                "british-defensive-artillery-fire",
+                "british-movement",
+                "british-rally",
+                "initiative",
+                "victory-determination",
+            ]
+        );
+        assert_eq!(kinds["initiative"].turn(), 17, "turn 16 has no initiative (fixed order)");
+        assert_eq!(s.possible_orders(16).unwrap(), [["allies", "british"]]);
+        assert_eq!(s.possible_orders(17).unwrap().len(), 2);
+    }
+
     #[test]
     fn campaign_turn_tracks() {
         let s = savannah("campaign");
