@@ -1411,12 +1411,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__submit)
-            opts="-h --replace --dir --format --color --wait --help"
+            opts="-h --replace --standing --withdraw --side --dir --format --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --side)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

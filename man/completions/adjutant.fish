@@ -35,7 +35,7 @@ complete -c adjutant -n "__fish_adjutant_needs_command" -s V -l version -d 'Prin
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "new" -d 'Create a game folder for a module\'s scenario and print its dice anchor'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "roll" -d 'Roll verifiable dice into a roll log (or start one with `roll init`)'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "resolve" -d 'Resolve every step of a game whose orders are in, and print what happened'
-complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox and print a receipt'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox, or its standing orders, and print a receipt'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "report" -d 'A side\'s report of resolved steps: events, rolls, keys, orders hashes, the map'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "status" -d 'Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "template" -d 'Print the orders a side must send for the game\'s next step, at their least'
@@ -92,6 +92,7 @@ always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand resolve" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand resolve" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l side -d 'The side whose standing orders --withdraw withdraws' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l dir -d 'The game folder' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
 json\t''"
@@ -99,7 +100,9 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l color -d 'C
 always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
-complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l replace -d 'Replace the orders this side submitted before for the same step'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l replace -d 'Replace the orders this side submitted before for the same step (its standing orders, with --standing)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l standing -d 'FILE is the side\'s standing orders: a body for each kind of step, used whenever such a step comes and the side has sent no orders for it'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l withdraw -d 'Withdraw the standing orders of the side given by --side'
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -s h -l help -d 'Print help'
 complete -c adjutant -n "__fish_adjutant_using_subcommand report" -l side -d 'The side whose report it is' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand report" -l steps -d 'Journal steps, e.g. 3 or 1-4 (default: the last step)' -r
@@ -286,7 +289,7 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -s h -l help
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "new" -d 'Create a game folder for a module\'s scenario and print its dice anchor'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "roll" -d 'Roll verifiable dice into a roll log (or start one with `roll init`)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "resolve" -d 'Resolve every step of a game whose orders are in, and print what happened'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox and print a receipt'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox, or its standing orders, and print a receipt'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "report" -d 'A side\'s report of resolved steps: events, rolls, keys, orders hashes, the map'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "status" -d 'Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "template" -d 'Print the orders a side must send for the game\'s next step, at their least'

@@ -92,7 +92,7 @@ stored byte for byte in orders/, and the journal records the revealed key,
 every roll and what happened.")]
     Resolve(ResolveArgs),
 
-    /// Store a side's orders file in the game's inbox and print a receipt.
+    /// Store a side's orders file in the game's inbox, or its standing orders, and print a receipt.
     #[command(after_help = "\
 Examples:
   adjutant submit --dir savannah 16-french-movement.yaml
