@@ -227,8 +227,15 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
 
 /// Check a standing orders file against the game: its game, a side of the
 /// module, steps of the scenario that take orders from the side, bodies of
-/// the right shape for their step. Every problem is listed.
-pub fn check(rules: &Rules, game_id: &str, label: &str, text: &str) -> std::result::Result<Standing, Vec<Located>> {
+/// the right shape for their step. Every problem is listed. `kinds` are the
+/// scenario's kinds of step (`Sequence::step_kinds`).
+pub fn check(
+    rules: &Rules,
+    kinds: &BTreeMap<String, Step>,
+    game_id: &str,
+    label: &str,
+    text: &str,
+) -> std::result::Result<Standing, Vec<Located>> {
     let (standing, mut problems) = read(label, text)?;
     let Some(standing) = standing else { return Err(problems) };
     if standing.game != game_id {
@@ -255,7 +262,6 @@ pub fn check(rules: &Rules, game_id: &str, label: &str, text: &str) -> std::resu
         return Err(problems);
     }
     let side = standing.side.as_str();
-    let kinds = rules.sequence.step_kinds().map_err(|e| vec![problem(label, text, "", e.to_string())])?;
     let theirs: Vec<&str> = kinds
         .iter()
         .filter(|(_, step)| rules.sequence.awaited(step).iter().any(|s| s == side))
@@ -269,9 +275,8 @@ pub fn check(rules: &Rules, game_id: &str, label: &str, text: &str) -> std::resu
                 text,
                 &field,
                 format!(
-                    "'{name}' is not a step of the {} scenario's sequence of play; the steps that take orders \
+                    "'{name}' is not a step of this scenario's sequence of play; the steps that take orders \
                      from {side} are {}",
-                    rules.module.info.id,
                     theirs.join(", ")
                 ),
             ));
@@ -320,7 +325,9 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
     let _lock = folder.lock(wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let text = std::str::from_utf8(bytes).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;
-    let standing = check(&rules, &folder.config.game_id, label, text).map_err(|list| Error::refused(joined(&list)))?;
+    let kinds = rules.sequence.step_kinds()?;
+    let standing =
+        check(&rules, &kinds, &folder.config.game_id, label, text).map_err(|list| Error::refused(joined(&list)))?;
     let name = file_name(&standing.side);
     let path = folder.root.join(&name);
     let replaced = path.exists();
@@ -460,6 +467,7 @@ pub fn orders_for(
         return Ok(found);
     }
     let mut files = files(folder)?;
+    let kinds = rules.sequence.step_kinds()?;
     let game_id = &folder.config.game_id;
     let kind = step_field(step);
     for side in missing {
@@ -469,7 +477,7 @@ pub fn orders_for(
             found.refused.push(format!("{label}: not UTF-8 text"));
             continue;
         };
-        let standing = match check(rules, game_id, &label, text) {
+        let standing = match check(rules, &kinds, game_id, &label, text) {
             Ok(s) if &s.side == side => s,
             Ok(s) => {
                 found.refused.push(format!("{label}: side: the file names side {}, not {side}", s.side));

@@ -203,8 +203,8 @@ fn bad_standing_orders_are_refused_and_change_nothing() {
         (
             "unknown-step.yaml",
             standing("french", "  allies-marching: {}\n"),
-            "unknown-step.yaml:4:3: standing.allies-marching: 'allies-marching' is not a step of the savannah-1779 \
-             scenario's sequence of play; the steps that take orders from french are",
+            "unknown-step.yaml:4:3: standing.allies-marching: 'allies-marching' is not a step of this scenario's \
+             sequence of play; the steps that take orders from french are",
         ),
         (
             "not-their-step.yaml",
@@ -316,5 +316,25 @@ fn standing_orders_invalid_at_their_step_refuse_it_and_change_nothing() {
     // The same with --format json: the refusal is listed.
     let json = run(d, &["resolve", "--dir", "g", "--format", "json"]).json();
     assert!(json["refused"][0].as_str().unwrap().starts_with("standing/british.yaml:7:18:"), "{json}");
+    assert_eq!(all_files(&d.join("g")), before);
+}
+
+#[test]
+fn a_standing_file_spoiled_by_hand_is_reported_not_used() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    fs::create_dir(d.join("g/standing")).unwrap();
+    fs::write(d.join("g/standing/american.yaml"), "game: [\n").unwrap();
+    let status = run(d, &["status", "--dir", "g"]).ok();
+    assert!(status.contains("standing orders of american: unreadable: standing/american.yaml:"), "{status}");
+    let json = run(d, &["status", "--dir", "g", "--format", "json"]).json();
+    assert!(json["standing"][0]["problem"].as_str().unwrap().contains("not YAML"), "{json}");
+    // The step awaits the Americans, who sent nothing: the file is named.
+    fs::write(d.join("f.yaml"), orders(16, "allies-movement", "french", "moves: []\n")).unwrap();
+    let before = all_files(&d.join("g"));
+    let out = run(d, &["resolve", "--dir", "g", "f.yaml"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("refused: standing/american.yaml:2:1: not YAML"), "{}", out.stdout);
     assert_eq!(all_files(&d.join("g")), before);
 }
