@@ -176,8 +176,18 @@ pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
     if body.as_mapping().is_some_and(|m| !m.is_empty()) {
         text += &serde_yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
     }
+    // Standing orders would answer for the side if it sent nothing.
+    let kind = crate::engine::orders::step_field(&step);
+    let standing = crate::standing::summaries(&folder)?
+        .into_iter()
+        .find(|s| s.side == side && s.steps.contains(&kind))
+        .map(|_| crate::standing::file_name(side));
+    if let Some(file) = &standing {
+        text = format!("# {file} covers this step: if {side} sends no orders, resolve uses those\n{text}");
+    }
     let json = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
-    let data = serde_json::json!({"step": step.name(), "side": side, "orders": json, "text": text});
+    let data =
+        serde_json::json!({"step": step.name(), "side": side, "orders": json, "text": text, "standing": standing});
     Ok((text, data))
 }
 

@@ -85,30 +85,10 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
 /// Every player order a turn's player turns could come in: the fixed one,
 /// the one found by initiative, or any order of the players.
 fn orders_of_turn(rules: &Rules, state: &State, turn: u32) -> Result<Vec<Vec<String>>> {
-    if let Some(fixed) = rules.sequence.fixed_order(turn)? {
-        return Ok(vec![fixed]);
-    }
-    if turn == state.turn && !state.player_order.is_empty() {
+    if turn == state.turn && !state.player_order.is_empty() && rules.sequence.fixed_order(turn)?.is_none() {
         return Ok(vec![state.player_order.clone()]);
     }
-    let players: Vec<String> = rules.sequence.data.alliances.iter().map(|a| a.id.clone()).collect();
-    let mut all = Vec::new();
-    permutations(&players, &mut Vec::new(), &mut all);
-    Ok(all)
-}
-
-fn permutations(left: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-    if left.is_empty() {
-        out.push(prefix.clone());
-        return;
-    }
-    for i in 0..left.len() {
-        let mut rest = left.to_vec();
-        let x = rest.remove(i);
-        prefix.push(x);
-        permutations(&rest, prefix, out);
-        prefix.pop();
-    }
+    rules.sequence.possible_orders(turn)
 }
 
 /// The step a later file names, if it is a step still to come.

@@ -9,6 +9,7 @@
 //! - [`roll_log`]: ad hoc verifiable rolls; [`verify`]: checking a folder.
 //! - [`game`], [`modules`]: new games of the embedded game modules.
 //! - [`report`]: each step's report, per side, as text, Markdown, HTML or JSON.
+//! - [`inbox`]: orders sent ahead; [`standing`]: standing orders.
 //! - [`mail`]: sending mail; [`intake`]: orders read from a received email.
 
 pub mod dice;
@@ -32,6 +33,7 @@ pub mod play;
 pub mod post;
 pub mod report;
 pub mod roll_log;
+pub mod standing;
 pub mod verify;
 pub mod yaml_path;
 

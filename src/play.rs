@@ -113,10 +113,11 @@ fn resolve_step(
 
 /// Resolve every step of the game at `dir` whose orders are in: the files
 /// given (each checked against the step it names), the files submitted to
-/// `inbox/` (checked when their step comes), and none for steps that take
-/// no orders. Stops at the first step that lacks someone's orders, or whose
-/// submitted orders fail their checks now (listed in `refused`). Files given
-/// that fail their checks are refused and change nothing.
+/// `inbox/` (checked when their step comes), standing orders for sides
+/// that sent none (`standing/`), and none for steps that take no orders.
+/// Stops at the first step that lacks someone's orders, or whose submitted
+/// or standing orders fail their checks now (listed in `refused`). Files
+/// given that fail their checks are refused and change nothing.
 pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Progress> {
     let folder = GameFolder::open(dir)?;
     if folder.config.kind != FolderKind::Game {
@@ -184,6 +185,20 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
                 }
             }
         }
+        // Standing orders (src/standing.rs) of the awaited sides that sent none.
+        let sent = |side: &String| {
+            offered.iter().any(|o| o.step == step && &o.side == side)
+                || inbox.iter().any(|p| p.step == step.name() && &p.side == side)
+        };
+        let missing: Vec<String> = awaited.iter().filter(|side| !sent(side)).cloned().collect();
+        let standing = crate::standing::orders_for(&folder, &rules, &state, &step, &missing)?;
+        refused.extend(standing.refused);
+        from_inbox.extend(standing.orders.into_iter().map(|o| Offered {
+            side: o.side,
+            step: step.clone(),
+            body: o.body,
+            bytes: o.bytes,
+        }));
         if !refused.is_empty() {
             break;
         }

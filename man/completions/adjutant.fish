@@ -35,7 +35,8 @@ complete -c adjutant -n "__fish_adjutant_needs_command" -s V -l version -d 'Prin
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "new" -d 'Create a game folder for a module\'s scenario and print its dice anchor'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "roll" -d 'Roll verifiable dice into a roll log (or start one with `roll init`)'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "resolve" -d 'Resolve every step of a game whose orders are in, and print what happened'
-complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox and print a receipt'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox, or its standing orders, and print a receipt'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "mail" -d 'Mail each side\'s reports of the resolved steps to its player'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "report" -d 'A side\'s report of resolved steps: events, rolls, keys, orders hashes, the map'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "status" -d 'Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "template" -d 'Print the orders a side must send for the game\'s next step, at their least'
@@ -92,6 +93,7 @@ always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand resolve" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand resolve" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l side -d 'The side whose standing orders --withdraw withdraws' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l dir -d 'The game folder' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
 json\t''"
@@ -99,8 +101,33 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l color -d 'C
 always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
-complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l replace -d 'Replace the orders this side submitted before for the same step'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l replace -d 'Replace the orders this side submitted before for the same step (its standing orders, with --standing)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l email -d 'The input is a whole email message (RFC 5322) holding the orders'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l reply -d 'Mail the receipt or the refusal back to the sender (a player\'s address only)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l standing -d 'FILE is the side\'s standing orders: a body for each kind of step, used whenever such a step comes and the side has sent no orders for it'
+complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -l withdraw -d 'Withdraw the standing orders of the side given by --side'
 complete -c adjutant -n "__fish_adjutant_using_subcommand submit" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l dispatch -d 'Send this dispatch (e.g. 000003-000007), even if it was sent before' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l side -d 'Only to this side (repeatable)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l transport -d 'smtp, sendmail or folder (overrides game.yaml\'s mail.transport)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l from -d 'The sender, "Name <address>" (overrides mail.from)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l host -d 'SMTP server (overrides mail.host)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l port -d 'SMTP port (overrides mail.port)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l security -d 'starttls, tls or none (overrides mail.security)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l username -d 'SMTP user name (overrides mail.username)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l password-env -d 'The environment variable holding the SMTP password (overrides mail.password_env)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l folder -d 'The folder of .eml files for the folder transport (overrides mail.folder)' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l sendmail -d 'The sendmail binary (overrides mail.sendmail)' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l ca-file -d 'An extra trusted root certificate, PEM (overrides mail.ca_file)' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l dir -d 'The game folder' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l color -d 'Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l dry-run -d 'Build the messages and show them; send nothing, record nothing'
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -s h -l help -d 'Print help'
 complete -c adjutant -n "__fish_adjutant_using_subcommand report" -l side -d 'The side whose report it is' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand report" -l steps -d 'Journal steps, e.g. 3 or 1-4 (default: the last step)' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand report" -l as -d 'text, markdown, html or json' -r
@@ -283,23 +310,24 @@ never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -l check -d 'Write nothing; exit 1 if the files there differ from what would be written'
 complete -c adjutant -n "__fish_adjutant_using_subcommand generate" -s h -l help -d 'Print help'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "new" -d 'Create a game folder for a module\'s scenario and print its dice anchor'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "roll" -d 'Roll verifiable dice into a roll log (or start one with `roll init`)'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "resolve" -d 'Resolve every step of a game whose orders are in, and print what happened'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox and print a receipt'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "report" -d 'A side\'s report of resolved steps: events, rolls, keys, orders hashes, the map'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "status" -d 'Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "template" -d 'Print the orders a side must send for the game\'s next step, at their least'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "odds" -d 'The exact odds of a close combat: every outcome\'s probability'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "validate" -d 'Check orders files against a game\'s current step; list every problem'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "verify" -d 'Check a folder\'s journal: key chain, orders, seeds and every roll'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "dice" -d 'The dice protocol\'s primitives, to check any roll by hand'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "check-game" -d 'Check a game module whole and list every problem with its file and line'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "case" -d 'Run conformance cases (rule behaviour as data) and print pass or fail'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "map" -d 'Draw the board as SVG: terrain, hexsides, roads, places, and a scenario\'s set-up'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "demo" -d 'Play the embedded Savannah demo in a temporary folder and verify it'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "generate" -d 'Write the man pages and shell completions (for maintainers)'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit report status template odds validate verify dice check-game case map demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "new" -d 'Create a game folder for a module\'s scenario and print its dice anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "roll" -d 'Roll verifiable dice into a roll log (or start one with `roll init`)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "resolve" -d 'Resolve every step of a game whose orders are in, and print what happened'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "submit" -d 'Store a side\'s orders file in the game\'s inbox, or its standing orders, and print a receipt'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "mail" -d 'Mail each side\'s reports of the resolved steps to its player'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "report" -d 'A side\'s report of resolved steps: events, rolls, keys, orders hashes, the map'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "status" -d 'Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "template" -d 'Print the orders a side must send for the game\'s next step, at their least'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "odds" -d 'The exact odds of a close combat: every outcome\'s probability'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "validate" -d 'Check orders files against a game\'s current step; list every problem'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "verify" -d 'Check a folder\'s journal: key chain, orders, seeds and every roll'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "dice" -d 'The dice protocol\'s primitives, to check any roll by hand'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "check-game" -d 'Check a game module whole and list every problem with its file and line'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "case" -d 'Run conformance cases (rule behaviour as data) and print pass or fail'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "map" -d 'Draw the board as SVG: terrain, hexsides, roads, places, and a scenario\'s set-up'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "demo" -d 'Play the embedded Savannah demo in a temporary folder and verify it'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "generate" -d 'Write the man pages and shell completions (for maintainers)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from roll" -f -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "chain" -d 'Print the key chain: `k key` for k = 0 (the anchor) to N (the top)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "digest" -d 'Print the orders digest of a step\'s orders files'

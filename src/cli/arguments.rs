@@ -92,12 +92,14 @@ stored byte for byte in orders/, and the journal records the revealed key,
 every roll and what happened.")]
     Resolve(ResolveArgs),
 
-    /// Store a side's orders file in the game's inbox and print a receipt.
+    /// Store a side's orders file in the game's inbox, or its standing orders, and print a receipt.
     #[command(after_help = "\
 Examples:
   adjutant submit --dir savannah 16-french-movement.yaml
   adjutant submit --dir savannah --replace 16-french-movement.yaml
   adjutant submit --dir savannah - < orders.yaml
+  adjutant submit --dir savannah --standing british-standing.yaml
+  adjutant submit --dir savannah --standing --withdraw --side british
 
   adjutant submit --dir savannah --email --reply - < message.eml   a raw email (procmail)
 
@@ -108,6 +110,13 @@ and side checked now and the rest when the step comes. A file for another game,
 a step already resolved, a side the step does not hear from, or a second file for
 the same step (without --replace) is refused and nothing changes. The receipt
 gives the file's SHA-256, which the journal and the dice will bind to.
+
+With --standing, FILE is a side's standing orders (game, side, and under
+`standing:` a step's name without its turn and its orders), kept as
+standing/<side>.yaml: whenever such a step awaits the side and it has sent no
+orders for it, `resolve` writes its orders from them. A step that is not one of
+the scenario's, a step that takes no orders from the side or a key the step does
+not know is refused; the rest is checked when the step comes.
 
 With --email the input is a whole email message (RFC 5322), as procmail or
 fetchmail pipe it: the orders are its one YAML attachment (*.yaml, *.yml) or else
@@ -325,18 +334,27 @@ pub struct ResolveArgs {
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
-    /// The orders file, or - for standard input.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// Replace the orders this side submitted before for the same step.
+    /// The orders file (standing orders file, with --standing), or - for standard input.
+    #[arg(value_name = "FILE", required_unless_present = "withdraw")]
+    pub file: Option<PathBuf>,
+    /// Replace the orders this side submitted before for the same step (its standing orders, with --standing).
     #[arg(long)]
     pub replace: bool,
     /// The input is a whole email message (RFC 5322) holding the orders.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "standing")]
     pub email: bool,
     /// Mail the receipt or the refusal back to the sender (a player's address only).
     #[arg(long, requires = "email")]
     pub reply: bool,
+    /// FILE is the side's standing orders: a body for each kind of step, used whenever such a step comes and the side has sent no orders for it.
+    #[arg(long)]
+    pub standing: bool,
+    /// Withdraw the standing orders of the side given by --side.
+    #[arg(long, requires_all = ["standing", "side"], conflicts_with_all = ["file", "replace"])]
+    pub withdraw: bool,
+    /// The side whose standing orders --withdraw withdraws.
+    #[arg(long, requires = "withdraw")]
+    pub side: Option<String>,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

@@ -56,6 +56,9 @@ one file per resolved step, written once and never replaced; each carries the SH
 orders/, reports/
 orders files as received, and the reports of each step.
 .TP
+inbox/, standing/
+orders submitted ahead of their step (\fBsubmit\fR), and each side's standing orders (\fBsubmit \-\-standing\fR).
+.TP
 \&.secret/chain\-top
 the referee's secret chain top (mode 0600). Never publish or mail this folder; \fBverify\fR does not need it.
 .TP

@@ -324,16 +324,30 @@ fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
 }
 
 fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
-    let (bytes, label) = if args.file.as_os_str() == "-" {
+    if args.withdraw {
+        let side = args.side.as_deref().unwrap_or_default();
+        let receipt = adjutant::standing::withdraw(&args.dir, side, wait)?;
+        out.result(&receipt, |s| standing_receipt_text(&receipt, s))?;
+        return Ok(0);
+    }
+    let Some(file) = &args.file else {
+        return Err(Error::usage("give the orders file, or - for standard input").into());
+    };
+    let (bytes, label) = if file.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
             .map_err(|e| Error::usage(format!("standard input: {e}")))?;
         (bytes, "standard input".to_string())
     } else {
-        (adjutant::fsio::read(&args.file)?, args.file.display().to_string())
+        (adjutant::fsio::read(file)?, file.display().to_string())
     };
     if args.email {
         return mail::submit_email(args, &bytes, wait, out);
+    }
+    if args.standing {
+        let receipt = adjutant::standing::submit(&args.dir, &bytes, &label, args.replace, wait)?;
+        out.result(&receipt, |s| standing_receipt_text(&receipt, s))?;
+        return Ok(0);
     }
     let receipt = adjutant::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
     out.result(&receipt, |s| receipt_text(&receipt, s))?;
@@ -389,6 +403,34 @@ pub(crate) fn receipt_text(r: &adjutant::inbox::Receipt, s: &output::Style) -> S
         text += &format!("  the step still awaits orders from {}\n", r.still_awaiting.join(", "));
     }
     text
+}
+
+/// A standing orders receipt in words: what was stored or withdrawn, its hash.
+fn standing_receipt_text(r: &adjutant::standing::Receipt, s: &output::Style) -> String {
+    if r.withdrawn {
+        return format!(
+            "{} the standing orders of {} in game {} ({} bytes)\n  sha256 {}\n  removed {}\n",
+            s.good("withdrawn:"),
+            r.side,
+            r.game,
+            r.bytes,
+            r.sha256.to_hex(),
+            r.stored
+        );
+    }
+    format!(
+        "{} standing orders of {} for game {} ({} bytes){}\n  sha256 {}\n  stored as {}\n  \
+         used at every step of these kinds for which {} sends no orders: {}\n",
+        s.good("received:"),
+        r.side,
+        r.game,
+        r.bytes,
+        if r.replaced { ", replacing those sent before" } else { "" },
+        r.sha256.to_hex(),
+        r.stored,
+        r.side,
+        if r.steps.is_empty() { "none".to_string() } else { r.steps.join(", ") }
+    )
 }
 
 fn template(args: &arguments::TemplateArgs, out: &Out) -> Outcome {

@@ -26,6 +26,9 @@ struct Status {
     submitted: Vec<String>,
     /// Orders sent ahead for later steps: `step: [sides]`.
     ahead: BTreeMap<String, Vec<String>>,
+    /// Each side's standing orders (`submit --standing`): the kinds of step
+    /// they cover; `covers_next` when they will give the next step's orders.
+    standing: Vec<StandingStatus>,
     weather: Option<String>,
     army_morale: BTreeMap<String, i32>,
     /// Victory points per army, in halves (Savannah 2.9).
@@ -33,6 +36,13 @@ struct Status {
     momentum: BTreeMap<String, u32>,
     result: Option<adjutant::engine::victory::GameResult>,
     players: Vec<adjutant::folder::Player>,
+}
+
+#[derive(Serialize)]
+struct StandingStatus {
+    #[serde(flatten)]
+    summary: adjutant::standing::Summary,
+    covers_next: bool,
 }
 
 /// Halves as a player reads them: 3 -> "1½".
@@ -64,6 +74,16 @@ pub fn run(dir: &Path, out: &Out) -> Outcome {
             ahead.entry(p.step).or_default().push(p.side);
         }
     }
+    let next_kind = next.as_ref().map(adjutant::engine::orders::step_field);
+    let standing: Vec<StandingStatus> = adjutant::standing::summaries(&folder)?
+        .into_iter()
+        .map(|summary| {
+            let covers_next = awaiting.contains(&summary.side)
+                && !submitted.contains(&summary.side)
+                && next_kind.as_ref().is_some_and(|k| summary.steps.contains(k));
+            StandingStatus { summary, covers_next }
+        })
+        .collect();
     let status = Status {
         game: folder.config.game_id.clone(),
         module: folder.config.module.clone().unwrap_or_default(),
@@ -74,6 +94,7 @@ pub fn run(dir: &Path, out: &Out) -> Outcome {
         awaiting,
         submitted,
         ahead,
+        standing,
         weather: state.weather.clone(),
         army_morale: state.army_morale.clone(),
         vp_halves: state.vp_halves.clone(),
@@ -97,7 +118,15 @@ pub fn run(dir: &Path, out: &Out) -> Outcome {
                 let waiting: Vec<String> = status
                     .awaiting
                     .iter()
-                    .map(|side| if status.submitted.contains(side) { format!("{side} (in)") } else { side.clone() })
+                    .map(|side| {
+                        if status.submitted.contains(side) {
+                            format!("{side} (in)")
+                        } else if status.standing.iter().any(|o| o.covers_next && &o.summary.side == side) {
+                            format!("{side} (standing orders)")
+                        } else {
+                            side.clone()
+                        }
+                    })
                     .collect();
                 text += &format!(
                     "awaiting orders from: {}\n",
@@ -108,6 +137,13 @@ pub fn run(dir: &Path, out: &Out) -> Outcome {
         }
         for (step, sides) in &status.ahead {
             text += &format!("sent ahead for {step}: {}\n", sides.join(", "));
+        }
+        for o in status.standing.iter().map(|o| &o.summary) {
+            match &o.problem {
+                Some(p) => text += &format!("standing orders of {}: unreadable: {p}\n", o.side),
+                None if o.steps.is_empty() => text += &format!("standing orders of {}: none\n", o.side),
+                None => text += &format!("standing orders of {}: {}\n", o.side, o.steps.join(", ")),
+            }
         }
         if let Some(w) = &status.weather {
             text += &format!("weather: {w}\n");

@@ -159,3 +159,129 @@ pub fn check_header(
     let body: Mapping = map.into_iter().filter(|(k, _)| !k.as_str().is_some_and(|k| HEADER.contains(&k))).collect();
     Ok(Checked { side: side.unwrap_or_default(), step: next.clone(), body: Value::Mapping(body) })
 }
+
+/// A problem found in a body's shape: the field path and what is wrong.
+pub type ShapeProblem = (String, String);
+
+/// Read `body` as `T`, reporting the field path of the first mismatch under
+/// `prefix` (`moves[2]`), with `hint` naming the keys that are legal.
+fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &str) -> Result<T, ShapeProblem> {
+    serde_path_to_error::deserialize(body.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        let field = match (prefix.is_empty(), path == ".") {
+            (_, true) => prefix.to_string(),
+            (true, false) => path,
+            (false, false) => format!("{prefix}.{path}"),
+        };
+        (field, format!("{} ({hint})", e.inner()))
+    })
+}
+
+/// Check the shape of one side's orders for a kind of step without a
+/// state: the keys the step's phase reads and the types of their values,
+/// each listed move or attack included. What depends on the position (which
+/// units, which hexes, what is in range) is checked by `validate_body` when
+/// the step comes. Used for standing orders, which name a kind of step
+/// rather than one step of one turn.
+pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+    use super::{close_combat, fire, initiative, movement};
+    /// The whole body as `T`, then each item of one of its lists as `I`.
+    fn with_items<T, I>(
+        body: &Value,
+        hint: &str,
+        list: &str,
+        items: fn(&T) -> &Vec<Value>,
+        item_hint: &str,
+    ) -> Vec<ShapeProblem>
+    where
+        T: serde::de::DeserializeOwned,
+        I: serde::de::DeserializeOwned,
+    {
+        match read_as::<T>(body, "", hint) {
+            Err(p) => vec![p],
+            Ok(orders) => items(&orders)
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| read_as::<I>(v, &format!("{list}[{i}]"), item_hint).err())
+                .collect(),
+        }
+    }
+    fn whole<T: serde::de::DeserializeOwned>(body: &Value, hint: &str) -> Vec<ShapeProblem> {
+        read_as::<T>(body, "", hint).err().into_iter().collect()
+    }
+    let phasing = match step {
+        Step::PlayerTurn { player, .. } => rules.sequence.sides_of(player).iter().any(|s| s == side),
+        _ => false,
+    };
+    match step.phase() {
+        "initiative" => whole::<initiative::InitiativeOrders>(body, "initiative orders are `momentum:`"),
+        "movement" => with_items::<movement::MovementOrders, movement::MoveOrder>(
+            body,
+            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
+            "moves",
+            |o| &o.moves,
+            "a move has unit or stack, path or to, and may have strategic and leave_pin",
+        ),
+        "close-combat" if phasing => with_items::<close_combat::AttackOrders, close_combat::AttackOrder>(
+            body,
+            "close combat orders are `attacks:`, `diversion:` and `momentum:`",
+            "attacks",
+            |o| &o.attacks,
+            "an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture",
+        ),
+        "close-combat" => whole::<close_combat::DefenceOrders>(body, "defence orders are `defence:` and `momentum:`"),
+        "defensive-artillery-fire" => {
+            whole::<fire::FireOrders>(body, "fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`")
+        }
+        "rifle-fire" => whole::<fire::RifleOrders>(body, "rifle fire orders are `rifle_fire:` and `choices:`"),
+        _ if body.as_mapping().is_none_or(|m| m.is_empty()) => Vec::new(),
+        phase => vec![(String::new(), format!("the {phase} phase takes no orders"))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::Source;
+
+    fn shape(step: &Step, side: &str, body: &str) -> Vec<ShapeProblem> {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        check_shape(&rules, step, side, &serde_yaml::from_str(body).unwrap())
+    }
+
+    fn close_combat(player: &str) -> Step {
+        Step::PlayerTurn { turn: 17, player: player.into(), phase: "close-combat".into() }
+    }
+
+    /// A side defending in the other player's Close Combat Phase sends
+    /// `defence` and `momentum`; the phasing sides send `attacks`.
+    #[test]
+    fn close_combat_bodies_depend_on_who_is_phasing() {
+        let defence = "defence: {tactics: stand-fast}\nmomentum: {reroll_if: [captured-dc], at_most: 1}";
+        assert!(shape(&close_combat("allies"), "british", defence).is_empty());
+        let wrong = shape(&close_combat("british"), "british", defence);
+        assert_eq!(wrong.len(), 1);
+        assert_eq!(wrong[0].0, "defence");
+        assert!(wrong[0].1.contains("close combat orders are `attacks:`"), "{wrong:?}");
+        let attack =
+            "attacks:\n  - {attackers: [a], defenders: [\"1404\"]}\n  - {attackers: [b], defenders: [], lead: c, \
+                      sideways: true}";
+        let found = shape(&close_combat("british"), "british", attack);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "attacks[1].sideways");
+    }
+
+    #[test]
+    fn initiative_movement_and_phases_without_orders() {
+        let initiative = Step::GameTurn { turn: 17, phase: "initiative".into() };
+        assert!(shape(&initiative, "french", "{}").is_empty());
+        assert!(shape(&initiative, "french", "momentum: {before_roll: 1, dictate: true}").is_empty());
+        assert_eq!(shape(&initiative, "french", "momentum: {before_roll: lots}")[0].0, "momentum.before_roll");
+        let movement = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "movement".into() };
+        assert!(shape(&movement, "french", "moves: [{unit: a, to: \"1906\"}]").is_empty());
+        assert_eq!(shape(&movement, "french", "moves: [{unit: a, too: \"1906\"}]")[0].0, "moves[0].too");
+        let rally = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "rally".into() };
+        assert!(shape(&rally, "french", "{}").is_empty());
+        assert!(shape(&rally, "french", "rally: [a]")[0].1.contains("the rally phase takes no orders"));
+    }
+}

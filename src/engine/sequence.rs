@@ -186,6 +186,34 @@ impl Sequence {
         }
     }
 
+    /// Every order the player turns of `turn` could come in: the fixed one,
+    /// or, when initiative decides it (series 6), any order of the players.
+    pub fn possible_orders(&self, turn: u32) -> Result<Vec<Vec<String>>> {
+        if let Some(fixed) = self.fixed_order(turn)? {
+            return Ok(vec![fixed]);
+        }
+        let players: Vec<String> = self.data.alliances.iter().map(|a| a.id.clone()).collect();
+        let mut all = Vec::new();
+        permutations(&players, &mut Vec::new(), &mut all);
+        Ok(all)
+    }
+
+    /// Every kind of step of the scenario, by the name orders files give it
+    /// (the step's name without its turn: `allies-close-combat`,
+    /// `initiative`), each with the first step of that kind: over every turn
+    /// and every order of player turns.
+    pub fn step_kinds(&self) -> Result<BTreeMap<String, Step>> {
+        let mut kinds = BTreeMap::new();
+        for turn in self.scenario.turns.first..=self.scenario.turns.last {
+            for order in self.possible_orders(turn)? {
+                for step in self.steps_of_turn(turn, &order)? {
+                    kinds.entry(super::orders::step_field(&step)).or_insert(step);
+                }
+            }
+        }
+        Ok(kinds)
+    }
+
     /// Every step of `turn` in order, given the order of player turns
     /// (fixed, or found by the initiative step).
     pub fn steps_of_turn(&self, turn: u32, order: &[String]) -> Result<Vec<Step>> {
@@ -295,6 +323,20 @@ impl Sequence {
     }
 }
 
+fn permutations(left: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    if left.is_empty() {
+        out.push(prefix.clone());
+        return;
+    }
+    for i in 0..left.len() {
+        let mut rest = left.to_vec();
+        let x = rest.remove(i);
+        prefix.push(x);
+        permutations(&rest, prefix, out);
+        prefix.pop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +413,33 @@ mod tests {
         assert_eq!(names.last().unwrap(), "20-victory-determination");
         // 9 steps on turn 16 (no initiative), 10 on each of turns 17 to 20.
         assert_eq!(names.len(), 9 + 4 * 10);
+    }
+
+    /// What standing orders may name: every step of any turn, under any
+    /// order of player turns, without its turn number.
+    #[test]
+    fn historical_step_kinds() {
+        let s = savannah("historical");
+        let kinds = s.step_kinds().unwrap();
+        let names: Vec<&str> = kinds.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "allies-close-combat",
+                "allies-defensive-artillery-fire",
+                "allies-movement",
+                "allies-rally",
+                "british-close-combat",
+                "british-defensive-artillery-fire",
+                "british-movement",
+                "british-rally",
+                "initiative",
+                "victory-determination",
+            ]
+        );
+        assert_eq!(kinds["initiative"].turn(), 17, "turn 16 has no initiative (fixed order)");
+        assert_eq!(s.possible_orders(16).unwrap(), [["allies", "british"]]);
+        assert_eq!(s.possible_orders(17).unwrap().len(), 2);
     }
 
     #[test]
