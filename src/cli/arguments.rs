@@ -89,7 +89,9 @@ Examples:
 
 Each step is checked whole before anything is written; the orders files are
 stored byte for byte in orders/, and the journal records the revealed key,
-every roll and what happened.")]
+every roll and what happened. The steps one resolve makes get one dispatch of
+reports, reports/FIRST-LAST/: each side's report in text, Markdown, HTML and JSON
+and the map (map.svg); `adjutant mail` sends them to the players.")]
     Resolve(ResolveArgs),
 
     /// Store a side's orders file in the game's inbox, or its standing orders, and print a receipt.
@@ -215,14 +217,17 @@ The whole format, phase by phase, is docs/orders.md in the source.
 Exits 0 when every file is valid, 1 listing every problem with its line and column.")]
     Validate(ValidateArgs),
 
-    /// Check a folder's journal: key chain, orders, seeds and every roll.
+    /// Check a folder: key chain, orders, seeds, every roll, the replay and the reports.
     #[command(after_help = "\
 Examples:
   adjutant verify --dir rolls
   adjutant verify --dir savannah --format json
 
-Needs no secret: run it on the folder as published. Exits 0 when every check
-holds, 1 naming the first entry that fails.")]
+Needs no secret: run it on the folder as published. For a game it also replays
+every step with the rules engine from the scenario's set-up (events and state
+hashes), and renders every report in reports/ again from the journal. Exits 0
+when every check holds, 1 naming the first file that fails (a journal entry, an
+orders file, a report with the line and column that differ).")]
     Verify(VerifyArgs),
 
     /// The dice protocol's primitives, to check any roll by hand.

@@ -42,6 +42,9 @@ The input was refused: an invalid file, a failed verification.
 A usage, I/O or data error: a bad argument, a missing folder, a corrupt game.yaml.
 .SH ENVIRONMENT
 .TP
+\fIthe variable named by mail.password_env\fR
+the SMTP password for \fBmail\fR and \fBsubmit \-\-email \-\-reply\fR; read only when a message is really sent.
+.TP
 NO_COLOR
 When set to anything, no colour even on a terminal (unless \fB\-\-color always\fR).
 .SH FILES
@@ -53,8 +56,17 @@ game id, module, scenario, players, the dice anchor.
 journal/
 one file per resolved step, written once and never replaced; each carries the SHA\-256 of the one before it.
 .TP
-orders/, reports/
-orders files as received, and the reports of each step.
+game.yaml mail:
+how \fBmail\fR sends (smtp, sendmail or folder); a password only through password_env or password_command, never written there.
+.TP
+orders/
+orders files as received, as the journal records them.
+.TP
+reports/
+a dispatch per \fBresolve\fR (reports/000003\-000007/): each side's report as .txt, .md, .html and .json, and map.svg; \fBverify\fR renders them again and names any file that differs.
+.TP
+mailed.yaml
+every report message \fBmail\fR sent (dispatch, side, address, subject, Message\-ID), appended.
 .TP
 inbox/, standing/
 orders submitted ahead of their step (\fBsubmit\fR), and each side's standing orders (\fBsubmit \-\-standing\fR).
