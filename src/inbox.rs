@@ -82,6 +82,45 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
     Ok(list)
 }
 
+/// Remove the inbox files a resolution already used: a file whose step is
+/// neither awaited nor still to come, and whose exact bytes are in
+/// `orders/` as the same side's (a `resolve` killed between its journal
+/// entry and removing the inbox's copy leaves one). Any other file stays,
+/// for `status` to show and its owner to replace. Returns the names removed.
+pub fn remove_used(folder: &GameFolder, rules: &Rules, state: &State) -> Result<Vec<String>> {
+    let mut removed = Vec::new();
+    let orders_dir = folder.root.join(crate::folder::ORDERS_DIR);
+    for p in pending(folder)? {
+        let still = match &state.next {
+            None => false,
+            Some(next) if next.name() == p.step => true,
+            Some(next) => {
+                let (turn, step) = p.step.split_once('-').unwrap_or(("", &p.step));
+                match turn.parse() {
+                    Ok(turn) => later_step(rules, state, next, turn, step)?.is_some(),
+                    Err(_) => true,
+                }
+            }
+        };
+        if still || !orders_dir.is_dir() {
+            continue;
+        }
+        let suffix = format!("-{}.yaml", p.side);
+        let mut used = false;
+        for name in fsio::list_names(&orders_dir)? {
+            if name.ends_with(&suffix) && fsio::read(&orders_dir.join(&name))? == p.bytes {
+                used = true;
+                break;
+            }
+        }
+        if used {
+            fsio::remove_file(&p.path)?;
+            removed.push(format!("{INBOX_DIR}/{}", file_name(&p.step, &p.side)));
+        }
+    }
+    Ok(removed)
+}
+
 /// Every player order a turn's player turns could come in: the fixed one,
 /// the one found by initiative, or any order of the players.
 fn orders_of_turn(rules: &Rules, state: &State, turn: u32) -> Result<Vec<Vec<String>>> {

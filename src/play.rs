@@ -165,6 +165,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let length = folder.config.dice.chain_length;
     let mut resolved = Vec::new();
     let mut refused = Vec::new();
+    crate::inbox::remove_used(&folder, &rules, &state)?;
     let inbox = crate::inbox::pending(&folder)?;
     while let Some(step) = state.next.clone() {
         let awaited = crate::engine::awaited(&rules, &state, &step);

@@ -174,3 +174,27 @@ fn orders_sent_ahead_that_fail_when_their_step_comes_stop_resolution_there() {
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(r.stdout.contains("refused: inbox/16-british-movement--british.yaml"), "{}", r.stdout);
 }
+
+#[test]
+fn an_inbox_copy_left_by_a_killed_resolve_is_removed_by_the_next_and_nothing_else() {
+    let dir = temp();
+    let d = dir.path();
+    game(d);
+    let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
+    write("f.yaml", orders(16, "allies-movement", "french", "moves: []\n"));
+    write("a.yaml", orders(16, "allies-movement", "american", "moves: []\n"));
+    run(d, &["submit", "--dir", "g", "f.yaml"]).ok();
+    run(d, &["submit", "--dir", "g", "a.yaml"]).ok();
+    run(d, &["resolve", "--dir", "g"]).ok();
+    // As if resolve had been killed after its journal entry, before it
+    // removed the inbox's copies: the French copy is back in the inbox...
+    let left = d.join("g/inbox/16-allies-movement--french.yaml");
+    fs::copy(d.join("f.yaml"), &left).unwrap();
+    // ...beside a stale file that no step used (a different body).
+    let stale = d.join("g/inbox/16-allies-movement--american.yaml");
+    fs::write(&stale, orders(16, "allies-movement", "american", "moves: []  # too late\n")).unwrap();
+    run(d, &["resolve", "--dir", "g"]).ok();
+    assert!(!left.exists(), "the copy already in orders/ is removed");
+    assert!(stale.exists(), "a file no step used is never removed silently");
+    run(d, &["verify", "--dir", "g"]).ok();
+}
