@@ -52,6 +52,10 @@ pub struct Progress {
     /// (`reports/000003-000007`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reports: Option<String>,
+    /// Why the reports could not be written (the steps stand; the next
+    /// `resolve` writes them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reports_failed: Option<String>,
 }
 
 /// One orders file offered for resolution, checked.
@@ -129,6 +133,9 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     fsio::remove_stale_temps(&folder.root.join(ORDERS_DIR))?;
     fsio::remove_stale_temps(&folder.root.join(REPORTS_DIR))?;
     let rules = load_rules(&folder)?;
+    // The game's report templates are checked before anything is written,
+    // so that the reports of the steps about to be resolved can be made.
+    crate::report::game::game_templates(&folder)?;
     let top = folder.chain_top()?;
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
@@ -245,11 +252,18 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     }
     // The players' reports of the steps just resolved (and of any a killed
     // `resolve` left without theirs).
-    let reports = crate::report::game::write_pending(&folder, &rules, &state)?
-        .map(|path| format!("{REPORTS_DIR}/{}", path.file_name().unwrap_or_default().to_string_lossy()));
+    // The steps are resolved whatever happens here: a failure (a full disk)
+    // is reported with them, and the next resolve writes the reports.
+    let (reports, reports_failed) = match crate::report::game::write_pending(&folder, &rules, &state) {
+        Ok(path) => {
+            (path.map(|p| format!("{REPORTS_DIR}/{}", p.file_name().unwrap_or_default().to_string_lossy())), None)
+        }
+        Err(e) => (None, Some(e.to_string())),
+    };
     let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(&rules, &state, s)).unwrap_or_default();
     Ok(Progress {
         reports,
+        reports_failed,
         resolved,
         next_step: state.next.as_ref().map(Step::name),
         awaiting,

@@ -209,3 +209,20 @@ fn a_report_of_earlier_steps_shows_the_game_as_it_stood_after_them() {
     let html = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "1-2", "--as", "html"]).ok();
     assert!(html.contains("club-7, after step 2"), "the map is the one after step 2");
 }
+
+#[test]
+fn a_broken_report_template_stops_resolve_before_anything_is_written() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    let g = d.join("g");
+    fs::create_dir(g.join("templates")).unwrap();
+    fs::write(g.join("templates/report.txt.j2"), "{% for step in steps %}\n{{ step.journal_step }\n").unwrap();
+    let head = "game: club-7\nturn: 16\nstep: allies-movement\n";
+    fs::write(d.join("f.yaml"), format!("{head}side: french\nmoves: []\n")).unwrap();
+    fs::write(d.join("a.yaml"), format!("{head}side: american\nmoves: []\n")).unwrap();
+    let before = all_files(&g);
+    let err = run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).exits(2);
+    assert!(err.contains("report.txt.j2"), "the template is named: {err}");
+    assert!(all_files(&g) == before, "nothing was written");
+}

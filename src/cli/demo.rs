@@ -140,6 +140,9 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             ))
             .into());
         }
+        if let Some(why) = &progress.reports_failed {
+            return Err(Error::usage(format!("the reports could not be written: {why}")).into());
+        }
         if let Some(dispatch) = &progress.reports {
             // What the British player receives for the steps just resolved:
             // the report `resolve` wrote for them.

@@ -259,6 +259,13 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
         for r in &progress.refused {
             text += &format!("{} {r}\n", s.bad("refused:"));
         }
+        if let Some(why) = &progress.reports_failed {
+            text += &format!(
+                "{} the reports of these steps could not be written ({why}); the steps stand, and the next \
+                 `adjutant resolve` writes their reports\n",
+                s.bad("warning:")
+            );
+        }
         if let Some(reports) = &progress.reports {
             text += &format!(
                 "{} {reports}/ (each side's report as text, Markdown, HTML and JSON; map.svg)\n",
@@ -279,7 +286,13 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
         }
         text
     })?;
-    Ok(if progress.refused.is_empty() { 0 } else { 1 })
+    Ok(if progress.reports_failed.is_some() {
+        2
+    } else if progress.refused.is_empty() {
+        0
+    } else {
+        1
+    })
 }
 
 /// One resolved step in words: its events, its rolls, its key.
