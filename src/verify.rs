@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::dice::{key_follows, orders_digest, step_seed, Bytes32, DiceExpr, RollStream, SideHash};
 use crate::error::Result;
-use crate::folder::{FolderKind, GameFolder};
+use crate::folder::{FolderKind, GameFolder, STATE_FILE};
 use crate::fsio;
 use crate::journal::{JournalEntry, Listing};
 use crate::roll_log::{self, PURPOSE_SIDE};
@@ -86,16 +86,23 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
         let (dispatches, _) = crate::report::game::dispatches(&folder)?;
         let ends: BTreeSet<u32> = dispatches.iter().map(|d| d.last).collect();
         let mut states = BTreeMap::new();
+        let scenario = folder.config.scenario.clone().unwrap_or_default();
+        let mut last_state = crate::engine::state::State::setup(&rules.module, &scenario)?;
         let replayed = crate::play::replay_each(&folder, &rules, |entry, state| {
             if ends.contains(&entry.step) {
                 states.insert(entry.step, state.clone());
             }
+            last_state = state.clone();
             Ok(())
         })?;
         if let Some((entry, message)) = replayed {
             let step = entry.trim_start_matches("journal/").trim_end_matches(".yaml").parse().ok();
             verdict.ok = false;
             verdict.failure = Some(Failure { entry, step, check: Check::Replay, message });
+        } else if let Some(message) = check_state_file(&folder, &last_state)? {
+            verdict.ok = false;
+            verdict.failure =
+                Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Replay, message });
         } else if let Some((file, message)) =
             crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)?
         {
@@ -105,6 +112,32 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
         }
     }
     Ok(verdict)
+}
+
+/// `state.yaml`, the cache of the game's current state, must be exactly the
+/// state the replay ends in.
+fn check_state_file(folder: &GameFolder, state: &crate::engine::state::State) -> Result<Option<String>> {
+    let want = serde_yaml::to_string(state).map_err(|e| crate::error::Error::usage(e.to_string()))?;
+    let path = folder.root.join(STATE_FILE);
+    if !path.exists() {
+        return Ok(Some("missing: it holds the game's current state".into()));
+    }
+    let got = fsio::read(&path)?;
+    if got == want.as_bytes() {
+        return Ok(None);
+    }
+    let got = String::from_utf8_lossy(&got);
+    let line = got
+        .lines()
+        .zip(want.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.lines().count().min(want.lines().count()));
+    Ok(Some(format!(
+        "differs at line {} from the state the journal replays to (the file has {:?}, the replay gives {:?})",
+        line + 1,
+        got.lines().nth(line).unwrap_or("").trim(),
+        want.lines().nth(line).unwrap_or("").trim()
+    )))
 }
 
 fn fail(entry: &str, step: Option<u32>, check: Check, message: String) -> Failure {

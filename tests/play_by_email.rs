@@ -401,6 +401,10 @@ fn the_historical_scenario_played_by_email_end_to_end() {
             }),
         ),
         (
+            PathBuf::from("state.yaml"),
+            Box::new(|b: Vec<u8>| String::from_utf8(b).unwrap().replacen("turn: ", "turn: 1", 1).into_bytes()),
+        ),
+        (
             roll_report.clone(),
             Box::new(|b: Vec<u8>| {
                 let text = String::from_utf8(b).unwrap();
