@@ -1,5 +1,7 @@
 //! `adjutant demo`, the README's first command: the whole Historical
-//! Scenario played by email with the shipped orders, ending "verified".
+//! Scenario played by email with the shipped orders, ending "verified". The
+//! shipped orders are written to make an interesting game: fire, close
+//! combat, a PIN, momentum spent, a retreat, a victory determination.
 
 mod common;
 use common::*;
@@ -9,10 +11,11 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     let dir = temp();
     let out = run(dir.path(), &["demo"]).ok();
     assert!(out.trim_end().lines().last().unwrap_or("").contains("verified"), "{out}");
-    assert!(out.contains("49 steps"), "{out}");
+    assert!(out.contains("49 steps and 38 rolls"), "{out}");
     assert!(out.contains("game over: british marginal victory"), "{out}");
-    // Fire, close combat and a retreat, with their rolls, in the British player's reports.
-    for text in ["scatter roll", "on 3-1:", "retreats", "Report for british"] {
+    // Fire, close combat, a PIN, momentum spent and a retreat, with their
+    // rolls, in the British player's reports.
+    for text in ["scatter roll", "on 3-1:", "pinned: \"PIN\"", "momentum-spent:", "retreats", "Report for british"] {
         assert!(out.contains(text), "{text}\n{out}");
     }
     assert!(out.contains("FAILED") && out.contains("journal/000003.yaml"), "{out}");
@@ -26,7 +29,32 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     assert_eq!(json["orders_files"].as_u64().unwrap() as usize, shipped);
     let inbox = kept.join("savannah/inbox");
     assert!(!inbox.exists() || std::fs::read_dir(&inbox).unwrap().count() == 0);
-    run(dir.path(), &["verify", "--dir", kept.join("savannah").to_str().unwrap()]).ok();
+    let game = kept.join("savannah");
+    run(dir.path(), &["verify", "--dir", game.to_str().unwrap()]).ok();
+    // The game's journal, every step: what the demo is written to show.
+    let report =
+        run(dir.path(), &["report", "--dir", game.to_str().unwrap(), "--referee", "--steps", "1-49", "--as", "json"])
+            .json();
+    let events: Vec<(&str, &str, &str)> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| {
+            s["events"].as_array().unwrap().iter().map(move |e| {
+                (s["game_step"].as_str().unwrap(), e["kind"].as_str().unwrap(), e["text"].as_str().unwrap())
+            })
+        })
+        .collect();
+    let has = |kind: &str, text: &str| events.iter().any(|(_, k, t)| *k == kind && t.contains(text));
+    assert!(has("to-hit", ""), "fire: {events:?}");
+    assert!(has("close-combat-roll", "attacker pin, defender pin"), "a PIN result: {events:?}");
+    assert!(has("pinned", "\"PIN\""), "units pinned: {events:?}");
+    assert!(has("momentum-spent", "before the initiative roll"), "a chit spent on the initiative: {events:?}");
+    assert!(has("momentum-spent", "to re-roll"), "a chit spent on a close combat re-roll: {events:?}");
+    assert!(has("close-combat-roll", "re-roll"), "the re-roll: {events:?}");
+    assert!(has("retreat", "retreats"), "a retreat: {events:?}");
+    let last = events.last().unwrap();
+    assert_eq!((last.0, last.1), ("20-victory-determination", "victory"), "{events:?}");
 }
 
 /// The HTML report of a real game, with its map inline, renders in
