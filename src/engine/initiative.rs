@@ -47,10 +47,33 @@ pub struct Momentum {
 pub enum Spend {
     Chits(u32),
     AfterOpponent {
+        #[serde(deserialize_with = "chit_keys")]
         after_opponent: BTreeMap<u32, u32>,
         #[serde(default)]
         otherwise: u32,
     },
+}
+
+/// `after_opponent`'s keys, the opponent's chits: `1` or `"1"` (YAML
+/// writers often quote map keys).
+fn chit_keys<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<BTreeMap<u32, u32>, D::Error> {
+    use serde::de::Error as _;
+    let map = serde_yaml::Mapping::deserialize(d)?;
+    let number = |v: &serde_yaml::Value, text_too: bool| match v {
+        serde_yaml::Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+        serde_yaml::Value::String(s) if text_too => s.trim().parse().ok(),
+        _ => None,
+    };
+    map.iter()
+        .map(|(k, v)| {
+            let key = number(k, true).ok_or_else(|| {
+                D::Error::custom(format!("after_opponent: {k:?} is not a number of chits (0, 1, 2, ...)"))
+            })?;
+            let value = number(v, false)
+                .ok_or_else(|| D::Error::custom(format!("after_opponent: {v:?} is not a number of chits to spend")))?;
+            Ok((key, value))
+        })
+        .collect()
 }
 
 /// 12.62: each chit spent before the roll adds two.
