@@ -1148,7 +1148,11 @@ pub fn designate(
         let Some(h) = hex_of(state, id) else { continue };
         for e in enemies_next_to(rules, state, h, player) {
             if let Some(eh) = hex_of(state, &e) {
-                must_be_attacked.entry(eh).or_default().push(id.clone());
+                // Once per unit, however many enemy units share the hex.
+                let by = must_be_attacked.entry(eh).or_default();
+                if !by.contains(id) {
+                    by.push(id.clone());
+                }
             }
         }
     }
