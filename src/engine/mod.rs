@@ -334,6 +334,14 @@ pub fn resolve(
             resolved.events.extend(ended.events);
         }
     }
+    // Conditions checked `immediate`ly end the game after whatever step
+    // makes them hold, not only at Victory Determination.
+    if resolved.state.result.is_none() {
+        if let Some(ended) = victory::immediate(rules, state, &resolved.state)? {
+            resolved.state = ended.state;
+            resolved.events.extend(ended.events);
+        }
+    }
     Ok(Resolution { state: advance(rules, resolved.state, step)?, events: resolved.events })
 }
 

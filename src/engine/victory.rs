@@ -667,6 +667,41 @@ pub fn end_of_player_turn(rules: &Rules, state: &State, player: &str, dice: &mut
     Ok(Resolution { state: next, events })
 }
 
+/// The conditions a scenario checks `immediate`ly, after every step: the
+/// first that this step made hold, from the highest level down, ends the
+/// game there. An `enters-zone` test (the Historical Allied Decisive
+/// Victory: "immediately if a Parade Order Allied combat unit enters a hex
+/// in the City") holds when a unit it counts is in the zone after the step
+/// and was not in it before (moved, advanced or retreated in); any other
+/// (16.3's demoralization: "the game ends immediately") when it holds after
+/// the step and did not before. `None` when none does.
+pub fn immediate(rules: &Rules, before: &State, after: &State) -> Result<Option<Resolution>> {
+    let list = conditions(rules, after)?;
+    let was = Judge { rules, state: before };
+    let now = Judge { rules, state: after };
+    for level in LEVELS {
+        for c in list.iter().filter(|c| c.level == level && c.check == "immediate") {
+            let made = match &c.test {
+                Test::EntersZone { zone, by } => {
+                    let region = now.region(zone)?;
+                    now.occupied(region, by)
+                        .values()
+                        .flatten()
+                        .any(|id| was.hex(id).is_none_or(|h| !region.hexes.contains(&h)))
+                }
+                test => now.holds(test, &BTreeMap::new())? && !was.holds(test, &BTreeMap::new())?,
+            };
+            if made {
+                let mut next = after.clone();
+                let mut events = Vec::new();
+                declare(c, &mut next, &mut events);
+                return Ok(Some(Resolution { state: next, events }));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// Series 5 D: check for automatic victory; on the last turn, determine a winner.
 pub fn resolve(rules: &Rules, state: &State) -> Result<Resolution> {
     let file = format!("scenarios/{}.yaml", state.scenario);
