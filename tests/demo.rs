@@ -91,4 +91,36 @@ fn a_games_html_report_renders_in_chromium() {
     let (colours, share) = browser::not_blank(&png);
     // Text alone is a few greys; the map's terrain and counters bring hundreds.
     assert!(colours > 200 && share > 0.05, "{colours} colours, {share} not background");
+    let inline = saturated_share(&png);
+    assert!(inline > 0.10, "the inline map's colours cover {inline} of the page");
+
+    // The report as `resolve` stored it: the page beside its map.svg, which
+    // it shows as an image; Chromium must find and draw it.
+    let mut dispatches: Vec<_> = std::fs::read_dir(g.join("reports")).unwrap().map(|e| e.unwrap().path()).collect();
+    dispatches.sort();
+    let stored = dispatches[0].join("french.html");
+    assert!(std::fs::read_to_string(&stored).unwrap().contains("<img src=\"map.svg\""));
+    let png = browser::screenshot(&stored, 1200, 1600);
+    let with_map = saturated_share(&png);
+    // Text and tables are black and grey: the coloured pixels are the map's.
+    // The same page without its map.svg beside it has none to speak of.
+    std::fs::remove_file(dispatches[0].join("map.svg")).unwrap();
+    let without_map = saturated_share(&browser::screenshot(&stored, 1200, 1600));
+    assert!(
+        with_map > 0.03 && with_map > 4.0 * without_map,
+        "coloured share {with_map} with the map, {without_map} without"
+    );
+}
+
+/// The share of a picture's pixels in a clear colour (not black, white or grey).
+fn saturated_share(png: &[u8]) -> f64 {
+    let (_, _, pixels) = browser::decode(png);
+    let coloured = pixels
+        .iter()
+        .filter(|[r, g, b, _]| {
+            let (max, min) = ((*r).max(*g).max(*b), (*r).min(*g).min(*b));
+            max - min > 40
+        })
+        .count();
+    coloured as f64 / pixels.len() as f64
 }
