@@ -216,7 +216,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
                 next.turn(),
             )));
         };
-        let may = rules.sequence.awaited(&step);
+        let may = crate::engine::may_await(&rules, &step);
         if !may.contains(&side) {
             let who = if may.is_empty() { "no side".to_string() } else { may.join(", ") };
             return Err(Error::refused(format!(

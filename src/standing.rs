@@ -264,7 +264,7 @@ pub fn check(
     let side = standing.side.as_str();
     let theirs: Vec<&str> = kinds
         .iter()
-        .filter(|(_, step)| rules.sequence.awaited(step).iter().any(|s| s == side))
+        .filter(|(_, step)| crate::engine::may_await(rules, step).iter().any(|s| s == side))
         .map(|(name, _)| name.as_str())
         .collect();
     for (name, body) in &standing.steps {
@@ -282,7 +282,7 @@ pub fn check(
             ));
             continue;
         };
-        let awaited = rules.sequence.awaited(step);
+        let awaited = crate::engine::may_await(rules, step);
         if !awaited.iter().any(|s| s == side) {
             let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
             problems.push(problem(

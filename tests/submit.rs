@@ -198,3 +198,20 @@ fn an_inbox_copy_left_by_a_killed_resolve_is_removed_by_the_next_and_nothing_els
     assert!(stale.exists(), "a file no step used is never removed silently");
     run(d, &["verify", "--dir", "g"]).ok();
 }
+
+#[test]
+fn the_french_mortar_orders_may_be_sent_ahead_for_their_own_fire_phase() {
+    // Savannah 3 IX, 4.12: the mortars fire in their own player's Defensive
+    // Artillery Fire Phase, which otherwise hears from the other side.
+    let dir = temp();
+    let d = dir.path();
+    game(d);
+    let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
+    write("m.yaml", orders(17, "allies-defensive-artillery-fire", "french", "fire: []\n"));
+    let out = run(d, &["submit", "--dir", "g", "m.yaml"]).ok();
+    assert!(out.contains("sent ahead"), "{out}");
+    // A side without a mortar still may not.
+    write("x.yaml", orders(17, "allies-defensive-artillery-fire", "american", "fire: []\n"));
+    let err = run(d, &["submit", "--dir", "g", "x.yaml"]).fails(1);
+    assert!(err.contains("not from american"), "{err}");
+}

@@ -352,6 +352,29 @@ pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
     combat::awaited(rules, state, step).unwrap_or_else(|| rules.sequence.awaited(step))
 }
 
+/// Every side `step` could await orders from, whatever the state: the
+/// sequence's, and in a player's Defensive Artillery Fire Phase the sides
+/// of that player's mortars, which fire in their own player's phase
+/// (Savannah 3 IX, 4.12). Orders sent ahead and standing orders are checked
+/// against this; the step itself awaits [`awaited`].
+pub fn may_await(rules: &Rules, step: &Step) -> Vec<String> {
+    let mut sides = rules.sequence.awaited(step);
+    if let Step::PlayerTurn { player, phase, .. } = step {
+        if phase == "defensive-artillery-fire" {
+            for c in rules.module.counters.iter().filter(|c| c.kind == "mortar") {
+                let army = rules.sequence.data.armies.iter().find(|a| a.id == c.army);
+                if let Some(a) = army.filter(|_| rules.player_of_army(&c.army) == Some(player.as_str())) {
+                    if !sides.contains(&a.side) {
+                        sides.push(a.side.clone());
+                    }
+                }
+            }
+            sides.sort();
+        }
+    }
+    sides
+}
+
 /// Move the state past `step`: the next step, and at the end of a turn the
 /// next turn with its fixed player order, if it has one (series 5).
 pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {

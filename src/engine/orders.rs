@@ -141,7 +141,7 @@ pub fn check_header(
                 line_of("side"),
                 format!("'{side}' is not a side of {}; the sides are {}", rules.module.info.id, known.join(", ")),
             ));
-        } else if !awaited.contains(side) && !rules.sequence.awaited(next).contains(side) {
+        } else if !awaited.contains(side) && !super::may_await(rules, next).contains(side) {
             // A side the phase could await but this state does not (no
             // unit in contact, no gun in range) may still send orders: they
             // are checked like any, and nothing waits for them.
