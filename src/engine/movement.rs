@@ -2889,17 +2889,22 @@ pub struct UnitMoves {
     pub strategic_refused: Option<String>,
     /// A reinforcement placed as the phase begins (9.61): its arrival.
     pub arrived: Option<super::state::Arrival>,
+    /// Moved by the orders given first: the move's field (`moves[0]`).
+    pub ordered: Option<String>,
 }
 
 /// Every unit of `side`'s army on the map as the phasing `player`'s
 /// Movement Phase begins (reinforcements placed at the first hex their
-/// arrival offers, 9.61), by id, and what each may do alone: every hex
-/// it may end in is a one-move order that the phase's own checks accept.
+/// arrival offers, 9.61), by id, and what each may do after the moves of
+/// `first` (orders the side sends in any case, such as the least orders
+/// of [`super::template`]): every hex it may end in is a one-unit move
+/// that the phase's own checks accept after them.
 pub fn unit_moves(
     rules: &Rules,
     state: &State,
     player: &str,
     side: &str,
+    first: &serde_yaml::Value,
 ) -> std::result::Result<Vec<UnitMoves>, String> {
     let phase = Phase::new(rules, state, player)?;
     let arrived;
@@ -2912,14 +2917,16 @@ pub fn unit_moves(
     };
     let mut base = Run::new(state.clone(), None);
     phase.place_arrivals(&mut base, &[]);
+    let at_start = base.state.clone();
+    phase.run_side(&mut base, side, first);
     let field = "moves[0]";
     let mut out = Vec::new();
-    for (id, unit) in &base.state.units {
+    for (id, unit) in &at_start.units {
         let Some(c) = phase.counters.get(id.as_str()) else { continue };
         if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side) {
             continue;
         }
-        let Some(hex) = hex_of(&base.state, id) else { continue };
+        let Some(hex) = hex_of(&at_start, id) else { continue };
         let probe = MoveOrder {
             unit: Some(id.clone()),
             stack: None,
@@ -2937,7 +2944,12 @@ pub fn unit_moves(
             refused: None,
             strategic_refused: None,
             arrived: base.arrived.contains_key(id).then(|| unit.arriving.clone()).flatten(),
+            ordered: base.moved.get(id).map(|(_, f)| f.clone()),
         };
+        if moves.ordered.is_some() {
+            out.push(moves);
+            continue;
+        }
         let mut problems = Vec::new();
         let Some(prepared) = phase.prepare(&base, side, field, &probe, &mut problems) else {
             moves.refused = problems.into_iter().next().map(|p| p.message);
