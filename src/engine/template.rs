@@ -11,6 +11,14 @@
 //! hex); a hex whose neighbours are all committed joins an attack from a
 //! single attacking hex next to it (one attacking hex against several
 //! defending hexes).
+//!
+//! After the least orders, [`guide`]: the side's units and the choices open to it at the
+//! step, as comments (so the file validates as the least orders do) and as
+//! data. Every choice is found by the engine's own checks, never by rules
+//! written again here: a unit's reach is each hex a one-unit move the
+//! movement checks accept ([`super::movement::unit_moves`]); an attack is
+//! checked by the designation, its tactics chits by 12.52's check; a gun's
+//! or a mortar's targets are those the fire orders' check accepts.
 
 use std::collections::{BTreeMap, BTreeSet};
 
