@@ -152,8 +152,9 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf]) -> Result<Vec<Validati
 }
 
 /// `adjutant template`: the orders `side` must send for the game's next
-/// step, at their least ([`crate::engine::template`]), as the text of an
-/// orders file and as data.
+/// step, at their least ([`crate::engine::template`]), then the guide to
+/// what else it may order, as comments; as the text of an orders file and
+/// as data.
 pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
     let folder = GameFolder::open(dir)?;
     let rules = load_rules(&folder)?;
@@ -176,6 +177,9 @@ pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
     if body.as_mapping().is_some_and(|m| !m.is_empty()) {
         text += &serde_yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
     }
+    // The guide: comments only, so the file validates as it did without it.
+    let guide = crate::engine::template::guide(&rules, &state, &step, side, &body);
+    text += &guide.comment;
     // Standing orders would answer for the side if it sent nothing.
     let kind = crate::engine::orders::step_field(&step);
     let standing = crate::standing::summaries(&folder)?
@@ -186,8 +190,17 @@ pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
         text = format!("# {file} covers this step: if {side} sends no orders, resolve uses those\n{text}");
     }
     let json = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
-    let data =
-        serde_json::json!({"step": step.name(), "side": side, "orders": json, "text": text, "standing": standing});
+    let data = serde_json::json!({
+        "step": step.name(),
+        "side": side,
+        "orders": json,
+        "text": text,
+        "standing": standing,
+        "kind": guide.kind,
+        "doc": guide.doc,
+        "units": guide.units,
+        "choices": guide.choices,
+    });
     Ok((text, data))
 }
 

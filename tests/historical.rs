@@ -4,8 +4,10 @@
 //! French mortar fires, Auxerrois attacks); every other orders file is what
 //! `adjutant template` prints for the side: the least the rules require of
 //! it, which includes the close combats 12.12 forces (turn 16's British
-//! attack on Auxerrois, which retreats disrupted). The
-//! game ends with a victory determination and `verify` replays it.
+//! attack on Auxerrois, which retreats disrupted). Each template is
+//! validated whole, its guide included, and played without the guide's
+//! comments (the dice bind to the files' bytes). The game ends with a
+//! victory determination and `verify` replays it.
 
 mod common;
 use common::*;
@@ -51,7 +53,20 @@ fn the_historical_scenario_plays_to_its_end() {
         for side in sides.split(", ") {
             let name = format!("{step}-{side}.yaml");
             let text = run(d, &["template", "--dir", "g", "--side", side]).ok();
-            write(&name, text);
+            // The whole template, its guide's comments included, validates.
+            write(&name, text.clone());
+            let checked = run(d, &["validate", "--dir", "g", &name]);
+            assert_eq!(
+                checked.code, 0,
+                "{text}
+{}",
+                checked.stdout
+            );
+            // The dice bind to the orders files' bytes (docs/DICE.md), so the
+            // game is played from the least orders alone: the guide's wording
+            // may change without changing this game.
+            let least = text.split("#\n# Your units (").next().unwrap_or(&text).to_string();
+            write(&name, least);
             files.push(name);
         }
         let mut args = vec!["resolve", "--dir", "g"];

@@ -174,16 +174,24 @@ Examples:
   adjutant status --dir savannah --format json")]
     Status(StatusArgs),
 
-    /// Print the orders a side must send for the game's next step, at their least.
+    /// Print a side's orders for the next step: the least the rules require, then a guide.
     #[command(after_help = "\
 Examples:
   adjutant template --dir savannah --side french > 16-french.yaml
   adjutant validate --dir savannah 16-french.yaml
+  adjutant template --dir savannah --side french --format json
 
 The file names the game, turn, step and side, and holds what the rules require of the
 side and nothing voluntary: disrupted units next to the enemy moving away (13.3), the
-attacks that must be made (12.12, 12.13), no fire. Edit it into real orders
-(docs/orders.md); as printed it validates.")]
+attacks that must be made (12.12, 12.13), no fire. A guide follows, in comments: the
+side's units on the map with their hexes and what the rules allow each (the hexes a unit
+can reach, why it may not move, that it must attack), and the choices open at the step,
+written out for the position (a move; each attack with its odds and tactics chits; the
+defence of each hex; each gun's or mortar's targets with range and To Hit number; the
+momentum chits held and how to spend them), found by the checks validate makes.
+Uncomment a choice or copy it under its key to edit the file into real orders
+(docs/orders.md); as printed it validates. --format json gives the units and choices
+as data.")]
     Template(TemplateArgs),
 
     /// The exact odds of a close combat: every outcome's probability.

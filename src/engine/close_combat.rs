@@ -840,7 +840,8 @@ pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
     !enemies_next_to(rules, state, hex, &player_of(rules, id)).is_empty()
 }
 
-fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec<String> {
+/// The enemy combat units next to `hex` for `player`.
+pub fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec<String> {
     let layout = rules.module.map.layout;
     state
         .units
@@ -852,6 +853,39 @@ fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -> Ve
         })
         .cloned()
         .collect()
+}
+
+/// Why `id` may not be one of the phasing `player`'s attackers in a Close
+/// Combat this phase, if it may not: not a unit of the game or of the
+/// player, off the map, disrupted or shattered (13.3, 13.4), held back by
+/// the scenario's turn restrictions, or carrying a Cavalry Withdrawal
+/// marker (12.4). Leaders may be listed with their units.
+pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) -> Option<String> {
+    let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
+        return Some(format!("there is no unit '{id}' in this game"));
+    };
+    // An alliance's sides may designate attacks together (a combined
+    // attack, where 4.13 allows it): any unit of the phasing player, never
+    // the enemy's.
+    if player_of(rules, id) != player {
+        return Some(format!("{id} is an enemy unit: the {player} player attacks with its own units"));
+    }
+    let Some(u) = state.units.get(id).filter(|u| u.hex.is_some()) else {
+        return Some(format!("{id} is not on the map"));
+    };
+    if !c.is_leader() && u.condition != Condition::ParadeOrder {
+        return Some(
+            format!("{id} is {:?}: disrupted and shattered units may not attack (13.3, 13.4)", u.condition)
+                .to_lowercase(),
+        );
+    }
+    if !c.is_leader() && may_not_attack(rules, state, id) {
+        return Some(format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"));
+    }
+    if u.cavalry_withdrawn {
+        return Some(format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)"));
+    }
+    None
 }
 
 /// 12.12-12.15, 12.21, Savannah 4.13 and the scenario's turn restrictions:
@@ -944,45 +978,8 @@ pub fn designate(
             let mut attackers = Vec::new();
             for (k, id) in a.attackers.iter().enumerate() {
                 let at = format!("{field}.attackers[{k}]");
-                let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
-                    bad(side, at, format!("there is no unit '{id}' in this game"));
-                    ok = false;
-                    continue;
-                };
-                // An alliance's sides may designate attacks together (a
-                // combined attack, where 4.13 allows it): any unit of the
-                // phasing player, never the enemy's.
-                if player_of(rules, id) != player {
-                    bad(side, at, format!("{id} is an enemy unit: the {player} player attacks with its own units"));
-                    ok = false;
-                    continue;
-                }
-                let Some(u) = state.units.get(id).filter(|u| u.hex.is_some()) else {
-                    bad(side, at, format!("{id} is not on the map"));
-                    ok = false;
-                    continue;
-                };
-                if !c.is_leader() && u.condition != Condition::ParadeOrder {
-                    bad(
-                        side,
-                        at,
-                        format!("{id} is {:?}: disrupted and shattered units may not attack (13.3, 13.4)", u.condition)
-                            .to_lowercase(),
-                    );
-                    ok = false;
-                    continue;
-                }
-                if !c.is_leader() && may_not_attack(rules, state, id) {
-                    bad(
-                        side,
-                        at,
-                        format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"),
-                    );
-                    ok = false;
-                    continue;
-                }
-                if u.cavalry_withdrawn {
-                    bad(side, at, format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)"));
+                if let Some(message) = attacker_refused(rules, state, player, id) {
+                    bad(side, at, message);
                     ok = false;
                     continue;
                 }
@@ -1458,6 +1455,18 @@ pub fn advance(
 // ---------------------------------------------------------------------------
 // The phase
 
+/// 12.4: whether `defenders` may choose Cavalry Withdrawal against
+/// `attackers`: all Parade Order cavalry not withdrawn already, and no
+/// cavalry among the attackers.
+pub fn cavalry_may_withdraw(rules: &Rules, state: &State, defenders: &[String], attackers: &[String]) -> bool {
+    let all_cavalry = defenders.iter().all(|u| {
+        rules.counter(u).is_some_and(|c| c.kind == "cavalry")
+            && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder && !s.cavalry_withdrawn)
+    });
+    let attacking_cavalry = attackers.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
+    all_cavalry && !attacking_cavalry
+}
+
 /// The first chit of the chart a side may legally play (the default).
 fn default_chit(rules: &Rules, state: &State, e: &Engagement, attacker: bool) -> String {
     let chits = &rules.charts.tactics.chits;
@@ -1590,13 +1599,7 @@ pub fn resolve_phase(
         // 12.4: Cavalry Withdrawal.
         let withdraw = hex_orders.is_some_and(|h| h.cavalry_withdrawal);
         if withdraw {
-            let all_cavalry = fighting_defenders.iter().all(|u| {
-                rules.counter(u).is_some_and(|c| c.kind == "cavalry")
-                    && next.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder && !s.cavalry_withdrawn)
-            });
-            let attacking_cavalry =
-                fighting_attackers.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
-            if all_cavalry && !attacking_cavalry {
+            if cavalry_may_withdraw(rules, &next, &fighting_defenders, &fighting_attackers) {
                 for u in &fighting_defenders {
                     if next.units.get(u).is_some_and(|s| s.pinned) {
                         let why = format!("{u}, pinned, chooses Cavalry Withdrawal");

@@ -157,6 +157,43 @@ pub struct Shot {
     pub results: Vec<String>,
 }
 
+/// What a fire needs (10.3, 11.3 steps 1 and 2): the firing SPs, the
+/// range, the To Hit number and the Fire Combat DRMs that apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Aim {
+    pub sps: i32,
+    pub range: u32,
+    pub to_hit: i32,
+    /// (id, value, why), positive for the firer.
+    pub drms: Vec<(String, i32, String)>,
+}
+
+/// 11.2, 11.3: guns firing together at a unit in `target_hex`: their SPs
+/// added, the farthest gun's range, the Fire Table's To Hit number, the DRMs.
+pub fn gun_aim(rules: &Rules, state: &State, guns: &[String], target_hex: HexId) -> Result<Aim> {
+    let layout = rules.module.map.layout;
+    let sps: i32 = guns.iter().map(|g| fire_strength(rules, state, g)).sum();
+    let range =
+        guns.iter().filter_map(|g| hex_of(state, g)).map(|h| distance(h, target_hex, layout)).max().unwrap_or(1);
+    let to_hit = to_hit(&rules.charts.fire.fire_table, sps, range)?;
+    let drms = modifiers(rules, state, "artillery", guns, target_hex, range, &[])?;
+    Ok(Aim { sps, range, to_hit, drms })
+}
+
+/// Savannah 4.12: a mortar aimed at `aim`, its shot falling on a unit in
+/// `target_hex`: the range to the aimed hex on the Mortar To Hit Table, the
+/// fire DRMs mortars take.
+pub fn mortar_aim(rules: &Rules, state: &State, mortar: &str, aim: HexId, target_hex: HexId) -> Result<Aim> {
+    let layout = rules.module.map.layout;
+    let summary = &rules.charts.mortar.rules_summary;
+    let from = hex_of(state, mortar).ok_or_else(|| Error::refused(format!("{mortar} is not on the map")))?;
+    let range = distance(from, aim, layout);
+    let sps = fire_strength(rules, state, mortar);
+    let to_hit = to_hit(&rules.charts.mortar.mortar_to_hit, sps, range)?;
+    let drms = modifiers(rules, state, "mortar", &[mortar.to_string()], target_hex, range, &summary.ignores_fire_drms)?;
+    Ok(Aim { sps, range, to_hit, drms })
+}
+
 /// 11.3: guns (combined) fire at a target unit: To Hit, DRMs, the roll, the
 /// damage roll. The orders are already checked (range, LOS, one fire each).
 pub fn gun_fire(
@@ -167,13 +204,8 @@ pub fn gun_fire(
     dice: &mut dyn Dice,
     events: &mut Vec<Event>,
 ) -> Result<Shot> {
-    let layout = rules.module.map.layout;
     let target_hex = hex_of(state, target).ok_or_else(|| Error::refused(format!("{target} is not on the map")))?;
-    let sps: i32 = guns.iter().map(|g| fire_strength(rules, state, g)).sum();
-    let range =
-        guns.iter().filter_map(|g| hex_of(state, g)).map(|h| distance(h, target_hex, layout)).max().unwrap_or(1);
-    let number = to_hit(&rules.charts.fire.fire_table, sps, range)?;
-    let mods = modifiers(rules, state, "artillery", guns, target_hex, range, &[])?;
+    let Aim { sps, range, to_hit: number, drms: mods } = gun_aim(rules, state, guns, target_hex)?;
     let total: i32 = mods.iter().map(|(_, v, _)| v).sum();
     let roll = i32::from(dice.roll(die(rules), &format!("artillery fire at {target}: to hit"))?);
     let modified = roll + total;
@@ -299,14 +331,8 @@ pub fn mortar_fire(
     dice: &mut dyn Dice,
     events: &mut Vec<Event>,
 ) -> Result<Shot> {
-    let layout = rules.module.map.layout;
-    let summary = &rules.charts.mortar.rules_summary;
-    let from = hex_of(state, mortar).ok_or_else(|| Error::refused(format!("{mortar} is not on the map")))?;
     let target_hex = hex_of(state, target).ok_or_else(|| Error::refused(format!("{target} is not on the map")))?;
-    let range = distance(from, aim, layout);
-    let sps = fire_strength(rules, state, mortar);
-    let number = to_hit(&rules.charts.mortar.mortar_to_hit, sps, range)?;
-    let mods = modifiers(rules, state, "mortar", &[mortar.to_string()], target_hex, range, &summary.ignores_fire_drms)?;
+    let Aim { sps, range, to_hit: number, drms: mods } = mortar_aim(rules, state, mortar, aim, target_hex)?;
     let total: i32 = mods.iter().map(|(_, v, _)| v).sum();
     let die_kind = die(rules);
     let roll = i32::from(dice.roll(die_kind, &format!("mortar {mortar} at {target}: to hit"))?);
@@ -586,10 +612,56 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &serd
     problems
 }
 
+/// The enemy combat units `gun` of `side` could fire at alone this phase,
+/// by id, as [`check`] accepts the fire (11.1, 11.2, 11.4, the weather).
+pub fn gun_targets(rules: &Rules, state: &State, player: &str, side: &str, gun: &str) -> Vec<String> {
+    let own = player_of(rules, gun);
+    state
+        .units
+        .keys()
+        .filter(|t| {
+            player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()) && hex_of(state, t).is_some()
+        })
+        .filter(|t| {
+            let mut one = serde_yaml::Mapping::new();
+            one.insert("guns".into(), serde_yaml::Value::Sequence(vec![gun.into()]));
+            one.insert("target".into(), t.as_str().into());
+            let mut body = serde_yaml::Mapping::new();
+            body.insert("fire".into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
+            check(rules, state, player, side, &serde_yaml::Value::Mapping(body)).is_empty()
+        })
+        .cloned()
+        .collect()
+}
+
+/// The hexes holding enemy combat units that `mortar` of `side` could aim
+/// at this phase, in hex order, as [`check`] accepts the shot (Savannah
+/// 4.12: its range, whether it moved or is disabled).
+pub fn mortar_aims(rules: &Rules, state: &State, player: &str, side: &str, mortar: &str) -> Vec<HexId> {
+    let own = player_of(rules, mortar);
+    let hexes: std::collections::BTreeSet<HexId> = state
+        .units
+        .keys()
+        .filter(|t| player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()))
+        .filter_map(|t| hex_of(state, t))
+        .collect();
+    hexes
+        .into_iter()
+        .filter(|h| {
+            let mut one = serde_yaml::Mapping::new();
+            one.insert("unit".into(), mortar.into());
+            one.insert("hex".into(), h.to_string().into());
+            let mut body = serde_yaml::Mapping::new();
+            body.insert("mortars".into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
+            check(rules, state, player, side, &serde_yaml::Value::Mapping(body)).is_empty()
+        })
+        .collect()
+}
+
 /// The unit a mortar hit falls on in `hex`: the owner's choice, else the
 /// default: the unit with the most steps left, then the best printed
 /// morale, then the lowest id.
-fn mortar_victim(
+pub fn mortar_victim(
     rules: &Rules,
     state: &State,
     hex: HexId,
@@ -847,6 +919,28 @@ pub struct RifleOrder {
     /// Rifle units firing together at one adjacent target (10.2).
     pub rifles: Vec<String>,
     pub target: String,
+}
+
+/// The enemy combat units rifle unit `rifle` of `side` could fire at alone
+/// this phase, by id, as [`check_rifles`] accepts the fire (10.1, 10.2).
+pub fn rifle_targets(rules: &Rules, state: &State, side: &str, rifle: &str) -> Vec<String> {
+    let own = player_of(rules, rifle);
+    state
+        .units
+        .keys()
+        .filter(|t| {
+            player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()) && hex_of(state, t).is_some()
+        })
+        .filter(|t| {
+            let mut one = serde_yaml::Mapping::new();
+            one.insert("rifles".into(), serde_yaml::Value::Sequence(vec![rifle.into()]));
+            one.insert("target".into(), t.as_str().into());
+            let mut body = serde_yaml::Mapping::new();
+            body.insert("rifle_fire".into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
+            check_rifles(rules, state, side, &serde_yaml::Value::Mapping(body)).is_empty()
+        })
+        .cloned()
+        .collect()
 }
 
 /// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).

@@ -89,9 +89,9 @@ fn parse(orders: &BTreeMap<String, serde_yaml::Value>, side: &str) -> Result<Ini
     }
 }
 
-/// The initiative DRM of a player: its initiative army's morale level
+/// The initiative DRM of a player, with why: its initiative army's morale level
 /// (16.2; Savannah 4.19: the Allies use the French level).
-fn initiative_drm(rules: &Rules, state: &State, player: &str) -> Result<(i32, String)> {
+pub fn initiative_drm(rules: &Rules, state: &State, player: &str) -> Result<(i32, String)> {
     let alliance = rules
         .sequence
         .data
@@ -111,6 +111,19 @@ fn initiative_drm(rules: &Rules, state: &State, player: &str) -> Result<(i32, St
     Ok((level.initiative_drm.unwrap_or(0), format!("{} army {} ({value})", army, level.name)))
 }
 
+/// 12.62: the order in which the two players decide their spending: the
+/// player who had the initiative last turn first.
+pub fn decision_order(rules: &Rules, state: &State) -> Result<(String, String)> {
+    let players: Vec<String> = rules.sequence.data.alliances.iter().map(|a| a.id.clone()).collect();
+    let [first, second] = players.as_slice() else {
+        return Err(Error::refused(format!("initiative is between two players; this module has {}", players.len())));
+    };
+    Ok(match &state.initiative_holder {
+        Some(h) if h == second => (second.clone(), first.clone()),
+        _ => (first.clone(), second.clone()),
+    })
+}
+
 /// Series 6.1 with 6.2 and 12.62.
 pub fn resolve(
     rules: &Rules,
@@ -122,11 +135,7 @@ pub fn resolve(
     let [first, second] = players.as_slice() else {
         return Err(Error::refused(format!("initiative is between two players; this module has {}", players.len())));
     };
-    // 12.62: the player who had the initiative last turn decides first.
-    let (decides_first, decides_second) = match &state.initiative_holder {
-        Some(h) if h == second => (second.clone(), first.clone()),
-        _ => (first.clone(), second.clone()),
-    };
+    let (decides_first, decides_second) = decision_order(rules, state)?;
     let mut next = state.clone();
     let mut events = Vec::new();
     let mut spent: BTreeMap<String, u32> = BTreeMap::new();

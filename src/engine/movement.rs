@@ -772,6 +772,18 @@ struct Occupancy {
     enemy_leaders: BTreeMap<HexId, Vec<String>>,
 }
 
+/// A move's units, checked and grouped, before its path ([`Phase::prepare`]).
+struct Prepared {
+    ids: Vec<String>,
+    start: HexId,
+    group: Group,
+    /// Each unit's allowance this phase (the turn of arrival's included).
+    allowances: BTreeMap<String, i32>,
+    /// The Reinforcement Schedule's hexes a unit may move on arrival.
+    max_hexes: Option<(u32, String)>,
+    occ: Occupancy,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Node {
     mp: i32,
@@ -1320,6 +1332,22 @@ struct Run<'d> {
     arrived: BTreeMap<String, HexId>,
 }
 
+impl<'d> Run<'d> {
+    fn new(state: State, dice: Option<&'d mut dyn Dice>) -> Run<'d> {
+        Run {
+            dice,
+            along: BTreeMap::new(),
+            state,
+            events: Vec::new(),
+            problems: Vec::new(),
+            moved: BTreeMap::new(),
+            left_pins: Vec::new(),
+            failure: None,
+            arrived: BTreeMap::new(),
+        }
+    }
+}
+
 impl Phase<'_> {
     /// Every side's orders, in the order of the sides given.
     fn run<'d>(
@@ -1329,17 +1357,7 @@ impl Phase<'_> {
         whole_phase: bool,
         dice: Option<&'d mut dyn Dice>,
     ) -> Result<Run<'d>> {
-        let mut run = Run {
-            dice,
-            along: BTreeMap::new(),
-            state: state.clone(),
-            events: Vec::new(),
-            problems: Vec::new(),
-            moved: BTreeMap::new(),
-            left_pins: Vec::new(),
-            failure: None,
-            arrived: BTreeMap::new(),
-        };
+        let mut run = Run::new(state.clone(), dice);
         // Savannah 4.9: at the beginning of the next friendly Movement
         // Phase, Lost markers turn to their Previously Lost side.
         let flipped: Vec<String> = run
@@ -1580,8 +1598,18 @@ impl Phase<'_> {
         }
     }
 
-    /// One move: check it whole, then make it (or record every problem).
-    fn one_move(&self, run: &mut Run<'_>, side: &str, field: &str, order: &MoveOrder, problems: &mut Vec<Problem>) {
+    /// A move's units and what they move as, checked: every rule that holds
+    /// the units back before any hex is entered (9.1, 9.3, 12.4, 13.4, the
+    /// scenario's fixed guns; 9.52's and the weather's for strategic
+    /// movement). None, with the problems, when the move may not be made.
+    fn prepare(
+        &self,
+        run: &Run<'_>,
+        side: &str,
+        field: &str,
+        order: &MoveOrder,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Prepared> {
         let state = &run.state;
         // The units.
         let (ids, ids_field): (Vec<String>, String) = match (&order.unit, &order.stack) {
@@ -1590,18 +1618,18 @@ impl Phase<'_> {
             (None, Some(_)) => {
                 problems
                     .push(problem(format!("{field}.stack"), "the stack is empty: list the units that move together"));
-                return;
+                return None;
             }
             (Some(_), Some(_)) => {
                 problems.push(problem(field, "give unit or stack, not both"));
-                return;
+                return None;
             }
             (None, None) => {
                 problems.push(problem(
                     field,
                     "give the unit that moves (unit: ID) or the units moving together (stack: [ID, ...])",
                 ));
-                return;
+                return None;
             }
         };
         let mut start: Option<HexId> = None;
@@ -1715,9 +1743,9 @@ impl Phase<'_> {
                 Some(_) => {}
             }
         }
-        let Some(start) = start else { return };
+        let start = start?;
         if !ok {
-            return;
+            return None;
         }
         // The group.
         let mut group = Group {
@@ -1753,7 +1781,7 @@ impl Phase<'_> {
                             a.entry
                         ),
                     ));
-                    return;
+                    return None;
                 }
                 if a.pays_entry_cost {
                     // Savannah 4.7: placed at the nearest free hex, it pays that hex's terrain cost.
@@ -1791,14 +1819,14 @@ impl Phase<'_> {
                         w.name
                     ),
                 ));
-                return;
+                return None;
             }
             if group.disrupted {
                 problems.push(problem(
                     format!("{field}.strategic"),
                     "a disrupted unit moves only one hex (13.3): no strategic movement",
                 ));
-                return;
+                return None;
             }
             let enemies = self.adjacent_enemies(start);
             if !enemies.is_empty() {
@@ -1810,9 +1838,20 @@ impl Phase<'_> {
                         list(&enemies)
                     ),
                 ));
-                return;
+                return None;
             }
         }
+        Some(Prepared { ids, start, group, allowances, max_hexes, occ })
+    }
+
+    /// One move: check it whole, then make it (or record every problem).
+    fn one_move(&self, run: &mut Run<'_>, side: &str, field: &str, order: &MoveOrder, problems: &mut Vec<Problem>) {
+        let Some(Prepared { ids, start, group, allowances, max_hexes, occ }) =
+            self.prepare(run, side, field, order, problems)
+        else {
+            return;
+        };
+        let state = &run.state;
         // The path.
         let walked = match (&order.path, &order.to) {
             (Some(_), Some(_)) => {
@@ -2826,6 +2865,151 @@ pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &s
     match phase.run(state, &[(side, body)], false, None) {
         Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
         Err(e) => vec![problem("", e.to_string())],
+    }
+}
+
+/// What one unit of a side may do in this Movement Phase, as the checks of
+/// the orders find it (for `adjutant template`'s guide).
+#[derive(Debug, Clone)]
+pub struct UnitMoves {
+    pub unit: String,
+    /// Where it begins the phase (a reinforcement: where it is placed, 9.61).
+    pub hex: HexId,
+    /// Its allowance this phase in MP, when it may move (the turn of
+    /// arrival's bonus included, Savannah 4.7).
+    pub allowance: Option<i32>,
+    /// Every hex a move of this unit alone may end in: each is a move
+    /// `validate` accepts (`leave_pin: true` for a pinned unit).
+    pub reach: Vec<HexId>,
+    /// The hexes only strategic movement reaches (9.52), each checked so.
+    pub strategic_reach: Vec<HexId>,
+    /// Why the unit may not move, when it may not.
+    pub refused: Option<String>,
+    /// Why it may not use strategic movement, when it may move but not so.
+    pub strategic_refused: Option<String>,
+    /// A reinforcement placed as the phase begins (9.61): its arrival.
+    pub arrived: Option<super::state::Arrival>,
+    /// Moved by the orders given first: the move's field (`moves[0]`).
+    pub ordered: Option<String>,
+}
+
+/// Every unit of `side`'s army on the map as the phasing `player`'s
+/// Movement Phase begins (reinforcements placed at the first hex their
+/// arrival offers, 9.61), by id, and what each may do after the moves of
+/// `first` (orders the side sends in any case, such as the least orders
+/// of [`super::template`]): every hex it may end in is a one-unit move
+/// that the phase's own checks accept after them.
+pub fn unit_moves(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    side: &str,
+    first: &serde_yaml::Value,
+) -> std::result::Result<Vec<UnitMoves>, String> {
+    let phase = Phase::new(rules, state, player)?;
+    let arrived;
+    let state = match arrivals_at_start(rules, state, player, &mut NoDice) {
+        Ok(Some(r)) => {
+            arrived = r.state;
+            &arrived
+        }
+        _ => state,
+    };
+    let mut base = Run::new(state.clone(), None);
+    phase.place_arrivals(&mut base, &[]);
+    let at_start = base.state.clone();
+    phase.run_side(&mut base, side, first);
+    let field = "moves[0]";
+    let mut out = Vec::new();
+    for (id, unit) in &at_start.units {
+        let Some(c) = phase.counters.get(id.as_str()) else { continue };
+        if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side) {
+            continue;
+        }
+        let Some(hex) = hex_of(&at_start, id) else { continue };
+        let probe = MoveOrder {
+            unit: Some(id.clone()),
+            stack: None,
+            path: None,
+            to: None,
+            strategic: false,
+            leave_pin: unit.pinned && !c.is_leader(),
+        };
+        let mut moves = UnitMoves {
+            unit: id.clone(),
+            hex,
+            allowance: None,
+            reach: Vec::new(),
+            strategic_reach: Vec::new(),
+            refused: None,
+            strategic_refused: None,
+            arrived: base.arrived.contains_key(id).then(|| unit.arriving.clone()).flatten(),
+            ordered: base.moved.get(id).map(|(_, f)| f.clone()),
+        };
+        if moves.ordered.is_some() {
+            out.push(moves);
+            continue;
+        }
+        let mut problems = Vec::new();
+        let Some(prepared) = phase.prepare(&base, side, field, &probe, &mut problems) else {
+            moves.refused = problems.into_iter().next().map(|p| p.message);
+            out.push(moves);
+            continue;
+        };
+        moves.allowance = prepared.allowances.get(id).copied();
+        moves.reach = phase.legal_ends(&base, side, &probe, &prepared);
+        let by_road = MoveOrder { strategic: true, ..probe };
+        let mut problems = Vec::new();
+        match phase.prepare(&base, side, field, &by_road, &mut problems) {
+            Some(p) => {
+                moves.strategic_reach = phase
+                    .legal_ends(&base, side, &by_road, &p)
+                    .into_iter()
+                    .filter(|h| !moves.reach.contains(h))
+                    .collect()
+            }
+            None => moves.strategic_refused = problems.into_iter().next().map(|p| p.message),
+        }
+        out.push(moves);
+    }
+    Ok(out)
+}
+
+/// Savannah 1.6 case A: whether the phasing `player` may write
+/// `declare_assault: true` now: none when the scenario has no declaration,
+/// else the declaration's own check (who, which turns, not yet declared).
+pub fn assault_declaration(rules: &Rules, state: &State, player: &str) -> Option<std::result::Result<(), String>> {
+    rules.scenario_movement.track_switch.as_ref().and_then(|t| t.declaration.as_ref())?;
+    let phase = Phase::new(rules, state, player).ok()?;
+    let mut run = Run::new(state.clone(), None);
+    phase.declare_assault(&mut run, "");
+    Some(match run.problems.into_iter().next() {
+        Some((_, p)) => Err(p.message),
+        None => Ok(()),
+    })
+}
+
+impl Phase<'_> {
+    /// The hexes a prepared one-unit move may end in: each hex the search
+    /// reaches, walked by the path it found and checked as an order.
+    fn legal_ends(&self, base: &Run<'_>, side: &str, order: &MoveOrder, prepared: &Prepared) -> Vec<HexId> {
+        let best = self.search(&base.state, &prepared.group, &prepared.occ, None);
+        best.keys()
+            .copied()
+            .filter(|to| {
+                let path = Phase::path_to(&best, prepared.start, *to);
+                let order = MoveOrder {
+                    path: Some(path.iter().map(|h| HexText::Text(h.to_string())).collect()),
+                    ..order.clone()
+                };
+                let mut trial = Run::new(base.state.clone(), None);
+                trial.arrived = base.arrived.clone();
+                let mut problems = Vec::new();
+                self.one_move(&mut trial, side, "moves[0]", &order, &mut problems);
+                self.pinned_movers_end_away(&mut trial);
+                problems.is_empty() && trial.problems.is_empty()
+            })
+            .collect()
     }
 }
 
