@@ -5,12 +5,13 @@
 //! (11.1, 10.1). It is what a player who sends nothing would be held to,
 //! and the skeleton an orders template starts from.
 //!
-//! Attacks are built one defending hex at a time, in hex order: each takes
-//! every unit of the side next to it that must attack and is not yet
-//! committed (12.15 allows several attacking hexes against one defending
-//! hex); a hex whose neighbours are all committed joins an attack from a
-//! single attacking hex next to it (one attacking hex against several
-//! defending hexes).
+//! Attacks group hexes as 12.15 allows (one attacking hex against several
+//! defending hexes, or several against one): first an attacking hex takes
+//! the defending hexes no other attacking hex faces; then each defending
+//! hex left, the one with the fewest free attacking hexes first, takes the
+//! free hexes facing it (keeping back one that is another hex's last);
+//! a defending hex left over joins an attack from a single hex facing it,
+//! and an attacking hex left over joins an attack on one hex it faces.
 //!
 //! After the least orders, [`guide`]: the side's units and the choices open to it at the
 //! step, as comments (so the file validates as the least orders do) and as
@@ -124,43 +125,90 @@ fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value>
             }
         }
     }
-    let mut used: BTreeSet<String> = BTreeSet::new();
-    let mut list: Vec<(Vec<String>, Vec<HexId>)> = Vec::new();
-    let mut orphans: Vec<HexId> = Vec::new();
-    for d in &defending {
-        let attackers: Vec<String> = must
-            .iter()
-            .filter(|u| !used.contains(*u) && hex_of(state, u).is_some_and(|h| are_adjacent(h, *d, layout)))
-            .cloned()
-            .collect();
-        if attackers.is_empty() {
-            orphans.push(*d);
-            continue;
-        }
-        used.extend(attackers.iter().cloned());
-        list.push((attackers, vec![*d]));
-    }
-    // Units that must attack but whose neighbours are all taken join one.
+    // The units that must attack, by hex, and which hexes face which.
+    let mut units_at: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
     for u in &must {
-        if used.contains(u) {
+        if let Some(h) = hex_of(state, u) {
+            units_at.entry(h).or_default().push(u.clone());
+        }
+    }
+    let faces = |a: HexId, d: HexId| are_adjacent(a, d, layout);
+    let mut free: BTreeSet<HexId> = units_at.keys().copied().collect();
+    let mut left: BTreeSet<HexId> = defending.clone();
+    let mut list: Vec<(Vec<HexId>, Vec<HexId>)> = Vec::new();
+    // 1. An attacking hex with defending hexes no other attacking hex faces
+    //    takes them all: one hex against several (12.15).
+    for (&a, _) in &units_at {
+        let own: Vec<HexId> =
+            left.iter().copied().filter(|&d| faces(a, d) && units_at.keys().all(|&o| o == a || !faces(o, d))).collect();
+        if !own.is_empty() {
+            left.retain(|d| !own.contains(d));
+            free.remove(&a);
+            list.push((vec![a], own));
+        }
+    }
+    // 2. Each defending hex left, the one with the fewest free attacking
+    //    hexes first: several hexes against it (12.15), keeping back a hex
+    //    that is another defending hex's last free attacker.
+    loop {
+        let options = |d: HexId, free: &BTreeSet<HexId>| free.iter().filter(|&&a| faces(a, d)).count();
+        let Some(d) = left.iter().copied().filter(|&d| options(d, &free) > 0).min_by_key(|&d| (options(d, &free), d))
+        else {
+            break;
+        };
+        let others: Vec<HexId> = left.iter().copied().filter(|&o| o != d).collect();
+        let mut take: Vec<HexId> = free
+            .iter()
+            .copied()
+            .filter(|&a| faces(a, d) && !others.iter().any(|&o| faces(a, o) && options(o, &free) == 1))
+            .collect();
+        if take.is_empty() {
+            take = free.iter().copied().filter(|&a| faces(a, d)).take(1).collect();
+        }
+        for a in &take {
+            free.remove(a);
+        }
+        left.remove(&d);
+        list.push((take, vec![d]));
+    }
+    // 3. Defending hexes no free hex faces join an attack from a single
+    //    hex that faces them.
+    for d in left {
+        if let Some(attack) = list.iter_mut().find(|(atts, _)| atts.len() == 1 && faces(atts[0], d)) {
+            attack.1.push(d);
+        }
+    }
+    // 4. Attacking hexes still free (every hex they face is attacked) join
+    //    an attack on one hex they face; from an attack on several hexes,
+    //    that hex is taken out into an attack of its own.
+    for a in free {
+        if let Some(attack) = list.iter_mut().find(|(_, ds)| ds.len() == 1 && faces(a, ds[0])) {
+            attack.0.push(a);
             continue;
         }
-        let Some(h) = hex_of(state, u) else { continue };
-        if let Some(a) = list.iter_mut().find(|(_, ds)| ds.len() == 1 && ds.iter().all(|d| are_adjacent(h, *d, layout)))
-        {
-            a.0.push(u.clone());
-            used.insert(u.clone());
+        if let Some(i) = list.iter().position(|(_, ds)| ds.iter().any(|&d| faces(a, d))) {
+            let d = list[i].1.iter().copied().find(|&d| faces(a, d)).unwrap_or(list[i].1[0]);
+            list[i].1.retain(|&x| x != d);
+            let (atts, _) = list[i].clone();
+            if list[i].1.is_empty() {
+                list.remove(i);
+                list.push(([atts, vec![a]].concat(), vec![d]));
+            } else {
+                list.push((vec![a], vec![d]));
+            }
         }
     }
-    // Defending hexes left: joined to an attack from a single hex next to them.
-    for d in orphans {
-        if let Some(a) = list.iter_mut().find(|(atts, _)| {
-            let hexes: BTreeSet<HexId> = atts.iter().filter_map(|u| hex_of(state, u)).collect();
-            hexes.len() == 1 && hexes.iter().all(|h| are_adjacent(*h, d, layout))
-        }) {
-            a.1.push(d);
-        }
-    }
+    list.sort();
+    let list: Vec<(Vec<String>, Vec<HexId>)> = list
+        .into_iter()
+        .map(|(hexes, ds)| {
+            let mut atts: Vec<String> = hexes.iter().flat_map(|h| units_at[h].iter().cloned()).collect();
+            atts.sort();
+            let mut ds = ds;
+            ds.sort();
+            (atts, ds)
+        })
+        .collect();
     list.into_iter()
         .map(|(atts, ds)| {
             let mut m = Mapping::new();
@@ -1284,5 +1332,65 @@ mod tests {
                 super::super::movement::validate(&rules, &state, "allies", "french", &Value::Mapping(orders));
             assert!(problems.is_empty(), "{hex}: {problems:?}");
         }
+    }
+
+    /// 12.12, 12.13, 12.15: the least orders attack every enemy hex next to
+    /// a unit that must attack, even where the first defending hex could
+    /// take every attacker: A2 is next to D1 and D2, A1 to D1 alone, so A2
+    /// must take D2 (one hex against one) and A1 D1. Taking both against D1
+    /// would leave D2 unattacked, which `validate` refuses.
+    #[test]
+    fn the_forced_attacks_leave_no_enemy_hex_unattacked() {
+        use crate::hex::{are_adjacent, neighbours};
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let mut state = State::setup(&rules.module, "historical").unwrap();
+        let layout = rules.module.map.layout;
+        let terrain = super::super::movement::Terrain::new(&rules);
+        let clear = |h: HexId| terrain.hex(h).is_some_and(|i| i.terrain == "clear");
+        let mut found = None;
+        'search: for col in 26..34u32 {
+            for row in 4..16u32 {
+                let Ok(d1) = format!("{col:02}{row:02}").parse::<HexId>() else { continue };
+                for d2 in neighbours(d1, layout).into_iter().filter(|d2| *d2 > d1) {
+                    let common: Vec<HexId> =
+                        neighbours(d1, layout).into_iter().filter(|a| are_adjacent(*a, d2, layout)).collect();
+                    for a2 in &common {
+                        let a1 = neighbours(d1, layout)
+                            .into_iter()
+                            .find(|a| *a != d2 && *a != *a2 && !are_adjacent(*a, d2, layout) && clear(*a));
+                        if let Some(a1) = a1.filter(|_| [d1, d2, *a2].into_iter().all(clear)) {
+                            found = Some((d1, d2, a1, *a2));
+                            break 'search;
+                        }
+                    }
+                }
+            }
+        }
+        let (d1, d2, a1, a2) = found.expect("four clear hexes in the open ground east of the town");
+        for u in state.units.values_mut() {
+            u.hex = None;
+        }
+        let army = |army: &str| -> Vec<String> {
+            state
+                .units
+                .keys()
+                .filter(|u| rules.counter(u).is_some_and(|c| c.army == army && c.kind == "infantry"))
+                .take(2)
+                .cloned()
+                .collect()
+        };
+        let (french, british) = (army("french"), army("british"));
+        for (id, hex) in french.iter().zip([a1, a2]).chain(british.iter().zip([d1, d2])) {
+            let u = state.units.get_mut(id).unwrap();
+            u.hex = Some(hex.to_string());
+            u.condition = Condition::ParadeOrder;
+        }
+        let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "close-combat".into() };
+        let least = minimal(&rules, &state, &step, "french");
+        let text = serde_yaml::to_string(&least).unwrap();
+        let problems = crate::engine::validate_body(&rules, &state, &step, "french", &least, "t.yaml", &text);
+        assert!(problems.is_empty(), "{text}\n{problems:?}");
+        let attacks = least.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default();
+        assert_eq!(attacks.len(), 2, "{text}");
     }
 }
