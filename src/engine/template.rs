@@ -138,7 +138,7 @@ fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value>
     let mut list: Vec<(Vec<HexId>, Vec<HexId>)> = Vec::new();
     // 1. An attacking hex with defending hexes no other attacking hex faces
     //    takes them all: one hex against several (12.15).
-    for (&a, _) in &units_at {
+    for &a in units_at.keys() {
         let own: Vec<HexId> =
             left.iter().copied().filter(|&d| faces(a, d) && units_at.keys().all(|&o| o == a || !faces(o, d))).collect();
         if !own.is_empty() {
