@@ -21,26 +21,7 @@ fn played() -> (tempfile::TempDir, Vec<String>) {
     let d = dir.path();
     new_historical_game(d);
     known_dice(&d.join("g"));
-    let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
-    let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
-    write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
-    write("a.yaml", head("allies-movement", "american") + "moves: []\n");
-    write(
-        "m.yaml",
-        head("allies-defensive-artillery-fire", "french") + "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
-    );
-    write(
-        "cf.yaml",
-        head("allies-close-combat", "french")
-            + "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: skirmish}\n",
-    );
-    write("ca.yaml", head("allies-close-combat", "american"));
-    write("cb.yaml", head("allies-close-combat", "british") + "defence:\n  tactics: stand-fast\n");
-    let outs = vec![
-        run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok(),
-        run(d, &["resolve", "--dir", "g", "m.yaml"]).ok(),
-        run(d, &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok(),
-    ];
+    let outs = play_turn_16_opening(d);
     (dir, outs)
 }
 
@@ -55,19 +36,6 @@ fn range(dispatch: &Path) -> (u32, u32) {
     let name = dispatch.file_name().unwrap().to_string_lossy().into_owned();
     let (a, b) = name.split_once('-').unwrap();
     (a.parse().unwrap(), b.parse().unwrap())
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 #[test]

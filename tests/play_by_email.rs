@@ -16,7 +16,7 @@ use common::*;
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 
 use mail_parser::{MessageParser, MimeHeaders};
@@ -143,19 +143,6 @@ fn all_text(d: &Delivery) -> String {
         text += &String::from_utf8_lossy(part.contents());
     }
     text
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 /// The refusals a referee meets, tried when the game awaits the French

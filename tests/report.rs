@@ -64,24 +64,7 @@ fn played() -> Game {
     new_historical_game(d);
     let g = d.join("g");
     known_dice(&g);
-    let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
-    let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
-    write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
-    write("a.yaml", head("allies-movement", "american") + "moves: []\n");
-    run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
-    write(
-        "m.yaml",
-        head("allies-defensive-artillery-fire", "french") + "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
-    );
-    run(d, &["resolve", "--dir", "g", "m.yaml"]).ok();
-    write(
-        "cf.yaml",
-        head("allies-close-combat", "french")
-            + "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: skirmish}\n",
-    );
-    write("ca.yaml", head("allies-close-combat", "american"));
-    write("cb.yaml", head("allies-close-combat", "british") + "defence:\n  tactics: stand-fast\n");
-    run(d, &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok();
+    play_turn_16_opening(d);
     let svg = run(d, &["map", "savannah-1779", "--scenario", "historical", "--region", "1801:2008"]).ok();
 
     let folder = GameFolder::open(&g).unwrap();

@@ -615,7 +615,21 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &serd
 /// The enemy combat units `gun` of `side` could fire at alone this phase,
 /// by id, as [`check`] accepts the fire (11.1, 11.2, 11.4, the weather).
 pub fn gun_targets(rules: &Rules, state: &State, player: &str, side: &str, gun: &str) -> Vec<String> {
-    let own = player_of(rules, gun);
+    single_shot_targets(rules, state, gun, "fire", "guns", |body| check(rules, state, player, side, body).is_empty())
+}
+
+/// The enemy combat units on the map that `shooter` alone could fire at,
+/// each tried as the one-item orders `{section: [{list: [shooter], target}]}`
+/// that `accepts` (the phase's own orders check) takes.
+fn single_shot_targets(
+    rules: &Rules,
+    state: &State,
+    shooter: &str,
+    section: &str,
+    list: &str,
+    accepts: impl Fn(&serde_yaml::Value) -> bool,
+) -> Vec<String> {
+    let own = player_of(rules, shooter);
     state
         .units
         .keys()
@@ -624,11 +638,11 @@ pub fn gun_targets(rules: &Rules, state: &State, player: &str, side: &str, gun: 
         })
         .filter(|t| {
             let mut one = serde_yaml::Mapping::new();
-            one.insert("guns".into(), serde_yaml::Value::Sequence(vec![gun.into()]));
+            one.insert(list.into(), serde_yaml::Value::Sequence(vec![shooter.into()]));
             one.insert("target".into(), t.as_str().into());
             let mut body = serde_yaml::Mapping::new();
-            body.insert("fire".into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
-            check(rules, state, player, side, &serde_yaml::Value::Mapping(body)).is_empty()
+            body.insert(section.into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
+            accepts(&serde_yaml::Value::Mapping(body))
         })
         .cloned()
         .collect()
@@ -924,23 +938,9 @@ pub struct RifleOrder {
 /// The enemy combat units rifle unit `rifle` of `side` could fire at alone
 /// this phase, by id, as [`check_rifles`] accepts the fire (10.1, 10.2).
 pub fn rifle_targets(rules: &Rules, state: &State, side: &str, rifle: &str) -> Vec<String> {
-    let own = player_of(rules, rifle);
-    state
-        .units
-        .keys()
-        .filter(|t| {
-            player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()) && hex_of(state, t).is_some()
-        })
-        .filter(|t| {
-            let mut one = serde_yaml::Mapping::new();
-            one.insert("rifles".into(), serde_yaml::Value::Sequence(vec![rifle.into()]));
-            one.insert("target".into(), t.as_str().into());
-            let mut body = serde_yaml::Mapping::new();
-            body.insert("rifle_fire".into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
-            check_rifles(rules, state, side, &serde_yaml::Value::Mapping(body)).is_empty()
-        })
-        .cloned()
-        .collect()
+    single_shot_targets(rules, state, rifle, "rifle_fire", "rifles", |body| {
+        check_rifles(rules, state, side, body).is_empty()
+    })
 }
 
 /// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).
@@ -1035,7 +1035,7 @@ pub fn resolve_rifle_phase(
     let mut used_first: Vec<String> = Vec::new();
     // The phasing player's fires first (10.2), then the other's.
     let mut sides: Vec<&String> = orders.keys().collect();
-    sides.sort_by_key(|s| (player_of_side(rules, s) != player, (*s).clone()));
+    sides.sort_by_key(|s| (rules.player_of_side(s) != player, (*s).clone()));
     for side in sides {
         let o: RifleOrders = serde_yaml::from_value(orders[side].clone()).unwrap_or_default();
         for f in &o.rifle_fire {
@@ -1180,16 +1180,4 @@ pub fn resolve_rifle_phase(
         )?);
     }
     Ok(super::Resolution { state: next, events })
-}
-
-fn player_of_side(rules: &Rules, side: &str) -> String {
-    rules
-        .sequence
-        .data
-        .armies
-        .iter()
-        .find(|a| a.side == side)
-        .and_then(|a| rules.player_of_army(&a.id))
-        .unwrap_or_default()
-        .to_string()
 }

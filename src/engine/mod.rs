@@ -137,6 +137,18 @@ impl Rules {
         self.module.counters.iter().find(|c| c.id == id)
     }
 
+    /// The player (alliance) a side's armies belong to; empty if none.
+    pub fn player_of_side(&self, side: &str) -> String {
+        self.sequence
+            .data
+            .armies
+            .iter()
+            .filter(|a| a.side == side)
+            .find_map(|a| self.player_of_army(&a.id))
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// Each army's player (alliance), by army id.
     pub fn players_of_armies(&self) -> BTreeMap<String, String> {
         self.sequence

@@ -343,19 +343,6 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The player (alliance) a side's armies belong to.
-fn player_of_side(rules: &Rules, side: &str) -> String {
-    rules
-        .sequence
-        .data
-        .armies
-        .iter()
-        .filter(|a| a.side == side)
-        .find_map(|a| rules.player_of_army(&a.id))
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// The side's units on the map in `state`, by id.
 fn side_units(rules: &Rules, state: &State, side: &str) -> Vec<String> {
     state
@@ -885,7 +872,7 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
 fn defence_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
     use super::close_combat::{attacker_refused, cavalry_may_withdraw, enemies_next_to};
     let mut g = plain_guide(rules, state, side, "defence", "docs/orders.md, Close Combat");
-    let own = player_of_side(rules, side);
+    let own = rules.player_of_side(side);
     let mut hexes: BTreeSet<HexId> = BTreeSet::new();
     for e in &mut g.units {
         let Some(h) = hex_of(state, &e.unit) else { continue };
@@ -988,7 +975,7 @@ fn aim_details(aim: &super::fire::Aim) -> BTreeMap<String, serde_json::Value> {
 fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
     use super::fire::{gun_aim, gun_targets, mortar_aim, mortar_aims, mortar_victim};
     let mut g = plain_guide(rules, state, side, "fire", "docs/orders.md, Defensive Artillery Fire");
-    let phasing = player_of_side(rules, side) == player;
+    let phasing = rules.player_of_side(side) == player;
     let mut guns = Vec::new();
     let mut mortars = Vec::new();
     for e in &mut g.units {
@@ -1174,7 +1161,7 @@ fn rifle_guide(rules: &Rules, state: &State, side: &str) -> Guide {
 fn initiative_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     use super::initiative::{decision_order, initiative_drm, PER_CHIT, TO_DICTATE};
     let mut g = plain_guide(rules, state, side, "initiative", "docs/orders.md, Initiative");
-    let player = player_of_side(rules, side);
+    let player = rules.player_of_side(side);
     let held = state.momentum.get(&player).copied().unwrap_or(0);
     let holdings: Vec<String> = rules
         .sequence

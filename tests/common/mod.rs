@@ -170,3 +170,45 @@ pub fn new_historical_game(dir: &Path) {
     )
     .ok();
 }
+
+/// Copy the folder `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Turn 16's first steps of the Historical Scenario game `dir/g` (made by
+/// `new_historical_game`), by three `resolve` calls with orders files
+/// written into `dir`: the Allied movement (Auxerrois to 1906), the French
+/// mortar's fire at 1904, the Allied close combat (Auxerrois attacks 1905,
+/// Prevost stands fast). Returns what each resolve printed.
+pub fn play_turn_16_opening(d: &Path) -> Vec<String> {
+    let write = |name: &str, text: String| std::fs::write(d.join(name), text).unwrap();
+    let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
+    write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
+    write("a.yaml", head("allies-movement", "american") + "moves: []\n");
+    write(
+        "m.yaml",
+        head("allies-defensive-artillery-fire", "french") + "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
+    );
+    write(
+        "cf.yaml",
+        head("allies-close-combat", "french")
+            + "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: skirmish}\n",
+    );
+    write("ca.yaml", head("allies-close-combat", "american"));
+    write("cb.yaml", head("allies-close-combat", "british") + "defence:\n  tactics: stand-fast\n");
+    vec![
+        run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok(),
+        run(d, &["resolve", "--dir", "g", "m.yaml"]).ok(),
+        run(d, &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok(),
+    ]
+}
