@@ -194,3 +194,41 @@ fn a_broken_report_template_stops_resolve_before_anything_is_written() {
     assert!(err.contains("report.txt.j2"), "the template is named: {err}");
     assert!(all_files(&g) == before, "nothing was written");
 }
+
+#[test]
+fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() {
+    let (dir, _) = played();
+    let g = dir.path().join("g");
+    // No settings: a precise error, nothing written.
+    let before = all_files(&g);
+    let err = run(&g, &["mail", "--dir", "."]).fails(2);
+    assert!(err.contains("mail:") && err.contains("--transport"), "{err}");
+    let folder = ["--transport", "folder", "--from", "Referee <referee@example.org>", "--folder", "outbox"];
+    let mut args = vec!["mail", "--dir", ".", "--dry-run"];
+    args.extend(folder);
+    let dry = run(&g, &args).ok();
+    assert_eq!(dry.matches("would send:").count(), 9, "3 dispatches x 3 players:\n{dry}");
+    assert!(all_files(&g) == before, "a dry run writes nothing");
+    let mut args = vec!["mail", "--dir", "."];
+    args.extend(folder);
+    let sent = run(&g, &args).ok();
+    assert_eq!(sent.matches("sent:").count(), 9, "{sent}");
+    let emls = fs::read_dir(g.join("outbox")).unwrap().count();
+    assert_eq!(emls, 9);
+    let mailed = fs::read_to_string(g.join("mailed.yaml")).unwrap();
+    assert_eq!(mailed.matches("- dispatch: ").count(), 9, "{mailed}");
+    let again = run(&g, &args).ok();
+    assert!(again.contains("nothing to send"), "{again}");
+    // One dispatch again, to one side, on purpose.
+    let name = dispatches(&g)[1].file_name().unwrap().to_string_lossy().into_owned();
+    args.extend(["--dispatch", name.as_str(), "--side", "british"]);
+    let one = run(&g, &args).ok();
+    assert_eq!(one.matches("sent:").count(), 1, "{one}");
+    assert!(one.contains("ann@example.org"), "{one}");
+    // The mails and the record hold no secret, and verify still holds.
+    let top = fs::read_to_string(g.join(".secret/chain-top")).unwrap();
+    for (path, bytes) in all_files(&g.join("outbox")) {
+        assert!(!String::from_utf8_lossy(&bytes).contains(top.trim()), "{}", path.display());
+    }
+    assert!(run(&g, &["verify", "--dir", "."]).ok().starts_with("verified"));
+}
