@@ -21,25 +21,10 @@ fn the_historical_scenario_plays_to_its_end() {
     run(d, &["new", "savannah-1779", "--scenario", "historical", "--dir", "g", "--game-id", "club-7"]).ok();
     known_dice(&d.join("g"));
     let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
-    let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
-    write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
-    write("a.yaml", head("allies-movement", "american") + "moves: []\n");
-    run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
-    write(
-        "m.yaml",
-        head("allies-defensive-artillery-fire", "french") + "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
-    );
-    let out = run(d, &["resolve", "--dir", "g", "m.yaml"]).ok();
-    assert!(out.contains("[Savannah 4.12] scatter roll"), "{out}");
-    write(
-        "cf.yaml",
-        head("allies-close-combat", "french")
-            + "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: skirmish}\n",
-    );
-    write("ca.yaml", head("allies-close-combat", "american"));
-    write("cb.yaml", head("allies-close-combat", "british") + "defence:\n  tactics: stand-fast\n");
-    let mut log = out;
-    log.push_str(&run(d, &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok());
+    // Turn 16's Allied orders written out: movement, the mortar, the attack.
+    let outs = play_turn_16_opening(d);
+    assert!(outs[1].contains("[Savannah 4.12] scatter roll"), "{}", outs[1]);
+    let mut log = outs[1].clone() + &outs[2];
     // Every other step: the template's least orders for each awaited side.
     let mut steps = 0;
     loop {
