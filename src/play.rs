@@ -251,9 +251,9 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         k += 1;
     }
     // The players' reports of the steps just resolved (and of any a killed
-    // `resolve` left without theirs).
-    // The steps are resolved whatever happens here: a failure (a full disk)
-    // is reported with them, and the next resolve writes the reports.
+    // `resolve` left without theirs). The steps stand whatever happens
+    // here: a failure (a full disk) is reported with them, and the next
+    // resolve writes the reports.
     let (reports, reports_failed) = match crate::report::game::write_pending(&folder, &rules, &state) {
         Ok(path) => {
             (path.map(|p| format!("{REPORTS_DIR}/{}", p.file_name().unwrap_or_default().to_string_lossy())), None)
