@@ -157,7 +157,8 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
             (None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
             (None, None) => String::new(),
         };
-        text += &format!("  from {} ({})\n", outcome.from, outcome.source.as_deref().unwrap_or("no orders found"));
+        let from = if outcome.from.is_empty() { "an unknown sender" } else { outcome.from.as_str() };
+        text += &format!("  from {from} ({})\n", outcome.source.as_deref().unwrap_or("no orders found"));
         match (&replied, args.reply, &outcome.reply_to) {
             (Some(sent), _, Some(to)) => {
                 text += &format!(
