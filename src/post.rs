@@ -124,7 +124,6 @@ fn subject(game_id: &str, side: &str, d: &Dispatch, model: &ReportModel) -> Stri
     format!("[{game_id}] {side}: {steps} resolved; {what}")
 }
 
-/// The message of dispatch `d` for `side`.
 /// The dispatch being mailed: its folder, its steps as reported, its map.
 struct Mailing<'a> {
     d: &'a Dispatch,
@@ -133,6 +132,7 @@ struct Mailing<'a> {
     maps: &'a [Attachment],
 }
 
+/// The message of a dispatch for `side`, to `to`.
 fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &str, to: &str) -> Result<Outgoing> {
     let Mailing { d, steps, svg, maps } = *m;
     let name = dispatch_name(d.first, d.last);
@@ -147,7 +147,7 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
     let text = String::from_utf8_lossy(&read(&format!("{side}.txt"))?).into_owned();
     let reply_to = settings.from_mailbox()?.email.to_string();
     let footer = format!(
-        "\n--\nadjutant, the referee of {game}. Send orders to {reply_to}: one YAML file per step, \
+        "\n-- \nadjutant, the referee of {game}. Send orders to {reply_to}: one YAML file per step, \
          attached or as the message's text.\nAnyone can check every roll with `adjutant verify` \
          on the published game folder.\n",
         game = folder.config.game_id
@@ -182,23 +182,22 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
 fn maps(folder: &GameFolder, d: &Dispatch) -> Result<Vec<Attachment>> {
     let game = &folder.config.game_id;
     let svg = fsio::read(&d.path.join(MAP_FILE))?;
-    let mut maps = Vec::new();
+    #[cfg(feature = "png")]
+    let png = crate::map_png::render_png(&String::from_utf8_lossy(&svg)).map_err(|e| {
+        Error::usage(format!("reports/{}/{MAP_FILE}: cannot be drawn as PNG: {e}", dispatch_name(d.first, d.last)))
+    })?;
+    #[allow(unused_mut)]
+    let mut maps = vec![Attachment {
+        filename: format!("{game}-map-after-step-{}.svg", d.last),
+        content_type: "image/svg+xml".into(),
+        bytes: svg,
+    }];
     #[cfg(feature = "png")]
     maps.push(Attachment {
         filename: format!("{game}-map-after-step-{}.png", d.last),
         content_type: "image/png".into(),
-        bytes: crate::map_png::render_png(&String::from_utf8_lossy(&svg)).map_err(|e| {
-            Error::usage(format!("reports/{}/{MAP_FILE}: cannot be drawn as PNG: {e}", dispatch_name(d.first, d.last)))
-        })?,
+        bytes: png,
     });
-    maps.insert(
-        0,
-        Attachment {
-            filename: format!("{game}-map-after-step-{}.svg", d.last),
-            content_type: "image/svg+xml".into(),
-            bytes: svg,
-        },
-    );
     Ok(maps)
 }
 
