@@ -209,9 +209,13 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     let dry = run(&g, &args).ok();
     assert_eq!(dry.matches("would send:").count(), 9, "3 dispatches x 3 players:\n{dry}");
     assert!(all_files(&g) == before, "a dry run writes nothing");
+    let not_mailed = |g: &Path| run(g, &["status", "--dir", ".", "--format", "json"]).json()["not_mailed"].clone();
+    assert_eq!(not_mailed(&g), 9, "status counts the messages mail would send");
     let mut args = vec!["mail", "--dir", "."];
     args.extend(folder);
     let sent = run(&g, &args).ok();
+    assert_eq!(not_mailed(&g), 0);
+    assert!(run(&g, &["status", "--dir", "."]).ok().contains("every dispatch mailed"));
     assert_eq!(sent.matches("sent:").count(), 9, "{sent}");
     let emls = fs::read_dir(g.join("outbox")).unwrap().count();
     assert_eq!(emls, 9);

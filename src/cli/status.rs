@@ -36,6 +36,11 @@ struct Status {
     momentum: BTreeMap<String, u32>,
     result: Option<adjutant::engine::victory::GameResult>,
     players: Vec<adjutant::folder::Player>,
+    /// The latest dispatch of reports (`reports/000047-000049`), if any.
+    latest_reports: Option<String>,
+    /// Report messages `adjutant mail` would send: a dispatch not yet
+    /// mailed to a side with an address.
+    not_mailed: usize,
 }
 
 #[derive(Serialize)]
@@ -84,7 +89,21 @@ pub fn run(dir: &Path, out: &Out) -> Outcome {
             StandingStatus { summary, covers_next }
         })
         .collect();
+    let (dispatches, _) = adjutant::report::game::dispatches(&folder)?;
+    let mailed: std::collections::BTreeSet<(String, String)> =
+        adjutant::post::mailed(&folder)?.into_iter().map(|r| (r.dispatch, r.side)).collect();
+    let addressed: Vec<&str> =
+        folder.config.players.iter().filter(|p| p.email.is_some()).map(|p| p.side.as_str()).collect();
+    let names: Vec<String> =
+        dispatches.iter().map(|d| adjutant::report::game::dispatch_name(d.first, d.last)).collect();
+    let not_mailed = names
+        .iter()
+        .flat_map(|n| addressed.iter().map(move |side| (n.clone(), side.to_string())))
+        .filter(|pair| !mailed.contains(pair))
+        .count();
     let status = Status {
+        latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::folder::REPORTS_DIR)),
+        not_mailed,
         game: folder.config.game_id.clone(),
         module: folder.config.module.clone().unwrap_or_default(),
         scenario: folder.config.scenario.clone().unwrap_or_default(),
@@ -134,6 +153,13 @@ pub fn run(dir: &Path, out: &Out) -> Outcome {
                 );
             }
             (None, None) => text += "game over\n",
+        }
+        if let Some(latest) = &status.latest_reports {
+            text += &format!("latest reports: {latest}/");
+            text += &match status.not_mailed {
+                0 => "; every dispatch mailed\n".to_string(),
+                n => format!("; {n} report message(s) not mailed yet (adjutant mail)\n"),
+            };
         }
         for (step, sides) in &status.ahead {
             text += &format!("sent ahead for {step}: {}\n", sides.join(", "));
