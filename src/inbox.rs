@@ -269,6 +269,9 @@ pub struct EmailSubmission {
     /// Where the orders were found in the message.
     pub source: Option<String>,
     pub receipt: Option<Receipt>,
+    /// The receipt of standing orders (a message whose orders file has a
+    /// `standing:` section, src/standing.rs).
+    pub standing: Option<crate::standing::Receipt>,
     pub refused: Option<String>,
     /// Whom a reply may go to: the sender, when the address is a player's
     /// in game.yaml (no answer is ever sent to a stranger).
@@ -280,7 +283,8 @@ pub struct EmailSubmission {
 
 /// Submit the orders of a raw RFC 5322 message (crate::intake): the
 /// sender's address must be the one game.yaml gives the side the orders
-/// are for; then as [`submit`]. A refused message changes nothing.
+/// are for; then as [`submit`] (or, for a file with a `standing:` section,
+/// as `standing::submit`). A refused message changes nothing.
 pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Result<EmailSubmission> {
     let folder = GameFolder::open(dir)?;
     let players = &folder.config.players;
@@ -297,6 +301,7 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
                 from: from.unwrap_or_default(),
                 source: None,
                 receipt: None,
+                standing: None,
                 refused: Some(e.message()),
                 reply_to,
                 reply_headers: (None, None, "Re: your orders".into()),
@@ -307,15 +312,27 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
         from: intake.from.clone(),
         source: Some(intake.source.clone()),
         receipt: None,
+        standing: None,
         refused: None,
         reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
         reply_headers: crate::intake::reply_headers(&intake),
     };
     let label = format!("the message from {} ({})", intake.from, intake.source);
-    let checked = std::str::from_utf8(&intake.orders)
-        .map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))
-        .and_then(|text| header(&label, text))
-        .and_then(|(_, _, _, side)| {
+    let text = std::str::from_utf8(&intake.orders).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")));
+    // Standing orders name a side but no turn or step.
+    let standing = text.as_ref().ok().and_then(|t| serde_yaml::from_str::<serde_yaml::Value>(t).ok()).and_then(|v| {
+        let side = v.get("side").and_then(serde_yaml::Value::as_str).map(str::to_string);
+        v.get("standing").is_some().then_some(side.unwrap_or_default())
+    });
+    let side_of = |text: &str| -> Result<String> {
+        match &standing {
+            Some(side) => Ok(side.clone()),
+            None => header(&label, text).map(|(_, _, _, side)| side),
+        }
+    };
+    let checked = text
+        .and_then(|text| side_of(text))
+        .and_then(|side| {
             let player = players.iter().find(|p| p.side == side);
             match player.and_then(|p| p.email.as_deref()) {
                 Some(email) if email.trim().eq_ignore_ascii_case(&intake.from) => Ok(()),
@@ -329,9 +346,15 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
                 ))),
             }
         })
-        .and_then(|()| submit(dir, &intake.orders, &label, replace, wait));
+        .and_then(|()| match standing {
+            Some(_) => crate::standing::submit(dir, &intake.orders, &label, replace, wait).map(|r| (None, Some(r))),
+            None => submit(dir, &intake.orders, &label, replace, wait).map(|r| (Some(r), None)),
+        });
     match checked {
-        Ok(receipt) => outcome.receipt = Some(receipt),
+        Ok((receipt, standing)) => {
+            outcome.receipt = receipt;
+            outcome.standing = standing;
+        }
         Err(Error::Refused(message)) => outcome.refused = Some(message),
         Err(e) => return Err(e),
     }

@@ -338,3 +338,26 @@ fn a_standing_file_spoiled_by_hand_is_reported_not_used() {
     assert!(out.stdout.contains("refused: standing/american.yaml:2:1: not YAML"), "{}", out.stdout);
     assert_eq!(all_files(&d.join("g")), before);
 }
+
+/// Standing orders by email (`submit --email`): a message whose orders
+/// file has a `standing:` section is taken as the side's standing orders,
+/// from the side's own address only.
+#[test]
+fn standing_orders_arrive_by_email_from_the_sides_address_only() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    let g = d.join("g");
+    let file = standing("british", "  initiative: {}   # never spend momentum on initiative\n");
+    let message = |from: &str| {
+        format!("From: Player <{from}>\r\nTo: referee@example.org\r\nSubject: standing orders\r\n\r\n{file}")
+            .into_bytes()
+    };
+    let before = all_files(&g);
+    let err = run_with_input(d, &["submit", "--dir", "g", "--email", "-"], &message("charles@example.org")).exits(1);
+    assert!(err.contains("refused") && err.contains("taken only from the address"), "{err}");
+    assert!(all_files(&g) == before, "a refused message changes nothing");
+    let out = run_with_input(d, &["submit", "--dir", "g", "--email", "-"], &message("ann@example.org")).ok();
+    assert!(out.contains("standing/british.yaml"), "{out}");
+    assert_eq!(fs::read_to_string(g.join("standing/british.yaml")).unwrap(), file.replace("\r\n", "\n"));
+}

@@ -125,7 +125,8 @@ fetchmail pipe it: the orders are its one YAML attachment (*.yaml, *.yml) or els
 its plain-text body (a signature after a '-- ' line is dropped). The sender's
 address must be the one game.yaml gives the side the orders are for. With --reply
 the receipt or the refusal is mailed back (game.yaml's mail settings), but only
-to a player's address: a stranger gets no answer.")]
+to a player's address: a stranger gets no answer. A message whose orders file has
+a `standing:` section is taken as the side's standing orders.")]
     Submit(SubmitArgs),
 
     /// Mail each side's reports of the resolved steps to its player.

@@ -10,7 +10,7 @@ use adjutant::Error;
 
 use super::arguments::{MailArgs, SubmitArgs};
 use super::output::{Out, Style};
-use super::{receipt_text, Outcome};
+use super::{receipt_text, standing_receipt_text, Outcome};
 
 fn parse_transport(s: &str) -> Result<TransportKind, Error> {
     match s {
@@ -115,13 +115,16 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     };
     let outcome = adjutant::inbox::submit_email(&args.dir, raw, args.replace, wait)?;
     let plain = Style { enabled: false };
-    let answer = match (&outcome.receipt, &outcome.refused) {
-        (Some(receipt), _) => receipt_text(receipt, &plain),
-        (None, Some(reason)) => {
-            format!("refused: {reason}\nNothing was stored; correct the orders and send them again.\n")
-        }
-        (None, None) => String::new(),
+    let said = |s: &Style| match (&outcome.receipt, &outcome.standing, &outcome.refused) {
+        (Some(receipt), _, _) => receipt_text(receipt, s),
+        (None, Some(standing), _) => standing_receipt_text(standing, s),
+        (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
+        (None, None, None) => String::new(),
     };
+    let mut answer = said(&plain);
+    if outcome.refused.is_some() {
+        answer += "Nothing was stored; correct the orders and send them again.\n";
+    }
     let mut replied = None;
     let mut reply_failed = None;
     if let Some((folder, settings)) = &settings {
@@ -152,11 +155,7 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     }
     let shown = Shown { outcome: &outcome, replied: replied.is_some(), reply_failed: reply_failed.as_deref() };
     out.result(&shown, |s| {
-        let mut text = match (&outcome.receipt, &outcome.refused) {
-            (Some(receipt), _) => receipt_text(receipt, s),
-            (None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
-            (None, None) => String::new(),
-        };
+        let mut text = said(s);
         let from = if outcome.from.is_empty() { "an unknown sender" } else { outcome.from.as_str() };
         text += &format!("  from {from} ({})\n", outcome.source.as_deref().unwrap_or("no orders found"));
         match (&replied, args.reply, &outcome.reply_to) {

@@ -419,7 +419,7 @@ pub(crate) fn receipt_text(r: &adjutant::inbox::Receipt, s: &output::Style) -> S
 }
 
 /// A standing orders receipt in words: what was stored or withdrawn, its hash.
-fn standing_receipt_text(r: &adjutant::standing::Receipt, s: &output::Style) -> String {
+pub(crate) fn standing_receipt_text(r: &adjutant::standing::Receipt, s: &output::Style) -> String {
     if r.withdrawn {
         return format!(
             "{} the standing orders of {} in game {} ({} bytes)\n  sha256 {}\n  removed {}\n",
