@@ -23,8 +23,10 @@ fn sha256(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Turn 16's Allied movement and mortar fire, from the demo's orders.
+/// Turn 16's Allied movement and mortar fire, from the demo's orders, with
+/// known dice (the mortar's shot decides who is still in contact).
 fn to_allied_close_combat(d: &Path) {
+    known_dice(&d.join("g"));
     let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
     write("f.yaml", orders(16, "allies-movement", "french", "moves:\n  - {unit: auxerrois, to: \"1906\"}\n"));
     write("a.yaml", orders(16, "allies-movement", "american", "moves: []\n"));

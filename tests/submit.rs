@@ -9,8 +9,11 @@ use common::*;
 use std::fs;
 use std::path::Path;
 
+/// The three-player Historical game, with known dice so that every run
+/// plays the same game.
 fn game(dir: &Path) {
     new_historical_game(dir);
+    known_dice(&dir.join("g"));
 }
 
 fn orders(turn: u32, step: &str, side: &str, body: &str) -> String {
