@@ -1071,6 +1071,28 @@ pub fn designate(
                     }
                 }
             }
+            // Savannah 4.1 (module.yaml stacking.restrictions
+            // `stacked_may_attack_voluntarily: false`): the units of such a
+            // stack attack only where 12.12 requires them to.
+            for id in &attackers {
+                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack(rules, state, id) {
+                    continue;
+                }
+                let Some(h) = hex_of(state, id) else { continue };
+                if let Some((r, x, y)) =
+                    super::movement::restricted_stack(rules, state, h, |r| !r.stacked_may_attack_voluntarily)
+                {
+                    bad(
+                        side,
+                        field.clone(),
+                        format!(
+                            "{id} in {h} is in a stack of {x} and {y}, which {} restricts: its units may not attack voluntarily until they are separated, only where they must attack (12.12) ({})",
+                            r.id,
+                            r.rule_name()
+                        ),
+                    );
+                }
+            }
             let defenders: Vec<String> = hexes
                 .iter()
                 .flat_map(|h| state.units.keys().filter(|u| hex_of(state, u) == Some(*h)).cloned().collect::<Vec<_>>())

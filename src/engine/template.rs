@@ -48,7 +48,11 @@ pub fn minimal(rules: &Rules, state: &State, step: &Step, side: &str) -> Value {
     let mut body = Mapping::new();
     let Step::PlayerTurn { player, phase, .. } = step else { return Value::Mapping(body) };
     match phase.as_str() {
-        "movement" => body.insert(key("moves"), Value::Sequence(disrupted_moves(rules, state, player, side))),
+        "movement" => {
+            let mut moves = disrupted_moves(rules, state, player, side);
+            retreat_moves(rules, state, player, side, &mut moves);
+            body.insert(key("moves"), Value::Sequence(moves))
+        }
         "defensive-artillery-fire" => body.insert(key("fire"), Value::Sequence(Vec::new())),
         "rifle-fire" => body.insert(key("rifle_fire"), Value::Sequence(Vec::new())),
         "close-combat" if rules.sequence.sides_of(player).iter().any(|s| s == side) => {
@@ -103,6 +107,37 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str) -> Ve
         }
     }
     moves
+}
+
+/// Savannah 4.1: a unit of a restricted stack next to the enemy that must
+/// retreat instead of attacking moves to the cheapest hex next to no enemy
+/// unit that adds no problem to the orders (the movement checker lists the
+/// hexes; a stack's units end apart, as 4.1 wants them).
+fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, moves: &mut Vec<Value>) {
+    let check = |moves: &[Value]| {
+        let mut b = Mapping::new();
+        b.insert(key("moves"), Value::Sequence(moves.to_vec()));
+        super::movement::validate(rules, state, player, side, &Value::Mapping(b))
+    };
+    for f in super::movement::forced_retreats(rules, state, player, side) {
+        let before: Vec<(String, String)> = check(moves).into_iter().map(|p| (p.field, p.message)).collect();
+        let own = format!("{} begins the Movement Phase", f.unit);
+        for to in &f.options {
+            let mut one = Mapping::new();
+            one.insert(key("unit"), key(&f.unit));
+            one.insert(key("to"), key(&to.to_string()));
+            let mut trial = moves.clone();
+            trial.push(Value::Mapping(one));
+            let after = check(&trial);
+            if after
+                .iter()
+                .all(|p| !p.message.starts_with(&own) && before.iter().any(|(f, m)| *f == p.field && *m == p.message))
+            {
+                *moves = trial;
+                break;
+            }
+        }
+    }
 }
 
 /// 12.12, 12.13, 12.15: the attacks the side's units must make.
@@ -540,7 +575,13 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
             e.notes.push(format!("arrives this turn at {} ({}; 9.61)", a.hexes.join(" or "), a.entry));
         }
         if m.ordered.is_some() && forced.contains(&m.unit) {
-            e.notes.push("disrupted, next to the enemy: must move away (13.3); in the orders above".into());
+            e.notes.push(if e.condition == Condition::Disrupted {
+                "disrupted, next to the enemy: must move away (13.3); in the orders above".into()
+            } else {
+                "in a restricted stack next to the enemy: must retreat instead of attacking (Savannah 4.1); in the \
+                 orders above"
+                    .into()
+            });
         }
         match &m.refused {
             _ if m.ordered.is_some() => {}
