@@ -28,6 +28,13 @@
 //!   hexside feature ids for Savannah 4.14, terrain ids for 4.8), and
 //!   counter tags name the units (`irish-ferocity`, `militia-drm-exception`,
 //!   `forest-defence-drm`).
+//! - Savannah 4.1, "Units within a French/American stack may not attack
+//!   voluntarily, either as a stack or individually" (module.yaml
+//!   `stacking.restrictions[].stacked_may_attack_voluntarily: false`): a
+//!   unit in a hex holding a pair that the restriction binds may be an
+//!   attacker only if it must attack (12.12: next to the enemy, in Parade
+//!   Order, not artillery or a rifle unit, not held back by the scenario).
+//!   Its own choice of which adjacent hexes it attacks (12.15) stays free.
 
 use std::collections::{BTreeMap, BTreeSet};
 

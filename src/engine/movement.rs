@@ -105,11 +105,26 @@
 //!   once they have been inside; the morale reduction is read by the
 //!   morale checks). "Leaving" is read as a move that begins inside and
 //!   ends outside.
-//!
-//! # What this version leaves out
-//!
-//! Savannah 4.1's retreat instead of a forced attack for a French/American
-//! stack that begins the Movement Phase next to the enemy.
+//! - Savannah 4.1, "If a French/American stack begins a Movement Phase
+//!   adjacent to an enemy in circumstances where an attack would normally
+//!   be required, it must retreat instead if possible" (module.yaml
+//!   `stacking.restrictions[].forced_attack.retreat_instead_if_possible`):
+//!   the units of a stack that the restriction binds that would have to
+//!   attack (12.12, as the phase begins) must each end the phase next to no
+//!   enemy combat unit, when a legal move of that unit alone allows it; the
+//!   orders are refused if they leave one next to the enemy while it could
+//!   have got away (the refusal names the cheapest hexes). "Retreat" is read
+//!   as such a move, made with MPs under every movement rule, not as 13.2's
+//!   retreat of a combat result (which happens in hexes, not in the
+//!   Movement Phase): its purpose is that the stack need not attack. A unit
+//!   that cannot get away stays, and must attack with the chart's DRM
+//!   (Savannah -2). Pinned units are not made to leave their pin, which is
+//!   the player's choice and costs army morale (9.3); leaders are not
+//!   combat units and are free. With `retreat_instead_if_possible: false`
+//!   (Savannah's French Regulars with Colonial Militia) nothing is forced.
+//! - Savannah 4.1's "must unstack during the next friendly Movement Phase"
+//!   (`unstack_next_friendly_movement: always`) is required when one of
+//!   the pair can move at all; a stack that cannot move stays.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

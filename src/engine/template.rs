@@ -1368,6 +1368,56 @@ mod tests {
     /// must take D2 (one hex against one) and A1 D1. Taking both against D1
     /// would leave D2 unattacked, which `validate` refuses.
     #[test]
+    fn a_mixed_stack_next_to_the_enemy_retreats_in_the_least_orders() {
+        use crate::module::charts::MovementCost;
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let mut state = State::setup(&rules.module, "historical").unwrap();
+        let layout = rules.module.map.layout;
+        let terrain = super::super::movement::Terrain::new(&rules);
+        let enemy: HexId = "1905".parse().unwrap();
+        let free: Vec<HexId> = crate::hex::neighbours(enemy, layout)
+            .into_iter()
+            .filter(|h| state.units.values().all(|u| u.hex.as_deref() != Some(h.to_string().as_str())))
+            .filter(|h| terrain.hex(*h).is_some_and(|i| i.movement_cost != MovementCost::Prohibited))
+            .collect();
+        assert!(!free.is_empty());
+        let foot = |army: &str| {
+            state
+                .units
+                .iter()
+                .find(|(id, u)| {
+                    u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == army && c.kind == "infantry")
+                })
+                .map(|(id, _)| id.clone())
+                .unwrap()
+        };
+        let (french, american) = (foot("french"), foot("american"));
+        for id in [&french, &american] {
+            state.units.get_mut(id.as_str()).unwrap().hex = Some(free[0].to_string());
+        }
+        let step = state.next.clone().unwrap();
+        // The French unit would have to attack (12.12), so it retreats.
+        let least = minimal(&rules, &state, &step, "french");
+        assert!(ordered_moves(&least).contains(french.as_str()), "{least:?}");
+        let problems = super::super::movement::validate(&rules, &state, "allies", "french", &least);
+        assert!(problems.is_empty(), "{problems:?}");
+        let mut stay = Mapping::new();
+        stay.insert(key("moves"), Value::Sequence(Vec::new()));
+        let stay = Value::Mapping(stay);
+        let problems = super::super::movement::validate(&rules, &state, "allies", "french", &stay);
+        assert!(problems.iter().any(|p| p.message.contains("must retreat instead")), "{problems:?}");
+        let g = guide(&rules, &state, &step, "french", &least);
+        let notes = g.units.iter().find(|u| u.unit == french).unwrap().notes.join(" | ");
+        assert!(notes.contains("must retreat instead of attacking (Savannah 4.1)"), "{notes}");
+        // Turn 16 of the Historical Scenario: American units may not attack,
+        // so none has to and none must retreat instead.
+        assert_eq!(state.turn, 16);
+        let least = minimal(&rules, &state, &step, "american");
+        assert!(!ordered_moves(&least).contains(american.as_str()), "{least:?}");
+        assert!(super::super::movement::validate(&rules, &state, "allies", "american", &stay).is_empty());
+    }
+
+    #[test]
     fn the_forced_attacks_leave_no_enemy_hex_unattacked() {
         use crate::hex::{are_adjacent, neighbours};
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
