@@ -514,6 +514,10 @@ pub struct Restriction {
     pub exempt_types: Vec<String>,
     #[serde(default)]
     pub after_retreat: Option<AfterRetreat>,
+    /// `captured`: when every open retreat stacks the pair, the units of
+    /// the `a` selector are captured (read by [`super::retreat`]).
+    #[serde(default)]
+    pub if_unavoidable: Option<String>,
     /// Savannah 4.1: whether the units of such a stack may attack in Close
     /// Combat when no rule requires them to (12.12).
     #[serde(default = "yes")]
@@ -544,6 +548,9 @@ pub struct Between {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct AfterRetreat {
+    /// The pair may end a retreat stacked (read by [`super::retreat`]).
+    #[serde(default)]
+    pub allowed: bool,
     /// `always`: units stacked by a retreat must unstack in the next
     /// friendly Movement Phase whatever it costs.
     #[serde(default)]
