@@ -28,6 +28,13 @@
 //!   hexside feature ids for Savannah 4.14, terrain ids for 4.8), and
 //!   counter tags name the units (`irish-ferocity`, `militia-drm-exception`,
 //!   `forest-defence-drm`).
+//! - Savannah 4.1, "Units within a French/American stack may not attack
+//!   voluntarily, either as a stack or individually" (module.yaml
+//!   `stacking.restrictions[].stacked_may_attack_voluntarily: false`): a
+//!   unit in a hex holding a pair that the restriction binds may be an
+//!   attacker only if it must attack (12.12: next to the enemy, in Parade
+//!   Order, not artillery or a rifle unit, not held back by the scenario).
+//!   Its own choice of which adjacent hexes it attacks (12.15) stays free.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1069,6 +1076,28 @@ pub fn designate(
                             }
                         }
                     }
+                }
+            }
+            // Savannah 4.1 (module.yaml stacking.restrictions
+            // `stacked_may_attack_voluntarily: false`): the units of such a
+            // stack attack only where 12.12 requires them to.
+            for id in &attackers {
+                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack(rules, state, id) {
+                    continue;
+                }
+                let Some(h) = hex_of(state, id) else { continue };
+                if let Some((r, x, y)) =
+                    super::movement::restricted_stack(rules, state, h, |r| !r.stacked_may_attack_voluntarily)
+                {
+                    bad(
+                        side,
+                        field.clone(),
+                        format!(
+                            "{id} in {h} is in a stack of {x} and {y}, which {} restricts: its units may not attack voluntarily until they are separated, only where they must attack (12.12) ({})",
+                            r.id,
+                            r.rule_name()
+                        ),
+                    );
                 }
             }
             let defenders: Vec<String> = hexes

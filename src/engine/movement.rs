@@ -105,11 +105,26 @@
 //!   once they have been inside; the morale reduction is read by the
 //!   morale checks). "Leaving" is read as a move that begins inside and
 //!   ends outside.
-//!
-//! # What this version leaves out
-//!
-//! Savannah 4.1's retreat instead of a forced attack for a French/American
-//! stack that begins the Movement Phase next to the enemy.
+//! - Savannah 4.1, "If a French/American stack begins a Movement Phase
+//!   adjacent to an enemy in circumstances where an attack would normally
+//!   be required, it must retreat instead if possible" (module.yaml
+//!   `stacking.restrictions[].forced_attack.retreat_instead_if_possible`):
+//!   the units of a stack that the restriction binds that would have to
+//!   attack (12.12, as the phase begins) must each end the phase next to no
+//!   enemy combat unit, when a legal move of that unit alone allows it; the
+//!   orders are refused if they leave one next to the enemy while it could
+//!   have got away (the refusal names the cheapest hexes). "Retreat" is read
+//!   as such a move, made with MPs under every movement rule, not as 13.2's
+//!   retreat of a combat result (which happens in hexes, not in the
+//!   Movement Phase): its purpose is that the stack need not attack. A unit
+//!   that cannot get away stays, and must attack with the chart's DRM
+//!   (Savannah -2). Pinned units are not made to leave their pin, which is
+//!   the player's choice and costs army morale (9.3); leaders are not
+//!   combat units and are free. With `retreat_instead_if_possible: false`
+//!   (Savannah's French Regulars with Colonial Militia) nothing is forced.
+//! - Savannah 4.1's "must unstack during the next friendly Movement Phase"
+//!   (`unstack_next_friendly_movement: always`) is required when one of
+//!   the pair can move at all; a stack that cannot move stays.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -499,6 +514,26 @@ pub struct Restriction {
     pub exempt_types: Vec<String>,
     #[serde(default)]
     pub after_retreat: Option<AfterRetreat>,
+    /// `captured`: when every open retreat stacks the pair, the units of
+    /// the `a` selector are captured (read by [`super::retreat`]).
+    #[serde(default)]
+    pub if_unavoidable: Option<String>,
+    /// Savannah 4.1: whether the units of such a stack may attack in Close
+    /// Combat when no rule requires them to (12.12).
+    #[serde(default = "yes")]
+    pub stacked_may_attack_voluntarily: bool,
+    /// Savannah 4.1: what a stack does where an attack would be required.
+    #[serde(default)]
+    pub forced_attack: Option<ForcedAttack>,
+}
+
+/// module.yaml `stacking.restrictions[].forced_attack`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ForcedAttack {
+    /// The stack that begins a Movement Phase where its units would have to
+    /// attack must move away instead, if it can (Savannah 4.1).
+    #[serde(default)]
+    pub retreat_instead_if_possible: bool,
 }
 
 fn yes() -> bool {
@@ -513,6 +548,9 @@ pub struct Between {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct AfterRetreat {
+    /// The pair may end a retreat stacked (read by [`super::retreat`]).
+    #[serde(default)]
+    pub allowed: bool,
     /// `always`: units stacked by a retreat must unstack in the next
     /// friendly Movement Phase whatever it costs.
     #[serde(default)]
@@ -559,9 +597,47 @@ impl Restriction {
             || (self.between.b.matches(x) && self.between.a.matches(y))
     }
 
-    fn rule_name(&self) -> &str {
+    pub fn rule_name(&self) -> &str {
         self.rule.as_deref().unwrap_or("module.yaml stacking")
     }
+}
+
+/// Savannah 4.1: the first restriction of module.yaml
+/// `stacking.restrictions` that `keep` selects and that a pair of the units
+/// in `hex` falls under, with that pair (the units in id order).
+pub fn restricted_stack<'a>(
+    rules: &'a Rules,
+    state: &State,
+    hex: HexId,
+    keep: impl Fn(&Restriction) -> bool,
+) -> Option<(&'a Restriction, String, String)> {
+    let stacking = rules.stacking.as_ref()?;
+    let here: Vec<&Counter> = state
+        .units
+        .iter()
+        .filter(|(_, u)| u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex))
+        .filter_map(|(id, _)| rules.counter(id))
+        .collect();
+    stacking.restrictions.iter().filter(|r| keep(r)).find_map(|r| {
+        here.iter()
+            .enumerate()
+            .find_map(|(n, x)| here.iter().skip(n + 1).find(|y| r.pair(x, y)).map(|y| (r, x.id.clone(), y.id.clone())))
+    })
+}
+
+/// Savannah 4.1: a unit that must retreat instead of making a forced
+/// attack ([`Phase::forced_retreats`]).
+#[derive(Debug, Clone)]
+pub struct ForcedRetreat {
+    pub side: String,
+    pub unit: String,
+    pub hex: HexId,
+    pub restriction: String,
+    pub rule: String,
+    pub pair: (String, String),
+    pub enemies: Vec<String>,
+    /// The hexes it can end in, next to no enemy unit, cheapest first.
+    pub options: Vec<HexId>,
 }
 
 /// Types that never get 9.1's one-hex move (Savannah 4.19 Movement).
@@ -820,6 +896,16 @@ fn hexes_text(hexes: &[HexId]) -> String {
 }
 
 /// A small edit distance, for "did you mean".
+/// The first few of hexes listed cheapest first, and how many more.
+fn some_hexes(hexes: &[HexId]) -> String {
+    const SHOWN: usize = 6;
+    let first = hexes_text(&hexes[..hexes.len().min(SHOWN)]);
+    match hexes.len().saturating_sub(SHOWN) {
+        0 => first,
+        more => format!("{first} and {more} more"),
+    }
+}
+
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -1404,6 +1490,7 @@ impl Phase<'_> {
         let sides: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
         self.pinned_movers_end_away(&mut run);
         self.disrupted_must_move(state, &mut run, &sides);
+        self.stack_must_retreat(state, &mut run, &sides);
         self.guns_must_return(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
         self.end_of_phase_arrivals(&mut run);
@@ -2778,6 +2865,101 @@ impl Phase<'_> {
         }
     }
 
+    /// Savannah 4.1 (`forced_attack.retreat_instead_if_possible`): the
+    /// units of the sides given that begin the phase (`start`, reinforcements
+    /// placed) in a stack the restriction binds, next to the enemy, where
+    /// they would have to attack (12.12), and can move to a hex next to no
+    /// enemy unit: each with where it is, the restriction and its pair, the
+    /// enemy units next to it, and those hexes (cheapest first).
+    fn forced_retreats(&self, start: &State, sides: &[&str]) -> Vec<ForcedRetreat> {
+        let mut found = Vec::new();
+        let mut base = Run::new(start.clone(), None);
+        self.place_arrivals(&mut base, &[]);
+        let start = &base.state.clone();
+        for (id, unit) in &start.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(side) = self.side_of_army.get(&c.army) else { continue };
+            if !self.is_friendly(c) || !sides.contains(&side.as_str()) || unit.pinned {
+                continue;
+            }
+            let Some(hex) = hex_of(start, id) else { continue };
+            if !super::close_combat::must_attack(self.rules, start, id) {
+                continue;
+            }
+            let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
+            let Some((r, x, y)) = restricted_stack(self.rules, start, hex, keep) else { continue };
+            let options: Vec<HexId> =
+                self.one_unit_ends(&base, id).into_iter().filter(|h| self.adjacent_enemies(*h).is_empty()).collect();
+            if options.is_empty() {
+                continue;
+            }
+            found.push(ForcedRetreat {
+                side: side.clone(),
+                unit: id.clone(),
+                hex,
+                restriction: r.id.clone(),
+                rule: r.rule_name().to_string(),
+                pair: (x, y),
+                enemies: self.adjacent_enemies(hex),
+                options,
+            });
+        }
+        found
+    }
+
+    /// The hexes other than its own that `id` can end a one-unit move in
+    /// (not pinned units': leaving a pin is the player's choice, 9.3),
+    /// cheapest first: the orders' own checks, as for [`unit_moves`].
+    fn one_unit_ends(&self, base: &Run<'_>, id: &str) -> Vec<HexId> {
+        let Some(side) = self.counters.get(id).and_then(|c| self.side_of_army.get(&c.army)) else {
+            return Vec::new();
+        };
+        let probe = MoveOrder {
+            unit: Some(id.to_string()),
+            stack: None,
+            path: None,
+            to: None,
+            strategic: false,
+            leave_pin: false,
+        };
+        let mut problems = Vec::new();
+        let Some(prepared) = self.prepare(base, side, "moves[0]", &probe, &mut problems) else { return Vec::new() };
+        let best = self.search(&base.state, &prepared.group, &prepared.occ, None);
+        let mut ends: Vec<HexId> =
+            self.legal_ends(base, side, &probe, &prepared).into_iter().filter(|h| *h != prepared.start).collect();
+        ends.sort_by_key(|h| best.get(h).map(|n| (n.mp, n.steps, *h)));
+        ends
+    }
+
+    /// Savannah 4.1: a stack of [`Phase::forced_retreats`] that the orders
+    /// leave next to the enemy.
+    fn stack_must_retreat(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
+        for f in self.forced_retreats(start, sides) {
+            let Some(now) = hex_of(&run.state, &f.unit) else { continue };
+            if self.adjacent_enemies(now).is_empty() {
+                continue;
+            }
+            let field = run.moved.get(&f.unit).map(|(_, field)| field.clone()).unwrap_or_else(|| "moves".into());
+            run.problems.push((
+                f.side.clone(),
+                problem(
+                    field,
+                    format!(
+                        "{} begins the Movement Phase in {} in a stack of {} and {}, which {} restricts, next to enemy {} where it would have to attack (12.12): it must retreat instead, ending the phase next to no enemy unit ({}); it can move to {}",
+                        f.unit,
+                        f.hex,
+                        f.pair.0,
+                        f.pair.1,
+                        f.restriction,
+                        list(&f.enemies),
+                        f.rule,
+                        some_hexes(&f.options)
+                    ),
+                ),
+            ));
+        }
+    }
+
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
     /// not end a Movement Phase stacked together. A side's orders alone
     /// (`whole_phase` false) are held to it only for pairs of its own units.
@@ -2825,7 +3007,14 @@ impl Phase<'_> {
                                         == Some("always");
                                 let stacked_before =
                                     hex_of(start, &x.id) == Some(*hex) && hex_of(start, &y.id) == Some(*hex);
-                                if always && stacked_before {
+                                // Only if one of them can move at all.
+                                let can_move = || {
+                                    let mut base = Run::new(start.clone(), None);
+                                    self.place_arrivals(&mut base, &[]);
+                                    !self.one_unit_ends(&base, &x.id).is_empty()
+                                        || !self.one_unit_ends(&base, &y.id).is_empty()
+                                };
+                                if always && stacked_before && can_move() {
                                     found.push((
                                         sx.clone(),
                                         problem("moves", format!("{text}: they must unstack this Movement Phase")),
@@ -2973,6 +3162,22 @@ pub fn unit_moves(
         out.push(moves);
     }
     Ok(out)
+}
+
+/// Savannah 4.1: the units of `side` that begin the phasing `player`'s
+/// Movement Phase in a stack that must retreat instead of attacking, and
+/// can ([`ForcedRetreat`]), for `adjutant template`'s least orders.
+pub fn forced_retreats(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<ForcedRetreat> {
+    let Ok(phase) = Phase::new(rules, state, player) else { return Vec::new() };
+    let arrived;
+    let state = match arrivals_at_start(rules, state, player, &mut NoDice) {
+        Ok(Some(r)) => {
+            arrived = r.state;
+            &arrived
+        }
+        _ => state,
+    };
+    phase.forced_retreats(state, &[side])
 }
 
 /// Savannah 1.6 case A: whether the phasing `player` may write

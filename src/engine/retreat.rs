@@ -140,8 +140,8 @@ pub enum Edge {
     West,
 }
 
-/// A stacking restriction's retreat fields (Savannah 4.1), which the
-/// Movement Phase does not read.
+/// A stacking restriction's retreat fields (Savannah 4.1), from
+/// [`super::movement::Restriction`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RestrictionRetreat {
     /// `after_retreat: {allowed: true}`: the pair may end a retreat stacked.
@@ -176,30 +176,7 @@ struct ModuleFile {
     #[serde(default)]
     retreat: Option<RetreatRule>,
     #[serde(default)]
-    stacking: Option<StackingFile>,
-    #[serde(default)]
     momentum: Option<MomentumFile>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct StackingFile {
-    #[serde(default)]
-    restrictions: Vec<RestrictionFile>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct RestrictionFile {
-    id: String,
-    #[serde(default)]
-    after_retreat: Option<AfterRetreatFile>,
-    #[serde(default)]
-    if_unavoidable: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct AfterRetreatFile {
-    #[serde(default)]
-    allowed: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -224,7 +201,7 @@ impl Data {
     pub fn load(rules: &Rules) -> Result<Data> {
         let (file, _): (ModuleFile, _) = rules.module.source.parse("module.yaml")?;
         let mut restrictions = BTreeMap::new();
-        for r in file.stacking.map(|s| s.restrictions).unwrap_or_default() {
+        for r in rules.stacking.iter().flat_map(|s| &s.restrictions) {
             let captured_if_unavoidable = match r.if_unavoidable.as_deref() {
                 None => false,
                 Some("captured") => true,
@@ -236,8 +213,8 @@ impl Data {
                     )))
                 }
             };
-            let allowed = r.after_retreat.is_some_and(|a| a.allowed);
-            restrictions.insert(r.id, RestrictionRetreat { allowed, captured_if_unavoidable });
+            let allowed = r.after_retreat.as_ref().is_some_and(|a| a.allowed);
+            restrictions.insert(r.id.clone(), RestrictionRetreat { allowed, captured_if_unavoidable });
         }
         if let Some(rule) = &file.retreat {
             if rule.toward == Toward::MapEdge && rule.edges.is_empty() {

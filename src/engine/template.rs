@@ -48,7 +48,11 @@ pub fn minimal(rules: &Rules, state: &State, step: &Step, side: &str) -> Value {
     let mut body = Mapping::new();
     let Step::PlayerTurn { player, phase, .. } = step else { return Value::Mapping(body) };
     match phase.as_str() {
-        "movement" => body.insert(key("moves"), Value::Sequence(disrupted_moves(rules, state, player, side))),
+        "movement" => {
+            let mut moves = disrupted_moves(rules, state, player, side);
+            retreat_moves(rules, state, player, side, &mut moves);
+            body.insert(key("moves"), Value::Sequence(moves))
+        }
         "defensive-artillery-fire" => body.insert(key("fire"), Value::Sequence(Vec::new())),
         "rifle-fire" => body.insert(key("rifle_fire"), Value::Sequence(Vec::new())),
         "close-combat" if rules.sequence.sides_of(player).iter().any(|s| s == side) => {
@@ -103,6 +107,37 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str) -> Ve
         }
     }
     moves
+}
+
+/// Savannah 4.1: a unit of a restricted stack next to the enemy that must
+/// retreat instead of attacking moves to the cheapest hex next to no enemy
+/// unit that adds no problem to the orders (the movement checker lists the
+/// hexes; a stack's units end apart, as 4.1 wants them).
+fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, moves: &mut Vec<Value>) {
+    let check = |moves: &[Value]| {
+        let mut b = Mapping::new();
+        b.insert(key("moves"), Value::Sequence(moves.to_vec()));
+        super::movement::validate(rules, state, player, side, &Value::Mapping(b))
+    };
+    for f in super::movement::forced_retreats(rules, state, player, side) {
+        let before: Vec<(String, String)> = check(moves).into_iter().map(|p| (p.field, p.message)).collect();
+        let own = format!("{} begins the Movement Phase", f.unit);
+        for to in &f.options {
+            let mut one = Mapping::new();
+            one.insert(key("unit"), key(&f.unit));
+            one.insert(key("to"), key(&to.to_string()));
+            let mut trial = moves.clone();
+            trial.push(Value::Mapping(one));
+            let after = check(&trial);
+            if after
+                .iter()
+                .all(|p| !p.message.starts_with(&own) && before.iter().any(|(f, m)| *f == p.field && *m == p.message))
+            {
+                *moves = trial;
+                break;
+            }
+        }
+    }
 }
 
 /// 12.12, 12.13, 12.15: the attacks the side's units must make.
@@ -540,7 +575,13 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
             e.notes.push(format!("arrives this turn at {} ({}; 9.61)", a.hexes.join(" or "), a.entry));
         }
         if m.ordered.is_some() && forced.contains(&m.unit) {
-            e.notes.push("disrupted, next to the enemy: must move away (13.3); in the orders above".into());
+            e.notes.push(if e.condition == Condition::Disrupted {
+                "disrupted, next to the enemy: must move away (13.3); in the orders above".into()
+            } else {
+                "in a restricted stack next to the enemy: must retreat instead of attacking (Savannah 4.1); in the \
+                 orders above"
+                    .into()
+            });
         }
         match &m.refused {
             _ if m.ordered.is_some() => {}
@@ -1326,6 +1367,56 @@ mod tests {
     /// take every attacker: A2 is next to D1 and D2, A1 to D1 alone, so A2
     /// must take D2 (one hex against one) and A1 D1. Taking both against D1
     /// would leave D2 unattacked, which `validate` refuses.
+    #[test]
+    fn a_mixed_stack_next_to_the_enemy_retreats_in_the_least_orders() {
+        use crate::module::charts::MovementCost;
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let mut state = State::setup(&rules.module, "historical").unwrap();
+        let layout = rules.module.map.layout;
+        let terrain = super::super::movement::Terrain::new(&rules);
+        let enemy: HexId = "1905".parse().unwrap();
+        let free: Vec<HexId> = crate::hex::neighbours(enemy, layout)
+            .into_iter()
+            .filter(|h| state.units.values().all(|u| u.hex.as_deref() != Some(h.to_string().as_str())))
+            .filter(|h| terrain.hex(*h).is_some_and(|i| i.movement_cost != MovementCost::Prohibited))
+            .collect();
+        assert!(!free.is_empty());
+        let foot = |army: &str| {
+            state
+                .units
+                .iter()
+                .find(|(id, u)| {
+                    u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == army && c.kind == "infantry")
+                })
+                .map(|(id, _)| id.clone())
+                .unwrap()
+        };
+        let (french, american) = (foot("french"), foot("american"));
+        for id in [&french, &american] {
+            state.units.get_mut(id.as_str()).unwrap().hex = Some(free[0].to_string());
+        }
+        let step = state.next.clone().unwrap();
+        // The French unit would have to attack (12.12), so it retreats.
+        let least = minimal(&rules, &state, &step, "french");
+        assert!(ordered_moves(&least).contains(french.as_str()), "{least:?}");
+        let problems = super::super::movement::validate(&rules, &state, "allies", "french", &least);
+        assert!(problems.is_empty(), "{problems:?}");
+        let mut stay = Mapping::new();
+        stay.insert(key("moves"), Value::Sequence(Vec::new()));
+        let stay = Value::Mapping(stay);
+        let problems = super::super::movement::validate(&rules, &state, "allies", "french", &stay);
+        assert!(problems.iter().any(|p| p.message.contains("must retreat instead")), "{problems:?}");
+        let g = guide(&rules, &state, &step, "french", &least);
+        let notes = g.units.iter().find(|u| u.unit == french).unwrap().notes.join(" | ");
+        assert!(notes.contains("must retreat instead of attacking (Savannah 4.1)"), "{notes}");
+        // Turn 16 of the Historical Scenario: American units may not attack,
+        // so none has to and none must retreat instead.
+        assert_eq!(state.turn, 16);
+        let least = minimal(&rules, &state, &step, "american");
+        assert!(!ordered_moves(&least).contains(american.as_str()), "{least:?}");
+        assert!(super::super::movement::validate(&rules, &state, "allies", "american", &stay).is_empty());
+    }
+
     #[test]
     fn the_forced_attacks_leave_no_enemy_hex_unattacked() {
         use crate::hex::{are_adjacent, neighbours};
