@@ -331,7 +331,7 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
         }
     };
     let checked = text
-        .and_then(|text| side_of(text))
+        .and_then(side_of)
         .and_then(|side| {
             let player = players.iter().find(|p| p.side == side);
             match player.and_then(|p| p.email.as_deref()) {
