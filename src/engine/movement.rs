@@ -3033,6 +3033,15 @@ impl Phase<'_> {
 // ---------------------------------------------------------------------------
 // Entry points
 
+/// 9.61 without a Reinforcement Phase: the state with the arrivals set as
+/// the phase begins (a variable entry's roll waits for the resolution).
+fn as_phase_begins<'a>(rules: &Rules, state: &'a State, player: &str) -> std::borrow::Cow<'a, State> {
+    match arrivals_at_start(rules, state, player, &mut NoDice) {
+        Ok(Some(r)) => std::borrow::Cow::Owned(r.state),
+        _ => std::borrow::Cow::Borrowed(state),
+    }
+}
+
 /// Check one side's movement orders for the phasing `player` against
 /// `state`: every problem, each with its field (`moves[2].path[3]`) and
 /// what would be legal. Empty when the orders can be carried out.
@@ -3041,16 +3050,7 @@ pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &s
         Ok(p) => p,
         Err(e) => return vec![problem("", e)],
     };
-    // 9.61 without a Reinforcement Phase: the arrivals are set as the phase
-    // begins (a variable entry's roll waits for the resolution).
-    let arrived;
-    let state = match arrivals_at_start(rules, state, player, &mut NoDice) {
-        Ok(Some(r)) => {
-            arrived = r.state;
-            &arrived
-        }
-        _ => state,
-    };
+    let state = &*as_phase_begins(rules, state, player);
     match phase.run(state, &[(side, body)], false, None) {
         Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
         Err(e) => vec![problem("", e.to_string())],
@@ -3096,14 +3096,7 @@ pub fn unit_moves(
     first: &serde_yaml::Value,
 ) -> std::result::Result<Vec<UnitMoves>, String> {
     let phase = Phase::new(rules, state, player)?;
-    let arrived;
-    let state = match arrivals_at_start(rules, state, player, &mut NoDice) {
-        Ok(Some(r)) => {
-            arrived = r.state;
-            &arrived
-        }
-        _ => state,
-    };
+    let state = &*as_phase_begins(rules, state, player);
     let mut base = Run::new(state.clone(), None);
     phase.place_arrivals(&mut base, &[]);
     let at_start = base.state.clone();
@@ -3169,14 +3162,7 @@ pub fn unit_moves(
 /// can ([`ForcedRetreat`]), for `adjutant template`'s least orders.
 pub fn forced_retreats(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<ForcedRetreat> {
     let Ok(phase) = Phase::new(rules, state, player) else { return Vec::new() };
-    let arrived;
-    let state = match arrivals_at_start(rules, state, player, &mut NoDice) {
-        Ok(Some(r)) => {
-            arrived = r.state;
-            &arrived
-        }
-        _ => state,
-    };
+    let state = &*as_phase_begins(rules, state, player);
     phase.forced_retreats(state, &[side])
 }
 

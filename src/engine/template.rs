@@ -1270,6 +1270,22 @@ mod tests {
     use super::*;
     use crate::module::Source;
 
+    /// The Historical set-up and the empty hexes a unit may enter next to
+    /// the British unit in 1905.
+    fn next_to_1905() -> (Rules, State, Vec<HexId>) {
+        use crate::module::charts::MovementCost;
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        let terrain = super::super::movement::Terrain::new(&rules);
+        let enemy: HexId = "1905".parse().unwrap();
+        let free: Vec<HexId> = crate::hex::neighbours(enemy, rules.module.map.layout)
+            .into_iter()
+            .filter(|h| state.units.values().all(|u| u.hex.as_deref() != Some(h.to_string().as_str())))
+            .filter(|h| terrain.hex(*h).is_some_and(|i| i.movement_cost != MovementCost::Prohibited))
+            .collect();
+        (rules, state, free)
+    }
+
     fn hexes(list: &[&str]) -> Vec<HexId> {
         list.iter().filter_map(|h| h.parse().ok()).collect()
     }
@@ -1319,17 +1335,7 @@ mod tests {
     /// accepts with `leave_pin: true` after the least orders' moves.
     #[test]
     fn disrupted_and_pinned_units_are_told_what_the_rules_require() {
-        use crate::module::charts::MovementCost;
-        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
-        let mut state = State::setup(&rules.module, "historical").unwrap();
-        let layout = rules.module.map.layout;
-        let terrain = super::super::movement::Terrain::new(&rules);
-        let enemy: HexId = "1905".parse().unwrap();
-        let free: Vec<HexId> = crate::hex::neighbours(enemy, layout)
-            .into_iter()
-            .filter(|h| state.units.values().all(|u| u.hex.as_deref() != Some(h.to_string().as_str())))
-            .filter(|h| terrain.hex(*h).is_some_and(|i| i.movement_cost != MovementCost::Prohibited))
-            .collect();
+        let (rules, mut state, free) = next_to_1905();
         assert!(free.len() >= 2, "{free:?}");
         let auxerrois = state.units.get_mut("auxerrois").unwrap();
         auxerrois.hex = Some(free[0].to_string());
@@ -1362,24 +1368,13 @@ mod tests {
         }
     }
 
-    /// 12.12, 12.13, 12.15: the least orders attack every enemy hex next to
-    /// a unit that must attack, even where the first defending hex could
-    /// take every attacker: A2 is next to D1 and D2, A1 to D1 alone, so A2
-    /// must take D2 (one hex against one) and A1 D1. Taking both against D1
-    /// would leave D2 unattacked, which `validate` refuses.
+    /// Savannah 4.1: a French/American stack next to the enemy, where its
+    /// French unit would have to attack (12.12), retreats in the least
+    /// orders; staying is refused; the guide says why. The American unit,
+    /// barred from attacking on turn 16, is not made to move.
     #[test]
     fn a_mixed_stack_next_to_the_enemy_retreats_in_the_least_orders() {
-        use crate::module::charts::MovementCost;
-        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
-        let mut state = State::setup(&rules.module, "historical").unwrap();
-        let layout = rules.module.map.layout;
-        let terrain = super::super::movement::Terrain::new(&rules);
-        let enemy: HexId = "1905".parse().unwrap();
-        let free: Vec<HexId> = crate::hex::neighbours(enemy, layout)
-            .into_iter()
-            .filter(|h| state.units.values().all(|u| u.hex.as_deref() != Some(h.to_string().as_str())))
-            .filter(|h| terrain.hex(*h).is_some_and(|i| i.movement_cost != MovementCost::Prohibited))
-            .collect();
+        let (rules, mut state, free) = next_to_1905();
         assert!(!free.is_empty());
         let foot = |army: &str| {
             state
@@ -1417,6 +1412,11 @@ mod tests {
         assert!(super::super::movement::validate(&rules, &state, "allies", "american", &stay).is_empty());
     }
 
+    /// 12.12, 12.13, 12.15: the least orders attack every enemy hex next to
+    /// a unit that must attack, even where the first defending hex could
+    /// take every attacker: A2 is next to D1 and D2, A1 to D1 alone, so A2
+    /// must take D2 (one hex against one) and A1 D1. Taking both against D1
+    /// would leave D2 unattacked, which `validate` refuses.
     #[test]
     fn the_forced_attacks_leave_no_enemy_hex_unattacked() {
         use crate::hex::{are_adjacent, neighbours};
