@@ -13,14 +13,14 @@ use adjutant::engine::state::State;
 use adjutant::engine::{movement, Rules};
 use adjutant::hex::{neighbours, HexId};
 use adjutant::module::Source;
-use serde_yaml::Value;
+use adjutant::yaml::Value;
 
 fn body(moves: &[(String, String)]) -> Value {
     let list: Vec<Value> = moves
         .iter()
-        .map(|(u, h)| serde_yaml::from_str(&format!("{{unit: {u}, path: [\"{h}\"]}}")).expect("a move"))
+        .map(|(u, h)| adjutant::yaml::from_str(&format!("{{unit: {u}, path: [\"{h}\"]}}")).expect("a move"))
         .collect();
-    let mut m = serde_yaml::Mapping::new();
+    let mut m = adjutant::yaml::Mapping::new();
     m.insert("moves".into(), Value::Sequence(list));
     Value::Mapping(m)
 }

@@ -159,7 +159,7 @@ impl GameConfig {
     }
 
     pub fn to_yaml(&self) -> String {
-        let body = serde_yaml::to_string(self).expect("a GameConfig always serialises");
+        let body = crate::yaml::to_string(self).expect("a GameConfig always serialises");
         format!("# adjutant game folder: see `man adjutant`. Never publish the .secret folder.\n{body}")
     }
 }
@@ -196,7 +196,7 @@ impl GameFolder {
         }
         let label = path.display().to_string();
         let text = fsio::read_text(&path, &label)?;
-        let config: GameConfig = fsio::parse_yaml(&label, &text).map_err(Error::Data)?;
+        let config: GameConfig = crate::yaml::parse(&label, &text).map_err(Error::Data)?;
         config.check().map_err(|mut e| {
             e.file = label.clone();
             Error::Data(e)

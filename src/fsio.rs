@@ -15,8 +15,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde::de::DeserializeOwned;
-
 use crate::error::{Error, Located, Result};
 
 /// Prefix of every temporary file or folder adjutant makes.
@@ -113,28 +111,6 @@ pub fn read_text(path: &Path, label: &str) -> Result<String> {
             field: String::new(),
             message: format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
         })
-    })
-}
-
-/// Parse YAML into `T`, locating any problem by line, column and field path.
-pub fn parse_yaml<T: DeserializeOwned>(label: &str, text: &str) -> std::result::Result<T, Located> {
-    let deserializer = serde_yaml::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(deserializer).map_err(|e| {
-        let field = e.path().to_string();
-        let inner = e.into_inner();
-        let location = inner.location();
-        let mut message = inner.to_string();
-        // serde_yaml appends " at line L column C"; we print the location up front.
-        if let Some(i) = message.find(" at line ") {
-            message.truncate(i);
-        }
-        Located {
-            file: label.to_string(),
-            line: location.as_ref().map(|l| l.line()),
-            column: location.as_ref().map(|l| l.column()),
-            field,
-            message,
-        }
     })
 }
 
@@ -295,24 +271,5 @@ mod tests {
         assert!(matches!(err, Error::Locked { .. }));
         drop(held);
         lock_folder(dir.path(), Duration::ZERO).unwrap();
-    }
-
-    #[test]
-    fn yaml_errors_are_located() {
-        #[derive(serde::Deserialize, Debug)]
-        #[allow(dead_code)]
-        struct Inner {
-            count: u32,
-        }
-        #[derive(serde::Deserialize, Debug)]
-        #[allow(dead_code)]
-        struct Outer {
-            inner: Inner,
-        }
-        let err = parse_yaml::<Outer>("game.yaml", "inner:\n  count: many\n").unwrap_err();
-        assert_eq!(err.file, "game.yaml");
-        assert_eq!(err.line, Some(2));
-        assert_eq!(err.field, "inner.count");
-        assert!(err.to_string().starts_with("game.yaml:2:"), "{err}");
     }
 }

@@ -69,7 +69,7 @@ pub fn new_game(
     let source = crate::module::Source::Embedded(module.id.clone());
     let loaded = crate::module::Module::load(&source).map_err(|e| e.into_error())?;
     let state = crate::engine::state::State::setup(&loaded, &scenario.id)?;
-    let state_yaml = serde_yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+    let state_yaml = crate::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
     let folder = GameFolder::create_new(
         dir,
         game_id,
@@ -99,7 +99,7 @@ pub fn load_state(folder: &GameFolder) -> Result<crate::engine::state::State> {
     let path = folder.root.join(crate::folder::STATE_FILE);
     let label = path.display().to_string();
     let text = crate::fsio::read_text(&path, &label)?;
-    crate::fsio::parse_yaml(&label, &text).map_err(Error::Data)
+    crate::yaml::parse(&label, &text).map_err(Error::Data)
 }
 
 /// The rules of a game folder's module and scenario.
@@ -175,7 +175,7 @@ pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
         crate::engine::orders::step_field(&step)
     );
     if body.as_mapping().is_some_and(|m| !m.is_empty()) {
-        text += &serde_yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
+        text += &crate::yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
     }
     // The guide: comments only, so the file validates as it did without it.
     let guide = crate::engine::template::guide(&rules, &state, &step, side, &body);

@@ -149,14 +149,14 @@ fn later_step(rules: &Rules, state: &State, next: &Step, turn: u32, step: &str) 
 /// The header fields of an orders file, read loosely (the full check comes
 /// with the step).
 fn header(label: &str, text: &str) -> Result<(String, u32, String, String)> {
-    let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
-        let at = e.location().map(|l| format!(":{}:{}", l.line(), l.column())).unwrap_or_default();
+    let value: crate::yaml::Value = crate::yaml::from_str(text).map_err(|e| {
+        let at = crate::yaml::error_location(&e).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
         Error::refused(format!("{label}{at}: not YAML: {e}"))
     })?;
     let field = |key: &str| -> Result<String> {
         match value.get(key) {
-            Some(serde_yaml::Value::String(s)) => Ok(s.clone()),
-            Some(serde_yaml::Value::Number(n)) => Ok(n.to_string()),
+            Some(crate::yaml::Value::String(s)) => Ok(s.clone()),
+            Some(crate::yaml::Value::Number(n)) => Ok(n.to_string()),
             _ => Err(Error::refused(format!(
                 "{label}: the file does not say its {key}: every orders file names game, turn, step and side"
             ))),
@@ -320,8 +320,8 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
     let label = format!("the message from {} ({})", intake.from, intake.source);
     let text = std::str::from_utf8(&intake.orders).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")));
     // Standing orders name a side but no turn or step.
-    let standing = text.as_ref().ok().and_then(|t| serde_yaml::from_str::<serde_yaml::Value>(t).ok()).and_then(|v| {
-        let side = v.get("side").and_then(serde_yaml::Value::as_str).map(str::to_string);
+    let standing = text.as_ref().ok().and_then(|t| crate::yaml::from_str::<crate::yaml::Value>(t).ok()).and_then(|v| {
+        let side = v.get("side").and_then(crate::yaml::Value::as_str).map(str::to_string);
         v.get("standing").is_some().then_some(side.unwrap_or_default())
     });
     let side_of = |text: &str| -> Result<String> {

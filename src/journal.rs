@@ -61,7 +61,7 @@ pub struct JournalEntry {
 impl JournalEntry {
     /// The canonical bytes of the entry's file.
     pub fn to_yaml(&self) -> String {
-        serde_yaml::to_string(self).expect("a JournalEntry always serialises")
+        crate::yaml::to_string(self).expect("a JournalEntry always serialises")
     }
 }
 

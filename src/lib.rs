@@ -35,6 +35,6 @@ pub mod report;
 pub mod roll_log;
 pub mod standing;
 pub mod verify;
-pub mod yaml_path;
+pub mod yaml;
 
 pub use error::{Error, Result};

@@ -716,7 +716,7 @@ mod tests {
     use super::*;
 
     fn parse(yaml: &str) -> std::result::Result<MailSettings, Located> {
-        fsio::parse_yaml::<MailSettings>("game.yaml", yaml)
+        crate::yaml::parse::<MailSettings>("game.yaml", yaml)
     }
 
     #[test]
@@ -743,7 +743,7 @@ mod tests {
         let yaml = "from: Referee <ref@example.org>\ntransport: smtp\nhost: h.example.org\nusername: ref\n\
                     password_command: [pass, show, smtp]\n";
         let s = parse(yaml).unwrap();
-        let written = serde_yaml::to_string(&s).unwrap();
+        let written = crate::yaml::to_string(&s).unwrap();
         assert!(!written.contains("password:"), "{written}");
         assert_eq!(parse(&written).unwrap(), s);
     }

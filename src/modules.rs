@@ -5,7 +5,7 @@ use include_dir::{include_dir, Dir};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::fsio::parse_yaml;
+use crate::yaml::parse as parse_yaml;
 
 static GAMES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/games");
 

@@ -62,12 +62,12 @@ pub struct Progress {
 struct Offered {
     side: String,
     step: Step,
-    body: serde_yaml::Value,
+    body: crate::yaml::Value,
     bytes: Vec<u8>,
 }
 
 /// The bodies of a step's orders, by side, from the files as stored.
-fn bodies(offered: &[&Offered]) -> BTreeMap<String, serde_yaml::Value> {
+fn bodies(offered: &[&Offered]) -> BTreeMap<String, crate::yaml::Value> {
     offered.iter().map(|o| (o.side.clone(), o.body.clone())).collect()
 }
 
@@ -81,7 +81,7 @@ fn resolve_step(
     state: &State,
     step: &Step,
     orders: &[(String, Vec<u8>, String)],
-    bodies: &BTreeMap<String, serde_yaml::Value>,
+    bodies: &BTreeMap<String, crate::yaml::Value>,
 ) -> Result<(JournalEntry, State)> {
     let hashes: Vec<SideHash> = orders.iter().map(|(side, bytes, _)| SideHash::of_bytes(side, bytes)).collect();
     let digest = orders_digest(&hashes)?;
@@ -236,7 +236,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             fsio::remove_file(&p.path)?;
         }
         state = next;
-        let yaml = serde_yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+        let yaml = crate::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
         fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
         previous = Some(Bytes32::sha256(&fsio::read(&written.path)?));
         resolved.push(Resolved {
@@ -294,7 +294,7 @@ pub fn replay_each(
     for file in &listing.entries {
         let label = file.label.clone();
         let text = fsio::read_text(&file.path, &label)?;
-        let entry: JournalEntry = fsio::parse_yaml(&label, &text).map_err(Error::Data)?;
+        let entry: JournalEntry = crate::yaml::parse(&label, &text).map_err(Error::Data)?;
         let fail = |message: String| Ok(Some((label.clone(), message)));
         let Some(step) = state.next.clone() else {
             return fail("the game was over before this step".into());

@@ -87,13 +87,13 @@ pub fn mailed(folder: &GameFolder) -> Result<Vec<MailedRecord>> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    fsio::parse_yaml(MAILED_FILE, &text).map_err(Error::Data)
+    crate::yaml::parse(MAILED_FILE, &text).map_err(Error::Data)
 }
 
 /// Append one record to `mailed.yaml` and make it durable.
 fn record(folder: &GameFolder, r: &MailedRecord) -> Result<()> {
     let path = folder.root.join(MAILED_FILE);
-    let item = serde_yaml::to_string(&vec![r]).map_err(|e| Error::usage(e.to_string()))?;
+    let item = crate::yaml::to_string(&vec![r]).map_err(|e| Error::usage(e.to_string()))?;
     let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io(&path, e))?;
     file.write_all(item.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| Error::io(&path, e))?;
     fsio::sync_dir(&folder.root)

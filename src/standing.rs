@@ -25,7 +25,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 use crate::dice::Bytes32;
 use crate::engine::orders::{check_header, check_shape, step_field};
@@ -103,7 +103,7 @@ pub struct ForStep {
 }
 
 fn problem(label: &str, text: &str, field: &str, message: String) -> Located {
-    let at = crate::yaml_path::locate(text, field);
+    let at = crate::yaml::locate::locate(text, field);
     Located {
         file: label.to_string(),
         line: at.map(|l| l.0),
@@ -130,15 +130,15 @@ pub fn parse(label: &str, text: &str) -> std::result::Result<Standing, Vec<Locat
 /// What of the file's structure can be read, and every problem in it: the
 /// file (with the entries that are well formed) when its game and side are.
 fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<Located>), Vec<Located>> {
-    let value: Value = serde_yaml::from_str(text).map_err(|e| {
+    let value: Value = crate::yaml::from_str(text).map_err(|e| {
         let mut message = e.to_string();
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
         }
         vec![Located {
             file: label.to_string(),
-            line: e.location().map(|l| l.line()),
-            column: e.location().map(|l| l.column()),
+            line: crate::yaml::error_location(&e).map(|l| l.0),
+            column: crate::yaml::error_location(&e).map(|l| l.1),
             field: String::new(),
             message: format!("not YAML: {message}"),
         }]
@@ -446,7 +446,7 @@ fn orders_text(label: &str, sha256: &Bytes32, game_id: &str, step: &Step, side: 
             file.insert(k.clone(), v.clone());
         }
     }
-    let yaml = serde_yaml::to_string(&Value::Mapping(file))
+    let yaml = crate::yaml::to_string(&Value::Mapping(file))
         .map_err(|e| Error::refused(format!("{label}: the orders for step {}: {e}", step.name())))?;
     Ok(format!("# standing orders of {side}: {label}, sha256 {}\n{yaml}", sha256.to_hex()))
 }

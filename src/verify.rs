@@ -117,7 +117,7 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
 /// `state.yaml`, the cache of the game's current state, must be exactly the
 /// state the replay ends in.
 fn check_state_file(folder: &GameFolder, state: &crate::engine::state::State) -> Result<Option<String>> {
-    let want = serde_yaml::to_string(state).map_err(|e| crate::error::Error::usage(e.to_string()))?;
+    let want = crate::yaml::to_string(state).map_err(|e| crate::error::Error::usage(e.to_string()))?;
     let path = folder.root.join(STATE_FILE);
     if !path.exists() {
         return Ok(Some("missing: it holds the game's current state".into()));
@@ -175,7 +175,7 @@ fn check_all(folder: &GameFolder, listing: &Listing, verdict: &mut Verdict) -> R
         let text =
             String::from_utf8(bytes.clone()).map_err(|_| fail(label, step, Check::Format, "not UTF-8 text".into()))?;
         let entry: JournalEntry =
-            fsio::parse_yaml(label, &text).map_err(|e| fail(label, step, Check::Format, e.to_string()))?;
+            crate::yaml::parse(label, &text).map_err(|e| fail(label, step, Check::Format, e.to_string()))?;
         if entry.to_yaml() != text {
             return Err(fail(
                 label,

@@ -59,7 +59,7 @@ fn the_command_runs_cases_and_says_pass_or_fail() {
 fn the_coverage_table_is_current() {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for file in case_files() {
-        let case: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let case: adjutant::yaml::Value = adjutant::yaml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for rule in case["rules"].as_sequence().unwrap() {
             *counts.entry(rule.as_str().unwrap().to_string()).or_default() += 1;
         }

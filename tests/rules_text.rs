@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use adjutant::hex::HexId;
 use adjutant::module::{Module, Source};
-use serde_yaml::Value;
+use adjutant::yaml::Value;
 
 /// The rule text: $ADJUTANT_RULES, the project's shared folder beside the
 /// checkout, or the snapshot in tests/rules-text/.
@@ -40,7 +40,7 @@ fn norm(s: &str) -> String {
 }
 
 fn yaml(file: &str) -> Value {
-    serde_yaml::from_str(&std::fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap()).unwrap()
+    adjutant::yaml::from_str(&std::fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap()).unwrap()
 }
 
 /// Every counter's id by each of its names (name and aliases), normalised.

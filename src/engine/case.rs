@@ -34,7 +34,7 @@ pub struct Case {
     pub step: Step,
     /// Each side's orders for the step.
     #[serde(default)]
-    pub orders: BTreeMap<String, serde_yaml::Value>,
+    pub orders: BTreeMap<String, crate::yaml::Value>,
     /// The values the dice give, in the order the engine rolls them.
     #[serde(default)]
     pub dice: Vec<u16>,
@@ -284,7 +284,7 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
 pub fn run(path: &Path) -> Result<Outcome> {
     let label = path.display().to_string();
     let text = fsio::read_text(path, &label)?;
-    let case: Case = fsio::parse_yaml(&label, &text).map_err(Error::Data)?;
+    let case: Case = crate::yaml::parse(&label, &text).map_err(Error::Data)?;
     let module_dir: PathBuf = path.parent().unwrap_or(Path::new(".")).join(&case.module);
     let source = if module_dir.is_dir() { Source::Dir(module_dir) } else { Source::Embedded(case.module.clone()) };
     let mut outcome = Outcome {

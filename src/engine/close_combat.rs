@@ -674,7 +674,7 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct AttackOrders {
     #[serde(default)]
-    pub attacks: Vec<serde_yaml::Value>,
+    pub attacks: Vec<crate::yaml::Value>,
     /// 12.14: the defending hex that receives a diversion.
     #[serde(default)]
     pub diversion: Option<String>,
@@ -815,7 +815,7 @@ fn combat_units_at(rules: &Rules, state: &State, hex: HexId) -> Vec<String> {
 }
 
 /// The scenario's turn restrictions for close combat (Savannah Hist. Turn 16).
-fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a serde_yaml::Value> {
+fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a crate::yaml::Value> {
     rules
         .scenario_movement
         .turn_restrictions
@@ -827,7 +827,7 @@ fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a ser
 
 fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
     let Some(r) = turn_restriction(rules, state.turn, "no-close-combat-attack") else { return false };
-    let armies: Vec<String> = r.get("armies").and_then(|v| serde_yaml::from_value(v.clone()).ok()).unwrap_or_default();
+    let armies: Vec<String> = r.get("armies").and_then(|v| crate::yaml::from_value(v.clone()).ok()).unwrap_or_default();
     rules.army_of(id).is_some_and(|a| armies.iter().any(|x| x == a))
 }
 
@@ -902,7 +902,7 @@ pub fn designate(
     rules: &Rules,
     state: &State,
     player: &str,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
     whole_phase: bool,
 ) -> (Designation, Vec<Problem>) {
     let layout = rules.module.map.layout;
@@ -1523,7 +1523,7 @@ pub fn resolve_phase(
     rules: &Rules,
     state: &State,
     player: &str,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
     dice: &mut dyn super::Dice,
 ) -> Result<super::Resolution> {
     let (d, problems) = designate(rules, state, player, orders, true);
@@ -1839,16 +1839,16 @@ mod tests {
     #[test]
     fn the_documented_orders_parse() {
         let cc = blocks("## Close Combat");
-        let attack: AttackOrders = serde_yaml::from_str(&cc[0]).unwrap();
-        let one: AttackOrder = serde_yaml::from_value(attack.attacks[0].clone()).unwrap();
+        let attack: AttackOrders = crate::yaml::from_str(&cc[0]).unwrap();
+        let one: AttackOrder = crate::yaml::from_value(attack.attacks[0].clone()).unwrap();
         assert_eq!(one.lead.as_deref(), Some("dillon-irish"));
         assert_eq!(one.choices.second_step.as_deref(), Some("armagnac"));
         assert_eq!(attack.diversion.as_deref(), Some("1505"));
-        let defence: DefenceOrders = serde_yaml::from_str(&cc[1]).unwrap();
+        let defence: DefenceOrders = crate::yaml::from_str(&cc[1]).unwrap();
         assert_eq!(defence.defence.hexes["1404"].lead.as_deref(), Some("2-bn-fraser"));
         assert_eq!(defence.momentum.unwrap().at_most, 2);
         let fire = blocks("## Defensive Artillery Fire");
-        let f: super::super::fire::FireOrders = serde_yaml::from_str(&fire[0]).unwrap();
+        let f: super::super::fire::FireOrders = crate::yaml::from_str(&fire[0]).unwrap();
         assert_eq!(f.fire[0].guns.len(), 2);
         assert_eq!(f.mortars[0].hex, "1404");
         assert_eq!(f.mortar_targets["1404"], "2-bn-fraser");

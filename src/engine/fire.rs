@@ -452,7 +452,7 @@ fn player_of(rules: &Rules, id: &str) -> String {
 }
 
 /// Check one side's fire orders against 11.1, 11.2, 11.4 and 4.12.
-pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &serde_yaml::Value) -> Vec<Problem> {
+pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crate::yaml::Value) -> Vec<Problem> {
     let layout = rules.module.map.layout;
     let orders: FireOrders = match serde_path_to_error::deserialize(body.clone()) {
         Ok(o) => o,
@@ -627,7 +627,7 @@ fn single_shot_targets(
     shooter: &str,
     section: &str,
     list: &str,
-    accepts: impl Fn(&serde_yaml::Value) -> bool,
+    accepts: impl Fn(&crate::yaml::Value) -> bool,
 ) -> Vec<String> {
     let own = player_of(rules, shooter);
     state
@@ -637,12 +637,12 @@ fn single_shot_targets(
             player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()) && hex_of(state, t).is_some()
         })
         .filter(|t| {
-            let mut one = serde_yaml::Mapping::new();
-            one.insert(list.into(), serde_yaml::Value::Sequence(vec![shooter.into()]));
+            let mut one = crate::yaml::Mapping::new();
+            one.insert(list.into(), crate::yaml::Value::Sequence(vec![shooter.into()]));
             one.insert("target".into(), t.as_str().into());
-            let mut body = serde_yaml::Mapping::new();
-            body.insert(section.into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
-            accepts(&serde_yaml::Value::Mapping(body))
+            let mut body = crate::yaml::Mapping::new();
+            body.insert(section.into(), crate::yaml::Value::Sequence(vec![crate::yaml::Value::Mapping(one)]));
+            accepts(&crate::yaml::Value::Mapping(body))
         })
         .cloned()
         .collect()
@@ -662,12 +662,12 @@ pub fn mortar_aims(rules: &Rules, state: &State, player: &str, side: &str, morta
     hexes
         .into_iter()
         .filter(|h| {
-            let mut one = serde_yaml::Mapping::new();
+            let mut one = crate::yaml::Mapping::new();
             one.insert("unit".into(), mortar.into());
             one.insert("hex".into(), h.to_string().into());
-            let mut body = serde_yaml::Mapping::new();
-            body.insert("mortars".into(), serde_yaml::Value::Sequence(vec![serde_yaml::Value::Mapping(one)]));
-            check(rules, state, player, side, &serde_yaml::Value::Mapping(body)).is_empty()
+            let mut body = crate::yaml::Mapping::new();
+            body.insert("mortars".into(), crate::yaml::Value::Sequence(vec![crate::yaml::Value::Mapping(one)]));
+            check(rules, state, player, side, &crate::yaml::Value::Mapping(body)).is_empty()
         })
         .collect()
 }
@@ -679,7 +679,7 @@ pub fn mortar_victim(
     rules: &Rules,
     state: &State,
     hex: HexId,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
 ) -> Option<(String, bool)> {
     let here: Vec<String> = state
         .units
@@ -690,7 +690,7 @@ pub fn mortar_victim(
     let owner_side = here.first().map(|u| super::close_combat::side_of(rules, u))?;
     let chosen = orders
         .get(&owner_side)
-        .and_then(|b| serde_yaml::from_value::<FireOrders>(b.clone()).ok())
+        .and_then(|b| crate::yaml::from_value::<FireOrders>(b.clone()).ok())
         .and_then(|o| {
             o.mortar_targets.iter().find(|(h, _)| h.parse::<HexId>().ok() == Some(hex)).map(|(_, u)| u.clone())
         })
@@ -718,7 +718,7 @@ pub fn resolve_phase(
     rules: &Rules,
     state: &State,
     player: &str,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<super::Resolution> {
     let mut problems = Vec::new();
@@ -739,7 +739,7 @@ pub fn resolve_phase(
     let mut events = Vec::new();
     let mut count = 0;
     for (side, body) in orders {
-        let o: FireOrders = serde_yaml::from_value(body.clone()).unwrap_or_default();
+        let o: FireOrders = crate::yaml::from_value(body.clone()).unwrap_or_default();
         if o.fire.is_empty() && o.mortars.is_empty() {
             events.push(
                 Event::new("11.1", "fire-declined", format!("the {side} side declines to fire")).with("side", side),
@@ -761,7 +761,7 @@ pub fn resolve_phase(
                 let owner_side = super::close_combat::side_of(rules, &f.target);
                 let choices = orders
                     .get(&owner_side)
-                    .and_then(|b| serde_yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .and_then(|b| crate::yaml::from_value::<FireOrders>(b.clone()).ok())
                     .map(|o| o.choices)
                     .unwrap_or_default();
                 events.extend(apply_fire(rules, &mut next, count, &guns[0], &f.target, &shot.results, &choices, dice)?);
@@ -799,7 +799,7 @@ pub fn resolve_phase(
                 let owner_side = super::close_combat::side_of(rules, &victim);
                 let choices = orders
                     .get(&owner_side)
-                    .and_then(|b| serde_yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .and_then(|b| crate::yaml::from_value::<FireOrders>(b.clone()).ok())
                     .map(|o| o.choices)
                     .unwrap_or_default();
                 events.extend(apply_fire(rules, &mut next, count, &m.unit, &victim, &shot.results, &choices, dice)?);
@@ -944,7 +944,7 @@ pub fn rifle_targets(rules: &Rules, state: &State, side: &str, rifle: &str) -> V
 }
 
 /// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).
-pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &serde_yaml::Value) -> Vec<Problem> {
+pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::yaml::Value) -> Vec<Problem> {
     let layout = rules.module.map.layout;
     let orders: RifleOrders = match serde_path_to_error::deserialize(body.clone()) {
         Ok(o) => o,
@@ -1012,7 +1012,7 @@ pub fn resolve_rifle_phase(
     rules: &Rules,
     state: &State,
     player: &str,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<super::Resolution> {
     let mut problems = Vec::new();
@@ -1037,7 +1037,7 @@ pub fn resolve_rifle_phase(
     let mut sides: Vec<&String> = orders.keys().collect();
     sides.sort_by_key(|s| (rules.player_of_side(s) != player, (*s).clone()));
     for side in sides {
-        let o: RifleOrders = serde_yaml::from_value(orders[side].clone()).unwrap_or_default();
+        let o: RifleOrders = crate::yaml::from_value(orders[side].clone()).unwrap_or_default();
         for f in &o.rifle_fire {
             let target_hex =
                 hex_of(state, &f.target).ok_or_else(|| Error::refused(format!("{} is not on the map", f.target)))?;
@@ -1131,7 +1131,7 @@ pub fn resolve_rifle_phase(
                 let owner = super::close_combat::side_of(rules, &f.target);
                 let choices = orders
                     .get(&owner)
-                    .and_then(|b| serde_yaml::from_value::<RifleOrders>(b.clone()).ok())
+                    .and_then(|b| crate::yaml::from_value::<RifleOrders>(b.clone()).ok())
                     .map(|o| o.choices)
                     .unwrap_or_default();
                 let phasing_target = player_of(rules, &f.target) == player;

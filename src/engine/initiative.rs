@@ -58,10 +58,10 @@ pub enum Spend {
 /// writers often quote map keys).
 fn chit_keys<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<BTreeMap<u32, u32>, D::Error> {
     use serde::de::Error as _;
-    let map = serde_yaml::Mapping::deserialize(d)?;
-    let number = |v: &serde_yaml::Value, text_too: bool| match v {
-        serde_yaml::Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-        serde_yaml::Value::String(s) if text_too => s.trim().parse().ok(),
+    let map = crate::yaml::Mapping::deserialize(d)?;
+    let number = |v: &crate::yaml::Value, text_too: bool| match v {
+        crate::yaml::Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+        crate::yaml::Value::String(s) if text_too => s.trim().parse().ok(),
         _ => None,
     };
     map.iter()
@@ -81,10 +81,10 @@ pub const PER_CHIT: i32 = 2;
 /// 12.62: three chits after the rolls dictate the initiative.
 pub const TO_DICTATE: u32 = 3;
 
-fn parse(orders: &BTreeMap<String, serde_yaml::Value>, side: &str) -> Result<InitiativeOrders> {
+fn parse(orders: &BTreeMap<String, crate::yaml::Value>, side: &str) -> Result<InitiativeOrders> {
     match orders.get(side) {
         None => Ok(InitiativeOrders::default()),
-        Some(body) => serde_yaml::from_value(body.clone())
+        Some(body) => crate::yaml::from_value(body.clone())
             .map_err(|e| Error::refused(format!("initiative orders of {side}: {e}"))),
     }
 }
@@ -128,7 +128,7 @@ pub fn decision_order(rules: &Rules, state: &State) -> Result<(String, String)> 
 pub fn resolve(
     rules: &Rules,
     state: &State,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
     let players: Vec<String> = rules.sequence.data.alliances.iter().map(|a| a.id.clone()).collect();

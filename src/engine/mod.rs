@@ -220,7 +220,7 @@ pub fn validate_body(
     state: &State,
     step: &Step,
     side: &str,
-    body: &serde_yaml::Value,
+    body: &crate::yaml::Value,
     label: &str,
     text: &str,
 ) -> Vec<crate::error::Located> {
@@ -241,7 +241,7 @@ pub fn validate_body(
         problems
             .into_iter()
             .map(|(field, message)| {
-                let line = crate::yaml_path::locate(text, &field)
+                let line = crate::yaml::locate::locate(text, &field)
                     .or_else(|| crate::module::map::locate(text, None, Some(anchor)));
                 crate::error::Located {
                     file: label.to_string(),
@@ -268,7 +268,7 @@ pub fn validate_body(
             let (_, problems) = close_combat::designate(rules, state, player, &one, false);
             at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step:")
         }
-        "initiative" => match serde_yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
+        "initiative" => match crate::yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
             Ok(_) => Vec::new(),
             Err(e) => vec![located(format!("initiative orders: {e}"))],
         },
@@ -290,7 +290,7 @@ pub fn resolve(
     rules: &Rules,
     state: &State,
     step: &Step,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
     let mut resolved = match step {

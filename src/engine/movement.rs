@@ -149,7 +149,7 @@ use crate::module::map::RoadKind;
 pub struct MovementOrders {
     /// Read one by one, so that one bad move does not hide the others' problems.
     #[serde(default)]
-    pub moves: Vec<serde_yaml::Value>,
+    pub moves: Vec<crate::yaml::Value>,
     /// 9.61: reinforcements due this turn that the player keeps off the map
     /// until the next turn.
     #[serde(default)]
@@ -673,7 +673,7 @@ pub struct TurnRestrictions {
     #[serde(default)]
     pub rule: Option<String>,
     #[serde(default)]
-    pub restrictions: Vec<serde_yaml::Value>,
+    pub restrictions: Vec<crate::yaml::Value>,
 }
 
 /// Savannah 4.10 British Army Sortie Restriction.
@@ -1439,7 +1439,7 @@ impl Phase<'_> {
     fn run<'d>(
         &self,
         state: &State,
-        orders: &[(&str, &serde_yaml::Value)],
+        orders: &[(&str, &crate::yaml::Value)],
         whole_phase: bool,
         dice: Option<&'d mut dyn Dice>,
     ) -> Result<Run<'d>> {
@@ -1504,11 +1504,11 @@ impl Phase<'_> {
     /// 9.61: the reinforcements due this turn are placed at the beginning
     /// of the phase, over the stacking limit if need be; `delay` keeps some
     /// off the map until next turn, `enter` picks among the hexes offered.
-    fn place_arrivals(&self, run: &mut Run<'_>, orders: &[(&str, &serde_yaml::Value)]) {
+    fn place_arrivals(&self, run: &mut Run<'_>, orders: &[(&str, &crate::yaml::Value)]) {
         let turn = run.state.turn;
         let mut wanted: BTreeMap<String, (String, ArrivalOrders)> = BTreeMap::new();
         for (side, body) in orders {
-            let parsed: ArrivalOrders = serde_yaml::from_value((*body).clone()).unwrap_or_default();
+            let parsed: ArrivalOrders = crate::yaml::from_value((*body).clone()).unwrap_or_default();
             wanted.insert(side.to_string(), (side.to_string(), parsed));
         }
         let due: Vec<String> = run
@@ -1615,7 +1615,7 @@ impl Phase<'_> {
         }
     }
 
-    fn run_side(&self, run: &mut Run<'_>, side: &str, body: &serde_yaml::Value) {
+    fn run_side(&self, run: &mut Run<'_>, side: &str, body: &crate::yaml::Value) {
         if body.is_null() {
             return;
         }
@@ -2742,13 +2742,13 @@ impl Phase<'_> {
     /// where the scenario does not put them off instead) costs steps, the
     /// orders' `overstack_losses` first ([`super::losses::overstacking`]).
     /// Checking one side's orders, only its own choices are checked.
-    fn overstacking_penalty(&self, run: &mut Run<'_>, orders: &[(&str, &serde_yaml::Value)]) {
+    fn overstacking_penalty(&self, run: &mut Run<'_>, orders: &[(&str, &crate::yaml::Value)]) {
         let mut choices: Vec<String> = Vec::new();
         let mut chooser = String::new();
         for (side, body) in orders {
             let list: Vec<String> = body
                 .get("overstack_losses")
-                .and_then(|v| serde_yaml::from_value::<Vec<String>>(v.clone()).ok())
+                .and_then(|v| crate::yaml::from_value::<Vec<String>>(v.clone()).ok())
                 .unwrap_or_default();
             if !list.is_empty() && chooser.is_empty() {
                 chooser = side.to_string();
@@ -3045,7 +3045,7 @@ fn as_phase_begins<'a>(rules: &Rules, state: &'a State, player: &str) -> std::bo
 /// Check one side's movement orders for the phasing `player` against
 /// `state`: every problem, each with its field (`moves[2].path[3]`) and
 /// what would be legal. Empty when the orders can be carried out.
-pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &serde_yaml::Value) -> Vec<Problem> {
+pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &crate::yaml::Value) -> Vec<Problem> {
     let phase = match Phase::new(rules, state, player) {
         Ok(p) => p,
         Err(e) => return vec![problem("", e)],
@@ -3093,7 +3093,7 @@ pub fn unit_moves(
     state: &State,
     player: &str,
     side: &str,
-    first: &serde_yaml::Value,
+    first: &crate::yaml::Value,
 ) -> std::result::Result<Vec<UnitMoves>, String> {
     let phase = Phase::new(rules, state, player)?;
     let state = &*as_phase_begins(rules, state, player);
@@ -3214,11 +3214,11 @@ pub fn resolve(
     rules: &Rules,
     state: &State,
     player: &str,
-    orders: &BTreeMap<String, serde_yaml::Value>,
+    orders: &BTreeMap<String, crate::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
     let phase = Phase::new(rules, state, player).map_err(Error::refused)?;
-    let list: Vec<(&str, &serde_yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
+    let list: Vec<(&str, &crate::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
     let mut events = Vec::new();
     let arrived;
     let state = match arrivals_at_start(rules, state, player, dice)? {
@@ -3288,8 +3288,8 @@ mod tests {
         (rules, state)
     }
 
-    fn yaml(text: &str) -> serde_yaml::Value {
-        serde_yaml::from_str(text).unwrap()
+    fn yaml(text: &str) -> crate::yaml::Value {
+        crate::yaml::from_str(text).unwrap()
     }
 
     #[test]
@@ -3310,7 +3310,7 @@ mod tests {
         assert!(problems[1].message.contains("red-foot can reach"));
         assert!(problems[2].message.contains("not on the map"));
         assert!(validate(&rules, &state, "red", "red", &yaml("moves: []")).is_empty());
-        assert!(validate(&rules, &state, "red", "red", &serde_yaml::Value::Null).is_empty());
+        assert!(validate(&rules, &state, "red", "red", &crate::yaml::Value::Null).is_empty());
     }
 
     /// On the Savannah map: the same orders give the same events, and a
@@ -3339,9 +3339,9 @@ mod tests {
         let doc = include_str!("../../docs/orders.md");
         let section = doc.split("## Movement").nth(1).unwrap();
         let block = section.split("```yaml").nth(1).unwrap().split("```").next().unwrap();
-        let orders: MovementOrders = serde_yaml::from_str(block).unwrap();
+        let orders: MovementOrders = crate::yaml::from_str(block).unwrap();
         assert_eq!(orders.moves.len(), 4);
-        let moves: Vec<MoveOrder> = orders.moves.iter().map(|m| serde_yaml::from_value(m.clone()).unwrap()).collect();
+        let moves: Vec<MoveOrder> = orders.moves.iter().map(|m| crate::yaml::from_value(m.clone()).unwrap()).collect();
         assert!(moves.iter().any(|m| m.strategic) && moves.iter().any(|m| m.leave_pin));
         assert!(moves.iter().any(|m| m.stack.is_some() && m.to.is_some()));
         assert_eq!(orders.delay, ["marine-bn"]);

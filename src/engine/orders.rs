@@ -13,7 +13,7 @@
 //!     path: ["2810", "2709"]
 //! ```
 
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 use super::sequence::Step;
 use super::state::State;
@@ -55,10 +55,10 @@ pub fn check_header(
         field: field.to_string(),
         message,
     };
-    let value: Value = match serde_yaml::from_str(text) {
+    let value: Value = match crate::yaml::from_str(text) {
         Ok(v) => v,
         Err(e) => {
-            let loc = e.location().map(|l| (l.line(), l.column()));
+            let loc = crate::yaml::error_location(&e);
             let mut message = e.to_string();
             if let Some(i) = message.find(" at line ") {
                 message.truncate(i);
@@ -246,7 +246,7 @@ mod tests {
 
     fn shape(step: &Step, side: &str, body: &str) -> Vec<ShapeProblem> {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
-        check_shape(&rules, step, side, &serde_yaml::from_str(body).unwrap())
+        check_shape(&rules, step, side, &crate::yaml::from_str(body).unwrap())
     }
 
     fn close_combat(player: &str) -> Step {

@@ -69,7 +69,7 @@ pub struct TrackData {
 #[derive(Debug, Clone, Deserialize)]
 pub struct ScenarioSequence {
     pub turns: Turns,
-    pub phases: BTreeMap<String, serde_yaml::Value>,
+    pub phases: BTreeMap<String, crate::yaml::Value>,
     pub player_order: Vec<OrderRule>,
 }
 
@@ -161,7 +161,7 @@ impl Sequence {
             .or_else(|| self.track(turn).and_then(|t| self.scenario.phases.get(t)))
             .ok_or_else(|| self.problem(format!("the scenario lists no phases for turn {turn}")))?;
         let phases: Vec<String> =
-            serde_yaml::from_value(list.clone()).map_err(|e| self.problem(format!("phases of turn {turn}: {e}")))?;
+            crate::yaml::from_value(list.clone()).map_err(|e| self.problem(format!("phases of turn {turn}: {e}")))?;
         for p in &phases {
             if self.data.phases.iter().all(|d| &d.id != p) {
                 return Err(self.problem(format!("phase '{p}' is not a phase of the module")));

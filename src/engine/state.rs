@@ -275,8 +275,8 @@ struct ScheduledUnits {
 #[derive(Debug, Clone, Deserialize)]
 struct ScenarioStart {
     turns: StartTurns,
-    army_morale: BTreeMap<String, serde_yaml::Value>,
-    momentum: BTreeMap<String, serde_yaml::Value>,
+    army_morale: BTreeMap<String, crate::yaml::Value>,
+    momentum: BTreeMap<String, crate::yaml::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -284,7 +284,7 @@ struct StartTurns {
     first: u32,
 }
 
-fn integers(map: &BTreeMap<String, serde_yaml::Value>) -> BTreeMap<String, i64> {
+fn integers(map: &BTreeMap<String, crate::yaml::Value>) -> BTreeMap<String, i64> {
     map.iter().filter_map(|(k, v)| v.as_i64().map(|n| (k.clone(), n))).collect()
 }
 

@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 use super::sequence::Step;
 use super::state::{Condition, State};
@@ -834,7 +834,7 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
         let fighting: Vec<String> = defenders.iter().filter(|u| !is_leader(rules, u)).cloned().collect();
         let yaml = format!("{{attackers: {}, defenders: [\"{hex}\"]}}", yaml_list(attackers));
         // The designation's own checks, for this attack alone.
-        let body: Value = serde_yaml::from_str(&format!("attacks: [{yaml}]")).unwrap_or(Value::Null);
+        let body: Value = crate::yaml::from_str(&format!("attacks: [{yaml}]")).unwrap_or(Value::Null);
         let (_, problems) =
             super::close_combat::designate(rules, state, player, &BTreeMap::from([(side.to_string(), body)]), false);
         let refused: Vec<String> = problems
@@ -1358,7 +1358,7 @@ mod tests {
             assert!(super::super::close_combat::enemies_next_to(&rules, &state, h, "allies").is_empty(), "{hex}");
             let mut body = moved.clone();
             body.push(
-                serde_yaml::from_str(&format!("{{unit: dillon-irish, to: \"{hex}\", leave_pin: true}}")).unwrap(),
+                crate::yaml::from_str(&format!("{{unit: dillon-irish, to: \"{hex}\", leave_pin: true}}")).unwrap(),
             );
             let mut orders = Mapping::new();
             orders.insert(key("moves"), Value::Sequence(body));
@@ -1465,7 +1465,7 @@ mod tests {
         }
         let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "close-combat".into() };
         let least = minimal(&rules, &state, &step, "french");
-        let text = serde_yaml::to_string(&least).unwrap();
+        let text = crate::yaml::to_string(&least).unwrap();
         let problems = crate::engine::validate_body(&rules, &state, &step, "french", &least, "t.yaml", &text);
         assert!(problems.is_empty(), "{text}\n{problems:?}");
         let attacks = least.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default();

@@ -766,7 +766,7 @@ mod tests {
     fn a_surrender_test_takes_no_values_of_its_own() {
         let old = "{kind: surrender-roll, chart: surrender-roll, zone: city, by: {alliance: allies}, \
                    rolled_by: british, army: british, surrender_at_most: -1}";
-        let e = serde_yaml::from_str::<Test>(old).unwrap_err().to_string();
+        let e = crate::yaml::from_str::<Test>(old).unwrap_err().to_string();
         assert!(e.contains("surrender_at_most"), "{e}");
     }
 

@@ -1641,7 +1641,7 @@ impl Reader<'_> {
             Ok((value, text)) => {
                 // serde keeps the last of two equal keys of a map without a word;
                 // the YAML tree refuses them.
-                let tree = crate::fsio::parse_yaml::<serde_yaml::Value>(&label, &text);
+                let tree = crate::yaml::parse::<crate::yaml::Value>(&label, &text);
                 self.files.insert(file.to_string(), FileText { label, text });
                 match tree {
                     Ok(_) => Some(value),
@@ -1665,7 +1665,7 @@ impl Reader<'_> {
     }
 }
 
-/// A YAML or type error as the other problems read: serde_yaml repeats the
+/// A YAML or type error as the other problems read: the YAML crate repeats the
 /// field path at the head of its message, and a float gets the rule.
 fn tidy(mut problem: Located) -> Located {
     if let Some((head, rest)) = problem.message.split_once(": ") {
@@ -2283,8 +2283,8 @@ struct Walk {
 }
 
 impl Walk {
-    fn visit(&mut self, value: &serde_yaml::Value, path: &str) {
-        use serde_yaml::Value;
+    fn visit(&mut self, value: &crate::yaml::Value, path: &str) {
+        use crate::yaml::Value;
         match value {
             Value::Number(n) if n.is_f64() => self.floats.push((path.to_string(), n.to_string())),
             Value::Sequence(items) => {
@@ -2929,7 +2929,7 @@ impl<'a> Checker<'a> {
     fn conventions(&mut self) {
         let c = self.c;
         for (file, text) in &c.files {
-            let Ok(tree) = serde_yaml::from_str::<serde_yaml::Value>(&text.text) else { continue };
+            let Ok(tree) = crate::yaml::from_str::<crate::yaml::Value>(&text.text) else { continue };
             let mut walk = Walk::default();
             walk.visit(&tree, "");
             for (path, v) in &walk.floats {
@@ -2953,7 +2953,7 @@ impl<'a> Checker<'a> {
                     );
                 }
             }
-            let top = tree.get("source").and_then(serde_yaml::Value::as_str).unwrap_or("");
+            let top = tree.get("source").and_then(crate::yaml::Value::as_str).unwrap_or("");
             if !top.starts_with("stand-in") {
                 if let Some((path, _)) = walk.sources.iter().find(|(p, s)| p != "source" && s.contains("stand-in")) {
                     self.p.add(

@@ -16,7 +16,7 @@ pub struct CountersFile {
     pub counters: Vec<Counter>,
     /// The Order of Battle mapped onto counters (read by the rule-text test).
     #[serde(default)]
-    pub order_of_battle: serde_yaml::Value,
+    pub order_of_battle: crate::yaml::Value,
 }
 
 /// One counter: a unit or a leader, with the values printed on it

@@ -60,7 +60,7 @@ impl Source {
     /// Parse one file of the module as `T`.
     pub fn parse<T: DeserializeOwned>(&self, file: &str) -> Result<(T, String)> {
         let text = self.read(file)?;
-        let value = fsio::parse_yaml(&self.label(file), &text).map_err(Error::Data)?;
+        let value = crate::yaml::parse(&self.label(file), &text).map_err(Error::Data)?;
         Ok((value, text))
     }
 }

@@ -134,7 +134,7 @@ pub fn entries(folder: &GameFolder, first: u32, last: u32) -> Result<Vec<Journal
     let mut entries = Vec::new();
     for file in &listing.entries[(first - 1) as usize..last as usize] {
         let text = fsio::read_text(&file.path, &file.label)?;
-        entries.push(fsio::parse_yaml(&file.label, &text).map_err(Error::Data)?);
+        entries.push(crate::yaml::parse(&file.label, &text).map_err(Error::Data)?);
     }
     Ok(entries)
 }
