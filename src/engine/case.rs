@@ -139,6 +139,28 @@ pub struct Expect {
     /// The step is refused with a message containing this text.
     #[serde(default)]
     pub refused: Option<String>,
+    /// The orders as `validate` checks them before the step: `true`, every
+    /// side's validates alone and all together; or the problems it finds,
+    /// each side's alone (`validate_body`) and, where those have none, all
+    /// sides' together (`validate_step`).
+    #[serde(default)]
+    pub validate: Option<ExpectedValidation>,
+}
+
+/// What `validate` says of a case's orders.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ExpectedValidation {
+    Valid(bool),
+    Problems(Vec<ExpectedProblem>),
+}
+
+/// A problem `validate` must find: the side and text of its message.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedProblem {
+    pub side: String,
+    pub text: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -307,6 +329,34 @@ pub fn run(path: &Path) -> Result<Outcome> {
         for side in super::awaited(&rules, &state, &case.step) {
             if !case.orders.contains_key(&side) {
                 failures.push(format!("the step awaits orders from {side} too: add `{side}:` under orders"));
+            }
+        }
+    }
+    if let Some(wanted) = &case.expect.validate {
+        // Each side's orders alone, as `validate` and `submit` check a
+        // file; then, where those pass, every side's together.
+        let mut found: Vec<(String, String)> = Vec::new();
+        for (side, body) in &case.orders {
+            for p in super::validate_body(&rules, &state, &case.step, side, body, "case", "") {
+                found.push((side.clone(), format!("{}: {}", p.field, p.message)));
+            }
+        }
+        if found.is_empty() {
+            for p in super::validate_step(&rules, &state, &case.step, &case.orders) {
+                found.push((p.side, format!("{}: {}", p.field, p.message)));
+            }
+        }
+        match wanted {
+            ExpectedValidation::Valid(true) if !found.is_empty() => {
+                failures.push(format!("the orders should validate, but: {found:?}"))
+            }
+            ExpectedValidation::Valid(_) => {}
+            ExpectedValidation::Problems(list) => {
+                for w in list {
+                    if !found.iter().any(|(side, text)| side == &w.side && text.contains(&w.text)) {
+                        failures.push(format!("validate should find for {}: '{}'; it found {found:?}", w.side, w.text));
+                    }
+                }
             }
         }
     }

@@ -895,6 +895,13 @@ pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) ->
     None
 }
 
+/// Savannah 4.13 (module.yaml `close_combat.cooperation`): whether two
+/// units may take part in one attack.
+fn cooperate(rules: &Rules, x: &str, y: &str) -> bool {
+    let (Some(cx), Some(cy)) = (rules.counter(x), rules.counter(y)) else { return false };
+    rules.close_combat.cooperation.iter().all(|r| !r.applies(cx, cy))
+}
+
 /// 12.12-12.15, 12.21, Savannah 4.13 and the scenario's turn restrictions:
 /// check the attacks of every phasing side (and read the defence orders of
 /// the others). Every problem is reported.
@@ -1033,6 +1040,18 @@ pub fn designate(
                 }
                 continue;
             }
+            // 12.23 step 2, 12.3: artillery SPs never count and artillery
+            // may not lead, so an attack needs a unit that is neither.
+            if attackers.iter().all(|u| rules.counter(u).is_none_or(|c| c.is_leader() || c.is_artillery())) {
+                bad(
+                    side,
+                    format!("{field}.attackers"),
+                    "an attack needs a combat unit that is not artillery: artillery SPs never count in Close Combat \
+                     and artillery may not be the lead unit (12.3, 12.23 step 2)"
+                        .into(),
+                );
+                continue;
+            }
             let attacking_hexes: BTreeSet<HexId> = attackers.iter().filter_map(|u| hex_of(state, u)).collect();
             if attacking_hexes.len() > 1 && hexes.len() > 1 {
                 bad(
@@ -1146,6 +1165,25 @@ pub fn designate(
     // 12.12, 12.13: who must attack and who must be attacked; checked for
     // the sides whose orders are here (all of them when resolving).
     let sides_here: BTreeSet<&String> = orders.keys().filter(|s| phasing.contains(s)).collect();
+    // The player's units whose side's orders are not here (none when
+    // resolving) and that could attack: 12.12 and 12.13 bind the player,
+    // not each of its sides, so what such a unit's side could do in its
+    // own orders (attack a hex, take a unit into a combined attack) is left
+    // to the check of every side's orders together (`validate_step`).
+    let elsewhere: Vec<&String> = state
+        .units
+        .keys()
+        .filter(|u| {
+            !whole_phase
+                && player_of(rules, u) == player
+                && !sides_here.contains(&side_of(rules, u))
+                && rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())
+                && attacker_refused(rules, state, player, u).is_none()
+        })
+        .collect();
+    let elsewhere_next_to = |hex: HexId| {
+        elsewhere.iter().any(|u| hex_of(state, u).is_some_and(|h| crate::hex::are_adjacent(h, hex, layout)))
+    };
     let mut ids: Vec<&String> = state.units.keys().collect();
     ids.sort();
     for id in ids {
@@ -1153,7 +1191,19 @@ pub fn designate(
         if player_of(rules, id) != player || !(whole_phase || sides_here.contains(&side)) {
             continue;
         }
-        if must_attack(rules, state, id) && !used.contains_key(id) {
+        // A unit that may combine with a unit of a side whose orders are
+        // not here, next to an enemy hex that unit is next to too, may be
+        // in that side's attack (Savannah 4.13's exceptions).
+        let combined_elsewhere = || {
+            let Some(h) = hex_of(state, id) else { return false };
+            enemies_next_to(rules, state, h, player).iter().filter_map(|e| hex_of(state, e)).any(|eh| {
+                elsewhere.iter().any(|u| {
+                    hex_of(state, u).is_some_and(|uh| crate::hex::are_adjacent(uh, eh, layout))
+                        && cooperate(rules, id, u)
+                })
+            })
+        };
+        if must_attack(rules, state, id) && !used.contains_key(id) && !combined_elsewhere() {
             let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
             let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
             bad(
@@ -1183,7 +1233,7 @@ pub fn designate(
         }
     }
     for (hex, by) in must_be_attacked {
-        if attacked_hexes.contains_key(&hex) || d.diversion == Some(hex) {
+        if attacked_hexes.contains_key(&hex) || d.diversion == Some(hex) || elsewhere_next_to(hex) {
             continue;
         }
         let side = by.first().map(|u| side_of(rules, u)).unwrap_or_default();
@@ -1453,6 +1503,8 @@ pub fn advance(
         if let Some(s) = state.units.get_mut(l) {
             s.hex = None;
             s.off_map = Some(super::state::OffMap::Captured);
+            s.pinned = false;
+            s.pin_result = None;
         }
         events.push(
             Event::new(
@@ -1627,8 +1679,23 @@ pub fn resolve_phase(
             lead_hex.map(|h| hex_defence(&d, &defender_side, h)).unwrap_or((None, d.defence.get(&defender_side)));
         // 12.4: Cavalry Withdrawal.
         let withdraw = hex_orders.is_some_and(|h| h.cavalry_withdrawal);
-        if withdraw {
-            if cavalry_may_withdraw(rules, &next, &fighting_defenders, &fighting_attackers) {
+        let open = withdraw && cavalry_may_withdraw(rules, &next, &fighting_defenders, &fighting_attackers);
+        // 12.4, 13.24: each withdrawing unit needs a retreat of three hexes
+        // to a hex next to no enemy unit; a withdrawal that cannot be made
+        // is not made, and the combat is fought.
+        let cut_off: Vec<String> = if open {
+            fighting_defenders
+                .iter()
+                .filter(|u| {
+                    super::retreat::legal_retreats(rules, &next, u, super::retreat::Distance::CavalryWithdrawal)
+                        .map_or(true, |routes| routes.is_empty())
+                })
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if open && cut_off.is_empty() {
                 for u in &fighting_defenders {
                     if next.units.get(u).is_some_and(|s| s.pinned) {
                         let why = format!("{u}, pinned, chooses Cavalry Withdrawal");
@@ -1665,7 +1732,21 @@ pub fn resolve_phase(
                     events.extend(advance(rules, &mut next, a, &lead, &start));
                 }
                 continue;
-            }
+        }
+        if open {
+            events.push(
+                Event::new(
+                    "12.4",
+                    "no-withdrawal",
+                    format!(
+                        "Cavalry Withdrawal is not possible: {} has no open retreat of three hexes to a hex next to \
+                         no enemy unit (12.4, 13.24); the combat is fought",
+                        cut_off.join(", ")
+                    ),
+                )
+                .with("units", &cut_off),
+            );
+        } else if withdraw {
             events.push(Event::new("12.4", "no-withdrawal", "Cavalry Withdrawal is not open to these defenders (all Parade Order cavalry, no attacking cavalry, not already withdrawn)".to_string()));
         }
         // Steps 1-4.

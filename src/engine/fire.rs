@@ -779,6 +779,16 @@ pub fn resolve_phase(
                 ));
                 continue;
             };
+            // Savannah 4.12 gives the shells to "units present" and their
+            // owner's choice, but not what the firing player's own units
+            // suffer, or who scores for them.
+            if player_of(rules, &victim) == player_of(rules, &m.unit) {
+                return Err(Error::refused(format!(
+                    "Savannah 4.12: the shells of {} land on {lands}, where {victim} of the firing player stands: {}",
+                    m.unit,
+                    super::OPEN_QUESTION
+                )));
+            }
             events.push(
                 Event::new(
                     "Savannah 4.12",

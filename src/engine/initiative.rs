@@ -124,6 +124,78 @@ pub fn decision_order(rules: &Rules, state: &State) -> Result<(String, String)> 
     })
 }
 
+/// What the players spend (12.62): the chits each spends before the roll,
+/// and who would dictate after it.
+struct Spending {
+    before_roll: BTreeMap<String, u32>,
+    dictate: BTreeMap<String, bool>,
+}
+
+/// Orders the rules refuse: the sides whose orders they are, and why.
+type Refusal = (Vec<String>, String);
+
+/// 12.62: the chits each player spends before the roll, its sides'
+/// spending added up (Savannah 1.4: the Allies share theirs), the player
+/// who decides second reading the first's. Refused when the player who
+/// had the initiative, and decides first, makes its spending wait for the
+/// other's, or when a player's sides spend more chits than it holds.
+fn spending(rules: &Rules, state: &State, orders: &BTreeMap<String, crate::yaml::Value>) -> Result<Spending, Refusal> {
+    let (decides_first, decides_second) = decision_order(rules, state).map_err(|e| (Vec::new(), e.to_string()))?;
+    let mut spent: BTreeMap<String, u32> = BTreeMap::new();
+    let mut dictate: BTreeMap<String, bool> = BTreeMap::new();
+    for player in [&decides_first, &decides_second] {
+        let mut chits: u32 = 0;
+        let sides = rules.sequence.sides_of(player);
+        for side in &sides {
+            let o = parse(orders, side).map_err(|e| (vec![side.clone()], e.to_string()))?;
+            let n = match o.momentum.before_roll {
+                None => 0,
+                Some(Spend::Chits(n)) => n,
+                Some(Spend::AfterOpponent { after_opponent, otherwise }) => {
+                    if player == &decides_first {
+                        return Err((
+                            vec![side.clone()],
+                            format!(
+                                "{side}: {player} had the initiative last turn and decides first (12.62); it cannot wait for the other player's spending"
+                            ),
+                        ));
+                    }
+                    let theirs = spent.get(&decides_first).copied().unwrap_or(0);
+                    after_opponent.get(&theirs).copied().unwrap_or(otherwise)
+                }
+            };
+            chits = chits.saturating_add(n);
+            if o.momentum.dictate {
+                dictate.insert(player.clone(), true);
+            }
+        }
+        let held = state.momentum.get(player).copied().unwrap_or(0);
+        if chits > held {
+            let spenders: Vec<String> = sides.iter().filter(|s| orders.contains_key(*s)).cloned().collect();
+            return Err((spenders, format!("{player} spends {chits} momentum chits before the roll but holds {held}")));
+        }
+        spent.insert(player.clone(), chits);
+    }
+    Ok(Spending { before_roll: spent, dictate })
+}
+
+/// 12.62: the problems of initiative orders, each side's alone or every
+/// side's together (an alliance's sides' spending adds up): each with the
+/// side and the field. Empty when [`resolve`] accepts them.
+pub fn check(
+    rules: &Rules,
+    state: &State,
+    orders: &BTreeMap<String, crate::yaml::Value>,
+) -> Vec<(String, String, String)> {
+    match spending(rules, state, orders) {
+        Ok(_) => Vec::new(),
+        Err((sides, message)) if sides.is_empty() => vec![(String::new(), String::new(), message)],
+        Err((sides, message)) => {
+            sides.into_iter().map(|side| (side, "momentum.before_roll".to_string(), message.clone())).collect()
+        }
+    }
+}
+
 /// Series 6.1 with 6.2 and 12.62.
 pub fn resolve(
     rules: &Rules,
@@ -138,35 +210,10 @@ pub fn resolve(
     let (decides_first, decides_second) = decision_order(rules, state)?;
     let mut next = state.clone();
     let mut events = Vec::new();
-    let mut spent: BTreeMap<String, u32> = BTreeMap::new();
-    let mut dictate: BTreeMap<String, bool> = BTreeMap::new();
+    let Spending { before_roll: mut spent, dictate } =
+        spending(rules, state, orders).map_err(|(_, message)| Error::refused(message))?;
     for player in [&decides_first, &decides_second] {
-        let mut chits = 0;
-        for side in rules.sequence.sides_of(player) {
-            let o = parse(orders, &side)?;
-            chits += match o.momentum.before_roll {
-                None => 0,
-                Some(Spend::Chits(n)) => n,
-                Some(Spend::AfterOpponent { after_opponent, otherwise }) => {
-                    if player == &decides_first {
-                        return Err(Error::refused(format!(
-                            "{side}: {player} had the initiative last turn and decides first (12.62); it cannot wait for the other player's spending"
-                        )));
-                    }
-                    let theirs = spent.get(&decides_first).copied().unwrap_or(0);
-                    after_opponent.get(&theirs).copied().unwrap_or(otherwise)
-                }
-            };
-            if o.momentum.dictate {
-                dictate.insert(player.clone(), true);
-            }
-        }
-        let held = state.momentum.get(player).copied().unwrap_or(0);
-        if chits > held {
-            return Err(Error::refused(format!(
-                "{player} spends {chits} momentum chits before the roll but holds {held}"
-            )));
-        }
+        let chits = spent.get(player).copied().unwrap_or(0);
         if chits > 0 {
             events.push(
                 Event::new(
@@ -181,7 +228,6 @@ pub fn resolve(
                 .with("chits", chits),
             );
         }
-        spent.insert(player.clone(), chits);
     }
     // 6.1: each rolls and adds its DRM; ties roll again with the same modifiers.
     let mut totals: BTreeMap<String, i32>;

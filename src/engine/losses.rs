@@ -311,6 +311,9 @@ pub fn lose_steps(rules: &Rules, state: &mut State, unit: &str, steps: u8, cause
         if eliminated {
             u.hex = None;
             u.off_map = Some(OffMap::Eliminated);
+            // 13.1 PIN: the marker stays on the map with the units engaged.
+            u.pinned = false;
+            u.pin_result = None;
         }
     }
     let outcome =

@@ -8,6 +8,7 @@ pub mod close_combat;
 pub mod combat;
 pub mod fire;
 pub mod initiative;
+pub mod invariants;
 pub mod los;
 pub mod losses;
 pub mod morale;
@@ -35,6 +36,11 @@ use crate::module::charts::{self, Charts};
 use crate::module::{Module, Source};
 use sequence::{Sequence, Step};
 use state::State;
+
+/// Ends a refusal of a position the rules leave open: the engine stops
+/// there rather than guess (`adjutant selfplay` counts such games apart
+/// from failures).
+pub const OPEN_QUESTION: &str = "the rules do not say what happens here (an open question of the rules)";
 
 /// Everything the engine reads of a module: counters, map, charts and the
 /// sequence of play of one scenario.
@@ -269,7 +275,13 @@ pub fn validate_body(
             at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step:")
         }
         "initiative" => match crate::yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
-            Ok(_) => Vec::new(),
+            // 12.62: what the side spends alone (its alliance's other
+            // sides' spending is added when every side's orders are in,
+            // `validate_step`).
+            Ok(_) => {
+                let one = BTreeMap::from([(side.to_string(), body.clone())]);
+                at_fields(initiative::check(rules, state, &one).into_iter().map(|(_, f, m)| (f, m)).collect(), "step:")
+            }
             Err(e) => vec![located(format!("initiative orders: {e}"))],
         },
         "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step:"),
@@ -280,6 +292,50 @@ pub fn validate_body(
             vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
         }
         other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
+    }
+}
+
+/// A problem of orders that spans sides: the side, the field, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideProblem {
+    pub side: String,
+    pub field: String,
+    pub message: String,
+}
+
+/// The checks that span sides, once every awaited side's orders for `step`
+/// are in (each side's alone are [`validate_body`]'s): orders that each
+/// validate may still be refused together, and [`resolve`] refuses them
+/// whole. French and American units ending a Movement Phase stacked
+/// (Savannah 4.1), French and American units combining against one hex
+/// (Savannah 4.13), an enemy unit that no phasing side attacks (12.13),
+/// the Allies' sides spending together more momentum than they hold
+/// (Savannah 1.4, 12.62). Empty when `resolve` accepts the orders.
+pub fn validate_step(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    orders: &BTreeMap<String, crate::yaml::Value>,
+) -> Vec<SideProblem> {
+    let one = |(side, field, message): (String, String, String)| SideProblem { side, field, message };
+    match step {
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => movement::validate_sides(rules, state, player, orders)
+            .into_iter()
+            .map(|(side, p)| SideProblem { side, field: p.field, message: p.message })
+            .collect(),
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            close_combat::designate(rules, state, player, orders, true)
+                .1
+                .into_iter()
+                .map(|p| SideProblem { side: p.side, field: p.field, message: p.message })
+                .collect()
+        }
+        Step::GameTurn { phase, .. } if phase == "initiative" => {
+            initiative::check(rules, state, orders).into_iter().map(one).collect()
+        }
+        _ => Vec::new(),
     }
 }
 

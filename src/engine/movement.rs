@@ -2160,6 +2160,8 @@ impl Phase<'_> {
                 if let Some(u) = run.state.units.get_mut(leader) {
                     u.hex = None;
                     u.off_map = Some(OffMap::Captured);
+                    u.pinned = false;
+                    u.pin_result = None;
                 }
                 let text = format!(
                     "{}, alone in {hex}, is captured by {} (14.32); {} not stop and spend{} no extra MP",
@@ -3057,6 +3059,28 @@ pub fn validate(rules: &Rules, state: &State, player: &str, side: &str, body: &c
     }
 }
 
+/// Check every side's movement orders together, as [`resolve`] does before
+/// moving anything: what one side's orders do to another's (French and
+/// American units ending the phase stacked, Savannah 4.1) included. Every
+/// problem with its side; empty when the orders can be carried out.
+pub fn validate_sides(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::yaml::Value>,
+) -> Vec<(String, Problem)> {
+    let phase = match Phase::new(rules, state, player) {
+        Ok(p) => p,
+        Err(e) => return vec![(String::new(), problem("", e))],
+    };
+    let state = &*as_phase_begins(rules, state, player);
+    let list: Vec<(&str, &crate::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
+    match phase.run(state, &list, true, None) {
+        Ok(run) => run.problems,
+        Err(e) => vec![(String::new(), problem("", e.to_string()))],
+    }
+}
+
 /// What one unit of a side may do in this Movement Phase, as the checks of
 /// the orders find it (for `adjutant template`'s guide).
 #[derive(Debug, Clone)]
@@ -3180,27 +3204,133 @@ pub fn assault_declaration(rules: &Rules, state: &State, player: &str) -> Option
     })
 }
 
+/// A one-unit move drawn by [`draw_moves`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrawnMove {
+    pub unit: String,
+    pub to: HexId,
+    /// The path the search found to it (every hex entered, `to` last).
+    pub path: Vec<HexId>,
+    /// Only strategic movement reaches it (9.52).
+    pub strategic: bool,
+    /// The unit is pinned (9.3).
+    pub leave_pin: bool,
+}
+
+/// For each of `units` (of `side`, after the moves of `first`), a hex of
+/// its reach as [`unit_moves`] finds it (`reach` and `strategic_reach`),
+/// drawn by `draw(n)`, which picks one of `n` hexes: the draw is among the
+/// hexes the searches reach, and a hex whose move the checks refuse is
+/// drawn again without it, so that each hex of the reach is as likely as
+/// any other; a unit with no hex in reach, or that may not move, gets none.
+/// What `adjutant selfplay` plays, at the cost of checking the hexes drawn
+/// rather than every hex of every unit.
+pub fn draw_moves(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    side: &str,
+    first: &crate::yaml::Value,
+    units: &[String],
+    draw: &mut dyn FnMut(usize) -> usize,
+) -> (Vec<DrawnMove>, Vec<(String, super::state::Arrival, HexId)>) {
+    let Ok(phase) = Phase::new(rules, state, player) else { return (Vec::new(), Vec::new()) };
+    let state = &*as_phase_begins(rules, state, player);
+    let mut base = Run::new(state.clone(), None);
+    phase.place_arrivals(&mut base, &[]);
+    let at_start = base.state.clone();
+    phase.run_side(&mut base, side, first);
+    // The side's reinforcements placed as the phase begins (9.61).
+    let arrived: Vec<(String, super::state::Arrival, HexId)> = base
+        .arrived
+        .keys()
+        .filter(|id| {
+            phase.counters.get(id.as_str()).and_then(|c| phase.side_of_army.get(&c.army)).map(String::as_str)
+                == Some(side)
+        })
+        .filter_map(|id| {
+            let unit = at_start.units.get(id)?;
+            Some((id.clone(), unit.arriving.clone()?, hex_of(&at_start, id)?))
+        })
+        .collect();
+    let mut out = Vec::new();
+    for id in units {
+        let (Some(unit), Some(c)) = (at_start.units.get(id), phase.counters.get(id.as_str())) else { continue };
+        if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side)
+            || hex_of(&at_start, id).is_none()
+            || base.moved.contains_key(id)
+        {
+            continue;
+        }
+        let probe = MoveOrder {
+            unit: Some(id.clone()),
+            stack: None,
+            path: None,
+            to: None,
+            strategic: false,
+            leave_pin: unit.pinned && !c.is_leader(),
+        };
+        let by_road = MoveOrder { strategic: true, ..probe.clone() };
+        // Each search's hexes, with its order and what it found.
+        let mut searches = Vec::new();
+        for order in [probe, by_road] {
+            let mut problems = Vec::new();
+            if let Some(p) = phase.prepare(&base, side, "moves[0]", &order, &mut problems) {
+                let best = phase.search(&base.state, &p.group, &p.occ, None);
+                searches.push((order, p, best));
+            }
+        }
+        let mut hexes: Vec<HexId> = searches.iter().flat_map(|(_, _, best)| best.keys().copied()).collect();
+        hexes.sort();
+        hexes.dedup();
+        while !hexes.is_empty() {
+            let to = hexes.remove(draw(hexes.len()).min(hexes.len() - 1));
+            let found = searches.iter().find(|(order, p, best)| {
+                best.contains_key(&to) && phase.ends_at(&base, side, order, p, best, to)
+            });
+            if let Some((order, p, best)) = found {
+                out.push(DrawnMove {
+                    unit: id.clone(),
+                    to,
+                    path: Phase::path_to(best, p.start, to),
+                    strategic: order.strategic,
+                    leave_pin: order.leave_pin,
+                });
+                break;
+            }
+        }
+    }
+    (out, arrived)
+}
+
 impl Phase<'_> {
     /// The hexes a prepared one-unit move may end in: each hex the search
     /// reaches, walked by the path it found and checked as an order.
     fn legal_ends(&self, base: &Run<'_>, side: &str, order: &MoveOrder, prepared: &Prepared) -> Vec<HexId> {
         let best = self.search(&base.state, &prepared.group, &prepared.occ, None);
-        best.keys()
-            .copied()
-            .filter(|to| {
-                let path = Phase::path_to(&best, prepared.start, *to);
-                let order = MoveOrder {
-                    path: Some(path.iter().map(|h| HexText::Text(h.to_string())).collect()),
-                    ..order.clone()
-                };
-                let mut trial = Run::new(base.state.clone(), None);
-                trial.arrived = base.arrived.clone();
-                let mut problems = Vec::new();
-                self.one_move(&mut trial, side, "moves[0]", &order, &mut problems);
-                self.pinned_movers_end_away(&mut trial);
-                problems.is_empty() && trial.problems.is_empty()
-            })
-            .collect()
+        best.keys().copied().filter(|to| self.ends_at(base, side, order, prepared, &best, *to)).collect()
+    }
+
+    /// Whether the prepared one-unit move may end in `to`, a hex the
+    /// search reached: walked by the path it found, checked as an order.
+    fn ends_at(
+        &self,
+        base: &Run<'_>,
+        side: &str,
+        order: &MoveOrder,
+        prepared: &Prepared,
+        best: &BTreeMap<HexId, Node>,
+        to: HexId,
+    ) -> bool {
+        let path = Phase::path_to(best, prepared.start, to);
+        let order =
+            MoveOrder { path: Some(path.iter().map(|h| HexText::Text(h.to_string())).collect()), ..order.clone() };
+        let mut trial = Run::new(base.state.clone(), None);
+        trial.arrived = base.arrived.clone();
+        let mut problems = Vec::new();
+        self.one_move(&mut trial, side, "moves[0]", &order, &mut problems);
+        self.pinned_movers_end_away(&mut trial);
+        problems.is_empty() && trial.problems.is_empty()
     }
 }
 

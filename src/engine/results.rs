@@ -809,6 +809,8 @@ impl Apply<'_> {
         if let Some(u) = state.units.get_mut(&leader.id) {
             u.hex = None;
             u.off_map = Some(OffMap::Eliminated);
+            u.pinned = false;
+            u.pin_result = None;
         }
         let how = if by == "choice" {
             "the owning player's choice".to_string()

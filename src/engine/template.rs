@@ -49,25 +49,119 @@ pub fn minimal(rules: &Rules, state: &State, step: &Step, side: &str) -> Value {
     let Step::PlayerTurn { player, phase, .. } = step else { return Value::Mapping(body) };
     match phase.as_str() {
         "movement" => {
-            let mut moves = disrupted_moves(rules, state, player, side);
-            retreat_moves(rules, state, player, side, &mut moves);
+            let moves = least_moves(rules, state, player).remove(side).unwrap_or_default();
             body.insert(key("moves"), Value::Sequence(moves))
         }
         "defensive-artillery-fire" => body.insert(key("fire"), Value::Sequence(Vec::new())),
         "rifle-fire" => body.insert(key("rifle_fire"), Value::Sequence(Vec::new())),
         "close-combat" if rules.sequence.sides_of(player).iter().any(|s| s == side) => {
-            body.insert(key("attacks"), Value::Sequence(attacks(rules, state, player, side)))
+            let list = attacks(rules, state, player).remove(side).unwrap_or_default();
+            body.insert(key("attacks"), Value::Sequence(list))
         }
         _ => None,
     };
     Value::Mapping(body)
 }
 
+/// The least moves of every side of the phasing player, made side after
+/// side so that they validate together, as the phase checks them: two
+/// sides' units moving away from the enemy do not end the phase stacked
+/// where Savannah 4.1 forbids it.
+fn least_moves(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<Value>> {
+    let mut all: BTreeMap<String, Vec<Value>> =
+        rules.sequence.sides_of(player).into_iter().map(|s| (s, Vec::new())).collect();
+    let sides: Vec<String> = all.keys().cloned().collect();
+    for side in &sides {
+        disrupted_moves(rules, state, player, side, &mut all);
+    }
+    for side in &sides {
+        retreat_moves(rules, state, player, side, &mut all);
+    }
+    unstack_moves(rules, state, player, &mut all);
+    all
+}
+
+/// Savannah 4.1: units a retreat left stacked where a restriction forbids
+/// it to end a Movement Phase (`after_retreat.unstack_next_friendly_movement:
+/// always`) unstack: one of them moves, to the first hex next to it (else
+/// of its reach) that takes away a problem of the orders and adds none.
+fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<String, Vec<Value>>) {
+    let always = |r: &super::movement::Restriction| {
+        !r.may_end_movement_phase_stacked
+            && r.after_retreat.as_ref().and_then(|a| a.unstack_next_friendly_movement.as_deref()) == Some("always")
+    };
+    let hexes: BTreeSet<HexId> = state
+        .units
+        .keys()
+        .filter(|u| player_of(rules, u) == player)
+        .filter_map(|u| hex_of(state, u))
+        .collect();
+    for hex in hexes {
+        let Some((_, x, y)) = super::movement::restricted_stack(rules, state, hex, always) else { continue };
+        let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
+            all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
+        };
+        if moved(all, &x) || moved(all, &y) {
+            continue;
+        }
+        let before = check_moves(rules, state, player, all);
+        let helps = |trial: &BTreeMap<String, Vec<Value>>| {
+            let after = check_moves(rules, state, player, trial);
+            after.len() < before.len() && after.iter().all(|p| before.contains(p))
+        };
+        'unit: for id in [&x, &y] {
+            let side = super::close_combat::side_of(rules, id);
+            if !all.contains_key(&side) {
+                continue;
+            }
+            let mut to: Vec<HexId> = crate::hex::neighbours(hex, rules.module.map.layout);
+            let mut body = Mapping::new();
+            body.insert(key("moves"), Value::Sequence(all[&side].clone()));
+            if let Ok(moves) = super::movement::unit_moves(rules, state, player, &side, &Value::Mapping(body)) {
+                to.extend(moves.iter().filter(|m| &m.unit == id).flat_map(|m| m.reach.iter().copied()));
+            }
+            for h in to {
+                let mut one = Mapping::new();
+                one.insert(key("unit"), key(id));
+                one.insert(key("to"), key(&h.to_string()));
+                let mut trial = all.clone();
+                trial.entry(side.clone()).or_default().push(Value::Mapping(one));
+                if helps(&trial) {
+                    *all = trial;
+                    break 'unit;
+                }
+            }
+        }
+    }
+}
+
+/// Every side's moves checked together, as the phase checks them before
+/// moving anything: each problem with its side.
+fn check_moves(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    all: &BTreeMap<String, Vec<Value>>,
+) -> Vec<(String, String, String)> {
+    let bodies: BTreeMap<String, Value> = all
+        .iter()
+        .map(|(side, moves)| {
+            let mut b = Mapping::new();
+            b.insert(key("moves"), Value::Sequence(moves.clone()));
+            (side.clone(), Value::Mapping(b))
+        })
+        .collect();
+    super::movement::validate_sides(rules, state, player, &bodies)
+        .into_iter()
+        .map(|(side, p)| (side, p.field, p.message))
+        .collect()
+}
+
 /// 13.3: a disrupted unit next to the enemy moves to the first hex its
 /// rule allows (the movement checker lists them; here, the first
-/// neighbour that takes it furthest from the enemy).
-fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value> {
-    let mut moves = Vec::new();
+/// neighbour that takes it furthest from the enemy), with the moves of the
+/// player's other sides.
+fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
     for (id, u) in &state.units {
         let Some(c) = rules.counter(id) else { continue };
         if c.is_leader()
@@ -92,61 +186,63 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str) -> Ve
             let mut one = Mapping::new();
             one.insert(key("unit"), key(id));
             one.insert(key("path"), Value::Sequence(vec![key(&n.to_string())]));
-            let mut trial = moves.clone();
-            trial.push(Value::Mapping(one.clone()));
-            let mut b = Mapping::new();
-            b.insert(key("moves"), Value::Sequence(trial));
-            let problems = super::movement::validate(rules, state, player, side, &Value::Mapping(b));
-            if problems
-                .iter()
-                .all(|p| !p.message.contains(id.as_str()) && !p.field.starts_with(&format!("moves[{}]", moves.len())))
-            {
-                moves.push(Value::Mapping(one));
+            let mut trial = all.clone();
+            let moves = trial.entry(side.to_string()).or_default();
+            let at = format!("moves[{}]", moves.len());
+            moves.push(Value::Mapping(one));
+            let problems = check_moves(rules, state, player, &trial);
+            if problems.iter().all(|(s, f, m)| !m.contains(id.as_str()) && !(s == side && f.starts_with(&at))) {
+                *all = trial;
                 break;
             }
         }
     }
-    moves
 }
 
 /// Savannah 4.1: a unit of a restricted stack next to the enemy that must
 /// retreat instead of attacking moves to the cheapest hex next to no enemy
-/// unit that adds no problem to the orders (the movement checker lists the
-/// hexes; a stack's units end apart, as 4.1 wants them).
-fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, moves: &mut Vec<Value>) {
-    let check = |moves: &[Value]| {
-        let mut b = Mapping::new();
-        b.insert(key("moves"), Value::Sequence(moves.to_vec()));
-        super::movement::validate(rules, state, player, side, &Value::Mapping(b))
-    };
+/// unit that adds no problem to the orders of the player's sides (the
+/// movement checker lists the hexes; a stack's units end apart, as 4.1
+/// wants them).
+fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
     for f in super::movement::forced_retreats(rules, state, player, side) {
-        let before: Vec<(String, String)> = check(moves).into_iter().map(|p| (p.field, p.message)).collect();
+        let before = check_moves(rules, state, player, all);
         let own = format!("{} begins the Movement Phase", f.unit);
         for to in &f.options {
             let mut one = Mapping::new();
             one.insert(key("unit"), key(&f.unit));
             one.insert(key("to"), key(&to.to_string()));
-            let mut trial = moves.clone();
-            trial.push(Value::Mapping(one));
-            let after = check(&trial);
-            if after
-                .iter()
-                .all(|p| !p.message.starts_with(&own) && before.iter().any(|(f, m)| *f == p.field && *m == p.message))
-            {
-                *moves = trial;
+            let mut trial = all.clone();
+            trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
+            let after = check_moves(rules, state, player, &trial);
+            if after.iter().all(|p| !p.2.starts_with(&own) && before.contains(p)) {
+                *all = trial;
                 break;
             }
         }
     }
 }
 
-/// 12.12, 12.13, 12.15: the attacks the side's units must make.
-fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value> {
+/// Savannah 4.13 (module.yaml `close_combat.cooperation`): whether the
+/// units may all take part in one attack.
+fn may_combine(rules: &Rules, units: &[String]) -> bool {
+    let fighting: Vec<&crate::module::counters::Counter> =
+        units.iter().filter_map(|u| rules.counter(u)).filter(|c| !c.is_leader()).collect();
+    rules.close_combat.cooperation.iter().all(|r| {
+        fighting.iter().enumerate().all(|(n, x)| fighting.iter().skip(n + 1).all(|y| !r.applies(x, y)))
+    })
+}
+
+/// 12.12, 12.13, 12.15, Savannah 4.13: the attacks the phasing player's
+/// units must make, every side's together (so that no two sides attack one
+/// hex, and units that may not cooperate never combine), each attack in
+/// the orders of the side most of its attackers belong to.
+fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<Value>> {
     let layout = rules.module.map.layout;
     let must: Vec<String> = state
         .units
         .keys()
-        .filter(|u| super::close_combat::side_of(rules, u) == side && super::close_combat::must_attack(rules, state, u))
+        .filter(|u| player_of(rules, u) == player && super::close_combat::must_attack(rules, state, u))
         .cloned()
         .collect();
     let mut defending: BTreeSet<HexId> = BTreeSet::new();
@@ -168,6 +264,8 @@ fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value>
         }
     }
     let faces = |a: HexId, d: HexId| are_adjacent(a, d, layout);
+    // Savannah 4.13: attacking hexes whose units may combine in one attack.
+    let combine = |hexes: &[HexId]| may_combine(rules, &hexes.iter().flat_map(|h| units_at[h].clone()).collect::<Vec<_>>());
     let mut free: BTreeSet<HexId> = units_at.keys().copied().collect();
     let mut left: BTreeSet<HexId> = defending.clone();
     let mut list: Vec<(Vec<HexId>, Vec<HexId>)> = Vec::new();
@@ -183,8 +281,9 @@ fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value>
         }
     }
     // 2. Each defending hex left, the one with the fewest free attacking
-    //    hexes first: several hexes against it (12.15), keeping back a hex
-    //    that is another defending hex's last free attacker.
+    //    hexes first: several hexes against it (12.15) that may combine
+    //    (Savannah 4.13), keeping back a hex that is another defending
+    //    hex's last free attacker.
     loop {
         let options = |d: HexId, free: &BTreeSet<HexId>| free.iter().filter(|&&a| faces(a, d)).count();
         let Some(d) = left.iter().copied().filter(|&d| options(d, &free) > 0).min_by_key(|&d| (options(d, &free), d))
@@ -192,11 +291,12 @@ fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value>
             break;
         };
         let others: Vec<HexId> = left.iter().copied().filter(|&o| o != d).collect();
-        let mut take: Vec<HexId> = free
-            .iter()
-            .copied()
-            .filter(|&a| faces(a, d) && !others.iter().any(|&o| faces(a, o) && options(o, &free) == 1))
-            .collect();
+        let mut take: Vec<HexId> = Vec::new();
+        for a in free.iter().copied().filter(|&a| faces(a, d) && !others.iter().any(|&o| faces(a, o) && options(o, &free) == 1)) {
+            if combine(&[take.clone(), vec![a]].concat()) {
+                take.push(a);
+            }
+        }
         if take.is_empty() {
             take = free.iter().copied().filter(|&a| faces(a, d)).take(1).collect();
         }
@@ -214,10 +314,13 @@ fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value>
         }
     }
     // 4. Attacking hexes still free (every hex they face is attacked) join
-    //    an attack on one hex they face; from an attack on several hexes,
-    //    that hex is taken out into an attack of its own.
+    //    an attack on one hex they face, when they may combine with its
+    //    attackers; from an attack on several hexes, that hex is taken out
+    //    into an attack of its own.
     for a in free {
-        if let Some(attack) = list.iter_mut().find(|(_, ds)| ds.len() == 1 && faces(a, ds[0])) {
+        if let Some(attack) =
+            list.iter_mut().find(|(atts, ds)| ds.len() == 1 && faces(a, ds[0]) && combine(&[atts.clone(), vec![a]].concat()))
+        {
             attack.0.push(a);
             continue;
         }
@@ -225,33 +328,212 @@ fn attacks(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<Value>
             let d = list[i].1.iter().copied().find(|&d| faces(a, d)).unwrap_or(list[i].1[0]);
             list[i].1.retain(|&x| x != d);
             let (atts, _) = list[i].clone();
-            if list[i].1.is_empty() {
+            if list[i].1.is_empty() && combine(&[atts.clone(), vec![a]].concat()) {
                 list.remove(i);
                 list.push(([atts, vec![a]].concat(), vec![d]));
+            } else if list[i].1.is_empty() {
+                // The hex it took out was that attack's only one: it stays there.
+                list[i].1.push(d);
             } else {
                 list.push((vec![a], vec![d]));
             }
         }
     }
     list.sort();
-    let list: Vec<(Vec<String>, Vec<HexId>)> = list
+    let greedy: Vec<(Vec<String>, Vec<HexId>)> = list
         .into_iter()
-        .map(|(hexes, ds)| {
-            let mut atts: Vec<String> = hexes.iter().flat_map(|h| units_at[h].iter().cloned()).collect();
-            atts.sort();
-            let mut ds = ds;
-            ds.sort();
-            (atts, ds)
+        .map(|(hexes, ds)| (hexes.iter().flat_map(|h| units_at[h].iter().cloned()).collect(), ds))
+        .collect();
+    let bodies = attack_bodies(rules, &greedy, None);
+    if designation_refused(rules, state, player, &bodies) {
+        if let Search::Found(found) = search_attacks(rules, state, player, &must, &defending) {
+            return found;
+        }
+    }
+    bodies.into_iter().map(|(side, body)| (side, attacks_of(&body))).collect()
+}
+
+fn attacks_of(body: &Value) -> Vec<Value> {
+    body.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default()
+}
+
+/// Each side's attack orders: the attacks (attackers, defending hexes) in
+/// their order, each in the orders of the side most of its attackers
+/// belong to (the first such side on a tie); the diversion in the first
+/// side's.
+fn attack_bodies(
+    rules: &Rules,
+    list: &[(Vec<String>, Vec<HexId>)],
+    diversion: Option<HexId>,
+) -> BTreeMap<String, Value> {
+    let list: Vec<(Vec<String>, Vec<HexId>)> = list
+        .iter()
+        .map(|(a, d)| {
+            let (mut a, mut d) = (a.clone(), d.clone());
+            a.sort();
+            d.sort();
+            (a, d)
         })
         .collect();
-    list.into_iter()
-        .map(|(atts, ds)| {
-            let mut m = Mapping::new();
-            m.insert(key("attackers"), Value::Sequence(atts.iter().map(|a| key(a)).collect()));
-            m.insert(key("defenders"), Value::Sequence(ds.iter().map(|d| key(&d.to_string())).collect()));
-            Value::Mapping(m)
+    let mut by_side: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for (atts, ds) in list {
+        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+        for a in &atts {
+            *count.entry(super::close_combat::side_of(rules, a)).or_default() += 1;
+        }
+        let most = count.values().copied().max().unwrap_or(0);
+        let side = count.into_iter().find(|(_, n)| *n == most).map(|(s, _)| s).unwrap_or_default();
+        let mut m = Mapping::new();
+        m.insert(key("attackers"), Value::Sequence(atts.iter().map(|a| key(a)).collect()));
+        m.insert(key("defenders"), Value::Sequence(ds.iter().map(|d| key(&d.to_string())).collect()));
+        by_side.entry(side).or_default().push(Value::Mapping(m));
+    }
+    let mut bodies: BTreeMap<String, Value> = by_side
+        .into_iter()
+        .map(|(side, list)| {
+            let mut b = Mapping::new();
+            b.insert(key("attacks"), Value::Sequence(list));
+            (side, Value::Mapping(b))
         })
-        .collect()
+        .collect();
+    if let Some(d) = diversion {
+        if bodies.is_empty() {
+            bodies.insert(String::new(), Value::Mapping(Mapping::new()));
+        }
+        if let Some(Value::Mapping(b)) = bodies.values_mut().next() {
+            b.insert(key("diversion"), key(&d.to_string()));
+        }
+    }
+    bodies
+}
+
+/// Whether the designation's own check (12.12-12.15, Savannah 4.13, ...)
+/// refuses these orders of the player's sides, taken together.
+fn designation_refused(rules: &Rules, state: &State, player: &str, bodies: &BTreeMap<String, Value>) -> bool {
+    let mut all: BTreeMap<String, Value> =
+        rules.sequence.sides_of(player).into_iter().map(|s| (s, Value::Mapping(Mapping::new()))).collect();
+    all.extend(bodies.iter().map(|(s, b)| (s.clone(), b.clone())));
+    !super::close_combat::designate(rules, state, player, &all, true).1.is_empty()
+}
+
+/// What a search of the designations found.
+enum Search {
+    Found(BTreeMap<String, Vec<Value>>),
+    /// Every designation of the search's forms is refused.
+    None,
+    /// Too many to try.
+    TooMany,
+}
+
+/// The most designations [`search_attacks`] tries.
+const SEARCH_LIMIT: usize = 20_000;
+
+/// When the grouping above leaves the designation refused: each unit that
+/// must attack takes one enemy hex next to it; the units that take one hex
+/// attack it together (several hexes against one, 12.15); an enemy hex no
+/// unit takes joins an attack made from one hex next to it (one hex
+/// against several), or, one of them, receives the diversion (12.14). The
+/// first such designation the designation's own check accepts, trying
+/// every assignment (up to [`SEARCH_LIMIT`]).
+fn search_attacks(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    must: &[String],
+    defending: &BTreeSet<HexId>,
+) -> Search {
+    let layout = rules.module.map.layout;
+    let options: Vec<Vec<HexId>> = must
+        .iter()
+        .map(|u| {
+            let h = hex_of(state, u);
+            defending.iter().copied().filter(|d| h.is_some_and(|h| are_adjacent(h, *d, layout))).collect()
+        })
+        .collect();
+    if options.iter().any(Vec::is_empty) {
+        return Search::None;
+    }
+    let total = options.iter().try_fold(1usize, |n, o| n.checked_mul(o.len()));
+    if total.is_none_or(|n| n > SEARCH_LIMIT) {
+        return Search::TooMany;
+    }
+    let mut pick = vec![0usize; must.len()];
+    loop {
+        let mut by_target: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        for (i, u) in must.iter().enumerate() {
+            by_target.entry(options[i][pick[i]]).or_default().push(u.clone());
+        }
+        let mut list: Vec<(Vec<String>, Vec<HexId>)> = by_target.into_iter().map(|(d, us)| (us, vec![d])).collect();
+        let mut diversion = None;
+        let mut possible = true;
+        let taken: BTreeSet<HexId> = list.iter().flat_map(|(_, ds)| ds.iter().copied()).collect();
+        for d in defending.iter().copied().filter(|d| !taken.contains(d)) {
+            let one_hex = list.iter_mut().find(|(us, _)| {
+                let hexes: BTreeSet<HexId> = us.iter().filter_map(|u| hex_of(state, u)).collect();
+                hexes.len() == 1 && hexes.iter().all(|h| are_adjacent(*h, d, layout))
+            });
+            match (one_hex, diversion) {
+                (Some(attack), _) => attack.1.push(d),
+                (None, None) => diversion = Some(d),
+                (None, Some(_)) => {
+                    possible = false;
+                    break;
+                }
+            }
+        }
+        if possible {
+            let bodies = attack_bodies(rules, &list, diversion);
+            if !designation_refused(rules, state, player, &bodies) {
+                return Search::Found(bodies.into_iter().map(|(side, body)| (side, attacks_of(&body))).collect());
+            }
+        }
+        // The next assignment.
+        let mut i = 0;
+        loop {
+            if i == pick.len() {
+                return Search::None;
+            }
+            pick[i] += 1;
+            if pick[i] < options[i].len() {
+                break;
+            }
+            pick[i] = 0;
+            i += 1;
+        }
+    }
+}
+
+/// Whether the phasing `player` has no legal designation of its Close
+/// Combat Phase at all: the grouping of the least orders and every
+/// designation the search tries are refused (12.12-12.15, Savannah 4.13).
+/// Such a position is one the rules leave open: `adjutant selfplay` stops
+/// a game there and says so.
+pub fn no_legal_designation(rules: &Rules, state: &State, player: &str) -> bool {
+    let least = attacks(rules, state, player);
+    let bodies: BTreeMap<String, Value> = least
+        .into_iter()
+        .map(|(side, list)| {
+            let mut b = Mapping::new();
+            b.insert(key("attacks"), Value::Sequence(list));
+            (side, Value::Mapping(b))
+        })
+        .collect();
+    if !designation_refused(rules, state, player, &bodies) {
+        return false;
+    }
+    let must: Vec<String> = state
+        .units
+        .keys()
+        .filter(|u| player_of(rules, u) == player && super::close_combat::must_attack(rules, state, u))
+        .cloned()
+        .collect();
+    let defending: BTreeSet<HexId> = must
+        .iter()
+        .filter_map(|u| hex_of(state, u))
+        .flat_map(|h| super::close_combat::enemies_next_to(rules, state, h, player))
+        .filter_map(|e| hex_of(state, &e))
+        .collect();
+    matches!(search_attacks(rules, state, player, &must, &defending), Search::None)
 }
 
 /// Every side's least orders for a step, keyed by side (for tests and the demo).
@@ -666,42 +948,73 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
         moves.iter().filter_map(|m| m.arrived.as_ref().map(|a| (&m.unit, a, m.hex))).collect();
     if !arrivals.is_empty() {
         text += "# Reinforcements due this turn (9.61), placed at the first hex offered unless:\n";
-        let mut more = Vec::new();
-        for (id, a, at) in &arrivals {
-            for h in a.hexes.iter().filter(|h| **h != at.to_string()) {
-                more.push(Choice {
-                    key: "enter".into(),
-                    yaml: Some(format!("{{{id}: \"{h}\"}}")),
-                    text: format!("{id} enters at {h}, not {at} (9.61, Savannah 4.7)"),
-                    ..Choice::default()
-                });
-            }
-            if rules.reinforcements.as_ref().is_none_or(|r| r.voluntary_delay) {
-                more.push(Choice {
-                    key: "delay".into(),
-                    yaml: Some(format!("[{id}]")),
-                    text: format!("{id} stays off the map until next turn (9.61)"),
-                    ..Choice::default()
-                });
-            }
-        }
+        let more = arrival_choices(rules, &arrivals);
         text += &choice_lines(false, &more.iter().collect::<Vec<_>>());
         text += "# overstack_losses: [ID, ...]   who loses steps first if a hex ends over the limit (7.3)\n";
         g.choices.extend(more);
     }
-    // Savannah 1.6 case A.
-    if let Some(Ok(())) = super::movement::assault_declaration(rules, state, player) {
-        let c = Choice {
-            key: "declare_assault".into(),
-            yaml: Some("true".into()),
-            text: "the assault on the perimeter: next turn is the first tactical turn (Savannah 1.6 case A)".into(),
-            ..Choice::default()
-        };
+    if let Some(c) = assault_choice(rules, state, player) {
         text += &choice_lines(false, &[&c]);
         g.choices.push(c);
     }
     g.comment = text;
     g
+}
+
+/// 9.61, Savannah 4.7: each arrival placed elsewhere than the first hex
+/// offered, or delayed.
+fn arrival_choices(rules: &Rules, arrivals: &[(&String, &super::state::Arrival, HexId)]) -> Vec<Choice> {
+    let mut more = Vec::new();
+    for (id, a, at) in arrivals {
+        for h in a.hexes.iter().filter(|h| **h != at.to_string()) {
+            more.push(Choice {
+                key: "enter".into(),
+                yaml: Some(format!("{{{id}: \"{h}\"}}")),
+                text: format!("{id} enters at {h}, not {at} (9.61, Savannah 4.7)"),
+                ..Choice::default()
+            });
+        }
+        if rules.reinforcements.as_ref().is_none_or(|r| r.voluntary_delay) {
+            more.push(Choice {
+                key: "delay".into(),
+                yaml: Some(format!("[{id}]")),
+                text: format!("{id} stays off the map until next turn (9.61)"),
+                ..Choice::default()
+            });
+        }
+    }
+    more
+}
+
+/// Savannah 1.6 case A: the assault declared, when the phasing player may.
+fn assault_choice(rules: &Rules, state: &State, player: &str) -> Option<Choice> {
+    matches!(super::movement::assault_declaration(rules, state, player), Some(Ok(()))).then(|| Choice {
+        key: "declare_assault".into(),
+        yaml: Some("true".into()),
+        text: "the assault on the perimeter: next turn is the first tactical turn (Savannah 1.6 case A)".into(),
+        ..Choice::default()
+    })
+}
+
+/// The movement guide's choices drawn rather than listed (`adjutant
+/// selfplay`): for each of `units`, a move to a hex of its reach, drawn
+/// by `draw(n)` (one of n) with each hex of the reach as likely
+/// ([`super::movement::draw_moves`]), and the guide's other choices:
+/// arrivals entered elsewhere or delayed, the assault declared.
+pub fn draw_movement(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    side: &str,
+    least: &Value,
+    units: &[String],
+    draw: &mut dyn FnMut(usize) -> usize,
+) -> (Vec<super::movement::DrawnMove>, Vec<Choice>) {
+    let (moves, arrived) = super::movement::draw_moves(rules, state, player, side, least, units, draw);
+    let arrivals: Vec<(&String, &super::state::Arrival, HexId)> = arrived.iter().map(|(id, a, h)| (id, a, *h)).collect();
+    let mut choices = arrival_choices(rules, &arrivals);
+    choices.extend(assault_choice(rules, state, player));
+    (moves, choices)
 }
 
 /// The ids of one list field of the least orders' items (`attacks[*].defenders`).
