@@ -11,6 +11,7 @@
 //! - [`report`]: each step's report, per side, as text, Markdown, HTML or JSON.
 //! - [`inbox`]: orders sent ahead; [`standing`]: standing orders.
 //! - [`mail`]: sending mail; [`intake`]: orders read from a received email.
+//! - [`selfplay`]: whole games with random legal orders, invariants checked.
 
 pub mod dice;
 pub mod engine;
@@ -33,6 +34,7 @@ pub mod play;
 pub mod post;
 pub mod report;
 pub mod roll_log;
+pub mod selfplay;
 pub mod standing;
 pub mod verify;
 pub mod yaml;

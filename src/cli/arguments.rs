@@ -268,6 +268,26 @@ Examples:
   adjutant map savannah-1779 --region 1001:2208 --highlight 1404,1303 --output west.svg")]
     Map(MapArgs),
 
+    /// Play whole games with random legal orders, checking the rules' invariants after every step.
+    #[command(after_help = "\
+Examples:
+  adjutant selfplay --scenario historical --games 300 --seed 1
+  adjutant selfplay --scenario historical --seed 1 --game 17           play game 17 of that run again
+  adjutant selfplay --scenario historical --games 3 --seed 1 --keep g  also as game folders g/game-1...
+
+Each game starts from the scenario's set-up. Every step's orders are the least the rules
+require (what `template` prints) and a random subset of the choices its guide offers, kept
+where `validate` accepts them; the dice are a real game's verifiable stream (game id
+selfplay-SEED-GAME, a public chain top), so game K of seed S is the same game every time.
+After every step: each unit in one place on the map's hexes or off it, stacking limits,
+army morale on its track and VPs changed only by the events that name their source,
+momentum within the pool, the movement, pin and shattered-unit rules, the sequence
+advancing, and the same state, events and rolls when the step is resolved again. Every
+game must end within the steps its turns hold, without a panic.
+Prints games per second (never stored). Exits 1 if any game fails, naming the game, the
+step and what broke, with the command that plays it again.")]
+    Selfplay(SelfplayArgs),
+
     /// Play the embedded Savannah demo in a temporary folder and verify it.
     #[command(after_help = "\
 Examples:
@@ -639,6 +659,31 @@ pub struct OddsArgs {
     pub attacker_at_most: u32,
     #[arg(long, default_value_t = 1)]
     pub defender_at_most: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct SelfplayArgs {
+    /// The game module: an embedded one, or a module folder's path.
+    #[arg(long, default_value = "savannah-1779")]
+    pub module: String,
+    /// Read modules from this folder instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    pub games_dir: Option<PathBuf>,
+    /// The scenario to play, e.g. historical.
+    #[arg(long)]
+    pub scenario: String,
+    /// How many games: games 1 to N.
+    #[arg(long, default_value_t = 100, conflicts_with = "game")]
+    pub games: u32,
+    /// The run's seed: game K of a seed is the same game every time.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Play only game K of the seed's run (to replay a failure).
+    #[arg(long, value_name = "K")]
+    pub game: Option<u32>,
+    /// Also play each game through a game folder DIR/game-K (new, submit, resolve) and verify it; a game that fails is written up to the step it failed at.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

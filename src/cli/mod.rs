@@ -7,6 +7,7 @@ mod mail;
 mod map;
 mod odds;
 mod output;
+mod selfplay;
 mod status;
 
 use std::fs;
@@ -81,6 +82,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::CheckGame(args) => check_game(args, out),
         Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
         Command::Demo(args) => demo::run(args, out),
+        Command::Selfplay(args) => selfplay::run(args, out),
         Command::Odds(args) => odds::run(args, out),
         Command::Template(args) => template(args, out),
         Command::Submit(args) => submit(args, wait, out),

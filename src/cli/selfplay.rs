@@ -1,0 +1,178 @@
+//! `adjutant selfplay`: games with random legal orders (src/selfplay.rs),
+//! timed here: the clock gives the games per second printed, and decides
+//! nothing else.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use adjutant::engine::state::State;
+use adjutant::engine::Rules;
+use adjutant::module::Source;
+use adjutant::selfplay::{self, FolderCheck, GameId, Summary};
+use adjutant::Error;
+
+use super::arguments::SelfplayArgs;
+use super::output::Out;
+use super::Outcome;
+
+#[derive(Serialize)]
+struct Report {
+    module: String,
+    scenario: String,
+    seed: u64,
+    first_game: u32,
+    last_game: u32,
+    #[serde(flatten)]
+    summary: Summary,
+    seconds: f64,
+    games_per_second: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    folders: Vec<FolderCheck>,
+}
+
+/// The most failures or open questions the text lists.
+const SHOWN: usize = 20;
+
+/// 12345 as "12,345".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
+    let source = Source::resolve(&args.module, args.games_dir.as_deref());
+    if args.keep.is_some() && !matches!(source, Source::Embedded(_)) {
+        return Err(Error::usage("--keep plays games through game folders, which need an embedded module").into());
+    }
+    let rules = Rules::load(&source, &args.scenario)?;
+    let setup = State::setup(&rules.module, &args.scenario)?;
+    let (first, last) = match args.game {
+        Some(0) => return Err(Error::usage("--game: games are numbered from 1").into()),
+        Some(k) => (k, k),
+        None if args.games == 0 => return Err(Error::usage("--games: play at least one game").into()),
+        None => (1, args.games),
+    };
+    let mut summary = Summary::default();
+    let mut folders = Vec::new();
+    let started = Instant::now();
+    for game in first..=last {
+        let id = GameId { seed: args.seed, game };
+        let played = selfplay::play(&rules, &setup, id, args.keep.is_some());
+        if let Some(dir) = &args.keep {
+            // A game that failed or stopped is written up to the step it
+            // stopped at: the folder is where to look at it (`status`,
+            // `template`, `validate`).
+            {
+                let check =
+                    selfplay::write_folder(&dir.join(format!("game-{game}")), &args.module, &args.scenario, &played)?;
+                if let Some(problem) = &check.problem {
+                    summary.failures.push(selfplay::Failure {
+                        game,
+                        journal_step: 0,
+                        step: check.dir.clone(),
+                        what: format!("the game folder: {problem}"),
+                    });
+                }
+                folders.push(check);
+            }
+        }
+        summary.add(&played);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let report = Report {
+        module: args.module.clone(),
+        scenario: args.scenario.clone(),
+        seed: args.seed,
+        first_game: first,
+        last_game: last,
+        games_per_second: if seconds > 0.0 { f64::from(summary.games) / seconds } else { 0.0 },
+        seconds,
+        summary,
+        folders,
+    };
+    let again = |game: u32| {
+        let module = if args.module == "savannah-1779" { String::new() } else { format!(" --module {}", args.module) };
+        format!("adjutant selfplay{module} --scenario {} --seed {} --game {game}", args.scenario, args.seed)
+    };
+    out.result(&report, |s| {
+        let r = &report;
+        let games = if first == last { format!("game {first}") } else { format!("games {first}-{last}") };
+        let mut text = format!(
+            "selfplay {} {}, seed {}, {games}: {} steps in {:.2} s, {} games/s\n",
+            r.module,
+            r.scenario,
+            r.seed,
+            thousands(r.summary.steps),
+            r.seconds,
+            s.bold(&format!("{:.1}", r.games_per_second))
+        );
+        let results: Vec<String> = r.summary.results.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        text += &format!("  results   {}\n", results.join(", "));
+        let o = &r.summary.orders;
+        text += &format!(
+            "  orders    {} files; {} random choices drawn, {} kept by validate{}\n",
+            thousands(o.files),
+            thousands(o.drawn),
+            thousands(o.kept),
+            if o.one_by_one > 0 { format!(" ({} files built one choice at a time)", thousands(o.one_by_one)) } else { String::new() }
+        );
+        let count = |kind: &str| r.summary.events.get(kind).copied().unwrap_or(0);
+        text += &format!(
+            "  events    {} close combats, {} fire results, {} retreats, {} units captured, {} rallies\n",
+            thousands(count("close-combat")),
+            thousands(count("fire-result")),
+            thousands(count("retreat")),
+            thousands(count("captured")),
+            thousands(count("rally"))
+        );
+        for f in &r.folders {
+            text += &format!(
+                "  folder    {}: {} steps, {}\n",
+                f.dir,
+                f.steps,
+                if f.verified { s.good("verified") } else { s.bad("NOT verified") }
+            );
+        }
+        if !r.summary.open_questions.is_empty() {
+            text += &format!(
+                "  {} games stopped at a position the rules leave open (not failures; questions for the rules):\n",
+                r.summary.open_questions.len()
+            );
+            for f in r.summary.open_questions.iter().take(SHOWN) {
+                let first = f.what.split("; the orders").next().unwrap_or(&f.what);
+                text += &format!("    game {} step {} ({}): {first}\n", f.game, f.journal_step, f.step);
+            }
+            if r.summary.open_questions.len() > SHOWN {
+                text += &format!("    and {} more (--format json lists them all)\n", r.summary.open_questions.len() - SHOWN);
+            }
+        }
+        if r.summary.failures.is_empty() {
+            text += &format!("  {}\n", s.good("no failures: every invariant held after every step"));
+        } else {
+            text += &format!("  {} {}\n", s.bad("FAILED:"), r.summary.failures.len());
+            for f in r.summary.failures.iter().take(SHOWN) {
+                text += &format!(
+                    "  game {} step {} ({}): {}\n    again: {}\n",
+                    f.game,
+                    f.journal_step,
+                    f.step,
+                    f.what,
+                    again(f.game)
+                );
+            }
+            if r.summary.failures.len() > SHOWN {
+                text += &format!("  and {} more (--format json lists them all)\n", r.summary.failures.len() - SHOWN);
+            }
+        }
+        text
+    })?;
+    Ok(if report.summary.failures.is_empty() { 0 } else { 1 })
+}
