@@ -1203,7 +1203,27 @@ pub fn designate(
                 })
             })
         };
-        if must_attack(rules, state, id) && !used.contains_key(id) && !combined_elsewhere() {
+        // Savannah 4.13, one of the exclusive rules' exceptions 12.12
+        // names: a unit every enemy hex next to which is attacked by units
+        // it may not combine with (or, while a side's orders are checked
+        // alone, is next to such a unit of a side whose orders are not
+        // here) has no attack left to join, since 12.15 attacks a hex once.
+        let barred = || {
+            let Some(h) = hex_of(state, id) else { return false };
+            let hexes: BTreeSet<HexId> =
+                enemies_next_to(rules, state, h, player).iter().filter_map(|e| hex_of(state, e)).collect();
+            !hexes.is_empty()
+                && hexes.iter().all(|eh| {
+                    d.attacks
+                        .iter()
+                        .any(|a| a.defending_hexes.contains(eh) && a.attackers.iter().any(|u| !cooperate(rules, id, u)))
+                        || elsewhere.iter().any(|u| {
+                            hex_of(state, u).is_some_and(|uh| crate::hex::are_adjacent(uh, *eh, layout))
+                                && !cooperate(rules, id, u)
+                        })
+                })
+        };
+        if must_attack(rules, state, id) && !used.contains_key(id) && !combined_elsewhere() && !barred() {
             let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
             let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
             bad(
@@ -1260,11 +1280,14 @@ pub fn designate(
         if let Some(hex) = hex_of(state, &leader) {
             let side = side_of(rules, &leader);
             let attacking = d.attacks.iter().any(|a| a.attackers.iter().any(|u| hex_of(state, u) == Some(hex)));
-            let could = combat_units_at(rules, state, hex).iter().any(|u| {
-                player_of(rules, u) == player
-                    && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder)
-                    && !enemies_next_to(rules, state, hex, player).is_empty()
-            });
+            // A unit there that may attack (12.3: not artillery alone; not
+            // disrupted, shattered or held back by the turn's restrictions).
+            let could = !enemies_next_to(rules, state, hex, player).is_empty()
+                && combat_units_at(rules, state, hex).iter().any(|u| {
+                    player_of(rules, u) == player
+                        && rules.counter(u).is_some_and(|c| !c.is_artillery())
+                        && attacker_refused(rules, state, player, u).is_none()
+                });
             if (whole_phase || sides_here.contains(&side)) && could && !attacking {
                 bad(&side, "attacks".into(), format!("{leader} must take part in a Close Combat attack this turn: the units in his hex {hex} must attack (the scenario's turn restrictions)"));
             }
@@ -1696,42 +1719,42 @@ pub fn resolve_phase(
             Vec::new()
         };
         if open && cut_off.is_empty() {
-                for u in &fighting_defenders {
-                    if next.units.get(u).is_some_and(|s| s.pinned) {
-                        let why = format!("{u}, pinned, chooses Cavalry Withdrawal");
-                        let army = rules.army_of(u).unwrap_or_default().to_string();
-                        events.extend(super::morale::apply(
-                            rules,
-                            &mut next,
-                            "pinned-cavalry-withdrawal",
-                            &army,
-                            &[],
-                            1,
-                            ("12.4", &why),
-                        )?);
-                    }
-                    let order = super::retreat::Order {
-                        unit: u,
-                        distance: super::retreat::Distance::CavalryWithdrawal,
-                        rule: "12.4",
-                        why: "Cavalry Withdrawal",
-                        by: &by_attacker,
-                        close_combat: None,
-                        army_morale: false,
-                    };
-                    let choice = hex_orders.and_then(|h| h.choices.retreats.get(u));
-                    let (_, ev) = super::retreat::retreat(rules, &mut next, &order, choice)?;
-                    events.extend(ev);
-                    if let Some(s) = next.units.get_mut(u) {
-                        if s.hex.is_some() {
-                            s.cavalry_withdrawn = true;
-                        }
+            for u in &fighting_defenders {
+                if next.units.get(u).is_some_and(|s| s.pinned) {
+                    let why = format!("{u}, pinned, chooses Cavalry Withdrawal");
+                    let army = rules.army_of(u).unwrap_or_default().to_string();
+                    events.extend(super::morale::apply(
+                        rules,
+                        &mut next,
+                        "pinned-cavalry-withdrawal",
+                        &army,
+                        &[],
+                        1,
+                        ("12.4", &why),
+                    )?);
+                }
+                let order = super::retreat::Order {
+                    unit: u,
+                    distance: super::retreat::Distance::CavalryWithdrawal,
+                    rule: "12.4",
+                    why: "Cavalry Withdrawal",
+                    by: &by_attacker,
+                    close_combat: None,
+                    army_morale: false,
+                };
+                let choice = hex_orders.and_then(|h| h.choices.retreats.get(u));
+                let (_, ev) = super::retreat::retreat(rules, &mut next, &order, choice)?;
+                events.extend(ev);
+                if let Some(s) = next.units.get_mut(u) {
+                    if s.hex.is_some() {
+                        s.cavalry_withdrawn = true;
                     }
                 }
-                if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
-                    events.extend(advance(rules, &mut next, a, &lead, &start));
-                }
-                continue;
+            }
+            if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
+                events.extend(advance(rules, &mut next, a, &lead, &start));
+            }
+            continue;
         }
         if open {
             events.push(

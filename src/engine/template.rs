@@ -23,8 +23,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
 use crate::yaml::{Mapping, Value};
+use serde::Serialize;
 
 use super::sequence::Step;
 use super::state::{Condition, State};
@@ -78,7 +78,57 @@ fn least_moves(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, V
         retreat_moves(rules, state, player, side, &mut all);
     }
     unstack_moves(rules, state, player, &mut all);
+    for side in &sides {
+        return_moves(rules, state, player, side, &mut all);
+    }
     all
+}
+
+/// Savannah Hist. Special Rules: a held gun that Defensive Artillery Fire
+/// sent back (`must_return`) moves toward its at-start hex as quickly as it
+/// can: to the hex of its reach nearest that hex (the first, in order, that
+/// adds no problem to the orders).
+fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
+    let layout = rules.module.map.layout;
+    let sent_back: Vec<(&String, HexId, HexId)> = state
+        .units
+        .iter()
+        .filter(|(id, u)| u.must_return && super::close_combat::side_of(rules, id) == side)
+        .filter_map(|(id, _)| {
+            let home = rules.counter(id)?.setup.as_ref()?.hex.parse::<HexId>().ok()?;
+            Some((id, hex_of(state, id)?, home))
+        })
+        .filter(|(_, at, home)| at != home)
+        .collect();
+    for (id, at, home) in sent_back {
+        let body = |moves: &[Value]| {
+            let mut b = Mapping::new();
+            b.insert(key("moves"), Value::Sequence(moves.to_vec()));
+            Value::Mapping(b)
+        };
+        let mine = all.get(side).cloned().unwrap_or_default();
+        let Ok(moves) = super::movement::unit_moves(rules, state, player, side, &body(&mine)) else { continue };
+        let Some(m) = moves.into_iter().find(|m| &m.unit == id && m.ordered.is_none()) else { continue };
+        let mut to: Vec<HexId> = m
+            .reach
+            .into_iter()
+            .filter(|h| crate::hex::distance(*h, home, layout) < crate::hex::distance(at, home, layout))
+            .collect();
+        to.sort_by_key(|h| (crate::hex::distance(*h, home, layout), *h));
+        let before = check_moves(rules, state, player, all);
+        for h in to {
+            let mut one = Mapping::new();
+            one.insert(key("unit"), key(id));
+            one.insert(key("to"), key(&h.to_string()));
+            let mut trial = all.clone();
+            trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
+            let after = check_moves(rules, state, player, &trial);
+            if after.iter().all(|p| before.contains(p)) && after.len() < before.len() {
+                *all = trial;
+                break;
+            }
+        }
+    }
 }
 
 /// Savannah 4.1: units a retreat left stacked where a restriction forbids
@@ -90,46 +140,50 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
         !r.may_end_movement_phase_stacked
             && r.after_retreat.as_ref().and_then(|a| a.unstack_next_friendly_movement.as_deref()) == Some("always")
     };
-    let hexes: BTreeSet<HexId> = state
-        .units
-        .keys()
-        .filter(|u| player_of(rules, u) == player)
-        .filter_map(|u| hex_of(state, u))
-        .collect();
+    let hexes: BTreeSet<HexId> =
+        state.units.keys().filter(|u| player_of(rules, u) == player).filter_map(|u| hex_of(state, u)).collect();
+    let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
+        all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
+    };
     for hex in hexes {
-        let Some((_, x, y)) = super::movement::restricted_stack(rules, state, hex, always) else { continue };
-        let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
-            all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
-        };
-        if moved(all, &x) || moved(all, &y) {
-            continue;
-        }
-        let before = check_moves(rules, state, player, all);
-        let helps = |trial: &BTreeMap<String, Vec<Value>>| {
-            let after = check_moves(rules, state, player, trial);
-            after.len() < before.len() && after.iter().all(|p| before.contains(p))
-        };
-        'unit: for id in [&x, &y] {
-            let side = super::close_combat::side_of(rules, id);
-            if !all.contains_key(&side) {
-                continue;
-            }
-            let mut to: Vec<HexId> = crate::hex::neighbours(hex, rules.module.map.layout);
-            let mut body = Mapping::new();
-            body.insert(key("moves"), Value::Sequence(all[&side].clone()));
-            if let Ok(moves) = super::movement::unit_moves(rules, state, player, &side, &Value::Mapping(body)) {
-                to.extend(moves.iter().filter(|m| &m.unit == id).flat_map(|m| m.reach.iter().copied()));
-            }
-            for h in to {
-                let mut one = Mapping::new();
-                one.insert(key("unit"), key(id));
-                one.insert(key("to"), key(&h.to_string()));
-                let mut trial = all.clone();
-                trial.entry(side.clone()).or_default().push(Value::Mapping(one));
-                if helps(&trial) {
-                    *all = trial;
-                    break 'unit;
+        // While the units the moves so far leave in the hex hold a pair
+        // the restriction keeps apart, and a move helps.
+        loop {
+            let mut staying = state.clone();
+            staying.units.retain(|id, _| !moved(all, id));
+            let Some((_, x, y)) = super::movement::restricted_stack(rules, &staying, hex, always) else { break };
+            let before = check_moves(rules, state, player, all);
+            let helps = |trial: &BTreeMap<String, Vec<Value>>| {
+                let after = check_moves(rules, state, player, trial);
+                after.len() < before.len() && after.iter().all(|p| before.contains(p))
+            };
+            let mut helped = None;
+            'unit: for id in [&x, &y] {
+                let side = super::close_combat::side_of(rules, id);
+                if !all.contains_key(&side) {
+                    continue;
                 }
+                let mut to: Vec<HexId> = crate::hex::neighbours(hex, rules.module.map.layout);
+                let mut body = Mapping::new();
+                body.insert(key("moves"), Value::Sequence(all[&side].clone()));
+                if let Ok(moves) = super::movement::unit_moves(rules, state, player, &side, &Value::Mapping(body)) {
+                    to.extend(moves.iter().filter(|m| &m.unit == id).flat_map(|m| m.reach.iter().copied()));
+                }
+                for h in to {
+                    let mut one = Mapping::new();
+                    one.insert(key("unit"), key(id));
+                    one.insert(key("to"), key(&h.to_string()));
+                    let mut trial = all.clone();
+                    trial.entry(side.clone()).or_default().push(Value::Mapping(one));
+                    if helps(&trial) {
+                        helped = Some(trial);
+                        break 'unit;
+                    }
+                }
+            }
+            match helped {
+                Some(trial) => *all = trial,
+                None => break,
             }
         }
     }
@@ -182,6 +236,7 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
         if !enemy_next(hex) {
             continue;
         }
+        let before = check_moves(rules, state, player, all);
         for n in crate::hex::neighbours(hex, rules.module.map.layout) {
             let mut one = Mapping::new();
             one.insert(key("unit"), key(id));
@@ -190,8 +245,12 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
             let moves = trial.entry(side.to_string()).or_default();
             let at = format!("moves[{}]", moves.len());
             moves.push(Value::Mapping(one));
+            // The move takes away the unit's problem and adds none (another
+            // problem may name it: a stack it leaves, say).
             let problems = check_moves(rules, state, player, &trial);
-            if problems.iter().all(|(s, f, m)| !m.contains(id.as_str()) && !(s == side && f.starts_with(&at))) {
+            if problems.len() < before.len()
+                && problems.iter().all(|p| before.contains(p) && !(p.0 == side && p.1.starts_with(&at)))
+            {
                 *all = trial;
                 break;
             }
@@ -228,9 +287,11 @@ fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &m
 fn may_combine(rules: &Rules, units: &[String]) -> bool {
     let fighting: Vec<&crate::module::counters::Counter> =
         units.iter().filter_map(|u| rules.counter(u)).filter(|c| !c.is_leader()).collect();
-    rules.close_combat.cooperation.iter().all(|r| {
-        fighting.iter().enumerate().all(|(n, x)| fighting.iter().skip(n + 1).all(|y| !r.applies(x, y)))
-    })
+    rules
+        .close_combat
+        .cooperation
+        .iter()
+        .all(|r| fighting.iter().enumerate().all(|(n, x)| fighting.iter().skip(n + 1).all(|y| !r.applies(x, y))))
 }
 
 /// 12.12, 12.13, 12.15, Savannah 4.13: the attacks the phasing player's
@@ -265,7 +326,8 @@ fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<V
     }
     let faces = |a: HexId, d: HexId| are_adjacent(a, d, layout);
     // Savannah 4.13: attacking hexes whose units may combine in one attack.
-    let combine = |hexes: &[HexId]| may_combine(rules, &hexes.iter().flat_map(|h| units_at[h].clone()).collect::<Vec<_>>());
+    let combine =
+        |hexes: &[HexId]| may_combine(rules, &hexes.iter().flat_map(|h| units_at[h].clone()).collect::<Vec<_>>());
     let mut free: BTreeSet<HexId> = units_at.keys().copied().collect();
     let mut left: BTreeSet<HexId> = defending.clone();
     let mut list: Vec<(Vec<HexId>, Vec<HexId>)> = Vec::new();
@@ -292,7 +354,11 @@ fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<V
         };
         let others: Vec<HexId> = left.iter().copied().filter(|&o| o != d).collect();
         let mut take: Vec<HexId> = Vec::new();
-        for a in free.iter().copied().filter(|&a| faces(a, d) && !others.iter().any(|&o| faces(a, o) && options(o, &free) == 1)) {
+        for a in free
+            .iter()
+            .copied()
+            .filter(|&a| faces(a, d) && !others.iter().any(|&o| faces(a, o) && options(o, &free) == 1))
+        {
             if combine(&[take.clone(), vec![a]].concat()) {
                 take.push(a);
             }
@@ -318,8 +384,9 @@ fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<V
     //    attackers; from an attack on several hexes, that hex is taken out
     //    into an attack of its own.
     for a in free {
-        if let Some(attack) =
-            list.iter_mut().find(|(atts, ds)| ds.len() == 1 && faces(a, ds[0]) && combine(&[atts.clone(), vec![a]].concat()))
+        if let Some(attack) = list
+            .iter_mut()
+            .find(|(atts, ds)| ds.len() == 1 && faces(a, ds[0]) && combine(&[atts.clone(), vec![a]].concat()))
         {
             attack.0.push(a);
             continue;
@@ -344,11 +411,10 @@ fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<V
         .into_iter()
         .map(|(hexes, ds)| (hexes.iter().flat_map(|h| units_at[h].iter().cloned()).collect(), ds))
         .collect();
-    let bodies = attack_bodies(rules, &greedy, None);
+    let bodies = attack_bodies(rules, &greedy);
     if designation_refused(rules, state, player, &bodies) {
-        if let Search::Found(found) = search_attacks(rules, state, player, &must, &defending) {
-            return found;
-        }
+        let built = attack_bodies(rules, &built_attacks(rules, state, &must, &defending));
+        return built.into_iter().map(|(side, body)| (side, attacks_of(&body))).collect();
     }
     bodies.into_iter().map(|(side, body)| (side, attacks_of(&body))).collect()
 }
@@ -359,13 +425,8 @@ fn attacks_of(body: &Value) -> Vec<Value> {
 
 /// Each side's attack orders: the attacks (attackers, defending hexes) in
 /// their order, each in the orders of the side most of its attackers
-/// belong to (the first such side on a tie); the diversion in the first
-/// side's.
-fn attack_bodies(
-    rules: &Rules,
-    list: &[(Vec<String>, Vec<HexId>)],
-    diversion: Option<HexId>,
-) -> BTreeMap<String, Value> {
+/// belong to (the first such side on a tie).
+fn attack_bodies(rules: &Rules, list: &[(Vec<String>, Vec<HexId>)]) -> BTreeMap<String, Value> {
     let list: Vec<(Vec<String>, Vec<HexId>)> = list
         .iter()
         .map(|(a, d)| {
@@ -388,23 +449,14 @@ fn attack_bodies(
         m.insert(key("defenders"), Value::Sequence(ds.iter().map(|d| key(&d.to_string())).collect()));
         by_side.entry(side).or_default().push(Value::Mapping(m));
     }
-    let mut bodies: BTreeMap<String, Value> = by_side
+    by_side
         .into_iter()
         .map(|(side, list)| {
             let mut b = Mapping::new();
             b.insert(key("attacks"), Value::Sequence(list));
             (side, Value::Mapping(b))
         })
-        .collect();
-    if let Some(d) = diversion {
-        if bodies.is_empty() {
-            bodies.insert(String::new(), Value::Mapping(Mapping::new()));
-        }
-        if let Some(Value::Mapping(b)) = bodies.values_mut().next() {
-            b.insert(key("diversion"), key(&d.to_string()));
-        }
-    }
-    bodies
+        .collect()
 }
 
 /// Whether the designation's own check (12.12-12.15, Savannah 4.13, ...)
@@ -416,124 +468,53 @@ fn designation_refused(rules: &Rules, state: &State, player: &str, bodies: &BTre
     !super::close_combat::designate(rules, state, player, &all, true).1.is_empty()
 }
 
-/// What a search of the designations found.
-enum Search {
-    Found(BTreeMap<String, Vec<Value>>),
-    /// Every designation of the search's forms is refused.
-    None,
-    /// Too many to try.
-    TooMany,
-}
-
-/// The most designations [`search_attacks`] tries.
-const SEARCH_LIMIT: usize = 20_000;
-
-/// When the grouping above leaves the designation refused: each unit that
-/// must attack takes one enemy hex next to it; the units that take one hex
-/// attack it together (several hexes against one, 12.15); an enemy hex no
-/// unit takes joins an attack made from one hex next to it (one hex
-/// against several), or, one of them, receives the diversion (12.14). The
-/// first such designation the designation's own check accepts, trying
-/// every assignment (up to [`SEARCH_LIMIT`]).
-fn search_attacks(
+/// When the grouping above leaves the designation refused (Savannah
+/// 4.13 forbids a combination it made, or it leaves a hex or a unit out):
+/// a designation built unit by unit, which the designation's check always
+/// accepts. Each defending hex, in order, is taken by the first unit that
+/// must attack next to it: one unit against the hexes it takes (12.15).
+/// Each unit left then, in order, joins the attack on a hex next to it
+/// that has one defending hex and attackers it may combine with (several
+/// hexes against one, 12.15); else it takes out of an attack on several
+/// hexes one next to it and attacks that alone; else every hex next to it
+/// is attacked, alone, by units it may not combine with, and Savannah 4.13
+/// leaves it no attack (the designation's check excuses it from 12.12).
+fn built_attacks(
     rules: &Rules,
     state: &State,
-    player: &str,
     must: &[String],
     defending: &BTreeSet<HexId>,
-) -> Search {
+) -> Vec<(Vec<String>, Vec<HexId>)> {
     let layout = rules.module.map.layout;
-    let options: Vec<Vec<HexId>> = must
-        .iter()
-        .map(|u| {
-            let h = hex_of(state, u);
-            defending.iter().copied().filter(|d| h.is_some_and(|h| are_adjacent(h, *d, layout))).collect()
-        })
-        .collect();
-    if options.iter().any(Vec::is_empty) {
-        return Search::None;
-    }
-    let total = options.iter().try_fold(1usize, |n, o| n.checked_mul(o.len()));
-    if total.is_none_or(|n| n > SEARCH_LIMIT) {
-        return Search::TooMany;
-    }
-    let mut pick = vec![0usize; must.len()];
-    loop {
-        let mut by_target: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-        for (i, u) in must.iter().enumerate() {
-            by_target.entry(options[i][pick[i]]).or_default().push(u.clone());
-        }
-        let mut list: Vec<(Vec<String>, Vec<HexId>)> = by_target.into_iter().map(|(d, us)| (us, vec![d])).collect();
-        let mut diversion = None;
-        let mut possible = true;
-        let taken: BTreeSet<HexId> = list.iter().flat_map(|(_, ds)| ds.iter().copied()).collect();
-        for d in defending.iter().copied().filter(|d| !taken.contains(d)) {
-            let one_hex = list.iter_mut().find(|(us, _)| {
-                let hexes: BTreeSet<HexId> = us.iter().filter_map(|u| hex_of(state, u)).collect();
-                hexes.len() == 1 && hexes.iter().all(|h| are_adjacent(*h, d, layout))
-            });
-            match (one_hex, diversion) {
-                (Some(attack), _) => attack.1.push(d),
-                (None, None) => diversion = Some(d),
-                (None, Some(_)) => {
-                    possible = false;
-                    break;
-                }
-            }
-        }
-        if possible {
-            let bodies = attack_bodies(rules, &list, diversion);
-            if !designation_refused(rules, state, player, &bodies) {
-                return Search::Found(bodies.into_iter().map(|(side, body)| (side, attacks_of(&body))).collect());
-            }
-        }
-        // The next assignment.
-        let mut i = 0;
-        loop {
-            if i == pick.len() {
-                return Search::None;
-            }
-            pick[i] += 1;
-            if pick[i] < options[i].len() {
-                break;
-            }
-            pick[i] = 0;
-            i += 1;
+    let next_to = |u: &str, d: HexId| hex_of(state, u).is_some_and(|h| are_adjacent(h, d, layout));
+    let mut list: Vec<(Vec<String>, Vec<HexId>)> = Vec::new();
+    for &d in defending {
+        let Some(u) = must.iter().find(|u| next_to(u, d)) else { continue };
+        match list.iter_mut().find(|(atts, _)| atts.len() == 1 && &atts[0] == u) {
+            Some(attack) => attack.1.push(d),
+            None => list.push((vec![u.clone()], vec![d])),
         }
     }
-}
-
-/// Whether the phasing `player` has no legal designation of its Close
-/// Combat Phase at all: the grouping of the least orders and every
-/// designation the search tries are refused (12.12-12.15, Savannah 4.13).
-/// Such a position is one the rules leave open: `adjutant selfplay` stops
-/// a game there and says so.
-pub fn no_legal_designation(rules: &Rules, state: &State, player: &str) -> bool {
-    let least = attacks(rules, state, player);
-    let bodies: BTreeMap<String, Value> = least
-        .into_iter()
-        .map(|(side, list)| {
-            let mut b = Mapping::new();
-            b.insert(key("attacks"), Value::Sequence(list));
-            (side, Value::Mapping(b))
-        })
-        .collect();
-    if !designation_refused(rules, state, player, &bodies) {
-        return false;
+    for u in must {
+        if list.iter().any(|(atts, _)| atts.contains(u)) {
+            continue;
+        }
+        let mine: Vec<HexId> = defending.iter().copied().filter(|&d| next_to(u, d)).collect();
+        let joins = list.iter().position(|(atts, ds)| {
+            ds.len() == 1 && mine.contains(&ds[0]) && may_combine(rules, &[atts.clone(), vec![u.clone()]].concat())
+        });
+        if let Some(i) = joins {
+            list[i].0.push(u.clone());
+            continue;
+        }
+        let split = list.iter().position(|(_, ds)| ds.len() > 1 && ds.iter().any(|d| mine.contains(d)));
+        if let Some(i) = split {
+            let Some(d) = list[i].1.iter().copied().find(|d| mine.contains(d)) else { continue };
+            list[i].1.retain(|&x| x != d);
+            list.push((vec![u.clone()], vec![d]));
+        }
     }
-    let must: Vec<String> = state
-        .units
-        .keys()
-        .filter(|u| player_of(rules, u) == player && super::close_combat::must_attack(rules, state, u))
-        .cloned()
-        .collect();
-    let defending: BTreeSet<HexId> = must
-        .iter()
-        .filter_map(|u| hex_of(state, u))
-        .flat_map(|h| super::close_combat::enemies_next_to(rules, state, h, player))
-        .filter_map(|e| hex_of(state, &e))
-        .collect();
-    matches!(search_attacks(rules, state, player, &must, &defending), Search::None)
+    list
 }
 
 /// Every side's least orders for a step, keyed by side (for tests and the demo).
@@ -1011,7 +992,8 @@ pub fn draw_movement(
     draw: &mut dyn FnMut(usize) -> usize,
 ) -> (Vec<super::movement::DrawnMove>, Vec<Choice>) {
     let (moves, arrived) = super::movement::draw_moves(rules, state, player, side, least, units, draw);
-    let arrivals: Vec<(&String, &super::state::Arrival, HexId)> = arrived.iter().map(|(id, a, h)| (id, a, *h)).collect();
+    let arrivals: Vec<(&String, &super::state::Arrival, HexId)> =
+        arrived.iter().map(|(id, a, h)| (id, a, *h)).collect();
     let mut choices = arrival_choices(rules, &arrivals);
     choices.extend(assault_choice(rules, state, player));
     (moves, choices)
@@ -1783,5 +1765,94 @@ mod tests {
         assert!(problems.is_empty(), "{text}\n{problems:?}");
         let attacks = least.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default();
         assert_eq!(attacks.len(), 2, "{text}");
+    }
+
+    /// Savannah 4.13: a French and an American unit facing one British hex
+    /// and no other may not combine against it, and 12.15 attacks it once:
+    /// the least orders have one of them attack it, and the other, with no
+    /// attack left to make or join, is excused from 12.12. Both sides'
+    /// least orders validate, alone and together.
+    #[test]
+    fn french_and_american_units_facing_one_hex_give_one_attack() {
+        let (rules, mut state, free) = next_to_1905();
+        assert!(free.len() >= 2, "{free:?}");
+        // The British units elsewhere off the map: 1905 is the only enemy hex.
+        for (id, u) in state.units.iter_mut() {
+            if u.hex.as_deref() != Some("1905") && rules.counter(id).is_some_and(|c| c.army == "british") {
+                u.hex = None;
+                u.off_map = Some(super::super::state::OffMap::Removed);
+            }
+        }
+        let foot = |state: &State, army: &str| {
+            state
+                .units
+                .iter()
+                .find(|(id, u)| {
+                    u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == army && c.kind == "infantry")
+                })
+                .map(|(id, _)| id.clone())
+                .unwrap()
+        };
+        let (french, american) = (foot(&state, "french"), foot(&state, "american"));
+        state.units.get_mut(&french).unwrap().hex = Some(free[0].to_string());
+        state.units.get_mut(&american).unwrap().hex = Some(free[1].to_string());
+        // Turn 17: the Historical Scenario's turn 16 bars American attacks.
+        state.turn = 17;
+        let step = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "close-combat".into() };
+        assert!(super::super::close_combat::must_attack(&rules, &state, &french));
+        assert!(super::super::close_combat::must_attack(&rules, &state, &american));
+        let mut orders = BTreeMap::new();
+        for side in ["american", "french", "british"] {
+            let least = minimal(&rules, &state, &step, side);
+            let text = crate::yaml::to_string(&least).unwrap();
+            let problems = crate::engine::validate_body(&rules, &state, &step, side, &least, "t.yaml", &text);
+            assert!(problems.is_empty(), "{side}: {text}\n{problems:?}");
+            orders.insert(side.to_string(), least);
+        }
+        let together = crate::engine::validate_step(&rules, &state, &step, &orders);
+        assert!(together.is_empty(), "{orders:?}\n{together:?}");
+        let attackers: Vec<String> = orders
+            .values()
+            .filter_map(|b| b.get("attacks").and_then(Value::as_sequence))
+            .flatten()
+            .flat_map(|a| a.get("attackers").and_then(Value::as_sequence).cloned().unwrap_or_default())
+            .filter_map(|a| a.as_str().map(str::to_string))
+            .collect();
+        let both = [&french, &american].iter().filter(|u| attackers.contains(u)).count();
+        assert_eq!(both, 1, "one of {french} and {american} attacks 1905: {orders:?}");
+    }
+
+    /// Savannah Hist. Special Rules: a held gun that Defensive Artillery
+    /// Fire sent back moves toward its at-start hex as quickly as it can;
+    /// the least orders make that move, so they validate.
+    #[test]
+    fn a_gun_sent_back_moves_home_in_the_least_orders() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let mut state = State::setup(&rules.module, "historical").unwrap();
+        let layout = rules.module.map.layout;
+        let gun = "carolina-battery";
+        let home: HexId = "1505".parse().unwrap();
+        let occupied =
+            |state: &State, h: HexId| state.units.values().any(|u| u.hex.as_deref() == Some(&*h.to_string()));
+        let terrain = super::super::movement::Terrain::new(&rules);
+        let away = crate::hex::neighbours(home, layout)
+            .into_iter()
+            .flat_map(|n| crate::hex::neighbours(n, layout))
+            .filter(|h| crate::hex::distance(*h, home, layout) == 2 && !occupied(&state, *h))
+            .find(|h| terrain.hex(*h).is_some_and(|i| i.terrain == "clear"))
+            .expect("a clear hex two hexes from 1505");
+        let u = state.units.get_mut(gun).unwrap();
+        u.hex = Some(away.to_string());
+        u.must_return = true;
+        let step = Step::PlayerTurn { turn: state.turn, player: "british".into(), phase: "movement".into() };
+        let least = minimal(&rules, &state, &step, "british");
+        assert!(ordered_moves(&least).contains(gun), "{least:?}");
+        let problems = super::super::movement::validate(&rules, &state, "british", "british", &least);
+        assert!(problems.is_empty(), "{least:?}\n{problems:?}");
+        // Staying where it is is refused: the move is the rule's, not a choice.
+        let mut stay = Mapping::new();
+        stay.insert(key("moves"), Value::Sequence(Vec::new()));
+        let problems = super::super::movement::validate(&rules, &state, "british", "british", &Value::Mapping(stay));
+        assert!(problems.iter().any(|p| p.message.contains("must move back")), "{problems:?}");
     }
 }
