@@ -779,16 +779,6 @@ pub fn resolve_phase(
                 ));
                 continue;
             };
-            // Savannah 4.12 gives the shells to "units present" and their
-            // owner's choice, but not what the firing player's own units
-            // suffer, or who scores for them.
-            if player_of(rules, &victim) == player_of(rules, &m.unit) {
-                return Err(Error::refused(format!(
-                    "Savannah 4.12: the shells of {} land on {lands}, where {victim} of the firing player stands: {}",
-                    m.unit,
-                    super::OPEN_QUESTION
-                )));
-            }
             events.push(
                 Event::new(
                     "Savannah 4.12",
@@ -822,9 +812,20 @@ pub fn resolve_phase(
                             }
                         }
                         "burst" => {
-                            // Counted as a step lost in combat, to the target's army.
-                            let by = rules.army_of(&victim).unwrap_or_default().to_string();
-                            let cause = super::losses::Cause::Combat { rule: "Savannah 4.12".into(), by };
+                            // Counted as a step lost in combat, to the target's
+                            // army; to the other player's first army when the
+                            // shells fell on the firing player's own unit.
+                            let target_army = rules.army_of(&victim).unwrap_or_default().to_string();
+                            let rule = "Savannah 4.12".to_string();
+                            let cause = if player_of(rules, &victim) == player_of(rules, &m.unit) {
+                                let by = super::losses::other_armies(rules, &player_of(rules, &m.unit))
+                                    .into_iter()
+                                    .next()
+                                    .unwrap_or_default();
+                                super::losses::Cause::FriendlyFire { rule, by }
+                            } else {
+                                super::losses::Cause::Combat { rule, by: target_army }
+                            };
                             events.extend(super::losses::lose_steps(rules, &mut next, &m.unit, 1, cause)?);
                         }
                         "intact" => {}

@@ -85,6 +85,12 @@ pub enum Cause {
     /// A combat result under `rule`, inflicted by the army `by`: `opponent`
     /// adjustments and the VPs go to that army.
     Combat { rule: String, by: String },
+    /// Savannah 4.12: mortar shells that drift onto the firing player's own
+    /// units. The rules say only that the units present take the shells;
+    /// the losses count as if the enemy army `by` had inflicted them, as
+    /// 7.3 counts losses no enemy inflicted ("as if they were lost in
+    /// combat").
+    FriendlyFire { rule: String, by: String },
 }
 
 impl Cause {
@@ -92,7 +98,7 @@ impl Cause {
     pub fn rule(&self) -> &str {
         match self {
             Cause::Overstacking => "7.3",
-            Cause::Combat { rule, .. } => rule,
+            Cause::Combat { rule, .. } | Cause::FriendlyFire { rule, .. } => rule,
         }
     }
 
@@ -100,7 +106,7 @@ impl Cause {
     pub fn step_entry(&self) -> &'static str {
         match self {
             Cause::Overstacking => "overstacking-step-lost",
-            Cause::Combat { .. } => "step-lost",
+            Cause::Combat { .. } | Cause::FriendlyFire { .. } => "step-lost",
         }
     }
 
@@ -113,7 +119,7 @@ impl Cause {
     pub fn inflicted_by(&self) -> Option<&str> {
         match self {
             Cause::Overstacking => None,
-            Cause::Combat { by, .. } => Some(by),
+            Cause::Combat { by, .. } | Cause::FriendlyFire { by, .. } => Some(by),
         }
     }
 
@@ -121,6 +127,9 @@ impl Cause {
         match self {
             Cause::Overstacking => "overstacking (7.3)".to_string(),
             Cause::Combat { rule, by } => format!("combat ({rule}), inflicted by {by}"),
+            Cause::FriendlyFire { rule, by } => {
+                format!("its own side's fire ({rule}), counted as if {by} had inflicted it (as 7.3 counts its losses)")
+            }
         }
     }
 }
@@ -165,7 +174,7 @@ pub fn stacking_weight(rules: &Rules, state: &State, id: &str) -> (i32, i32) {
 }
 
 /// The armies of every player but `player`, in module.yaml order.
-fn other_armies(rules: &Rules, player: &str) -> Vec<String> {
+pub(crate) fn other_armies(rules: &Rules, player: &str) -> Vec<String> {
     rules.sequence.data.alliances.iter().filter(|a| a.id != player).flat_map(|a| a.armies.iter().cloned()).collect()
 }
 

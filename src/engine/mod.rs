@@ -37,11 +37,6 @@ use crate::module::{Module, Source};
 use sequence::{Sequence, Step};
 use state::State;
 
-/// Ends a refusal of a position the rules leave open: the engine stops
-/// there rather than guess (`adjutant selfplay` counts such games apart
-/// from failures).
-pub const OPEN_QUESTION: &str = "the rules do not say what happens here (an open question of the rules)";
-
 /// Everything the engine reads of a module: counters, map, charts and the
 /// sequence of play of one scenario.
 pub struct Rules {
@@ -319,10 +314,12 @@ pub fn validate_step(
 ) -> Vec<SideProblem> {
     let one = |(side, field, message): (String, String, String)| SideProblem { side, field, message };
     match step {
-        Step::PlayerTurn { player, phase, .. } if phase == "movement" => movement::validate_sides(rules, state, player, orders)
-            .into_iter()
-            .map(|(side, p)| SideProblem { side, field: p.field, message: p.message })
-            .collect(),
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
+            movement::validate_sides(rules, state, player, orders)
+                .into_iter()
+                .map(|(side, p)| SideProblem { side, field: p.field, message: p.message })
+                .collect()
+        }
         Step::PlayerTurn { player, phase, .. }
             if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
         {

@@ -577,11 +577,22 @@ struct Apply<'a> {
     choices: &'a Choices,
     /// The enemy army credited (the army of the enemy's affected unit).
     by: String,
+    /// Savannah 4.12: the shells fell on the firing player's own unit
+    /// (`by` is then the first army of the other player).
+    friendly: bool,
     claimed: BTreeSet<String>,
     events: Vec<Event>,
 }
 
 impl Apply<'_> {
+    /// Why the affected unit loses steps under `rule`.
+    fn cause(&self, rule: &str) -> Cause {
+        match self.friendly {
+            true => Cause::FriendlyFire { rule: rule.into(), by: self.by.clone() },
+            false => Cause::Combat { rule: rule.into(), by: self.by.clone() },
+        }
+    }
+
     fn label(&self) -> String {
         match self.combat.kind {
             CombatKind::Close => format!("close combat {}", self.combat.id),
@@ -634,7 +645,7 @@ impl Apply<'_> {
                 )
                 .with("unit", unit),
             );
-            let cause = Cause::Combat { rule: "13.1".into(), by: self.by.clone() };
+            let cause = self.cause("13.1");
             self.events.extend(losses::lose_steps(self.rules, state, unit, steps, cause)?);
             return Ok(());
         }
@@ -944,7 +955,7 @@ impl Apply<'_> {
             .with("unit", &unit)
             .with("by", by),
         );
-        let cause = Cause::Combat { rule: "13.1".into(), by: self.by.clone() };
+        let cause = self.cause("13.1");
         self.events.extend(losses::lose_steps(self.rules, state, &unit, 1, cause)?);
         Ok(())
     }
@@ -1085,7 +1096,11 @@ fn check_combat(rules: &Rules, state: &State, combat: &Combat) -> Result<()> {
             return Err(Error::refused(format!("{u} is not of the same player as {}", side.affected)));
         }
     }
-    if player_of(rules, &combat.attacker.affected) == player_of(rules, &combat.defender.affected) {
+    // Savannah 4.12: mortar shells may land on the firing player's own
+    // units (the fire orders' checks keep guns and rifles to enemy targets).
+    if combat.kind == CombatKind::Close
+        && player_of(rules, &combat.attacker.affected) == player_of(rules, &combat.defender.affected)
+    {
         return Err(Error::refused("the Attacker and the Defender are the same player's"));
     }
     Ok(())
@@ -1116,10 +1131,17 @@ fn apply_side(
         Role::Attacker => &combat.defender,
         Role::Defender => &combat.attacker,
     };
-    let by = rules.army_of(&enemy.affected).unwrap_or_default().to_string();
+    let firing = rules.army_of(&enemy.affected).unwrap_or_default().to_string();
+    // Savannah 4.12: shells on the firing player's own unit.
+    let own = rules.army_of(&side.affected).and_then(|a| rules.player_of_army(a));
+    let friendly = combat.kind == CombatKind::Fire && own.is_some() && own == rules.player_of_army(&firing);
+    let by = match (friendly, own) {
+        (true, Some(player)) => losses::other_armies(rules, player).into_iter().next().unwrap_or_default(),
+        _ => firing,
+    };
     let claimed: BTreeSet<String> =
         choices.retreats.values().filter_map(|c| c.leaders.as_ref()).flatten().cloned().collect();
-    let mut a = Apply { rules, data, combat, role, side, choices, by, claimed, events: Vec::new() };
+    let mut a = Apply { rules, data, combat, role, side, choices, by, friendly, claimed, events: Vec::new() };
     let label = a.label();
     let affected = side.affected.clone();
     let name = counter(rules, &affected)?.name.clone();
@@ -1161,13 +1183,13 @@ fn apply_side(
             a.others_check(state, "D", dice)?;
         }
         Some(Main::StepLoss) => {
-            let cause = Cause::Combat { rule: "13.1".into(), by: a.by.clone() };
+            let cause = a.cause("13.1");
             a.events.extend(losses::lose_steps(rules, state, &affected, 1, cause)?);
             a.others_check(state, "1", dice)?;
         }
         Some(Main::TwoStepLoss) => {
             let steps = steps_of(state, &affected);
-            let cause = Cause::Combat { rule: "13.1".into(), by: a.by.clone() };
+            let cause = a.cause("13.1");
             a.events.extend(losses::lose_steps(rules, state, &affected, steps, cause)?);
             if steps == 1 {
                 a.second_step(state, affected_hex)?;
@@ -1456,6 +1478,7 @@ pub fn end_of_close_combat_phase(
             side: &side,
             choices: &choices,
             by: by.to_string(),
+            friendly: false,
             claimed: BTreeSet::new(),
             events: Vec::new(),
         };
