@@ -122,8 +122,6 @@ pub struct Played {
     pub steps: u32,
     pub result: Option<GameResult>,
     pub failures: Vec<Failure>,
-    /// Where the game stopped at a position the rules leave open, if it did.
-    pub open_questions: Vec<Failure>,
     pub orders: OrderCounts,
     /// How many events of each kind the game's steps gave.
     pub events: BTreeMap<String, u64>,
@@ -142,9 +140,6 @@ pub struct Summary {
     pub orders: OrderCounts,
     pub events: BTreeMap<String, u64>,
     pub failures: Vec<Failure>,
-    /// Games stopped at a position the rules leave open: not failures of
-    /// the engine, questions for the rules' owner.
-    pub open_questions: Vec<Failure>,
 }
 
 impl Summary {
@@ -154,7 +149,6 @@ impl Summary {
         let result = match &played.result {
             Some(r) => format!("{} {}", r.winner, r.level),
             None if !played.failures.is_empty() => "failed".to_string(),
-            None if !played.open_questions.is_empty() => "stopped at an open question".to_string(),
             None => "no result".to_string(),
         };
         *self.results.entry(result).or_default() += 1;
@@ -163,7 +157,6 @@ impl Summary {
             *self.events.entry(kind.clone()).or_default() += n;
         }
         self.failures.extend(played.failures.iter().cloned());
-        self.open_questions.extend(played.open_questions.iter().cloned());
     }
 }
 
@@ -420,7 +413,8 @@ fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
     match guide.kind.as_str() {
         "movement" => {}
         "attack" => {
-            let least_attacks: Vec<Value> = least.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default();
+            let least_attacks: Vec<Value> =
+                least.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default();
             let mut attacking: BTreeSet<String> =
                 least_attacks.iter().flat_map(|a| string_list(a.get("attackers"))).collect();
             let mut attacked: BTreeSet<String> =
@@ -443,9 +437,10 @@ fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
                         m.push(("advance", strings(&draw.subset(attackers))));
                     }
                 };
-                if let Some(i) = least_attacks.iter().position(|a| {
-                    string_list(a.get("defenders")).iter().any(|d| defenders.contains(d))
-                }) {
+                if let Some(i) = least_attacks
+                    .iter()
+                    .position(|a| string_list(a.get("defenders")).iter().any(|d| defenders.contains(d)))
+                {
                     let theirs = string_list(least_attacks[i].get("attackers"));
                     let mut fields = Vec::new();
                     extras(draw, &theirs, &mut fields);
@@ -543,14 +538,6 @@ fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
     out
 }
 
-/// Why a game stops before its end.
-enum Stop {
-    /// A position the rules leave open (the engine refuses to guess).
-    Open(String),
-    /// Anything else: a failure.
-    Bug(String),
-}
-
 /// Every awaited side's random orders for `step`: its least orders, which
 /// must validate (alone, and all sides' together), and what the drawn
 /// choices add that still validates, alone and together
@@ -561,7 +548,7 @@ fn step_orders(
     step: &Step,
     sides: &[String],
     draw: &mut Draw,
-) -> std::result::Result<(BTreeMap<String, Value>, OrderCounts), Stop> {
+) -> std::result::Result<(BTreeMap<String, Value>, OrderCounts), String> {
     let least: BTreeMap<String, Value> =
         sides.iter().map(|side| (side.clone(), template::minimal(rules, state, step, side))).collect();
     // Every problem as (side, field, message): each side's alone, then
@@ -576,7 +563,9 @@ fn step_orders(
             );
         }
         if found.is_empty() {
-            found.extend(engine::validate_step(rules, state, step, bodies).into_iter().map(|p| (p.side, p.field, p.message)));
+            found.extend(
+                engine::validate_step(rules, state, step, bodies).into_iter().map(|p| (p.side, p.field, p.message)),
+            );
         }
         found
     };
@@ -588,16 +577,7 @@ fn step_orders(
             list.join("; "),
             serde_json::to_string(&least).unwrap_or_default()
         );
-        if let Step::PlayerTurn { player, phase, .. } = step {
-            if phase == "close-combat" && template::no_legal_designation(rules, state, player) {
-                return Err(Stop::Open(format!(
-                    "no designation of {player}'s attacks is legal: units that must attack (12.12) cannot all be \
-                     placed in attacks that 12.15 and Savannah 4.13 allow, for instance French and American units \
-                     next to one enemy hex and no other; {what}"
-                )));
-            }
-        }
-        return Err(Stop::Bug(what));
+        return Err(what);
     }
     let mut choices: Vec<(String, Choice)> = Vec::new();
     for side in sides {
@@ -659,11 +639,8 @@ fn step_orders(
 
 /// The orders file `adjutant template` would write for this body.
 fn orders_file(game: &str, step: &Step, side: &str, body: &Value) -> String {
-    let mut text = format!(
-        "game: {game}\nturn: {}\nstep: {}\nside: {side}\n",
-        step.turn(),
-        engine::orders::step_field(step)
-    );
+    let mut text =
+        format!("game: {game}\nturn: {}\nstep: {}\nside: {side}\n", step.turn(), engine::orders::step_field(step));
     if body.as_mapping().is_some_and(|m| !m.is_empty()) {
         text += &crate::yaml::to_string(body).unwrap_or_default();
     }
@@ -689,7 +666,6 @@ pub fn play(rules: &Rules, setup: &State, id: GameId, record: bool) -> Played {
                 steps: journal_step.saturating_sub(1),
                 result: None,
                 failures: vec![Failure { game: id.game, journal_step, step, what: format!("panic: {message}") }],
-                open_questions: Vec::new(),
                 orders: OrderCounts::default(),
                 events: BTreeMap::new(),
                 record: Vec::new(),
@@ -711,7 +687,6 @@ fn play_inner(
         steps: 0,
         result: None,
         failures: Vec::new(),
-        open_questions: Vec::new(),
         orders: OrderCounts::default(),
         events: BTreeMap::new(),
         record: Vec::new(),
@@ -759,12 +734,8 @@ fn play_inner(
                 played.orders.add(&counts);
                 drawn
             }
-            Err(Stop::Bug(why)) => {
+            Err(why) => {
                 fail(&mut played, k, &step, why);
-                return played;
-            }
-            Err(Stop::Open(why)) => {
-                played.open_questions.push(Failure { game: id.game, journal_step: k, step: step.name(), what: why });
                 return played;
             }
         };
@@ -787,8 +758,8 @@ fn play_inner(
             files.push((side, file));
         }
         let hashes: Vec<SideHash> = files.iter().map(|(side, f)| SideHash::of_bytes(side, f.as_bytes())).collect();
-        let seed = dice::orders_digest(&hashes)
-            .and_then(|digest| dice::step_seed(&game, k, &keys[k as usize], &digest, &[]));
+        let seed =
+            dice::orders_digest(&hashes).and_then(|digest| dice::step_seed(&game, k, &keys[k as usize], &digest, &[]));
         let seed = match seed {
             Ok(s) => s,
             Err(e) => {
@@ -805,15 +776,6 @@ fn play_inner(
         };
         let (done, rolls) = match resolve() {
             Ok(r) => r,
-            Err(e) if e.to_string().contains(engine::OPEN_QUESTION) => {
-                played.open_questions.push(Failure {
-                    game: id.game,
-                    journal_step: k,
-                    step: step.name(),
-                    what: e.to_string(),
-                });
-                return played;
-            }
             Err(e) => {
                 let orders: Vec<String> = files.iter().map(|(s, f)| format!("{s}:\n{f}")).collect();
                 fail(&mut played, k, &step, format!("the engine refuses the step: {e}\n{}", orders.join("\n")));
@@ -847,7 +809,8 @@ fn play_inner(
             *played.events.entry(e.kind.clone()).or_default() += 1;
         }
         if !broken.is_empty() {
-            fail(&mut played, k, &step, broken.join("; "));
+            let orders: Vec<String> = files.iter().map(|(s, f)| format!("{s}:\n{f}")).collect();
+            fail(&mut played, k, &step, format!("{}\n{}", broken.join("; "), orders.join("\n")));
             played.steps = k;
             return played;
         }

@@ -31,7 +31,7 @@ struct Report {
     folders: Vec<FolderCheck>,
 }
 
-/// The most failures or open questions the text lists.
+/// The most failures the text lists.
 const SHOWN: usize = 20;
 
 /// 12345 as "12,345".
@@ -53,6 +53,9 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
         return Err(Error::usage("--keep plays games through game folders, which need an embedded module").into());
     }
     let rules = Rules::load(&source, &args.scenario)?;
+    if let Some(dir) = &args.keep {
+        std::fs::create_dir_all(dir).map_err(|e| Error::usage(format!("--keep {}: {e}", dir.display())))?;
+    }
     let setup = State::setup(&rules.module, &args.scenario)?;
     let (first, last) = match args.game {
         Some(0) => return Err(Error::usage("--game: games are numbered from 1").into()),
@@ -122,7 +125,11 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
             thousands(o.files),
             thousands(o.drawn),
             thousands(o.kept),
-            if o.one_by_one > 0 { format!(" ({} files built one choice at a time)", thousands(o.one_by_one)) } else { String::new() }
+            if o.one_by_one > 0 {
+                format!(" ({} files built one choice at a time)", thousands(o.one_by_one))
+            } else {
+                String::new()
+            }
         );
         let count = |kind: &str| r.summary.events.get(kind).copied().unwrap_or(0);
         text += &format!(
@@ -140,19 +147,6 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
                 f.steps,
                 if f.verified { s.good("verified") } else { s.bad("NOT verified") }
             );
-        }
-        if !r.summary.open_questions.is_empty() {
-            text += &format!(
-                "  {} games stopped at a position the rules leave open (not failures; questions for the rules):\n",
-                r.summary.open_questions.len()
-            );
-            for f in r.summary.open_questions.iter().take(SHOWN) {
-                let first = f.what.split("; the orders").next().unwrap_or(&f.what);
-                text += &format!("    game {} step {} ({}): {first}\n", f.game, f.journal_step, f.step);
-            }
-            if r.summary.open_questions.len() > SHOWN {
-                text += &format!("    and {} more (--format json lists them all)\n", r.summary.open_questions.len() - SHOWN);
-            }
         }
         if r.summary.failures.is_empty() {
             text += &format!("  {}\n", s.good("no failures: every invariant held after every step"));

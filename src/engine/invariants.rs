@@ -23,7 +23,8 @@
 //!   2.8, 2.9);
 //! - momentum chits held within the pool (12.61);
 //! - a Movement Phase: shattered units do not move (13.4), a disrupted unit
-//!   moves at most one hex and not next to the enemy (13.3), a pinned unit
+//!   moves at most one hex and not next to the enemy, unless it began next
+//!   to it and ends next to fewer enemy units (13.3), a pinned unit
 //!   that moved ends next to no enemy unit, and no pin is left on a unit
 //!   next to no enemy unit (9.3); the other player's units stay put;
 //! - the end of a Close Combat Phase: no shattered unit next to an enemy
@@ -208,7 +209,8 @@ impl<'a> Invariants<'a> {
             };
             let was = morale.get(&army).copied().unwrap_or(0);
             if from != was {
-                broken.push(format!("{army} army morale event starts at {from} but the army stood at {was}: {}", e.text));
+                broken
+                    .push(format!("{army} army morale event starts at {from} but the army stood at {was}: {}", e.text));
             }
             morale.insert(army, to);
         }
@@ -298,6 +300,17 @@ impl<'a> Invariants<'a> {
                     && hex_of(state, e).is_some_and(|eh| are_adjacent(hex, eh, layout))
             })
         };
+        let enemies_next_to = |state: &State, hex: HexId, own: &str| {
+            state
+                .units
+                .keys()
+                .filter(|e| {
+                    self.player_of(e).is_some_and(|p| p != own)
+                        && !self.is_leader(e)
+                        && hex_of(state, e).is_some_and(|eh| are_adjacent(hex, eh, layout))
+                })
+                .count()
+        };
         for (id, was) in &before.units {
             let Some(now) = after.units.get(id) else { continue };
             let Some(owner) = self.player_of(id) else { continue };
@@ -319,8 +332,16 @@ impl<'a> Invariants<'a> {
                     Condition::Disrupted if distance(f, t, layout) > 1 => {
                         broken.push(format!("{id} is disrupted and moved from {f} to {t}, more than one hex (13.3)"))
                     }
-                    Condition::Disrupted if enemy_next_to(after, t, owner) => {
-                        broken.push(format!("{id} is disrupted and moved next to the enemy, to {t} (13.3)"))
+                    // 13.3: next to the enemy only when it began next to
+                    // it and moved away from as many as it could.
+                    Condition::Disrupted
+                        if enemies_next_to(after, t, owner) > 0
+                            && enemies_next_to(after, t, owner) >= enemies_next_to(before, f, owner) =>
+                    {
+                        broken.push(format!(
+                            "{id} is disrupted and moved next to the enemy, from {f} to {t}, and not away from \
+                             any enemy unit (13.3)"
+                        ))
                     }
                     _ => {}
                 }
@@ -351,7 +372,8 @@ impl<'a> Invariants<'a> {
                     for (n, a) in ids.iter().enumerate() {
                         for b in &ids[n + 1..] {
                             let (Some(ca), Some(cb)) = (self.rules.counter(a), self.rules.counter(b)) else { continue };
-                            if r.applies(ca, cb) && !(hex_of(before, a) == Some(*hex) && hex_of(before, b) == Some(*hex))
+                            if r.applies(ca, cb)
+                                && !(hex_of(before, a) == Some(*hex) && hex_of(before, b) == Some(*hex))
                             {
                                 broken.push(format!(
                                     "{a} and {b} end the Movement Phase stacked in {hex} ({})",

@@ -3285,9 +3285,9 @@ pub fn draw_moves(
         hexes.dedup();
         while !hexes.is_empty() {
             let to = hexes.remove(draw(hexes.len()).min(hexes.len() - 1));
-            let found = searches.iter().find(|(order, p, best)| {
-                best.contains_key(&to) && phase.ends_at(&base, side, order, p, best, to)
-            });
+            let found = searches
+                .iter()
+                .find(|(order, p, best)| best.contains_key(&to) && phase.ends_at(&base, side, order, p, best, to));
             if let Some((order, p, best)) = found {
                 out.push(DrawnMove {
                     unit: id.clone(),
