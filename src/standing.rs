@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use serde::Serialize;
 use crate::yaml::{Mapping, Value};
+use serde::Serialize;
 
 use crate::dice::Bytes32;
 use crate::engine::orders::{check_header, check_shape, step_field};

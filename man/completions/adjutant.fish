@@ -116,7 +116,7 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l port -d 'SMTP
 complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l security -d 'starttls, tls or none (overrides mail.security)' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l username -d 'SMTP user name (overrides mail.username)' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l password-env -d 'The environment variable holding the SMTP password (overrides mail.password_env)' -r
-complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l folder -d 'The folder of .eml files for the folder transport (overrides mail.folder)' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l folder -d 'The folder of .eml files for the folder transport, relative to where adjutant runs (overrides mail.folder, which is relative to the game folder)' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l sendmail -d 'The sendmail binary (overrides mail.sendmail)' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l ca-file -d 'An extra trusted root certificate, PEM (overrides mail.ca_file)' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand mail" -l dir -d 'The game folder' -r -F

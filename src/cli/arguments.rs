@@ -406,7 +406,7 @@ pub struct MailArgs {
     /// The environment variable holding the SMTP password (overrides mail.password_env).
     #[arg(long, value_name = "VAR")]
     pub password_env: Option<String>,
-    /// The folder of .eml files for the folder transport (overrides mail.folder).
+    /// The folder of .eml files for the folder transport, relative to where adjutant runs (overrides mail.folder, which is relative to the game folder).
     #[arg(long, value_name = "DIR")]
     pub folder: Option<PathBuf>,
     /// The sendmail binary (overrides mail.sendmail).

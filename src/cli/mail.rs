@@ -66,7 +66,18 @@ fn settings(folder: &GameFolder, args: &MailArgs) -> Result<Option<MailSettings>
     macro_rules! over {
         ($($field:ident),*) => { $( if let Some(v) = &args.$field { s.$field = Some(v.clone()); } )* };
     }
-    over!(host, port, username, password_env, folder, sendmail, ca_file);
+    over!(host, port, username, password_env, sendmail, ca_file);
+    // A path given on the command line is relative to where the command
+    // runs, as every other path argument is (game.yaml's is relative to the
+    // game folder).
+    if let Some(dir) = &args.folder {
+        let dir = if dir.is_relative() {
+            std::env::current_dir().map_err(|e| Error::io(".", e))?.join(dir)
+        } else {
+            dir.to_path_buf()
+        };
+        s.folder = Some(dir);
+    }
     if let Some(security) = &args.security {
         s.security = Some(parse_security(security)?);
     }

@@ -23,8 +23,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
 use crate::yaml::{Mapping, Value};
+use serde::Serialize;
 
 use super::sequence::Step;
 use super::state::{Condition, State};
