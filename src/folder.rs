@@ -74,6 +74,43 @@ pub struct GameConfig {
     /// answers (mail.rs). Never a password: only where to read one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail: Option<crate::mail::MailSettings>,
+    /// Every change of a player made with `adjutant player`, oldest first:
+    /// what `verify` needs to know the players in effect at each step,
+    /// which each journal entry binds (`players_sha256`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub player_changes: Vec<PlayerChange>,
+}
+
+/// A change of a side's player (`adjutant player`), after a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerChange {
+    /// The journal's last step when the change was made: steps up to it
+    /// were resolved with the player as he was before.
+    pub after_step: u32,
+    pub side: String,
+    /// The player as he was: name and address (absent: the side had no
+    /// player).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub was: Option<PlayerWas>,
+}
+
+/// A player's name and address before a change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerWas {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+/// The SHA-256 of a list of players as a journal entry binds it: of their
+/// canonical YAML (side, name, email), sorted by side.
+pub fn players_sha256(players: &[Player]) -> Bytes32 {
+    let mut sorted = players.to_vec();
+    sorted.sort_by(|a, b| a.side.cmp(&b.side));
+    let yaml = crate::yaml::to_string(&sorted).expect("players always serialise");
+    Bytes32::sha256(yaml.as_bytes())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,6 +193,29 @@ impl GameConfig {
             (FolderKind::RollLog, Some(_)) => Err(located("module", "a roll log has no module".into())),
             _ => Ok(()),
         }
+    }
+
+    /// The players as they were when journal step `step` was resolved:
+    /// today's, with every change made after that step undone.
+    pub fn players_at(&self, step: u32) -> Vec<Player> {
+        let mut players = self.players.clone();
+        for change in self.player_changes.iter().rev().filter(|c| c.after_step >= step) {
+            let at = players.iter().position(|p| p.side == change.side);
+            match (&change.was, at) {
+                (Some(was), Some(i)) => {
+                    players[i].name = was.name.clone();
+                    players[i].email = was.email.clone();
+                }
+                (Some(was), None) => {
+                    players.push(Player { side: change.side.clone(), name: was.name.clone(), email: was.email.clone() })
+                }
+                (None, Some(i)) => {
+                    players.remove(i);
+                }
+                (None, None) => {}
+            }
+        }
+        players
     }
 
     pub fn to_yaml(&self) -> String {
@@ -276,6 +336,7 @@ impl GameFolder {
             players,
             dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
             mail: None,
+            player_changes: Vec::new(),
         };
         Self::create_with(root, config, &top, extra)
     }
@@ -366,6 +427,7 @@ mod tests {
                 anchor: chain_key(top, 8, 0).unwrap(),
             },
             mail: None,
+            player_changes: Vec::new(),
         }
     }
 

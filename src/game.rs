@@ -94,6 +94,54 @@ pub fn new_game(
     })
 }
 
+/// What `adjutant player` changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerChanged {
+    pub side: String,
+    /// The player before (absent: the side had none).
+    pub was: Option<Player>,
+    pub now: Player,
+    /// The journal's last step: steps after it are resolved with the new
+    /// player, and their journal entries bind him.
+    pub after_step: u32,
+}
+
+/// `adjutant player`: give a side a new player (name and address), from a
+/// spec as `new --player` takes it. game.yaml is rewritten (in its
+/// canonical form) with the player and the change recorded in
+/// `player_changes`, which `verify` reads to check the players each
+/// journal entry binds. An unchanged player is refused.
+pub fn change_player(dir: &Path, spec: &str, wait: std::time::Duration) -> Result<PlayerChanged> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log has no players", dir.display())));
+    }
+    let _lock = folder.lock(wait)?;
+    // Read again under the lock: another command may have changed it.
+    let mut config = GameFolder::open(dir)?.config;
+    let now = parse_player(spec)?;
+    let module = modules::load(config.module.as_deref().unwrap_or_default())?;
+    module.side(&now.side)?;
+    let (after_step, _) = folder.journal().tail()?;
+    let after_step = after_step - 1;
+    let at = config.players.iter().position(|p| p.side == now.side);
+    let was = at.map(|i| config.players[i].clone());
+    if was.as_ref() == Some(&now) {
+        return Err(Error::refused(format!("{}: already the player of {} in game.yaml", now.name, now.side)));
+    }
+    config.player_changes.push(crate::folder::PlayerChange {
+        after_step,
+        side: now.side.clone(),
+        was: was.as_ref().map(|p| crate::folder::PlayerWas { name: p.name.clone(), email: p.email.clone() }),
+    });
+    match at {
+        Some(i) => config.players[i] = now.clone(),
+        None => config.players.push(now.clone()),
+    }
+    crate::fsio::write_atomic(&folder.root.join(crate::folder::GAME_FILE), config.to_yaml().as_bytes())?;
+    Ok(PlayerChanged { side: now.side.clone(), was, now, after_step })
+}
+
 /// The current state of a game folder (`state.yaml`).
 pub fn load_state(folder: &GameFolder) -> Result<crate::engine::state::State> {
     let path = folder.root.join(crate::folder::STATE_FILE);

@@ -75,7 +75,7 @@ fn bodies(offered: &[&Offered]) -> BTreeMap<String, crate::yaml::Value> {
 /// `verify` share. Returns the entry (without `previous`) and the new state.
 fn resolve_step(
     rules: &Rules,
-    game_id: &str,
+    game: &crate::folder::GameConfig,
     journal_step: u32,
     key: &Bytes32,
     state: &State,
@@ -85,7 +85,7 @@ fn resolve_step(
 ) -> Result<(JournalEntry, State)> {
     let hashes: Vec<SideHash> = orders.iter().map(|(side, bytes, _)| SideHash::of_bytes(side, bytes)).collect();
     let digest = orders_digest(&hashes)?;
-    let seed = step_seed(game_id, journal_step, key, &digest, &[])?;
+    let seed = step_seed(&game.game_id, journal_step, key, &digest, &[])?;
     let mut dice = StepDice::new(&seed);
     let mut done = resolve(rules, state, step, bodies, &mut dice)?;
     done.state.resolved_steps = journal_step;
@@ -111,6 +111,7 @@ fn resolve_step(
         game_step: Some(step.name()),
         events: done.events,
         state_sha256: Some(done.state.hash()),
+        players_sha256: Some(crate::folder::players_sha256(&game.players_at(journal_step))),
     };
     Ok((entry, done.state))
 }
@@ -223,8 +224,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
             .collect();
-        let (mut entry, next) =
-            resolve_step(&rules, &folder.config.game_id, k, &key, &state, &step, &orders, &bodies(&mine))?;
+        let (mut entry, next) = resolve_step(&rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine))?;
         entry.previous = previous;
         // The orders as received, then the entry, then the cached state.
         for (_, bytes, file) in &orders {
@@ -320,8 +320,7 @@ pub fn replay_each(
             orders.push((record.side.clone(), bytes, path.clone()));
         }
         let (again, next) =
-            match resolve_step(rules, &folder.config.game_id, entry.step, &entry.key, &state, &step, &orders, &by_side)
-            {
+            match resolve_step(rules, &folder.config, entry.step, &entry.key, &state, &step, &orders, &by_side) {
                 Ok(r) => r,
                 Err(e) => return fail(format!("the engine refuses the step on replay: {e}")),
             };

@@ -85,6 +85,7 @@ pub fn resolve_step(
         game_step: None,
         events: Vec::new(),
         state_sha256: None,
+        players_sha256: None,
     })
 }
 

@@ -203,7 +203,9 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     let before = all_files(&g);
     let err = run(&g, &["mail", "--dir", "."]).fails(2);
     assert!(err.contains("mail:") && err.contains("--transport"), "{err}");
-    let folder = ["--transport", "folder", "--from", "Referee <referee@example.org>", "--folder", "outbox"];
+    // The messages go beside the game folder: verify names any folder in it
+    // that game.yaml does not give.
+    let folder = ["--transport", "folder", "--from", "Referee <referee@example.org>", "--folder", "../outbox"];
     let mut args = vec!["mail", "--dir", ".", "--dry-run"];
     args.extend(folder);
     let dry = run(&g, &args).ok();
@@ -217,7 +219,7 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     assert_eq!(not_mailed(&g), 0);
     assert!(run(&g, &["status", "--dir", "."]).ok().contains("every dispatch mailed"));
     assert_eq!(sent.matches("sent:").count(), 9, "{sent}");
-    let emls = fs::read_dir(g.join("outbox")).unwrap().count();
+    let emls = fs::read_dir(dir.path().join("outbox")).unwrap().count();
     assert_eq!(emls, 9);
     let mailed = fs::read_to_string(g.join("mailed.yaml")).unwrap();
     assert_eq!(mailed.matches("- dispatch: ").count(), 9, "{mailed}");
@@ -231,7 +233,7 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     assert!(one.contains("ann@example.org"), "{one}");
     // The mails and the record hold no secret, and verify still holds.
     let top = fs::read_to_string(g.join(".secret/chain-top")).unwrap();
-    for (path, bytes) in all_files(&g.join("outbox")) {
+    for (path, bytes) in all_files(&dir.path().join("outbox")) {
         assert!(!String::from_utf8_lossy(&bytes).contains(top.trim()), "{}", path.display());
     }
     assert!(run(&g, &["verify", "--dir", "."]).ok().starts_with("verified"));

@@ -226,17 +226,35 @@ The whole format, phase by phase, is docs/orders.md in the source.
 Exits 0 when every file is valid, 1 listing every problem with its line and column.")]
     Validate(ValidateArgs),
 
+    /// Give a side a new player (name and address), recorded so that verify can tell.
+    #[command(after_help = "\
+Examples:
+  adjutant player --dir savannah british=\"Ann Smith <ann@new.example.org>\"
+
+game.yaml is rewritten with the new player (in its canonical form: comments in it
+are not kept) and the change is recorded in its player_changes: every journal
+entry binds the players in effect when its step was resolved, so verify names a
+name or address changed by hand, and reports keep the players they were written
+with. Orders by email are taken from the new address from now on.")]
+    Player(PlayerArgs),
+
     /// Check a folder: key chain, orders, seeds, every roll, the replay and the reports.
     #[command(after_help = "\
 Examples:
   adjutant verify --dir rolls
   adjutant verify --dir savannah --format json
+  adjutant verify --dir savannah --head 9f3c...e1   the journal head a report gave you
 
 Needs no secret: run it on the folder as published. For a game it also replays
 every step with the rules engine from the scenario's set-up (events and state
-hashes), and renders every report in reports/ again from the journal. Exits 0
-when every check holds, 1 naming the first file that fails (a journal entry, an
-orders file, a report with the line and column that differ).")]
+hashes), and renders every report in reports/ again from the journal. It names
+every file the folder should not hold (an orders file no journal entry records,
+a stray file in inbox/), and game.yaml's players when a name or address differs
+from what the journal binds (`adjutant player` records a change). Every report
+carries the journal's head (the SHA-256 of its last step's entry); --head checks
+that the journal still holds that entry, so the last steps cannot have been cut
+back unseen. Exits 0 when every check holds, 1 naming the first file that fails
+(a journal entry, an orders file, a report with the line and column that differ).")]
     Verify(VerifyArgs),
 
     /// The dice protocol's primitives, to check any roll by hand.
@@ -472,6 +490,20 @@ pub struct TemplateArgs {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The folder to verify.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// A journal head you kept (64 hex digits, from a report's `journal head`
+    /// line): the journal must still hold that entry.
+    #[arg(long, value_name = "SHA256")]
+    pub head: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlayerArgs {
+    /// The side's new player: SIDE=NAME <ADDRESS>, as `new --player` takes it.
+    #[arg(value_name = "SIDE=NAME <ADDRESS>")]
+    pub player: String,
+    /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
 }

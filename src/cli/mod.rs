@@ -73,7 +73,8 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
             Some(RollCommand::Init(init)) => roll_init(init, out),
             None => roll(args, wait, out),
         },
-        Command::Verify(args) => verify_folder(&args.dir, out),
+        Command::Verify(args) => verify_folder(args, out),
+        Command::Player(args) => player(args, wait, out),
         Command::Validate(args) => validate(args, out),
         Command::Resolve(args) => resolve_game(args, wait, out),
         Command::Dice(command) => dice_command(command, out),
@@ -168,22 +169,58 @@ fn render_roll(r: &roll_log::Rolled, s: &Style) -> String {
     text
 }
 
-fn verify_folder(dir: &Path, out: &Out) -> Outcome {
-    let verdict = verify::verify(dir)?;
+fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
+    let changed = adjutant::game::change_player(&args.dir, &args.player, wait)?;
+    let show = |p: &adjutant::folder::Player| match &p.email {
+        Some(email) => format!("{} <{email}>", p.name),
+        None => p.name.clone(),
+    };
+    out.result(&changed, |_| {
+        format!(
+            "{}: {} -> {}\n  recorded in game.yaml after step {}: the steps resolved from now on bind the new player\n",
+            changed.side,
+            changed.was.as_ref().map(show).unwrap_or_else(|| "(no player)".into()),
+            show(&changed.now),
+            changed.after_step
+        )
+    })?;
+    Ok(0)
+}
+
+fn verify_folder(args: &arguments::VerifyArgs, out: &Out) -> Outcome {
+    let dir = args.dir.as_path();
+    let head = match &args.head {
+        None => None,
+        Some(hex) => Some(
+            hex.trim()
+                .parse::<adjutant::dice::Bytes32>()
+                .map_err(|_| Error::usage("--head: give the 64 hexadecimal digits of a report's journal head"))?,
+        ),
+    };
+    let verdict = verify::verify_with(dir, &verify::Options { head })?;
     out.result(&verdict, |s| render_verdict(dir, &verdict, s))?;
     Ok(if verdict.ok { 0 } else { 1 })
 }
 
 fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
     match &v.failure {
-        None => format!(
-            "{} {}: {} steps and {} rolls recompute from the anchor {}\n",
-            s.good("verified"),
-            dir.display(),
-            v.steps,
-            v.rolls,
-            v.anchor.to_hex()
-        ),
+        None => {
+            let mut text = format!(
+                "{} {}: {} steps and {} rolls recompute from the anchor {}\n",
+                s.good("verified"),
+                dir.display(),
+                v.steps,
+                v.rolls,
+                v.anchor.to_hex()
+            );
+            if let Some(head) = &v.head {
+                text += &format!("journal head: step {}, {}\n", head.step, head.sha256.to_hex());
+            }
+            if let Some(step) = v.head_found_at {
+                text += &format!("the head you kept is step {step} of this journal\n");
+            }
+            text
+        }
         Some(f) => format!(
             "{} {}: {}: {} check: {}\n  (steps before it verified: {})\n",
             s.bad("FAILED"),
