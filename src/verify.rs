@@ -7,9 +7,14 @@
 //! (§6.3). The first failure is reported with the entry that holds it.
 //! Then a game's steps are replayed through the rules engine (§6.4); a roll
 //! log's steps are recomputed whole.
+//!
+//! `verify` takes the folder's lock shared (recovery.rs), so that it never
+//! reads a step half written; what a killed command left is finished first
+//! when the folder can be written, and named as a failure when it cannot.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -18,6 +23,7 @@ use crate::error::Result;
 use crate::folder::{FolderKind, GameFolder, STATE_FILE};
 use crate::fsio;
 use crate::journal::{JournalEntry, Listing};
+use crate::report::game::ReportsCheck;
 use crate::roll_log::{self, PURPOSE_SIDE};
 
 /// Which check failed.
@@ -42,6 +48,9 @@ pub enum Check {
     Replay,
     /// A report in `reports/` differs from what the journal gives.
     Reports,
+    /// A killed command left work undone that could not be finished here
+    /// (the folder cannot be written).
+    Unfinished,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -61,13 +70,32 @@ pub struct Verdict {
     pub steps: u32,
     pub rolls: u64,
     pub failure: Option<Failure>,
+    /// Steps committed whose reports a killed (or failed) `resolve` has not
+    /// written yet, as `reports/pending.yaml` says: the next `resolve`
+    /// writes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reports_pending: Option<StepRange>,
 }
 
-/// Verify the folder at `dir`. `Err` means the folder could not be read at
-/// all (no game.yaml, unreadable); a log that fails a check is `Ok` with a
-/// failure in the verdict.
+/// Journal steps `first` to `last`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StepRange {
+    pub first: u32,
+    pub last: u32,
+}
+
+/// Verify the folder at `dir`, waiting up to a minute for a command that
+/// writes it. `Err` means the folder could not be read at all (no
+/// game.yaml, unreadable); a log that fails a check is `Ok` with a failure
+/// in the verdict.
 pub fn verify(dir: &Path) -> Result<Verdict> {
+    verify_waiting(dir, fsio::DEFAULT_WAIT)
+}
+
+/// [`verify`], waiting up to `wait` for a command that writes the folder.
+pub fn verify_waiting(dir: &Path, wait: Duration) -> Result<Verdict> {
     let folder = GameFolder::open(dir)?;
+    let access = crate::recovery::for_reading(&folder, wait)?;
     let listing = folder.journal().list()?;
     let mut verdict = Verdict {
         ok: true,
@@ -76,10 +104,15 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
         steps: 0,
         rolls: 0,
         failure: None,
+        reports_pending: None,
     };
     if let Err(failure) = check_all(&folder, &listing, &mut verdict) {
         verdict.ok = false;
         verdict.failure = Some(failure);
+    } else if let Some(message) = access.unfinished.clone() {
+        verdict.ok = false;
+        verdict.failure =
+            Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Unfinished, message });
     } else if folder.config.kind == FolderKind::Game {
         // §6.4: the dice hold; now every step must replay to the same events and state.
         let rules = crate::game::load_rules(&folder)?;
@@ -103,14 +136,19 @@ pub fn verify(dir: &Path) -> Result<Verdict> {
             verdict.ok = false;
             verdict.failure =
                 Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Replay, message });
-        } else if let Some((file, message)) =
-            crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)?
-        {
+        } else {
             // The reports: each must be exactly what the journal gives.
-            verdict.ok = false;
-            verdict.failure = Some(Failure { entry: file, step: None, check: Check::Reports, message });
+            match crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)? {
+                ReportsCheck::Complete => {}
+                ReportsCheck::Pending { first, last } => verdict.reports_pending = Some(StepRange { first, last }),
+                ReportsCheck::Failed { file, message } => {
+                    verdict.ok = false;
+                    verdict.failure = Some(Failure { entry: file, step: None, check: Check::Reports, message });
+                }
+            }
         }
     }
+    drop(access);
     Ok(verdict)
 }
 
