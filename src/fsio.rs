@@ -1,4 +1,5 @@
-//! Writes that survive a crash at any instant, and the folder lock.
+//! Writes that survive a crash at any instant, and the folder lock
+//! (exclusive for a command that writes, shared for one that reads).
 //!
 //! Every file adjutant writes goes through here: a temporary file in the same
 //! folder, written and fsynced, then renamed (or hard-linked, when the name
@@ -6,7 +7,7 @@
 //! `kill -9` or a full disk leaves either the old file or the new one, never
 //! half of either; a stray temporary file (its name starts with `.tmp-`) is
 //! ignored by every reader and removed by the next command that holds the
-//! lock.
+//! lock (recovery.rs).
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};

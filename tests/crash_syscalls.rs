@@ -61,6 +61,12 @@ fn strace() -> PathBuf {
 /// syscall and its number among that syscall's calls (1-based, as strace's
 /// `when=` counts them). Asserts that the run succeeds.
 fn writes(cwd: &Path, args: &[&str], log: &Path) -> Vec<(String, usize)> {
+    traced_writes(cwd, args, log, 0).into_iter().map(|(name, n, _)| (name, n)).collect()
+}
+
+/// As [`writes`], with each call as strace wrote it, for a run that exits
+/// with `code`.
+fn traced_writes(cwd: &Path, args: &[&str], log: &Path, code: i32) -> Vec<(String, usize, String)> {
     let status = Command::new(strace())
         .args(["-f", "-o"])
         .arg(log)
@@ -73,7 +79,7 @@ fn writes(cwd: &Path, args: &[&str], log: &Path) -> Vec<(String, usize)> {
         .stderr(Stdio::null())
         .status()
         .unwrap();
-    assert!(status.success(), "adjutant {args:?} under strace: {status}");
+    assert_eq!(status.code(), Some(code), "adjutant {args:?} under strace: {status}");
     let text = std::fs::read_to_string(log).unwrap();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut found = Vec::new();
@@ -90,7 +96,7 @@ fn writes(cwd: &Path, args: &[&str], log: &Path) -> Vec<(String, usize)> {
         if matches!(name, "openat" | "open") && !rest.contains("O_CREAT") {
             continue;
         }
-        found.push((name.to_string(), *n));
+        found.push((name.to_string(), *n, call.to_string()));
     }
     found
 }
@@ -343,4 +349,74 @@ fn a_reader_of_a_copy_it_cannot_finish_says_what_is_unfinished_and_changes_nothi
     let s = run(&killed, &["status", "--dir", "savannah"]).ok();
     assert!(s.contains("4 steps resolved"), "{s}");
     run(&killed, &["verify", "--dir", "savannah"]).ok();
+}
+
+#[test]
+fn a_command_on_a_consistent_folder_writes_nothing_there() {
+    let dir = temp();
+    let d = dir.path();
+    demo_game_awaiting_resolve(d, false);
+    run(d, &["resolve", "--dir", "savannah"]).ok();
+    let stale = demo_orders("16-allies-movement--french");
+    let commands: [(&[&str], i32); 5] = [
+        (&["status", "--dir", "savannah"], 0),
+        (&["verify", "--dir", "savannah"], 0),
+        (&["template", "--dir", "savannah", "--side", "british"], 0),
+        // Refused: a step already resolved.
+        (&["submit", "--dir", "savannah", stale.to_str().unwrap()], 1),
+        // Nothing to resolve: the step awaits the British.
+        (&["resolve", "--dir", "savannah"], 0),
+    ];
+    for (args, code) in commands {
+        let calls = traced_writes(d, args, &d.join("strace.log"), code);
+        // Only what it prints, and (for a writer) its lock file opened.
+        let folder_writes: Vec<&String> = calls
+            .iter()
+            .map(|(_, _, call)| call)
+            .filter(|call| !call.starts_with("write(1,") && !call.starts_with("write(2,"))
+            .filter(|call| !(call.starts_with("openat(") && call.contains("savannah/.lock\"")))
+            .collect();
+        assert!(folder_writes.is_empty(), "adjutant {args:?} wrote: {folder_writes:#?}");
+    }
+}
+
+#[test]
+fn a_mail_killed_between_sending_and_recording_sends_that_message_again_and_no_record_is_half_written() {
+    let dir = temp();
+    let d = dir.path();
+    demo_game_awaiting_resolve(d, false);
+    let mail = ["mail", "--dir", "savannah", "--transport", "folder", "--from", "Referee <ref@example.org>"];
+    // The first dispatch is mailed; then steps 3 and 4 are resolved.
+    run(d, &mail).ok();
+    run(d, &["resolve", "--dir", "savannah"]).ok();
+    let outbox = d.join("savannah/outbox");
+    let count = || std::fs::read_dir(&outbox).unwrap().count();
+    assert_eq!(count(), 3);
+    // Killed as it renames mailed.yaml into place with the second message
+    // of the new dispatch recorded (renames: one per message): that
+    // message is in the outbox, its record is not.
+    killed_at(d, &mail, "rename", 2);
+    assert_eq!(count(), 5);
+    let mailed = std::fs::read_to_string(d.join("savannah/mailed.yaml")).unwrap();
+    assert_eq!(mailed.matches("- dispatch: 000003-000004").count(), 1, "{mailed}");
+    // Killed amid writing the next mailed.yaml (writes: the message, then
+    // the record, per message), the French message sent a second time: the
+    // file is the old one, whole.
+    killed_at(d, &mail, "write", 2);
+    assert_eq!(std::fs::read_to_string(d.join("savannah/mailed.yaml")).unwrap(), mailed);
+    let half = std::fs::read_dir(d.join("savannah")).unwrap().any(|e| {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        name.starts_with(".tmp-") && name.ends_with("-mailed.yaml")
+    });
+    assert!(half, "the kill was not amid writing mailed.yaml");
+    // The next mail sends what was not recorded: the French message again,
+    // and the American; each recorded once.
+    run(d, &mail).ok();
+    let mailed = std::fs::read_to_string(d.join("savannah/mailed.yaml")).unwrap();
+    for side in ["british", "french", "american"] {
+        let record = format!("- dispatch: 000003-000004\n  side: {side}\n");
+        assert_eq!(mailed.matches(&record).count(), 1, "{side}: {mailed}");
+    }
+    assert_eq!(count(), 3 + 3 + 2, "a message sent and not recorded goes again (at least once)");
+    run(d, &["verify", "--dir", "savannah"]).ok();
 }
