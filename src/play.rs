@@ -338,10 +338,12 @@ fn committed(e: Error, first: u32, upto: u32) -> Error {
     if upto <= first {
         return e;
     }
-    let steps = if upto - 1 == first { format!("step {first} is") } else { format!("steps {first}-{} are", upto - 1) };
-    Error::usage(format!(
-        "{e} ({steps} in the journal and stand; the next adjutant command on the folder finishes what is left)"
-    ))
+    let steps = if upto - 1 == first {
+        format!("step {first} is in the journal and stands")
+    } else {
+        format!("steps {first}-{} are in the journal and stand", upto - 1)
+    };
+    Error::usage(format!("{e} ({steps}; the next adjutant command on the folder finishes what is left)"))
 }
 
 /// DICE.md §6.4: replay a game's journal with the engine from the

@@ -420,3 +420,49 @@ fn a_mail_killed_between_sending_and_recording_sends_that_message_again_and_no_r
     assert_eq!(count(), 3 + 3 + 2, "a message sent and not recorded goes again (at least once)");
     run(d, &["verify", "--dir", "savannah"]).ok();
 }
+
+#[test]
+fn a_resolve_whose_disk_fills_at_any_write_is_finished_by_the_next() {
+    let dir = temp();
+    let d = dir.path();
+    let base = d.join("base");
+    std::fs::create_dir(&base).unwrap();
+    demo_game_awaiting_resolve(&base, false);
+    let args = ["resolve", "--dir", "savannah", "--format", "json"];
+    let reference = d.join("reference");
+    copy_dir(&base, &reference);
+    run(&reference, &args).ok();
+    let want = snapshot(&reference.join("savannah"));
+    let traced = d.join("traced");
+    copy_dir(&base, &traced);
+    // The disk fills at each write (ENOSPC, where a full disk says so).
+    let points: Vec<(String, usize)> =
+        writes(&traced, &args, &d.join("strace.log")).into_iter().filter(|(name, _)| name == "write").collect();
+    assert!(points.len() > 10, "{points:?}");
+    let failures = each_point(&points, |syscall, n| {
+        let work = d.join(format!("full-{syscall}-{n}"));
+        copy_dir(&base, &work);
+        let log = d.join(format!("full-{syscall}-{n}.log"));
+        let output = Command::new(strace())
+            .args(["-f", "-o"])
+            .arg(&log)
+            .arg(format!("-etrace={syscall}"))
+            .arg(format!("-einject={syscall}:error=ENOSPC:when={n}"))
+            .arg(BIN)
+            .args(args)
+            .current_dir(&work)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.code().is_some() && !stderr.contains("panicked"), "{}: {stderr}", output.status);
+        assert!(std::fs::read_to_string(&log).unwrap().contains("(INJECTED)"), "no disk full at {syscall} {n}");
+        // The next command finishes what was left, the committed steps standing.
+        run(&work, &args).ok();
+        let differs = snapshot_difference(&snapshot(&work.join("savannah")), &want);
+        assert!(differs.is_empty(), "{differs}");
+        std::fs::remove_dir_all(&work).unwrap();
+    });
+    assert!(failures.is_empty(), "{} of {} disk-full points:\n{}", failures.len(), points.len(), failures.join("\n"));
+    eprintln!("resolve: a full disk at each of its {} writes, each finished by the next resolve", points.len());
+}
