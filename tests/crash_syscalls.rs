@@ -6,7 +6,10 @@
 //! without strace, and the folder must end byte for byte as the run that
 //! was never killed: every file and folder compared, nothing excluded.
 //! The same for `submit`, whose folder must be the old one or the new one
-//! after each kill.
+//! after each kill; a full disk (ENOSPC) at each write of `resolve`; `mail`
+//! killed between sending and recording; a killed resolve's pending
+//! reports against a deleted dispatch; readers of a copy they cannot
+//! finish; and no write at all by a command on a consistent folder.
 
 mod common;
 use common::*;
