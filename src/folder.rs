@@ -16,13 +16,12 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::dice::{chain_key, Bytes32};
 use crate::error::{Error, Located, Result};
-use crate::fsio::{self, FolderLock, TEMP_PREFIX};
+use crate::fsio::{self, TEMP_PREFIX};
 use crate::journal::Journal;
 
 pub const GAME_FILE: &str = "game.yaml";
@@ -371,6 +370,50 @@ impl GameFolder {
 
     /// The referee's chain top, checked against the anchor. Never printed.
     pub fn chain_top(&self) -> Result<Bytes32> {
+        let top = self.read_chain_top()?;
+        if chain_key(&top, self.config.dice.chain_length, 0)? != self.config.dice.anchor {
+            return Err(self.not_the_anchors_chain());
+        }
+        Ok(top)
+    }
+
+    /// The keys s_from ..= s_N of the referee's chain (index 0 is s_from),
+    /// checked against the anchor: one walk down the chain for a command
+    /// that reveals several keys. Never printed.
+    pub fn chain_keys_from(&self, from: u32) -> Result<Vec<Bytes32>> {
+        let top = self.read_chain_top()?;
+        let length = self.config.dice.chain_length;
+        let mut keys = vec![top];
+        let mut key = top;
+        for k in (0..length).rev() {
+            key = crate::dice::chain_previous(&key);
+            if k >= from {
+                keys.push(key);
+            }
+        }
+        if key != self.config.dice.anchor {
+            return Err(self.not_the_anchors_chain());
+        }
+        keys.reverse();
+        Ok(keys)
+    }
+
+    fn not_the_anchors_chain(&self) -> Error {
+        let path = self.root.join(SECRET_DIR).join(CHAIN_TOP_FILE);
+        Error::Data(Located {
+            file: path.display().to_string(),
+            line: None,
+            column: None,
+            field: String::new(),
+            message: format!(
+                "this chain top does not lead to the anchor in {GAME_FILE} through {} steps",
+                self.config.dice.chain_length
+            ),
+        })
+    }
+
+    /// The chain top as written, unchecked.
+    fn read_chain_top(&self) -> Result<Bytes32> {
         let path = self.root.join(SECRET_DIR).join(CHAIN_TOP_FILE);
         let text = fsio::read_text(&path, &path.display().to_string())?;
         // The error names the file but never echoes its content.
@@ -383,23 +426,7 @@ impl GameFolder {
                 message: "not a chain top (64 hexadecimal digits)".into(),
             })
         })?;
-        if chain_key(&top, self.config.dice.chain_length, 0)? != self.config.dice.anchor {
-            return Err(Error::Data(Located {
-                file: path.display().to_string(),
-                line: None,
-                column: None,
-                field: String::new(),
-                message: format!(
-                    "this chain top does not lead to the anchor in {GAME_FILE} through {} steps",
-                    self.config.dice.chain_length
-                ),
-            }));
-        }
         Ok(top)
-    }
-
-    pub fn lock(&self, wait: Duration) -> Result<FolderLock> {
-        fsio::lock_folder(&self.root, wait)
     }
 
     pub fn journal(&self) -> Journal {
@@ -440,6 +467,11 @@ mod tests {
         let opened = GameFolder::open(&root).unwrap();
         assert_eq!(opened.config, config(&top));
         assert_eq!(opened.chain_top().unwrap(), top);
+        let keys = opened.chain_keys_from(3).unwrap();
+        assert_eq!(keys.len(), 6, "s_3 ..= s_8");
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(*key, chain_key(&top, 8, 3 + i as u32).unwrap());
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -471,6 +503,8 @@ mod tests {
         let other = new_chain_top().unwrap();
         fs::write(root.join(SECRET_DIR).join(CHAIN_TOP_FILE), other.to_hex()).unwrap();
         let err = GameFolder::open(&root).unwrap().chain_top().unwrap_err().to_string();
+        assert!(err.contains("does not lead to the anchor"), "{err}");
+        let err = GameFolder::open(&root).unwrap().chain_keys_from(3).unwrap_err().to_string();
         assert!(err.contains("does not lead to the anchor"), "{err}");
         assert!(!err.contains(&other.to_hex()) && !err.contains(&top.to_hex()));
     }

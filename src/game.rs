@@ -1,6 +1,7 @@
 //! `new`: a game folder for a module's scenario.
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -116,7 +117,7 @@ pub fn change_player(dir: &Path, spec: &str, wait: std::time::Duration) -> Resul
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log has no players", dir.display())));
     }
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     // Read again under the lock: another command may have changed it.
     let mut config = GameFolder::open(dir)?.config;
     let now = parse_player(spec)?;
@@ -167,9 +168,11 @@ pub struct Validation {
     pub problems: Vec<String>,
 }
 
-/// Check orders files against a game's current step, reporting every problem.
-pub fn validate(dir: &Path, files: &[std::path::PathBuf]) -> Result<Vec<Validation>> {
+/// Check orders files against a game's current step, reporting every
+/// problem; waits up to `wait` for a command writing the folder.
+pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Result<Vec<Validation>> {
     let folder = GameFolder::open(dir)?;
+    let _read = crate::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = load_rules(&folder)?;
     let state = load_state(&folder)?;
     let mut out = Vec::new();
@@ -202,9 +205,10 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf]) -> Result<Vec<Validati
 /// `adjutant template`: the orders `side` must send for the game's next
 /// step, at their least ([`crate::engine::template`]), then the guide to
 /// what else it may order, as comments; as the text of an orders file and
-/// as data.
-pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
+/// as data. Waits up to `wait` for a command writing the folder.
+pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde_json::Value)> {
     let folder = GameFolder::open(dir)?;
+    let _read = crate::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = load_rules(&folder)?;
     let state = load_state(&folder)?;
     let Some(step) = state.next.clone() else {

@@ -7,7 +7,8 @@
 //! body is checked when its step comes). One file per side and step:
 //! another is refused unless `--replace`. A file for a step already
 //! resolved is stale and refused. `resolve` takes the inbox's files when
-//! their steps come and moves each into `orders/` as the journal records it.
+//! their steps come and moves each into `orders/` as the journal records it
+//! (a copy a killed `resolve` left is removed by recovery.rs).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -73,6 +74,9 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(&dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(fsio::TEMP_PREFIX) {
+            continue;
+        }
         let Some(stem) = name.strip_suffix(".yaml") else { continue };
         let Some((step, side)) = stem.rsplit_once("--") else { continue };
         let bytes = fsio::read(&entry.path())?;
@@ -80,45 +84,6 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
     }
     list.sort_by(|a, b| (&a.step, &a.side).cmp(&(&b.step, &b.side)));
     Ok(list)
-}
-
-/// Remove the inbox files a resolution already used: a file whose step is
-/// neither awaited nor still to come, and whose exact bytes are in
-/// `orders/` as the same side's (a `resolve` killed between its journal
-/// entry and removing the inbox's copy leaves one). Any other file stays,
-/// for `status` to show and its owner to replace. Returns the names removed.
-pub fn remove_used(folder: &GameFolder, rules: &Rules, state: &State) -> Result<Vec<String>> {
-    let mut removed = Vec::new();
-    let orders_dir = folder.root.join(crate::folder::ORDERS_DIR);
-    for p in pending(folder)? {
-        let still = match &state.next {
-            None => false,
-            Some(next) if next.name() == p.step => true,
-            Some(next) => {
-                let (turn, step) = p.step.split_once('-').unwrap_or(("", &p.step));
-                match turn.parse() {
-                    Ok(turn) => later_step(rules, state, next, turn, step)?.is_some(),
-                    Err(_) => true,
-                }
-            }
-        };
-        if still || !orders_dir.is_dir() {
-            continue;
-        }
-        let suffix = format!("-{}.yaml", p.side);
-        let mut used = false;
-        for name in fsio::list_names(&orders_dir)? {
-            if name.ends_with(&suffix) && fsio::read(&orders_dir.join(&name))? == p.bytes {
-                used = true;
-                break;
-            }
-        }
-        if used {
-            fsio::remove_file(&p.path)?;
-            removed.push(format!("{INBOX_DIR}/{}", file_name(&p.step, &p.side)));
-        }
-    }
-    Ok(removed)
 }
 
 /// Every player order a turn's player turns could come in: the fixed one,
@@ -174,7 +139,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; submit is for games", dir.display())));
     }
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let state = crate::game::load_state(&folder)?;
     let text = std::str::from_utf8(bytes).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;

@@ -5,7 +5,8 @@
 //!
 //! - [`dice`]: the verifiable dice protocol of `shared/design/DICE.md`.
 //! - [`folder`], [`journal`], [`fsio`]: the game folder, its append-only
-//!   journal, atomic writes and the folder lock.
+//!   journal, atomic writes and the folder lock; [`recovery`]: what a
+//!   killed command left, finished by the next.
 //! - [`roll_log`]: ad hoc verifiable rolls; [`verify`]: checking a folder.
 //! - [`game`], [`modules`]: new games of the embedded game modules.
 //! - [`report`]: each step's report, per side, as text, Markdown, HTML or JSON.
@@ -31,6 +32,7 @@ pub mod module;
 pub mod modules;
 pub mod play;
 pub mod post;
+pub mod recovery;
 pub mod report;
 pub mod roll_log;
 pub mod standing;

@@ -5,15 +5,16 @@
 //! after the dispatch's last step as SVG (and PNG when adjutant is built
 //! with PNG support).
 //!
-//! Every message sent is recorded in `mailed.yaml` (appended, never
-//! rewritten), so that `mail` sends each dispatch once to each side; a
-//! failure part-way leaves the messages already sent recorded, and a second
-//! run sends the rest. The records hold no secret: the password is read by
+//! Every message sent is recorded in `mailed.yaml` as soon as it is sent
+//! (the file rewritten whole and atomically with the new record after the
+//! others, so that a kill leaves it with or without the record, never half
+//! of one), so that `mail` sends each dispatch once to each side; a failure
+//! part-way leaves the messages already sent recorded, and a second run
+//! sends the rest. A kill between sending a message and recording it sends
+//! that message again on the next run: mail goes at least once. The records hold no secret: the password is read by
 //! mail.rs when a message is really sent, and is never written anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -90,13 +91,17 @@ pub fn mailed(folder: &GameFolder) -> Result<Vec<MailedRecord>> {
     crate::yaml::parse(MAILED_FILE, &text).map_err(Error::Data)
 }
 
-/// Append one record to `mailed.yaml` and make it durable.
+/// Add one record after the others in `mailed.yaml`: the file is
+/// rewritten whole, atomically, with the same bytes an append would give.
 fn record(folder: &GameFolder, r: &MailedRecord) -> Result<()> {
     let path = folder.root.join(MAILED_FILE);
+    let mut bytes = if path.exists() { fsio::read(&path)? } else { Vec::new() };
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
     let item = crate::yaml::to_string(&vec![r]).map_err(|e| Error::usage(e.to_string()))?;
-    let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io(&path, e))?;
-    file.write_all(item.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| Error::io(&path, e))?;
-    fsio::sync_dir(&folder.root)
+    bytes.extend_from_slice(item.as_bytes());
+    fsio::write_atomic(&path, &bytes)
 }
 
 /// The settings `mail` uses: game.yaml's `mail:` section, or the one given.
@@ -215,7 +220,7 @@ pub fn mail_reports(
     }
     let settings = settings(&folder, given)?;
     settings.transport()?;
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let sides: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
     for side in &selection.sides {

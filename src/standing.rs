@@ -322,7 +322,7 @@ fn open_game(dir: &Path) -> Result<GameFolder> {
 /// check passes; a side's standing orders are replaced only with `replace`.
 pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Duration) -> Result<Receipt> {
     let folder = open_game(dir)?;
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let text = std::str::from_utf8(bytes).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;
     let kinds = rules.sequence.step_kinds()?;
@@ -338,7 +338,6 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         )));
     }
     let dir = folder.root.join(STANDING_DIR);
-    fsio::remove_stale_temps(&dir)?;
     if !dir.is_dir() {
         std::fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         fsio::sync_dir(&folder.root)?;
@@ -359,7 +358,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
 /// Withdraw a side's standing orders: remove `standing/<side>.yaml`.
 pub fn withdraw(dir: &Path, side: &str, wait: Duration) -> Result<Receipt> {
     let folder = open_game(dir)?;
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
     if !sides.contains(&side) {

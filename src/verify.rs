@@ -7,9 +7,14 @@
 //! (§6.3). The first failure is reported with the entry that holds it.
 //! Then a game's steps are replayed through the rules engine (§6.4); a roll
 //! log's steps are recomputed whole.
+//!
+//! `verify` takes the folder's lock shared (recovery.rs), so that it never
+//! reads a step half written; what a killed command left is finished first
+//! when the folder can be written, and named as a failure when it cannot.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -18,6 +23,7 @@ use crate::error::Result;
 use crate::folder::{FolderKind, GameFolder, STATE_FILE};
 use crate::fsio;
 use crate::journal::{JournalEntry, Listing};
+use crate::report::game::ReportsCheck;
 use crate::roll_log::{self, PURPOSE_SIDE};
 
 /// Which check failed.
@@ -49,6 +55,9 @@ pub enum Check {
     /// A file or folder adjutant does not write, or an orders file the
     /// journal does not record.
     Files,
+    /// A killed command left work undone that could not be finished here
+    /// (the folder cannot be written).
+    Unfinished,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -76,6 +85,11 @@ pub struct Verdict {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head_found_at: Option<u32>,
     pub failure: Option<Failure>,
+    /// Steps committed whose reports a killed (or failed) `resolve` has not
+    /// written yet, as `reports/pending.yaml` says: the next `resolve`
+    /// writes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reports_pending: Option<StepRange>,
 }
 
 /// A journal entry's place and the SHA-256 of its file.
@@ -85,25 +99,48 @@ pub struct Head {
     pub sha256: Bytes32,
 }
 
-/// What `verify` checks beyond the folder itself.
-#[derive(Debug, Clone, Default)]
+/// Journal steps `first` to `last`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StepRange {
+    pub first: u32,
+    pub last: u32,
+}
+
+/// What `verify` checks beyond the folder itself, and how long it waits.
+#[derive(Debug, Clone)]
 pub struct Options {
     /// A journal head a player kept (from a report): the journal must still
     /// hold that entry, unchanged. This is what catches a rollback: the last
     /// steps cut back together with their orders, reports and state.
     pub head: Option<Bytes32>,
+    /// How long to wait for a command that writes the folder.
+    pub wait: Duration,
 }
 
-/// Verify the folder at `dir`. `Err` means the folder could not be read at
-/// all (no game.yaml, unreadable); a log that fails a check is `Ok` with a
-/// failure in the verdict.
+impl Default for Options {
+    fn default() -> Self {
+        Options { head: None, wait: fsio::DEFAULT_WAIT }
+    }
+}
+
+/// Verify the folder at `dir`, waiting up to a minute for a command that
+/// writes it. `Err` means the folder could not be read at all (no
+/// game.yaml, unreadable); a log that fails a check is `Ok` with a failure
+/// in the verdict.
 pub fn verify(dir: &Path) -> Result<Verdict> {
     verify_with(dir, &Options::default())
 }
 
+/// [`verify`], waiting up to `wait` for a command that writes the folder.
+pub fn verify_waiting(dir: &Path, wait: Duration) -> Result<Verdict> {
+    verify_with(dir, &Options { head: None, wait })
+}
+
 /// [`verify`], with a journal head to hold the folder to.
 pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
+    let wait = options.wait;
     let folder = GameFolder::open(dir)?;
+    let access = crate::recovery::for_reading(&folder, wait)?;
     let listing = folder.journal().list()?;
     let mut verdict = Verdict {
         ok: true,
@@ -114,10 +151,18 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
         head: None,
         head_found_at: None,
         failure: None,
+        reports_pending: None,
     };
     let mut entries = Vec::new();
+    // What a killed command left undone (on a folder this verify could not
+    // finish it in) is said before the files it left are named as strays.
+    let unfinished = |_: &mut Verdict| match access.unfinished.clone() {
+        Some(message) => Err(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Unfinished, message }),
+        None => Ok(()),
+    };
     let checked = check_all(&folder, &listing, &mut verdict, &mut entries)
         .and_then(|()| check_head(&entries, options.head, &mut verdict))
+        .and_then(|()| unfinished(&mut verdict))
         .and_then(|()| check_players(&folder, &entries))
         .and_then(|()| check_files(&folder, &entries));
     if let Err(failure) = checked {
@@ -146,14 +191,19 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
             verdict.ok = false;
             verdict.failure =
                 Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Replay, message });
-        } else if let Some((file, message)) =
-            crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)?
-        {
+        } else {
             // The reports: each must be exactly what the journal gives.
-            verdict.ok = false;
-            verdict.failure = Some(Failure { entry: file, step: None, check: Check::Reports, message });
+            match crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)? {
+                ReportsCheck::Complete => {}
+                ReportsCheck::Pending { first, last } => verdict.reports_pending = Some(StepRange { first, last }),
+                ReportsCheck::Failed { file, message } => {
+                    verdict.ok = false;
+                    verdict.failure = Some(Failure { entry: file, step: None, check: Check::Reports, message });
+                }
+            }
         }
     }
+    drop(access);
     Ok(verdict)
 }
 
@@ -258,7 +308,8 @@ fn check_players(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Re
 /// reports/ (dispatches, checked with the reports), inbox/ (a side's orders
 /// for a step not yet resolved, `<step>--<side>.yaml`), standing/
 /// (`<side>.yaml`), mailed.yaml, the game's own templates/, and the mail
-/// folder game.yaml names when it lies inside the game folder.
+/// folder of the folder transport (`outbox/` by default, or the one
+/// game.yaml names when it lies inside the game folder).
 fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Result<(), Failure> {
     let mut unexpected = Vec::new();
     let root = &folder.root;
@@ -277,7 +328,8 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
             crate::folder::ORDERS_DIR => dir,
             STATE_FILE | crate::post::MAILED_FILE => is_game && !dir,
             crate::inbox::INBOX_DIR | crate::standing::STANDING_DIR | "templates" => is_game && dir,
-            other => mail_dir.as_deref() == Some(other),
+            // The folder transport's default folder, or the one game.yaml names.
+            other => dir && (other == crate::mail::DEFAULT_OUTBOX || mail_dir.as_deref() == Some(other)),
         };
         if !expected {
             unexpected.push(format!("{name}{}", if dir { "/" } else { "" }));

@@ -55,9 +55,13 @@ fn a_stray_orders_or_inbox_file_is_named() {
     assert!(message.contains("no journal entry records it"), "{message}");
     fs::remove_file(g.join("orders/000002-american.yaml")).unwrap();
 
-    // An inbox file for a step already resolved, and one that names no step.
+    // An inbox file for a step already resolved (not the file the step
+    // used: an exact copy of that is what a killed resolve leaves, and the
+    // next command removes it), and one that names no step.
     fs::create_dir_all(g.join("inbox")).unwrap();
-    fs::write(g.join("inbox/16-allies-movement--french.yaml"), &recorded).unwrap();
+    let mut other = recorded.clone();
+    other.extend_from_slice(b"# sent late\n");
+    fs::write(g.join("inbox/16-allies-movement--french.yaml"), &other).unwrap();
     fs::write(g.join("inbox/notes.txt"), "hello").unwrap();
     let (code, out, json) = verify(&g, &[]);
     assert_eq!(code, 1, "{out}");
@@ -194,4 +198,29 @@ fn steps_cut_back_together_are_caught_by_the_head_a_player_kept() {
     assert_eq!((code, json["head_found_at"].as_u64()), (0, Some(cut_step)));
     // A head that is not 64 hex digits is a usage error.
     assert_eq!(run(&g, &["verify", "--dir", ".", "--head", "xyz"]).code, 2);
+}
+
+#[test]
+fn a_deleted_last_dispatch_is_named() {
+    let dir = played();
+    let g = dir.path().join("g");
+    let mut names: Vec<String> = fs::read_dir(g.join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let last = names.last().unwrap().clone();
+    fs::remove_dir_all(g.join("reports").join(&last)).unwrap();
+    let (code, out, json) = verify(&g, &[]);
+    assert_eq!(code, 1, "{out}");
+    let (entry, check, message) = failure(&json);
+    assert_eq!((entry.as_str(), check.as_str()), (format!("reports/{last}").as_str(), "reports"), "{message}");
+    let (first, end) = last.split_once('-').unwrap();
+    let (first, end): (u32, u32) = (first.parse().unwrap(), end.parse().unwrap());
+    let steps = if first == end {
+        format!("step {first} has no reports")
+    } else {
+        format!("steps {first}-{end} have no reports")
+    };
+    assert!(message.contains(&steps) && message.contains("was the dispatch deleted?"), "{message}");
 }

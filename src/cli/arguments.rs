@@ -140,7 +140,8 @@ Examples:
 Each `resolve` writes a dispatch of reports (reports/000003-000007/). A side's
 message has its text report as the body and attaches the report in HTML (the map
 inline), its JSON and the map after the last step as SVG (and PNG). Messages sent
-are recorded in mailed.yaml, so each dispatch goes once to each side.
+are recorded in mailed.yaml, so each dispatch goes once to each side (twice only
+when mail is killed between sending a message and recording it).
 
 The settings are game.yaml's `mail:` section (flags override its fields):
 

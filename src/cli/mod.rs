@@ -73,21 +73,21 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
             Some(RollCommand::Init(init)) => roll_init(init, out),
             None => roll(args, wait, out),
         },
-        Command::Verify(args) => verify_folder(args, out),
+        Command::Verify(args) => verify_folder(args, wait, out),
         Command::Player(args) => player(args, wait, out),
-        Command::Validate(args) => validate(args, out),
+        Command::Validate(args) => validate(args, wait, out),
         Command::Resolve(args) => resolve_game(args, wait, out),
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
         Command::CheckGame(args) => check_game(args, out),
         Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
         Command::Demo(args) => demo::run(args, out),
-        Command::Odds(args) => odds::run(args, out),
-        Command::Template(args) => template(args, out),
+        Command::Odds(args) => odds::run(args, wait, out),
+        Command::Template(args) => template(args, wait, out),
         Command::Submit(args) => submit(args, wait, out),
         Command::Mail(args) => mail::run(args, wait, out),
-        Command::Status(args) => status::run(&args.dir, out),
-        Command::Report(args) => report(args, out),
+        Command::Status(args) => status::run(&args.dir, wait, out),
+        Command::Report(args) => report(args, wait, out),
         Command::Generate(args) => generate::run(args, out),
     }
 }
@@ -187,7 +187,7 @@ fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
     Ok(0)
 }
 
-fn verify_folder(args: &arguments::VerifyArgs, out: &Out) -> Outcome {
+fn verify_folder(args: &arguments::VerifyArgs, wait: Duration, out: &Out) -> Outcome {
     let dir = args.dir.as_path();
     let head = match &args.head {
         None => None,
@@ -197,7 +197,7 @@ fn verify_folder(args: &arguments::VerifyArgs, out: &Out) -> Outcome {
                 .map_err(|_| Error::usage("--head: give the 64 hexadecimal digits of a report's journal head"))?,
         ),
     };
-    let verdict = verify::verify_with(dir, &verify::Options { head })?;
+    let verdict = verify::verify_with(dir, &verify::Options { head, wait })?;
     out.result(&verdict, |s| render_verdict(dir, &verdict, s))?;
     Ok(if verdict.ok { 0 } else { 1 })
 }
@@ -213,6 +213,14 @@ fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
                 v.rolls,
                 v.anchor.to_hex()
             );
+            if let Some(verify::StepRange { first, last }) = v.reports_pending {
+                let steps = if first == last {
+                    format!("step {first} awaits its")
+                } else {
+                    format!("steps {first}-{last} await their")
+                };
+                text += &format!("  {steps} reports: run `adjutant resolve`\n");
+            }
             if let Some(head) = &v.head {
                 text += &format!("journal head: step {}, {}\n", head.step, head.sha256.to_hex());
             }
@@ -345,8 +353,8 @@ fn render_resolved(r: &adjutant::play::Resolved, s: &Style) -> String {
     text
 }
 
-fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
-    let results = game::validate(&args.dir, &args.files)?;
+fn validate(args: &arguments::ValidateArgs, wait: Duration, out: &Out) -> Outcome {
+    let results = game::validate(&args.dir, &args.files, wait)?;
     let bad = results.iter().filter(|v| !v.problems.is_empty()).count();
     out.result(&results, |s| {
         let mut text = String::new();
@@ -404,9 +412,10 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     Ok(0)
 }
 
-fn report(args: &arguments::ReportArgs, out: &Out) -> Outcome {
+fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {
     use adjutant::report::{game::game_report, Format, Viewer};
     let folder = adjutant::folder::GameFolder::open(&args.dir)?;
+    let read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let format: Format = args.report_format.parse()?;
     let count = folder.journal().list()?.entries.len() as u32;
     let bad = || Error::usage(format!("--steps '{}': write N or A-B", args.steps.as_deref().unwrap_or("")));
@@ -425,6 +434,7 @@ fn report(args: &arguments::ReportArgs, out: &Out) -> Outcome {
         None => Viewer::Referee,
     };
     let text = game_report(&folder, viewer, first, last, format)?;
+    drop(read);
     match &args.output {
         Some(path) => adjutant::fsio::write_atomic(path, text.as_bytes())?,
         None => out.write(&text)?,
@@ -483,8 +493,8 @@ pub(crate) fn standing_receipt_text(r: &adjutant::standing::Receipt, s: &output:
     )
 }
 
-fn template(args: &arguments::TemplateArgs, out: &Out) -> Outcome {
-    let (text, value) = game::template(&args.dir, &args.side)?;
+fn template(args: &arguments::TemplateArgs, wait: Duration, out: &Out) -> Outcome {
+    let (text, value) = game::template(&args.dir, &args.side, wait)?;
     out.result(&value, |_| text.clone())?;
     Ok(0)
 }

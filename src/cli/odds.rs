@@ -1,6 +1,8 @@
 //! `adjutant odds`: the exact probability of every outcome of a proposed
 //! close combat.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use adjutant::engine::close_combat::{self, Engagement, Tactics};
@@ -133,9 +135,10 @@ struct Report {
     defender_chits_spent: String,
 }
 
-fn load(args: &OddsArgs) -> Result<(Rules, State), Error> {
+fn load(args: &OddsArgs, wait: Duration) -> Result<(Rules, State), Error> {
     if let Some(dir) = &args.dir {
         let folder = adjutant::folder::GameFolder::open(dir)?;
+        let _read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
         let rules = adjutant::game::load_rules(&folder)?;
         let state = adjutant::game::load_state(&folder)?;
         return Ok((rules, state));
@@ -186,8 +189,8 @@ fn percent(num: u128, den: u128) -> String {
     format!("{}.{:02}%", hundredths / 100, hundredths % 100)
 }
 
-pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
-    let (rules, state) = load(args)?;
+pub fn run(args: &OddsArgs, wait: Duration, out: &Out) -> Outcome {
+    let (rules, state) = load(args, wait)?;
     let mut explanation = Vec::new();
     // The units that would check morale, for each side (13.1): the side's
     // other combat units, and the Defender's artillery.
