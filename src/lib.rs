@@ -12,6 +12,7 @@
 //! - [`inbox`]: orders sent ahead; [`standing`]: standing orders.
 //! - [`mail`]: sending mail; [`intake`]: orders read from a received email.
 
+pub mod address;
 pub mod dice;
 pub mod engine;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod fsio;
 pub mod game;
 pub mod hex;
 pub mod inbox;
+pub mod input;
 pub mod intake;
 pub mod journal;
 pub mod mail;
