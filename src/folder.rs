@@ -368,6 +368,33 @@ impl GameFolder {
         fsio::sync_dir(temp)
     }
 
+    /// The mailbox of `side`'s player, read by lettre (src/address.rs):
+    /// `None` when game.yaml gives the side no address; the problem, at
+    /// `players[i].email` (or `.name`), when it gives one that mail cannot
+    /// be sent to. Each side's address is read on its own, so that one bad
+    /// address stops nothing for the other sides.
+    pub fn player_mailbox(&self, side: &str) -> std::result::Result<Option<lettre::message::Mailbox>, Located> {
+        let Some((i, player)) = self.config.players.iter().enumerate().find(|(_, p)| p.side == side) else {
+            return Ok(None);
+        };
+        let Some(email) = player.email.as_deref() else { return Ok(None) };
+        let located = |field: String, message: String| {
+            let path = self.root.join(GAME_FILE);
+            // Placed in game.yaml's text, read again only for the problem.
+            let at = fs::read_to_string(&path).ok().and_then(|text| crate::yaml::locate::locate(&text, &field));
+            Located { file: path.display().to_string(), line: at.map(|a| a.0), column: at.map(|a| a.1), field, message }
+        };
+        let address = crate::address::parse(email.trim()).map_err(|e| located(format!("players[{i}].email"), e))?;
+        if player.name.chars().any(char::is_control) {
+            return Err(located(
+                format!("players[{i}].name"),
+                format!("'{}' holds a control character; a name is one line of text", crate::error::echo(&player.name)),
+            ));
+        }
+        let name = Some(player.name.trim().to_string()).filter(|n| !n.is_empty());
+        Ok(Some(lettre::message::Mailbox::new(name, address)))
+    }
+
     /// The referee's chain top, checked against the anchor. Never printed.
     pub fn chain_top(&self) -> Result<Bytes32> {
         let top = self.read_chain_top()?;

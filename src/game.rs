@@ -10,30 +10,31 @@ use crate::error::{Error, Result};
 use crate::folder::{FolderKind, GameFolder, Player};
 use crate::modules;
 
-/// Parse `side=Name <address>` (the address is optional).
+/// Parse `side=Name <address>` (the address is optional): the mailbox is
+/// read by lettre's parser, the one that sends the mail, so that an
+/// address `new` accepts is one `mail` can send to.
 pub fn parse_player(spec: &str) -> Result<Player> {
+    let shown = crate::error::echo(spec);
     let usage = || {
         Error::usage(format!(
-            "--player '{spec}': write SIDE=NAME <ADDRESS>, e.g. british=\"Ann Smith <ann@example.org>\""
+            "--player '{shown}': write SIDE=NAME <ADDRESS>, e.g. british=\"Ann Smith <ann@example.org>\""
         ))
     };
     let (side, rest) = spec.split_once('=').ok_or_else(usage)?;
     let side = side.trim();
     let rest = rest.trim();
-    let (name, email) = match rest.split_once('<') {
-        Some((name, tail)) => {
-            let address = tail.strip_suffix('>').ok_or_else(usage)?.trim();
-            if address.is_empty() || !address.contains('@') || address.contains(char::is_whitespace) {
-                return Err(Error::usage(format!("--player '{spec}': '{address}' is not a mail address")));
-            }
-            (name.trim(), Some(address.to_string()))
-        }
-        None => (rest, None),
+    let (name, email) = if rest.contains(['<', '>', '@']) {
+        let mailbox =
+            crate::address::parse_mailbox(rest).map_err(|e| Error::usage(format!("--player '{shown}': {e}")))?;
+        let name = mailbox.name.clone().unwrap_or_default();
+        (name.trim().to_string(), Some(mailbox.email.to_string()))
+    } else {
+        (rest.to_string(), None)
     };
-    if side.is_empty() || name.is_empty() || name.chars().any(char::is_control) {
+    if side.is_empty() || name.is_empty() || name.chars().any(char::is_control) || side.chars().any(char::is_control) {
         return Err(usage());
     }
-    Ok(Player { side: side.to_string(), name: name.to_string(), email })
+    Ok(Player { side: side.to_string(), name, email })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -165,38 +166,73 @@ pub struct Validation {
     pub file: String,
     pub side: Option<String>,
     pub step: Option<String>,
+    /// The first problems ([`crate::error::MAX_PROBLEMS`]), one a line.
     pub problems: Vec<String>,
+    /// How many more problems the file has than are listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_problems: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Validation {
+    /// Every problem of the file, listed or not.
+    pub fn count(&self) -> usize {
+        self.problems.len() + self.more_problems
+    }
 }
 
 /// Check orders files against a game's current step, reporting every
-/// problem; waits up to `wait` for a command writing the folder.
+/// problem (the first [`crate::error::MAX_PROBLEMS`] of each file, and how
+/// many more). Each file passes [`crate::input`]'s limits before the
+/// game's rules are loaded, so that a file refused for its size, encoding
+/// or nesting costs no more than reading it.
+/// Waits up to `wait` for a command writing the folder.
 pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Result<Vec<Validation>> {
     let folder = GameFolder::open(dir)?;
-    let _read = crate::recovery::for_reading(&folder, wait)?.finished(&folder)?;
-    let rules = load_rules(&folder)?;
-    let state = load_state(&folder)?;
-    let mut out = Vec::new();
+    let mut read = Vec::new();
     for file in files {
         let label = file.display().to_string();
-        let text = crate::fsio::read_text(file, &label)?;
-        let mut v = Validation { file: label.clone(), side: None, step: None, problems: Vec::new() };
-        match crate::engine::orders::check_header(&rules, &folder.config.game_id, &state, &label, &text) {
-            Err(list) => v.problems = list.iter().map(|l| l.to_string()).collect(),
+        let bytes = match crate::input::read_file(file, crate::input::MAX_ORDERS_BYTES, "an orders file") {
+            Ok(bytes) => Ok(bytes),
+            Err(Error::Refused(message)) => Err(message),
+            Err(e) => return Err(e),
+        };
+        read.push((label, bytes));
+    }
+    let _read = crate::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+    let mut loaded = None;
+    let mut out = Vec::new();
+    for (label, bytes) in &read {
+        let mut v = Validation { file: label.clone(), side: None, step: None, problems: Vec::new(), more_problems: 0 };
+        let text = match bytes.as_ref().map(|b| crate::input::orders_text(label, b)) {
+            Err(refused) => Err(refused.clone()),
+            Ok(Err(located)) => Err(located.to_string()),
+            Ok(Ok(text)) => Ok(text),
+        };
+        let text = match text {
+            Ok(text) => text,
+            Err(refused) => {
+                v.problems.push(refused);
+                out.push(v);
+                continue;
+            }
+        };
+        if loaded.is_none() {
+            loaded = Some((load_rules(&folder)?, load_state(&folder)?));
+        }
+        let Some((rules, state)) = &loaded else { continue };
+        let found = match crate::engine::orders::check_header(rules, &folder.config.game_id, state, label, text) {
+            Err(list) => list,
             Ok(checked) => {
                 v.side = Some(checked.side.clone());
                 v.step = Some(crate::engine::orders::step_field(&checked.step));
-                let found = crate::engine::validate_body(
-                    &rules,
-                    &state,
-                    &checked.step,
-                    &checked.side,
-                    &checked.body,
-                    &label,
-                    &text,
-                );
-                v.problems = found.iter().map(|l| l.to_string()).collect();
+                crate::engine::validate_body(rules, state, &checked.step, &checked.side, &checked.body, label, text)
             }
-        }
+        };
+        (v.problems, v.more_problems) = crate::error::first_problems(&found);
         out.push(v);
     }
     Ok(out)

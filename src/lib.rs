@@ -11,8 +11,11 @@
 //! - [`game`], [`modules`]: new games of the embedded game modules.
 //! - [`report`]: each step's report, per side, as text, Markdown, HTML or JSON.
 //! - [`inbox`]: orders sent ahead; [`standing`]: standing orders.
-//! - [`mail`]: sending mail; [`intake`]: orders read from a received email.
+//! - [`mail`]: sending mail; [`intake`]: orders read from a received email;
+//!   [`address`]: mail addresses, read by lettre's parser.
+//! - [`input`]: the limits every orders file passes before it is parsed.
 
+pub mod address;
 pub mod dice;
 pub mod engine;
 pub mod error;
@@ -21,6 +24,7 @@ pub mod fsio;
 pub mod game;
 pub mod hex;
 pub mod inbox;
+pub mod input;
 pub mod intake;
 pub mod journal;
 pub mod mail;

@@ -160,13 +160,19 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let mut problems = Vec::new();
     for file in files {
         let label = file.display().to_string();
-        let bytes = fsio::read(file)?;
-        let text = String::from_utf8(bytes.clone()).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;
-        match check_header(&rules, &folder.config.game_id, &state, &label, &text) {
-            Err(list) => problems.extend(list.iter().map(|l| l.to_string())),
+        let bytes = crate::input::read_file(file, crate::input::MAX_ORDERS_BYTES, "an orders file")?;
+        let text = match crate::input::orders_text(&label, &bytes) {
+            Ok(text) => text,
+            Err(refused) => {
+                problems.push(refused.to_string());
+                continue;
+            }
+        };
+        match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+            Err(list) => problems.extend(crate::error::capped_problems(&list)),
             Ok(c) => {
-                let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, &text);
-                problems.extend(found.iter().map(|l| l.to_string()));
+                let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                problems.extend(crate::error::capped_problems(&found));
                 if offered.iter().any(|o: &Offered| o.side == c.side && o.step == c.step) {
                     problems.push(format!("{label}: a second orders file of {} for step {}", c.side, c.step.name()));
                 }
@@ -194,12 +200,18 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
                 continue;
             }
             let label = format!("{}/{}", crate::inbox::INBOX_DIR, crate::inbox::file_name(&p.step, &p.side));
-            let text = String::from_utf8_lossy(&p.bytes).into_owned();
-            match check_header(&rules, &folder.config.game_id, &state, &label, &text) {
-                Err(list) => refused.extend(list.iter().map(|l| l.to_string())),
+            let text = match crate::input::orders_text(&label, &p.bytes) {
+                Ok(text) => text,
+                Err(problem) => {
+                    refused.push(problem.to_string());
+                    continue;
+                }
+            };
+            match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+                Err(list) => refused.extend(crate::error::capped_problems(&list)),
                 Ok(c) => {
-                    let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, &text);
-                    refused.extend(found.iter().map(|l| l.to_string()));
+                    let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                    refused.extend(crate::error::capped_problems(&found));
                     from_inbox.push(Offered { side: c.side, step: c.step, body: c.body, bytes: p.bytes.clone() });
                 }
             }

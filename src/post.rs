@@ -76,6 +76,11 @@ pub struct Posted {
     pub messages: Vec<Message>,
     /// Sides that would receive a dispatch but have no address in game.yaml.
     pub no_address: Vec<String>,
+    /// Sides whose address in game.yaml mail cannot be sent to: why, at its
+    /// field (`british: game.yaml:9:12: players[0].email: ...`). The other
+    /// sides' messages are sent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bad_address: Vec<String>,
 }
 
 /// The records of `mailed.yaml` (none when it does not exist).
@@ -256,7 +261,7 @@ pub fn mail_reports(
     }
     let templates = game_templates(&folder)?;
     let done: BTreeSet<(String, String)> = mailed(&folder)?.into_iter().map(|r| (r.dispatch, r.side)).collect();
-    let mut posted = Posted { dry_run, messages: Vec::new(), no_address: Vec::new() };
+    let mut posted = Posted { dry_run, messages: Vec::new(), no_address: Vec::new(), bad_address: Vec::new() };
     for d in chosen {
         let name = dispatch_name(d.first, d.last);
         let mut map_files: Option<Vec<Attachment>> = None;
@@ -270,15 +275,21 @@ pub fn mail_reports(
             if selection.dispatch.is_none() && done.contains(&(name.clone(), side.clone())) {
                 continue;
             }
-            let address = folder.config.players.iter().find(|p| &p.side == side).and_then(|p| {
-                let email = p.email.as_deref()?;
-                Some(if p.name.is_empty() { email.to_string() } else { format!("{} <{email}>", quoted(&p.name)) })
-            });
-            let Some(to) = address else {
-                if !posted.no_address.contains(side) {
-                    posted.no_address.push(side.clone());
+            let to = match folder.player_mailbox(side) {
+                Ok(Some(mailbox)) => mailbox.to_string(),
+                Ok(None) => {
+                    if !posted.no_address.contains(side) {
+                        posted.no_address.push(side.clone());
+                    }
+                    continue;
                 }
-                continue;
+                Err(problem) => {
+                    let why = format!("{side}: {problem}");
+                    if !posted.bad_address.contains(&why) {
+                        posted.bad_address.push(why);
+                    }
+                    continue;
+                }
             };
             if map_files.is_none() {
                 map_files = Some(maps(&folder, d)?);
@@ -313,14 +324,4 @@ pub fn mail_reports(
         }
     }
     Ok(posted)
-}
-
-/// A display name as a mailbox may carry it: quoted when it holds anything
-/// but letters, digits and spaces.
-fn quoted(name: &str) -> String {
-    if name.chars().all(|c| c.is_alphanumeric() || c == ' ') {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
-    }
 }

@@ -176,7 +176,7 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l attacker-chit
 complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l defender-chits -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l attacker-reroll-if -d '12.23 step 6: the Attacker re-rolls when its own results include one of these' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l defender-reroll-if -r
-complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l attacker-at-most -d 'At most this many re-rolls per side' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l attacker-at-most -d 'At most this many re-rolls per side (both sides together at most 20)' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l defender-at-most -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand odds" -l format -d 'Print results as text for people or JSON for scripts' -r -f -a "text\t''
 json\t''"

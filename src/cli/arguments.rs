@@ -126,7 +126,14 @@ its plain-text body (a signature after a '-- ' line is dropped). The sender's
 address must be the one game.yaml gives the side the orders are for. With --reply
 the receipt or the refusal is mailed back (game.yaml's mail settings), but only
 to a player's address: a stranger gets no answer. A message whose orders file has
-a `standing:` section is taken as the side's standing orders.")]
+a `standing:` section is taken as the side's standing orders. The message has one
+From with one address; the domain is compared in any case, the part before the @
+exactly.
+
+Limits (every path alike): an orders file is at most 1 MiB of UTF-8 text, nested
+at most 64 deep; a message at most 10 MiB. Nothing past a limit is read; a UTF-8
+byte order mark is skipped when parsing and kept in the bytes hashed. The first
+50 problems are listed, the rest counted. Refused input exits 1.")]
     Submit(SubmitArgs),
 
     /// Mail each side's reports of the resolved steps to its player.
@@ -206,7 +213,11 @@ Examples:
 
 Every die path is enumerated (the table, then the momentum re-rolls of 12.23 step 6
 under each side's policy): the probabilities are exact fractions and sum to 1.
-A second table multiplies in the morale checks each outcome calls for (13.5).")]
+A second table multiplies in the morale checks each outcome calls for (13.5).
+At most 20 re-rolls in all (the chits each side may spend, up to --attacker-at-most
+and --defender-at-most)
+and 12 morale checks per outcome: more is refused (exit 2), the exact fractions
+being counted in 128-bit integers.")]
     Odds(OddsArgs),
 
     /// Check orders files against a game's current step; list every problem.
@@ -224,7 +235,12 @@ Every orders file names its game, turn, step and side, then gives the step's ord
     - {unit: dillon-irish, path: [\"1911\", \"1912\"]}
     - {stack: [armagnac, dillon], to: \"2013\"}
 The whole format, phase by phase, is docs/orders.md in the source.
-Exits 0 when every file is valid, 1 listing every problem with its line and column.")]
+Exits 0 when every file is valid, 1 listing every problem with its line and column.
+
+Limits: an orders file is at most 1 MiB of UTF-8 text (a byte order mark is
+skipped), nested at most 64 deep; a file past them is refused before it is parsed.
+The first 50 problems of a file are listed, then how many more there are. A
+player's text quoted in a message is cut at 60 characters and escaped.")]
     Validate(ValidateArgs),
 
     /// Give a side a new player (name and address), recorded so that verify can tell.
@@ -667,7 +683,7 @@ pub struct OddsArgs {
     pub attacker_reroll_if: Vec<String>,
     #[arg(long, value_name = "RESULT,...", value_delimiter = ',')]
     pub defender_reroll_if: Vec<String>,
-    /// At most this many re-rolls per side.
+    /// At most this many re-rolls per side (both sides together at most 20).
     #[arg(long, default_value_t = 1)]
     pub attacker_at_most: u32,
     #[arg(long, default_value_t = 1)]

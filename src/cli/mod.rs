@@ -59,7 +59,8 @@ pub fn run() -> i32 {
         Err(Stop::BrokenPipe) => 0,
         Err(Stop::Error(e)) => {
             let style = Style::decide(cli.color, io::stderr().is_terminal());
-            eprintln!("{} {e}", style.bad("error:"));
+            // Whatever player text an error quotes reaches the terminal escaped.
+            eprintln!("{} {}", style.bad("error:"), adjutant::error::escape_lines(&e.to_string()));
             e.exit_code()
         }
     }
@@ -302,7 +303,7 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
             text += &render_resolved(r, s);
         }
         for r in &progress.refused {
-            text += &format!("{} {r}\n", s.bad("refused:"));
+            text += &format!("{} {}\n", s.bad("refused:"), adjutant::error::escape_lines(r));
         }
         if let Some(why) = &progress.reports_failed {
             text += &format!(
@@ -369,11 +370,14 @@ fn validate(args: &arguments::ValidateArgs, wait: Duration, out: &Out) -> Outcom
                 );
             }
             for p in &v.problems {
-                text += &format!("{p}\n");
+                text += &format!("{}\n", adjutant::error::escape_lines(p));
+            }
+            if v.more_problems > 0 {
+                text += &format!("{}: {}\n", v.file, adjutant::error::more_problems(v.more_problems));
             }
         }
         if bad > 0 {
-            let problems: usize = results.iter().map(|v| v.problems.len()).sum();
+            let problems: usize = results.iter().map(|v| v.count()).sum();
             text += &format!("{} {problems} problems in {bad} of {} files\n", s.bad("refused:"), results.len());
         }
         text
@@ -391,13 +395,15 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     let Some(file) = &args.file else {
         return Err(Error::usage("give the orders file, or - for standard input").into());
     };
+    // Never more than the limit is read (src/input.rs): a message may be
+    // larger than the orders file it carries.
+    use adjutant::input::{read_file, read_stream, MAX_MESSAGE_BYTES, MAX_ORDERS_BYTES};
+    let (limit, what) =
+        if args.email { (MAX_MESSAGE_BYTES, "a message") } else { (MAX_ORDERS_BYTES, "an orders file") };
     let (bytes, label) = if file.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|e| Error::usage(format!("standard input: {e}")))?;
-        (bytes, "standard input".to_string())
+        (read_stream(std::io::stdin(), "standard input", limit, what)?, "standard input".to_string())
     } else {
-        (adjutant::fsio::read(file)?, file.display().to_string())
+        (read_file(file, limit, what)?, file.display().to_string())
     };
     if args.email {
         return mail::submit_email(args, &bytes, wait, out);

@@ -221,7 +221,11 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
     let tactics = &rules.charts.tactics;
     let Some(def) = tactics.chits.iter().find(|c| c.id == chit) else {
         let known: Vec<&str> = tactics.chits.iter().map(|c| c.id.as_str()).collect();
-        return Some(format!("'{chit}' is not a tactics chit; the chits are {}", known.join(", ")));
+        return Some(format!(
+            "'{}' is not a tactics chit; the chits are {}",
+            crate::error::echo(chit),
+            known.join(", ")
+        ));
     };
     let (own, other) = if attacker { (&e.attackers, &e.defenders) } else { (&e.defenders, &e.attackers) };
     for need in &def.requires {
@@ -869,7 +873,7 @@ pub fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -
 /// marker (12.4). Leaders may be listed with their units.
 pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) -> Option<String> {
     let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
-        return Some(format!("there is no unit '{id}' in this game"));
+        return Some(format!("there is no unit '{}' in this game", crate::error::echo(id)));
     };
     // An alliance's sides may designate attacks together (a combined
     // attack, where 4.13 allows it): any unit of the phasing player, never
@@ -922,7 +926,10 @@ pub fn designate(
                             bad(
                                 side,
                                 format!("defence.hexes.{hex}"),
-                                format!("'{hex}' is not a hex id; write hex ids as quoted strings of four digits"),
+                                format!(
+                                    "'{}' is not a hex id; write hex ids as quoted strings of four digits",
+                                    crate::error::echo(hex)
+                                ),
                             );
                         }
                         if let Some(t) = &h.tactics {
@@ -930,7 +937,7 @@ pub fn designate(
                                 bad(
                                     side,
                                     format!("defence.hexes.{hex}.tactics"),
-                                    format!("'{t}' is not a tactics chit"),
+                                    format!("'{}' is not a tactics chit", crate::error::echo(t)),
                                 );
                             }
                         }
@@ -940,7 +947,7 @@ pub fn designate(
                 Err(e) => bad(
                     side,
                     e.path().to_string(),
-                    format!("{} (defence orders are `defence:` and `momentum:`)", e.inner()),
+                    format!("{} (defence orders are `defence:` and `momentum:`)", crate::error::echo_serde(e.inner())),
                 ),
             }
             continue;
@@ -951,7 +958,10 @@ pub fn designate(
                 bad(
                     side,
                     e.path().to_string(),
-                    format!("{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)", e.inner()),
+                    format!(
+                        "{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)",
+                        crate::error::echo_serde(e.inner())
+                    ),
                 );
                 continue;
             }
@@ -975,7 +985,7 @@ pub fn designate(
                         format!("{field}.{}", e.path()),
                         format!(
                             "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum)",
-                            e.inner()
+                            crate::error::echo_serde(e.inner())
                         ),
                     );
                     continue;
@@ -1005,7 +1015,7 @@ pub fn designate(
             for (k, h) in a.defenders.iter().enumerate() {
                 let at = format!("{field}.defenders[{k}]");
                 let Ok(hex) = h.parse::<HexId>() else {
-                    bad(side, at, format!("'{h}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)"));
+                    bad(side, at, format!("'{}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)", crate::error::echo(h)));
                     ok = false;
                     continue;
                 };
@@ -1115,7 +1125,11 @@ pub fn designate(
                     bad(
                         side,
                         format!("{field}.tactics"),
-                        format!("'{t}' is not a tactics chit; the chits are {}", known.join(", ")),
+                        format!(
+                            "'{}' is not a tactics chit; the chits are {}",
+                            crate::error::echo(t),
+                            known.join(", ")
+                        ),
                     );
                 }
             }
@@ -1124,7 +1138,7 @@ pub fn designate(
                     bad(
                         side,
                         format!("{field}.advance[{k}]"),
-                        format!("{id} is not one of this attack's attackers (12.23 step 9)"),
+                        format!("{} is not one of this attack's attackers (12.23 step 9)", crate::error::echo(id)),
                     );
                 }
             }

@@ -224,8 +224,16 @@ pub fn validate_body(
     label: &str,
     text: &str,
 ) -> Vec<crate::error::Located> {
+    let text = crate::input::without_bom(text);
+    // The text is read for places once, and only if there is a problem.
+    let index = std::cell::OnceCell::new();
+    let place = |field: &str, anchor: &str| {
+        let index = index.get_or_init(|| crate::yaml::locate::Index::new(text));
+        let index = index.as_ref()?;
+        index.locate(field).or_else(|| index.locate(anchor))
+    };
     let located = |message: String| {
-        let line = crate::module::map::locate(text, None, Some("step:"));
+        let line = place("step", "step");
         crate::error::Located {
             file: label.to_string(),
             line: line.map(|l| l.0),
@@ -241,8 +249,7 @@ pub fn validate_body(
         problems
             .into_iter()
             .map(|(field, message)| {
-                let line = crate::yaml::locate::locate(text, &field)
-                    .or_else(|| crate::module::map::locate(text, None, Some(anchor)));
+                let line = place(&field, anchor);
                 crate::error::Located {
                     file: label.to_string(),
                     line: line.map(|l| l.0),
@@ -253,6 +260,11 @@ pub fn validate_body(
             })
             .collect()
     };
+    // No field is ever empty (null): refused with what the field would hold.
+    let nulls = orders::empty_fields(rules, step, side, body);
+    if !nulls.is_empty() {
+        return at_fields(nulls, "step");
+    }
     let player = match step {
         Step::PlayerTurn { player, .. } => player.as_str(),
         _ => "",
@@ -260,20 +272,20 @@ pub fn validate_body(
     match step.phase() {
         "movement" => at_fields(
             movement::validate(rules, state, player, side, body).into_iter().map(|p| (p.field, p.message)).collect(),
-            "moves:",
+            "moves",
         ),
         "close-combat" => {
             let mut one = BTreeMap::new();
             one.insert(side.to_string(), body.clone());
             let (_, problems) = close_combat::designate(rules, state, player, &one, false);
-            at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step:")
+            at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step")
         }
         "initiative" => match crate::yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
             Ok(_) => Vec::new(),
-            Err(e) => vec![located(format!("initiative orders: {e}"))],
+            Err(e) => vec![located(format!("initiative orders: {}", crate::error::echo_serde(&e)))],
         },
-        "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step:"),
-        "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step:"),
+        "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step"),
+        "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step"),
         // Series 15: rally needs no orders; nor do these.
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
         "rally" | "victory-determination" | "reinforcement" | "weather" => {

@@ -798,6 +798,10 @@ struct Phase<'a> {
     /// The hexes of the map's zones and places, by id.
     regions: BTreeMap<&'a str, BTreeSet<HexId>>,
     turn: u32,
+    /// Each side's units on the map, as "did you mean" first lists them:
+    /// found once per phase, so that a file naming many unknown units
+    /// costs one look at the units, not one per unknown id.
+    on_map: std::cell::RefCell<BTreeMap<String, Vec<String>>>,
 }
 
 /// A unit or stack about to move.
@@ -992,6 +996,7 @@ impl<'a> Phase<'a> {
                         .ok_or_else(|| format!("the weather '{w}' is not a condition of charts/weather.yaml"))?,
                 ),
             },
+            on_map: Default::default(),
         })
     }
 
@@ -1533,7 +1538,8 @@ impl Phase<'_> {
                         problem(
                             format!("delay[{n}]"),
                             format!(
-                                "{id} is not a reinforcement arriving this turn; those arriving are {}",
+                                "{} is not a reinforcement arriving this turn; those arriving are {}",
+                                crate::error::echo(id),
                                 list_or_none(&due)
                             ),
                         ),
@@ -1552,7 +1558,8 @@ impl Phase<'_> {
                         problem(
                             format!("enter.{id}"),
                             format!(
-                                "{id} is not a reinforcement arriving this turn; those arriving are {}",
+                                "{} is not a reinforcement arriving this turn; those arriving are {}",
+                                crate::error::echo(id),
                                 list_or_none(&due)
                             ),
                         ),
@@ -1626,7 +1633,13 @@ impl Phase<'_> {
                 let field = if path == "." { String::new() } else { path };
                 run.problems.push((
                     side.to_string(),
-                    problem(field, format!("{} (movement orders are `moves:`, a list of moves)", e.inner())),
+                    problem(
+                        field,
+                        format!(
+                            "{} (movement orders are `moves:`, a list of moves)",
+                            crate::error::echo_serde(e.inner())
+                        ),
+                    ),
                 ));
                 return;
             }
@@ -1647,7 +1660,7 @@ impl Phase<'_> {
                             at,
                             format!(
                                 "{} (a move has unit or stack, path or to, and may have strategic and leave_pin)",
-                                e.inner()
+                                crate::error::echo_serde(e.inner())
                             ),
                         ),
                     ));
@@ -1662,22 +1675,33 @@ impl Phase<'_> {
 
     /// The units of a side's own army that it may move, for "did you mean".
     fn suggest(&self, state: &State, side: &str, wrong: &str) -> String {
-        let own: Vec<&str> = state
-            .units
+        let mut cache = self.on_map.borrow_mut();
+        let own = cache.entry(side.to_string()).or_insert_with(|| {
+            state
+                .units
+                .iter()
+                .filter(|(id, u)| {
+                    u.hex.is_some()
+                        && self
+                            .counters
+                            .get(id.as_str())
+                            .is_some_and(|c| self.side_of_army.get(&c.army).map(String::as_str) == Some(side))
+                })
+                .map(|(id, _)| id.clone())
+                .collect()
+        });
+        let own: Vec<&str> = own.iter().map(String::as_str).collect();
+        // An id is near when at most a third of its letters are wrong; the
+        // distance is at least the difference in length, so ids too long or
+        // too short to be near are never compared (a 1 MB "id" costs nothing).
+        let near_enough = |d: usize, id: &str| d * 3 <= id.len().max(3);
+        let mut near: Vec<(usize, &str)> = own
             .iter()
-            .filter(|(id, u)| {
-                u.hex.is_some()
-                    && self
-                        .counters
-                        .get(id.as_str())
-                        .is_some_and(|c| self.side_of_army.get(&c.army).map(String::as_str) == Some(side))
-            })
-            .map(|(id, _)| id.as_str())
+            .filter(|id| near_enough(id.len().abs_diff(wrong.len()), id))
+            .map(|id| (edit_distance(wrong, id), *id))
             .collect();
-        let mut near: Vec<(usize, &str)> = own.iter().map(|id| (edit_distance(wrong, id), *id)).collect();
         near.sort();
-        let close: Vec<&str> =
-            near.iter().filter(|(d, id)| *d * 3 <= id.len().max(3)).map(|(_, id)| *id).take(3).collect();
+        let close: Vec<&str> = near.iter().filter(|(d, id)| near_enough(*d, id)).map(|(_, id)| *id).take(3).collect();
         if close.is_empty() {
             format!("the {side} units on the map are {}", own.join(", "))
         } else {
@@ -1721,16 +1745,24 @@ impl Phase<'_> {
         };
         let mut start: Option<HexId> = None;
         let mut ok = true;
+        let mut listed = BTreeSet::new();
         for (n, id) in ids.iter().enumerate() {
             let at = if order.stack.is_some() { format!("{ids_field}[{n}]") } else { ids_field.clone() };
             let bad = |message: String, problems: &mut Vec<Problem>| problems.push(problem(at.clone(), message));
-            if ids.iter().take(n).any(|x| x == id) {
-                bad(format!("{id} is listed twice"), problems);
+            if !listed.insert(id.as_str()) {
+                bad(format!("{} is listed twice", crate::error::echo(id)), problems);
                 ok = false;
                 continue;
             }
             let (Some(counter), Some(unit)) = (self.counters.get(id.as_str()), state.units.get(id)) else {
-                bad(format!("there is no unit '{id}' in this game; {}", self.suggest(state, side, id)), problems);
+                bad(
+                    format!(
+                        "there is no unit '{}' in this game; {}",
+                        crate::error::echo(id),
+                        self.suggest(state, side, id)
+                    ),
+                    problems,
+                );
                 ok = false;
                 continue;
             };

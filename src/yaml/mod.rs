@@ -12,6 +12,7 @@
 //! - [`parse`]: a typed parse whose error names the file, line, column and
 //!   field path ([`Located`]).
 
+pub mod depth;
 pub mod locate;
 
 use serde::de::DeserializeOwned;
