@@ -13,6 +13,7 @@
 //! A roll log (`adjutant roll init`) is the same folder with `kind: roll-log`
 //! and no module.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -228,6 +229,9 @@ impl GameConfig {
 pub struct GameFolder {
     pub root: PathBuf,
     pub config: GameConfig,
+    /// Journal entries already parsed, by label, with the text they were
+    /// parsed from ([`GameFolder::journal_entry`]).
+    parsed: std::sync::Arc<std::sync::Mutex<BTreeMap<String, (String, crate::journal::JournalEntry)>>>,
 }
 
 /// A fresh chain top from the operating system's CSPRNG (DICE.md §1).
@@ -260,7 +264,23 @@ impl GameFolder {
             e.file = label.clone();
             Error::Data(e)
         })?;
-        Ok(GameFolder { root: root.to_path_buf(), config })
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
+    }
+
+    /// The journal entry that `text`, the file `label` of this folder's
+    /// journal, holds. `verify` reads every entry three times (the chain,
+    /// the replay, the reports): each text is parsed once.
+    pub fn journal_entry(&self, label: &str, text: &str) -> std::result::Result<crate::journal::JournalEntry, Located> {
+        if let Ok(parsed) = self.parsed.lock() {
+            if let Some((_, entry)) = parsed.get(label).filter(|(seen, _)| seen == text) {
+                return Ok(entry.clone());
+            }
+        }
+        let entry: crate::journal::JournalEntry = crate::yaml::parse(label, text)?;
+        if let Ok(mut parsed) = self.parsed.lock() {
+            parsed.insert(label.to_string(), (text.to_string(), entry.clone()));
+        }
+        Ok(entry)
     }
 
     /// Create a new folder at `root` holding `config` and the secret `top`.
@@ -307,7 +327,7 @@ impl GameFolder {
             let _ = fs::remove_dir_all(&temp);
             return Err(e);
         }
-        Ok(GameFolder { root: root.to_path_buf(), config })
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
     }
 
     /// Create a new folder at `root` with a fresh key chain: a game of a

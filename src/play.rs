@@ -380,7 +380,7 @@ pub fn replay_each(
     for file in &listing.entries {
         let label = file.label.clone();
         let text = fsio::read_text(&file.path, &label)?;
-        let entry: JournalEntry = crate::yaml::parse(&label, &text).map_err(Error::Data)?;
+        let entry: JournalEntry = folder.journal_entry(&label, &text).map_err(Error::Data)?;
         let fail = |message: String| Ok(Some((label.clone(), message)));
         let Some(step) = state.next.clone() else {
             return fail("the game was over before this step".into());

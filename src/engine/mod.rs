@@ -53,6 +53,34 @@ pub struct Rules {
     pub entries: Vec<reinforcement::EntryDef>,
     /// module.yaml `close_combat`.
     pub close_combat: close_combat::CloseCombatData,
+    /// Each counter id's place in `module.counters` (the first, if an id
+    /// repeats): a lookup index only, never iterated.
+    counter_index: std::collections::HashMap<String, usize, std::hash::BuildHasherDefault<IdHasher>>,
+    /// The Terrain Effects Chart over the map, indexed at its first use
+    /// ([`movement::Terrain`]).
+    terrain_index: std::sync::OnceLock<movement::TerrainIndex>,
+}
+
+/// FNV-1a, for indexes keyed by the module's short ids: several times
+/// faster than the default hasher, and a lookup index never shows its order.
+struct IdHasher(u64);
+
+impl Default for IdHasher {
+    fn default() -> Self {
+        IdHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// Savannah 4.18 Leader Seniority: between leaders of equal rank.
@@ -101,6 +129,11 @@ impl Rules {
         let (scenario_movement, _): (movement::ScenarioMovement, _) =
             source.parse(&format!("scenarios/{scenario}.yaml"))?;
         let (later, _): (ScenarioReinforcements, _) = source.parse(&format!("scenarios/{scenario}.yaml"))?;
+        let mut counter_index =
+            std::collections::HashMap::with_capacity_and_hasher(module.counters.len(), Default::default());
+        for (i, c) in module.counters.iter().enumerate() {
+            counter_index.entry(c.id.clone()).or_insert(i);
+        }
         Ok(Rules {
             module,
             charts,
@@ -121,12 +154,14 @@ impl Rules {
             },
             entries: seniority.entry_hexes,
             close_combat: seniority.close_combat,
+            counter_index,
+            terrain_index: std::sync::OnceLock::new(),
         })
     }
 
     /// The army of a counter, and the alliance (player) of an army.
     pub fn army_of(&self, unit: &str) -> Option<&str> {
-        self.module.counters.iter().find(|c| c.id == unit).map(|c| c.army.as_str())
+        self.counter(unit).map(|c| c.army.as_str())
     }
 
     pub fn player_of_army(&self, army: &str) -> Option<&str> {
@@ -134,7 +169,7 @@ impl Rules {
     }
 
     pub fn counter(&self, id: &str) -> Option<&crate::module::counters::Counter> {
-        self.module.counters.iter().find(|c| c.id == id)
+        self.counter_index.get(id).and_then(|&i| self.module.counters.get(i)).filter(|c| c.id == id)
     }
 
     /// The player (alliance) a side's armies belong to; empty if none.

@@ -124,8 +124,9 @@ impl Steps<'_> {
             })
             .collect();
         let title = format!("{}, after step {}", self.folder.config.game_id, self.last());
-        map_svg::render(
+        map_svg::render_on(
             &rules.module.map,
+            Some(rules.module.map_base_svg()),
             &counters,
             &map_svg::Options { title: Some(title), arrows, markers, ..map_svg::Options::default() },
         )
@@ -134,13 +135,23 @@ impl Steps<'_> {
     /// One viewer's report; the HTML shows `map` inline, or links to
     /// `map_file` (a dispatch's `map.svg`).
     pub fn render(&self, viewer: Viewer, format: Format, map: MapIn) -> Result<String> {
+        render(&self.input(viewer, map, self.awaiting()), format, self.templates)
+    }
+
+    /// The sides the step after these awaits.
+    fn awaiting(&self) -> Vec<String> {
         let state = self.state;
-        let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(self.rules, state, s)).unwrap_or_default();
+        state.next.as_ref().map(|s| crate::engine::awaited(self.rules, state, s)).unwrap_or_default()
+    }
+
+    /// What one viewer's report is made from.
+    fn input(&self, viewer: Viewer, map: MapIn, awaiting: Vec<String>) -> ReportInput<'_> {
+        let state = self.state;
         let (map_svg, map_file) = match map {
             MapIn::Inline(svg) => (Some(svg.to_string()), None),
             MapIn::File(name) => (None, Some(name.to_string())),
         };
-        let input = ReportInput {
+        ReportInput {
             game: &self.folder.config,
             viewer,
             entries: self.entries,
@@ -150,16 +161,20 @@ impl Steps<'_> {
             map_svg,
             map_file,
             players_of_sides: self.rules.players_of_armies(),
-        };
-        render(&input, format, self.templates)
+        }
     }
 
     /// Every file of the dispatch of these steps, by name, sorted.
     pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
         let mut files = BTreeMap::new();
+        let awaiting = self.awaiting();
         for side in &self.rules.module.info.sides {
+            // One model per side, every format rendered from it.
+            let input = self.input(Viewer::Side(side.id.clone()), MapIn::File(MAP_FILE), awaiting.clone());
+            let model = super::model(&input);
+            let value = minijinja::Value::from(minijinja::value::Serde(&model));
             for format in Format::ALL {
-                let text = self.render(Viewer::Side(side.id.clone()), format, MapIn::File(MAP_FILE))?;
+                let text = super::render_model(&model, &value, &input, format, self.templates)?;
                 files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
             }
         }
@@ -197,7 +212,7 @@ pub fn entries(folder: &GameFolder, first: u32, last: u32) -> Result<Vec<Journal
     let mut entries = Vec::new();
     for file in &listing.entries[(first - 1) as usize..last as usize] {
         let text = fsio::read_text(&file.path, &file.label)?;
-        entries.push(crate::yaml::parse(&file.label, &text).map_err(Error::Data)?);
+        entries.push(folder.journal_entry(&file.label, &text).map_err(Error::Data)?);
     }
     Ok(entries)
 }
