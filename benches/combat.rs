@@ -47,7 +47,8 @@ fn main() {
         state.units.get_mut(b).expect("unit").hex = Some(bh.to_string());
         attacks.push(format!("  - {{attackers: [{f}], defenders: [\"{bh}\"]}}"));
     }
-    let body: adjutant::yaml::Value = adjutant::yaml::from_str(&format!("attacks:\n{}\n", attacks.join("\n"))).expect("orders");
+    let body: adjutant::yaml::Value =
+        adjutant::yaml::from_str(&format!("attacks:\n{}\n", attacks.join("\n"))).expect("orders");
     let mut orders = BTreeMap::new();
     orders.insert("french".to_string(), body);
     let runs = 20;

@@ -13,16 +13,16 @@
 //! A roll log (`adjutant roll init`) is the same folder with `kind: roll-log`
 //! and no module.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::dice::{chain_key, Bytes32};
 use crate::error::{Error, Located, Result};
-use crate::fsio::{self, FolderLock, TEMP_PREFIX};
+use crate::fsio::{self, TEMP_PREFIX};
 use crate::journal::Journal;
 
 pub const GAME_FILE: &str = "game.yaml";
@@ -74,6 +74,43 @@ pub struct GameConfig {
     /// answers (mail.rs). Never a password: only where to read one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail: Option<crate::mail::MailSettings>,
+    /// Every change of a player made with `adjutant player`, oldest first:
+    /// what `verify` needs to know the players in effect at each step,
+    /// which each journal entry binds (`players_sha256`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub player_changes: Vec<PlayerChange>,
+}
+
+/// A change of a side's player (`adjutant player`), after a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerChange {
+    /// The journal's last step when the change was made: steps up to it
+    /// were resolved with the player as he was before.
+    pub after_step: u32,
+    pub side: String,
+    /// The player as he was: name and address (absent: the side had no
+    /// player).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub was: Option<PlayerWas>,
+}
+
+/// A player's name and address before a change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerWas {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+/// The SHA-256 of a list of players as a journal entry binds it: of their
+/// canonical YAML (side, name, email), sorted by side.
+pub fn players_sha256(players: &[Player]) -> Bytes32 {
+    let mut sorted = players.to_vec();
+    sorted.sort_by(|a, b| a.side.cmp(&b.side));
+    let yaml = crate::yaml::to_string(&sorted).expect("players always serialise");
+    Bytes32::sha256(yaml.as_bytes())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,6 +195,29 @@ impl GameConfig {
         }
     }
 
+    /// The players as they were when journal step `step` was resolved:
+    /// today's, with every change made after that step undone.
+    pub fn players_at(&self, step: u32) -> Vec<Player> {
+        let mut players = self.players.clone();
+        for change in self.player_changes.iter().rev().filter(|c| c.after_step >= step) {
+            let at = players.iter().position(|p| p.side == change.side);
+            match (&change.was, at) {
+                (Some(was), Some(i)) => {
+                    players[i].name = was.name.clone();
+                    players[i].email = was.email.clone();
+                }
+                (Some(was), None) => {
+                    players.push(Player { side: change.side.clone(), name: was.name.clone(), email: was.email.clone() })
+                }
+                (None, Some(i)) => {
+                    players.remove(i);
+                }
+                (None, None) => {}
+            }
+        }
+        players
+    }
+
     pub fn to_yaml(&self) -> String {
         let body = crate::yaml::to_string(self).expect("a GameConfig always serialises");
         format!("# adjutant game folder: see `man adjutant`. Never publish the .secret folder.\n{body}")
@@ -169,6 +229,9 @@ impl GameConfig {
 pub struct GameFolder {
     pub root: PathBuf,
     pub config: GameConfig,
+    /// Journal entries already parsed, by label, with the text they were
+    /// parsed from ([`GameFolder::journal_entry`]).
+    parsed: std::sync::Arc<std::sync::Mutex<BTreeMap<String, (String, crate::journal::JournalEntry)>>>,
 }
 
 /// A fresh chain top from the operating system's CSPRNG (DICE.md §1).
@@ -201,7 +264,23 @@ impl GameFolder {
             e.file = label.clone();
             Error::Data(e)
         })?;
-        Ok(GameFolder { root: root.to_path_buf(), config })
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
+    }
+
+    /// The journal entry that `text`, the file `label` of this folder's
+    /// journal, holds. `verify` reads every entry three times (the chain,
+    /// the replay, the reports): each text is parsed once.
+    pub fn journal_entry(&self, label: &str, text: &str) -> std::result::Result<crate::journal::JournalEntry, Located> {
+        if let Ok(parsed) = self.parsed.lock() {
+            if let Some((_, entry)) = parsed.get(label).filter(|(seen, _)| seen == text) {
+                return Ok(entry.clone());
+            }
+        }
+        let entry: crate::journal::JournalEntry = crate::yaml::parse(label, text)?;
+        if let Ok(mut parsed) = self.parsed.lock() {
+            parsed.insert(label.to_string(), (text.to_string(), entry.clone()));
+        }
+        Ok(entry)
     }
 
     /// Create a new folder at `root` holding `config` and the secret `top`.
@@ -248,7 +327,7 @@ impl GameFolder {
             let _ = fs::remove_dir_all(&temp);
             return Err(e);
         }
-        Ok(GameFolder { root: root.to_path_buf(), config })
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
     }
 
     /// Create a new folder at `root` with a fresh key chain: a game of a
@@ -276,6 +355,7 @@ impl GameFolder {
             players,
             dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
             mail: None,
+            player_changes: Vec::new(),
         };
         Self::create_with(root, config, &top, extra)
     }
@@ -308,8 +388,79 @@ impl GameFolder {
         fsio::sync_dir(temp)
     }
 
+    /// The mailbox of `side`'s player, read by lettre (src/address.rs):
+    /// `None` when game.yaml gives the side no address; the problem, at
+    /// `players[i].email` (or `.name`), when it gives one that mail cannot
+    /// be sent to. Each side's address is read on its own, so that one bad
+    /// address stops nothing for the other sides.
+    pub fn player_mailbox(&self, side: &str) -> std::result::Result<Option<lettre::message::Mailbox>, Located> {
+        let Some((i, player)) = self.config.players.iter().enumerate().find(|(_, p)| p.side == side) else {
+            return Ok(None);
+        };
+        let Some(email) = player.email.as_deref() else { return Ok(None) };
+        let located = |field: String, message: String| {
+            let path = self.root.join(GAME_FILE);
+            // Placed in game.yaml's text, read again only for the problem.
+            let at = fs::read_to_string(&path).ok().and_then(|text| crate::yaml::locate::locate(&text, &field));
+            Located { file: path.display().to_string(), line: at.map(|a| a.0), column: at.map(|a| a.1), field, message }
+        };
+        let address = crate::address::parse(email.trim()).map_err(|e| located(format!("players[{i}].email"), e))?;
+        if player.name.chars().any(char::is_control) {
+            return Err(located(
+                format!("players[{i}].name"),
+                format!("'{}' holds a control character; a name is one line of text", crate::error::echo(&player.name)),
+            ));
+        }
+        let name = Some(player.name.trim().to_string()).filter(|n| !n.is_empty());
+        Ok(Some(lettre::message::Mailbox::new(name, address)))
+    }
+
     /// The referee's chain top, checked against the anchor. Never printed.
     pub fn chain_top(&self) -> Result<Bytes32> {
+        let top = self.read_chain_top()?;
+        if chain_key(&top, self.config.dice.chain_length, 0)? != self.config.dice.anchor {
+            return Err(self.not_the_anchors_chain());
+        }
+        Ok(top)
+    }
+
+    /// The keys s_from ..= s_N of the referee's chain (index 0 is s_from),
+    /// checked against the anchor: one walk down the chain for a command
+    /// that reveals several keys. Never printed.
+    pub fn chain_keys_from(&self, from: u32) -> Result<Vec<Bytes32>> {
+        let top = self.read_chain_top()?;
+        let length = self.config.dice.chain_length;
+        let mut keys = vec![top];
+        let mut key = top;
+        for k in (0..length).rev() {
+            key = crate::dice::chain_previous(&key);
+            if k >= from {
+                keys.push(key);
+            }
+        }
+        if key != self.config.dice.anchor {
+            return Err(self.not_the_anchors_chain());
+        }
+        keys.reverse();
+        Ok(keys)
+    }
+
+    fn not_the_anchors_chain(&self) -> Error {
+        let path = self.root.join(SECRET_DIR).join(CHAIN_TOP_FILE);
+        Error::Data(Located {
+            file: path.display().to_string(),
+            line: None,
+            column: None,
+            field: String::new(),
+            message: format!(
+                "this chain top does not lead to the anchor in {GAME_FILE} through {} steps",
+                self.config.dice.chain_length
+            ),
+        })
+    }
+
+    /// The chain top as written, unchecked.
+    fn read_chain_top(&self) -> Result<Bytes32> {
         let path = self.root.join(SECRET_DIR).join(CHAIN_TOP_FILE);
         let text = fsio::read_text(&path, &path.display().to_string())?;
         // The error names the file but never echoes its content.
@@ -322,23 +473,7 @@ impl GameFolder {
                 message: "not a chain top (64 hexadecimal digits)".into(),
             })
         })?;
-        if chain_key(&top, self.config.dice.chain_length, 0)? != self.config.dice.anchor {
-            return Err(Error::Data(Located {
-                file: path.display().to_string(),
-                line: None,
-                column: None,
-                field: String::new(),
-                message: format!(
-                    "this chain top does not lead to the anchor in {GAME_FILE} through {} steps",
-                    self.config.dice.chain_length
-                ),
-            }));
-        }
         Ok(top)
-    }
-
-    pub fn lock(&self, wait: Duration) -> Result<FolderLock> {
-        fsio::lock_folder(&self.root, wait)
     }
 
     pub fn journal(&self) -> Journal {
@@ -366,6 +501,7 @@ mod tests {
                 anchor: chain_key(top, 8, 0).unwrap(),
             },
             mail: None,
+            player_changes: Vec::new(),
         }
     }
 
@@ -378,6 +514,11 @@ mod tests {
         let opened = GameFolder::open(&root).unwrap();
         assert_eq!(opened.config, config(&top));
         assert_eq!(opened.chain_top().unwrap(), top);
+        let keys = opened.chain_keys_from(3).unwrap();
+        assert_eq!(keys.len(), 6, "s_3 ..= s_8");
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(*key, chain_key(&top, 8, 3 + i as u32).unwrap());
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -409,6 +550,8 @@ mod tests {
         let other = new_chain_top().unwrap();
         fs::write(root.join(SECRET_DIR).join(CHAIN_TOP_FILE), other.to_hex()).unwrap();
         let err = GameFolder::open(&root).unwrap().chain_top().unwrap_err().to_string();
+        assert!(err.contains("does not lead to the anchor"), "{err}");
+        let err = GameFolder::open(&root).unwrap().chain_keys_from(3).unwrap_err().to_string();
         assert!(err.contains("does not lead to the anchor"), "{err}");
         assert!(!err.contains(&other.to_hex()) && !err.contains(&top.to_hex()));
     }

@@ -1,4 +1,5 @@
-//! Writes that survive a crash at any instant, and the folder lock.
+//! Writes that survive a crash at any instant, and the folder lock
+//! (exclusive for a command that writes, shared for one that reads).
 //!
 //! Every file adjutant writes goes through here: a temporary file in the same
 //! folder, written and fsynced, then renamed (or hard-linked, when the name
@@ -6,7 +7,7 @@
 //! `kill -9` or a full disk leaves either the old file or the new one, never
 //! half of either; a stray temporary file (its name starts with `.tmp-`) is
 //! ignored by every reader and removed by the next command that holds the
-//! lock.
+//! lock (recovery.rs).
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
@@ -123,22 +124,43 @@ pub fn remove_file(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Remove temporary files (and folders) a killed command left in `dir`.
-/// Call only while holding the folder's lock, so that no live writer's file
-/// is removed.
-pub fn remove_stale_temps(dir: &Path) -> Result<()> {
+/// The temporary files (and folders) in `dir`, sorted; none when `dir`
+/// does not exist.
+pub fn list_temps(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(Error::io(dir, e)),
     };
+    let mut found = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            let path = entry.path();
-            let removed = if path.is_dir() { fs::remove_dir_all(&path) } else { fs::remove_file(&path) };
-            removed.map_err(|e| Error::io(&path, e))?;
+            found.push(entry.path());
         }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Remove a temporary file or folder a killed command left. Call only
+/// while holding the folder's exclusive lock, so that no live writer's
+/// file is removed.
+pub fn remove_temp(path: &Path) -> Result<()> {
+    let removed = if path.is_dir() { fs::remove_dir_all(path) } else { fs::remove_file(path) };
+    match removed {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Remove temporary files (and folders) a killed command left in `dir`.
+/// Call only while holding the folder's exclusive lock, so that no live
+/// writer's file is removed.
+pub fn remove_stale_temps(dir: &Path) -> Result<()> {
+    for path in list_temps(dir)? {
+        remove_temp(&path)?;
     }
     Ok(())
 }
@@ -191,22 +213,56 @@ pub fn write_dir_atomic(target: &Path, files: &std::collections::BTreeMap<String
     sync_dir(parent_of(target))
 }
 
-/// An exclusive lock on a folder, held until dropped.
+/// How long a command waits for another working on the same folder, unless
+/// told (`--wait`).
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(60);
+
+/// A lock on a folder (exclusive or shared), held until dropped.
 pub struct FolderLock {
     _file: File,
 }
 
-/// Take the folder's exclusive lock (`.lock` in it), waiting up to `wait`
-/// for another command to finish with it.
+/// The lock file of a folder.
+pub const LOCK_FILE: &str = ".lock";
+
+/// Take the folder's exclusive lock (`.lock` in it, created if missing),
+/// waiting up to `wait` for other commands to finish with it.
 pub fn lock_folder(dir: &Path, wait: Duration) -> Result<FolderLock> {
-    let path = dir.join(".lock");
+    let path = dir.join(LOCK_FILE);
     let file =
         OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| Error::io(&path, e))?;
+    wait_for(dir, &path, wait, || file.try_lock())?;
+    Ok(FolderLock { _file: file })
+}
+
+/// Take the folder's lock shared, for a command that only reads: any
+/// number of readers at once, none while a writer holds it. `.lock` is
+/// opened read-only, so that a folder without write permission can be
+/// read; a folder without `.lock` (a published copy nobody writes to)
+/// needs no lock, and gives `None`.
+pub fn lock_folder_shared(dir: &Path, wait: Duration) -> Result<Option<FolderLock>> {
+    let path = dir.join(LOCK_FILE);
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    wait_for(dir, &path, wait, || file.try_lock_shared())?;
+    Ok(Some(FolderLock { _file: file }))
+}
+
+/// Retry `attempt` until it takes the lock, for up to `wait`.
+fn wait_for(
+    dir: &Path,
+    path: &Path,
+    wait: Duration,
+    attempt: impl Fn() -> std::result::Result<(), TryLockError>,
+) -> Result<()> {
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(FolderLock { _file: file }),
+        match attempt() {
+            Ok(()) => return Ok(()),
             Err(TryLockError::WouldBlock) => {
                 if start.elapsed() >= wait {
                     return Err(Error::Locked { path: dir.to_path_buf(), waited_secs: wait.as_secs() });
@@ -214,9 +270,16 @@ pub fn lock_folder(dir: &Path, wait: Duration) -> Result<FolderLock> {
                 thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
-            Err(TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+            Err(TryLockError::Error(e)) => return Err(Error::io(path, e)),
         }
     }
+}
+
+/// True when an error says the folder cannot be written (permissions, a
+/// read-only file system).
+pub fn is_read_only(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. }
+        if matches!(source.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem))
 }
 
 #[cfg(test)]
@@ -271,5 +334,21 @@ mod tests {
         assert!(matches!(err, Error::Locked { .. }));
         drop(held);
         lock_folder(dir.path(), Duration::ZERO).unwrap();
+    }
+
+    #[test]
+    fn shared_locks_share_and_exclude_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        // No lock file: a published copy, nobody writes there.
+        assert!(lock_folder_shared(dir.path(), Duration::ZERO).unwrap().is_none());
+        fs::write(dir.path().join(LOCK_FILE), b"").unwrap();
+        let one = lock_folder_shared(dir.path(), Duration::ZERO).unwrap().expect("a lock");
+        let two = lock_folder_shared(dir.path(), Duration::ZERO).unwrap().expect("a second reader");
+        assert!(matches!(lock_folder(dir.path(), Duration::from_millis(20)), Err(Error::Locked { .. })));
+        drop((one, two));
+        let writer = lock_folder(dir.path(), Duration::ZERO).unwrap();
+        assert!(matches!(lock_folder_shared(dir.path(), Duration::from_millis(20)), Err(Error::Locked { .. })));
+        drop(writer);
+        assert!(lock_folder_shared(dir.path(), Duration::ZERO).unwrap().is_some());
     }
 }

@@ -1,6 +1,7 @@
 //! `new`: a game folder for a module's scenario.
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -9,30 +10,31 @@ use crate::error::{Error, Result};
 use crate::folder::{FolderKind, GameFolder, Player};
 use crate::modules;
 
-/// Parse `side=Name <address>` (the address is optional).
+/// Parse `side=Name <address>` (the address is optional): the mailbox is
+/// read by lettre's parser, the one that sends the mail, so that an
+/// address `new` accepts is one `mail` can send to.
 pub fn parse_player(spec: &str) -> Result<Player> {
+    let shown = crate::error::echo(spec);
     let usage = || {
         Error::usage(format!(
-            "--player '{spec}': write SIDE=NAME <ADDRESS>, e.g. british=\"Ann Smith <ann@example.org>\""
+            "--player '{shown}': write SIDE=NAME <ADDRESS>, e.g. british=\"Ann Smith <ann@example.org>\""
         ))
     };
     let (side, rest) = spec.split_once('=').ok_or_else(usage)?;
     let side = side.trim();
     let rest = rest.trim();
-    let (name, email) = match rest.split_once('<') {
-        Some((name, tail)) => {
-            let address = tail.strip_suffix('>').ok_or_else(usage)?.trim();
-            if address.is_empty() || !address.contains('@') || address.contains(char::is_whitespace) {
-                return Err(Error::usage(format!("--player '{spec}': '{address}' is not a mail address")));
-            }
-            (name.trim(), Some(address.to_string()))
-        }
-        None => (rest, None),
+    let (name, email) = if rest.contains(['<', '>', '@']) {
+        let mailbox =
+            crate::address::parse_mailbox(rest).map_err(|e| Error::usage(format!("--player '{shown}': {e}")))?;
+        let name = mailbox.name.clone().unwrap_or_default();
+        (name.trim().to_string(), Some(mailbox.email.to_string()))
+    } else {
+        (rest.to_string(), None)
     };
-    if side.is_empty() || name.is_empty() || name.chars().any(char::is_control) {
+    if side.is_empty() || name.is_empty() || name.chars().any(char::is_control) || side.chars().any(char::is_control) {
         return Err(usage());
     }
-    Ok(Player { side: side.to_string(), name: name.to_string(), email })
+    Ok(Player { side: side.to_string(), name, email })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,6 +96,54 @@ pub fn new_game(
     })
 }
 
+/// What `adjutant player` changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerChanged {
+    pub side: String,
+    /// The player before (absent: the side had none).
+    pub was: Option<Player>,
+    pub now: Player,
+    /// The journal's last step: steps after it are resolved with the new
+    /// player, and their journal entries bind him.
+    pub after_step: u32,
+}
+
+/// `adjutant player`: give a side a new player (name and address), from a
+/// spec as `new --player` takes it. game.yaml is rewritten (in its
+/// canonical form) with the player and the change recorded in
+/// `player_changes`, which `verify` reads to check the players each
+/// journal entry binds. An unchanged player is refused.
+pub fn change_player(dir: &Path, spec: &str, wait: std::time::Duration) -> Result<PlayerChanged> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log has no players", dir.display())));
+    }
+    let _lock = crate::recovery::lock(&folder, wait)?;
+    // Read again under the lock: another command may have changed it.
+    let mut config = GameFolder::open(dir)?.config;
+    let now = parse_player(spec)?;
+    let module = modules::load(config.module.as_deref().unwrap_or_default())?;
+    module.side(&now.side)?;
+    let (after_step, _) = folder.journal().tail()?;
+    let after_step = after_step - 1;
+    let at = config.players.iter().position(|p| p.side == now.side);
+    let was = at.map(|i| config.players[i].clone());
+    if was.as_ref() == Some(&now) {
+        return Err(Error::refused(format!("{}: already the player of {} in game.yaml", now.name, now.side)));
+    }
+    config.player_changes.push(crate::folder::PlayerChange {
+        after_step,
+        side: now.side.clone(),
+        was: was.as_ref().map(|p| crate::folder::PlayerWas { name: p.name.clone(), email: p.email.clone() }),
+    });
+    match at {
+        Some(i) => config.players[i] = now.clone(),
+        None => config.players.push(now.clone()),
+    }
+    crate::fsio::write_atomic(&folder.root.join(crate::folder::GAME_FILE), config.to_yaml().as_bytes())?;
+    Ok(PlayerChanged { side: now.side.clone(), was, now, after_step })
+}
+
 /// The current state of a game folder (`state.yaml`).
 pub fn load_state(folder: &GameFolder) -> Result<crate::engine::state::State> {
     let path = folder.root.join(crate::folder::STATE_FILE);
@@ -116,36 +166,73 @@ pub struct Validation {
     pub file: String,
     pub side: Option<String>,
     pub step: Option<String>,
+    /// The first problems ([`crate::error::MAX_PROBLEMS`]), one a line.
     pub problems: Vec<String>,
+    /// How many more problems the file has than are listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_problems: usize,
 }
 
-/// Check orders files against a game's current step, reporting every problem.
-pub fn validate(dir: &Path, files: &[std::path::PathBuf]) -> Result<Vec<Validation>> {
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Validation {
+    /// Every problem of the file, listed or not.
+    pub fn count(&self) -> usize {
+        self.problems.len() + self.more_problems
+    }
+}
+
+/// Check orders files against a game's current step, reporting every
+/// problem (the first [`crate::error::MAX_PROBLEMS`] of each file, and how
+/// many more). Each file passes [`crate::input`]'s limits before the
+/// game's rules are loaded, so that a file refused for its size, encoding
+/// or nesting costs no more than reading it.
+/// Waits up to `wait` for a command writing the folder.
+pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Result<Vec<Validation>> {
     let folder = GameFolder::open(dir)?;
-    let rules = load_rules(&folder)?;
-    let state = load_state(&folder)?;
-    let mut out = Vec::new();
+    let mut read = Vec::new();
     for file in files {
         let label = file.display().to_string();
-        let text = crate::fsio::read_text(file, &label)?;
-        let mut v = Validation { file: label.clone(), side: None, step: None, problems: Vec::new() };
-        match crate::engine::orders::check_header(&rules, &folder.config.game_id, &state, &label, &text) {
-            Err(list) => v.problems = list.iter().map(|l| l.to_string()).collect(),
+        let bytes = match crate::input::read_file(file, crate::input::MAX_ORDERS_BYTES, "an orders file") {
+            Ok(bytes) => Ok(bytes),
+            Err(Error::Refused(message)) => Err(message),
+            Err(e) => return Err(e),
+        };
+        read.push((label, bytes));
+    }
+    let _read = crate::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+    let mut loaded = None;
+    let mut out = Vec::new();
+    for (label, bytes) in &read {
+        let mut v = Validation { file: label.clone(), side: None, step: None, problems: Vec::new(), more_problems: 0 };
+        let text = match bytes.as_ref().map(|b| crate::input::orders_text(label, b)) {
+            Err(refused) => Err(refused.clone()),
+            Ok(Err(located)) => Err(located.to_string()),
+            Ok(Ok(text)) => Ok(text),
+        };
+        let text = match text {
+            Ok(text) => text,
+            Err(refused) => {
+                v.problems.push(refused);
+                out.push(v);
+                continue;
+            }
+        };
+        if loaded.is_none() {
+            loaded = Some((load_rules(&folder)?, load_state(&folder)?));
+        }
+        let Some((rules, state)) = &loaded else { continue };
+        let found = match crate::engine::orders::check_header(rules, &folder.config.game_id, state, label, text) {
+            Err(list) => list,
             Ok(checked) => {
                 v.side = Some(checked.side.clone());
                 v.step = Some(crate::engine::orders::step_field(&checked.step));
-                let found = crate::engine::validate_body(
-                    &rules,
-                    &state,
-                    &checked.step,
-                    &checked.side,
-                    &checked.body,
-                    &label,
-                    &text,
-                );
-                v.problems = found.iter().map(|l| l.to_string()).collect();
+                crate::engine::validate_body(rules, state, &checked.step, &checked.side, &checked.body, label, text)
             }
-        }
+        };
+        (v.problems, v.more_problems) = crate::error::first_problems(&found);
         out.push(v);
     }
     Ok(out)
@@ -154,9 +241,10 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf]) -> Result<Vec<Validati
 /// `adjutant template`: the orders `side` must send for the game's next
 /// step, at their least ([`crate::engine::template`]), then the guide to
 /// what else it may order, as comments; as the text of an orders file and
-/// as data.
-pub fn template(dir: &Path, side: &str) -> Result<(String, serde_json::Value)> {
+/// as data. Waits up to `wait` for a command writing the folder.
+pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde_json::Value)> {
     let folder = GameFolder::open(dir)?;
+    let _read = crate::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = load_rules(&folder)?;
     let state = load_state(&folder)?;
     let Some(step) = state.next.clone() else {

@@ -209,15 +209,18 @@ pub enum HexIdError {
 impl fmt::Display for HexIdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // The text as written, bounded and escaped (src/error.rs): it may be a player's.
             HexIdError::WrongLength { input, length } => write!(
                 f,
-                "hex id {input:?} must be exactly four digits CCRR (two of column, \
-                 two of row, e.g. 1404), but it has {length} characters"
+                "hex id \"{}\" must be exactly four digits CCRR (two of column, \
+                 two of row, e.g. 1404), but it has {length} characters",
+                crate::error::echo(input)
             ),
             HexIdError::NotADigit { input, position, found } => write!(
                 f,
-                "hex id {input:?} must be exactly four digits CCRR (e.g. 1404), but \
-                 character {position} is {found:?}, not a digit 0-9"
+                "hex id \"{}\" must be exactly four digits CCRR (e.g. 1404), but \
+                 character {position} is {found:?}, not a digit 0-9",
+                crate::error::echo(input)
             ),
         }
     }

@@ -7,7 +7,8 @@
 //! body is checked when its step comes). One file per side and step:
 //! another is refused unless `--replace`. A file for a step already
 //! resolved is stale and refused. `resolve` takes the inbox's files when
-//! their steps come and moves each into `orders/` as the journal records it.
+//! their steps come and moves each into `orders/` as the journal records it
+//! (a copy a killed `resolve` left is removed by recovery.rs).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -73,52 +74,17 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(&dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(fsio::TEMP_PREFIX) {
+            continue;
+        }
         let Some(stem) = name.strip_suffix(".yaml") else { continue };
         let Some((step, side)) = stem.rsplit_once("--") else { continue };
-        let bytes = fsio::read(&entry.path())?;
+        // Never more of a file than the limit it is held to when its step comes.
+        let bytes = crate::input::read_capped(&entry.path(), crate::input::MAX_ORDERS_BYTES)?;
         list.push(Pending { step: step.to_string(), side: side.to_string(), path: entry.path(), bytes });
     }
     list.sort_by(|a, b| (&a.step, &a.side).cmp(&(&b.step, &b.side)));
     Ok(list)
-}
-
-/// Remove the inbox files a resolution already used: a file whose step is
-/// neither awaited nor still to come, and whose exact bytes are in
-/// `orders/` as the same side's (a `resolve` killed between its journal
-/// entry and removing the inbox's copy leaves one). Any other file stays,
-/// for `status` to show and its owner to replace. Returns the names removed.
-pub fn remove_used(folder: &GameFolder, rules: &Rules, state: &State) -> Result<Vec<String>> {
-    let mut removed = Vec::new();
-    let orders_dir = folder.root.join(crate::folder::ORDERS_DIR);
-    for p in pending(folder)? {
-        let still = match &state.next {
-            None => false,
-            Some(next) if next.name() == p.step => true,
-            Some(next) => {
-                let (turn, step) = p.step.split_once('-').unwrap_or(("", &p.step));
-                match turn.parse() {
-                    Ok(turn) => later_step(rules, state, next, turn, step)?.is_some(),
-                    Err(_) => true,
-                }
-            }
-        };
-        if still || !orders_dir.is_dir() {
-            continue;
-        }
-        let suffix = format!("-{}.yaml", p.side);
-        let mut used = false;
-        for name in fsio::list_names(&orders_dir)? {
-            if name.ends_with(&suffix) && fsio::read(&orders_dir.join(&name))? == p.bytes {
-                used = true;
-                break;
-            }
-        }
-        if used {
-            fsio::remove_file(&p.path)?;
-            removed.push(format!("{INBOX_DIR}/{}", file_name(&p.step, &p.side)));
-        }
-    }
-    Ok(removed)
 }
 
 /// Every player order a turn's player turns could come in: the fixed one,
@@ -146,52 +112,84 @@ fn later_step(rules: &Rules, state: &State, next: &Step, turn: u32, step: &str) 
     Ok(None)
 }
 
-/// The header fields of an orders file, read loosely (the full check comes
-/// with the step).
-fn header(label: &str, text: &str) -> Result<(String, u32, String, String)> {
+/// An orders file's header, read loosely (the full check comes with the
+/// step); the turn as `check_header` reads it.
+struct Header {
+    game: String,
+    turn: u32,
+    step: String,
+    side: String,
+    /// Where the text's fields are written, when the text can be placed.
+    index: Option<crate::yaml::locate::Index>,
+}
+
+impl Header {
+    /// `:line:column` of a header field, as messages place it.
+    fn at(&self, key: &str) -> String {
+        self.index.as_ref().and_then(|i| i.locate(key)).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default()
+    }
+}
+
+fn header(label: &str, text: &str) -> Result<Header> {
     let value: crate::yaml::Value = crate::yaml::from_str(text).map_err(|e| {
         let at = crate::yaml::error_location(&e).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
-        Error::refused(format!("{label}{at}: not YAML: {e}"))
+        Error::refused(format!("{label}{at}: not YAML: {}", crate::error::echo_serde(&e)))
     })?;
+    let index = crate::yaml::locate::Index::new(text);
+    let missing = |key: &str| {
+        Error::refused(format!(
+            "{label}:1:1: {key}: the file does not say its {key}: every orders file names game, turn, step and side"
+        ))
+    };
     let field = |key: &str| -> Result<String> {
         match value.get(key) {
             Some(crate::yaml::Value::String(s)) => Ok(s.clone()),
             Some(crate::yaml::Value::Number(n)) => Ok(n.to_string()),
-            _ => Err(Error::refused(format!(
-                "{label}: the file does not say its {key}: every orders file names game, turn, step and side"
-            ))),
+            _ => Err(missing(key)),
         }
     };
-    let turn = field("turn")?;
-    let turn = turn.parse().map_err(|_| Error::refused(format!("{label}: turn: '{turn}' is not a turn number")))?;
-    Ok((field("game")?, turn, field("step")?, field("side")?))
+    let turn = match value.get("turn") {
+        None => return Err(missing("turn")),
+        Some(v) => crate::engine::orders::read_turn(index.as_ref(), v).map_err(|(at, message)| {
+            let at = at.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+            Error::refused(format!("{label}{at}: turn: {message}"))
+        })?,
+    };
+    Ok(Header { game: field("game")?, turn, step: field("step")?, side: field("side")?, index })
 }
 
 /// Store an orders file in the inbox of the game at `dir`; `label` names it
 /// in messages. Nothing is written unless every check passes.
 pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Duration) -> Result<Receipt> {
+    // The limits first: a refused file costs no more than reading it.
+    let text = crate::input::orders_text_or_refuse(label, bytes)?;
     let folder = GameFolder::open(dir)?;
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; submit is for games", dir.display())));
     }
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let state = crate::game::load_state(&folder)?;
-    let text = std::str::from_utf8(bytes).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;
-    let (game, turn, step_name, side) = header(label, text)?;
+    let head = header(label, text)?;
+    let echo = crate::error::echo;
     let game_id = &folder.config.game_id;
-    if &game != game_id {
+    if &head.game != game_id {
         return Err(Error::refused(format!(
-            "{label}: game: these orders are for game '{game}'; this game is '{game_id}'"
+            "{label}{}: game: these orders are for game '{}'; this game is '{game_id}'",
+            head.at("game"),
+            echo(&head.game)
         )));
     }
     let Some(next) = state.next.clone() else {
-        return Err(Error::refused(format!("{label}: the game is over: it awaits no orders")));
+        return Err(Error::refused(format!("{label}{}: the game is over: it awaits no orders", head.at("step"))));
     };
     let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
-    if !sides.contains(&side.as_str()) {
+    let (turn, step_name) = (head.turn, head.step.clone());
+    if !sides.contains(&head.side.as_str()) {
         return Err(Error::refused(format!(
-            "{label}: side: '{side}' is not a side of {}; the sides are {}",
+            "{label}{}: side: '{}' is not a side of {}; the sides are {}",
+            head.at("side"),
+            echo(&head.side),
             rules.module.info.id,
             sides.join(", ")
         )));
@@ -200,31 +198,37 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
     let step = if current {
         // The awaited step: every check `validate` makes.
         let checked = check_header(&rules, game_id, &state, label, text)
-            .map_err(|list| Error::refused(list.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
+            .map_err(|list| Error::refused(crate::error::problem_list(&list)))?;
         let problems = validate_body(&rules, &state, &checked.step, &checked.side, &checked.body, label, text);
         if !problems.is_empty() {
-            return Err(Error::refused(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")));
+            return Err(Error::refused(crate::error::problem_list(&problems)));
         }
         checked.step
     } else {
         let Some(step) = later_step(&rules, &state, &next, turn, &step_name)? else {
             let stale = turn < next.turn() || (turn == next.turn() && state.resolved_steps > 0);
             return Err(Error::refused(format!(
-                "{label}: turn {turn}, step '{step_name}': {}; the game awaits step '{}' of turn {}",
+                "{label}{}: step: turn {turn}, step '{}': {}; the game awaits step '{}' of turn {}",
+                head.at("step"),
+                echo(&step_name),
                 if stale { "not a step still to come (stale orders?)" } else { "not a step of this scenario" },
                 step_field(&next),
                 next.turn(),
             )));
         };
         let may = crate::engine::may_await(&rules, &step);
-        if !may.contains(&side) {
+        if !may.contains(&head.side) {
             let who = if may.is_empty() { "no side".to_string() } else { may.join(", ") };
             return Err(Error::refused(format!(
-                "{label}: side: step '{step_name}' of turn {turn} takes orders from {who}, not from {side}"
+                "{label}{}: side: step '{}' of turn {turn} takes orders from {who}, not from {}",
+                head.at("side"),
+                echo(&step_name),
+                head.side
             )));
         }
         step
     };
+    let Header { game, side, .. } = head;
     let name = file_name(&step.name(), &side);
     let path = folder.root.join(INBOX_DIR).join(&name);
     let replaced = path.exists();
@@ -288,8 +292,12 @@ pub struct EmailSubmission {
 pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Result<EmailSubmission> {
     let folder = GameFolder::open(dir)?;
     let players = &folder.config.players;
+    // A player's address as lettre reads it (a bad one in game.yaml is no
+    // one's: its side cannot send orders by email until it is corrected).
+    let address_of = |p: &crate::folder::Player| p.email.as_deref().and_then(|e| crate::address::parse(e.trim()).ok());
     let is_player = |address: &str| {
-        players.iter().any(|p| p.email.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case(address)))
+        crate::address::parse(address)
+            .is_ok_and(|from| players.iter().filter_map(address_of).any(|a| crate::address::same(&a, &from)))
     };
     let intake = match crate::intake::read_message(raw) {
         Ok(intake) => intake,
@@ -317,8 +325,9 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
         reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
         reply_headers: crate::intake::reply_headers(&intake),
     };
-    let label = format!("the message from {} ({})", intake.from, intake.source);
-    let text = std::str::from_utf8(&intake.orders).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")));
+    let label = format!("the message from {} ({})", crate::error::echo(&intake.from), intake.source);
+    // The orders' limits before anything reads them as YAML.
+    let text = crate::input::orders_text_or_refuse(&label, &intake.orders);
     // Standing orders name a side but no turn or step.
     let standing = text.as_ref().ok().and_then(|t| crate::yaml::from_str::<crate::yaml::Value>(t).ok()).and_then(|v| {
         let side = v.get("side").and_then(crate::yaml::Value::as_str).map(str::to_string);
@@ -327,22 +336,34 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
     let side_of = |text: &str| -> Result<String> {
         match &standing {
             Some(side) => Ok(side.clone()),
-            None => header(&label, text).map(|(_, _, _, side)| side),
+            None => header(&label, text).map(|h| h.side),
         }
     };
+    let from = crate::address::parse(&intake.from);
     let checked = text
         .and_then(side_of)
         .and_then(|side| {
-            let player = players.iter().find(|p| p.side == side);
-            match player.and_then(|p| p.email.as_deref()) {
-                Some(email) if email.trim().eq_ignore_ascii_case(&intake.from) => Ok(()),
-                Some(_) => Err(Error::refused(format!(
-                    "{label}: side: orders of {side} are taken only from the address game.yaml gives for {side}; \
-                     this message is from {}",
-                    intake.from
+            let shown = crate::error::echo(&side);
+            let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
+                return Err(Error::refused(format!(
+                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                )));
+            };
+            let Some(email) = player.email.as_deref() else {
+                return Err(Error::refused(format!(
+                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                )));
+            };
+            match (crate::address::parse(email.trim()), &from) {
+                (Ok(theirs), Ok(from)) if crate::address::same(&theirs, from) => Ok(()),
+                (Ok(_), _) => Err(Error::refused(format!(
+                    "{label}: side: orders of {shown} are taken only from the address game.yaml gives for {shown}; \
+                     this message is from {} (the part before the @ is compared exactly, case included)",
+                    crate::error::echo(&intake.from)
                 ))),
-                None => Err(Error::refused(format!(
-                    "{label}: side: game.yaml gives {side} no address, so its orders cannot come by email"
+                (Err(e), _) => Err(Error::refused(format!(
+                    "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
+                     orders cannot come by email until the referee corrects it"
                 ))),
             }
         })
@@ -365,6 +386,6 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
 /// though its orders cannot.
 fn sender_address(raw: &[u8]) -> Option<String> {
     let message = mail_parser::MessageParser::default().parse(raw)?;
-    let from = message.from()?.first()?.address()?.trim().to_lowercase();
-    (!from.is_empty()).then_some(from)
+    let from = message.from()?.first()?.address()?.trim().to_string();
+    crate::address::parse(&from).ok().map(|a| crate::address::normal(&a))
 }

@@ -24,7 +24,8 @@
 //!   `format=flowed`, its soft line breaks are undone and its space-stuffing
 //!   removed (RFC 3676 §4.2, §4.4; quoted lines are left as they are).
 //!
-//! Nothing else is changed: no trimming of blank lines or trailing spaces.
+//! Nothing else is changed: no trimming of blank lines or trailing spaces, and
+//! a byte order mark at the start is kept (src/input.rs skips it when parsing).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -32,12 +33,16 @@ use std::fmt;
 use mail_parser::decoders::charsets::map::charset_decoder;
 use mail_parser::{Encoding, MessageParser, MessagePart, MimeHeaders, PartType};
 
-use crate::error::Error;
+use crate::error::{echo, echo_at_most, escape, Error};
+
+/// The most characters of a player's subject a reply repeats.
+const SUBJECT_CHARS: usize = 200;
 
 /// A message's sender and orders.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Intake {
-    /// The sender's bare address, lowercased.
+    /// The sender's bare address: the local part as written, the domain in
+    /// lower case (`crate::address::normal`).
     pub from: String,
     /// The sender as written for people: `Name <address>`, or the bare
     /// address when the message gives no name.
@@ -67,6 +72,8 @@ pub enum IntakeError {
     BadFrom(String),
     /// More than one address in From.
     SeveralFrom(Vec<String>),
+    /// More than one From header (RFC 5322 §3.6 allows one).
+    SeveralFromHeaders(usize),
     /// Two or more YAML parts (their names).
     SeveralYaml(Vec<String>),
     /// A YAML part that is not UTF-8 text in a known charset.
@@ -92,21 +99,26 @@ impl IntakeError {
                     .to_string()
             }
             IntakeError::BadFrom(from) => {
-                format!("The sender '{from}' in the From header is not an email address (local-part@domain).")
+                format!("The sender '{}' in the From header is not an email address (local-part@domain).", echo(from))
             }
             IntakeError::SeveralFrom(addresses) => format!(
                 "The From header names {} senders ({}); orders must come from exactly one player's address.",
                 addresses.len(),
-                addresses.join(", ")
+                addresses.iter().take(10).map(|a| echo(a)).collect::<Vec<_>>().join(", ")
+            ),
+            IntakeError::SeveralFromHeaders(n) => format!(
+                "The message has {n} From headers; a message has one, and orders must come from exactly one \
+                 player's address."
             ),
             IntakeError::SeveralYaml(names) => format!(
                 "The message has {} YAML attachments ({}); send exactly one orders file per message.",
                 names.len(),
-                names.join(", ")
+                names.iter().take(10).map(|n| echo(n)).collect::<Vec<_>>().join(", ")
             ),
             IntakeError::NotText { part, detail } => {
                 format!(
-                    "The orders in {part} are not readable text ({detail}); save the file as UTF-8 and send it again."
+                    "The orders in {} are not readable text ({detail}); save the file as UTF-8 and send it again.",
+                    escape(part)
                 )
             }
             IntakeError::NoOrders { found } if found.is_empty() => {
@@ -114,9 +126,9 @@ impl IntakeError {
             }
             IntakeError::NoOrders { found } => format!(
                 "The message holds no orders: it has {} but no YAML attachment and no plain-text body. {EXPECTED}",
-                found.join(", ")
+                found.iter().take(10).map(|f| escape(f)).collect::<Vec<_>>().join(", ")
             ),
-            IntakeError::Empty { source } => format!("The orders in the {source} are empty. {EXPECTED}"),
+            IntakeError::Empty { source } => format!("The orders in the {} are empty. {EXPECTED}", escape(source)),
         }
     }
 }
@@ -163,7 +175,8 @@ pub fn read_message(raw: &[u8]) -> Result<Intake, IntakeError> {
     let yaml: Vec<&MessagePart> = leaves.iter().copied().filter(|p| is_yaml(p)).collect();
     let (orders, source) = match yaml.as_slice() {
         [part] => {
-            let source = format!("attachment {}", part.attachment_name().unwrap_or("(unnamed YAML part)"));
+            let source =
+                format!("attachment {}", part.attachment_name().map(echo).unwrap_or("(unnamed YAML part)".into()));
             (yaml_bytes(part, &source)?, source)
         }
         [] => {
@@ -202,6 +215,10 @@ fn angle(id: &str) -> String {
 }
 
 fn sender(message: &mail_parser::Message) -> Result<(String, String), IntakeError> {
+    let headers = message.headers().iter().filter(|h| h.name == mail_parser::HeaderName::From).count();
+    if headers > 1 {
+        return Err(IntakeError::SeveralFromHeaders(headers));
+    }
     let Some(from) = message.from() else { return Err(IntakeError::NoFrom) };
     let addrs: Vec<_> = from.iter().collect();
     match addrs.as_slice() {
@@ -213,30 +230,23 @@ fn sender(message: &mail_parser::Message) -> Result<(String, String), IntakeErro
                     None => Err(IntakeError::NoFrom),
                 };
             };
-            if !is_address(address) {
-                return Err(IntakeError::BadFrom(address.to_string()));
-            }
-            let lower = address.to_lowercase();
-            let display = match addr.name().map(str::trim).filter(|n| !n.is_empty()) {
-                Some(name) => format!("{name} <{address}>"),
-                None => address.to_string(),
+            // lettre's parser, the one replies are sent with.
+            let parsed = crate::address::parse(address).map_err(|_| IntakeError::BadFrom(address.to_string()))?;
+            let normal = crate::address::normal(&parsed);
+            // The name as a reply may carry it: no control character (a
+            // line break could not be written in a header).
+            let name: String =
+                addr.name().unwrap_or("").chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+            let display = match name.trim() {
+                "" => normal.clone(),
+                name => lettre::message::Mailbox::new(Some(name.to_string()), parsed).to_string(),
             };
-            Ok((lower, display))
+            Ok((normal, display))
         }
         several => Err(IntakeError::SeveralFrom(
             several.iter().map(|a| a.address().or(a.name()).unwrap_or("?").to_string()).collect(),
         )),
     }
-}
-
-/// `local@domain`: one `@`, both sides non-empty, the domain with a dot or
-/// a bracketed literal, no spaces or control characters.
-fn is_address(address: &str) -> bool {
-    let Some((local, domain)) = address.rsplit_once('@') else { return false };
-    !local.is_empty()
-        && !domain.is_empty()
-        && !domain.contains('@')
-        && !address.chars().any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>')
 }
 
 fn content_type_of(part: &MessagePart) -> (String, String) {
@@ -301,8 +311,9 @@ fn yaml_bytes(part: &MessagePart, source: &str) -> Result<Vec<u8>, IntakeError> 
             return Err(not_text("it is not a file".to_string()))
         }
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    Ok(if part.encoding == Encoding::Base64 { text.as_bytes().to_vec() } else { crlf_to_lf(text).into_bytes() })
+    // A byte order mark stays: the dice bind to the file's exact bytes, and
+    // the orders' limits (src/input.rs) skip it before parsing.
+    Ok(if part.encoding == Encoding::Base64 { text.as_bytes().to_vec() } else { crlf_to_lf(&text).into_bytes() })
 }
 
 /// A text/plain body's orders: LF line ends, the signature removed, a
@@ -364,7 +375,9 @@ pub fn reply_headers(intake: &Intake) -> (Option<String>, Option<String>, String
         (None, Some(id)) => Some(id.clone()),
         (None, None) => None,
     };
-    let subject = intake.subject.as_deref().map(str::trim).unwrap_or("");
+    // The player's subject, escaped and bounded, as a reply's header carries it.
+    let subject = intake.subject.as_deref().map(|s| echo_at_most(s.trim(), SUBJECT_CHARS)).unwrap_or_default();
+    let subject = subject.as_str();
     let has_re = subject.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("re:"));
     let subject = if has_re {
         subject.to_string()
@@ -402,7 +415,7 @@ mod tests {
             "  # indented comment, trailing space kept ",
         ]);
         let intake = read_message(&message).unwrap();
-        assert_eq!(intake.from, "anne.player@example.org");
+        assert_eq!(intake.from, "Anne.Player@example.org");
         assert_eq!(intake.from_display, "Anne Player <Anne.Player@Example.ORG>");
         assert_eq!(intake.subject.as_deref(), Some("Orders turn 16"));
         assert_eq!(intake.message_id.as_deref(), Some("<abc.123@example.org>"));
@@ -585,6 +598,35 @@ mod tests {
         assert!(matches!(read_message(&bad).unwrap_err(), IntakeError::BadFrom(_)));
         let refused: Error = read_message(&no_from).unwrap_err().into();
         assert_eq!(refused.exit_code(), 1);
+        // Two From headers, whichever a parser would read.
+        let headers = raw(&["From: ann@example.org", "From: eve@example.org", "", "game: g1"]);
+        let err = read_message(&headers).unwrap_err();
+        assert_eq!(err, IntakeError::SeveralFromHeaders(2));
+        assert!(err.message().contains("2 From headers"), "{err}");
+        // A group of two.
+        let group = raw(&["From: players: ann@example.org, eve@example.org;", "", "game: g1"]);
+        assert!(read_message(&group).is_err());
+        // An address lettre would not send to (two @, a trailing dot).
+        for from in ["ann@@example.org", "ann@example.org."] {
+            let m = raw(&[&format!("From: Ann <{from}>"), "", "game: g1"]);
+            assert!(matches!(read_message(&m).unwrap_err(), IntakeError::BadFrom(_)), "{from}");
+        }
+        // The domain's case is dropped, the local part's kept; a name with
+        // a line break encoded in it is read without it.
+        let m = raw(&["From: =?utf-8?q?Ann=0ABcc=3A_x=40y=2Eorg?= <Ann@Example.ORG>", "", "game: g1"]);
+        let intake = read_message(&m).unwrap();
+        assert_eq!(intake.from, "Ann@example.org");
+        assert!(!intake.from_display.contains('\n'), "{:?}", intake.from_display);
+        assert!(intake.from_display.parse::<lettre::message::Mailbox>().is_ok(), "{}", intake.from_display);
+    }
+
+    #[test]
+    fn player_text_in_refusals_is_bounded_and_escaped() {
+        let name = format!("{}\u{1b}[2J.yaml", "n".repeat(5000));
+        let err = IntakeError::SeveralYaml(vec![name.clone(), "b\u{202e}.yaml".into()]);
+        let message = err.message();
+        assert!(!message.contains('\u{1b}') && !message.contains('\u{202e}'), "{message}");
+        assert!(message.contains("…(5009 bytes)") && message.len() < 400, "{message}");
     }
 
     #[test]

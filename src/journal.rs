@@ -56,12 +56,26 @@ pub struct JournalEntry {
     /// Games: the SHA-256 of the state after the step (DICE.md §6.4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_sha256: Option<Bytes32>,
+    /// Games: the SHA-256 of game.yaml's players (sides, names, addresses)
+    /// when the step was resolved (`folder::players_sha256`), so that a
+    /// player's address changed without `adjutant player` is caught by
+    /// `verify`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players_sha256: Option<Bytes32>,
 }
 
 impl JournalEntry {
     /// The canonical bytes of the entry's file.
     pub fn to_yaml(&self) -> String {
         crate::yaml::to_string(self).expect("a JournalEntry always serialises")
+    }
+
+    /// The SHA-256 of the entry's file (its canonical bytes): what the next
+    /// entry's `previous` carries, and the journal's *head* when it is the
+    /// last entry (reports carry it; `verify --head` checks a folder
+    /// against one a player kept).
+    pub fn sha256(&self) -> Bytes32 {
+        Bytes32::sha256(self.to_yaml().as_bytes())
     }
 }
 

@@ -173,10 +173,14 @@ pub fn arrow_colour(army: &str) -> String {
     army_colour(army)
 }
 
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+fn xml(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['&', '<', '>', '"']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").into()
 }
 
+#[derive(Clone, Copy)]
 struct Frame {
     first_col: u8,
     last_col: u8,
@@ -234,18 +238,35 @@ fn points(ps: &[(i32, i32)]) -> String {
     ps.iter().map(|(x, y)| format!("{x},{y}")).collect::<Vec<_>>().join(" ")
 }
 
-/// Render the map (and counters) as an SVG document.
-pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String {
+/// The frame of the whole map, or of a region of it.
+fn frame(map: &Map, region: Option<(HexId, HexId)>) -> Frame {
     let (mut c0, mut c1, mut r0, mut r1) = (map.columns.first, map.columns.last, map.rows.first, map.rows.last);
-    if let Some((a, b)) = options.region {
+    if let Some((a, b)) = region {
         c0 = a.col().min(b.col()).max(c0);
         c1 = a.col().max(b.col()).min(c1);
         r0 = a.row().min(b.row()).max(r0);
         r1 = a.row().max(b.row()).min(r1);
     }
-    let frame = Frame { first_col: c0, last_col: c1.max(c0), first_row: r0, last_row: r1.max(r0), layout: map.layout };
+    Frame { first_col: c0, last_col: c1.max(c0), first_row: r0, last_row: r1.max(r0), layout: map.layout }
+}
+
+/// Render the map (and counters) as an SVG document.
+pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String {
+    render_on(map, None, counters, options)
+}
+
+/// The layers of the whole map that no game changes (terrain, zones,
+/// roads, hexsides, hex numbers, entry hexes): what [`render_on`] draws
+/// first. A module draws them once ([`crate::module::Module::map_base_svg`]).
+pub fn base(map: &Map) -> String {
+    base_layers(map, &frame(map, None))
+}
+
+/// [`render`], with `base` the whole map's [`base`] already drawn (used
+/// unless `options` asks for a region). The same bytes as [`render`].
+pub fn render_on(map: &Map, base: Option<&str>, counters: &[CounterView], options: &Options) -> String {
+    let frame = frame(map, options.region);
     let (width, height) = frame.size();
-    let hexes: Vec<HexId> = map.terrain.keys().copied().filter(|h| frame.contains(*h)).collect();
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -260,6 +281,18 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
             xml(title)
         );
     }
+    match base.filter(|_| options.region.is_none()) {
+        Some(layers) => svg.push_str(layers),
+        None => svg.push_str(&base_layers(map, &frame)),
+    }
+    overlay_layers(&mut svg, map, &frame, counters, options);
+    svg
+}
+
+/// The layers of `frame` that no game changes.
+fn base_layers(map: &Map, frame: &Frame) -> String {
+    let hexes: Vec<HexId> = map.terrain.keys().copied().filter(|h| frame.contains(*h)).collect();
+    let mut svg = String::with_capacity(256 * 1024);
 
     // Terrain.
     let _ = writeln!(svg, r##"<g id="terrain" stroke="#8c8468" stroke-width="1">"##);
@@ -485,7 +518,13 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
         }
     }
     let _ = writeln!(svg, "</g>");
+    svg
+}
 
+/// What a game and the options add over the base layers: highlights,
+/// counters, arrows, markers, place names; and the document's end.
+fn overlay_layers(svg: &mut String, map: &Map, frame: &Frame, counters: &[CounterView], options: &Options) {
+    let frame = *frame;
     // Highlighted hexes.
     if !options.highlight.is_empty() {
         let _ = writeln!(svg, r##"<g id="highlight" fill="none" stroke="#e0189a" stroke-width="5">"##);
@@ -572,8 +611,8 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
     }
     let _ = writeln!(svg, "</g>");
 
-    draw_arrows(&mut svg, &frame, &options.arrows);
-    draw_markers(&mut svg, &frame, &options.markers);
+    draw_arrows(svg, &frame, &options.arrows);
+    draw_markers(svg, &frame, &options.markers);
 
     // Place names last, with a halo, so they read over everything.
     let _ = writeln!(
@@ -592,7 +631,6 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
     }
     let _ = writeln!(svg, "</g>");
     svg.push_str("</svg>\n");
-    svg
 }
 
 /// The integer square root (the largest r with r * r <= n).
@@ -641,7 +679,7 @@ fn draw_arrows(svg: &mut String, frame: &Frame, arrows: &[Arrow]) {
         let head_points = barbs.iter().map(|(x, y)| format!("{x},{y}")).collect::<Vec<_>>().join(" ");
         let last = pts.len() - 1;
         pts[last] = (bx as i32, by as i32);
-        let colour = xml(&arrow_colour(&arrow.army));
+        let colour = xml(&arrow_colour(&arrow.army)).into_owned();
         let _ = write!(svg, r#"<g class="arrow" data-army="{}">"#, xml(&arrow.army));
         if let Some(label) = &arrow.label {
             let _ = write!(svg, "<title>{}</title>", xml(label));

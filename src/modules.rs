@@ -5,9 +5,11 @@ use include_dir::{include_dir, Dir};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::yaml::parse as parse_yaml;
 
 static GAMES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/games");
+
+// `COMPACT`: the compact form of the embedded YAML files (build.rs).
+include!(concat!(env!("OUT_DIR"), "/compact_modules.rs"));
 
 /// What `new` needs of a module: its sides and scenarios. The rest of
 /// `module.yaml` belongs to the rules engine.
@@ -64,6 +66,35 @@ pub fn embedded_file(id: &str, file: &str) -> Option<&'static str> {
     GAMES.get_file(format!("{id}/{file}")).and_then(|f| f.contents_utf8())
 }
 
+/// The compact form of one YAML file of an embedded module, written at
+/// build time (see build.rs), if it has one.
+pub fn embedded_compact(id: &str, file: &str) -> Option<&'static [u8]> {
+    let name = format!("{id}/{file}");
+    COMPACT.binary_search_by(|(n, _)| (*n).cmp(name.as_str())).ok().map(|i| COMPACT[i].1)
+}
+
+/// Every YAML file of an embedded module, by its path in the module
+/// (`charts/fire.yaml`), sorted.
+#[cfg(test)]
+pub fn embedded_yaml_files(id: &str) -> Vec<String> {
+    fn walk(dir: &Dir<'static>, out: &mut Vec<String>) {
+        for f in dir.files().filter(|f| f.path().extension().is_some_and(|e| e == "yaml")) {
+            out.push(f.path().to_string_lossy().into_owned());
+        }
+        for d in dir.dirs() {
+            walk(d, out);
+        }
+    }
+    let mut files = Vec::new();
+    if let Some(dir) = GAMES.get_dir(id) {
+        walk(dir, &mut files);
+    }
+    let prefix = format!("{id}/");
+    let mut files: Vec<String> = files.into_iter().map(|f| f.strip_prefix(&prefix).unwrap_or(&f).to_string()).collect();
+    files.sort();
+    files
+}
+
 /// Load an embedded module's `module.yaml`.
 pub fn load(id: &str) -> Result<ModuleInfo> {
     let path = format!("{id}/module.yaml");
@@ -71,7 +102,9 @@ pub fn load(id: &str) -> Result<ModuleInfo> {
         Error::usage(format!("unknown module '{id}'; the modules are: {}", embedded_ids().join(", ")))
     })?;
     let text = file.contents_utf8().ok_or_else(|| Error::usage(format!("games/{path}: not UTF-8 text")))?;
-    let info: ModuleInfo = parse_yaml(&format!("games/{path}"), text).map_err(Error::Data)?;
+    let info: ModuleInfo =
+        crate::yaml::parse_embedded(&format!("games/{path}"), text, embedded_compact(id, "module.yaml"))
+            .map_err(Error::Data)?;
     Ok(info)
 }
 

@@ -6,6 +6,13 @@
 //! roll with its purpose, the engine's events and the hash of the state
 //! after it. `state.yaml` is a cache of the last state; the journal is the
 //! record.
+//!
+//! `resolve` computes everything first (the steps, their entries, the new
+//! state, the dispatch of reports), then writes in an order whose every
+//! prefix recovery.rs finishes or undoes: the marker of pending reports,
+//! the orders files, the journal entries (each step's commit point),
+//! `state.yaml`, the removal of the inbox's copies, the dispatch, the
+//! removal of the marker.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +20,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::dice::{chain_key, orders_digest, step_seed, Bytes32, SideHash, StepDice};
+use crate::dice::{orders_digest, step_seed, Bytes32, SideHash, StepDice};
 use crate::engine::orders::check_header;
 use crate::engine::sequence::Step;
 use crate::engine::state::State;
@@ -23,6 +30,7 @@ use crate::folder::{FolderKind, GameFolder, ORDERS_DIR, REPORTS_DIR, STATE_FILE}
 use crate::fsio;
 use crate::game::load_rules;
 use crate::journal::{JournalEntry, OrdersRecord};
+use crate::report::game as reports;
 
 /// One step resolved.
 #[derive(Debug, Clone, Serialize)]
@@ -75,7 +83,7 @@ fn bodies(offered: &[&Offered]) -> BTreeMap<String, crate::yaml::Value> {
 /// `verify` share. Returns the entry (without `previous`) and the new state.
 fn resolve_step(
     rules: &Rules,
-    game_id: &str,
+    game: &crate::folder::GameConfig,
     journal_step: u32,
     key: &Bytes32,
     state: &State,
@@ -85,7 +93,7 @@ fn resolve_step(
 ) -> Result<(JournalEntry, State)> {
     let hashes: Vec<SideHash> = orders.iter().map(|(side, bytes, _)| SideHash::of_bytes(side, bytes)).collect();
     let digest = orders_digest(&hashes)?;
-    let seed = step_seed(game_id, journal_step, key, &digest, &[])?;
+    let seed = step_seed(&game.game_id, journal_step, key, &digest, &[])?;
     let mut dice = StepDice::new(&seed);
     let mut done = resolve(rules, state, step, bodies, &mut dice)?;
     done.state.resolved_steps = journal_step;
@@ -111,6 +119,7 @@ fn resolve_step(
         game_step: Some(step.name()),
         events: done.events,
         state_sha256: Some(done.state.hash()),
+        players_sha256: Some(crate::folder::players_sha256(&game.players_at(journal_step))),
     };
     Ok((entry, done.state))
 }
@@ -127,18 +136,17 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; resolve plays games (see `adjutant new`)", dir.display())));
     }
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let journal = folder.journal();
-    fsio::remove_stale_temps(journal.dir())?;
-    fsio::remove_stale_temps(&folder.root.join(ORDERS_DIR))?;
-    fsio::remove_stale_temps(&folder.root.join(REPORTS_DIR))?;
     let rules = load_rules(&folder)?;
     // The game's report templates are checked before anything is written,
     // so that the reports of the steps about to be resolved can be made.
     crate::report::game::game_templates(&folder)?;
-    let top = folder.chain_top()?;
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
+    let first_new = k;
+    // The keys this resolve may reveal, from one walk down the chain.
+    let keys = folder.chain_keys_from(k)?;
     if state.resolved_steps + 1 != k {
         return Err(Error::refused(format!(
             "{}: state.yaml says {} steps are resolved but the journal has {}; run `adjutant verify`",
@@ -152,13 +160,19 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let mut problems = Vec::new();
     for file in files {
         let label = file.display().to_string();
-        let bytes = fsio::read(file)?;
-        let text = String::from_utf8(bytes.clone()).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;
-        match check_header(&rules, &folder.config.game_id, &state, &label, &text) {
-            Err(list) => problems.extend(list.iter().map(|l| l.to_string())),
+        let bytes = crate::input::read_file(file, crate::input::MAX_ORDERS_BYTES, "an orders file")?;
+        let text = match crate::input::orders_text(&label, &bytes) {
+            Ok(text) => text,
+            Err(refused) => {
+                problems.push(refused.to_string());
+                continue;
+            }
+        };
+        match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+            Err(list) => problems.extend(crate::error::capped_problems(&list)),
             Ok(c) => {
-                let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, &text);
-                problems.extend(found.iter().map(|l| l.to_string()));
+                let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                problems.extend(crate::error::capped_problems(&found));
                 if offered.iter().any(|o: &Offered| o.side == c.side && o.step == c.step) {
                     problems.push(format!("{label}: a second orders file of {} for step {}", c.side, c.step.name()));
                 }
@@ -172,7 +186,10 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let length = folder.config.dice.chain_length;
     let mut resolved = Vec::new();
     let mut refused = Vec::new();
-    crate::inbox::remove_used(&folder, &rules, &state)?;
+    // What the steps write, computed before anything is written.
+    let mut orders_files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut entries: Vec<JournalEntry> = Vec::new();
+    let mut used_inbox: Vec<PathBuf> = Vec::new();
     let inbox = crate::inbox::pending(&folder)?;
     while let Some(step) = state.next.clone() {
         let awaited = crate::engine::awaited(&rules, &state, &step);
@@ -183,12 +200,18 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
                 continue;
             }
             let label = format!("{}/{}", crate::inbox::INBOX_DIR, crate::inbox::file_name(&p.step, &p.side));
-            let text = String::from_utf8_lossy(&p.bytes).into_owned();
-            match check_header(&rules, &folder.config.game_id, &state, &label, &text) {
-                Err(list) => refused.extend(list.iter().map(|l| l.to_string())),
+            let text = match crate::input::orders_text(&label, &p.bytes) {
+                Ok(text) => text,
+                Err(problem) => {
+                    refused.push(problem.to_string());
+                    continue;
+                }
+            };
+            match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+                Err(list) => refused.extend(crate::error::capped_problems(&list)),
                 Ok(c) => {
-                    let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, &text);
-                    refused.extend(found.iter().map(|l| l.to_string()));
+                    let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                    refused.extend(crate::error::capped_problems(&found));
                     from_inbox.push(Offered { side: c.side, step: c.step, body: c.body, bytes: p.bytes.clone() });
                 }
             }
@@ -218,27 +241,18 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         if k >= length {
             return Err(Error::refused(format!("{}: the dice chain is used up ({} steps)", dir.display(), length - 1)));
         }
-        let key = chain_key(&top, length, k)?;
+        let key = keys[(k - first_new) as usize];
         let orders: Vec<(String, Vec<u8>, String)> = mine
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
             .collect();
-        let (mut entry, next) =
-            resolve_step(&rules, &folder.config.game_id, k, &key, &state, &step, &orders, &bodies(&mine))?;
+        let (mut entry, next) = resolve_step(&rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine))?;
         entry.previous = previous;
-        // The orders as received, then the entry, then the cached state.
-        for (_, bytes, file) in &orders {
-            fsio::write_new_atomic(&folder.root.join(file), bytes)?;
-        }
-        let written = journal.append(&entry)?;
-        // The inbox's copies are now in orders/ and the journal.
-        for p in inbox.iter().filter(|p| p.step == step.name()) {
-            fsio::remove_file(&p.path)?;
-        }
+        previous = Some(Bytes32::sha256(entry.to_yaml().as_bytes()));
+        orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
+        // The inbox's copies of the step are done with once it is in the journal.
+        used_inbox.extend(inbox.iter().filter(|p| p.step == step.name()).map(|p| p.path.clone()));
         state = next;
-        let yaml = crate::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
-        fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
-        previous = Some(Bytes32::sha256(&fsio::read(&written.path)?));
         resolved.push(Resolved {
             journal_step: k,
             game_step: step.name(),
@@ -248,18 +262,76 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             rolls: entry.rolls.clone(),
             state_sha256: entry.state_sha256.unwrap_or(state.hash()),
         });
+        entries.push(entry);
         k += 1;
     }
-    // The players' reports of the steps just resolved (and of any a killed
-    // `resolve` left without theirs). The steps stand whatever happens
-    // here: a failure (a full disk) is reported with them, and the next
-    // resolve writes the reports.
-    let (reports, reports_failed) = match crate::report::game::write_pending(&folder, &rules, &state) {
-        Ok(path) => {
-            (path.map(|p| format!("{REPORTS_DIR}/{}", p.file_name().unwrap_or_default().to_string_lossy())), None)
+    // The players' reports of the steps no dispatch reports yet: those just
+    // resolved, and any a killed `resolve` left without theirs.
+    let reported = reports::reported_through(&folder, first_new - 1)?;
+    let last = k - 1;
+    let dispatch = (reported < last)
+        .then(|| -> Result<(u32, BTreeMap<String, Vec<u8>>)> {
+            let mut reported_entries = if reported + 1 < first_new {
+                reports::entries(&folder, reported + 1, first_new - 1)?
+            } else {
+                Vec::new()
+            };
+            reported_entries.extend(entries.iter().cloned());
+            let templates = reports::game_templates(&folder)?;
+            let steps = reports::Steps {
+                folder: &folder,
+                rules: &rules,
+                templates: &templates,
+                entries: &reported_entries,
+                state: &state,
+            };
+            Ok((reported + 1, steps.dispatch()?))
+        })
+        .transpose();
+    let marker = reports::read_pending_marker(&folder)?;
+
+    // Now the writes. The marker says that reports are to come, before the
+    // first step they are for is committed.
+    if !entries.is_empty() && marker.is_none() {
+        reports::write_pending_marker(&folder, first_new)?;
+    }
+    for (file, bytes) in &orders_files {
+        fsio::write_new_atomic(&folder.root.join(file), bytes)?;
+    }
+    for entry in &entries {
+        journal.append(entry).map_err(|e| committed(e, first_new, entry.step))?;
+    }
+    let finish = || -> Result<()> {
+        if !entries.is_empty() {
+            let yaml = crate::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+            fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
         }
+        for path in &used_inbox {
+            std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+        }
+        if let Some(dir) = used_inbox.first().and_then(|p| p.parent()) {
+            fsio::sync_dir(dir)?;
+        }
+        Ok(())
+    };
+    finish().map_err(|e| committed(e, first_new, last + 1))?;
+    // The steps stand whatever happens to their reports: a failure (a full
+    // disk) is reported with them, the marker stays, and the next resolve
+    // writes the reports.
+    let (reports, reports_failed) = match dispatch {
+        Ok(None) => (None, None),
+        Ok(Some((first, files))) => match reports::write_dispatch_files(&folder, first, last, &files) {
+            Ok(path) => {
+                let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                (Some(format!("{REPORTS_DIR}/{name}")), None)
+            }
+            Err(e) => (None, Some(e.to_string())),
+        },
         Err(e) => (None, Some(e.to_string())),
     };
+    if reports_failed.is_none() && (marker.is_some() || !entries.is_empty()) {
+        reports::remove_pending_marker(&folder)?;
+    }
     let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(&rules, &state, s)).unwrap_or_default();
     Ok(Progress {
         reports,
@@ -270,6 +342,20 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         result: state.result.clone(),
         refused,
     })
+}
+
+/// An error met after steps `first..upto` (exclusive) were committed: they
+/// stand, and the next command finishes the rest.
+fn committed(e: Error, first: u32, upto: u32) -> Error {
+    if upto <= first {
+        return e;
+    }
+    let steps = if upto - 1 == first {
+        format!("step {first} is in the journal and stands")
+    } else {
+        format!("steps {first}-{} are in the journal and stand", upto - 1)
+    };
+    Error::usage(format!("{e} ({steps}; the next adjutant command on the folder finishes what is left)"))
 }
 
 /// DICE.md §6.4: replay a game's journal with the engine from the
@@ -294,7 +380,7 @@ pub fn replay_each(
     for file in &listing.entries {
         let label = file.label.clone();
         let text = fsio::read_text(&file.path, &label)?;
-        let entry: JournalEntry = crate::yaml::parse(&label, &text).map_err(Error::Data)?;
+        let entry: JournalEntry = folder.journal_entry(&label, &text).map_err(Error::Data)?;
         let fail = |message: String| Ok(Some((label.clone(), message)));
         let Some(step) = state.next.clone() else {
             return fail("the game was over before this step".into());
@@ -320,8 +406,7 @@ pub fn replay_each(
             orders.push((record.side.clone(), bytes, path.clone()));
         }
         let (again, next) =
-            match resolve_step(rules, &folder.config.game_id, entry.step, &entry.key, &state, &step, &orders, &by_side)
-            {
+            match resolve_step(rules, &folder.config, entry.step, &entry.key, &state, &step, &orders, &by_side) {
                 Ok(r) => r,
                 Err(e) => return fail(format!("the engine refuses the step on replay: {e}")),
             };

@@ -5,15 +5,16 @@
 //! after the dispatch's last step as SVG (and PNG when adjutant is built
 //! with PNG support).
 //!
-//! Every message sent is recorded in `mailed.yaml` (appended, never
-//! rewritten), so that `mail` sends each dispatch once to each side; a
-//! failure part-way leaves the messages already sent recorded, and a second
-//! run sends the rest. The records hold no secret: the password is read by
+//! Every message sent is recorded in `mailed.yaml` as soon as it is sent
+//! (the file rewritten whole and atomically with the new record after the
+//! others, so that a kill leaves it with or without the record, never half
+//! of one), so that `mail` sends each dispatch once to each side; a failure
+//! part-way leaves the messages already sent recorded, and a second run
+//! sends the rest. A kill between sending a message and recording it sends
+//! that message again on the next run: mail goes at least once. The records hold no secret: the password is read by
 //! mail.rs when a message is really sent, and is never written anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -75,6 +76,11 @@ pub struct Posted {
     pub messages: Vec<Message>,
     /// Sides that would receive a dispatch but have no address in game.yaml.
     pub no_address: Vec<String>,
+    /// Sides whose address in game.yaml mail cannot be sent to: why, at its
+    /// field (`british: game.yaml:9:12: players[0].email: ...`). The other
+    /// sides' messages are sent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bad_address: Vec<String>,
 }
 
 /// The records of `mailed.yaml` (none when it does not exist).
@@ -90,13 +96,17 @@ pub fn mailed(folder: &GameFolder) -> Result<Vec<MailedRecord>> {
     crate::yaml::parse(MAILED_FILE, &text).map_err(Error::Data)
 }
 
-/// Append one record to `mailed.yaml` and make it durable.
+/// Add one record after the others in `mailed.yaml`: the file is
+/// rewritten whole, atomically, with the same bytes an append would give.
 fn record(folder: &GameFolder, r: &MailedRecord) -> Result<()> {
     let path = folder.root.join(MAILED_FILE);
+    let mut bytes = if path.exists() { fsio::read(&path)? } else { Vec::new() };
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
     let item = crate::yaml::to_string(&vec![r]).map_err(|e| Error::usage(e.to_string()))?;
-    let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io(&path, e))?;
-    file.write_all(item.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| Error::io(&path, e))?;
-    fsio::sync_dir(&folder.root)
+    bytes.extend_from_slice(item.as_bytes());
+    fsio::write_atomic(&path, &bytes)
 }
 
 /// The settings `mail` uses: game.yaml's `mail:` section, or the one given.
@@ -215,7 +225,7 @@ pub fn mail_reports(
     }
     let settings = settings(&folder, given)?;
     settings.transport()?;
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let sides: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
     for side in &selection.sides {
@@ -251,7 +261,7 @@ pub fn mail_reports(
     }
     let templates = game_templates(&folder)?;
     let done: BTreeSet<(String, String)> = mailed(&folder)?.into_iter().map(|r| (r.dispatch, r.side)).collect();
-    let mut posted = Posted { dry_run, messages: Vec::new(), no_address: Vec::new() };
+    let mut posted = Posted { dry_run, messages: Vec::new(), no_address: Vec::new(), bad_address: Vec::new() };
     for d in chosen {
         let name = dispatch_name(d.first, d.last);
         let mut map_files: Option<Vec<Attachment>> = None;
@@ -265,15 +275,21 @@ pub fn mail_reports(
             if selection.dispatch.is_none() && done.contains(&(name.clone(), side.clone())) {
                 continue;
             }
-            let address = folder.config.players.iter().find(|p| &p.side == side).and_then(|p| {
-                let email = p.email.as_deref()?;
-                Some(if p.name.is_empty() { email.to_string() } else { format!("{} <{email}>", quoted(&p.name)) })
-            });
-            let Some(to) = address else {
-                if !posted.no_address.contains(side) {
-                    posted.no_address.push(side.clone());
+            let to = match folder.player_mailbox(side) {
+                Ok(Some(mailbox)) => mailbox.to_string(),
+                Ok(None) => {
+                    if !posted.no_address.contains(side) {
+                        posted.no_address.push(side.clone());
+                    }
+                    continue;
                 }
-                continue;
+                Err(problem) => {
+                    let why = format!("{side}: {problem}");
+                    if !posted.bad_address.contains(&why) {
+                        posted.bad_address.push(why);
+                    }
+                    continue;
+                }
             };
             if map_files.is_none() {
                 map_files = Some(maps(&folder, d)?);
@@ -308,14 +324,4 @@ pub fn mail_reports(
         }
     }
     Ok(posted)
-}
-
-/// A display name as a mailbox may carry it: quoted when it holds anything
-/// but letters, digits and spaces.
-fn quoted(name: &str) -> String {
-    if name.chars().all(|c| c.is_alphanumeric() || c == ' ') {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
-    }
 }

@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::dice::{chain_key, orders_digest, step_seed, Bytes32, DiceExpr, Roll, SideHash, StepDice};
+use crate::dice::{orders_digest, step_seed, Bytes32, DiceExpr, Roll, SideHash, StepDice};
 use crate::error::{Error, Result};
 use crate::folder::{FolderKind, GameFolder};
-use crate::fsio;
 use crate::journal::{JournalEntry, OrdersRecord};
 
 /// The side name under which a roll's purpose is its orders (DICE.md §3).
@@ -85,6 +84,7 @@ pub fn resolve_step(
         game_step: None,
         events: Vec::new(),
         state_sha256: None,
+        players_sha256: None,
     })
 }
 
@@ -121,11 +121,11 @@ pub fn roll(dir: &Path, dice: &[DiceExpr], purpose: &str, wait: Duration) -> Res
             folder.config.module.as_deref().unwrap_or("a module")
         )));
     }
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let journal = folder.journal();
-    fsio::remove_stale_temps(journal.dir())?;
-    let top = folder.chain_top()?;
     let (step, previous) = journal.tail()?;
+    // One walk down the chain gives the key and checks it against the anchor.
+    let keys = folder.chain_keys_from(step)?;
     let length = folder.config.dice.chain_length;
     // Step N would reveal the chain top itself; stop one short of it.
     if step >= length {
@@ -135,7 +135,7 @@ pub fn roll(dir: &Path, dice: &[DiceExpr], purpose: &str, wait: Duration) -> Res
             length - 1
         )));
     }
-    let key = chain_key(&top, length, step)?;
+    let key = keys[0];
     let entry = resolve_step(&folder.config.game_id, step, &key, previous, dice, purpose)?;
     let written = journal.append(&entry)?;
     let values: Vec<u16> = entry.rolls.iter().map(|r| r.value).collect();

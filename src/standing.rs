@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use serde::Serialize;
 use crate::yaml::{Mapping, Value};
+use serde::Serialize;
 
 use crate::dice::Bytes32;
 use crate::engine::orders::{check_header, check_shape, step_field};
@@ -102,25 +102,36 @@ pub struct ForStep {
     pub refused: Vec<String>,
 }
 
-fn problem(label: &str, text: &str, field: &str, message: String) -> Located {
-    let at = crate::yaml::locate::locate(text, field);
-    Located {
-        file: label.to_string(),
-        line: at.map(|l| l.0),
-        column: at.map(|l| l.1),
-        field: field.to_string(),
-        message,
+/// A problem at `field`, placed in the text later by [`placed`].
+fn problem(label: &str, field: &str, message: String) -> Located {
+    Located { file: label.to_string(), line: None, column: None, field: field.to_string(), message }
+}
+
+/// The problems not yet placed, placed where their fields are written in
+/// `text`: one read of the text for them all.
+fn placed(text: &str, mut problems: Vec<Located>) -> Vec<Located> {
+    if problems.iter().all(|p| p.line.is_some()) {
+        return problems;
     }
+    let index = crate::yaml::locate::Index::new(text);
+    for p in problems.iter_mut().filter(|p| p.line.is_none()) {
+        let at = index.as_ref().and_then(|i| i.locate(&p.field));
+        p.line = at.map(|l| l.0);
+        p.column = at.map(|l| l.1);
+    }
+    problems
 }
 
 fn joined(list: &[Located]) -> String {
-    list.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    crate::error::problem_list(list)
 }
 
 /// Read a standing orders file's structure: a mapping of game, side and
 /// standing, whose every entry is a step name and a mapping.
 pub fn parse(label: &str, text: &str) -> std::result::Result<Standing, Vec<Located>> {
+    let text = crate::input::without_bom(text);
     let (standing, problems) = read(label, text)?;
+    let problems = placed(text, problems);
     match standing {
         Some(s) if problems.is_empty() => Ok(s),
         _ => Err(problems),
@@ -144,7 +155,10 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
         }]
     })?;
     let Value::Mapping(map) = value else {
-        return Err(vec![problem(label, text, "", "a standing orders file is a mapping: game, side, standing".into())]);
+        return Err(placed(
+            text,
+            vec![problem(label, "", "a standing orders file is a mapping: game, side, standing".into())],
+        ));
     };
     let mut problems = Vec::new();
     for key in map.keys() {
@@ -152,10 +166,10 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
             Some(k) if FIELDS.contains(&k) => {}
             Some(k) => problems.push(problem(
                 label,
-                text,
                 k,
                 format!(
-                    "a standing orders file has `game`, `side` and `standing`, not `{k}`{}",
+                    "a standing orders file has `game`, `side` and `standing`, not `{}`{}",
+                    crate::error::echo(k),
                     if k == "turn" || k == "step" {
                         " (orders for one step are submitted without --standing)"
                     } else {
@@ -163,7 +177,11 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
                     }
                 ),
             )),
-            None => problems.push(problem(label, text, "", format!("a key that is not text: {key:?}"))),
+            None => problems.push(problem(
+                label,
+                "",
+                format!("a key that is not text: {}", crate::error::echo(&format!("{key:?}"))),
+            )),
         }
     }
     let missing = |key: &str, what: &str| Located {
@@ -176,7 +194,7 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
     let mut text_field = |key: &str| match map.get(key) {
         Some(Value::String(s)) => Some(s.clone()),
         Some(_) => {
-            problems.push(problem(label, text, key, format!("{key} is a single word")));
+            problems.push(problem(label, key, format!("{key} is a single word")));
             None
         }
         None => {
@@ -191,13 +209,16 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
         Some(Value::Mapping(m)) => {
             for (key, body) in m {
                 let Some(name) = key.as_str() else {
-                    problems.push(problem(label, text, "standing", format!("a step name that is not text: {key:?}")));
+                    problems.push(problem(
+                        label,
+                        "standing",
+                        format!("a step name that is not text: {}", crate::error::echo(&format!("{key:?}"))),
+                    ));
                     continue;
                 };
                 if !body.is_mapping() {
                     problems.push(problem(
                         label,
-                        text,
                         &format!("standing.{name}"),
                         "the orders for a step are a mapping of the step's keys, as in an orders file \
                          without its header (write {} for orders that do nothing)"
@@ -210,7 +231,6 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
         }
         Some(_) => problems.push(problem(
             label,
-            text,
             "standing",
             "standing is a mapping: a step's name without its turn (e.g. initiative, allies-close-combat), \
              then its orders"
@@ -236,30 +256,32 @@ pub fn check(
     label: &str,
     text: &str,
 ) -> std::result::Result<Standing, Vec<Located>> {
+    let text = crate::input::without_bom(text);
     let (standing, mut problems) = read(label, text)?;
-    let Some(standing) = standing else { return Err(problems) };
+    let Some(standing) = standing else { return Err(placed(text, problems)) };
     if standing.game != game_id {
         problems.push(problem(
             label,
-            text,
             "game",
-            format!("these standing orders are for game '{}'; this game is '{game_id}'", standing.game),
+            format!(
+                "these standing orders are for game '{}'; this game is '{game_id}'",
+                crate::error::echo(&standing.game)
+            ),
         ));
     }
     let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
     if !sides.contains(&standing.side.as_str()) {
         problems.push(problem(
             label,
-            text,
             "side",
             format!(
                 "'{}' is not a side of {}; the sides are {}",
-                standing.side,
+                crate::error::echo(&standing.side),
                 rules.module.info.id,
                 sides.join(", ")
             ),
         ));
-        return Err(problems);
+        return Err(placed(text, problems));
     }
     let side = standing.side.as_str();
     let theirs: Vec<&str> = kinds
@@ -272,11 +294,11 @@ pub fn check(
         let Some(step) = kinds.get(name) else {
             problems.push(problem(
                 label,
-                text,
                 &field,
                 format!(
-                    "'{name}' is not a step of this scenario's sequence of play; the steps that take orders \
+                    "'{}' is not a step of this scenario's sequence of play; the steps that take orders \
                      from {side} are {}",
+                    crate::error::echo(name),
                     theirs.join(", ")
                 ),
             ));
@@ -287,7 +309,6 @@ pub fn check(
             let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
             problems.push(problem(
                 label,
-                text,
                 &field,
                 format!(
                     "step '{name}' takes orders from {who}, not from {side}; the steps that take orders from {side} \
@@ -299,13 +320,13 @@ pub fn check(
         }
         for (at, message) in check_shape(rules, step, side, body) {
             let path = if at.is_empty() { field.clone() } else { format!("{field}.{at}") };
-            problems.push(problem(label, text, &path, message));
+            problems.push(problem(label, &path, message));
         }
     }
     if problems.is_empty() {
         Ok(standing)
     } else {
-        Err(problems)
+        Err(placed(text, problems))
     }
 }
 
@@ -321,10 +342,11 @@ fn open_game(dir: &Path) -> Result<GameFolder> {
 /// byte; `label` names it in messages. Nothing is written unless every
 /// check passes; a side's standing orders are replaced only with `replace`.
 pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Duration) -> Result<Receipt> {
+    // The limits first: a refused file costs no more than reading it.
+    let text = crate::input::orders_text_or_refuse(label, bytes)?;
     let folder = open_game(dir)?;
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
-    let text = std::str::from_utf8(bytes).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?;
     let kinds = rules.sequence.step_kinds()?;
     let standing =
         check(&rules, &kinds, &folder.config.game_id, label, text).map_err(|list| Error::refused(joined(&list)))?;
@@ -338,7 +360,6 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         )));
     }
     let dir = folder.root.join(STANDING_DIR);
-    fsio::remove_stale_temps(&dir)?;
     if !dir.is_dir() {
         std::fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         fsio::sync_dir(&folder.root)?;
@@ -359,7 +380,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
 /// Withdraw a side's standing orders: remove `standing/<side>.yaml`.
 pub fn withdraw(dir: &Path, side: &str, wait: Duration) -> Result<Receipt> {
     let folder = open_game(dir)?;
-    let _lock = folder.lock(wait)?;
+    let _lock = crate::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
     if !sides.contains(&side) {
@@ -409,7 +430,7 @@ fn files(folder: &GameFolder) -> Result<BTreeMap<String, Vec<u8>>> {
             continue;
         }
         let Some(side) = name.strip_suffix(".yaml") else { continue };
-        found.insert(side.to_string(), fsio::read(&entry.path())?);
+        found.insert(side.to_string(), crate::input::read_capped(&entry.path(), crate::input::MAX_ORDERS_BYTES)?);
     }
     Ok(found)
 }
@@ -420,8 +441,8 @@ pub fn summaries(folder: &GameFolder) -> Result<Vec<Summary>> {
         .into_iter()
         .map(|(side, bytes)| {
             let label = file_name(&side);
-            let read = std::str::from_utf8(&bytes)
-                .map_err(|_| format!("{label}: not UTF-8 text"))
+            let read = crate::input::orders_text(&label, &bytes)
+                .map_err(|p| p.to_string())
                 .and_then(|text| parse(&label, text).map_err(|list| joined(&list)));
             let (steps, problem) = match read {
                 Ok(s) => (s.steps.into_iter().map(|(name, _)| name).collect(), None),
@@ -473,18 +494,23 @@ pub fn orders_for(
     for side in missing {
         let Some(bytes) = files.remove(side) else { continue };
         let label = file_name(side);
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            found.refused.push(format!("{label}: not UTF-8 text"));
-            continue;
+        let text = match crate::input::orders_text(&label, &bytes) {
+            Ok(text) => text,
+            Err(problem) => {
+                found.refused.push(problem.to_string());
+                continue;
+            }
         };
         let standing = match check(rules, &kinds, game_id, &label, text) {
             Ok(s) if &s.side == side => s,
             Ok(s) => {
-                found.refused.push(format!("{label}: side: the file names side {}, not {side}", s.side));
+                found
+                    .refused
+                    .push(format!("{label}: side: the file names side {}, not {side}", crate::error::echo(&s.side)));
                 continue;
             }
             Err(list) => {
-                found.refused.extend(list.iter().map(ToString::to_string));
+                found.refused.extend(crate::error::capped_problems(&list));
                 continue;
             }
         };
@@ -492,21 +518,27 @@ pub fn orders_for(
         let orders = orders_text(&label, &Bytes32::sha256(&bytes), game_id, step, side, body)?;
         // Problems in the written file are placed where the standing file
         // gives the same field.
-        let relocate = |p: &Located| {
-            let field = match p.field.as_str() {
-                "" | "." => format!("standing.{kind}"),
-                f => format!("standing.{kind}.{f}"),
-            };
-            problem(&label, text, &field, format!("at step {}: {}", step.name(), p.message)).to_string()
+        let relocate = |list: Vec<Located>| {
+            let moved = list
+                .iter()
+                .map(|p| {
+                    let field = match p.field.as_str() {
+                        "" | "." => format!("standing.{kind}"),
+                        f => format!("standing.{kind}.{f}"),
+                    };
+                    problem(&label, &field, format!("at step {}: {}", step.name(), p.message))
+                })
+                .collect();
+            crate::error::capped_problems(&placed(text, moved))
         };
         match check_header(rules, game_id, state, &label, &orders) {
-            Err(list) => found.refused.extend(list.iter().map(relocate)),
+            Err(list) => found.refused.extend(relocate(list)),
             Ok(c) => {
                 let problems = validate_body(rules, state, &c.step, &c.side, &c.body, &label, &orders);
                 if problems.is_empty() {
                     found.orders.push(Synthesised { side: c.side, body: c.body, bytes: orders.into_bytes() });
                 } else {
-                    found.refused.extend(problems.iter().map(relocate));
+                    found.refused.extend(relocate(problems));
                 }
             }
         }

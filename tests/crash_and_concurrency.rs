@@ -1,11 +1,15 @@
 //! Nothing lost: `kill -9` of `roll` at random moments never leaves a log
 //! that fails `verify` nor loses a step whose result was printed; ten `roll`
-//! commands started at once on one log all land.
+//! commands started at once on one log all land. `kill -9` of `resolve` at
+//! random moments leaves a folder that verifies, and the next command ends
+//! it as if it had never been killed. Readers (`verify`, `status`) running
+//! beside a referee at work never see a step half done.
 
 mod common;
 use common::*;
 
 use std::fs;
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -122,4 +126,188 @@ fn a_held_lock_makes_a_command_wait_then_fail_cleanly() {
     assert!(entries(&log).is_empty());
     drop(held);
     run(dir.path(), &["roll", "d6", "--purpose", "x", "--dir", "log", "--wait", "1"]).ok();
+}
+
+/// How a killed command left a folder, against before and after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Left {
+    Untouched,
+    PartWay,
+    Finished,
+}
+
+#[test]
+fn a_resolve_killed_at_random_moments_is_finished_by_the_next_command_as_if_never_killed() {
+    let dir = temp();
+    let d = dir.path();
+    let base = d.join("base");
+    fs::create_dir(&base).unwrap();
+    demo_game_awaiting_resolve(&base, true);
+    let before = snapshot(&base.join("savannah"));
+    let args = ["resolve", "--dir", "savannah"];
+    // The run never killed (steps 3 to 7 and their dispatch), and how long
+    // it takes, to spread the kills over a resolve's whole life.
+    let reference = d.join("reference");
+    copy_dir(&base, &reference);
+    let start = Instant::now();
+    run(&reference, &args).ok();
+    let span = start.elapsed().as_micros() as u64;
+    let want = snapshot(&reference.join("savannah"));
+    assert!(reference.join("savannah/reports/000003-000007").is_dir());
+
+    let mut gen = Gen(0x1779_0916);
+    let mut left = std::collections::BTreeMap::new();
+    let marker = Path::new("savannah/reports/pending.yaml");
+    for trial in 0..24 {
+        let work = d.join(format!("trial-{trial}"));
+        copy_dir(&base, &work);
+        let mut child = command(&work, &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let delay = if trial % 2 == 0 {
+            // Anywhere in its life...
+            let delay = gen.below(span * 6 / 5);
+            std::thread::sleep(Duration::from_micros(delay));
+            delay
+        } else {
+            // ...or amid its writes: it computes everything first, then
+            // writes the marker of pending reports first.
+            let started = Instant::now();
+            while !work.join(marker).exists() && child.try_wait().unwrap().is_none() {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            let delay = gen.below(60_000);
+            std::thread::sleep(Duration::from_micros(delay));
+            started.elapsed().as_micros() as u64
+        };
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+        let now = snapshot(&work.join("savannah"));
+        let how = if now == before {
+            Left::Untouched
+        } else if snapshot_difference(&now, &want).is_empty() {
+            Left::Finished
+        } else {
+            Left::PartWay
+        };
+        *left.entry(how).or_insert(0) += 1;
+        // Whatever the moment, the folder verifies (the reader finishes what
+        // was left first), and the next resolve ends as if nothing happened.
+        let v = run(&work, &["verify", "--dir", "savannah"]).ok();
+        assert!(v.starts_with("verified"), "trial {trial} ({how:?}): {v}");
+        run(&work, &args).ok();
+        let differs = snapshot_difference(&snapshot(&work.join("savannah")), &want);
+        assert!(differs.is_empty(), "trial {trial} ({how:?}, killed after {delay} µs): {differs}");
+        fs::remove_dir_all(&work).unwrap();
+    }
+    eprintln!("24 resolves killed at random (a resolve takes {span} µs here): {left:?}");
+    // The kills landed before, amid and after the writes.
+    assert!(left.get(&Left::PartWay).is_some_and(|&n| n > 0), "no kill landed amid the writes: {left:?}");
+}
+
+#[test]
+fn readers_never_see_a_resolve_half_done() {
+    let dir = temp();
+    let d = dir.path();
+    let game = new_demo_game(d);
+    let g = game.to_str().unwrap().to_string();
+    let readers_done = std::sync::atomic::AtomicBool::new(false);
+    let resolves = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        // The referee plays the demo step by step: submit, resolve.
+        scope.spawn(|| {
+            let mut next = "16-allies-movement".to_string();
+            while !readers_done.load(std::sync::atomic::Ordering::Relaxed) {
+                let shipped = fs::read_dir(demo_orders("x").parent().unwrap()).unwrap();
+                let mut files: Vec<_> = shipped
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{next}--")))
+                    .collect();
+                files.sort();
+                for file in &files {
+                    run(d, &["submit", "--dir", &g, file.to_str().unwrap()]).ok();
+                }
+                let out = run(d, &["resolve", "--dir", &g, "--format", "json"]);
+                let json = out.json();
+                assert_eq!(out.code, 0, "{}", out.stderr);
+                resolves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                match json["next_step"].as_str() {
+                    Some(step) => next = step.to_string(),
+                    None => break,
+                }
+            }
+        });
+        let verifier = scope.spawn(|| {
+            // At least 60, and on until the referee has resolved 5 times.
+            let mut i = 0;
+            while i < 60 || (resolves.load(std::sync::atomic::Ordering::Relaxed) < 5 && i < 200) {
+                let out = run(d, &["verify", "--dir", &g]);
+                assert_eq!(out.code, 0, "verify {i} during a resolve: {}{}", out.stdout, out.stderr);
+                i += 1;
+            }
+        });
+        let status = scope.spawn(|| {
+            let mut i = 0;
+            while i < 100 || (resolves.load(std::sync::atomic::Ordering::Relaxed) < 5 && i < 400) {
+                let out = run(d, &["status", "--dir", &g]);
+                assert_eq!(out.code, 0, "status {i} during a resolve: {}{}", out.stdout, out.stderr);
+                i += 1;
+            }
+        });
+        let (v, s) = (verifier.join(), status.join());
+        readers_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Err(e) = v.and(s) {
+            std::panic::resume_unwind(e);
+        }
+    });
+    let resolves = resolves.into_inner();
+    eprintln!("60 verify and 100 status (or more) while {resolves} resolves ran: all succeeded");
+    // The readers raced a referee at work, not an idle folder.
+    assert!(resolves >= 5, "only {resolves} resolves ran meanwhile");
+}
+
+#[test]
+fn leftovers_of_killed_commands_are_cleared_by_the_next_command_that_writes() {
+    let dir = temp();
+    let d = dir.path();
+    let game = demo_game_awaiting_resolve(d, false);
+    let g = game.to_str().unwrap();
+    let stale_state = fs::read(game.join("state.yaml")).unwrap();
+    run(d, &["resolve", "--dir", g]).ok();
+    let consistent = snapshot(&game);
+    // What killed commands leave: temporary files wherever adjutant
+    // writes, an orders file of a step whose entry never came (the journal
+    // is at step 4), state.yaml behind the journal, a marker of reports
+    // already written.
+    let temps = [
+        ".tmp-4242-0-state.yaml",
+        "journal/.tmp-4242-1-000005.yaml",
+        "orders/.tmp-4242-2-000005-british.yaml",
+        "reports/.tmp-4242-3-000005-000005/british.txt",
+        "inbox/.tmp-4242-4-16-british-movement--british.yaml",
+        "standing/.tmp-4242-5-british.yaml",
+        ".secret/.tmp-4242-6-chain-top",
+    ];
+    for temp in temps {
+        let path = game.join(temp);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, b"half").unwrap();
+    }
+    fs::write(game.join("orders/000005-british.yaml"), b"game: savannah-demo\n").unwrap();
+    fs::write(game.join("state.yaml"), &stale_state).unwrap();
+    fs::write(game.join("reports/pending.yaml"), b"first_step: 3\n").unwrap();
+    // The next command that writes (a submit) finishes it first...
+    let file = demo_orders("16-british-movement--british");
+    run(d, &["submit", "--dir", g, file.to_str().unwrap()]).ok();
+    for temp in temps {
+        assert!(!game.join(temp).exists(), "{temp} is left");
+    }
+    assert!(!game.join("orders/000005-british.yaml").exists(), "an orders file no entry records is left");
+    assert!(!game.join("reports/pending.yaml").exists(), "a stale marker is left");
+    // ...and otherwise leaves the folder as it was, but for the submission.
+    let mut now = snapshot(&game);
+    now.remove(Path::new("inbox/16-british-movement--british.yaml"));
+    now.remove(Path::new("standing"));
+    assert_eq!(snapshot_difference(&now, &consistent), "");
+    // The step goes on where it was; nothing is stuck.
+    run(d, &["resolve", "--dir", g]).ok();
+    run(d, &["verify", "--dir", g]).ok();
 }

@@ -10,7 +10,9 @@ use common::*;
 fn the_demo_plays_the_whole_game_and_verifies() {
     let dir = temp();
     let out = run(dir.path(), &["demo"]).ok();
-    assert!(out.trim_end().lines().last().unwrap_or("").contains("verified"), "{out}");
+    // It ends with the verification and the journal head a player keeps.
+    let end: Vec<&str> = out.trim_end().lines().rev().take(2).collect();
+    assert!(end[1].contains("verified") && end[0].contains("journal head: step 49, "), "{out}");
     assert!(out.contains("49 steps and 38 rolls"), "{out}");
     assert!(out.contains("game over: british marginal victory"), "{out}");
     // Fire, close combat, a PIN, momentum spent and a retreat, with their
@@ -100,12 +102,12 @@ fn a_games_html_report_renders_in_chromium() {
     dispatches.sort();
     let stored = dispatches[0].join("french.html");
     assert!(std::fs::read_to_string(&stored).unwrap().contains("<img src=\"map.svg\""));
-    let png = browser::screenshot(&stored, 1200, 1600);
+    let png = browser::screenshot(&stored, 1200, 2600);
     let with_map = saturated_share(&png);
     // Text and tables are black and grey: the coloured pixels are the map's.
     // The same page without its map.svg beside it has none to speak of.
     std::fs::remove_file(dispatches[0].join("map.svg")).unwrap();
-    let without_map = saturated_share(&browser::screenshot(&stored, 1200, 1600));
+    let without_map = saturated_share(&browser::screenshot(&stored, 1200, 2600));
     assert!(
         with_map > 0.03 && with_map > 4.0 * without_map,
         "coloured share {with_map} with the map, {without_map} without"

@@ -145,20 +145,33 @@ fn reports_a_killed_resolve_did_not_write_are_written_by_the_next() {
     let (dir, _) = played();
     let g = dir.path().join("g");
     let last = dispatches(&g).pop().unwrap();
+    let (first, end) = range(&last);
     let before = all_files(&last);
-    // As if resolve had been killed after its journal entries and before
-    // its reports: the folder still verifies (no report is wrong)...
     fs::remove_dir_all(&last).unwrap();
+    // A dispatch deleted (nothing says its reports are to come) is named.
+    let v = run(&g, &["verify", "--dir", "."]).exits(1);
+    let name = last.strip_prefix(&g).unwrap().display().to_string();
+    let steps = if first == end { format!("step {first} has") } else { format!("steps {first}-{end} have") };
+    assert!(v.contains(&format!("{name}: reports check: missing: {steps} no reports")), "{v}");
+    // As a resolve killed after its journal entries and before its
+    // reports leaves it: the marker it wrote before its first entry. The
+    // folder verifies and says what awaits...
+    fs::write(g.join("reports/pending.yaml"), format!("first_step: {first}\n")).unwrap();
     let v = run(&g, &["verify", "--dir", "."]).ok();
     assert!(v.starts_with("verified"), "{v}");
+    let steps =
+        if first == end { format!("step {first} awaits its") } else { format!("steps {first}-{end} await their") };
+    assert!(v.contains(&format!("{steps} reports: run `adjutant resolve`")), "{v}");
     // ...and the next resolve writes them, byte for byte as they were.
     let out = run(&g, &["resolve", "--dir", "."]).ok();
     assert!(out.contains("reports/"), "{out}");
+    assert!(!g.join("reports/pending.yaml").exists(), "the marker goes once the reports are written");
     let after = all_files(&last);
     assert_eq!(before.len(), after.len());
     for ((p, a), (_, b)) in before.iter().zip(&after) {
         assert!(a == b, "{} differs after being rewritten", p.display());
     }
+    assert!(!run(&g, &["verify", "--dir", "."]).ok().contains("await"));
 }
 
 #[test]
@@ -203,7 +216,9 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     let before = all_files(&g);
     let err = run(&g, &["mail", "--dir", "."]).fails(2);
     assert!(err.contains("mail:") && err.contains("--transport"), "{err}");
-    let folder = ["--transport", "folder", "--from", "Referee <referee@example.org>", "--folder", "outbox"];
+    // The messages go beside the game folder: verify names any folder in it
+    // that game.yaml does not give.
+    let folder = ["--transport", "folder", "--from", "Referee <referee@example.org>", "--folder", "../outbox"];
     let mut args = vec!["mail", "--dir", ".", "--dry-run"];
     args.extend(folder);
     let dry = run(&g, &args).ok();
@@ -217,7 +232,7 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     assert_eq!(not_mailed(&g), 0);
     assert!(run(&g, &["status", "--dir", "."]).ok().contains("every dispatch mailed"));
     assert_eq!(sent.matches("sent:").count(), 9, "{sent}");
-    let emls = fs::read_dir(g.join("outbox")).unwrap().count();
+    let emls = fs::read_dir(dir.path().join("outbox")).unwrap().count();
     assert_eq!(emls, 9);
     let mailed = fs::read_to_string(g.join("mailed.yaml")).unwrap();
     assert_eq!(mailed.matches("- dispatch: ").count(), 9, "{mailed}");
@@ -231,7 +246,7 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     assert!(one.contains("ann@example.org"), "{one}");
     // The mails and the record hold no secret, and verify still holds.
     let top = fs::read_to_string(g.join(".secret/chain-top")).unwrap();
-    for (path, bytes) in all_files(&g.join("outbox")) {
+    for (path, bytes) in all_files(&dir.path().join("outbox")) {
         assert!(!String::from_utf8_lossy(&bytes).contains(top.trim()), "{}", path.display());
     }
     assert!(run(&g, &["verify", "--dir", "."]).ok().starts_with("verified"));

@@ -180,3 +180,61 @@ fn the_morale_checks_are_multiplied_into_the_outcomes() {
     }
     assert_eq!(lines.len(), [passes, 10 - passes].iter().filter(|w| **w > 0).count());
 }
+
+/// Issue 11: the exact fractions are counted in 128-bit integers, so the
+/// re-rolls they can hold are bounded: at the bound every outcome is exact
+/// (a tenth of the faces shows 10.00%, never 0.00% from an overflow), and
+/// one re-roll more is refused with the limit in the message.
+#[test]
+fn the_deepest_re_rolls_are_exact_and_deeper_ones_are_refused() {
+    let dir = temp();
+    let module = repo_root().join("tests/modules/moves");
+    let module = module.to_str().unwrap();
+    let odds = |a: u32, d: u32, reroll_if: &str| {
+        let (a, d) = (a.to_string(), d.to_string());
+        let args = [
+            "odds",
+            "--module",
+            module,
+            "--scenario",
+            "battle",
+            "--column",
+            "3-2",
+            "--drm",
+            "0",
+            "--attacker-chits",
+            &a,
+            "--attacker-at-most",
+            &a,
+            "--attacker-reroll-if",
+            reroll_if,
+            "--defender-chits",
+            &d,
+            "--defender-at-most",
+            &d,
+            "--defender-reroll-if",
+            reroll_if,
+            "--format",
+            "json",
+        ];
+        run(dir.path(), &args)
+    };
+    // A policy that never re-rolls: each face is a tenth, however deep.
+    let json = odds(10, 10, "no-such-result").json();
+    let (num, den) = sum(&json);
+    assert_eq!((num, den), (10u128.pow(21), 10u128.pow(21)), "{json}");
+    for o in json["outcomes"].as_array().unwrap() {
+        let percent = o["percent"].as_str().unwrap();
+        let tenths: u32 = percent.trim_end_matches(".00%").parse().unwrap_or_else(|_| panic!("{percent}"));
+        assert!(tenths.is_multiple_of(10) && tenths > 0, "{percent}");
+    }
+    // A policy that re-rolls often: 20 re-rolls deep, still exact.
+    let json = odds(10, 10, "retreat,step-loss,pin").json();
+    let (num, den) = sum(&json);
+    assert_eq!(num, den, "{json}");
+    // One more, or the audit's 37, is refused.
+    for (a, d) in [(11, 10), (37, 0), (37, 37)] {
+        let err = odds(a, d, "retreat").fails(2);
+        assert!(err.contains("at most 20 re-rolls fit"), "{err}");
+    }
+}

@@ -69,8 +69,11 @@ fn played() -> Game {
 
     let folder = GameFolder::open(&g).unwrap();
     let listing = folder.journal().list().unwrap();
-    let entries: Vec<JournalEntry> =
-        listing.entries.iter().map(|e| adjutant::yaml::from_str(&fs::read_to_string(&e.path).unwrap()).unwrap()).collect();
+    let entries: Vec<JournalEntry> = listing
+        .entries
+        .iter()
+        .map(|e| adjutant::yaml::from_str(&fs::read_to_string(&e.path).unwrap()).unwrap())
+        .collect();
     let state: State = adjutant::yaml::from_str(&fs::read_to_string(g.join("state.yaml")).unwrap()).unwrap();
     let rules = adjutant::game::load_rules(&folder).unwrap();
     let step = state.next.clone().expect("the game goes on after turn 16's close combat");

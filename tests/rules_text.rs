@@ -40,7 +40,8 @@ fn norm(s: &str) -> String {
 }
 
 fn yaml(file: &str) -> Value {
-    adjutant::yaml::from_str(&std::fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap()).unwrap()
+    adjutant::yaml::from_str(&std::fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap())
+        .unwrap()
 }
 
 /// Every counter's id by each of its names (name and aliases), normalised.

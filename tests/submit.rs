@@ -199,6 +199,10 @@ fn an_inbox_copy_left_by_a_killed_resolve_is_removed_by_the_next_and_nothing_els
     run(d, &["resolve", "--dir", "g"]).ok();
     assert!(!left.exists(), "the copy already in orders/ is removed");
     assert!(stale.exists(), "a file no step used is never removed silently");
+    // verify names it: a file for a step already resolved is not the inbox's.
+    let out = run(d, &["verify", "--dir", "g"]).exits(1);
+    assert!(out.contains("inbox/16-allies-movement--american.yaml (its step is resolved already"), "{out}");
+    fs::remove_file(&stale).unwrap();
     run(d, &["verify", "--dir", "g"]).ok();
 }
 

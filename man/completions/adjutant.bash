@@ -46,6 +46,9 @@ _adjutant() {
             adjutant,odds)
                 cmd="adjutant__subcmd__odds"
                 ;;
+            adjutant,player)
+                cmd="adjutant__subcmd__player"
+                ;;
             adjutant,report)
                 cmd="adjutant__subcmd__report"
                 ;;
@@ -142,6 +145,9 @@ _adjutant() {
             adjutant__subcmd__help,odds)
                 cmd="adjutant__subcmd__help__subcmd__odds"
                 ;;
+            adjutant__subcmd__help,player)
+                cmd="adjutant__subcmd__help__subcmd__player"
+                ;;
             adjutant__subcmd__help,report)
                 cmd="adjutant__subcmd__help__subcmd__report"
                 ;;
@@ -203,7 +209,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll resolve submit mail report status template odds validate player verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -659,7 +665,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve submit mail report status template odds validate verify dice check-game case map demo generate help"
+            opts="new roll resolve submit mail report status template odds validate player verify dice check-game case map demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -869,6 +875,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__odds)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__player)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1284,6 +1304,36 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__player)
+            opts="-h --dir --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__report)
             opts="-o -h --side --referee --steps --as --output --dir --format --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1607,13 +1657,17 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__verify)
-            opts="-h --dir --format --color --wait --help"
+            opts="-h --dir --head --format --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --head)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -126,7 +126,14 @@ its plain-text body (a signature after a '-- ' line is dropped). The sender's
 address must be the one game.yaml gives the side the orders are for. With --reply
 the receipt or the refusal is mailed back (game.yaml's mail settings), but only
 to a player's address: a stranger gets no answer. A message whose orders file has
-a `standing:` section is taken as the side's standing orders.")]
+a `standing:` section is taken as the side's standing orders. The message has one
+From with one address; the domain is compared in any case, the part before the @
+exactly.
+
+Limits (every path alike): an orders file is at most 1 MiB of UTF-8 text, nested
+at most 64 deep; a message at most 10 MiB. Nothing past a limit is read; a UTF-8
+byte order mark is skipped when parsing and kept in the bytes hashed. The first
+50 problems are listed, the rest counted. Refused input exits 1.")]
     Submit(SubmitArgs),
 
     /// Mail each side's reports of the resolved steps to its player.
@@ -140,7 +147,8 @@ Examples:
 Each `resolve` writes a dispatch of reports (reports/000003-000007/). A side's
 message has its text report as the body and attaches the report in HTML (the map
 inline), its JSON and the map after the last step as SVG (and PNG). Messages sent
-are recorded in mailed.yaml, so each dispatch goes once to each side.
+are recorded in mailed.yaml, so each dispatch goes once to each side (twice only
+when mail is killed between sending a message and recording it).
 
 The settings are game.yaml's `mail:` section (flags override its fields):
 
@@ -205,7 +213,11 @@ Examples:
 
 Every die path is enumerated (the table, then the momentum re-rolls of 12.23 step 6
 under each side's policy): the probabilities are exact fractions and sum to 1.
-A second table multiplies in the morale checks each outcome calls for (13.5).")]
+A second table multiplies in the morale checks each outcome calls for (13.5).
+At most 20 re-rolls in all (the chits each side may spend, up to --attacker-at-most
+and --defender-at-most)
+and 12 morale checks per outcome: more is refused (exit 2), the exact fractions
+being counted in 128-bit integers.")]
     Odds(OddsArgs),
 
     /// Check orders files against a game's current step; list every problem.
@@ -223,20 +235,43 @@ Every orders file names its game, turn, step and side, then gives the step's ord
     - {unit: dillon-irish, path: [\"1911\", \"1912\"]}
     - {stack: [armagnac, dillon], to: \"2013\"}
 The whole format, phase by phase, is docs/orders.md in the source.
-Exits 0 when every file is valid, 1 listing every problem with its line and column.")]
+Exits 0 when every file is valid, 1 listing every problem with its line and column.
+
+Limits: an orders file is at most 1 MiB of UTF-8 text (a byte order mark is
+skipped), nested at most 64 deep; a file past them is refused before it is parsed.
+The first 50 problems of a file are listed, then how many more there are. A
+player's text quoted in a message is cut at 60 characters and escaped.")]
     Validate(ValidateArgs),
+
+    /// Give a side a new player (name and address), recorded so that verify can tell.
+    #[command(after_help = "\
+Examples:
+  adjutant player --dir savannah british=\"Ann Smith <ann@new.example.org>\"
+
+game.yaml is rewritten with the new player (in its canonical form: comments in it
+are not kept) and the change is recorded in its player_changes: every journal
+entry binds the players in effect when its step was resolved, so verify names a
+name or address changed by hand, and reports keep the players they were written
+with. Orders by email are taken from the new address from now on.")]
+    Player(PlayerArgs),
 
     /// Check a folder: key chain, orders, seeds, every roll, the replay and the reports.
     #[command(after_help = "\
 Examples:
   adjutant verify --dir rolls
   adjutant verify --dir savannah --format json
+  adjutant verify --dir savannah --head 9f3c...e1   the journal head a report gave you
 
 Needs no secret: run it on the folder as published. For a game it also replays
 every step with the rules engine from the scenario's set-up (events and state
-hashes), and renders every report in reports/ again from the journal. Exits 0
-when every check holds, 1 naming the first file that fails (a journal entry, an
-orders file, a report with the line and column that differ).")]
+hashes), and renders every report in reports/ again from the journal. It names
+every file the folder should not hold (an orders file no journal entry records,
+a stray file in inbox/), and game.yaml's players when a name or address differs
+from what the journal binds (`adjutant player` records a change). Every report
+carries the journal's head (the SHA-256 of its last step's entry); --head checks
+that the journal still holds that entry, so the last steps cannot have been cut
+back unseen. Exits 0 when every check holds, 1 naming the first file that fails
+(a journal entry, an orders file, a report with the line and column that differ).")]
     Verify(VerifyArgs),
 
     /// The dice protocol's primitives, to check any roll by hand.
@@ -426,7 +461,7 @@ pub struct MailArgs {
     /// The environment variable holding the SMTP password (overrides mail.password_env).
     #[arg(long, value_name = "VAR")]
     pub password_env: Option<String>,
-    /// The folder of .eml files for the folder transport (overrides mail.folder).
+    /// The folder of .eml files for the folder transport, relative to where adjutant runs (overrides mail.folder, which is relative to the game folder).
     #[arg(long, value_name = "DIR")]
     pub folder: Option<PathBuf>,
     /// The sendmail binary (overrides mail.sendmail).
@@ -492,6 +527,20 @@ pub struct TemplateArgs {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The folder to verify.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// A journal head you kept (64 hex digits, from a report's `journal head`
+    /// line): the journal must still hold that entry.
+    #[arg(long, value_name = "SHA256")]
+    pub head: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlayerArgs {
+    /// The side's new player: SIDE=NAME <ADDRESS>, as `new --player` takes it.
+    #[arg(value_name = "SIDE=NAME <ADDRESS>")]
+    pub player: String,
+    /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
 }
@@ -654,7 +703,7 @@ pub struct OddsArgs {
     pub attacker_reroll_if: Vec<String>,
     #[arg(long, value_name = "RESULT,...", value_delimiter = ',')]
     pub defender_reroll_if: Vec<String>,
-    /// At most this many re-rolls per side.
+    /// At most this many re-rolls per side (both sides together at most 20).
     #[arg(long, default_value_t = 1)]
     pub attacker_at_most: u32,
     #[arg(long, default_value_t = 1)]

@@ -65,8 +65,14 @@ orders files as received, as the journal records them.
 reports/
 a dispatch per \fBresolve\fR (reports/000003\-000007/): each side's report as .txt, .md, .html and .json, and map.svg; \fBverify\fR renders them again and names any file that differs.
 .TP
+reports/pending.yaml
+\fBfirst_step: N\fR: the reports of the steps from N on are being written. \fBresolve\fR writes it before its first journal entry and removes it once their dispatch is written; a \fBresolve\fR killed in between leaves it, \fBverify\fR then says that those steps await their reports, and the next \fBresolve\fR writes them. Committed steps without a dispatch and without this file fail \fBverify\fR.
+.TP
+state.yaml
+the state after the journal's last step, a cache: rebuilt from the journal when a command was killed before writing it.
+.TP
 mailed.yaml
-every report message \fBmail\fR sent (dispatch, side, address, subject, Message\-ID), appended.
+every report message \fBmail\fR sent (dispatch, side, address, subject, Message\-ID), recorded right after it is sent (the file rewritten whole, atomically); a kill between sending and recording sends that message again.
 .TP
 inbox/, standing/
 orders submitted ahead of their step (\fBsubmit\fR), and each side's standing orders (\fBsubmit \-\-standing\fR).
@@ -75,7 +81,7 @@ orders submitted ahead of their step (\fBsubmit\fR), and each side's standing or
 the referee's secret chain top (mode 0600). Never publish or mail this folder; \fBverify\fR does not need it.
 .TP
 \&.lock
-held by the command working on the folder; a second command waits up to \fB\-\-wait\fR seconds.
+locked exclusively by a command that writes the folder (\fBresolve\fR, \fBsubmit\fR, \fBmail\fR, \fBroll\fR) and shared by one that only reads it (\fBverify\fR, \fBstatus\fR, \fBreport\fR, \fBtemplate\fR, \fBvalidate\fR, \fBodds \-\-dir\fR); each waits for the other up to \fB\-\-wait\fR seconds. A command that takes the lock first finishes or undoes what a killed command left: temporary .tmp\-* files, orders files no journal entry records, inbox copies of resolved steps, a stale reports/pending.yaml, a state.yaml behind the journal. A reader does so only where it can write; a copy without .lock is never changed.
 .SH "SEE ALSO"
 The dice protocol: docs/DICE.md in the adjutant sources. The reference implementation tests/reference/dice_ref.py recomputes every roll with Python's standard library alone.
 "#;

@@ -66,7 +66,18 @@ fn settings(folder: &GameFolder, args: &MailArgs) -> Result<Option<MailSettings>
     macro_rules! over {
         ($($field:ident),*) => { $( if let Some(v) = &args.$field { s.$field = Some(v.clone()); } )* };
     }
-    over!(host, port, username, password_env, folder, sendmail, ca_file);
+    over!(host, port, username, password_env, sendmail, ca_file);
+    // A path given on the command line is relative to where the command
+    // runs, as every other path argument is (game.yaml's is relative to the
+    // game folder).
+    if let Some(dir) = &args.folder {
+        let dir = if dir.is_relative() {
+            std::env::current_dir().map_err(|e| Error::io(".", e))?.join(dir)
+        } else {
+            dir.to_path_buf()
+        };
+        s.folder = Some(dir);
+    }
     if let Some(security) = &args.security {
         s.security = Some(parse_security(security)?);
     }
@@ -95,9 +106,14 @@ pub fn run(args: &MailArgs, wait: Duration, out: &Out) -> Outcome {
             text +=
                 &format!("{} {side} has no address in game.yaml: its reports stay in reports/\n", s.bad("not sent:"));
         }
+        for why in &posted.bad_address {
+            text += &format!("{} {why}\n", s.bad("not sent:"));
+        }
         text
     })?;
-    Ok(0)
+    // An address mail cannot be sent to is game.yaml's data error: exit 2,
+    // once every other side's messages are sent.
+    Ok(if posted.bad_address.is_empty() { 0 } else { 2 })
 }
 
 /// `submit --email`: the message's orders submitted; the receipt or the
@@ -121,7 +137,8 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
         (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
         (None, None, None) => String::new(),
     };
-    let mut answer = said(&plain);
+    // What the answer quotes of the message is escaped (src/error.rs).
+    let mut answer = adjutant::error::escape_lines(&said(&plain));
     if outcome.refused.is_some() {
         answer += "Nothing was stored; correct the orders and send them again.\n";
     }

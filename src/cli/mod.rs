@@ -60,7 +60,8 @@ pub fn run() -> i32 {
         Err(Stop::BrokenPipe) => 0,
         Err(Stop::Error(e)) => {
             let style = Style::decide(cli.color, io::stderr().is_terminal());
-            eprintln!("{} {e}", style.bad("error:"));
+            // Whatever player text an error quotes reaches the terminal escaped.
+            eprintln!("{} {}", style.bad("error:"), adjutant::error::escape_lines(&e.to_string()));
             e.exit_code()
         }
     }
@@ -74,8 +75,9 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
             Some(RollCommand::Init(init)) => roll_init(init, out),
             None => roll(args, wait, out),
         },
-        Command::Verify(args) => verify_folder(&args.dir, out),
-        Command::Validate(args) => validate(args, out),
+        Command::Verify(args) => verify_folder(args, wait, out),
+        Command::Player(args) => player(args, wait, out),
+        Command::Validate(args) => validate(args, wait, out),
         Command::Resolve(args) => resolve_game(args, wait, out),
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
@@ -83,12 +85,12 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
         Command::Demo(args) => demo::run(args, out),
         Command::Selfplay(args) => selfplay::run(args, out),
-        Command::Odds(args) => odds::run(args, out),
-        Command::Template(args) => template(args, out),
+        Command::Odds(args) => odds::run(args, wait, out),
+        Command::Template(args) => template(args, wait, out),
         Command::Submit(args) => submit(args, wait, out),
         Command::Mail(args) => mail::run(args, wait, out),
-        Command::Status(args) => status::run(&args.dir, out),
-        Command::Report(args) => report(args, out),
+        Command::Status(args) => status::run(&args.dir, wait, out),
+        Command::Report(args) => report(args, wait, out),
         Command::Generate(args) => generate::run(args, out),
     }
 }
@@ -170,22 +172,66 @@ fn render_roll(r: &roll_log::Rolled, s: &Style) -> String {
     text
 }
 
-fn verify_folder(dir: &Path, out: &Out) -> Outcome {
-    let verdict = verify::verify(dir)?;
+fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
+    let changed = adjutant::game::change_player(&args.dir, &args.player, wait)?;
+    let show = |p: &adjutant::folder::Player| match &p.email {
+        Some(email) => format!("{} <{email}>", p.name),
+        None => p.name.clone(),
+    };
+    out.result(&changed, |_| {
+        format!(
+            "{}: {} -> {}\n  recorded in game.yaml after step {}: the steps resolved from now on bind the new player\n",
+            changed.side,
+            changed.was.as_ref().map(show).unwrap_or_else(|| "(no player)".into()),
+            show(&changed.now),
+            changed.after_step
+        )
+    })?;
+    Ok(0)
+}
+
+fn verify_folder(args: &arguments::VerifyArgs, wait: Duration, out: &Out) -> Outcome {
+    let dir = args.dir.as_path();
+    let head = match &args.head {
+        None => None,
+        Some(hex) => Some(
+            hex.trim()
+                .parse::<adjutant::dice::Bytes32>()
+                .map_err(|_| Error::usage("--head: give the 64 hexadecimal digits of a report's journal head"))?,
+        ),
+    };
+    let verdict = verify::verify_with(dir, &verify::Options { head, wait })?;
     out.result(&verdict, |s| render_verdict(dir, &verdict, s))?;
     Ok(if verdict.ok { 0 } else { 1 })
 }
 
 fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
     match &v.failure {
-        None => format!(
-            "{} {}: {} steps and {} rolls recompute from the anchor {}\n",
-            s.good("verified"),
-            dir.display(),
-            v.steps,
-            v.rolls,
-            v.anchor.to_hex()
-        ),
+        None => {
+            let mut text = format!(
+                "{} {}: {} steps and {} rolls recompute from the anchor {}\n",
+                s.good("verified"),
+                dir.display(),
+                v.steps,
+                v.rolls,
+                v.anchor.to_hex()
+            );
+            if let Some(verify::StepRange { first, last }) = v.reports_pending {
+                let steps = if first == last {
+                    format!("step {first} awaits its")
+                } else {
+                    format!("steps {first}-{last} await their")
+                };
+                text += &format!("  {steps} reports: run `adjutant resolve`\n");
+            }
+            if let Some(head) = &v.head {
+                text += &format!("journal head: step {}, {}\n", head.step, head.sha256.to_hex());
+            }
+            if let Some(step) = v.head_found_at {
+                text += &format!("the head you kept is step {step} of this journal\n");
+            }
+            text
+        }
         Some(f) => format!(
             "{} {}: {}: {} check: {}\n  (steps before it verified: {})\n",
             s.bad("FAILED"),
@@ -259,7 +305,7 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
             text += &render_resolved(r, s);
         }
         for r in &progress.refused {
-            text += &format!("{} {r}\n", s.bad("refused:"));
+            text += &format!("{} {}\n", s.bad("refused:"), adjutant::error::escape_lines(r));
         }
         if let Some(why) = &progress.reports_failed {
             text += &format!(
@@ -310,8 +356,8 @@ fn render_resolved(r: &adjutant::play::Resolved, s: &Style) -> String {
     text
 }
 
-fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
-    let results = game::validate(&args.dir, &args.files)?;
+fn validate(args: &arguments::ValidateArgs, wait: Duration, out: &Out) -> Outcome {
+    let results = game::validate(&args.dir, &args.files, wait)?;
     let bad = results.iter().filter(|v| !v.problems.is_empty()).count();
     out.result(&results, |s| {
         let mut text = String::new();
@@ -326,11 +372,14 @@ fn validate(args: &arguments::ValidateArgs, out: &Out) -> Outcome {
                 );
             }
             for p in &v.problems {
-                text += &format!("{p}\n");
+                text += &format!("{}\n", adjutant::error::escape_lines(p));
+            }
+            if v.more_problems > 0 {
+                text += &format!("{}: {}\n", v.file, adjutant::error::more_problems(v.more_problems));
             }
         }
         if bad > 0 {
-            let problems: usize = results.iter().map(|v| v.problems.len()).sum();
+            let problems: usize = results.iter().map(|v| v.count()).sum();
             text += &format!("{} {problems} problems in {bad} of {} files\n", s.bad("refused:"), results.len());
         }
         text
@@ -348,13 +397,15 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     let Some(file) = &args.file else {
         return Err(Error::usage("give the orders file, or - for standard input").into());
     };
+    // Never more than the limit is read (src/input.rs): a message may be
+    // larger than the orders file it carries.
+    use adjutant::input::{read_file, read_stream, MAX_MESSAGE_BYTES, MAX_ORDERS_BYTES};
+    let (limit, what) =
+        if args.email { (MAX_MESSAGE_BYTES, "a message") } else { (MAX_ORDERS_BYTES, "an orders file") };
     let (bytes, label) = if file.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|e| Error::usage(format!("standard input: {e}")))?;
-        (bytes, "standard input".to_string())
+        (read_stream(std::io::stdin(), "standard input", limit, what)?, "standard input".to_string())
     } else {
-        (adjutant::fsio::read(file)?, file.display().to_string())
+        (read_file(file, limit, what)?, file.display().to_string())
     };
     if args.email {
         return mail::submit_email(args, &bytes, wait, out);
@@ -369,9 +420,10 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     Ok(0)
 }
 
-fn report(args: &arguments::ReportArgs, out: &Out) -> Outcome {
+fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {
     use adjutant::report::{game::game_report, Format, Viewer};
     let folder = adjutant::folder::GameFolder::open(&args.dir)?;
+    let read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let format: Format = args.report_format.parse()?;
     let count = folder.journal().list()?.entries.len() as u32;
     let bad = || Error::usage(format!("--steps '{}': write N or A-B", args.steps.as_deref().unwrap_or("")));
@@ -390,6 +442,7 @@ fn report(args: &arguments::ReportArgs, out: &Out) -> Outcome {
         None => Viewer::Referee,
     };
     let text = game_report(&folder, viewer, first, last, format)?;
+    drop(read);
     match &args.output {
         Some(path) => adjutant::fsio::write_atomic(path, text.as_bytes())?,
         None => out.write(&text)?,
@@ -448,8 +501,8 @@ pub(crate) fn standing_receipt_text(r: &adjutant::standing::Receipt, s: &output:
     )
 }
 
-fn template(args: &arguments::TemplateArgs, out: &Out) -> Outcome {
-    let (text, value) = game::template(&args.dir, &args.side)?;
+fn template(args: &arguments::TemplateArgs, wait: Duration, out: &Out) -> Outcome {
+    let (text, value) = game::template(&args.dir, &args.side, wait)?;
     out.result(&value, |_| text.clone())?;
     Ok(0)
 }

@@ -1,6 +1,8 @@
 //! `adjutant odds`: the exact probability of every outcome of a proposed
 //! close combat.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use adjutant::engine::close_combat::{self, Engagement, Tactics};
@@ -54,11 +56,29 @@ struct CheckResult {
     passes: bool,
 }
 
+/// The most morale checks one outcome's lines combine: 2^12 lines, each
+/// over 10^12 more die paths.
+const MAX_MORALE_CHECKS: u32 = 12;
+
 /// Every outcome split by the results of its morale checks, over one common
 /// denominator (the outcomes' times ten per check of the longest list).
-fn with_morale_checks(lines: &[Line], denominator: u128) -> Vec<FullLine> {
+/// Refused (usage) when the checks are more than [`MAX_MORALE_CHECKS`] or
+/// the exact fractions would not fit 128 bits with the re-rolls asked for.
+fn with_morale_checks(lines: &[Line], denominator: u128) -> Result<Vec<FullLine>, Error> {
     let most = lines.iter().map(|l| l.morale_checks.len() as u32).max().unwrap_or(0);
-    let common = denominator * 10u128.pow(most);
+    let too_many = || {
+        Error::usage(format!(
+            "an outcome calls for {most} morale checks: with the re-rolls asked for, the exact odds of every \
+             combination fit for at most {MAX_MORALE_CHECKS} checks and {} re-rolls; weigh fewer units or re-rolls",
+            adjutant::engine::odds::MAX_REROLLS
+        ))
+    };
+    // The percentages multiply by 10,000 as well.
+    let common = 10u128
+        .checked_pow(most)
+        .and_then(|p| denominator.checked_mul(p))
+        .filter(|c| most <= MAX_MORALE_CHECKS && c.checked_mul(10_000).is_some())
+        .ok_or_else(too_many)?;
     let mut full = Vec::new();
     for l in lines {
         let n: u128 = l.numerator.parse().unwrap_or(0);
@@ -87,7 +107,7 @@ fn with_morale_checks(lines: &[Line], denominator: u128) -> Vec<FullLine> {
         }
     }
     full.sort_by_key(|f| std::cmp::Reverse(f.numerator.parse::<u128>().unwrap_or(0)));
-    full
+    Ok(full)
 }
 
 /// 13.1: the results that make the side's other units check morale.
@@ -133,9 +153,10 @@ struct Report {
     defender_chits_spent: String,
 }
 
-fn load(args: &OddsArgs) -> Result<(Rules, State), Error> {
+fn load(args: &OddsArgs, wait: Duration) -> Result<(Rules, State), Error> {
     if let Some(dir) = &args.dir {
         let folder = adjutant::folder::GameFolder::open(dir)?;
+        let _read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
         let rules = adjutant::game::load_rules(&folder)?;
         let state = adjutant::game::load_state(&folder)?;
         return Ok((rules, state));
@@ -186,8 +207,8 @@ fn percent(num: u128, den: u128) -> String {
     format!("{}.{:02}%", hundredths / 100, hundredths % 100)
 }
 
-pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
-    let (rules, state) = load(args)?;
+pub fn run(args: &OddsArgs, wait: Duration, out: &Out) -> Outcome {
+    let (rules, state) = load(args, wait)?;
     let mut explanation = Vec::new();
     // The units that would check morale, for each side (13.1): the side's
     // other combat units, and the Defender's artillery.
@@ -306,7 +327,7 @@ pub fn run(args: &OddsArgs, out: &Out) -> Outcome {
             b.cmp(&a)
         });
         let full = if lines.iter().any(|l| !l.morale_checks.is_empty()) {
-            with_morale_checks(&lines, dist.denominator)
+            with_morale_checks(&lines, dist.denominator)?
         } else {
             Vec::new()
         };

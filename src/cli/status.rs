@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -61,11 +62,12 @@ pub fn halves(h: i32) -> String {
     }
 }
 
-pub fn run(dir: &Path, out: &Out) -> Outcome {
+pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     let folder = GameFolder::open(dir)?;
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; status is for games", dir.display())).into());
     }
+    let read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = adjutant::game::load_rules(&folder)?;
     let state = adjutant::game::load_state(&folder)?;
     let next = state.next.clone();
@@ -121,6 +123,7 @@ pub fn run(dir: &Path, out: &Out) -> Outcome {
         result: state.result.clone(),
         players: folder.config.players.clone(),
     };
+    drop(read);
     out.result(&status, |s| {
         let mut text = format!(
             "{} {} ({} {}), {} steps resolved\n",

@@ -221,7 +221,11 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
     let tactics = &rules.charts.tactics;
     let Some(def) = tactics.chits.iter().find(|c| c.id == chit) else {
         let known: Vec<&str> = tactics.chits.iter().map(|c| c.id.as_str()).collect();
-        return Some(format!("'{chit}' is not a tactics chit; the chits are {}", known.join(", ")));
+        return Some(format!(
+            "'{}' is not a tactics chit; the chits are {}",
+            crate::error::echo(chit),
+            known.join(", ")
+        ));
     };
     let (own, other) = if attacker { (&e.attackers, &e.defenders) } else { (&e.defenders, &e.attackers) };
     for need in &def.requires {
@@ -836,6 +840,12 @@ fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
 /// attack (13.3, 13.4), next to an enemy combat unit, and not held back by
 /// a scenario restriction.
 pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
+    must_attack_in(rules, state, id, None)
+}
+
+/// [`must_attack`], with the state's [`Occupancy`] when the caller asks
+/// for many units of one state.
+pub(crate) fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<&Occupancy>) -> bool {
     let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return false };
     if c.is_leader() || c.is_artillery() || c.kind == "rifle" || u.condition != Condition::ParadeOrder {
         return false;
@@ -844,19 +854,51 @@ pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
         return false;
     }
     let Some(hex) = hex_of(state, id) else { return false };
-    !enemies_next_to(rules, state, hex, &player_of(rules, id)).is_empty()
+    let player = player_of(rules, id);
+    match occupancy {
+        Some(o) => o.enemy_next_to(rules, hex, &player),
+        None => !enemies_next_to(rules, state, hex, &player).is_empty(),
+    }
+}
+
+/// Each hex's units (those with a counter) in one state: what is next to
+/// a hex, without going through every unit of the game.
+pub(crate) struct Occupancy<'s> {
+    layout: crate::hex::Layout,
+    by_hex: BTreeMap<HexId, Vec<&'s str>>,
+}
+
+impl<'s> Occupancy<'s> {
+    pub(crate) fn new(rules: &Rules, state: &'s State) -> Occupancy<'s> {
+        let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
+        for id in state.units.keys() {
+            if let (Some(h), Some(_)) = (hex_of(state, id), rules.counter(id)) {
+                by_hex.entry(h).or_default().push(id);
+            }
+        }
+        Occupancy { layout: rules.module.map.layout, by_hex }
+    }
+
+    /// Whether [`enemies_next_to`] would find any.
+    fn enemy_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> bool {
+        neighbours(hex, self.layout).iter().filter_map(|n| self.by_hex.get(n)).flatten().any(|u| {
+            rules.counter(u).is_some_and(|c| !c.is_leader())
+                && rules.army_of(u).and_then(|a| rules.player_of_army(a)).unwrap_or_default() != player
+        })
+    }
 }
 
 /// The enemy combat units next to `hex` for `player`.
 pub fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec<String> {
     let layout = rules.module.map.layout;
+    // The cheap test first: most units are nowhere near.
     state
         .units
         .keys()
         .filter(|u| {
-            rules.counter(u).is_some_and(|c| !c.is_leader())
+            hex_of(state, u).is_some_and(|h| crate::hex::are_adjacent(hex, h, layout))
+                && rules.counter(u).is_some_and(|c| !c.is_leader())
                 && player_of(rules, u) != player
-                && hex_of(state, u).is_some_and(|h| crate::hex::are_adjacent(hex, h, layout))
         })
         .cloned()
         .collect()
@@ -869,7 +911,7 @@ pub fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -
 /// marker (12.4). Leaders may be listed with their units.
 pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) -> Option<String> {
     let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
-        return Some(format!("there is no unit '{id}' in this game"));
+        return Some(format!("there is no unit '{}' in this game", crate::error::echo(id)));
     };
     // An alliance's sides may designate attacks together (a combined
     // attack, where 4.13 allows it): any unit of the phasing player, never
@@ -914,6 +956,7 @@ pub fn designate(
 ) -> (Designation, Vec<Problem>) {
     let layout = rules.module.map.layout;
     let mut d = Designation::default();
+    let occupancy = Occupancy::new(rules, state);
     let mut problems = Vec::new();
     let mut bad =
         |side: &str, field: String, message: String| problems.push(Problem { side: side.into(), field, message });
@@ -929,7 +972,10 @@ pub fn designate(
                             bad(
                                 side,
                                 format!("defence.hexes.{hex}"),
-                                format!("'{hex}' is not a hex id; write hex ids as quoted strings of four digits"),
+                                format!(
+                                    "'{}' is not a hex id; write hex ids as quoted strings of four digits",
+                                    crate::error::echo(hex)
+                                ),
                             );
                         }
                         if let Some(t) = &h.tactics {
@@ -937,7 +983,7 @@ pub fn designate(
                                 bad(
                                     side,
                                     format!("defence.hexes.{hex}.tactics"),
-                                    format!("'{t}' is not a tactics chit"),
+                                    format!("'{}' is not a tactics chit", crate::error::echo(t)),
                                 );
                             }
                         }
@@ -947,7 +993,7 @@ pub fn designate(
                 Err(e) => bad(
                     side,
                     e.path().to_string(),
-                    format!("{} (defence orders are `defence:` and `momentum:`)", e.inner()),
+                    format!("{} (defence orders are `defence:` and `momentum:`)", crate::error::echo_serde(e.inner())),
                 ),
             }
             continue;
@@ -958,7 +1004,10 @@ pub fn designate(
                 bad(
                     side,
                     e.path().to_string(),
-                    format!("{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)", e.inner()),
+                    format!(
+                        "{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)",
+                        crate::error::echo_serde(e.inner())
+                    ),
                 );
                 continue;
             }
@@ -982,7 +1031,7 @@ pub fn designate(
                         format!("{field}.{}", e.path()),
                         format!(
                             "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum)",
-                            e.inner()
+                            crate::error::echo_serde(e.inner())
                         ),
                     );
                     continue;
@@ -1012,7 +1061,7 @@ pub fn designate(
             for (k, h) in a.defenders.iter().enumerate() {
                 let at = format!("{field}.defenders[{k}]");
                 let Ok(hex) = h.parse::<HexId>() else {
-                    bad(side, at, format!("'{h}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)"));
+                    bad(side, at, format!("'{}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)", crate::error::echo(h)));
                     ok = false;
                     continue;
                 };
@@ -1101,7 +1150,8 @@ pub fn designate(
             // `stacked_may_attack_voluntarily: false`): the units of such a
             // stack attack only where 12.12 requires them to.
             for id in &attackers {
-                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack(rules, state, id) {
+                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack_in(rules, state, id, Some(&occupancy))
+                {
                     continue;
                 }
                 let Some(h) = hex_of(state, id) else { continue };
@@ -1134,7 +1184,11 @@ pub fn designate(
                     bad(
                         side,
                         format!("{field}.tactics"),
-                        format!("'{t}' is not a tactics chit; the chits are {}", known.join(", ")),
+                        format!(
+                            "'{}' is not a tactics chit; the chits are {}",
+                            crate::error::echo(t),
+                            known.join(", ")
+                        ),
                     );
                 }
             }
@@ -1143,7 +1197,7 @@ pub fn designate(
                     bad(
                         side,
                         format!("{field}.advance[{k}]"),
-                        format!("{id} is not one of this attack's attackers (12.23 step 9)"),
+                        format!("{} is not one of this attack's attackers (12.23 step 9)", crate::error::echo(id)),
                     );
                 }
             }
@@ -1223,7 +1277,11 @@ pub fn designate(
                         })
                 })
         };
-        if must_attack(rules, state, id) && !used.contains_key(id) && !combined_elsewhere() && !barred() {
+        if must_attack_in(rules, state, id, Some(&occupancy))
+            && !used.contains_key(id)
+            && !combined_elsewhere()
+            && !barred()
+        {
             let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
             let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
             bad(
@@ -1235,7 +1293,7 @@ pub fn designate(
     }
     let mut must_be_attacked: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
     for id in state.units.keys() {
-        if player_of(rules, id) != player || !must_attack(rules, state, id) {
+        if player_of(rules, id) != player || !must_attack_in(rules, state, id, Some(&occupancy)) {
             continue;
         }
         if !(whole_phase || sides_here.contains(&side_of(rules, id))) {
@@ -1410,12 +1468,12 @@ pub fn gain_momentum(rules: &Rules, state: &mut State, final_roll: i32, players:
 
 /// module.yaml `momentum.pool` (series 12.61).
 pub fn momentum_pool_size(rules: &Rules) -> u32 {
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct M {
         #[serde(default)]
         momentum: Option<P>,
     }
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct P {
         #[serde(default)]
         pool: u32,

@@ -459,7 +459,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         Err(e) => {
             return vec![(
                 e.path().to_string(),
-                format!("{} (fire orders are `fire: [{{guns: [...], target: ...}}]`, `mortars: [{{unit, hex}}]`, `mortar_targets`, `choices`)", e.inner()),
+                format!("{} (fire orders are `fire: [{{guns: [...], target: ...}}]`, `mortars: [{{unit, hex}}]`, `mortar_targets`, `choices`)", crate::error::echo_serde(e.inner())),
             )]
         }
     };
@@ -479,7 +479,10 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         let Some(target_hex) =
             hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
         else {
-            problems.push((format!("{field}.target"), format!("'{}' is not a combat unit on the map", f.target)));
+            problems.push((
+                format!("{field}.target"),
+                format!("'{}' is not a combat unit on the map", crate::error::echo(&f.target)),
+            ));
             continue;
         };
         if player_of(rules, &f.target) == player_of(rules, f.guns.first().map(String::as_str).unwrap_or("")) {
@@ -500,7 +503,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         for (k, g) in f.guns.iter().enumerate() {
             let at = format!("{field}.guns[{k}]");
             let Some(c) = rules.counter(g).filter(|_| state.units.contains_key(g)) else {
-                problems.push((at, format!("there is no unit '{g}' in this game")));
+                problems.push((at, format!("there is no unit '{}' in this game", crate::error::echo(g))));
                 continue;
             };
             if !own(g) {
@@ -552,7 +555,10 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
     for (i, m) in orders.mortars.iter().enumerate() {
         let field = format!("mortars[{i}]");
         let Some(c) = rules.counter(&m.unit).filter(|_| state.units.contains_key(&m.unit)) else {
-            problems.push((format!("{field}.unit"), format!("there is no unit '{}' in this game", m.unit)));
+            problems.push((
+                format!("{field}.unit"),
+                format!("there is no unit '{}' in this game", crate::error::echo(&m.unit)),
+            ));
             continue;
         };
         if !own(&m.unit) || c.kind != "mortar" {
@@ -588,7 +594,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
             continue;
         }
         let Ok(aim) = m.hex.parse::<HexId>() else {
-            problems.push((format!("{field}.hex"), format!("'{}' is not a hex id", m.hex)));
+            problems.push((format!("{field}.hex"), format!("'{}' is not a hex id", crate::error::echo(&m.hex))));
             continue;
         };
         let Some(from) = hex_of(state, &m.unit) else { continue };
@@ -964,7 +970,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::yaml
                 e.path().to_string(),
                 format!(
                     "{} (rifle fire orders are `rifle_fire: [{{rifles: [...], target: ...}}]` and `choices`)",
-                    e.inner()
+                    crate::error::echo_serde(e.inner())
                 ),
             )]
         }
@@ -977,7 +983,10 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::yaml
         let Some(target_hex) =
             hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
         else {
-            problems.push((format!("{field}.target"), format!("'{}' is not a combat unit on the map", f.target)));
+            problems.push((
+                format!("{field}.target"),
+                format!("'{}' is not a combat unit on the map", crate::error::echo(&f.target)),
+            ));
             continue;
         };
         if super::close_combat::side_of(rules, &f.target) == side
@@ -991,7 +1000,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::yaml
         for (k, r) in f.rifles.iter().enumerate() {
             let at = format!("{field}.rifles[{k}]");
             let Some(c) = rules.counter(r).filter(|_| state.units.contains_key(r)) else {
-                problems.push((at, format!("there is no unit '{r}' in this game")));
+                problems.push((at, format!("there is no unit '{}' in this game", crate::error::echo(r))));
                 continue;
             };
             if super::close_combat::side_of(rules, r) != side || !is_rifle(c) {

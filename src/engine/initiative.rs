@@ -67,10 +67,17 @@ fn chit_keys<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<BTre
     map.iter()
         .map(|(k, v)| {
             let key = number(k, true).ok_or_else(|| {
-                D::Error::custom(format!("after_opponent: {k:?} is not a number of chits (0, 1, 2, ...)"))
+                D::Error::custom(format!(
+                    "after_opponent: {} is not a number of chits (0, 1, 2, ...)",
+                    crate::error::echo(&format!("{k:?}"))
+                ))
             })?;
-            let value = number(v, false)
-                .ok_or_else(|| D::Error::custom(format!("after_opponent: {v:?} is not a number of chits to spend")))?;
+            let value = number(v, false).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "after_opponent: {} is not a number of chits to spend",
+                    crate::error::echo(&format!("{v:?}"))
+                ))
+            })?;
             Ok((key, value))
         })
         .collect()

@@ -54,6 +54,34 @@ pub struct Rules {
     pub entries: Vec<reinforcement::EntryDef>,
     /// module.yaml `close_combat`.
     pub close_combat: close_combat::CloseCombatData,
+    /// Each counter id's place in `module.counters` (the first, if an id
+    /// repeats): a lookup index only, never iterated.
+    counter_index: std::collections::HashMap<String, usize, std::hash::BuildHasherDefault<IdHasher>>,
+    /// The Terrain Effects Chart over the map, indexed at its first use
+    /// ([`movement::Terrain`]).
+    terrain_index: std::sync::OnceLock<movement::TerrainIndex>,
+}
+
+/// FNV-1a, for indexes keyed by the module's short ids: several times
+/// faster than the default hasher, and a lookup index never shows its order.
+struct IdHasher(u64);
+
+impl Default for IdHasher {
+    fn default() -> Self {
+        IdHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// Savannah 4.18 Leader Seniority: between leaders of equal rank.
@@ -102,6 +130,11 @@ impl Rules {
         let (scenario_movement, _): (movement::ScenarioMovement, _) =
             source.parse(&format!("scenarios/{scenario}.yaml"))?;
         let (later, _): (ScenarioReinforcements, _) = source.parse(&format!("scenarios/{scenario}.yaml"))?;
+        let mut counter_index =
+            std::collections::HashMap::with_capacity_and_hasher(module.counters.len(), Default::default());
+        for (i, c) in module.counters.iter().enumerate() {
+            counter_index.entry(c.id.clone()).or_insert(i);
+        }
         Ok(Rules {
             module,
             charts,
@@ -122,12 +155,14 @@ impl Rules {
             },
             entries: seniority.entry_hexes,
             close_combat: seniority.close_combat,
+            counter_index,
+            terrain_index: std::sync::OnceLock::new(),
         })
     }
 
     /// The army of a counter, and the alliance (player) of an army.
     pub fn army_of(&self, unit: &str) -> Option<&str> {
-        self.module.counters.iter().find(|c| c.id == unit).map(|c| c.army.as_str())
+        self.counter(unit).map(|c| c.army.as_str())
     }
 
     pub fn player_of_army(&self, army: &str) -> Option<&str> {
@@ -135,7 +170,7 @@ impl Rules {
     }
 
     pub fn counter(&self, id: &str) -> Option<&crate::module::counters::Counter> {
-        self.module.counters.iter().find(|c| c.id == id)
+        self.counter_index.get(id).and_then(|&i| self.module.counters.get(i)).filter(|c| c.id == id)
     }
 
     /// The player (alliance) a side's armies belong to; empty if none.
@@ -225,8 +260,16 @@ pub fn validate_body(
     label: &str,
     text: &str,
 ) -> Vec<crate::error::Located> {
+    let text = crate::input::without_bom(text);
+    // The text is read for places once, and only if there is a problem.
+    let index = std::cell::OnceCell::new();
+    let place = |field: &str, anchor: &str| {
+        let index = index.get_or_init(|| crate::yaml::locate::Index::new(text));
+        let index = index.as_ref()?;
+        index.locate(field).or_else(|| index.locate(anchor))
+    };
     let located = |message: String| {
-        let line = crate::module::map::locate(text, None, Some("step:"));
+        let line = place("step", "step");
         crate::error::Located {
             file: label.to_string(),
             line: line.map(|l| l.0),
@@ -242,8 +285,7 @@ pub fn validate_body(
         problems
             .into_iter()
             .map(|(field, message)| {
-                let line = crate::yaml::locate::locate(text, &field)
-                    .or_else(|| crate::module::map::locate(text, None, Some(anchor)));
+                let line = place(&field, anchor);
                 crate::error::Located {
                     file: label.to_string(),
                     line: line.map(|l| l.0),
@@ -254,6 +296,11 @@ pub fn validate_body(
             })
             .collect()
     };
+    // No field is ever empty (null): refused with what the field would hold.
+    let nulls = orders::empty_fields(rules, step, side, body);
+    if !nulls.is_empty() {
+        return at_fields(nulls, "step");
+    }
     let player = match step {
         Step::PlayerTurn { player, .. } => player.as_str(),
         _ => "",
@@ -261,13 +308,13 @@ pub fn validate_body(
     match step.phase() {
         "movement" => at_fields(
             movement::validate(rules, state, player, side, body).into_iter().map(|p| (p.field, p.message)).collect(),
-            "moves:",
+            "moves",
         ),
         "close-combat" => {
             let mut one = BTreeMap::new();
             one.insert(side.to_string(), body.clone());
             let (_, problems) = close_combat::designate(rules, state, player, &one, false);
-            at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step:")
+            at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step")
         }
         "initiative" => match crate::yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
             // 12.62: what the side spends alone (its alliance's other
@@ -275,12 +322,12 @@ pub fn validate_body(
             // `validate_step`).
             Ok(_) => {
                 let one = BTreeMap::from([(side.to_string(), body.clone())]);
-                at_fields(initiative::check(rules, state, &one).into_iter().map(|(_, f, m)| (f, m)).collect(), "step:")
+                at_fields(initiative::check(rules, state, &one).into_iter().map(|(_, f, m)| (f, m)).collect(), "step")
             }
-            Err(e) => vec![located(format!("initiative orders: {e}"))],
+            Err(e) => vec![located(format!("initiative orders: {}", crate::error::echo_serde(&e)))],
         },
-        "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step:"),
-        "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step:"),
+        "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step"),
+        "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step"),
         // Series 15: rally needs no orders; nor do these.
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
         "rally" | "victory-determination" | "reinforcement" | "weather" => {

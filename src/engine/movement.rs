@@ -243,11 +243,11 @@ fn problem(field: impl Into<String>, message: impl Into<String>) -> Problem {
 
 /// The movement effects of one hex: its terrain from the TEC, with the
 /// overrides of any TEC area it lies in (Savannah 4.19: the Yamacraw Swamp).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct HexInfo<'a> {
-    pub terrain: String,
+    pub terrain: &'a str,
     /// The terrain's name, or the area's, for texts.
-    pub name: String,
+    pub name: &'a str,
     /// 9.1, 9.2.
     pub movement_cost: MovementCost,
     /// 8.1, Savannah 4.19.
@@ -283,9 +283,22 @@ pub struct RoadCrossing {
     pub names: Vec<String>,
 }
 
+/// One hex of [`TerrainIndex`]: a [`HexInfo`] with its feature by place
+/// in the TEC's `features`.
 #[derive(Debug, Clone)]
-struct SideFeature<'a> {
-    feature: &'a HexsideFeature,
+struct HexRow {
+    terrain: String,
+    name: String,
+    movement_cost: MovementCost,
+    zoc_enters: bool,
+    minimum_move: bool,
+    feature: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+struct SideFeature {
+    /// The feature's place in the TEC's `hexsides`.
+    feature: usize,
     /// For a directional feature, the hex that owns it (the up hex of a
     /// slope, the hex a fieldwork protects).
     owner: Option<HexId>,
@@ -293,13 +306,22 @@ struct SideFeature<'a> {
 
 /// The Terrain Effects Chart as movement and ZOCs read it: every hex's
 /// effective terrain, every hexside's features (combined types of 9.4
-/// replacing their parts), every road crossing.
+/// replacing their parts), every road crossing. Built once per [`Rules`],
+/// at first use; [`Terrain`] reads it.
 #[derive(Debug, Clone)]
+pub struct TerrainIndex {
+    hexes: BTreeMap<HexId, HexRow>,
+    sides: BTreeMap<Hexside, Vec<SideFeature>>,
+    roads: BTreeMap<Hexside, RoadCrossing>,
+}
+
+/// The Terrain Effects Chart over the map ([`TerrainIndex`]), as movement,
+/// ZOCs, retreats and combat read it.
+#[derive(Debug, Clone, Copy)]
 pub struct Terrain<'a> {
     layout: Layout,
-    hexes: BTreeMap<HexId, HexInfo<'a>>,
-    sides: BTreeMap<Hexside, Vec<SideFeature<'a>>>,
-    roads: BTreeMap<Hexside, RoadCrossing>,
+    index: &'a TerrainIndex,
+    tec: &'a crate::module::charts::TerrainFile,
 }
 
 fn road_id(kind: RoadKind) -> &'static str {
@@ -310,8 +332,8 @@ fn road_id(kind: RoadKind) -> &'static str {
     }
 }
 
-impl<'a> Terrain<'a> {
-    pub fn new(rules: &'a Rules) -> Terrain<'a> {
+impl TerrainIndex {
+    fn build(rules: &Rules) -> TerrainIndex {
         let map = &rules.module.map;
         let tec = &rules.charts.terrain;
         let by_id: BTreeMap<&str, &HexTerrain> = tec.hexes.iter().map(|h| (h.id.as_str(), h)).collect();
@@ -326,7 +348,7 @@ impl<'a> Terrain<'a> {
         let mut hexes = BTreeMap::new();
         for (hex, id) in &map.terrain {
             let info = match by_id.get(id.as_str()) {
-                Some(t) => HexInfo {
+                Some(t) => HexRow {
                     terrain: t.id.clone(),
                     name: t.name.clone(),
                     movement_cost: t.movement_cost,
@@ -334,7 +356,7 @@ impl<'a> Terrain<'a> {
                     minimum_move: t.minimum_move,
                     feature: None,
                 },
-                None => HexInfo {
+                None => HexRow {
                     terrain: id.clone(),
                     name: format!("'{id}' (not in charts/terrain.yaml)"),
                     movement_cost: MovementCost::Prohibited,
@@ -361,26 +383,27 @@ impl<'a> Terrain<'a> {
                 }
             }
         }
-        for feature in &tec.features {
+        for (n, feature) in tec.features.iter().enumerate() {
             for hex in region(&feature.map) {
                 if let Some(info) = hexes.get_mut(&hex) {
-                    info.feature = Some(feature);
+                    info.feature = Some(n);
                 }
             }
         }
-        let features: BTreeMap<&str, &HexsideFeature> = tec.hexsides.iter().map(|f| (f.id.as_str(), f)).collect();
+        let features: BTreeMap<&str, (usize, &HexsideFeature)> =
+            tec.hexsides.iter().enumerate().map(|(n, f)| (f.id.as_str(), (n, f))).collect();
         let mut sides = BTreeMap::new();
         for (side, ids) in &map.hexsides {
             let mut present: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
             // 9.4: a combined type replaces its parts.
-            let mut combined: Vec<(&HexsideFeature, Option<HexId>)> = Vec::new();
-            for f in tec.hexsides.iter().filter(|f| !f.combines.is_empty()) {
+            let mut combined: Vec<(usize, Option<HexId>)> = Vec::new();
+            for (n, f) in tec.hexsides.iter().enumerate().filter(|(_, f)| !f.combines.is_empty()) {
                 if f.combines.iter().all(|p| present.contains(p.as_str())) {
                     let owner = map.first_hex.get(&(*side, f.id.clone())).copied().or_else(|| {
                         f.combines.iter().find_map(|p| {
                             features
                                 .get(p.as_str())
-                                .filter(|pf| pf.directional)
+                                .filter(|(_, pf)| pf.directional)
                                 .and_then(|_| map.first_hex.get(&(*side, p.clone())).copied())
                         })
                     });
@@ -388,17 +411,20 @@ impl<'a> Terrain<'a> {
                         present.remove(p.as_str());
                     }
                     present.remove(f.id.as_str());
-                    combined.push((f, owner));
+                    combined.push((n, owner));
                 }
             }
             let mut list: Vec<SideFeature> =
                 combined.into_iter().map(|(feature, owner)| SideFeature { feature, owner }).collect();
             for id in present {
-                if let Some(feature) = features.get(id) {
-                    list.push(SideFeature { feature, owner: map.first_hex.get(&(*side, id.to_string())).copied() });
+                if let Some((feature, _)) = features.get(id) {
+                    list.push(SideFeature {
+                        feature: *feature,
+                        owner: map.first_hex.get(&(*side, id.to_string())).copied(),
+                    });
                 }
             }
-            list.sort_by(|a, b| a.feature.id.cmp(&b.feature.id));
+            list.sort_by(|a, b| tec.hexsides[a.feature].id.cmp(&tec.hexsides[b.feature].id));
             sides.insert(*side, list);
         }
         let types: BTreeMap<&str, &RoadType> = tec.roads.iter().map(|r| (r.id.as_str(), r)).collect();
@@ -424,7 +450,15 @@ impl<'a> Terrain<'a> {
                 }
             }
         }
-        Terrain { layout: map.layout, hexes, sides, roads }
+        TerrainIndex { hexes, sides, roads }
+    }
+}
+
+impl<'a> Terrain<'a> {
+    /// The rules' terrain, indexed at its first use.
+    pub fn new(rules: &'a Rules) -> Terrain<'a> {
+        let index = rules.terrain_index.get_or_init(|| TerrainIndex::build(rules));
+        Terrain { layout: rules.module.map.layout, index, tec: &rules.charts.terrain }
     }
 
     pub fn layout(&self) -> Layout {
@@ -432,8 +466,16 @@ impl<'a> Terrain<'a> {
     }
 
     /// A hex of the map, or `None` off the map.
-    pub fn hex(&self, hex: HexId) -> Option<&HexInfo<'a>> {
-        self.hexes.get(&hex)
+    pub fn hex(&self, hex: HexId) -> Option<HexInfo<'a>> {
+        let row = self.index.hexes.get(&hex)?;
+        Some(HexInfo {
+            terrain: &row.terrain,
+            name: &row.name,
+            movement_cost: row.movement_cost,
+            zoc_enters: row.zoc_enters,
+            minimum_move: row.minimum_move,
+            feature: row.feature.and_then(|n| self.tec.features.get(n)),
+        })
     }
 
     /// 9.4, 8.1: the hexside features crossed going from `from` into the
@@ -441,10 +483,10 @@ impl<'a> Terrain<'a> {
     /// directional feature's `into` when `to` owns it, else its `out_of`.
     pub fn crossing(&self, from: HexId, to: HexId) -> Vec<Crossing> {
         let Some(side) = Hexside::between(from, to, self.layout) else { return Vec::new() };
-        let Some(list) = self.sides.get(&side) else { return Vec::new() };
+        let Some(list) = self.index.sides.get(&side) else { return Vec::new() };
         list.iter()
-            .map(|sf| {
-                let f = sf.feature;
+            .filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?)))
+            .map(|(sf, f)| {
                 let (mp, zoc, fire, cc) = if f.directional {
                     let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
                     effects.map_or((0, true, 0, 0), |e| {
@@ -478,7 +520,7 @@ impl<'a> Terrain<'a> {
 
     /// 9.51: the road, track or path along the hexside between two hexes.
     pub fn road(&self, a: HexId, b: HexId) -> Option<&RoadCrossing> {
-        Hexside::between(a, b, self.layout).and_then(|s| self.roads.get(&s))
+        Hexside::between(a, b, self.layout).and_then(|s| self.index.roads.get(&s))
     }
 }
 
@@ -798,6 +840,10 @@ struct Phase<'a> {
     /// The hexes of the map's zones and places, by id.
     regions: BTreeMap<&'a str, BTreeSet<HexId>>,
     turn: u32,
+    /// Each side's units on the map, as "did you mean" first lists them:
+    /// found once per phase, so that a file naming many unknown units
+    /// costs one look at the units, not one per unknown id.
+    on_map: std::cell::RefCell<BTreeMap<String, Vec<String>>>,
 }
 
 /// A unit or stack about to move.
@@ -992,6 +1038,7 @@ impl<'a> Phase<'a> {
                         .ok_or_else(|| format!("the weather '{w}' is not a condition of charts/weather.yaml"))?,
                 ),
             },
+            on_map: Default::default(),
         })
     }
 
@@ -1533,7 +1580,8 @@ impl Phase<'_> {
                         problem(
                             format!("delay[{n}]"),
                             format!(
-                                "{id} is not a reinforcement arriving this turn; those arriving are {}",
+                                "{} is not a reinforcement arriving this turn; those arriving are {}",
+                                crate::error::echo(id),
                                 list_or_none(&due)
                             ),
                         ),
@@ -1552,7 +1600,8 @@ impl Phase<'_> {
                         problem(
                             format!("enter.{id}"),
                             format!(
-                                "{id} is not a reinforcement arriving this turn; those arriving are {}",
+                                "{} is not a reinforcement arriving this turn; those arriving are {}",
+                                crate::error::echo(id),
                                 list_or_none(&due)
                             ),
                         ),
@@ -1626,7 +1675,13 @@ impl Phase<'_> {
                 let field = if path == "." { String::new() } else { path };
                 run.problems.push((
                     side.to_string(),
-                    problem(field, format!("{} (movement orders are `moves:`, a list of moves)", e.inner())),
+                    problem(
+                        field,
+                        format!(
+                            "{} (movement orders are `moves:`, a list of moves)",
+                            crate::error::echo_serde(e.inner())
+                        ),
+                    ),
                 ));
                 return;
             }
@@ -1647,7 +1702,7 @@ impl Phase<'_> {
                             at,
                             format!(
                                 "{} (a move has unit or stack, path or to, and may have strategic and leave_pin)",
-                                e.inner()
+                                crate::error::echo_serde(e.inner())
                             ),
                         ),
                     ));
@@ -1662,22 +1717,33 @@ impl Phase<'_> {
 
     /// The units of a side's own army that it may move, for "did you mean".
     fn suggest(&self, state: &State, side: &str, wrong: &str) -> String {
-        let own: Vec<&str> = state
-            .units
+        let mut cache = self.on_map.borrow_mut();
+        let own = cache.entry(side.to_string()).or_insert_with(|| {
+            state
+                .units
+                .iter()
+                .filter(|(id, u)| {
+                    u.hex.is_some()
+                        && self
+                            .counters
+                            .get(id.as_str())
+                            .is_some_and(|c| self.side_of_army.get(&c.army).map(String::as_str) == Some(side))
+                })
+                .map(|(id, _)| id.clone())
+                .collect()
+        });
+        let own: Vec<&str> = own.iter().map(String::as_str).collect();
+        // An id is near when at most a third of its letters are wrong; the
+        // distance is at least the difference in length, so ids too long or
+        // too short to be near are never compared (a 1 MB "id" costs nothing).
+        let near_enough = |d: usize, id: &str| d * 3 <= id.len().max(3);
+        let mut near: Vec<(usize, &str)> = own
             .iter()
-            .filter(|(id, u)| {
-                u.hex.is_some()
-                    && self
-                        .counters
-                        .get(id.as_str())
-                        .is_some_and(|c| self.side_of_army.get(&c.army).map(String::as_str) == Some(side))
-            })
-            .map(|(id, _)| id.as_str())
+            .filter(|id| near_enough(id.len().abs_diff(wrong.len()), id))
+            .map(|id| (edit_distance(wrong, id), *id))
             .collect();
-        let mut near: Vec<(usize, &str)> = own.iter().map(|id| (edit_distance(wrong, id), *id)).collect();
         near.sort();
-        let close: Vec<&str> =
-            near.iter().filter(|(d, id)| *d * 3 <= id.len().max(3)).map(|(_, id)| *id).take(3).collect();
+        let close: Vec<&str> = near.iter().filter(|(d, id)| near_enough(*d, id)).map(|(_, id)| *id).take(3).collect();
         if close.is_empty() {
             format!("the {side} units on the map are {}", own.join(", "))
         } else {
@@ -1721,16 +1787,24 @@ impl Phase<'_> {
         };
         let mut start: Option<HexId> = None;
         let mut ok = true;
+        let mut listed = BTreeSet::new();
         for (n, id) in ids.iter().enumerate() {
             let at = if order.stack.is_some() { format!("{ids_field}[{n}]") } else { ids_field.clone() };
             let bad = |message: String, problems: &mut Vec<Problem>| problems.push(problem(at.clone(), message));
-            if ids.iter().take(n).any(|x| x == id) {
-                bad(format!("{id} is listed twice"), problems);
+            if !listed.insert(id.as_str()) {
+                bad(format!("{} is listed twice", crate::error::echo(id)), problems);
                 ok = false;
                 continue;
             }
             let (Some(counter), Some(unit)) = (self.counters.get(id.as_str()), state.units.get(id)) else {
-                bad(format!("there is no unit '{id}' in this game; {}", self.suggest(state, side, id)), problems);
+                bad(
+                    format!(
+                        "there is no unit '{}' in this game; {}",
+                        crate::error::echo(id),
+                        self.suggest(state, side, id)
+                    ),
+                    problems,
+                );
                 ok = false;
                 continue;
             };
@@ -2878,6 +2952,7 @@ impl Phase<'_> {
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
         let start = &base.state.clone();
+        let occupancy = super::close_combat::Occupancy::new(self.rules, start);
         for (id, unit) in &start.units {
             let Some(c) = self.counters.get(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
@@ -2885,7 +2960,7 @@ impl Phase<'_> {
                 continue;
             }
             let Some(hex) = hex_of(start, id) else { continue };
-            if !super::close_combat::must_attack(self.rules, start, id) {
+            if !super::close_combat::must_attack_in(self.rules, start, id, Some(&occupancy)) {
                 continue;
             }
             let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);

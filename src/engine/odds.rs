@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::Rules;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// When a side spends a momentum chit to re-roll (12.23 step 6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -75,17 +75,39 @@ pub struct Distribution {
     pub defender_chits: u128,
 }
 
-/// The depth of re-rolls the enumeration allows: every chit either side
-/// could spend, plus the first roll.
-fn depth(attacker: &Side, defender: &Side) -> u32 {
-    attacker.chits.min(attacker.policy.at_most) + defender.chits.min(defender.policy.at_most) + 1
+/// The most momentum re-rolls one combat may be weighed with, both sides
+/// together: the probabilities are exact fractions over 10^(re-rolls + 1)
+/// die paths, and `adjutant odds` multiplies them by its morale checks and
+/// by 10,000 for its percentages, all in 128-bit integers.
+pub const MAX_REROLLS: u32 = 20;
+
+/// The re-rolls the enumeration allows: every chit either side could
+/// spend (at most its policy's `at_most`).
+fn rerolls(attacker: &Side, defender: &Side) -> u64 {
+    u64::from(attacker.chits.min(attacker.policy.at_most)) + u64::from(defender.chits.min(defender.policy.at_most))
 }
 
 /// 12.23 steps 5-6: the exact distribution for `column` with `drm` (the
-/// sum of every DRM, tactics included).
+/// sum of every DRM, tactics included). Refused (a usage error) past
+/// [`MAX_REROLLS`] re-rolls, the limit in the message.
+///
+/// A die path is summed up by the chits each side has spent on it: the
+/// chits held and the budget left follow from them, so every path that
+/// reaches the same (attacker spent, defender spent) goes on alike, and
+/// the enumeration walks those pairs (at most (A+1)(D+1) of them) rather
+/// than every path (up to 10^(A+D)).
 pub fn distribution(rules: &Rules, column: &str, drm: i32, attacker: &Side, defender: &Side) -> Result<Distribution> {
+    let depth = rerolls(attacker, defender);
+    if depth > u64::from(MAX_REROLLS) {
+        return Err(Error::usage(format!(
+            "{depth} momentum re-rolls ({} chits the Attacker may spend, {} the Defender): the exact odds are counted \
+             over 10^(re-rolls + 1) die paths, and at most {MAX_REROLLS} re-rolls fit; lower the chits or at_most",
+            attacker.chits.min(attacker.policy.at_most),
+            defender.chits.min(defender.policy.at_most)
+        )));
+    }
     let faces: u128 = 10;
-    let levels = depth(attacker, defender);
+    let levels = depth as u32 + 1;
     let denominator = faces.pow(levels);
     let gain = &rules.charts.close_combat.close_combat_table.momentum;
     let mut table: Vec<(Vec<String>, Vec<String>, Option<String>)> = Vec::new();
@@ -102,64 +124,45 @@ pub fn distribution(rules: &Rules, column: &str, drm: i32, attacker: &Side, defe
         table.push((a, d, gains));
     }
     let mut out = Distribution { denominator, outcomes: BTreeMap::new(), attacker_chits: 0, defender_chits: 0 };
-    // (weight numerator at this depth, remaining chits/budgets, spent so far)
-    struct Node {
-        weight: u128,
-        a_chits: u32,
-        d_chits: u32,
-        a_budget: u32,
-        d_budget: u32,
-        a_spent: u32,
-        d_spent: u32,
-        level: u32,
-    }
-    let mut stack = vec![Node {
-        weight: denominator,
-        a_chits: attacker.chits,
-        d_chits: defender.chits,
-        a_budget: attacker.policy.at_most,
-        d_budget: defender.policy.at_most,
-        a_spent: 0,
-        d_spent: 0,
-        level: 0,
-    }];
-    while let Some(n) = stack.pop() {
-        let share = n.weight / faces;
-        for (att, def, gains) in &table {
-            // Who decides first: fewer chits, the Defender on a tie.
-            let defender_first = n.d_chits <= n.a_chits;
-            let a_wants = n.a_chits > 0 && n.a_budget > 0 && attacker.policy.wants(att);
-            let d_wants = n.d_chits > 0 && n.d_budget > 0 && defender.policy.wants(def);
-            let spender = match (defender_first, d_wants, a_wants) {
-                (true, true, _) => Some(false),
-                (true, false, true) => Some(true),
-                (false, _, true) => Some(true),
-                (false, true, false) => Some(false),
-                _ => None,
-            };
-            match spender {
-                Some(by_attacker) if n.level + 1 < levels => {
-                    let mut next = Node { weight: share, level: n.level + 1, ..n };
-                    if by_attacker {
-                        next.a_chits -= 1;
-                        next.a_budget -= 1;
-                        next.a_spent += 1;
-                    } else {
-                        next.d_chits -= 1;
-                        next.d_budget -= 1;
-                        next.d_spent += 1;
+    // The weight (a numerator over `denominator`) of the paths that have
+    // spent (attacker, defender) chits and roll again; by level, the number
+    // of chits spent so far, so that a pair is complete before it rolls.
+    let mut level: BTreeMap<(u32, u32), u128> = BTreeMap::new();
+    level.insert((0, 0), denominator);
+    for spent in 0..levels {
+        let mut next: BTreeMap<(u32, u32), u128> = BTreeMap::new();
+        for (&(a_spent, d_spent), &weight) in &level {
+            let (a_chits, d_chits) = (attacker.chits - a_spent, defender.chits - d_spent);
+            let (a_budget, d_budget) = (attacker.policy.at_most - a_spent, defender.policy.at_most - d_spent);
+            let share = weight / faces;
+            for (att, def, gains) in &table {
+                // Who decides first: fewer chits, the Defender on a tie.
+                let defender_first = d_chits <= a_chits;
+                let a_wants = a_chits > 0 && a_budget > 0 && attacker.policy.wants(att);
+                let d_wants = d_chits > 0 && d_budget > 0 && defender.policy.wants(def);
+                let spender = match (defender_first, d_wants, a_wants) {
+                    (true, true, _) => Some(false),
+                    (true, false, true) => Some(true),
+                    (false, _, true) => Some(true),
+                    (false, true, false) => Some(false),
+                    _ => None,
+                };
+                match spender {
+                    Some(by_attacker) if spent + 1 < levels => {
+                        let pair = if by_attacker { (a_spent + 1, d_spent) } else { (a_spent, d_spent + 1) };
+                        *next.entry(pair).or_default() += share;
                     }
-                    stack.push(next);
-                }
-                _ => {
-                    let outcome =
-                        Outcome { attacker: att.clone(), defender: def.clone(), gains_momentum: gains.clone() };
-                    *out.outcomes.entry(outcome).or_default() += share;
-                    out.attacker_chits += share * u128::from(n.a_spent);
-                    out.defender_chits += share * u128::from(n.d_spent);
+                    _ => {
+                        let outcome =
+                            Outcome { attacker: att.clone(), defender: def.clone(), gains_momentum: gains.clone() };
+                        *out.outcomes.entry(outcome).or_default() += share;
+                        out.attacker_chits += share * u128::from(a_spent);
+                        out.defender_chits += share * u128::from(d_spent);
+                    }
                 }
             }
         }
+        level = next;
     }
     Ok(out)
 }
@@ -261,6 +264,33 @@ mod tests {
             seen.keys().all(|o| exact.outcomes.contains_key(o)),
             "the simulation found an outcome the enumeration lacks"
         );
+    }
+
+    /// At the most re-rolls allowed the fractions still sum to 1 and a
+    /// face's tenth is a tenth; one more is refused, naming the limit.
+    #[test]
+    fn the_deepest_odds_allowed_are_exact_and_one_more_is_refused() {
+        let rules = rules();
+        let every: Vec<String> = (0..10)
+            .flat_map(|roll| {
+                let (a, d) = crate::engine::close_combat::cell(&rules, "1-1", roll).unwrap();
+                a.into_iter().chain(d)
+            })
+            .collect();
+        let greedy = |chits: u32| Side { chits, policy: MomentumPolicy { reroll_if: every.clone(), at_most: chits } };
+        let (a, d) = (greedy(MAX_REROLLS / 2), greedy(MAX_REROLLS - MAX_REROLLS / 2));
+        let exact = distribution(&rules, "1-1", 0, &a, &d).unwrap();
+        assert_eq!(exact.denominator, 10u128.pow(MAX_REROLLS + 1));
+        assert_eq!(exact.outcomes.values().sum::<u128>(), exact.denominator, "the probabilities sum to 1");
+        // The Attacker spends at most its chits on any path.
+        assert!(exact.attacker_chits <= exact.denominator * u128::from(MAX_REROLLS / 2));
+        assert!(exact.attacker_chits > 0 && exact.defender_chits > 0);
+        let err = distribution(&rules, "1-1", 0, &a, &greedy(MAX_REROLLS - MAX_REROLLS / 2 + 1)).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains(&format!("at most {MAX_REROLLS} re-rolls")), "{err}");
+        // More chits than the policy spends are no deeper.
+        let holding = Side { chits: 1000, policy: MomentumPolicy { reroll_if: every.clone(), at_most: 1 } };
+        assert!(distribution(&rules, "1-1", 0, &holding, &holding).is_ok());
     }
 
     #[test]

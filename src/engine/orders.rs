@@ -19,7 +19,7 @@ use super::sequence::Step;
 use super::state::State;
 use super::Rules;
 use crate::error::Located;
-use crate::module::map::locate;
+use crate::yaml::locate::{Index, Position};
 
 /// The fields every orders file begins with.
 pub const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
@@ -38,9 +38,36 @@ pub fn step_field(step: &Step) -> String {
     name.split_once('-').map(|(_, rest)| rest.to_string()).unwrap_or(name)
 }
 
+/// The most digits a turn number has.
+const TURN_DIGITS: usize = 9;
+
+/// The turn an orders file names, as written: decimal digits (`16`, or
+/// `"16"` quoted), never another spelling YAML reads as a number (`0x10`,
+/// `+16`, `016`, `1_6`, `16.0`, `0o20`). `index` is the file's, when the
+/// YAML crate that places fields could read it; the error says where, and why.
+pub fn read_turn(index: Option<&Index>, value: &Value) -> Result<u32, (Option<Position>, String)> {
+    let why = "a turn is written in decimal digits, e.g. `turn: 16`";
+    let at = index.and_then(|i| i.locate("turn"));
+    let written = match (index.and_then(|i| i.written("turn")), value) {
+        (Some(w), _) => w.text.to_string(),
+        (None, Value::String(s)) => s.clone(),
+        (None, Value::Number(n)) if index.is_none() => n.to_string(),
+        (None, Value::Null) => return Err((at, format!("turn is empty; {why}"))),
+        (None, _) => return Err((at, format!("turn is a single number; {why}"))),
+    };
+    let decimal = !written.is_empty()
+        && written.len() <= TURN_DIGITS
+        && written.bytes().all(|b| b.is_ascii_digit())
+        && (written == "0" || !written.starts_with('0'));
+    match written.parse::<u32>() {
+        Ok(turn) if decimal => Ok(turn),
+        _ => Err((at, format!("'{}' is not a turn number: {why}", crate::error::echo(&written)))),
+    }
+}
+
 /// Check an orders file's header against the game: for this game, the turn
 /// and step it is at, and a side that step awaits. Returns the body, or
-/// every problem found.
+/// every problem found. A byte order mark before the text is skipped.
 pub fn check_header(
     rules: &Rules,
     game_id: &str,
@@ -48,6 +75,7 @@ pub fn check_header(
     label: &str,
     text: &str,
 ) -> Result<Checked, Vec<Located>> {
+    let text = crate::input::without_bom(text);
     let at = |field: &str, line: Option<(usize, usize)>, message: String| Located {
         file: label.to_string(),
         line: line.map(|l| l.0),
@@ -63,7 +91,7 @@ pub fn check_header(
             if let Some(i) = message.find(" at line ") {
                 message.truncate(i);
             }
-            return Err(vec![at("", loc, message)]);
+            return Err(vec![at("", loc, crate::error::echo_serde(&message))]);
         }
     };
     let Value::Mapping(map) = value else {
@@ -73,36 +101,58 @@ pub fn check_header(
             "an orders file is a mapping: game, turn, step, side, then the orders".into(),
         )]);
     };
+    // One read of the text places every field named below.
+    let index = Index::new(text);
+    let line_of = |key: &str| index.as_ref().and_then(|i| i.locate(key));
     let mut problems = Vec::new();
-    let line_of = |key: &str| locate(text, None, Some(&format!("{key}:")));
+    let missing = |key: &str| {
+        at(
+            key,
+            Some((1, 1)),
+            format!("the file does not say its {key}: every orders file names game, turn, step and side"),
+        )
+    };
     let text_field = |key: &str, problems: &mut Vec<Located>| -> Option<String> {
         match map.get(key) {
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
+            Some(Value::Null) => {
+                problems.push(at(key, line_of(key), format!("{key} is empty: write the {key} these orders are for")));
+                None
+            }
             Some(_) => {
                 problems.push(at(key, line_of(key), format!("{key} is a single value")));
                 None
             }
             None => {
-                problems.push(at(
-                    key,
-                    Some((1, 1)),
-                    format!("the file does not say its {key}: every orders file names game, turn, step and side"),
-                ));
+                problems.push(missing(key));
                 None
             }
         }
     };
     let game = text_field("game", &mut problems);
-    let turn = text_field("turn", &mut problems);
+    let turn = match map.get("turn") {
+        None => {
+            problems.push(missing("turn"));
+            None
+        }
+        Some(v) => match read_turn(index.as_ref(), v) {
+            Ok(turn) => Some(turn),
+            Err((place, message)) => {
+                problems.push(at("turn", place, message));
+                None
+            }
+        },
+    };
     let step_name = text_field("step", &mut problems);
     let side = text_field("side", &mut problems);
+    let echo = crate::error::echo;
     if let Some(game) = &game {
         if game != game_id {
             problems.push(at(
                 "game",
                 line_of("game"),
-                format!("these orders are for game '{game}'; this game is '{game_id}'"),
+                format!("these orders are for game '{}'; this game is '{game_id}'", echo(game)),
             ));
         }
     }
@@ -111,8 +161,8 @@ pub fn check_header(
         return Err(problems);
     };
     let expected_step = step_field(next);
-    if let Some(turn) = &turn {
-        if turn != &next.turn().to_string() {
+    if let Some(turn) = turn {
+        if turn != next.turn() {
             problems.push(at(
                 "turn",
                 line_of("turn"),
@@ -126,7 +176,8 @@ pub fn check_header(
                 "step",
                 line_of("step"),
                 format!(
-                    "these orders are for step '{step}'; the game awaits step '{expected_step}' of turn {}",
+                    "these orders are for step '{}'; the game awaits step '{expected_step}' of turn {}",
+                    echo(step),
                     next.turn()
                 ),
             ));
@@ -139,7 +190,12 @@ pub fn check_header(
             problems.push(at(
                 "side",
                 line_of("side"),
-                format!("'{side}' is not a side of {}; the sides are {}", rules.module.info.id, known.join(", ")),
+                format!(
+                    "'{}' is not a side of {}; the sides are {}",
+                    echo(side),
+                    rules.module.info.id,
+                    known.join(", ")
+                ),
             ));
         } else if !awaited.contains(side) && !super::may_await(rules, next).contains(side) {
             // A side the phase could await but this state does not (no
@@ -173,16 +229,96 @@ fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &st
             (true, false) => path,
             (false, false) => format!("{prefix}.{path}"),
         };
-        (field, format!("{} ({hint})", e.inner()))
+        (field, format!("{} ({hint})", crate::error::echo_serde(e.inner())))
     })
+}
+
+/// What a phase's orders hold, in words: the keys of the body, and for a
+/// body that lists items (moves, attacks), the list's key and what an item
+/// holds.
+struct Hints {
+    body: &'static str,
+    items: Option<(&'static str, &'static str)>,
+}
+
+/// The hints of `side`'s orders for `step`; `None` for a phase that takes
+/// no orders.
+fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
+    let phasing = match step {
+        Step::PlayerTurn { player, .. } => rules.sequence.sides_of(player).iter().any(|s| s == side),
+        _ => false,
+    };
+    let (body, items) = match step.phase() {
+        "initiative" => ("initiative orders are `momentum:`", None),
+        "movement" => (
+            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
+            Some(("moves", "a move has unit or stack, path or to, and may have strategic and leave_pin")),
+        ),
+        "close-combat" if phasing => (
+            "close combat orders are `attacks:`, `diversion:` and `momentum:`",
+            Some((
+                "attacks",
+                "an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture",
+            )),
+        ),
+        "close-combat" => ("defence orders are `defence:` and `momentum:`", None),
+        "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
+        "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
+        _ => return None,
+    };
+    Some(Hints { body, items })
+}
+
+/// Every field of `body` given no value (`moves:` with nothing after it,
+/// `~`, `null`, an empty `-` item), as a problem: no orders field is ever
+/// empty, and an empty one is refused rather than read as a default.
+pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+    let hints = hints(rules, step, side);
+    let mut found = Vec::new();
+    // (path, value); a loop over an explicit stack, in the file's order.
+    let mut stack: Vec<(String, &Value)> = vec![(String::new(), body)];
+    while let Some((path, value)) = stack.pop() {
+        let mut children: Vec<(String, &Value)> = Vec::new();
+        match value {
+            Value::Null if !path.is_empty() => {
+                let item = path.ends_with(']');
+                let list =
+                    hints.as_ref().and_then(|h| h.items).filter(|(list, _)| path.starts_with(&format!("{list}[")));
+                let legal = match (&hints, list) {
+                    (_, Some((_, item_hint))) => item_hint,
+                    (Some(h), None) => h.body,
+                    (None, None) => "this phase takes no orders",
+                };
+                let what = if item { "is an empty item" } else { "is empty" };
+                found.push((path.clone(), format!("{what} (null): give it a value or remove the line ({legal})")));
+            }
+            Value::Mapping(map) => {
+                for (k, v) in map {
+                    let key = match k {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => continue,
+                    };
+                    children.push((if path.is_empty() { key } else { format!("{path}.{key}") }, v));
+                }
+            }
+            Value::Sequence(items) => {
+                children.extend(items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)));
+            }
+            Value::Tagged(t) => children.push((path.clone(), &t.value)),
+            _ => {}
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    found
 }
 
 /// Check the shape of one side's orders for a kind of step without a
 /// state: the keys the step's phase reads and the types of their values,
-/// each listed move or attack included. What depends on the position (which
-/// units, which hexes, what is in range) is checked by `validate_body` when
-/// the step comes. Used for standing orders, which name a kind of step
-/// rather than one step of one turn.
+/// each listed move or attack included, and no field left empty. What
+/// depends on the position (which units, which hexes, what is in range) is
+/// checked by `validate_body` when the step comes. Used for standing
+/// orders, which name a kind of step rather than one step of one turn.
 pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
     use super::{close_combat, fire, initiative, movement};
     /// The whole body as `T`, then each item of one of its lists as `I`.
@@ -209,33 +345,34 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
     fn whole<T: serde::de::DeserializeOwned>(body: &Value, hint: &str) -> Vec<ShapeProblem> {
         read_as::<T>(body, "", hint).err().into_iter().collect()
     }
-    let phasing = match step {
-        Step::PlayerTurn { player, .. } => rules.sequence.sides_of(player).iter().any(|s| s == side),
-        _ => false,
+    let empty = empty_fields(rules, step, side, body);
+    if !empty.is_empty() {
+        return empty;
+    }
+    let Some(h) = hints(rules, step, side) else {
+        return if body.as_mapping().is_none_or(|m| m.is_empty()) {
+            Vec::new()
+        } else {
+            vec![(String::new(), format!("the {} phase takes no orders", step.phase()))]
+        };
     };
-    match step.phase() {
-        "initiative" => whole::<initiative::InitiativeOrders>(body, "initiative orders are `momentum:`"),
-        "movement" => with_items::<movement::MovementOrders, movement::MoveOrder>(
+    let item_hint = h.items.map(|(_, hint)| hint).unwrap_or_default();
+    match (step.phase(), h.items.is_some()) {
+        ("initiative", _) => whole::<initiative::InitiativeOrders>(body, h.body),
+        ("movement", _) => {
+            with_items::<movement::MovementOrders, movement::MoveOrder>(body, h.body, "moves", |o| &o.moves, item_hint)
+        }
+        ("close-combat", true) => with_items::<close_combat::AttackOrders, close_combat::AttackOrder>(
             body,
-            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
-            "moves",
-            |o| &o.moves,
-            "a move has unit or stack, path or to, and may have strategic and leave_pin",
-        ),
-        "close-combat" if phasing => with_items::<close_combat::AttackOrders, close_combat::AttackOrder>(
-            body,
-            "close combat orders are `attacks:`, `diversion:` and `momentum:`",
+            h.body,
             "attacks",
             |o| &o.attacks,
-            "an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture",
+            item_hint,
         ),
-        "close-combat" => whole::<close_combat::DefenceOrders>(body, "defence orders are `defence:` and `momentum:`"),
-        "defensive-artillery-fire" => {
-            whole::<fire::FireOrders>(body, "fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`")
-        }
-        "rifle-fire" => whole::<fire::RifleOrders>(body, "rifle fire orders are `rifle_fire:` and `choices:`"),
-        _ if body.as_mapping().is_none_or(|m| m.is_empty()) => Vec::new(),
-        phase => vec![(String::new(), format!("the {phase} phase takes no orders"))],
+        ("close-combat", false) => whole::<close_combat::DefenceOrders>(body, h.body),
+        ("defensive-artillery-fire", _) => whole::<fire::FireOrders>(body, h.body),
+        ("rifle-fire", _) => whole::<fire::RifleOrders>(body, h.body),
+        (phase, _) => vec![(String::new(), format!("the {phase} phase takes no orders"))],
     }
 }
 

@@ -1635,13 +1635,17 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn parse<T: DeserializeOwned>(&mut self, file: &str) -> Option<T> {
+    fn parse<T: DeserializeOwned + std::fmt::Debug>(&mut self, file: &str) -> Option<T> {
         let label = self.source.label(file);
         match self.source.parse::<T>(file) {
             Ok((value, text)) => {
                 // serde keeps the last of two equal keys of a map without a word;
-                // the YAML tree refuses them.
-                let tree = crate::yaml::parse::<crate::yaml::Value>(&label, &text);
+                // the YAML tree refuses them. (A file with a compact form has
+                // none: build.rs made it only from a text the tree reads.)
+                let tree = match self.source.compact(file) {
+                    Some(_) => Ok(crate::yaml::Value::Null),
+                    None => crate::yaml::parse::<crate::yaml::Value>(&label, &text),
+                };
                 self.files.insert(file.to_string(), FileText { label, text });
                 match tree {
                     Ok(_) => Some(value),
@@ -3966,13 +3970,13 @@ mod tests {
     use crate::module::counters::CountersFile;
     use crate::module::map::MapFile;
 
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct Groups {
         #[serde(default)]
         colour_groups: Vec<Group>,
     }
 
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct Group {
         id: String,
     }

@@ -57,11 +57,22 @@ impl Source {
         }
     }
 
-    /// Parse one file of the module as `T`.
-    pub fn parse<T: DeserializeOwned>(&self, file: &str) -> Result<(T, String)> {
+    /// Parse one file of the module as `T`; an embedded module's file is
+    /// read from its compact form (build.rs) when it has one.
+    pub fn parse<T: DeserializeOwned + std::fmt::Debug>(&self, file: &str) -> Result<(T, String)> {
         let text = self.read(file)?;
-        let value = crate::yaml::parse(&self.label(file), &text).map_err(Error::Data)?;
+        let value = crate::yaml::parse_embedded(&self.label(file), &text, self.compact(file)).map_err(Error::Data)?;
         Ok((value, text))
+    }
+
+    /// The compact form of one file, written at build time: an embedded
+    /// module's YAML file has one unless build.rs could not make it
+    /// faithful; a folder's files never do.
+    pub fn compact(&self, file: &str) -> Option<&'static [u8]> {
+        match self {
+            Source::Embedded(id) => modules::embedded_compact(id, file),
+            Source::Dir(_) => None,
+        }
     }
 }
 
@@ -73,6 +84,8 @@ pub struct Module {
     pub map: Map,
     pub counters: Vec<counters::Counter>,
     pub colour_groups: Vec<ColourGroup>,
+    /// The map's layers that no game changes, as SVG, drawn at first use.
+    map_base: std::sync::OnceLock<String>,
 }
 
 /// Savannah 1.1: a colour group, and the band its counters carry.
@@ -104,7 +117,14 @@ impl Module {
             map,
             counters: counters.counters,
             colour_groups: extras.colour_groups,
+            map_base: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The whole map's layers that no game changes ([`crate::map_svg::base`]),
+    /// drawn once: every map of a game draws its counters over them.
+    pub fn map_base_svg(&self) -> &str {
+        self.map_base.get_or_init(|| crate::map_svg::base(&self.map))
     }
 
     /// The counters of a scenario's set-up, as the map draws them.

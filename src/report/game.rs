@@ -12,6 +12,14 @@
 //! game's templates), so `verify` renders them again and names any file
 //! that differs ([`check_dispatches`]). The referee's report is not stored
 //! (it shows every side's secrets); `report --referee` renders it.
+//!
+//! `reports/pending.yaml` ([`PENDING_FILE`]) says that the reports of the
+//! steps from `first_step` on are being written: `resolve` writes it before
+//! its first journal entry and removes it once their dispatch is written.
+//! A `resolve` killed (or short of disk) in between leaves it, and with it
+//! `verify` knows that those steps await their reports, which the next
+//! `resolve` writes; without it, steps the journal has and no dispatch
+//! reports are a dispatch deleted, which `verify` names.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +36,61 @@ use super::{load_templates, render, Format, ReportInput, Templates, Viewer};
 
 /// The map's file in a dispatch.
 pub const MAP_FILE: &str = "map.svg";
+
+/// The marker of reports being written, in `reports/`.
+pub const PENDING_FILE: &str = "pending.yaml";
+
+/// `reports/pending.yaml`: the reports of the steps from `first_step` on
+/// are being written by a `resolve` (or await the next one).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PendingReports {
+    pub first_step: u32,
+}
+
+/// The marker's path in a game folder.
+pub fn pending_path(folder: &GameFolder) -> PathBuf {
+    folder.root.join(REPORTS_DIR).join(PENDING_FILE)
+}
+
+/// The marker of reports being written, if there is one; a marker that
+/// adjutant did not write is a data error naming it.
+pub fn read_pending_marker(folder: &GameFolder) -> Result<Option<PendingReports>> {
+    let path = pending_path(folder);
+    let label = format!("{REPORTS_DIR}/{PENDING_FILE}");
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::refused(format!("{label}: not UTF-8 text")))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    crate::yaml::parse(&label, &text).map(Some).map_err(Error::Data)
+}
+
+/// Write the marker: the reports of the steps from `first_step` on are
+/// pending.
+pub fn write_pending_marker(folder: &GameFolder, first_step: u32) -> Result<()> {
+    let body = crate::yaml::to_string(&PendingReports { first_step }).map_err(|e| Error::usage(e.to_string()))?;
+    let text = format!(
+        "# adjutant: the reports of the steps from first_step on are being written; `adjutant resolve` writes them\n\
+         {body}"
+    );
+    fsio::write_atomic(&pending_path(folder), text.as_bytes())
+}
+
+/// Remove the marker, if there is one.
+pub fn remove_pending_marker(folder: &GameFolder) -> Result<()> {
+    let path = pending_path(folder);
+    if path.exists() {
+        fsio::remove_file(&path)?;
+    }
+    Ok(())
+}
+
+/// The last step up to `journal` (the journal's length) that the
+/// dispatches in `reports/` report (0 when none).
+pub fn reported_through(folder: &GameFolder, journal: u32) -> Result<u32> {
+    Ok(dispatches(folder)?.0.iter().map(|d| d.last).filter(|&last| last <= journal).max().unwrap_or(0))
+}
 
 /// What the reports of a range of steps are made from.
 pub struct Steps<'a> {
@@ -61,8 +124,9 @@ impl Steps<'_> {
             })
             .collect();
         let title = format!("{}, after step {}", self.folder.config.game_id, self.last());
-        map_svg::render(
+        map_svg::render_on(
             &rules.module.map,
+            Some(rules.module.map_base_svg()),
             &counters,
             &map_svg::Options { title: Some(title), arrows, markers, ..map_svg::Options::default() },
         )
@@ -71,13 +135,23 @@ impl Steps<'_> {
     /// One viewer's report; the HTML shows `map` inline, or links to
     /// `map_file` (a dispatch's `map.svg`).
     pub fn render(&self, viewer: Viewer, format: Format, map: MapIn) -> Result<String> {
+        render(&self.input(viewer, map, self.awaiting()), format, self.templates)
+    }
+
+    /// The sides the step after these awaits.
+    fn awaiting(&self) -> Vec<String> {
         let state = self.state;
-        let awaiting = state.next.as_ref().map(|s| crate::engine::awaited(self.rules, state, s)).unwrap_or_default();
+        state.next.as_ref().map(|s| crate::engine::awaited(self.rules, state, s)).unwrap_or_default()
+    }
+
+    /// What one viewer's report is made from.
+    fn input(&self, viewer: Viewer, map: MapIn, awaiting: Vec<String>) -> ReportInput<'_> {
+        let state = self.state;
         let (map_svg, map_file) = match map {
             MapIn::Inline(svg) => (Some(svg.to_string()), None),
             MapIn::File(name) => (None, Some(name.to_string())),
         };
-        let input = ReportInput {
+        ReportInput {
             game: &self.folder.config,
             viewer,
             entries: self.entries,
@@ -87,16 +161,20 @@ impl Steps<'_> {
             map_svg,
             map_file,
             players_of_sides: self.rules.players_of_armies(),
-        };
-        render(&input, format, self.templates)
+        }
     }
 
     /// Every file of the dispatch of these steps, by name, sorted.
     pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
         let mut files = BTreeMap::new();
+        let awaiting = self.awaiting();
         for side in &self.rules.module.info.sides {
+            // One model per side, every format rendered from it.
+            let input = self.input(Viewer::Side(side.id.clone()), MapIn::File(MAP_FILE), awaiting.clone());
+            let model = super::model(&input);
+            let value = minijinja::Value::from(minijinja::value::Serde(&model));
             for format in Format::ALL {
-                let text = self.render(Viewer::Side(side.id.clone()), format, MapIn::File(MAP_FILE))?;
+                let text = super::render_model(&model, &value, &input, format, self.templates)?;
                 files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
             }
         }
@@ -134,7 +212,7 @@ pub fn entries(folder: &GameFolder, first: u32, last: u32) -> Result<Vec<Journal
     let mut entries = Vec::new();
     for file in &listing.entries[(first - 1) as usize..last as usize] {
         let text = fsio::read_text(&file.path, &file.label)?;
-        entries.push(crate::yaml::parse(&file.label, &text).map_err(Error::Data)?);
+        entries.push(folder.journal_entry(&file.label, &text).map_err(Error::Data)?);
     }
     Ok(entries)
 }
@@ -184,7 +262,7 @@ pub fn dispatches(folder: &GameFolder) -> Result<(Vec<Dispatch>, Vec<String>)> {
         return Ok((found, foreign));
     }
     for name in fsio::list_names(&dir)? {
-        if name.starts_with(fsio::TEMP_PREFIX) {
+        if name.starts_with(fsio::TEMP_PREFIX) || name == PENDING_FILE {
             continue;
         }
         let range = name.split_once('-').and_then(|(a, b)| {
@@ -209,45 +287,54 @@ pub fn write_dispatch(steps: &Steps) -> Result<PathBuf> {
         return Err(Error::usage("a dispatch reports at least one step"));
     };
     let files = steps.dispatch()?;
-    let reports = steps.folder.root.join(REPORTS_DIR);
+    write_dispatch_files(steps.folder, first.step, last.step, &files)
+}
+
+/// Write a dispatch already rendered ([`Steps::dispatch`]) into
+/// `reports/`, atomically; returns its path.
+pub fn write_dispatch_files(
+    folder: &GameFolder,
+    first: u32,
+    last: u32,
+    files: &BTreeMap<String, Vec<u8>>,
+) -> Result<PathBuf> {
+    let reports = folder.root.join(REPORTS_DIR);
     fsio::ensure_dir(&reports)?;
-    let target = reports.join(dispatch_name(first.step, last.step));
-    fsio::write_dir_atomic(&target, &files)?;
+    let target = reports.join(dispatch_name(first, last));
+    fsio::write_dir_atomic(&target, files)?;
     Ok(target)
 }
 
-/// Write the dispatch of the journal steps no dispatch covers yet, if any
-/// (after `resolve`, or after a `resolve` killed before its reports were
-/// written). `state` is the state after the journal's last step.
-pub fn write_pending(folder: &GameFolder, rules: &Rules, state: &State) -> Result<Option<PathBuf>> {
-    let count = folder.journal().list()?.entries.len() as u32;
-    let (have, _) = dispatches(folder)?;
-    let covered = have.iter().map(|d| d.last).max().unwrap_or(0);
-    if covered >= count {
-        return Ok(None);
-    }
-    let entries = entries(folder, covered + 1, count)?;
-    let templates = game_templates(folder)?;
-    let steps = Steps { folder, rules, templates: &templates, entries: &entries, state };
-    write_dispatch(&steps).map(Some)
+/// What `verify` finds in `reports/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportsCheck {
+    /// Every step of the journal is reported, exactly as the journal gives.
+    Complete,
+    /// The dispatches there are exact, and steps `first..=last` await
+    /// their reports, as `reports/pending.yaml` says.
+    Pending { first: u32, last: u32 },
+    /// The first file that differs, is missing or does not belong.
+    Failed { file: String, message: String },
 }
 
 /// `verify`: every dispatch in `reports/` must be exactly what the journal
-/// gives. `count` is the journal's length, `states` the replayed state
-/// after the last step of every dispatch. The
-/// first file that differs, is missing or does not belong is named.
+/// gives, and every step of the journal reported by one, except the last
+/// steps when `reports/pending.yaml` says that their reports are pending.
+/// `count` is the journal's length, `states` the replayed state after the
+/// last step of every dispatch.
 pub fn check_dispatches(
     folder: &GameFolder,
     rules: &Rules,
     count: u32,
     states: &BTreeMap<u32, State>,
-) -> Result<Option<(String, String)>> {
+) -> Result<ReportsCheck> {
+    let failed = |file: String, message: String| Ok(ReportsCheck::Failed { file, message });
     let (found, foreign) = dispatches(folder)?;
     if let Some(name) = foreign.first() {
-        return Ok(Some((
+        return failed(
             name.clone(),
             "not a dispatch of reports (folders are named by their first and last steps, e.g. 000001-000004)".into(),
-        )));
+        );
     }
     let templates = game_templates(folder)?;
     let mut next = 1;
@@ -259,33 +346,58 @@ pub fn check_dispatches(
             } else {
                 format!("leaves steps {next} to {} without reports", first - 1)
             };
-            return Ok(Some((name, why)));
+            return failed(name, why);
         }
         if *last > count {
-            return Ok(Some((name, format!("reports steps the journal does not have (it has {count})"))));
+            return failed(name, format!("reports steps the journal does not have (it has {count})"));
         }
         let entries = entries(folder, *first, *last)?;
         let steps = Steps { folder, rules, templates: &templates, entries: &entries, state: &states[last] };
         let expected = steps.dispatch()?;
         for file in fsio::list_names(dir)? {
             if !expected.contains_key(&file) {
-                return Ok(Some((format!("{name}/{file}"), "not a file adjutant writes in a dispatch".into())));
+                return failed(format!("{name}/{file}"), "not a file adjutant writes in a dispatch".into());
             }
         }
         for (file, want) in &expected {
             let label = format!("{name}/{file}");
             let path = dir.join(file);
             if !path.exists() {
-                return Ok(Some((label, "missing: every dispatch has each side's report in each format".into())));
+                return failed(label, "missing: every dispatch has each side's report in each format".into());
             }
             let got = fsio::read(&path)?;
             if &got != want {
-                return Ok(Some((label.clone(), difference(&got, want))));
+                return failed(label, difference(&got, want));
             }
         }
         next = last + 1;
     }
-    Ok(None)
+    let marker = match read_pending_marker(folder) {
+        Ok(marker) => marker,
+        Err(e) => return failed(format!("{REPORTS_DIR}/{PENDING_FILE}"), e.to_string()),
+    };
+    if next > count {
+        return Ok(ReportsCheck::Complete);
+    }
+    let steps = if next == count { format!("step {next} has") } else { format!("steps {next}-{count} have") };
+    match marker {
+        Some(m) if m.first_step <= next => Ok(ReportsCheck::Pending { first: next, last: count }),
+        Some(m) => failed(
+            format!("{REPORTS_DIR}/{}", dispatch_name(next, (m.first_step - 1).min(count))),
+            format!(
+                "missing: {steps} no reports, and {REPORTS_DIR}/{PENDING_FILE} says only those from step {} \
+                 on are being written (was a dispatch deleted?); `adjutant resolve` writes them again",
+                m.first_step
+            ),
+        ),
+        None => failed(
+            format!("{REPORTS_DIR}/{}", dispatch_name(next, count)),
+            format!(
+                "missing: {steps} no reports, and no {REPORTS_DIR}/{PENDING_FILE} says they are being written \
+                 (was the dispatch deleted?); `adjutant resolve` writes them again"
+            ),
+        ),
+    }
 }
 
 /// Where a report differs from what the journal gives, as a message: the

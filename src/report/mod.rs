@@ -131,22 +131,34 @@ impl FromStr for Format {
 /// The report of `input` in `format`, through `templates`.
 pub fn render(input: &ReportInput, format: Format, templates: &Templates) -> Result<String> {
     let model = model(input);
+    render_model(&model, &Value::from(Serde(&model)), input, format, templates)
+}
+
+/// [`render`] from the input's model and the model as a template value,
+/// already made: one model serves every format.
+pub(crate) fn render_model(
+    model: &ReportModel,
+    value: &Value,
+    input: &ReportInput,
+    format: Format,
+    templates: &Templates,
+) -> Result<String> {
     let Some(name) = format.template() else {
-        let json = serde_json::to_string_pretty(&model).expect("a ReportModel always serialises");
+        let json = serde_json::to_string_pretty(model).expect("a ReportModel always serialises");
         return Ok(json + "\n");
     };
     let context = match format {
-        Format::Text => context! { tables => Serde(text_tables(&model)), ..Value::from(Serde(&model)) },
+        Format::Text => context! { tables => Serde(text_tables(model)), ..value.clone() },
         Format::Html => {
             let svg = input.map_svg.as_deref().map(inline_svg).transpose()?;
             // The map is the one thing not escaped: our own SVG, checked to be one.
             context! {
                 map_svg => svg.map(Value::from_safe_string),
                 map_file => input.map_file.clone(),
-                ..Value::from(Serde(&model))
+                ..value.clone()
             }
         }
-        _ => context! { map_svg => Value::from(()), ..Value::from(Serde(&model)) },
+        _ => context! { map_svg => Value::from(()), ..value.clone() },
     };
     templates.render(name, context)
 }

@@ -39,6 +39,11 @@ pub struct ReportModel {
     pub players: Vec<PlayerSummary>,
     pub viewer: ViewerSummary,
     pub dice: DiceSummary,
+    /// The journal's head after the last step reported: that entry's step
+    /// and the SHA-256 of its file. Keep it: `adjutant verify --head`
+    /// checks a game folder against it, which catches the last steps cut
+    /// back (docs/DICE.md, "Holding the referee to the journal").
+    pub journal_head: Option<JournalHead>,
     /// The steps reported, in journal order.
     pub steps: Vec<StepReport>,
     /// Where the game stands after the last step reported.
@@ -49,6 +54,13 @@ pub struct ReportModel {
 pub struct PlayerSummary {
     pub side: String,
     pub name: String,
+}
+
+/// A journal entry's step and the SHA-256 of its file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalHead {
+    pub step: u32,
+    pub sha256: Bytes32,
 }
 
 /// Who the report is for: `role` is `side` (with `side` set) or `referee`.
@@ -294,12 +306,17 @@ pub fn model(input: &ReportInput) -> ReportModel {
         result: state.result.clone(),
     };
     let game = input.game;
+    let last = input.entries.last();
+    // The players as they were at the last step reported, so that a later
+    // change of player (`adjutant player`) leaves earlier reports as written.
+    let players = game.players_at(last.map_or(0, |e| e.step));
     ReportModel {
         report_version: REPORT_VERSION,
         game_id: game.game_id.clone(),
         module: game.module.clone(),
         scenario: game.scenario.clone(),
-        players: game.players.iter().map(|p| PlayerSummary { side: p.side.clone(), name: p.name.clone() }).collect(),
+        players: players.iter().map(|p| PlayerSummary { side: p.side.clone(), name: p.name.clone() }).collect(),
+        journal_head: last.map(|e| JournalHead { step: e.step, sha256: e.sha256() }),
         viewer: match viewer {
             Viewer::Referee => ViewerSummary { role: "referee".into(), side: None },
             Viewer::Side(side) => ViewerSummary { role: "side".into(), side: Some(side.clone()) },

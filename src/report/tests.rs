@@ -18,6 +18,7 @@ fn game() -> GameConfig {
         players: vec![Player { side: "british".into(), name: "Ann".into(), email: Some("ann@example.org".into()) }],
         dice: DiceConfig { protocol: 1, mode: DiceMode::Referee, chain_length: 16, anchor: Bytes32([0xaa; 32]) },
         mail: None,
+        player_changes: Vec::new(),
     }
 }
 
@@ -58,6 +59,7 @@ fn entry() -> JournalEntry {
                 .with("fields_visible_to", serde_json::json!({"hidden_odds": ["french"]})),
         ],
         state_sha256: Some(Bytes32([0x66; 32])),
+        players_sha256: None,
     }
 }
 

@@ -31,8 +31,10 @@
 //! and the parser itself caps flow nesting, so hostile text cannot overflow
 //! the stack.
 
+use std::collections::BTreeMap;
+
 use yaml_rust2::parser::{Event, Parser};
-use yaml_rust2::scanner::Marker;
+use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 /// One component of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,145 +98,206 @@ fn parse_path(path: &str) -> Vec<Component> {
     components
 }
 
-/// The parser's events, with any scan error turned into `None`.
-struct Events<'a> {
-    parser: Parser<std::str::Chars<'a>>,
+/// Where a node was written: its 1-based (line, column).
+pub type Position = (usize, usize);
+
+/// A YAML document read once, so that any number of field paths can be
+/// located in it (see the module documentation for what a location points
+/// at): every node's position, each mapping's scalar keys (the first of
+/// duplicates) with where the key is written, each sequence's items, and
+/// every scalar's text as written (without its quotes). Building it is one
+/// pass of the event parser; each look-up walks the path's components
+/// through the nodes. The nodes are kept in one flat list, so that neither
+/// building nor dropping an index recurses, however deep the document.
+#[derive(Debug, Clone, Default)]
+pub struct Index {
+    nodes: Vec<Node>,
 }
 
-impl<'a> Events<'a> {
-    fn new(text: &'a str) -> Self {
-        Events { parser: Parser::new_from_str(text) }
-    }
+#[derive(Debug, Clone)]
+struct Node {
+    at: Position,
+    kind: Kind,
+}
 
-    fn next(&mut self) -> Option<(Event, Marker)> {
-        self.parser.next_token().ok()
-    }
+#[derive(Debug, Clone)]
+enum Kind {
+    /// A scalar: its text, and whether it was written plain (unquoted, not
+    /// a block scalar).
+    Scalar {
+        text: String,
+        plain: bool,
+    },
+    /// An alias: not followed.
+    Alias,
+    Sequence(Vec<usize>),
+    /// Scalar keys (the first of duplicates): where the key is written, and
+    /// its value's node.
+    Mapping(BTreeMap<String, (Position, usize)>),
+}
 
-    /// Where the node whose first event is `first`, at `mark`, starts.
-    ///
-    /// A block mapping's start event is marked at its first key's `:` (the
-    /// parser only knows it is a mapping from there), so a mapping starts
-    /// at whichever comes first: that mark or its first key's.
-    fn node_start(&mut self, first: &Event, mark: &Marker) -> Option<(usize, usize)> {
-        if let Event::MappingStart(..) = first {
-            let (_, key_mark) = self.parser.peek().ok()?;
-            if key_mark.index() < mark.index() {
-                return Some(position(key_mark));
-            }
+/// A collection being read: its node, and for a mapping the key read and
+/// awaiting its value (`Some(None)` for a key that is not a scalar).
+struct Open {
+    node: usize,
+    key: Option<(Option<String>, Position)>,
+}
+
+/// A scalar of the document as written: `16`, `0x10`, `"16"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written<'a> {
+    pub text: &'a str,
+    /// Written without quotes (and not as a block scalar): a plain scalar,
+    /// whose text YAML may read as a number, a boolean or null.
+    pub plain: bool,
+    pub at: Position,
+}
+
+impl Index {
+    /// Read `text`'s first document; `None` if the text does not parse
+    /// (the whole stream must) or holds no document.
+    pub fn new(text: &str) -> Option<Index> {
+        let mut parser = Parser::new_from_str(text);
+        let mut next = || parser.next_token().ok();
+        if next()?.0 != Event::StreamStart {
+            return None;
         }
-        Some(position(mark))
-    }
-
-    /// Consumes the rest of the node whose first event is `first`.
-    fn skip_node(&mut self, first: &Event) -> Option<()> {
-        let mut depth: usize = match first {
-            Event::SequenceStart(..) | Event::MappingStart(..) => 1,
-            Event::Scalar(..) | Event::Alias(..) => return Some(()),
-            // Not the start of a node: the stream is not what we expect.
-            _ => return None,
-        };
-        while depth > 0 {
-            match self.next()?.0 {
-                Event::SequenceStart(..) | Event::MappingStart(..) => depth += 1,
-                Event::SequenceEnd | Event::MappingEnd => depth -= 1,
-                Event::Scalar(..) | Event::Alias(..) => {}
-                _ => return None,
-            }
+        // An empty stream (StreamEnd here) has no document, so no root either.
+        if next()?.0 != Event::DocumentStart {
+            return None;
         }
-        Some(())
-    }
-
-    /// Consumes everything up to the end of the stream; `None` if any of it
-    /// does not parse.
-    fn drain(&mut self) -> Option<()> {
+        let mut index = Index { nodes: Vec::new() };
+        let mut open: Vec<Open> = Vec::new();
         loop {
-            if self.next()?.0 == Event::StreamEnd {
-                return Some(());
+            let (event, mark) = parser.next_token().ok()?;
+            // The node this event completes, if it completes one.
+            let done = match event {
+                Event::Scalar(text, style, ..) => {
+                    let plain = style == TScalarStyle::Plain;
+                    index.push(position(&mark), Kind::Scalar { text, plain })
+                }
+                Event::Alias(_) => index.push(position(&mark), Kind::Alias),
+                Event::SequenceStart(..) => {
+                    let node = index.push(position(&mark), Kind::Sequence(Vec::new()));
+                    open.push(Open { node, key: None });
+                    continue;
+                }
+                Event::MappingStart(..) => {
+                    // A block mapping's start event is marked at its first
+                    // key's `:` (the parser only knows it is a mapping from
+                    // there), so a mapping starts at whichever comes first:
+                    // that mark or its first key's.
+                    let (_, key_mark) = parser.peek().ok()?;
+                    let at = if key_mark.index() < mark.index() { position(key_mark) } else { position(&mark) };
+                    let node = index.push(at, Kind::Mapping(BTreeMap::new()));
+                    open.push(Open { node, key: None });
+                    continue;
+                }
+                Event::SequenceEnd | Event::MappingEnd => open.pop()?.node,
+                // Anything else inside a document: not what a document holds.
+                _ => return None,
+            };
+            // A completed node belongs to the collection around it (an
+            // item, a key or a value); the root belongs to nothing.
+            match open.last_mut() {
+                Some(parent) => index.attach(parent, done, &mark),
+                None => break,
             }
         }
+        // The answer stands only if the whole text parses.
+        loop {
+            if parser.next_token().ok()?.0 == Event::StreamEnd {
+                return Some(index);
+            }
+        }
+    }
+
+    fn push(&mut self, at: Position, kind: Kind) -> usize {
+        self.nodes.push(Node { at, kind });
+        self.nodes.len() - 1
+    }
+
+    /// `node` (just completed) as the next part of the collection `parent`;
+    /// `mark` is where a scalar key was written.
+    fn attach(&mut self, parent: &mut Open, node: usize, mark: &Marker) {
+        let key = match (&self.nodes[node].kind, &parent.key) {
+            (_, Some(_)) => None,
+            (Kind::Scalar { text, .. }, None) => Some(Some(text.clone())),
+            (_, None) => Some(None),
+        };
+        match (&mut self.nodes[parent.node].kind, key) {
+            (Kind::Sequence(items), _) => items.push(node),
+            // A key: its value comes next.
+            (Kind::Mapping(_), Some(key)) => parent.key = Some((key, position(mark))),
+            (Kind::Mapping(keys), None) => {
+                if let Some((Some(key), at)) = parent.key.take() {
+                    keys.entry(key).or_insert((at, node));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The 1-based (line, column) of the node at `path`, or of the deepest
+    /// ancestor of it that exists; `None` if not even the first component
+    /// exists.
+    pub fn locate(&self, path: &str) -> Option<Position> {
+        let components = parse_path(path);
+        let (found, matched) = self.walk(&components)?;
+        if matched == 0 && !components.is_empty() {
+            return None;
+        }
+        Some(found.1)
+    }
+
+    /// The scalar at `path` as written, if the whole path exists and ends
+    /// at a scalar.
+    pub fn written(&self, path: &str) -> Option<Written<'_>> {
+        let components = parse_path(path);
+        let ((node, at), matched) = self.walk(&components)?;
+        if matched != components.len() {
+            return None;
+        }
+        match &self.nodes[node].kind {
+            Kind::Scalar { text, plain } => Some(Written { text, plain: *plain, at }),
+            _ => None,
+        }
+    }
+
+    /// The deepest node the components lead to (its id and where it is
+    /// located), and how many components matched.
+    fn walk(&self, components: &[Component]) -> Option<((usize, Position), usize)> {
+        let root = self.nodes.first()?;
+        let mut node = 0usize;
+        let mut best = root.at;
+        let mut matched = 0usize;
+        for component in components {
+            let next = match (component, &self.nodes[node].kind) {
+                (Component::Key(key), Kind::Mapping(keys)) => keys.get(key).map(|&(at, value)| (value, at)),
+                (Component::Index(i), Kind::Sequence(items)) => items.get(*i).map(|&item| (item, self.nodes[item].at)),
+                _ => None,
+            };
+            let Some((n, at)) = next else { break };
+            node = n;
+            best = at;
+            matched += 1;
+        }
+        Some(((node, best), matched))
     }
 }
 
 /// A parser mark as a 1-based (line, column). yaml-rust2's lines are 1-based
 /// and its columns 0-based, both counted in characters.
-fn position(mark: &Marker) -> (usize, usize) {
+fn position(mark: &Marker) -> Position {
     (mark.line(), mark.col().saturating_add(1))
 }
 
 /// The 1-based (line, column) of the node at `path` in `text`, or of the
 /// deepest ancestor of it that exists; None if the text does not parse or
-/// not even the first component exists.
-pub fn locate(text: &str, path: &str) -> Option<(usize, usize)> {
-    let components = parse_path(path);
-    let mut events = Events::new(text);
-
-    if events.next()?.0 != Event::StreamStart {
-        return None;
-    }
-    // An empty stream (StreamEnd here) has no document, so no root either.
-    if events.next()?.0 != Event::DocumentStart {
-        return None;
-    }
-
-    // The node we are at: its first event, and the best location so far.
-    let (mut node, root_mark) = events.next()?;
-    let mut best = events.node_start(&node, &root_mark)?;
-    let mut matched = 0usize;
-
-    for component in &components {
-        let found = match (component, &node) {
-            (Component::Key(key), Event::MappingStart(..)) => {
-                let mut found = false;
-                loop {
-                    let (key_event, key_mark) = events.next()?;
-                    if key_event == Event::MappingEnd {
-                        break;
-                    }
-                    if matches!(&key_event, Event::Scalar(value, ..) if value == key) {
-                        best = position(&key_mark);
-                        node = events.next()?.0;
-                        found = true;
-                        break;
-                    }
-                    events.skip_node(&key_event)?;
-                    let (value_event, _) = events.next()?;
-                    events.skip_node(&value_event)?;
-                }
-                found
-            }
-            (Component::Index(index), Event::SequenceStart(..)) => {
-                let mut found = false;
-                let mut at = 0usize;
-                loop {
-                    let (item_event, item_mark) = events.next()?;
-                    if item_event == Event::SequenceEnd {
-                        break;
-                    }
-                    if at == *index {
-                        best = events.node_start(&item_event, &item_mark)?;
-                        node = item_event;
-                        found = true;
-                        break;
-                    }
-                    events.skip_node(&item_event)?;
-                    at += 1;
-                }
-                found
-            }
-            _ => false,
-        };
-        if !found {
-            break;
-        }
-        matched += 1;
-    }
-
-    // The answer stands only if the whole text parses.
-    events.drain()?;
-    if matched == 0 && !components.is_empty() {
-        return None;
-    }
-    Some(best)
+/// not even the first component exists. To locate many paths in one text,
+/// build its [`Index`] once.
+pub fn locate(text: &str, path: &str) -> Option<Position> {
+    Index::new(text)?.locate(path)
 }
 
 #[cfg(test)]

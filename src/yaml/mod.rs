@@ -11,8 +11,16 @@
 //! - [`from_str`], [`from_value`], [`to_string`]: serde in and out.
 //! - [`parse`]: a typed parse whose error names the file, line, column and
 //!   field path ([`Located`]).
+//! - [`parse_embedded`]: the same for a file of an embedded module, read
+//!   from its compact form ([`compact`], written at build time) when it
+//!   has one, which is a hundred times faster than scanning the YAML.
 
+pub mod compact;
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod compact_write;
+pub mod depth;
 pub mod locate;
+mod scalar;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -47,6 +55,11 @@ pub fn error_location(error: &Error) -> Option<(usize, usize)> {
 
 /// Parse YAML into `T`, locating any problem by line, column and field path.
 pub fn parse<T: DeserializeOwned>(label: &str, text: &str) -> Result<T, Located> {
+    // Tracking the field path costs a third of the time: only an error
+    // needs it, so the text is read again, tracked, when there is one.
+    if let Ok(value) = serde_norway::from_str(text) {
+        return Ok(value);
+    }
     let deserializer = serde_norway::Deserializer::from_str(text);
     serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let field = e.path().to_string();
@@ -65,6 +78,60 @@ pub fn parse<T: DeserializeOwned>(label: &str, text: &str) -> Result<T, Located>
             message,
         }
     })
+}
+
+/// [`parse`] for a file of an embedded module: `compact` is the compact
+/// form build.rs wrote of the same `text`, if it has one. The value is read
+/// from it; anything it cannot give is read from the text, so that errors
+/// are located exactly as [`parse`] locates them.
+///
+/// In debug builds (every test), the first read of each file as each type
+/// is checked against [`parse`] of the text: the two must agree.
+pub fn parse_embedded<T: DeserializeOwned + std::fmt::Debug>(
+    label: &str,
+    text: &str,
+    compact: Option<&[u8]>,
+) -> Result<T, Located> {
+    let Some(bytes) = compact else { return parse(label, text) };
+    match compact::from_slice::<T>(bytes) {
+        Ok(value) => {
+            #[cfg(debug_assertions)]
+            check_compact(label, text, &value);
+            Ok(value)
+        }
+        Err(error) => {
+            let from_text = parse(label, text);
+            debug_assert!(
+                from_text.is_err(),
+                "{label}: the YAML reads as {} but its compact form does not ({error})",
+                std::any::type_name::<T>()
+            );
+            from_text
+        }
+    }
+}
+
+/// Debug builds: `value`, read from the compact form of `text`, is what
+/// [`parse`] reads from the text (once per file and type in a process).
+#[cfg(debug_assertions)]
+fn check_compact<T: DeserializeOwned + std::fmt::Debug>(label: &str, text: &str, value: &T) {
+    static CHECKED: std::sync::Mutex<std::collections::BTreeSet<(String, &'static str)>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let first =
+        CHECKED.lock().map(|mut seen| seen.insert((label.to_string(), std::any::type_name::<T>()))).unwrap_or(true);
+    if first {
+        match parse::<T>(label, text) {
+            Ok(from_text) => assert_eq!(
+                format!("{from_text:?}"),
+                format!("{value:?}"),
+                "{label}: the compact form reads differently from the YAML as {}",
+                std::any::type_name::<T>()
+            ),
+            Err(e) => {
+                panic!("{label}: the compact form reads as {} but the YAML does not: {e}", std::any::type_name::<T>())
+            }
+        }
+    }
 }
 
 #[cfg(test)]

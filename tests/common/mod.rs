@@ -212,3 +212,83 @@ pub fn play_turn_16_opening(d: &Path) -> Vec<String> {
         run(d, &["resolve", "--dir", "g", "cf.yaml", "ca.yaml", "cb.yaml"]).ok(),
     ]
 }
+
+/// The demo's shipped orders file of a step and side, e.g.
+/// `16-allies-movement--french`.
+pub fn demo_orders(step_and_side: &str) -> PathBuf {
+    repo_root().join("games/savannah-1779/demo/historical").join(format!("{step_and_side}.yaml"))
+}
+
+/// A new demo game in `dir/savannah` (`adjutant demo --only-new`: the
+/// public chain top, so that its rolls are the demo's); returns its path.
+pub fn new_demo_game(dir: &Path) -> PathBuf {
+    run(dir, &["demo", "--keep", ".", "--only-new"]).ok();
+    dir.join("savannah")
+}
+
+/// A demo game (`new_demo_game`) whose first steps are resolved (the
+/// Allied movement and rally of turn 16) and whose next orders are in the
+/// inbox, so that one `resolve` resolves steps 3 and 4 (the French mortar's
+/// fire and the Allied close combat: 3 rolls, 3 orders files) and writes
+/// their dispatch; with `british_movement`, the British movement's orders
+/// too, and the resolve goes on to step 7 (4 orders files, 5 entries).
+/// Returns the game's path.
+pub fn demo_game_awaiting_resolve(dir: &Path, british_movement: bool) -> PathBuf {
+    let game = new_demo_game(dir);
+    let g = game.to_str().unwrap();
+    for file in ["16-allies-movement--french", "16-allies-movement--american"] {
+        run(dir, &["submit", "--dir", g, demo_orders(file).to_str().unwrap()]).ok();
+    }
+    run(dir, &["resolve", "--dir", g]).ok();
+    let mut next = vec![
+        "16-allies-defensive-artillery-fire--french",
+        "16-allies-close-combat--british",
+        "16-allies-close-combat--french",
+    ];
+    if british_movement {
+        next.push("16-british-movement--british");
+    }
+    for file in next {
+        run(dir, &["submit", "--dir", g, demo_orders(file).to_str().unwrap()]).ok();
+    }
+    game
+}
+
+/// Every file and folder under `dir`, by path relative to it: a file's
+/// bytes, or `None` for a folder.
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(dir).unwrap().to_path_buf();
+            if path.is_dir() {
+                stack.push(path);
+                out.insert(relative, None);
+            } else {
+                out.insert(relative, Some(std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// What differs between two snapshots, in words (empty when none).
+pub fn snapshot_difference(
+    got: &std::collections::BTreeMap<PathBuf, Option<Vec<u8>>>,
+    want: &std::collections::BTreeMap<PathBuf, Option<Vec<u8>>>,
+) -> String {
+    let mut out = Vec::new();
+    for (path, bytes) in got {
+        match want.get(path) {
+            None => out.push(format!("{} is extra", path.display())),
+            Some(w) if w != bytes => out.push(format!("{} differs", path.display())),
+            _ => {}
+        }
+    }
+    for path in want.keys().filter(|p| !got.contains_key(*p)) {
+        out.push(format!("{} is missing", path.display()));
+    }
+    out.join("; ")
+}
