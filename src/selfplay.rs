@@ -549,8 +549,7 @@ fn step_orders(
     sides: &[String],
     draw: &mut Draw,
 ) -> std::result::Result<(BTreeMap<String, Value>, OrderCounts), String> {
-    let least: BTreeMap<String, Value> =
-        sides.iter().map(|side| (side.clone(), template::minimal(rules, state, step, side))).collect();
+    let least = template::minimal_of(rules, state, step, sides);
     // Every problem as (side, field, message): each side's alone, then
     // (when there are none) all sides' together.
     let problems = |bodies: &BTreeMap<String, Value>| -> Vec<(String, String, String)> {

@@ -2948,6 +2948,12 @@ impl Phase<'_> {
     /// enemy unit: each with where it is, the restriction and its pair, the
     /// enemy units next to it, and those hexes (cheapest first).
     fn forced_retreats(&self, start: &State, sides: &[&str]) -> Vec<ForcedRetreat> {
+        self.forced_retreats_of(start, sides, |_| true)
+    }
+
+    /// [`Phase::forced_retreats`] of the units `of` keeps (the hexes open
+    /// to a retreat are the costly part: a trial move to each).
+    fn forced_retreats_of(&self, start: &State, sides: &[&str], of: impl Fn(&str) -> bool) -> Vec<ForcedRetreat> {
         let mut found = Vec::new();
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
@@ -2960,13 +2966,12 @@ impl Phase<'_> {
                 continue;
             }
             let Some(hex) = hex_of(start, id) else { continue };
-            if !super::close_combat::must_attack_in(self.rules, start, id, Some(&occupancy)) {
+            if !of(id) || !super::close_combat::must_attack_in(self.rules, start, id, Some(&occupancy)) {
                 continue;
             }
             let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
             let Some((r, x, y)) = restricted_stack(self.rules, start, hex, keep) else { continue };
-            let options: Vec<HexId> =
-                self.one_unit_ends(&base, id).into_iter().filter(|h| self.adjacent_enemies(*h).is_empty()).collect();
+            let options = self.one_unit_ends(&base, id, |h| self.adjacent_enemies(h).is_empty(), usize::MAX);
             if options.is_empty() {
                 continue;
             }
@@ -2987,7 +2992,9 @@ impl Phase<'_> {
     /// The hexes other than its own that `id` can end a one-unit move in
     /// (not pinned units': leaving a pin is the player's choice, 9.3),
     /// cheapest first: the orders' own checks, as for [`unit_moves`].
-    fn one_unit_ends(&self, base: &Run<'_>, id: &str) -> Vec<HexId> {
+    /// Only the hexes `keep` keeps, and at most `limit` of them (the trial
+    /// move to each hex is the costly part, so those are made last).
+    fn one_unit_ends(&self, base: &Run<'_>, id: &str, keep: impl Fn(HexId) -> bool, limit: usize) -> Vec<HexId> {
         let Some(side) = self.counters.get(id).and_then(|c| self.side_of_army.get(&c.army)) else {
             return Vec::new();
         };
@@ -3002,20 +3009,27 @@ impl Phase<'_> {
         let mut problems = Vec::new();
         let Some(prepared) = self.prepare(base, side, "moves[0]", &probe, &mut problems) else { return Vec::new() };
         let best = self.search(&base.state, &prepared.group, &prepared.occ, None);
-        let mut ends: Vec<HexId> =
-            self.legal_ends(base, side, &probe, &prepared).into_iter().filter(|h| *h != prepared.start).collect();
-        ends.sort_by_key(|h| best.get(h).map(|n| (n.mp, n.steps, *h)));
+        let mut candidates: Vec<HexId> =
+            best.keys().copied().filter(|h| *h != prepared.start && keep(*h)).collect();
+        candidates.sort_by_key(|h| best.get(h).map(|n| (n.mp, n.steps, *h)));
+        let mut ends = Vec::new();
+        for to in candidates {
+            if ends.len() >= limit {
+                break;
+            }
+            if self.ends_at(base, side, &probe, &prepared, &best, to) {
+                ends.push(to);
+            }
+        }
         ends
     }
 
     /// Savannah 4.1: a stack of [`Phase::forced_retreats`] that the orders
     /// leave next to the enemy.
     fn stack_must_retreat(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
-        for f in self.forced_retreats(start, sides) {
-            let Some(now) = hex_of(&run.state, &f.unit) else { continue };
-            if self.adjacent_enemies(now).is_empty() {
-                continue;
-            }
+        // Only the units the orders leave next to the enemy.
+        let left_next_to = |id: &str| hex_of(&run.state, id).is_some_and(|now| !self.adjacent_enemies(now).is_empty());
+        for f in self.forced_retreats_of(start, sides, left_next_to) {
             let field = run.moved.get(&f.unit).map(|(_, field)| field.clone()).unwrap_or_else(|| "moves".into());
             run.problems.push((
                 f.side.clone(),
@@ -3088,8 +3102,8 @@ impl Phase<'_> {
                                 let can_move = || {
                                     let mut base = Run::new(start.clone(), None);
                                     self.place_arrivals(&mut base, &[]);
-                                    !self.one_unit_ends(&base, &x.id).is_empty()
-                                        || !self.one_unit_ends(&base, &y.id).is_empty()
+                                    !self.one_unit_ends(&base, &x.id, |_| true, 1).is_empty()
+                                        || !self.one_unit_ends(&base, &y.id, |_| true, 1).is_empty()
                                 };
                                 if always && stacked_before && can_move() {
                                     found.push((

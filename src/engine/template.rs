@@ -45,22 +45,39 @@ fn key(k: &str) -> Value {
 
 /// The least `side` must order for `step` in `state`.
 pub fn minimal(rules: &Rules, state: &State, step: &Step, side: &str) -> Value {
-    let mut body = Mapping::new();
-    let Step::PlayerTurn { player, phase, .. } = step else { return Value::Mapping(body) };
-    match phase.as_str() {
-        "movement" => {
-            let moves = least_moves(rules, state, player).remove(side).unwrap_or_default();
-            body.insert(key("moves"), Value::Sequence(moves))
+    minimal_of(rules, state, step, &[side.to_string()]).remove(side).unwrap_or_default()
+}
+
+/// The least orders of each of `sides` for `step`: the phasing player's
+/// moves and attacks are found once, for all its sides together.
+pub fn minimal_of(rules: &Rules, state: &State, step: &Step, sides: &[String]) -> BTreeMap<String, Value> {
+    let mut moves = None;
+    let mut attacks_of_player = None;
+    let mut all = BTreeMap::new();
+    for side in sides {
+        let mut body = Mapping::new();
+        if let Step::PlayerTurn { player, phase, .. } = step {
+            match phase.as_str() {
+                "movement" => {
+                    let list = moves.get_or_insert_with(|| least_moves(rules, state, player)).remove(side);
+                    body.insert(key("moves"), Value::Sequence(list.unwrap_or_default()));
+                }
+                "defensive-artillery-fire" => {
+                    body.insert(key("fire"), Value::Sequence(Vec::new()));
+                }
+                "rifle-fire" => {
+                    body.insert(key("rifle_fire"), Value::Sequence(Vec::new()));
+                }
+                "close-combat" if rules.sequence.sides_of(player).iter().any(|s| s == side) => {
+                    let list = attacks_of_player.get_or_insert_with(|| attacks(rules, state, player)).remove(side);
+                    body.insert(key("attacks"), Value::Sequence(list.unwrap_or_default()));
+                }
+                _ => {}
+            }
         }
-        "defensive-artillery-fire" => body.insert(key("fire"), Value::Sequence(Vec::new())),
-        "rifle-fire" => body.insert(key("rifle_fire"), Value::Sequence(Vec::new())),
-        "close-combat" if rules.sequence.sides_of(player).iter().any(|s| s == side) => {
-            let list = attacks(rules, state, player).remove(side).unwrap_or_default();
-            body.insert(key("attacks"), Value::Sequence(list))
-        }
-        _ => None,
-    };
-    Value::Mapping(body)
+        all.insert(side.clone(), Value::Mapping(body));
+    }
+    all
 }
 
 /// The least moves of every side of the phasing player, made side after
@@ -519,7 +536,7 @@ fn built_attacks(
 
 /// Every side's least orders for a step, keyed by side (for tests and the demo).
 pub fn minimal_all(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, Value> {
-    super::awaited(rules, state, step).into_iter().map(|s| (s.clone(), minimal(rules, state, step, &s))).collect()
+    minimal_of(rules, state, step, &super::awaited(rules, state, step))
 }
 
 // ---------------------------------------------------------------------------
