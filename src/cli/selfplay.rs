@@ -133,9 +133,11 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
         );
         let count = |kind: &str| r.summary.events.get(kind).copied().unwrap_or(0);
         text += &format!(
-            "  events    {} close combats, {} fire results, {} retreats, {} units captured, {} rallies\n",
+            "  events    {} close combats, {} fire to-hit rolls, {} step losses, {} retreats, {} units captured, {} \
+             rallies\n",
             thousands(count("close-combat")),
-            thousands(count("fire-result")),
+            thousands(count("to-hit")),
+            thousands(count("step-loss")),
             thousands(count("retreat")),
             thousands(count("captured")),
             thousands(count("rally"))

@@ -422,3 +422,139 @@ impl<'a> Invariants<'a> {
         broken
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each invariant catches what it is there to catch: a checker that
+    //! could not fail would let selfplay pass anything.
+    use super::*;
+    use crate::module::Source;
+
+    fn historical() -> (Rules, State) {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        (rules, state)
+    }
+
+    /// The first unit on the map of `army` with a counter of `kind`.
+    fn unit(rules: &Rules, state: &State, army: &str, kind: &str) -> String {
+        state
+            .units
+            .iter()
+            .find(|(id, u)| u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == army && c.kind == kind))
+            .map(|(id, _)| id.clone())
+            .unwrap()
+    }
+
+    fn holds(broken: &[String], text: &str) -> bool {
+        broken.iter().any(|b| b.contains(text))
+    }
+
+    #[test]
+    fn the_set_up_keeps_every_invariant() {
+        let (rules, state) = historical();
+        assert_eq!(Invariants::new(&rules).state(&state), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_unit_in_two_places_or_none_is_caught() {
+        let (rules, state) = historical();
+        let checks = Invariants::new(&rules);
+        let id = unit(&rules, &state, "french", "infantry");
+        let mut both = state.clone();
+        both.units.get_mut(&id).unwrap().off_map = Some(OffMap::Eliminated);
+        assert!(holds(&checks.state(&both), &format!("{id} is both at")));
+        let mut nowhere = state.clone();
+        nowhere.units.get_mut(&id).unwrap().hex = None;
+        assert!(holds(&checks.state(&nowhere), &format!("{id} is neither on the map nor off it")));
+        let mut off = state.clone();
+        off.units.get_mut(&id).unwrap().hex = Some("9999".into());
+        assert!(holds(&checks.state(&off), "not a hex of the map"));
+    }
+
+    #[test]
+    fn two_players_in_a_hex_and_overstacking_are_caught() {
+        let (rules, state) = historical();
+        let checks = Invariants::new(&rules);
+        let french = unit(&rules, &state, "french", "infantry");
+        let british = unit(&rules, &state, "british", "infantry");
+        let mut mixed = state.clone();
+        let hex = mixed.units[&french].hex.clone();
+        mixed.units.get_mut(&british).unwrap().hex = hex;
+        assert!(holds(&checks.state(&mixed), "holds units of"));
+        // Every French infantry unit in one hex: over 7.1's limit.
+        let mut crowded = state.clone();
+        let hex = crowded.units[&french].hex.clone();
+        for (id, u) in crowded.units.iter_mut() {
+            if u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == "french" && c.kind == "infantry") {
+                u.hex = hex.clone();
+            }
+        }
+        assert!(holds(&checks.state(&crowded), "(7.1)"));
+    }
+
+    #[test]
+    fn army_morale_off_the_track_and_too_many_chits_are_caught() {
+        let (rules, state) = historical();
+        let checks = Invariants::new(&rules);
+        let mut s = state.clone();
+        s.army_morale.insert("french".into(), rules.charts.army_morale.track.max + 1);
+        assert!(holds(&checks.state(&s), "is off the track"));
+        let mut s = state.clone();
+        s.momentum.insert("british".into(), checks.pool + 1);
+        assert!(holds(&checks.state(&s), "(12.61)"));
+    }
+
+    #[test]
+    fn morale_and_vps_change_only_by_their_events() {
+        let (rules, before) = historical();
+        let checks = Invariants::new(&rules);
+        let step = before.next.clone().unwrap();
+        let mut after = before.clone();
+        after.next = None;
+        after.result = Some(crate::engine::victory::GameResult {
+            winner: "british".into(),
+            level: "marginal".into(),
+            condition: "test".into(),
+        });
+        let was = before.vp_halves.get("british").copied().unwrap_or(0);
+        after.vp_halves.insert("british".into(), was + 2);
+        let unexplained = checks.transition(&before, &step, &after, &[]);
+        assert!(holds(&unexplained, "british VPs went from"), "{unexplained:?}");
+        let scored = Event::new("Savannah 2.9", "victory-points", "british scores 1 VP")
+            .with("army", "british")
+            .with("halves", 2);
+        assert!(!holds(&checks.transition(&before, &step, &after, &[scored]), "VPs went from"));
+        let mut after = before.clone();
+        after.next = None;
+        let morale = before.army_morale.get("french").copied().unwrap_or(0);
+        after.army_morale.insert("french".into(), morale - 1);
+        assert!(holds(&checks.transition(&before, &step, &after, &[]), "french army morale went from"));
+        let told = Event::new("16.1", "army-morale", "french army morale -1")
+            .with("army", "french")
+            .with("before", morale)
+            .with("after", morale - 1);
+        assert!(!holds(&checks.transition(&before, &step, &after, &[told]), "army morale"));
+    }
+
+    #[test]
+    fn a_shattered_unit_that_moves_and_a_step_that_does_not_advance_are_caught() {
+        let (rules, before) = historical();
+        let checks = Invariants::new(&rules);
+        let step = Step::PlayerTurn { turn: before.turn, player: "allies".into(), phase: "movement".into() };
+        let id = unit(&rules, &before, "french", "infantry");
+        let mut start = before.clone();
+        start.next = Some(step.clone());
+        start.units.get_mut(&id).unwrap().condition = Condition::Shattered;
+        let mut after = start.clone();
+        let from: HexId = start.units[&id].hex.as_deref().unwrap().parse().unwrap();
+        let to = crate::hex::neighbours(from, rules.module.map.layout)
+            .into_iter()
+            .find(|h| rules.module.map.contains(*h))
+            .unwrap();
+        after.units.get_mut(&id).unwrap().hex = Some(to.to_string());
+        let broken = checks.transition(&start, &step, &after, &[]);
+        assert!(holds(&broken, "is shattered and moved"), "{broken:?}");
+        assert!(holds(&broken, &format!("the game is at step {} again", step.name())), "{broken:?}");
+    }
+}

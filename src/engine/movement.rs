@@ -3009,8 +3009,7 @@ impl Phase<'_> {
         let mut problems = Vec::new();
         let Some(prepared) = self.prepare(base, side, "moves[0]", &probe, &mut problems) else { return Vec::new() };
         let best = self.search(&base.state, &prepared.group, &prepared.occ, None);
-        let mut candidates: Vec<HexId> =
-            best.keys().copied().filter(|h| *h != prepared.start && keep(*h)).collect();
+        let mut candidates: Vec<HexId> = best.keys().copied().filter(|h| *h != prepared.start && keep(*h)).collect();
         candidates.sort_by_key(|h| best.get(h).map(|n| (n.mp, n.steps, *h)));
         let mut ends = Vec::new();
         for to in candidates {

@@ -1,0 +1,77 @@
+//! `adjutant selfplay` in the test-sized form (issue 11): a few whole
+//! Historical games with random legal orders, every invariant checked after
+//! every step; one game again through a real game folder, verified; the
+//! same seed and game number give the same game. The full run (10,000
+//! games, in release) is `scripts/selfplay`: a debug build plays a game in
+//! a few seconds, so this test plays a dozen.
+
+mod common;
+use common::*;
+
+/// Games per run here: a debug build's seconds, not a release's minutes.
+const GAMES: u64 = 12;
+
+#[test]
+fn whole_games_with_random_orders_keep_every_invariant() {
+    let dir = temp();
+    let games = GAMES.to_string();
+    let run = run(
+        dir.path(),
+        &["--format", "json", "selfplay", "--scenario", "historical", "--games", &games, "--seed", "11"],
+    );
+    let report = run.json();
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(report["failures"], serde_json::json!([]), "{}", run.stdout);
+    assert_eq!(report["games"], GAMES);
+    // Every game reached a result (Savannah 2: the last turn's victory
+    // determination, or a decisive victory before it).
+    let results = report["results"].as_object().unwrap();
+    let won: u64 = results.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(won, GAMES, "{results:?}");
+    assert!(results.keys().all(|k| k.starts_with("allies ") || k.starts_with("british ")), "{results:?}");
+    // Whole games (five turns of the Historical Scenario), with random
+    // choices kept and fighting done: not a run of empty orders.
+    assert!(report["steps"].as_u64().unwrap() >= 40 * GAMES, "{}", run.stdout);
+    let orders = &report["orders"];
+    assert!(orders["kept"].as_u64().unwrap() >= 10 * GAMES, "{orders}");
+    assert!(orders["drawn"].as_u64().unwrap() >= orders["kept"].as_u64().unwrap(), "{orders}");
+    for kind in ["move", "close-combat", "to-hit", "retreat", "rally", "victory"] {
+        assert!(report["events"][kind].as_u64().unwrap_or(0) > 0, "no {kind} event in {} games", GAMES);
+    }
+    assert!(report["games_per_second"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn a_game_played_through_a_game_folder_verifies_and_replays_the_same() {
+    let dir = temp();
+    let args = ["--format", "json", "selfplay", "--scenario", "historical", "--seed", "11", "--game", "4"];
+    let kept = dir.path().join("kept");
+    let mut with_folder = args.to_vec();
+    with_folder.extend(["--keep", kept.to_str().unwrap()]);
+    let first = run(dir.path(), &with_folder);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    let report = first.json();
+    let folder = &report["folders"][0];
+    assert_eq!(folder["verified"], true, "{folder}");
+    assert_eq!(folder["problem"], serde_json::Value::Null, "{folder}");
+    assert_eq!(folder["steps"], report["steps"], "{}", first.stdout);
+    // The folder stands on its own: `verify` recomputes every roll, the
+    // replay and the reports.
+    run(dir.path(), &["verify", "--dir", kept.join("game-4").to_str().unwrap()]).ok();
+    // Game 4 of seed 11 is the same game every time.
+    let again = run(dir.path(), &args).json();
+    for key in ["steps", "results", "orders", "events"] {
+        assert_eq!(again[key], report[key], "{key}");
+    }
+}
+
+#[test]
+fn selfplay_refuses_what_it_cannot_play() {
+    let dir = temp();
+    let err = run(dir.path(), &["selfplay", "--scenario", "no-such", "--games", "1"]).fails(2);
+    assert!(err.contains("no-such"), "{err}");
+    let err = run(dir.path(), &["selfplay", "--scenario", "historical", "--game", "0"]).fails(2);
+    assert!(err.contains("numbered from 1"), "{err}");
+    let err = run(dir.path(), &["selfplay", "--scenario", "historical", "--games", "0"]).fails(2);
+    assert!(err.contains("at least one game"), "{err}");
+}
