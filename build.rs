@@ -2,30 +2,30 @@
 //! rebuild when any file there changes, is added or is removed.
 //!
 //! Each embedded YAML file is also written in a compact form
-//! (src/yaml/compact_write.rs) that the library reads without scanning
+//! (src/base/yaml/compact_write.rs) that the library reads without scanning
 //! YAML, so that loading a module costs microseconds, not milliseconds.
 //! The YAML text stays the source of truth: it is embedded as before, every
 //! error is reported from it, and a file whose compact form could read
 //! differently from its text gets none (the library then reads the text).
 //!
 //! A build script is its own crate, outside the library's YAML facade
-//! (src/yaml/): through the facade's own files included here, it names
+//! (src/base/yaml/): through the facade's own files included here, it names
 //! serde_norway and yaml-rust2 directly, the two crates the facade wraps.
 
 use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
-#[path = "src/yaml/compact_write.rs"]
+#[path = "src/base/yaml/compact_write.rs"]
 mod compact_write;
 #[allow(dead_code)]
-#[path = "src/yaml/scalar.rs"]
+#[path = "src/base/yaml/scalar.rs"]
 mod scalar;
 
 fn main() {
     println!("cargo:rerun-if-changed=games");
     println!("cargo:rerun-if-changed=templates");
-    println!("cargo:rerun-if-changed=src/yaml/compact_write.rs");
-    println!("cargo:rerun-if-changed=src/yaml/scalar.rs");
+    println!("cargo:rerun-if-changed=src/base/yaml/compact_write.rs");
+    println!("cargo:rerun-if-changed=src/base/yaml/scalar.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let compact_dir = out.join("compact");
     std::fs::create_dir_all(&compact_dir).expect("OUT_DIR is writable");

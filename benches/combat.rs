@@ -9,13 +9,13 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use adjutant::engine::case::ScriptedDice;
-use adjutant::engine::close_combat;
-use adjutant::engine::odds::{distribution, MomentumPolicy, Side};
-use adjutant::engine::state::State;
-use adjutant::engine::Rules;
-use adjutant::hex::HexId;
-use adjutant::module::Source;
+use adjutant::base::hex::HexId;
+use adjutant::systems::gboar::case::ScriptedDice;
+use adjutant::systems::gboar::close_combat;
+use adjutant::systems::gboar::data::Source;
+use adjutant::systems::gboar::odds::{distribution, MomentumPolicy, Side};
+use adjutant::systems::gboar::state::State;
+use adjutant::systems::gboar::Rules;
 
 fn main() {
     let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").expect("Savannah loads");
@@ -47,8 +47,8 @@ fn main() {
         state.units.get_mut(b).expect("unit").hex = Some(bh.to_string());
         attacks.push(format!("  - {{attackers: [{f}], defenders: [\"{bh}\"]}}"));
     }
-    let body: adjutant::yaml::Value =
-        adjutant::yaml::from_str(&format!("attacks:\n{}\n", attacks.join("\n"))).expect("orders");
+    let body: adjutant::base::yaml::Value =
+        adjutant::base::yaml::from_str(&format!("attacks:\n{}\n", attacks.join("\n"))).expect("orders");
     let mut orders = BTreeMap::new();
     orders.insert("french".to_string(), body);
     let runs = 20;

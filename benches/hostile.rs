@@ -10,7 +10,7 @@
 //! or busy machine alike (a scaling compares the least time of several
 //! runs instead, the one least disturbed):
 //!
-//! - an input refused for its size or its nesting (src/input.rs) costs
+//! - an input refused for its size or its nesting (src/game/input.rs) costs
 //!   about as much as starting the binary: at most 20× `--version`;
 //! - an input within the limits is checked whole, in time linear in it:
 //!   8,000 moves of one unit and a file of 100,000 problems within a fixed
@@ -125,15 +125,26 @@ fn ms(d: Duration) -> String {
 
 /// The engine's own check of `n` moves of one unit, in this process: the
 /// least of a few runs.
-fn engine_check(rules: &adjutant::engine::Rules, state: &adjutant::engine::state::State, n: usize) -> Duration {
+fn engine_check(
+    rules: &adjutant::systems::gboar::Rules,
+    state: &adjutant::systems::gboar::state::State,
+    n: usize,
+) -> Duration {
     let text = moves(n);
-    let checked = adjutant::engine::orders::check_header(rules, "club-7", state, "m.yaml", &text)
+    let checked = adjutant::systems::gboar::orders::check_header(rules, "club-7", state, "m.yaml", &text)
         .unwrap_or_else(|p| panic!("the header holds: {p:?}"));
     (0..3)
         .map(|_| {
             let start = Instant::now();
-            let problems =
-                adjutant::engine::validate_body(rules, state, &checked.step, "french", &checked.body, "m.yaml", &text);
+            let problems = adjutant::systems::gboar::validate_body(
+                rules,
+                state,
+                &checked.step,
+                "french",
+                &checked.body,
+                "m.yaml",
+                &text,
+            );
             let t = start.elapsed();
             assert_eq!(problems.len(), n - 1, "every move but the first is refused");
             t
@@ -207,9 +218,9 @@ fn main() {
     }
 
     // Linear scaling in the engine, past what a file may hold.
-    let source = adjutant::module::Source::Embedded("savannah-1779".into());
-    let rules = adjutant::engine::Rules::load(&source, "historical").expect("the module loads");
-    let state = adjutant::engine::state::State::setup(&rules.module, "historical").expect("the set-up");
+    let source = adjutant::systems::gboar::data::Source::Embedded("savannah-1779".into());
+    let rules = adjutant::systems::gboar::Rules::load(&source, "historical").expect("the module loads");
+    let state = adjutant::systems::gboar::state::State::setup(&rules.module, "historical").expect("the set-up");
     let small = engine_check(&rules, &state, 8000);
     let large = engine_check(&rules, &state, 100_000);
     let growth = large.as_secs_f64() / small.as_secs_f64();

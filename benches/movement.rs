@@ -8,19 +8,19 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use adjutant::engine::case::ScriptedDice;
-use adjutant::engine::state::State;
-use adjutant::engine::{movement, Rules};
-use adjutant::hex::{neighbours, HexId};
-use adjutant::module::Source;
-use adjutant::yaml::Value;
+use adjutant::base::hex::{neighbours, HexId};
+use adjutant::base::yaml::Value;
+use adjutant::systems::gboar::case::ScriptedDice;
+use adjutant::systems::gboar::data::Source;
+use adjutant::systems::gboar::state::State;
+use adjutant::systems::gboar::{movement, Rules};
 
 fn body(moves: &[(String, String)]) -> Value {
     let list: Vec<Value> = moves
         .iter()
-        .map(|(u, h)| adjutant::yaml::from_str(&format!("{{unit: {u}, path: [\"{h}\"]}}")).expect("a move"))
+        .map(|(u, h)| adjutant::base::yaml::from_str(&format!("{{unit: {u}, path: [\"{h}\"]}}")).expect("a move"))
         .collect();
-    let mut m = adjutant::yaml::Mapping::new();
+    let mut m = adjutant::base::yaml::Mapping::new();
     m.insert("moves".into(), Value::Sequence(list));
     Value::Mapping(m)
 }

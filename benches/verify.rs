@@ -20,13 +20,13 @@ fn main() {
         .expect("the adjutant binary runs");
     assert!(status.success(), "adjutant demo failed");
     let game = keep.join("savannah");
-    let first = adjutant::verify::verify(&game).expect("the demo game reads");
+    let first = adjutant::game::verify::verify(&game).expect("the demo game reads");
     assert!(first.ok, "the demo game verifies: {:?}", first.failure);
     let reports = std::fs::read_dir(game.join("reports")).map(|d| d.count()).unwrap_or(0);
     let runs = 10;
     let start = Instant::now();
     for _ in 0..runs {
-        let verdict = adjutant::verify::verify(&game).expect("the demo game reads");
+        let verdict = adjutant::game::verify::verify(&game).expect("the demo game reads");
         assert!(verdict.ok);
     }
     let each = start.elapsed() / runs;

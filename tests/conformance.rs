@@ -23,7 +23,7 @@ fn every_case_passes() {
     assert!(files.len() >= 15, "only {} cases", files.len());
     let mut failed = Vec::new();
     for file in &files {
-        match adjutant::engine::case::run(file) {
+        match adjutant::systems::gboar::case::run(file) {
             Ok(o) if o.passed => {}
             Ok(o) => failed.push(format!("{}: {}", o.file, o.failures.join("; "))),
             Err(e) => failed.push(format!("{}: {e}", file.display())),
@@ -59,7 +59,8 @@ fn the_command_runs_cases_and_says_pass_or_fail() {
 fn the_coverage_table_is_current() {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for file in case_files() {
-        let case: adjutant::yaml::Value = adjutant::yaml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let case: adjutant::base::yaml::Value =
+            adjutant::base::yaml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for rule in case["rules"].as_sequence().unwrap() {
             *counts.entry(rule.as_str().unwrap().to_string()).or_default() += 1;
         }

@@ -67,7 +67,7 @@ fn kill_9_at_random_moments_loses_nothing() {
         // Steps only ever accumulate, and the log always verifies.
         assert!(names.len() >= completed, "a completed step was lost at attempt {i}");
         completed = names.len();
-        let verdict = adjutant::verify::verify(&log).unwrap();
+        let verdict = adjutant::game::verify::verify(&log).unwrap();
         assert!(verdict.ok, "attempt {i}: {:?}", verdict.failure);
     }
     eprintln!("200 kills: {killed} killed mid-run, {finished} finished first, {completed} steps in the log");
@@ -120,7 +120,7 @@ fn a_held_lock_makes_a_command_wait_then_fail_cleanly() {
     let dir = temp();
     run(dir.path(), &["roll", "init", "--dir", "log"]).ok();
     let log = dir.path().join("log");
-    let held = adjutant::fsio::lock_folder(&log, Duration::ZERO).unwrap();
+    let held = adjutant::base::fsio::lock_folder(&log, Duration::ZERO).unwrap();
     let err = run(dir.path(), &["roll", "d6", "--purpose", "x", "--dir", "log", "--wait", "1"]).fails(2);
     assert!(err.contains("another adjutant command"), "{err}");
     assert!(entries(&log).is_empty());

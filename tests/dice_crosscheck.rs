@@ -9,7 +9,7 @@ use common::*;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use adjutant::dice::{self, Bytes32, Die, PlayerKey, SideHash, StepDice};
+use adjutant::base::dice::{self, Bytes32, Die, PlayerKey, SideHash, StepDice};
 use serde_json::{json, Value};
 
 fn reference() -> String {

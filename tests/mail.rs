@@ -14,7 +14,7 @@ use common::smtp::{start_server, TestServer, USER};
 use mail_parser::{MessageParser, MimeHeaders};
 
 fn settings(yaml: &str) -> MailSettings {
-    adjutant::yaml::parse("game.yaml", yaml).unwrap()
+    adjutant::base::yaml::parse("game.yaml", yaml).unwrap()
 }
 
 fn plain_settings(port: u16) -> MailSettings {
@@ -224,7 +224,7 @@ fn folder_transport_writes_parseable_eml_files_numbered_on() {
 fn a_password_in_the_settings_is_refused() {
     let yaml =
         "from: referee@example.org\ntransport: smtp\nhost: smtp.example.org\nusername: referee\npassword: hunter2\n";
-    let err = adjutant::yaml::parse::<MailSettings>("game.yaml", yaml).unwrap_err();
+    let err = adjutant::base::yaml::parse::<MailSettings>("game.yaml", yaml).unwrap_err();
     let text = err.to_string();
     assert!(text.starts_with("game.yaml:5:"), "{text}");
     assert!(text.contains("password: a password is never written in game.yaml"), "{text}");

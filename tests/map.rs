@@ -7,7 +7,7 @@ use common::*;
 use std::fs;
 
 fn rasterise(svg: &str) -> Vec<u8> {
-    adjutant::map_png::render_png(svg).unwrap_or_else(|e| panic!("the SVG does not rasterise: {e}"))
+    adjutant::report::map::png::render_png(svg).unwrap_or_else(|e| panic!("the SVG does not rasterise: {e}"))
 }
 
 #[test]

@@ -294,7 +294,7 @@ fn the_historical_scenario_played_by_email_end_to_end() {
     assert_eq!(reports.len(), 3 * dispatches.len());
     let journal = |step: u32| -> serde_json::Value {
         let text = fs::read_to_string(g.join(format!("journal/{step:06}.yaml"))).unwrap();
-        serde_json::to_value(adjutant::yaml::from_str::<adjutant::yaml::Value>(&text).unwrap()).unwrap()
+        serde_json::to_value(adjutant::base::yaml::from_str::<adjutant::base::yaml::Value>(&text).unwrap()).unwrap()
     };
     let mut rolls_seen = 0;
     for dispatch in &dispatches {

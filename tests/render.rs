@@ -8,10 +8,10 @@ use common::*;
 
 use std::fs;
 
-use adjutant::engine::Event;
-use adjutant::map_overlay::overlay;
-use adjutant::map_svg::{self, Options};
-use adjutant::module::{Module, Source};
+use adjutant::report::map::overlay::overlay;
+use adjutant::report::map::svg::{self, Options};
+use adjutant::systems::gboar::data::{Module, Source};
+use adjutant::systems::gboar::Event;
 
 /// A step of the Historical Scenario as events: two moves, fire, a close
 /// combat, a retreat, an elimination.
@@ -48,7 +48,7 @@ fn step_map() -> String {
     assert_eq!((arrows.len(), markers.len()), (3, 4));
     assert!(arrows.iter().all(|a| !a.army.is_empty()), "every unit's army is known");
     let options = Options { title: Some("Savannah 1779: a step".into()), arrows, markers, ..Options::default() };
-    map_svg::render(&module.map, &counters, &options)
+    svg::render(&module.map, &counters, &options)
 }
 
 /// The `width` and `height` an SVG document declares.

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::sync::OnceLock;
 
-use adjutant::engine::state::State;
-use adjutant::folder::{GameConfig, GameFolder};
-use adjutant::journal::JournalEntry;
+use adjutant::game::folder::{GameConfig, GameFolder};
+use adjutant::game::journal::JournalEntry;
 use adjutant::report::{self, load_templates, Format, ReportInput, ReportModel, Viewer};
+use adjutant::systems::gboar::state::State;
 
 /// The known chain top of `known_dice`: it must never be in a report.
 const CHAIN_TOP: &str = "1111111111111111111111111111111111111111111111111111111111111111";
@@ -72,12 +72,12 @@ fn played() -> Game {
     let entries: Vec<JournalEntry> = listing
         .entries
         .iter()
-        .map(|e| adjutant::yaml::from_str(&fs::read_to_string(&e.path).unwrap()).unwrap())
+        .map(|e| adjutant::base::yaml::from_str(&fs::read_to_string(&e.path).unwrap()).unwrap())
         .collect();
-    let state: State = adjutant::yaml::from_str(&fs::read_to_string(g.join("state.yaml")).unwrap()).unwrap();
+    let state: State = adjutant::base::yaml::from_str(&fs::read_to_string(g.join("state.yaml")).unwrap()).unwrap();
     let rules = adjutant::game::load_rules(&folder).unwrap();
     let step = state.next.clone().expect("the game goes on after turn 16's close combat");
-    let awaiting = adjutant::engine::awaited(&rules, &state, &step);
+    let awaiting = adjutant::systems::gboar::awaited(&rules, &state, &step);
     Game {
         config: folder.config.clone(),
         entries,
@@ -411,7 +411,7 @@ fn a_side_never_sees_another_sides_cards() {
 #[test]
 fn an_event_visible_to_one_side_reaches_only_that_side_and_the_referee() {
     let mut game = game();
-    let secret = adjutant::engine::Event::new("4.3", "card", "the British draw SECRET-CARD-Z")
+    let secret = adjutant::systems::gboar::Event::new("4.3", "card", "the British draw SECRET-CARD-Z")
         .with("visible_to", ["british"])
         .with("card", "SECRET-CARD-Z");
     game.entries[0].events.push(secret);

@@ -173,7 +173,7 @@ fn every_single_byte_change_is_caught() {
                 let mut bytes = original.clone();
                 bytes[i] ^= mask;
                 fs::write(&entry, &bytes).unwrap();
-                let verdict = adjutant::verify::verify(&log).unwrap();
+                let verdict = adjutant::game::verify::verify(&log).unwrap();
                 let failure = verdict.failure.unwrap_or_else(|| {
                     panic!("step {step}: byte {i} ^ {mask:#x} went unnoticed: {}", String::from_utf8_lossy(&bytes))
                 });
@@ -184,7 +184,7 @@ fn every_single_byte_change_is_caught() {
         }
         fs::write(&entry, &original).unwrap();
     }
-    assert!(adjutant::verify::verify(&log).unwrap().ok);
+    assert!(adjutant::game::verify::verify(&log).unwrap().ok);
 }
 
 #[test]

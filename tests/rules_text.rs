@@ -9,9 +9,9 @@ use common::*;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use adjutant::hex::HexId;
-use adjutant::module::{Module, Source};
-use adjutant::yaml::Value;
+use adjutant::base::hex::HexId;
+use adjutant::base::yaml::Value;
+use adjutant::systems::gboar::data::{Module, Source};
 
 /// The rule text: $ADJUTANT_RULES, the project's shared folder beside the
 /// checkout, or the snapshot in tests/rules-text/.
@@ -40,8 +40,10 @@ fn norm(s: &str) -> String {
 }
 
 fn yaml(file: &str) -> Value {
-    adjutant::yaml::from_str(&std::fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap())
-        .unwrap()
+    adjutant::base::yaml::from_str(
+        &std::fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap(),
+    )
+    .unwrap()
 }
 
 /// Every counter's id by each of its names (name and aliases), normalised.

@@ -116,8 +116,8 @@ fn head(turn: u32, step: &str, side: &str) -> String {
 /// Each unit's side, from the module's data: counters.yaml's armies and
 /// module.yaml's armies' sides.
 fn sides() -> BTreeMap<String, String> {
-    let read = |file: &str| -> adjutant::yaml::Value {
-        adjutant::yaml::from_str(&fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap())
+    let read = |file: &str| -> adjutant::base::yaml::Value {
+        adjutant::base::yaml::from_str(&fs::read_to_string(repo_root().join("games/savannah-1779").join(file)).unwrap())
             .unwrap()
     };
     let module = read("module.yaml");
@@ -137,8 +137,8 @@ fn sides() -> BTreeMap<String, String> {
 
 /// The units of `side` on the map, with their hexes, from state.yaml.
 fn on_map(game: &Path, side: &str) -> BTreeMap<String, String> {
-    let state: adjutant::yaml::Value =
-        adjutant::yaml::from_str(&fs::read_to_string(game.join("state.yaml")).unwrap()).unwrap();
+    let state: adjutant::base::yaml::Value =
+        adjutant::base::yaml::from_str(&fs::read_to_string(game.join("state.yaml")).unwrap()).unwrap();
     let sides = sides();
     state["units"]
         .as_mapping()

@@ -15,8 +15,8 @@ fn game(dir: &std::path::Path) {
 fn new_writes_the_set_up_state_and_its_first_step() {
     let dir = temp();
     game(dir.path());
-    let state: adjutant::yaml::Value =
-        adjutant::yaml::from_str(&fs::read_to_string(dir.path().join("g/state.yaml")).unwrap()).unwrap();
+    let state: adjutant::base::yaml::Value =
+        adjutant::base::yaml::from_str(&fs::read_to_string(dir.path().join("g/state.yaml")).unwrap()).unwrap();
     assert_eq!(state["turn"], 16);
     // Savannah Historical Scenario, turn 16: the Allies move first.
     assert_eq!(state["next"]["player"], "allies");

@@ -352,7 +352,7 @@ pub struct NewArgs {
     #[arg(long = "player", value_name = "SIDE=NAME <ADDRESS>")]
     pub players: Vec<String>,
     /// Length N of the dice key chain: the game may resolve N-1 steps.
-    #[arg(long, default_value_t = adjutant::dice::DEFAULT_CHAIN_LENGTH)]
+    #[arg(long, default_value_t = adjutant::base::dice::DEFAULT_CHAIN_LENGTH)]
     pub chain_length: u32,
 }
 
@@ -387,7 +387,7 @@ pub struct RollInitArgs {
     #[arg(long)]
     pub game_id: Option<String>,
     /// Length N of the key chain: the log may hold N-1 rolls.
-    #[arg(long, default_value_t = adjutant::dice::DEFAULT_CHAIN_LENGTH)]
+    #[arg(long, default_value_t = adjutant::base::dice::DEFAULT_CHAIN_LENGTH)]
     pub chain_length: u32,
 }
 

@@ -16,9 +16,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use adjutant::dice::{self, Bytes32};
-use adjutant::folder::{GameFolder, CHAIN_TOP_FILE, GAME_FILE, SECRET_DIR};
-use adjutant::{game, verify, Error};
+use adjutant::base::dice::{self, Bytes32};
+use adjutant::game::folder::{GameFolder, CHAIN_TOP_FILE, GAME_FILE, SECRET_DIR};
+use adjutant::game::{self, verify};
+use adjutant::Error;
 
 use super::arguments::{DemoArgs, Format};
 use super::output::Out;
@@ -37,7 +38,7 @@ struct DemoResult {
     game: game::NewGame,
     steps: usize,
     orders_files: usize,
-    result: Option<adjutant::engine::victory::GameResult>,
+    result: Option<adjutant::systems::gboar::victory::GameResult>,
     verified: verify::Verdict,
     forged: verify::Verdict,
 }
@@ -47,8 +48,8 @@ fn use_demo_top(dir: &Path) -> Result<Bytes32, Error> {
     let top = Bytes32::sha256(DEMO_TOP_TEXT.as_bytes());
     let mut folder = GameFolder::open(dir)?;
     folder.config.dice.anchor = dice::chain_key(&top, folder.config.dice.chain_length, 0)?;
-    adjutant::fsio::write_atomic(&dir.join(GAME_FILE), folder.config.to_yaml().as_bytes())?;
-    adjutant::fsio::write_atomic_mode(
+    adjutant::base::fsio::write_atomic(&dir.join(GAME_FILE), folder.config.to_yaml().as_bytes())?;
+    adjutant::base::fsio::write_atomic_mode(
         &dir.join(SECRET_DIR).join(CHAIN_TOP_FILE),
         format!("{}\n", top.to_hex()).as_bytes(),
         Some(0o600),
@@ -58,7 +59,7 @@ fn use_demo_top(dir: &Path) -> Result<Bytes32, Error> {
 
 /// The shipped orders files for `step` (`<step>--<side>.yaml`), by side.
 fn shipped(step: &str) -> Vec<(String, &'static [u8])> {
-    adjutant::modules::embedded_dir_files(MODULE, ORDERS)
+    adjutant::game::modules::embedded_dir_files(MODULE, ORDERS)
         .into_iter()
         .filter_map(|(name, bytes)| {
             let stem = name.strip_suffix(".yaml")?;
@@ -126,11 +127,11 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         let Some(next) = state.next.clone() else { break };
         for (side, bytes) in shipped(&next.name()) {
             let label = format!("{ORDERS}/{}--{side}.yaml", next.name());
-            let receipt = adjutant::inbox::submit(&game_dir, bytes, &label, false, wait)?;
+            let receipt = adjutant::game::inbox::submit(&game_dir, bytes, &label, false, wait)?;
             say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
             files += 1;
         }
-        let progress = adjutant::play::resolve_game(&game_dir, &[], wait)?;
+        let progress = adjutant::game::play::resolve_game(&game_dir, &[], wait)?;
         if progress.resolved.is_empty() {
             return Err(Error::refused(format!(
                 "the demo's shipped orders do not cover step {} (awaiting {}){}",
@@ -148,7 +149,7 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             // the report `resolve` wrote for them.
             let file = game_dir.join(dispatch).join("british.txt");
             say(s.dim(&format!("{dispatch}/british.txt:\n")))?;
-            say(adjutant::fsio::read_text(&file, &file.display().to_string())?)?;
+            say(adjutant::base::fsio::read_text(&file, &file.display().to_string())?)?;
             steps += progress.resolved.len();
         }
         result = progress.result.clone();

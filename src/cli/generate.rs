@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use clap::CommandFactory;
 use clap_complete::Shell;
 
-use adjutant::{fsio, Error};
+use adjutant::base::fsio;
+use adjutant::Error;
 
 use super::arguments::{Cli, GenerateArgs};
 use super::output::Out;

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use adjutant::folder::GameFolder;
+use adjutant::game::folder::GameFolder;
+use adjutant::mail::post::{self, Selection};
 use adjutant::mail::{self, MailSettings, Outgoing, Security, TransportKind};
-use adjutant::post::{self, Selection};
 use adjutant::Error;
 
 use super::arguments::{MailArgs, SubmitArgs};
@@ -129,7 +129,7 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     } else {
         None
     };
-    let outcome = adjutant::inbox::submit_email(&args.dir, raw, args.replace, wait)?;
+    let outcome = adjutant::game::inbox::submit_email(&args.dir, raw, args.replace, wait)?;
     let plain = Style { enabled: false };
     let said = |s: &Style| match (&outcome.receipt, &outcome.standing, &outcome.refused) {
         (Some(receipt), _, _) => receipt_text(receipt, s),
@@ -137,8 +137,8 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
         (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
         (None, None, None) => String::new(),
     };
-    // What the answer quotes of the message is escaped (src/error.rs).
-    let mut answer = adjutant::error::escape_lines(&said(&plain));
+    // What the answer quotes of the message is escaped (src/base/error.rs).
+    let mut answer = adjutant::base::error::escape_lines(&said(&plain));
     if outcome.refused.is_some() {
         answer += "Nothing was stored; correct the orders and send them again.\n";
     }
@@ -166,7 +166,7 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     #[derive(serde::Serialize)]
     struct Shown<'a> {
         #[serde(flatten)]
-        outcome: &'a adjutant::inbox::EmailSubmission,
+        outcome: &'a adjutant::game::inbox::EmailSubmission,
         replied: bool,
         reply_failed: Option<&'a str>,
     }

@@ -4,10 +4,11 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use adjutant::hex::HexId;
-use adjutant::map_svg::{self, Options};
-use adjutant::module::{Module, Source};
-use adjutant::{fsio, Error};
+use adjutant::base::fsio;
+use adjutant::base::hex::HexId;
+use adjutant::report::map::svg::{self, Options};
+use adjutant::systems::gboar::data::{Module, Source};
+use adjutant::Error;
 
 use super::arguments::{Format, MapArgs};
 use super::output::Out;
@@ -50,16 +51,16 @@ pub fn run(args: &MapArgs, out: &Out) -> Outcome {
         Some(id) => format!("{}: {}", module.info.name, module.info.scenario(id)?.name),
         None => module.info.name.clone(),
     };
-    let svg = map_svg::render(
-        &module.map,
-        &counters,
-        &Options { title: Some(title), region, highlight, ..Options::default() },
-    );
+    let svg =
+        svg::render(&module.map, &counters, &Options { title: Some(title), region, highlight, ..Options::default() });
     match &args.output {
         Some(path) => {
             #[cfg(feature = "png")]
-            let bytes =
-                if args.png { adjutant::map_png::render_png(&svg).map_err(Error::usage)? } else { svg.into_bytes() };
+            let bytes = if args.png {
+                adjutant::report::map::png::render_png(&svg).map_err(Error::usage)?
+            } else {
+                svg.into_bytes()
+            };
             #[cfg(not(feature = "png"))]
             let bytes = svg.into_bytes();
             fsio::write_atomic(path, &bytes)?;

@@ -18,8 +18,9 @@ use std::time::Duration;
 use clap::Parser;
 use serde::Serialize;
 
-use adjutant::dice::{self, Bytes32, DiceExpr, Die, PlayerKey, SideHash};
-use adjutant::{game, roll_log, verify, Error};
+use adjutant::base::dice::{self, Bytes32, DiceExpr, Die, PlayerKey, SideHash};
+use adjutant::game::{self, roll_log, verify};
+use adjutant::Error;
 
 pub use arguments::Cli;
 use arguments::{Command, DiceCommand, RollCommand};
@@ -61,7 +62,7 @@ pub fn run() -> i32 {
         Err(Stop::Error(e)) => {
             let style = Style::decide(cli.color, io::stderr().is_terminal());
             // Whatever player text an error quotes reaches the terminal escaped.
-            eprintln!("{} {}", style.bad("error:"), adjutant::error::escape_lines(&e.to_string()));
+            eprintln!("{} {}", style.bad("error:"), adjutant::base::error::escape_lines(&e.to_string()));
             e.exit_code()
         }
     }
@@ -104,7 +105,7 @@ fn default_game_id(dir: &Path, given: &Option<String>) -> Result<String, Error> 
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .ok_or_else(|| Error::usage(format!("{}: give the game an id with --game-id", dir.display())))?;
-    adjutant::folder::check_game_id(&name)
+    adjutant::game::folder::check_game_id(&name)
         .map_err(|_| Error::usage(format!("the folder name '{name}' cannot be a game id; give one with --game-id")))?;
     Ok(name)
 }
@@ -174,7 +175,7 @@ fn render_roll(r: &roll_log::Rolled, s: &Style) -> String {
 
 fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
     let changed = adjutant::game::change_player(&args.dir, &args.player, wait)?;
-    let show = |p: &adjutant::folder::Player| match &p.email {
+    let show = |p: &adjutant::game::folder::Player| match &p.email {
         Some(email) => format!("{} <{email}>", p.name),
         None => p.name.clone(),
     };
@@ -196,7 +197,7 @@ fn verify_folder(args: &arguments::VerifyArgs, wait: Duration, out: &Out) -> Out
         None => None,
         Some(hex) => Some(
             hex.trim()
-                .parse::<adjutant::dice::Bytes32>()
+                .parse::<adjutant::base::dice::Bytes32>()
                 .map_err(|_| Error::usage("--head: give the 64 hexadecimal digits of a report's journal head"))?,
         ),
     };
@@ -269,13 +270,14 @@ fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, E
 fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
     let mut outcomes = Vec::new();
     for file in case_files(paths)? {
-        let outcome = adjutant::engine::case::run(&file).unwrap_or_else(|e| adjutant::engine::case::Outcome {
-            file: file.display().to_string(),
-            name: String::new(),
-            rules: Vec::new(),
-            passed: false,
-            failures: vec![e.to_string()],
-        });
+        let outcome =
+            adjutant::systems::gboar::case::run(&file).unwrap_or_else(|e| adjutant::systems::gboar::case::Outcome {
+                file: file.display().to_string(),
+                name: String::new(),
+                rules: Vec::new(),
+                passed: false,
+                failures: vec![e.to_string()],
+            });
         outcomes.push(outcome);
     }
     let failed = outcomes.iter().filter(|o| !o.passed).count();
@@ -298,14 +300,14 @@ fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
 }
 
 fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Outcome {
-    let progress = adjutant::play::resolve_game(&args.dir, &args.files, wait)?;
+    let progress = adjutant::game::play::resolve_game(&args.dir, &args.files, wait)?;
     out.result(&progress, |s| {
         let mut text = String::new();
         for r in &progress.resolved {
             text += &render_resolved(r, s);
         }
         for r in &progress.refused {
-            text += &format!("{} {}\n", s.bad("refused:"), adjutant::error::escape_lines(r));
+            text += &format!("{} {}\n", s.bad("refused:"), adjutant::base::error::escape_lines(r));
         }
         if let Some(why) = &progress.reports_failed {
             text += &format!(
@@ -344,7 +346,7 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
 }
 
 /// One resolved step in words: its events, its rolls, its key.
-fn render_resolved(r: &adjutant::play::Resolved, s: &Style) -> String {
+fn render_resolved(r: &adjutant::game::play::Resolved, s: &Style) -> String {
     let mut text = format!("{} {} · {}\n", s.bold("step"), r.journal_step, s.bold(&r.game_step));
     for e in &r.events {
         text += &format!("  [{}] {}\n", e.rule, e.text);
@@ -372,10 +374,10 @@ fn validate(args: &arguments::ValidateArgs, wait: Duration, out: &Out) -> Outcom
                 );
             }
             for p in &v.problems {
-                text += &format!("{}\n", adjutant::error::escape_lines(p));
+                text += &format!("{}\n", adjutant::base::error::escape_lines(p));
             }
             if v.more_problems > 0 {
-                text += &format!("{}: {}\n", v.file, adjutant::error::more_problems(v.more_problems));
+                text += &format!("{}: {}\n", v.file, adjutant::base::error::more_problems(v.more_problems));
             }
         }
         if bad > 0 {
@@ -390,16 +392,16 @@ fn validate(args: &arguments::ValidateArgs, wait: Duration, out: &Out) -> Outcom
 fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     if args.withdraw {
         let side = args.side.as_deref().unwrap_or_default();
-        let receipt = adjutant::standing::withdraw(&args.dir, side, wait)?;
+        let receipt = adjutant::game::standing::withdraw(&args.dir, side, wait)?;
         out.result(&receipt, |s| standing_receipt_text(&receipt, s))?;
         return Ok(0);
     }
     let Some(file) = &args.file else {
         return Err(Error::usage("give the orders file, or - for standard input").into());
     };
-    // Never more than the limit is read (src/input.rs): a message may be
+    // Never more than the limit is read (src/game/input.rs): a message may be
     // larger than the orders file it carries.
-    use adjutant::input::{read_file, read_stream, MAX_MESSAGE_BYTES, MAX_ORDERS_BYTES};
+    use adjutant::game::input::{read_file, read_stream, MAX_MESSAGE_BYTES, MAX_ORDERS_BYTES};
     let (limit, what) =
         if args.email { (MAX_MESSAGE_BYTES, "a message") } else { (MAX_ORDERS_BYTES, "an orders file") };
     let (bytes, label) = if file.as_os_str() == "-" {
@@ -411,19 +413,19 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
         return mail::submit_email(args, &bytes, wait, out);
     }
     if args.standing {
-        let receipt = adjutant::standing::submit(&args.dir, &bytes, &label, args.replace, wait)?;
+        let receipt = adjutant::game::standing::submit(&args.dir, &bytes, &label, args.replace, wait)?;
         out.result(&receipt, |s| standing_receipt_text(&receipt, s))?;
         return Ok(0);
     }
-    let receipt = adjutant::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
+    let receipt = adjutant::game::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
     out.result(&receipt, |s| receipt_text(&receipt, s))?;
     Ok(0)
 }
 
 fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {
     use adjutant::report::{game::game_report, Format, Viewer};
-    let folder = adjutant::folder::GameFolder::open(&args.dir)?;
-    let read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+    let folder = adjutant::game::folder::GameFolder::open(&args.dir)?;
+    let read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let format: Format = args.report_format.parse()?;
     let count = folder.journal().list()?.entries.len() as u32;
     let bad = || Error::usage(format!("--steps '{}': write N or A-B", args.steps.as_deref().unwrap_or("")));
@@ -444,14 +446,14 @@ fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {
     let text = game_report(&folder, viewer, first, last, format)?;
     drop(read);
     match &args.output {
-        Some(path) => adjutant::fsio::write_atomic(path, text.as_bytes())?,
+        Some(path) => adjutant::base::fsio::write_atomic(path, text.as_bytes())?,
         None => out.write(&text)?,
     }
     Ok(0)
 }
 
 /// A receipt in words: what was stored, its hash, and what the game awaits.
-pub(crate) fn receipt_text(r: &adjutant::inbox::Receipt, s: &output::Style) -> String {
+pub(crate) fn receipt_text(r: &adjutant::game::inbox::Receipt, s: &output::Style) -> String {
     let mut text = format!(
         "{} orders of {} for step {} of game {} ({} bytes){}\n  sha256 {}\n  stored as {}\n",
         s.good("received:"),
@@ -474,7 +476,7 @@ pub(crate) fn receipt_text(r: &adjutant::inbox::Receipt, s: &output::Style) -> S
 }
 
 /// A standing orders receipt in words: what was stored or withdrawn, its hash.
-pub(crate) fn standing_receipt_text(r: &adjutant::standing::Receipt, s: &output::Style) -> String {
+pub(crate) fn standing_receipt_text(r: &adjutant::game::standing::Receipt, s: &output::Style) -> String {
     if r.withdrawn {
         return format!(
             "{} the standing orders of {} in game {} ({} bytes)\n  sha256 {}\n  removed {}\n",
@@ -508,17 +510,17 @@ fn template(args: &arguments::TemplateArgs, wait: Duration, out: &Out) -> Outcom
 }
 
 fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {
-    let source = adjutant::module::Source::resolve(&args.module, args.games_dir.as_deref());
-    if let adjutant::module::Source::Embedded(id) = &source {
-        if !adjutant::modules::embedded_ids().contains(id) {
+    let source = adjutant::systems::gboar::data::Source::resolve(&args.module, args.games_dir.as_deref());
+    if let adjutant::systems::gboar::data::Source::Embedded(id) = &source {
+        if !adjutant::game::modules::embedded_ids().contains(id) {
             return Err(Error::usage(format!(
                 "unknown module '{id}'; the modules are: {} (or give a module folder's path)",
-                adjutant::modules::embedded_ids().join(", ")
+                adjutant::game::modules::embedded_ids().join(", ")
             ))
             .into());
         }
     }
-    let report = adjutant::module::check::check(&source);
+    let report = adjutant::systems::gboar::data::check::check(&source);
     out.result(&report, |s| {
         let mut text = String::new();
         for p in &report.problems {
@@ -576,8 +578,10 @@ fn dice_command(command: &DiceCommand, out: &Out) -> Outcome {
     match command {
         DiceCommand::Chain { top, length } => {
             let top = parse_hex("--top", top)?;
-            if *length > adjutant::folder::MAX_CHAIN_LENGTH {
-                return Err(Error::usage(format!("--length: at most {}", adjutant::folder::MAX_CHAIN_LENGTH)).into());
+            if *length > adjutant::game::folder::MAX_CHAIN_LENGTH {
+                return Err(
+                    Error::usage(format!("--length: at most {}", adjutant::game::folder::MAX_CHAIN_LENGTH)).into()
+                );
             }
             let keys: Vec<ChainKey> = dice::chain(&top, *length)
                 .into_iter()

@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use adjutant::engine::close_combat::{self, Engagement, Tactics};
-use adjutant::engine::odds::{distribution, MomentumPolicy, Side};
-use adjutant::engine::state::State;
-use adjutant::engine::Rules;
-use adjutant::module::Source;
+use adjutant::systems::gboar::close_combat::{self, Engagement, Tactics};
+use adjutant::systems::gboar::data::Source;
+use adjutant::systems::gboar::odds::{distribution, MomentumPolicy, Side};
+use adjutant::systems::gboar::state::State;
+use adjutant::systems::gboar::Rules;
 use adjutant::Error;
 
 use super::arguments::OddsArgs;
@@ -70,7 +70,7 @@ fn with_morale_checks(lines: &[Line], denominator: u128) -> Result<Vec<FullLine>
         Error::usage(format!(
             "an outcome calls for {most} morale checks: with the re-rolls asked for, the exact odds of every \
              combination fit for at most {MAX_MORALE_CHECKS} checks and {} re-rolls; weigh fewer units or re-rolls",
-            adjutant::engine::odds::MAX_REROLLS
+            adjutant::systems::gboar::odds::MAX_REROLLS
         ))
     };
     // The percentages multiply by 10,000 as well.
@@ -112,29 +112,30 @@ fn with_morale_checks(lines: &[Line], denominator: u128) -> Result<Vec<FullLine>
 
 /// 13.1: the results that make the side's other units check morale.
 const CHECKING: [&str; 6] = [
-    adjutant::engine::results::RETREAT,
-    adjutant::engine::results::DISRUPT,
-    adjutant::engine::results::STEP_LOSS,
-    adjutant::engine::results::TWO_STEP_LOSS,
-    adjutant::engine::results::CAPTURED_DC,
-    adjutant::engine::results::CAPTURED_AC,
+    adjutant::systems::gboar::results::RETREAT,
+    adjutant::systems::gboar::results::DISRUPT,
+    adjutant::systems::gboar::results::STEP_LOSS,
+    adjutant::systems::gboar::results::TWO_STEP_LOSS,
+    adjutant::systems::gboar::results::CAPTURED_DC,
+    adjutant::systems::gboar::results::CAPTURED_AC,
 ];
 
 /// 13.5: a unit's chance to pass a morale check, counted over the ten faces
 /// with the engine's own check (16.24: at the army morale of now).
-fn pass_in_ten(rules: &Rules, state: &State, unit: &str, attacked_from: &[adjutant::hex::HexId]) -> u32 {
+fn pass_in_ten(rules: &Rules, state: &State, unit: &str, attacked_from: &[adjutant::base::hex::HexId]) -> u32 {
     let at_start = state.army_morale.clone();
     (0..10u16)
         .filter(|face| {
             let mut trial = state.clone();
-            let check = adjutant::engine::results::MoraleCheck {
+            let check = adjutant::systems::gboar::results::MoraleCheck {
                 why: "odds",
                 morale_at_start: &at_start,
                 attacked_from,
                 trigger: None,
             };
-            let mut dice = adjutant::engine::case::ScriptedDice::new(vec![*face]);
-            adjutant::engine::results::morale_check(rules, &mut trial, unit, &check, &mut dice).is_ok_and(|(p, _)| p)
+            let mut dice = adjutant::systems::gboar::case::ScriptedDice::new(vec![*face]);
+            adjutant::systems::gboar::results::morale_check(rules, &mut trial, unit, &check, &mut dice)
+                .is_ok_and(|(p, _)| p)
         })
         .count() as u32
 }
@@ -155,8 +156,8 @@ struct Report {
 
 fn load(args: &OddsArgs, wait: Duration) -> Result<(Rules, State), Error> {
     if let Some(dir) = &args.dir {
-        let folder = adjutant::folder::GameFolder::open(dir)?;
-        let _read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+        let folder = adjutant::game::folder::GameFolder::open(dir)?;
+        let _read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
         let rules = adjutant::game::load_rules(&folder)?;
         let state = adjutant::game::load_state(&folder)?;
         return Ok((rules, state));
@@ -243,9 +244,13 @@ pub fn run(args: &OddsArgs, wait: Duration, out: &Out) -> Outcome {
                 diversion_shift: args.diversion,
             };
             let hex = |u: &String| {
-                state.units.get(u).and_then(|s| s.hex.as_deref()).and_then(|h| h.parse::<adjutant::hex::HexId>().ok())
+                state
+                    .units
+                    .get(u)
+                    .and_then(|s| s.hex.as_deref())
+                    .and_then(|h| h.parse::<adjutant::base::hex::HexId>().ok())
             };
-            let attacking: Vec<adjutant::hex::HexId> = e.attackers.iter().filter_map(hex).collect();
+            let attacking: Vec<adjutant::base::hex::HexId> = e.attackers.iter().filter_map(hex).collect();
             let others = |units: &[String], lead: &str, defender: bool| -> Vec<Check> {
                 units
                     .iter()

@@ -1,15 +1,17 @@
-//! `adjutant selfplay`: games with random legal orders (src/selfplay.rs),
-//! timed here: the clock gives the games per second printed, and decides
-//! nothing else.
+//! `adjutant selfplay`: games with random legal orders
+//! (src/systems/gboar/selfplay.rs), played again through game folders with
+//! `--keep` (src/game/selfplay.rs), timed here: the clock gives the games
+//! per second printed, and decides nothing else.
 
 use std::time::Instant;
 
 use serde::Serialize;
 
-use adjutant::engine::state::State;
-use adjutant::engine::Rules;
-use adjutant::module::Source;
-use adjutant::selfplay::{self, FolderCheck, GameId, Summary};
+use adjutant::game::selfplay::{write_folder, FolderCheck, FolderGame, FolderStep};
+use adjutant::systems::gboar::data::Source;
+use adjutant::systems::gboar::selfplay::{self, GameId, Summary};
+use adjutant::systems::gboar::state::State;
+use adjutant::systems::gboar::Rules;
 use adjutant::Error;
 
 use super::arguments::SelfplayArgs;
@@ -74,8 +76,25 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
             // stopped at: the folder is where to look at it (`status`,
             // `template`, `validate`).
             {
+                let steps: Vec<FolderStep> = played
+                    .record
+                    .iter()
+                    .map(|r| FolderStep {
+                        journal_step: r.journal_step,
+                        step: r.step.clone(),
+                        files: r.files.clone(),
+                        state_sha256: r.state_sha256,
+                    })
+                    .collect();
+                let name = id.name();
+                let folder_game = FolderGame {
+                    game_id: &name,
+                    chain_top: selfplay::chain_top(id),
+                    chain_length: played.chain_length,
+                    steps: &steps,
+                };
                 let check =
-                    selfplay::write_folder(&dir.join(format!("game-{game}")), &args.module, &args.scenario, &played)?;
+                    write_folder(&dir.join(format!("game-{game}")), &args.module, &args.scenario, &folder_game)?;
                 if let Some(problem) = &check.problem {
                     summary.failures.push(selfplay::Failure {
                         game,

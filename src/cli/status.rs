@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use adjutant::folder::{FolderKind, GameFolder};
+use adjutant::game::folder::{FolderKind, GameFolder};
 use adjutant::Error;
 
 use super::output::Out;
@@ -35,8 +35,8 @@ struct Status {
     /// Victory points per army, in halves (Savannah 2.9).
     vp_halves: BTreeMap<String, i32>,
     momentum: BTreeMap<String, u32>,
-    result: Option<adjutant::engine::victory::GameResult>,
-    players: Vec<adjutant::folder::Player>,
+    result: Option<adjutant::systems::gboar::victory::GameResult>,
+    players: Vec<adjutant::game::folder::Player>,
     /// The latest dispatch of reports (`reports/000047-000049`), if any.
     latest_reports: Option<String>,
     /// Report messages `adjutant mail` would send: a dispatch not yet
@@ -47,7 +47,7 @@ struct Status {
 #[derive(Serialize)]
 struct StandingStatus {
     #[serde(flatten)]
-    summary: adjutant::standing::Summary,
+    summary: adjutant::game::standing::Summary,
     covers_next: bool,
 }
 
@@ -67,22 +67,22 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; status is for games", dir.display())).into());
     }
-    let read = adjutant::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+    let read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = adjutant::game::load_rules(&folder)?;
     let state = adjutant::game::load_state(&folder)?;
     let next = state.next.clone();
-    let awaiting = next.as_ref().map(|s| adjutant::engine::awaited(&rules, &state, s)).unwrap_or_default();
+    let awaiting = next.as_ref().map(|s| adjutant::systems::gboar::awaited(&rules, &state, s)).unwrap_or_default();
     let mut submitted = Vec::new();
     let mut ahead: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for p in adjutant::inbox::pending(&folder)? {
+    for p in adjutant::game::inbox::pending(&folder)? {
         if next.as_ref().is_some_and(|s| s.name() == p.step) {
             submitted.push(p.side);
         } else {
             ahead.entry(p.step).or_default().push(p.side);
         }
     }
-    let next_kind = next.as_ref().map(adjutant::engine::orders::step_field);
-    let standing: Vec<StandingStatus> = adjutant::standing::summaries(&folder)?
+    let next_kind = next.as_ref().map(adjutant::systems::gboar::orders::step_field);
+    let standing: Vec<StandingStatus> = adjutant::game::standing::summaries(&folder)?
         .into_iter()
         .map(|summary| {
             let covers_next = awaiting.contains(&summary.side)
@@ -93,7 +93,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .collect();
     let (dispatches, _) = adjutant::report::game::dispatches(&folder)?;
     let mailed: std::collections::BTreeSet<(String, String)> =
-        adjutant::post::mailed(&folder)?.into_iter().map(|r| (r.dispatch, r.side)).collect();
+        adjutant::mail::post::mailed(&folder)?.into_iter().map(|r| (r.dispatch, r.side)).collect();
     let addressed: Vec<&str> =
         folder.config.players.iter().filter(|p| p.email.is_some()).map(|p| p.side.as_str()).collect();
     let names: Vec<String> =
@@ -104,7 +104,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .filter(|pair| !mailed.contains(pair))
         .count();
     let status = Status {
-        latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::folder::REPORTS_DIR)),
+        latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::game::folder::REPORTS_DIR)),
         not_mailed,
         game: folder.config.game_id.clone(),
         module: folder.config.module.clone().unwrap_or_default(),

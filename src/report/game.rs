@@ -24,13 +24,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::engine::state::State;
-use crate::engine::Rules;
-use crate::error::{Error, Result};
-use crate::folder::{GameFolder, REPORTS_DIR};
-use crate::fsio;
-use crate::journal::JournalEntry;
-use crate::map_svg;
+use crate::base::error::{Error, Result};
+use crate::base::fsio;
+use crate::game::folder::{GameFolder, REPORTS_DIR};
+use crate::game::journal::JournalEntry;
+use crate::report::map::svg;
+use crate::systems::gboar::state::State;
+use crate::systems::gboar::Rules;
 
 use super::{load_templates, render, Format, ReportInput, Templates, Viewer};
 
@@ -63,13 +63,13 @@ pub fn read_pending_marker(folder: &GameFolder) -> Result<Option<PendingReports>
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(&path, e)),
     };
-    crate::yaml::parse(&label, &text).map(Some).map_err(Error::Data)
+    crate::base::yaml::parse(&label, &text).map(Some).map_err(Error::Data)
 }
 
 /// Write the marker: the reports of the steps from `first_step` on are
 /// pending.
 pub fn write_pending_marker(folder: &GameFolder, first_step: u32) -> Result<()> {
-    let body = crate::yaml::to_string(&PendingReports { first_step }).map_err(|e| Error::usage(e.to_string()))?;
+    let body = crate::base::yaml::to_string(&PendingReports { first_step }).map_err(|e| Error::usage(e.to_string()))?;
     let text = format!(
         "# adjutant: the reports of the steps from first_step on are being written; `adjutant resolve` writes them\n\
          {body}"
@@ -111,10 +111,11 @@ impl Steps<'_> {
     /// The map after the last step, with the steps' arrows and markers.
     pub fn map_svg(&self) -> String {
         let rules = self.rules;
-        let events: Vec<crate::engine::Event> = self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
+        let events: Vec<crate::systems::gboar::Event> =
+            self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
         let army_of = |u: &str| rules.army_of(u).map(str::to_string);
-        let (arrows, markers) = crate::map_overlay::overlay(&events, &army_of);
-        let counters: Vec<map_svg::CounterView> = self
+        let (arrows, markers) = crate::report::map::overlay::overlay(&events, &army_of);
+        let counters: Vec<svg::CounterView> = self
             .state
             .units
             .iter()
@@ -124,11 +125,11 @@ impl Steps<'_> {
             })
             .collect();
         let title = format!("{}, after step {}", self.folder.config.game_id, self.last());
-        map_svg::render_on(
+        svg::render_on(
             &rules.module.map,
             Some(rules.module.map_base_svg()),
             &counters,
-            &map_svg::Options { title: Some(title), arrows, markers, ..map_svg::Options::default() },
+            &svg::Options { title: Some(title), arrows, markers, ..svg::Options::default() },
         )
     }
 
@@ -141,7 +142,7 @@ impl Steps<'_> {
     /// The sides the step after these awaits.
     fn awaiting(&self) -> Vec<String> {
         let state = self.state;
-        state.next.as_ref().map(|s| crate::engine::awaited(self.rules, state, s)).unwrap_or_default()
+        state.next.as_ref().map(|s| crate::systems::gboar::awaited(self.rules, state, s)).unwrap_or_default()
     }
 
     /// What one viewer's report is made from.
@@ -230,8 +231,11 @@ pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, f
     }
     let entries = entries(folder, first, last)?;
     let count = folder.journal().list()?.entries.len() as u32;
-    let state =
-        if last == count { crate::game::load_state(folder)? } else { crate::play::state_after(folder, &rules, last)? };
+    let state = if last == count {
+        crate::game::load_state(folder)?
+    } else {
+        crate::game::play::state_after(folder, &rules, last)?
+    };
     let templates = game_templates(folder)?;
     let steps = Steps { folder, rules: &rules, templates: &templates, entries: &entries, state: &state };
     let svg = (format == Format::Html).then(|| steps.map_svg());

@@ -13,6 +13,7 @@
 //! report. The dice chain top is never an input, so it cannot appear.
 
 pub mod game;
+pub mod map;
 pub mod model;
 pub mod tables;
 pub mod templates;
@@ -24,10 +25,10 @@ use std::str::FromStr;
 use minijinja::value::Serde;
 use minijinja::{context, Value};
 
-use crate::engine::state::State;
-use crate::error::{Error, Result};
-use crate::folder::GameConfig;
-use crate::journal::JournalEntry;
+use crate::base::error::{Error, Result};
+use crate::game::folder::GameConfig;
+use crate::game::journal::JournalEntry;
+use crate::systems::gboar::state::State;
 
 pub use model::{halves_text, model, ReportModel, REPORT_VERSION};
 pub use tables::text_tables;
@@ -55,7 +56,7 @@ pub struct ReportInput<'a> {
     pub awaiting: Vec<String>,
     /// The next step's name; `None` when the game is over.
     pub next_step: Option<String>,
-    /// The map picture (`map_svg::render`), embedded in the HTML report.
+    /// The map picture (`map::svg::render`), embedded in the HTML report.
     pub map_svg: Option<String>,
     /// Or the map's file beside the HTML report (a dispatch's `map.svg`),
     /// which the page shows as an image.

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{ReportInput, Viewer};
-use crate::dice::{Bytes32, Roll};
-use crate::engine::victory::GameResult;
-use crate::engine::Event;
+use crate::base::dice::{Bytes32, Roll};
+use crate::systems::gboar::victory::GameResult;
+use crate::systems::gboar::Event;
 
 /// The version of the report model's layout (`report_version`). Raised when
 /// a field is removed or changes meaning; adding a field keeps it.

@@ -12,8 +12,8 @@ use std::path::Path;
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
 
-use crate::error::{Error, Located, Result};
-use crate::fsio;
+use crate::base::error::{Error, Located, Result};
+use crate::base::fsio;
 
 /// The text report's template.
 pub const TEXT: &str = "report.txt.j2";

@@ -2,11 +2,11 @@
 //! escaping, on a made-up step of the Savannah Historical Scenario.
 
 use super::*;
-use crate::dice::{Bytes32, Die, Roll};
-use crate::engine::Event;
-use crate::folder::{DiceConfig, DiceMode, FolderKind, Player};
-use crate::journal::OrdersRecord;
-use crate::module::{Module, Source};
+use crate::base::dice::{Bytes32, Die, Roll};
+use crate::game::folder::{DiceConfig, DiceMode, FolderKind, Player};
+use crate::game::journal::OrdersRecord;
+use crate::systems::gboar::data::{Module, Source};
+use crate::systems::gboar::Event;
 
 fn game() -> GameConfig {
     GameConfig {

@@ -1,0 +1,354 @@
+//! Writes that survive a crash at any instant, and the folder lock
+//! (exclusive for a command that writes, shared for one that reads).
+//!
+//! Every file adjutant writes goes through here: a temporary file in the same
+//! folder, written and fsynced, then renamed (or hard-linked, when the name
+//! must not exist yet) over its final name, then the folder fsynced. A
+//! `kill -9` or a full disk leaves either the old file or the new one, never
+//! half of either; a stray temporary file (its name starts with `.tmp-`) is
+//! ignored by every reader and removed by the next command that holds the
+//! lock (recovery.rs).
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::base::error::{Error, Located, Result};
+
+/// Prefix of every temporary file or folder adjutant makes.
+pub const TEMP_PREFIX: &str = ".tmp-";
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn temp_name(final_name: &str) -> String {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{TEMP_PREFIX}{}-{n}-{final_name}", std::process::id())
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn file_name_of(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into())
+}
+
+/// Fsync a folder so that a rename or link in it is durable.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir).and_then(|f| f.sync_all()).map_err(|e| Error::io(dir, e))
+}
+
+/// Write `bytes` to a new temporary file beside `path`; return its path.
+fn write_temp(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<PathBuf> {
+    let temp = parent_of(path).join(temp_name(&file_name_of(path)));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    let result = options.open(&temp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    match result {
+        Ok(()) => Ok(temp),
+        Err(e) => {
+            let _ = fs::remove_file(&temp);
+            Err(Error::io(path, e))
+        }
+    }
+}
+
+/// Replace (or create) `path` atomically with `bytes`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_mode(path, bytes, None)
+}
+
+/// As [`write_atomic`], creating the file with Unix permissions `mode`.
+pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+    let temp = write_temp(path, bytes, mode)?;
+    if let Err(e) = fs::rename(&temp, path) {
+        let _ = fs::remove_file(&temp);
+        return Err(Error::io(path, e));
+    }
+    sync_dir(parent_of(path))
+}
+
+/// Create `path` atomically with `bytes`; fail if it already exists. This is
+/// how a journal grows: an entry, once written, is never replaced.
+pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let temp = write_temp(path, bytes, None)?;
+    // link(2) refuses an existing name, atomically: two writers cannot both
+    // create the same entry, even without the lock.
+    let linked = fs::hard_link(&temp, path);
+    let _ = fs::remove_file(&temp);
+    linked.map_err(|e| Error::io(path, e))?;
+    sync_dir(parent_of(path))
+}
+
+/// Read a whole file, naming it on error.
+pub fn read(path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).map_err(|e| Error::io(path, e))
+}
+
+/// Read a whole UTF-8 file, naming it on error.
+pub fn read_text(path: &Path, label: &str) -> Result<String> {
+    let bytes = read(path)?;
+    String::from_utf8(bytes).map_err(|e| {
+        Error::Data(Located {
+            file: label.to_string(),
+            line: None,
+            column: None,
+            field: String::new(),
+            message: format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+        })
+    })
+}
+
+/// Remove a file and make the removal durable (fsync of its folder).
+pub fn remove_file(path: &Path) -> Result<()> {
+    fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+    if let Some(dir) = path.parent() {
+        sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// The temporary files (and folders) in `dir`, sorted; none when `dir`
+/// does not exist.
+pub fn list_temps(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            found.push(entry.path());
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Remove a temporary file or folder a killed command left. Call only
+/// while holding the folder's exclusive lock, so that no live writer's
+/// file is removed.
+pub fn remove_temp(path: &Path) -> Result<()> {
+    let removed = if path.is_dir() { fs::remove_dir_all(path) } else { fs::remove_file(path) };
+    match removed {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Remove temporary files (and folders) a killed command left in `dir`.
+/// Call only while holding the folder's exclusive lock, so that no live
+/// writer's file is removed.
+pub fn remove_stale_temps(dir: &Path) -> Result<()> {
+    for path in list_temps(dir)? {
+        remove_temp(&path)?;
+    }
+    Ok(())
+}
+
+/// The names of the entries of `dir`, sorted.
+pub fn list_names(dir: &Path) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Create the folder `dir` if it is missing (durably).
+pub fn ensure_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
+    sync_dir(parent_of(dir))
+}
+
+/// Create the folder `target` holding `files` (name -> bytes) at once: they
+/// are written into a temporary folder beside it, which is then renamed.
+/// Fails if `target` exists.
+pub fn write_dir_atomic(target: &Path, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Result<()> {
+    if target.exists() {
+        return Err(Error::io(target, io::Error::new(io::ErrorKind::AlreadyExists, "already exists")));
+    }
+    let temp = parent_of(target).join(temp_name(&file_name_of(target)));
+    let written = (|| -> io::Result<()> {
+        fs::create_dir(&temp)?;
+        for (name, bytes) in files {
+            let mut f = OpenOptions::new().write(true).create_new(true).open(temp.join(name))?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+        }
+        File::open(&temp)?.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_dir_all(&temp);
+        return Err(Error::io(target, e));
+    }
+    if let Err(e) = fs::rename(&temp, target) {
+        let _ = fs::remove_dir_all(&temp);
+        return Err(Error::io(target, e));
+    }
+    sync_dir(parent_of(target))
+}
+
+/// How long a command waits for another working on the same folder, unless
+/// told (`--wait`).
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(60);
+
+/// A lock on a folder (exclusive or shared), held until dropped.
+pub struct FolderLock {
+    _file: File,
+}
+
+/// The lock file of a folder.
+pub const LOCK_FILE: &str = ".lock";
+
+/// Take the folder's exclusive lock (`.lock` in it, created if missing),
+/// waiting up to `wait` for other commands to finish with it.
+pub fn lock_folder(dir: &Path, wait: Duration) -> Result<FolderLock> {
+    let path = dir.join(LOCK_FILE);
+    let file =
+        OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| Error::io(&path, e))?;
+    wait_for(dir, &path, wait, || file.try_lock())?;
+    Ok(FolderLock { _file: file })
+}
+
+/// Take the folder's lock shared, for a command that only reads: any
+/// number of readers at once, none while a writer holds it. `.lock` is
+/// opened read-only, so that a folder without write permission can be
+/// read; a folder without `.lock` (a published copy nobody writes to)
+/// needs no lock, and gives `None`.
+pub fn lock_folder_shared(dir: &Path, wait: Duration) -> Result<Option<FolderLock>> {
+    let path = dir.join(LOCK_FILE);
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    wait_for(dir, &path, wait, || file.try_lock_shared())?;
+    Ok(Some(FolderLock { _file: file }))
+}
+
+/// Retry `attempt` until it takes the lock, for up to `wait`.
+fn wait_for(
+    dir: &Path,
+    path: &Path,
+    wait: Duration,
+    attempt: impl Fn() -> std::result::Result<(), TryLockError>,
+) -> Result<()> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match attempt() {
+            Ok(()) => return Ok(()),
+            Err(TryLockError::WouldBlock) => {
+                if start.elapsed() >= wait {
+                    return Err(Error::Locked { path: dir.to_path_buf(), waited_secs: wait.as_secs() });
+                }
+                thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(TryLockError::Error(e)) => return Err(Error::io(path, e)),
+        }
+    }
+}
+
+/// True when an error says the folder cannot be written (permissions, a
+/// read-only file system).
+pub fn is_read_only(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. }
+        if matches!(source.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_new_refuses_to_replace() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000001.yaml");
+        write_new_atomic(&path, b"first").unwrap();
+        let err = write_new_atomic(&path, b"second").unwrap_err();
+        assert!(err.to_string().contains("already exists"), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), b"first");
+        // No temporary file is left behind by either call.
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("000001.yaml")]);
+    }
+
+    #[test]
+    fn write_atomic_replaces_and_sets_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secret");
+        write_atomic_mode(&path, b"one", Some(0o600)).unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            write_atomic_mode(&path, b"three", Some(0o600)).unwrap();
+            assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn write_into_missing_folder_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing").join("x.yaml");
+        let err = write_atomic(&path, b"x").unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("x.yaml"), "{err}");
+    }
+
+    #[test]
+    fn lock_is_exclusive_and_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = lock_folder(dir.path(), Duration::ZERO).unwrap();
+        let err = match lock_folder(dir.path(), Duration::from_millis(30)) {
+            Err(e) => e,
+            Ok(_) => panic!("a second lock on the same folder was granted"),
+        };
+        assert!(matches!(err, Error::Locked { .. }));
+        drop(held);
+        lock_folder(dir.path(), Duration::ZERO).unwrap();
+    }
+
+    #[test]
+    fn shared_locks_share_and_exclude_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        // No lock file: a published copy, nobody writes there.
+        assert!(lock_folder_shared(dir.path(), Duration::ZERO).unwrap().is_none());
+        fs::write(dir.path().join(LOCK_FILE), b"").unwrap();
+        let one = lock_folder_shared(dir.path(), Duration::ZERO).unwrap().expect("a lock");
+        let two = lock_folder_shared(dir.path(), Duration::ZERO).unwrap().expect("a second reader");
+        assert!(matches!(lock_folder(dir.path(), Duration::from_millis(20)), Err(Error::Locked { .. })));
+        drop((one, two));
+        let writer = lock_folder(dir.path(), Duration::ZERO).unwrap();
+        assert!(matches!(lock_folder_shared(dir.path(), Duration::from_millis(20)), Err(Error::Locked { .. })));
+        drop(writer);
+        assert!(lock_folder_shared(dir.path(), Duration::ZERO).unwrap().is_some());
+    }
+}

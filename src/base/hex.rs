@@ -1,0 +1,1877 @@
+//! Hex geometry for Great Battles of the American Revolution (GBoAR) maps:
+//! hex ids, the six directions, hexsides, distance and line of sight.
+//!
+//! Everything here is exact integer arithmetic: no floating point anywhere,
+//! so every machine computes the same adjacency, range and line of sight.
+//! Nothing here panics; parsing returns typed errors.
+//!
+//! # Hex ids
+//!
+//! GBoAR maps print a four-digit id in every hex, `CCRR`: two digits of
+//! column, two of row (1404 is column 14, row 04; Savannah 1779 names hexes
+//! such as 1404, 1303, 1014, 3123, 3822, 4214). Columns are numbered left to
+//! right, rows top to bottom (row numbers grow southwards). [`HexId`] holds a
+//! column and a row in `0..=99`; it is `Copy`, `Ord` (column first, then row,
+//! which is the numeric order of the printed id) and parses from and prints
+//! as exactly four ASCII digits.
+//!
+//! # Layout: which columns sit half a hex down
+//!
+//! The hexes are flat-topped and stand in vertical columns (a column runs
+//! north-south). Neighbouring columns are offset by half a hex, so every
+//! other column sits half a hex lower. Which parity is the lower one is a
+//! property of the printed map, so it is a value, [`Layout`], that the map
+//! data carries and that every geometric function takes. For GBoAR maps the
+//! even-numbered columns are the lower ones ([`Layout::EvenColumnsDown`],
+//! also available as [`Layout::GBOAR`]):
+//!
+//! ```text
+//!   Layout::EvenColumnsDown             Layout::OddColumnsDown
+//!   (columns 14, 16 sit lower)          (columns 13, 15 sit lower)
+//!
+//!   ____        ____                          ____        ____
+//!  /    \      /    \                        /    \      /    \
+//! / 1303 \____/ 1503 \____              ____/ 1403 \____/ 1603 \
+//! \      /    \      /    \            /    \      /    \      /
+//!  \____/ 1403 \____/ 1603 \          / 1303 \____/ 1503 \____/
+//!  /    \      /    \      /          \      /    \      /    \
+//! / 1304 \____/ 1504 \____/            \____/ 1404 \____/ 1604 \
+//! \      /    \      /    \            /    \      /    \      /
+//!  \____/ 1404 \____/ 1604 \          / 1304 \____/ 1504 \____/
+//!  /    \      /    \      /          \      /    \      /    \
+//! / 1305 \____/ 1505 \____/            \____/ 1405 \____/ 1605 \
+//! \      /    \      /    \            /    \      /    \      /
+//!  \____/ 1405 \____/ 1605 \          / 1305 \____/ 1505 \____/
+//!       \      /    \      /          \      /    \      /
+//!        \____/      \____/            \____/      \____/
+//! ```
+//!
+//! With `EvenColumnsDown` the six neighbours of 1404 (an even, lower
+//! column) are N 1403, NE 1504, SE 1505, S 1405, SW 1305, NW 1304; those of
+//! 1503 (an odd, higher column) are N 1502, NE 1602, SE 1603, S 1504,
+//! SW 1403, NW 1402. If a map proves to be drawn the other way, its map data
+//! says `OddColumnsDown` and nothing else changes.
+//!
+//! # Coordinates
+//!
+//! Internally a hex is placed on "doubled" coordinates: `x` is the column and
+//! `y = 2 * row + 1` if the column sits down, `2 * row` otherwise, so the six
+//! neighbours are at `(0, -2)` N, `(+1, -1)` NE, `(+1, +1)` SE, `(0, +2)` S,
+//! `(-1, +1)` SW and `(-1, -1)` NW. [`Cube`] coordinates (`q + r + s = 0`)
+//! are derived from those and give the distance.
+//!
+//! For line of sight the hexes are drawn on an integer plane: the centre of
+//! hex `(x, y)` is the point `(3x, y)` and its six corners are the centre
+//! plus `(-1,-1)`, `(1,-1)`, `(2,0)`, `(1,1)`, `(-1,1)` and `(-2,0)`. This is
+//! the regular hex grid squeezed by an affine map (horizontal unit half a
+//! hex radius, vertical unit `sqrt(3)/2` of it); an affine map keeps straight
+//! lines straight and keeps "passes through", "touches a corner" and "runs
+//! along a side" exactly as they were, so every line-of-sight question is
+//! answered with integer cross products and never with a tolerance.
+//!
+//! # Line of sight (series rules 11.41 to 11.44)
+//!
+//! LOS is traced from the centre of the firing hex to the centre of the
+//! target hex (11.41). [`line_between`] lists, in order, what that segment
+//! passes through between the two hexes: the hexes whose interior it crosses
+//! ([`LineStep::Hex`]) and the hexsides it runs exactly along
+//! ([`LineStep::Spine`], the hex spines of 11.44). Where the line only
+//! touches a corner of a hex, that hex is not listed. [`entering_hexside`]
+//! tells which side(s) of the target the line enters through (the up-slope
+//! test of 11.43) and [`hexsides_crossed`] lists every hexside crossed on
+//! the way (slope hexsides between the two units, 11.43 A and B).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The largest column or row number a four-digit `CCRR` id can express.
+pub const MAX_INDEX: u8 = 99;
+
+// ---------------------------------------------------------------------------
+// HexId
+// ---------------------------------------------------------------------------
+
+/// A hex, identified as printed on the map: column and row, each `0..=99`.
+///
+/// The fields are private so that every `HexId` prints as exactly four
+/// digits and parses back to itself; build one with [`HexId::new`],
+/// [`HexId::from_number`] or by parsing `"1404"`. Ordering is column first,
+/// then row, i.e. the numeric order of the printed id, so `HexId` works as a
+/// `BTreeMap` key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HexId {
+    col: u8,
+    row: u8,
+}
+
+impl HexId {
+    /// The hex at `col`, `row`, or `None` if either is above 99.
+    pub const fn new(col: u8, row: u8) -> Option<HexId> {
+        if col <= MAX_INDEX && row <= MAX_INDEX {
+            Some(HexId { col, row })
+        } else {
+            None
+        }
+    }
+
+    /// The hex whose printed id, read as a number, is `number` (1404 is
+    /// column 14, row 4), or `None` above 9999.
+    pub const fn from_number(number: u16) -> Option<HexId> {
+        if number > 9999 {
+            return None;
+        }
+        HexId::new((number / 100) as u8, (number % 100) as u8)
+    }
+
+    /// The column, the first two digits of the id.
+    pub const fn col(self) -> u8 {
+        self.col
+    }
+
+    /// The row, the last two digits of the id (rows grow southwards).
+    pub const fn row(self) -> u8 {
+        self.row
+    }
+
+    /// The printed id as a number: `CC * 100 + RR`.
+    pub const fn number(self) -> u16 {
+        self.col as u16 * 100 + self.row as u16
+    }
+
+    /// This hex in cube coordinates under `layout`.
+    pub fn cube(self, layout: Layout) -> Cube {
+        let d = Dbl::of(self, layout);
+        let r = (d.y - d.x - layout.parity()) / 2;
+        Cube { q: d.x, r, s: -d.x - r }
+    }
+
+    /// The hex at cube coordinates `cube` under `layout`, or `None` if
+    /// `q + r + s != 0` or the hex lies outside `00..=99` in column or row.
+    pub fn from_cube(cube: Cube, layout: Layout) -> Option<HexId> {
+        // Wide arithmetic: the fields are public and may hold anything.
+        let (q, r, s) = (i128::from(cube.q), i128::from(cube.r), i128::from(cube.s));
+        if q + r + s != 0 || !(0..=i128::from(MAX_INDEX)).contains(&q) {
+            return None;
+        }
+        let y = i64::try_from(2 * r + q + i128::from(layout.parity())).ok()?;
+        Dbl { x: cube.q, y }.hex(layout)
+    }
+}
+
+impl fmt::Display for HexId {
+    /// Four digits, `CCRR`, zero-padded: `0105`, `1404`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02}{:02}", self.col, self.row)
+    }
+}
+
+impl FromStr for HexId {
+    type Err = HexIdError;
+
+    /// Exactly four ASCII digits `CCRR`; no sign, no spaces, nothing else.
+    fn from_str(s: &str) -> Result<HexId, HexIdError> {
+        let length = s.chars().count();
+        if length != 4 {
+            return Err(HexIdError::WrongLength { input: s.to_string(), length });
+        }
+        let mut digits = [0u8; 4];
+        for (position, (slot, ch)) in digits.iter_mut().zip(s.chars()).enumerate() {
+            if !ch.is_ascii_digit() {
+                return Err(HexIdError::NotADigit { input: s.to_string(), position: position + 1, found: ch });
+            }
+            *slot = ch as u8 - b'0';
+        }
+        Ok(HexId { col: digits[0] * 10 + digits[1], row: digits[2] * 10 + digits[3] })
+    }
+}
+
+/// Why a string is not a hex id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HexIdError {
+    /// The id is not exactly four characters long.
+    WrongLength {
+        /// The rejected text.
+        input: String,
+        /// Its length in characters.
+        length: usize,
+    },
+    /// A character is not an ASCII digit `0`-`9`.
+    NotADigit {
+        /// The rejected text.
+        input: String,
+        /// 1-based position of the offending character.
+        position: usize,
+        /// The offending character.
+        found: char,
+    },
+}
+
+impl fmt::Display for HexIdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // The text as written, bounded and escaped (src/base/error.rs): it may be a player's.
+            HexIdError::WrongLength { input, length } => write!(
+                f,
+                "hex id \"{}\" must be exactly four digits CCRR (two of column, \
+                 two of row, e.g. 1404), but it has {length} characters",
+                crate::base::error::echo(input)
+            ),
+            HexIdError::NotADigit { input, position, found } => write!(
+                f,
+                "hex id \"{}\" must be exactly four digits CCRR (e.g. 1404), but \
+                 character {position} is {found:?}, not a digit 0-9",
+                crate::base::error::echo(input)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HexIdError {}
+
+// ---------------------------------------------------------------------------
+// Layout
+// ---------------------------------------------------------------------------
+
+/// Which columns of the map sit half a hex lower than their neighbours
+/// (see the sketch in the module documentation). The map data carries it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layout {
+    /// Even-numbered columns (14, 16, ...) sit half a hex lower than odd ones.
+    /// This is the GBoAR convention.
+    EvenColumnsDown,
+    /// Odd-numbered columns (13, 15, ...) sit half a hex lower than even ones.
+    OddColumnsDown,
+}
+
+impl Layout {
+    /// The layout of Great Battles of the American Revolution maps.
+    pub const GBOAR: Layout = Layout::EvenColumnsDown;
+
+    /// Both layouts.
+    pub const ALL: [Layout; 2] = [Layout::EvenColumnsDown, Layout::OddColumnsDown];
+
+    /// Whether column `col` sits half a hex lower than its neighbours.
+    pub const fn column_is_down(self, col: u8) -> bool {
+        self.down(col as i64) == 1
+    }
+
+    /// The name used in map data: `even-columns-down` or `odd-columns-down`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layout::EvenColumnsDown => "even-columns-down",
+            Layout::OddColumnsDown => "odd-columns-down",
+        }
+    }
+
+    /// 1 if column `x` (any integer, on the map or not) sits down, else 0.
+    const fn down(self, x: i64) -> i64 {
+        let odd = x.rem_euclid(2);
+        match self {
+            Layout::EvenColumnsDown => 1 - odd,
+            Layout::OddColumnsDown => odd,
+        }
+    }
+
+    /// `(y - x) mod 2` in doubled coordinates, the same for every hex.
+    const fn parity(self) -> i64 {
+        match self {
+            Layout::EvenColumnsDown => 1,
+            Layout::OddColumnsDown => 0,
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Layout {
+    type Err = LayoutParseError;
+
+    /// `even-columns-down` or `odd-columns-down`.
+    fn from_str(s: &str) -> Result<Layout, LayoutParseError> {
+        Layout::ALL
+            .into_iter()
+            .find(|layout| layout.name() == s)
+            .ok_or_else(|| LayoutParseError { input: s.to_string() })
+    }
+}
+
+/// A string that names no [`Layout`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutParseError {
+    /// The rejected text.
+    pub input: String,
+}
+
+impl fmt::Display for LayoutParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "hex layout {:?} must be \"even-columns-down\" or \"odd-columns-down\"", self.input)
+    }
+}
+
+impl std::error::Error for LayoutParseError {}
+
+// ---------------------------------------------------------------------------
+// Direction
+// ---------------------------------------------------------------------------
+
+/// The six directions out of a flat-topped hex, one per side, clockwise
+/// from north. A hex exerts its ZOC into the six hexes in these directions
+/// (8.1); a unit moves to an adjacent hex through one of these sides (9.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// North: same column, row - 1.
+    N,
+    /// North-east: next column, up half a hex.
+    NE,
+    /// South-east: next column, down half a hex.
+    SE,
+    /// South: same column, row + 1.
+    S,
+    /// South-west: previous column, down half a hex.
+    SW,
+    /// North-west: previous column, up half a hex.
+    NW,
+}
+
+impl Direction {
+    /// All six, clockwise from north; the order of [`neighbours`].
+    pub const ALL: [Direction; 6] =
+        [Direction::N, Direction::NE, Direction::SE, Direction::S, Direction::SW, Direction::NW];
+
+    /// All six, clockwise from north.
+    pub const fn all() -> [Direction; 6] {
+        Direction::ALL
+    }
+
+    /// Position in [`Direction::ALL`]: N is 0, NW is 5.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The direction at position `index % 6` of [`Direction::ALL`].
+    pub const fn from_index(index: usize) -> Direction {
+        Direction::ALL[index % 6]
+    }
+
+    /// The direction pointing back: N and S, NE and SW, SE and NW.
+    pub const fn opposite(self) -> Direction {
+        Direction::from_index(self.index() + 3)
+    }
+
+    /// The next direction clockwise (N to NE, NW to N).
+    pub const fn clockwise(self) -> Direction {
+        Direction::from_index(self.index() + 1)
+    }
+
+    /// The next direction counter-clockwise (N to NW, NE to N).
+    pub const fn counter_clockwise(self) -> Direction {
+        Direction::from_index(self.index() + 5)
+    }
+
+    /// `N`, `NE`, `SE`, `S`, `SW` or `NW`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Direction::N => "N",
+            Direction::NE => "NE",
+            Direction::SE => "SE",
+            Direction::S => "S",
+            Direction::SW => "SW",
+            Direction::NW => "NW",
+        }
+    }
+
+    /// The step in doubled coordinates.
+    const fn delta(self) -> (i64, i64) {
+        match self {
+            Direction::N => (0, -2),
+            Direction::NE => (1, -1),
+            Direction::SE => (1, 1),
+            Direction::S => (0, 2),
+            Direction::SW => (-1, 1),
+            Direction::NW => (-1, -1),
+        }
+    }
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Direction {
+    type Err = DirectionParseError;
+
+    /// `N`, `NE`, `SE`, `S`, `SW` or `NW`, in either case.
+    fn from_str(s: &str) -> Result<Direction, DirectionParseError> {
+        Direction::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| DirectionParseError { input: s.to_string() })
+    }
+}
+
+/// A string that names no [`Direction`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirectionParseError {
+    /// The rejected text.
+    pub input: String,
+}
+
+impl fmt::Display for DirectionParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "hex direction {:?} must be one of N, NE, SE, S, SW, NW", self.input)
+    }
+}
+
+impl std::error::Error for DirectionParseError {}
+
+// ---------------------------------------------------------------------------
+// Coordinates
+// ---------------------------------------------------------------------------
+
+/// Cube coordinates of a hex (`q + r + s = 0`): `q` is the column, and a
+/// step in any of the six directions changes two of the three by one.
+/// Obtain them with [`HexId::cube`]; they depend on the [`Layout`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cube {
+    /// The column.
+    pub q: i64,
+    /// Grows by one going S, and going SW.
+    pub r: i64,
+    /// `-q - r`.
+    pub s: i64,
+}
+
+impl Cube {
+    /// Steps between two cube positions. Saturating, so it never overflows
+    /// whatever the fields hold.
+    pub fn distance(self, other: Cube) -> u64 {
+        let dq = self.q.abs_diff(other.q);
+        let dr = self.r.abs_diff(other.r);
+        let ds = self.s.abs_diff(other.s);
+        dq.saturating_add(dr).saturating_add(ds) / 2
+    }
+}
+
+/// Doubled coordinates: `x` the column, `y` twice the row, plus one in a
+/// column that sits down. Unbounded, so hexes off the map can be described.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Dbl {
+    x: i64,
+    y: i64,
+}
+
+impl Dbl {
+    fn of(hex: HexId, layout: Layout) -> Dbl {
+        let x = i64::from(hex.col);
+        Dbl { x, y: 2 * i64::from(hex.row) + layout.down(x) }
+    }
+
+    /// The hex with an id at these coordinates, if any.
+    fn hex(self, layout: Layout) -> Option<HexId> {
+        let twice_row = self.y - layout.down(self.x);
+        if twice_row.rem_euclid(2) != 0 {
+            return None;
+        }
+        let col = u8::try_from(self.x).ok()?;
+        let row = u8::try_from(twice_row / 2).ok()?;
+        HexId::new(col, row)
+    }
+
+    /// Whether a hex (on or off the map) is centred here.
+    fn is_centre(self, layout: Layout) -> bool {
+        (self.y - layout.down(self.x)).rem_euclid(2) == 0
+    }
+
+    fn step(self, dir: Direction) -> Dbl {
+        let (dx, dy) = dir.delta();
+        Dbl { x: self.x + dx, y: self.y + dy }
+    }
+
+    /// The direction from `self` to an adjacent `other`.
+    fn direction_to(self, other: Dbl) -> Option<Direction> {
+        Direction::ALL.into_iter().find(|&d| self.step(d) == other)
+    }
+
+    /// The centre on the integer plane used for line of sight.
+    fn centre(self) -> Pt {
+        (3 * self.x, self.y)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Adjacency and distance
+// ---------------------------------------------------------------------------
+
+/// The hex next to `hex` in direction `dir`, or `None` if it would have a
+/// column or row outside `00..=99`.
+pub fn neighbour(hex: HexId, dir: Direction, layout: Layout) -> Option<HexId> {
+    Dbl::of(hex, layout).step(dir).hex(layout)
+}
+
+/// The hexes adjacent to `hex`, in the order of [`Direction::ALL`] (N, NE,
+/// SE, S, SW, NW), leaving out those that would fall outside `00..=99`.
+/// These are the six hexes of a ZOC (8.1) and of "adjacent" throughout.
+pub fn neighbours(hex: HexId, layout: Layout) -> Vec<HexId> {
+    Direction::ALL.into_iter().filter_map(|d| neighbour(hex, d, layout)).collect()
+}
+
+/// The direction from `from` to `to` if they are adjacent.
+pub fn direction_between(from: HexId, to: HexId, layout: Layout) -> Option<Direction> {
+    Dbl::of(from, layout).direction_to(Dbl::of(to, layout))
+}
+
+/// Whether `a` and `b` share a hexside.
+pub fn are_adjacent(a: HexId, b: HexId, layout: Layout) -> bool {
+    direction_between(a, b, layout).is_some()
+}
+
+/// The number of hexes from `a` to `b`: the steps of a shortest path
+/// through adjacent hexes, 0 for the same hex. This is the range of 11.2:
+/// it counts the target's hex but not the firing unit's.
+pub fn distance(a: HexId, b: HexId, layout: Layout) -> u32 {
+    let d = a.cube(layout).distance(b.cube(layout));
+    u32::try_from(d).unwrap_or(u32::MAX)
+}
+
+/// Every hex within `radius` hexes of `center` (including `center`), in
+/// ascending id order: e.g. the hexes within artillery range (11.2).
+pub fn hexes_within(center: HexId, radius: u32, layout: Layout) -> Vec<HexId> {
+    let r = i64::from(radius.min(200));
+    let c = Dbl::of(center, layout);
+    let mut out = Vec::new();
+    for x in (c.x - r).max(0)..=(c.x + r).min(i64::from(MAX_INDEX)) {
+        for y in (c.y - 2 * r).max(0)..=(c.y + 2 * r) {
+            if let Some(hex) = (Dbl { x, y }).hex(layout) {
+                if distance(center, hex, layout) <= radius {
+                    out.push(hex);
+                }
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Hexsides
+// ---------------------------------------------------------------------------
+
+/// One side shared by two adjacent hexes, the same value whichever hex it
+/// is seen from: it stores the two hexes, lower id first. Hexside terrain
+/// (slopes, creeks, fieldworks: 8.1, 9.4, 11.43) is keyed by this.
+///
+/// A `Hexside` is built for a [`Layout`] ([`Hexside::between`],
+/// [`Hexside::from_hex_dir`], [`Hexside::parse`]); the two hexes are
+/// adjacent in that layout. It prints as `1404/1405` and parses from that
+/// or from `1404-N` (a hex and the direction of the side from it).
+/// There is no hexside on the outer rim of the `00..=99` grid: both hexes
+/// always have ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Hexside {
+    low: HexId,
+    high: HexId,
+}
+
+impl Hexside {
+    /// The side shared by `a` and `b`, or `None` if they are not adjacent.
+    pub fn between(a: HexId, b: HexId, layout: Layout) -> Option<Hexside> {
+        if !are_adjacent(a, b, layout) {
+            return None;
+        }
+        Some(Hexside { low: a.min(b), high: a.max(b) })
+    }
+
+    /// The side of `hex` facing `dir`, or `None` if the hex beyond it would
+    /// fall outside `00..=99`.
+    pub fn from_hex_dir(hex: HexId, dir: Direction, layout: Layout) -> Option<Hexside> {
+        Hexside::between(hex, neighbour(hex, dir, layout)?, layout)
+    }
+
+    /// Parses `1404/1405` (either order) or `1404-N` (a hex and the
+    /// direction of the side from it; direction in either case).
+    pub fn parse(s: &str, layout: Layout) -> Result<Hexside, HexsideParseError> {
+        if let Some((left, right)) = s.split_once('/') {
+            let a: HexId = left.parse().map_err(HexsideParseError::Hex)?;
+            let b: HexId = right.parse().map_err(HexsideParseError::Hex)?;
+            if a == b {
+                return Err(HexsideParseError::SameHex { hex: a });
+            }
+            return Hexside::between(a, b, layout).ok_or(HexsideParseError::NotAdjacent { a, b, layout });
+        }
+        if let Some((left, right)) = s.split_once('-') {
+            let hex: HexId = left.parse().map_err(HexsideParseError::Hex)?;
+            let dir: Direction = right.parse().map_err(HexsideParseError::Direction)?;
+            return Hexside::from_hex_dir(hex, dir, layout).ok_or(HexsideParseError::OffGrid { hex, direction: dir });
+        }
+        Err(HexsideParseError::Format { input: s.to_string() })
+    }
+
+    /// Both hexes, lower id first.
+    pub const fn hexes(self) -> (HexId, HexId) {
+        (self.low, self.high)
+    }
+
+    /// The hex with the lower id.
+    pub const fn low(self) -> HexId {
+        self.low
+    }
+
+    /// The hex with the higher id.
+    pub const fn high(self) -> HexId {
+        self.high
+    }
+
+    /// Whether `hex` is one of the two hexes: whether this is one of the
+    /// six sides of `hex` ("part of the firing or target unit's hexes",
+    /// 11.43 A).
+    pub fn contains(self, hex: HexId) -> bool {
+        self.low == hex || self.high == hex
+    }
+
+    /// The hex on the other side from `hex`, or `None` if `hex` is neither.
+    pub fn other(self, hex: HexId) -> Option<HexId> {
+        if hex == self.low {
+            Some(self.high)
+        } else if hex == self.high {
+            Some(self.low)
+        } else {
+            None
+        }
+    }
+
+    /// The direction of this side seen from `hex`, or `None` if `hex` is
+    /// neither of its hexes (or the hexes are not adjacent in `layout`).
+    pub fn direction_from(self, hex: HexId, layout: Layout) -> Option<Direction> {
+        direction_between(hex, self.other(hex)?, layout)
+    }
+}
+
+impl fmt::Display for Hexside {
+    /// `1404/1405`, lower id first.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.low, self.high)
+    }
+}
+
+/// The side shared by `a` and `b`, or `None` if they are not adjacent.
+pub fn hexside_between(a: HexId, b: HexId, layout: Layout) -> Option<Hexside> {
+    Hexside::between(a, b, layout)
+}
+
+/// Why a string is not a hexside.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HexsideParseError {
+    /// Neither `CCRR/CCRR` nor `CCRR-DIR`.
+    Format {
+        /// The rejected text.
+        input: String,
+    },
+    /// One of the hex ids is malformed.
+    Hex(HexIdError),
+    /// The direction after `-` is malformed.
+    Direction(DirectionParseError),
+    /// `CCRR/CCRR` names the same hex twice.
+    SameHex {
+        /// The hex named twice.
+        hex: HexId,
+    },
+    /// `CCRR/CCRR` names two hexes that are not adjacent in this layout.
+    NotAdjacent {
+        /// The first hex.
+        a: HexId,
+        /// The second hex.
+        b: HexId,
+        /// The layout they were checked against.
+        layout: Layout,
+    },
+    /// `CCRR-DIR` points outside the `00..=99` grid.
+    OffGrid {
+        /// The hex.
+        hex: HexId,
+        /// The direction that leaves the grid.
+        direction: Direction,
+    },
+}
+
+impl fmt::Display for HexsideParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HexsideParseError::Format { input } => write!(
+                f,
+                "hexside {input:?} must be two adjacent hex ids such as 1404/1405, \
+                 or a hex id and a direction such as 1404-N"
+            ),
+            HexsideParseError::Hex(e) => write!(f, "hexside: {e}"),
+            HexsideParseError::Direction(e) => write!(f, "hexside: {e}"),
+            HexsideParseError::SameHex { hex } => {
+                write!(f, "hexside {hex}/{hex} names the same hex twice")
+            }
+            HexsideParseError::NotAdjacent { a, b, layout } => {
+                write!(f, "hexside {a}/{b}: the hexes are not adjacent (layout {layout})")
+            }
+            HexsideParseError::OffGrid { hex, direction } => {
+                write!(f, "hexside {hex}-{direction}: no hex beyond that side has an id in 00..99")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HexsideParseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HexsideParseError::Hex(e) => Some(e),
+            HexsideParseError::Direction(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Line of sight
+// ---------------------------------------------------------------------------
+
+/// One thing a line of sight passes through, between the firing hex and
+/// the target hex (both excluded; see [`line_between`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LineStep {
+    /// The line crosses the interior of this hex. If it is blocking
+    /// terrain or holds combat units, the LOS is blocked (11.42).
+    Hex(HexId),
+    /// The line runs exactly along the hexside shared by these two hexes
+    /// (lower id first): a hex spine. The LOS is blocked only if both hexes
+    /// are blocking terrain and/or hold combat units (11.44).
+    Spine(HexId, HexId),
+    /// The line runs exactly along the side of this hex facing this
+    /// direction, and the hex beyond would lie outside the `00..=99` grid.
+    /// This happens only along row 00 or row 99 of the id grid, which no
+    /// GBoAR map uses as a full row. Having no hex on the far side, this
+    /// spine never blocks (11.44).
+    RimSpine(HexId, Direction),
+}
+
+impl LineStep {
+    /// Whether this step blocks the LOS, given which hexes are blocking
+    /// terrain or hold combat units (11.42): a hex blocks if it is
+    /// blocking; a spine only if both its hexes are (11.44).
+    pub fn is_blocked_by<F: Fn(HexId) -> bool>(&self, blocking: F) -> bool {
+        match *self {
+            LineStep::Hex(h) => blocking(h),
+            LineStep::Spine(a, b) => blocking(a) && blocking(b),
+            LineStep::RimSpine(..) => false,
+        }
+    }
+
+    /// The hexes this step involves: one for a hex or rim spine, two for a
+    /// spine.
+    pub fn hexes(&self) -> Vec<HexId> {
+        match *self {
+            LineStep::Hex(h) | LineStep::RimSpine(h, _) => vec![h],
+            LineStep::Spine(a, b) => vec![a, b],
+        }
+    }
+}
+
+impl fmt::Display for LineStep {
+    /// `1405`, `spine 1504/1505`, `spine 0200-N`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineStep::Hex(h) => write!(f, "{h}"),
+            LineStep::Spine(a, b) => write!(f, "spine {a}/{b}"),
+            LineStep::RimSpine(h, d) => write!(f, "spine {h}-{d}"),
+        }
+    }
+}
+
+/// The line of sight from the centre of `a` to the centre of `b` (11.41):
+/// what it passes through strictly between the two hexes, in order from
+/// `a` to `b`.
+///
+/// The firing hex `a` and the target hex `b` are **not** in the list. The
+/// list is empty when `a == b` and when they are adjacent (11.41: LOS to an
+/// adjacent unit is always clear). A hex whose corner the line merely
+/// touches is not listed; a hexside the line runs exactly along is listed
+/// as a [`LineStep::Spine`] (11.44). Consecutive steps are adjacent: two
+/// listed hexes share a side, and a spine's two hexes are both adjacent to
+/// the hex before and after it. The result is exact and symmetric:
+/// `line_between(b, a)` is `line_between(a, b)` reversed.
+///
+/// For the whole of 11.42 and 11.44 together see [`line_blocked`].
+pub fn line_between(a: HexId, b: HexId, layout: Layout) -> Vec<LineStep> {
+    trace(a, b, layout)
+        .into_iter()
+        .filter_map(|piece| match piece {
+            Piece::Hex(d) => d.hex(layout).map(LineStep::Hex),
+            Piece::Spine(c, dir, o) => match (c.hex(layout), o.hex(layout)) {
+                (Some(h1), Some(h2)) => Some(LineStep::Spine(h1, h2)),
+                (Some(h), None) => Some(LineStep::RimSpine(h, dir)),
+                (None, Some(h)) => Some(LineStep::RimSpine(h, dir.opposite())),
+                (None, None) => None,
+            },
+        })
+        .collect()
+}
+
+/// Whether anything between `a` and `b` blocks the LOS under 11.42 and
+/// 11.44, given which hexes are blocking terrain or hold combat units.
+/// The firing and target hexes themselves never block (LOS can be traced
+/// into blocking terrain, 11.42). Slopes (11.43) are the caller's business:
+/// see [`entering_hexside`] and [`hexsides_crossed`].
+pub fn line_blocked<F: Fn(HexId) -> bool>(a: HexId, b: HexId, layout: Layout, blocking: F) -> bool {
+    line_between(a, b, layout).iter().any(|step| step.is_blocked_by(&blocking))
+}
+
+/// How a line of sight enters its target hex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// The two hexes are the same: the line enters nothing.
+    SameHex,
+    /// The line crosses the target's side facing this direction, through
+    /// the inside of that side.
+    Side(Direction),
+    /// The line enters exactly through the corner of the target where its
+    /// sides facing these two directions meet (the second is the first
+    /// turned [`Direction::clockwise`]). This happens exactly when the line
+    /// arrives along a hex spine (the last [`LineStep`] is a spine), i.e.
+    /// when the target lies on one of the six spine lines from the firing
+    /// hex.
+    Corner(Direction, Direction),
+}
+
+impl Entry {
+    /// The directions of the target's sides involved: none, one or two.
+    pub fn directions(self) -> Vec<Direction> {
+        match self {
+            Entry::SameHex => Vec::new(),
+            Entry::Side(d) => vec![d],
+            Entry::Corner(d1, d2) => vec![d1, d2],
+        }
+    }
+
+    /// The target's hexsides involved, as [`Hexside`]s. A side on the rim
+    /// of the `00..=99` grid has no `Hexside` and is left out.
+    pub fn hexsides(self, target: HexId, layout: Layout) -> Vec<Hexside> {
+        self.directions().into_iter().filter_map(|d| Hexside::from_hex_dir(target, d, layout)).collect()
+    }
+}
+
+/// Through which side of `b` the line of sight from `a` enters `b`: the
+/// test for an "up slope" position in 11.43 (the target is up slope if
+/// this side is an up-slope hexside into it; the firing unit is up slope
+/// if `entering_hexside(b, a, ...)` is an up-slope hexside into `a`).
+///
+/// When `a` and `b` are adjacent this is their shared side. When the line
+/// arrives along a hex spine it passes exactly through a corner of `b`,
+/// touching two of its sides and crossing neither: both are reported as
+/// [`Entry::Corner`] and the rules do not say which counts. By analogy with
+/// 11.44 a referee might count the entry as up slope only if both sides
+/// are up-slope hexsides into `b`; that choice is left to the caller.
+pub fn entering_hexside(a: HexId, b: HexId, layout: Layout) -> Entry {
+    let from = Dbl::of(b, layout).centre();
+    let to = Dbl::of(a, layout).centre();
+    let u = sub(to, from);
+    if u == (0, 0) {
+        return Entry::SameHex;
+    }
+    // Corner i joins the sides facing directions i - 1 and i.
+    for (i, &v) in CORNERS.iter().enumerate() {
+        if cross(v, u) == 0 && dot(v, u) > 0 {
+            let side = Direction::from_index(i);
+            return Entry::Corner(side.counter_clockwise(), side);
+        }
+    }
+    // Side i runs from corner i to corner i + 1.
+    for (i, &v1) in CORNERS.iter().enumerate() {
+        let v2 = CORNERS[(i + 1) % 6];
+        if cross(v1, u) > 0 && cross(u, v2) > 0 {
+            return Entry::Side(Direction::from_index(i));
+        }
+    }
+    // Unreachable: the six corner rays and six open cones cover the plane.
+    Entry::SameHex
+}
+
+/// One crossing of a line of sight from one hex into an adjacent one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Crossing {
+    /// The hex the line leaves.
+    pub from: HexId,
+    /// The hex the line enters.
+    pub to: HexId,
+    /// The side shared by `from` and `to`.
+    pub side: Hexside,
+    /// `false` when the line crosses the inside of `side`; `true` when it
+    /// passes exactly through one end of `side`, a corner where a third hex
+    /// meets `from` and `to` (the line touches that hex's corner without
+    /// entering it).
+    pub at_corner: bool,
+}
+
+/// Every hexside the line of sight from `a` to `b` crosses, in order: one
+/// [`Crossing`] for each passage from a hex into the next, including the
+/// first (out of `a`) and the last (into `b`). For 11.43 A and B, the
+/// slope hexsides "not part of the firing or target unit's hexes" are those
+/// whose `side` does not [`Hexside::contains`] `a` or `b`; `from` and `to`
+/// give the sense in which each is crossed (up or down slope).
+///
+/// Where the line runs along a hex spine ([`LineStep::Spine`]) it goes from
+/// a hex onto the spine, and from the spine into the next hex, through
+/// corners: it crosses no hexside there and nothing is listed for those
+/// two passages. Empty when `a == b`.
+pub fn hexsides_crossed(a: HexId, b: HexId, layout: Layout) -> Vec<Crossing> {
+    if a == b {
+        return Vec::new();
+    }
+    let da = Dbl::of(a, layout);
+    let db = Dbl::of(b, layout);
+    let seg = Segment::new(da, db);
+    let mut seq: Vec<Option<Dbl>> = vec![Some(da)];
+    seq.extend(trace(a, b, layout).into_iter().map(|piece| match piece {
+        Piece::Hex(d) => Some(d),
+        Piece::Spine(..) => None,
+    }));
+    seq.push(Some(db));
+    let mut out = Vec::new();
+    for pair in seq.windows(2) {
+        if let [Some(f), Some(t)] = *pair {
+            let (Some(dir), Some(from), Some(to)) = (f.direction_to(t), f.hex(layout), t.hex(layout)) else {
+                continue;
+            };
+            let Some(side) = Hexside::between(from, to, layout) else {
+                continue;
+            };
+            let c = f.centre();
+            let i = dir.index();
+            let at_corner = seg.on_line(corner(c, i)) || seg.on_line(corner(c, i + 1));
+            out.push(Crossing { from, to, side, at_corner });
+        }
+    }
+    out
+}
+
+/// A point of the integer plane used for line of sight.
+type Pt = (i64, i64);
+
+/// Corners of a hex relative to its centre: corner `i` and corner `i + 1`
+/// bound the side facing `Direction::from_index(i)`.
+const CORNERS: [Pt; 6] = [(-1, -1), (1, -1), (2, 0), (1, 1), (-1, 1), (-2, 0)];
+
+fn corner(centre: Pt, i: usize) -> Pt {
+    let k = CORNERS[i % 6];
+    (centre.0 + k.0, centre.1 + k.1)
+}
+
+fn sub(a: Pt, b: Pt) -> Pt {
+    (a.0 - b.0, a.1 - b.1)
+}
+
+fn cross(a: Pt, b: Pt) -> i64 {
+    a.0 * b.1 - a.1 * b.0
+}
+
+fn dot(a: Pt, b: Pt) -> i64 {
+    a.0 * b.0 + a.1 * b.1
+}
+
+/// `n1/d1 < n2/d2` for positive denominators.
+fn frac_lt(a: (i64, i64), b: (i64, i64)) -> bool {
+    a.0 * b.1 < b.0 * a.1
+}
+
+/// The segment `p0 + t * d`, `0 <= t <= 1`, from centre to centre.
+struct Segment {
+    p0: Pt,
+    d: Pt,
+}
+
+impl Segment {
+    fn new(a: Dbl, b: Dbl) -> Segment {
+        let p0 = a.centre();
+        Segment { p0, d: sub(b.centre(), p0) }
+    }
+
+    /// Whether `p` lies on the line through the segment.
+    fn on_line(&self, p: Pt) -> bool {
+        cross(self.d, sub(p, self.p0)) == 0
+    }
+
+    /// Position of `p` along the direction of travel, in the true
+    /// (unsqueezed) metric, up to a positive factor: the dot product with
+    /// the horizontal unit weighted 1 and the vertical unit weighted 3.
+    fn along(&self, p: Pt) -> i64 {
+        self.d.0 * p.0 + 3 * self.d.1 * p.1
+    }
+
+    /// Whether the segment meets the open interior of the hex centred at
+    /// `c`: clip `t` against the six open half-planes of the hex.
+    fn meets_interior(&self, c: Pt) -> bool {
+        // t > lo.0 / lo.1 and t < hi.0 / hi.1, denominators positive.
+        let mut lo: Option<(i64, i64)> = None;
+        let mut hi: Option<(i64, i64)> = None;
+        for i in 0..6 {
+            let v = corner(c, i);
+            let e = sub(corner(c, i + 1), v);
+            // Inside the hex is cross(e, p - v) > 0 for all six sides.
+            let f0 = cross(e, sub(self.p0, v));
+            let g = cross(e, self.d);
+            if g == 0 {
+                if f0 <= 0 {
+                    return false;
+                }
+            } else if g > 0 {
+                let bound = (-f0, g);
+                if lo.is_none_or(|cur| frac_lt(cur, bound)) {
+                    lo = Some(bound);
+                }
+            } else {
+                let bound = (f0, -g);
+                if hi.is_none_or(|cur| frac_lt(bound, cur)) {
+                    hi = Some(bound);
+                }
+            }
+        }
+        // Some t in [0, 1] with lo < t < hi.
+        if lo.is_some_and(|(n, d)| n >= d) {
+            return false;
+        }
+        if hi.is_some_and(|(n, _)| n <= 0) {
+            return false;
+        }
+        if let (Some(l), Some(h)) = (lo, hi) {
+            if !frac_lt(l, h) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the segment runs along the side from `v1` to `v2` for a
+    /// positive length.
+    fn runs_along(&self, v1: Pt, v2: Pt) -> bool {
+        if cross(self.d, sub(v2, v1)) != 0 || !self.on_line(v1) {
+            return false;
+        }
+        let a = dot(sub(v1, self.p0), self.d);
+        let b = dot(sub(v2, self.p0), self.d);
+        let len = dot(self.d, self.d);
+        a.min(b).max(0) < a.max(b).min(len)
+    }
+}
+
+/// A line-of-sight piece in doubled coordinates (possibly off the grid).
+#[derive(Clone, Copy, Debug)]
+enum Piece {
+    Hex(Dbl),
+    /// The side of the first hex facing the direction, shared with the
+    /// second; the first is the lower in id order.
+    Spine(Dbl, Direction, Dbl),
+}
+
+/// The pieces between `a` and `b`, ordered from `a` to `b`.
+///
+/// Every hex near the segment is tested for an interior crossing, and each
+/// of its NE, SE and S sides (so every side once) for running along the
+/// segment. The pieces are then ordered by the position along the line of
+/// their hex centre or side midpoint. That order is the order of travel:
+/// two hexes passed one after the other are adjacent, and the line goes
+/// from the first into the second across the line of their shared side
+/// (through its inside or through its end), so it moves towards the second
+/// centre, which lies square across that side; around a spine, the hex
+/// before, the spine and the hex after are centred on the line itself.
+fn trace(a: HexId, b: HexId, layout: Layout) -> Vec<Piece> {
+    if a == b {
+        return Vec::new();
+    }
+    let da = Dbl::of(a, layout);
+    let db = Dbl::of(b, layout);
+    let seg = Segment::new(da, db);
+    let mut keyed: Vec<(i64, Piece)> = Vec::new();
+    // Any hex the segment enters, and either hex of any side it runs along,
+    // lies within these bounds (with a margin to spare).
+    for x in (da.x.min(db.x) - 1)..=(da.x.max(db.x) + 1) {
+        for y in (da.y.min(db.y) - 2)..=(da.y.max(db.y) + 2) {
+            let here = Dbl { x, y };
+            if !here.is_centre(layout) {
+                continue;
+            }
+            let c = here.centre();
+            if here != da && here != db && seg.meets_interior(c) {
+                keyed.push((2 * seg.along(c), Piece::Hex(here)));
+            }
+            for dir in [Direction::NE, Direction::SE, Direction::S] {
+                let i = dir.index();
+                if seg.runs_along(corner(c, i), corner(c, i + 1)) {
+                    let other = here.step(dir);
+                    let key = seg.along(c) + seg.along(other.centre());
+                    keyed.push((key, Piece::Spine(here, dir, other)));
+                }
+            }
+        }
+    }
+    keyed.sort_by_key(|&(key, _)| key);
+    keyed.into_iter().map(|(_, piece)| piece).collect()
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeSet, HashMap, VecDeque};
+
+    const EVEN: Layout = Layout::EvenColumnsDown;
+    const ODD: Layout = Layout::OddColumnsDown;
+
+    fn h(s: &str) -> HexId {
+        s.parse().expect("test hex id")
+    }
+
+    fn hx(s: &str) -> LineStep {
+        LineStep::Hex(h(s))
+    }
+
+    fn spine(a: &str, b: &str) -> LineStep {
+        LineStep::Spine(h(a), h(b))
+    }
+
+    fn all_hexes() -> impl Iterator<Item = HexId> {
+        (0..=99u8).flat_map(|c| (0..=99u8).filter_map(move |r| HexId::new(c, r)))
+    }
+
+    /// Deterministic pseudo-random hexes (LCG), no crates.
+    fn sample_hexes(n: usize, seed: u64) -> Vec<HexId> {
+        let mut state = seed;
+        let mut out = Vec::new();
+        while out.len() < n {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let v = (state >> 33) % 10000;
+            if let Some(hex) = HexId::from_number(v as u16) {
+                out.push(hex);
+            }
+        }
+        out
+    }
+
+    // ----- hex ids -------------------------------------------------------
+
+    #[test]
+    fn parses_good_ids() {
+        let id = h("1404");
+        assert_eq!((id.col(), id.row()), (14, 4));
+        assert_eq!(id.number(), 1404);
+        assert_eq!(h("0000"), HexId::new(0, 0).unwrap());
+        assert_eq!(h("9999"), HexId::new(99, 99).unwrap());
+        assert_eq!(h("0105").to_string(), "0105");
+        for s in [
+            "1404", "1303", "1105", "1401", "1014", "3123", "3822", "3920", "4214", "4105", "1723", "1023", "1805",
+            "1803",
+        ] {
+            assert_eq!(h(s).to_string(), s);
+        }
+    }
+
+    #[test]
+    fn every_id_round_trips_and_orders_numerically() {
+        let mut ids: Vec<HexId> = all_hexes().collect();
+        assert_eq!(ids.len(), 10_000);
+        for id in &ids {
+            let text = id.to_string();
+            assert_eq!(text.len(), 4);
+            assert_eq!(text.parse::<HexId>(), Ok(*id));
+            assert_eq!(HexId::from_number(id.number()), Some(*id));
+        }
+        let mut by_number = ids.clone();
+        by_number.sort_by_key(|id| id.number());
+        ids.sort();
+        assert_eq!(ids, by_number);
+        assert!(h("1404") < h("1405") && h("1499") < h("1500"));
+    }
+
+    #[test]
+    fn refuses_bad_ids_with_reasons() {
+        let wrong_length = ["", "1", "140", "14045", " 1404", "1404 ", "1404\n", "01404"];
+        for s in wrong_length {
+            match s.parse::<HexId>() {
+                Err(HexIdError::WrongLength { input, length }) => {
+                    assert_eq!(input, s);
+                    assert_eq!(length, s.chars().count());
+                }
+                other => panic!("{s:?}: expected WrongLength, got {other:?}"),
+            }
+        }
+        let not_digit = [
+            ("14a4", 3, 'a'),
+            ("+404", 1, '+'),
+            ("-404", 1, '-'),
+            ("14.4", 3, '.'),
+            ("14 4", 3, ' '),
+            ("140O", 4, 'O'),
+            ("١٤٠٤", 1, '١'),      // Arabic-Indic digits are not ASCII digits
+            ("１４０４", 1, '１'), // nor are full-width ones
+            ("1é04", 2, 'é'),
+        ];
+        for (s, position, found) in not_digit {
+            assert_eq!(
+                s.parse::<HexId>(),
+                Err(HexIdError::NotADigit { input: s.to_string(), position, found }),
+                "{s:?}"
+            );
+        }
+        let msg = "140".parse::<HexId>().unwrap_err().to_string();
+        assert!(msg.contains("exactly four digits") && msg.contains("3 characters"));
+        let msg = "14a4".parse::<HexId>().unwrap_err().to_string();
+        assert!(msg.contains("character 3") && msg.contains("'a'"));
+        assert_eq!(HexId::new(100, 0), None);
+        assert_eq!(HexId::new(0, 100), None);
+        assert_eq!(HexId::from_number(10000), None);
+    }
+
+    // ----- layout and directions ------------------------------------------
+
+    #[test]
+    fn layout_names_and_parity() {
+        for layout in Layout::ALL {
+            assert_eq!(layout.to_string().parse::<Layout>(), Ok(layout));
+        }
+        assert!("even".parse::<Layout>().is_err());
+        assert_eq!(Layout::GBOAR, EVEN);
+        assert!(EVEN.column_is_down(14) && !EVEN.column_is_down(13));
+        assert!(ODD.column_is_down(13) && !ODD.column_is_down(14));
+    }
+
+    #[test]
+    fn directions() {
+        assert_eq!(Direction::all(), Direction::ALL);
+        for (i, d) in Direction::ALL.into_iter().enumerate() {
+            assert_eq!(d.index(), i);
+            assert_eq!(d.opposite().opposite(), d);
+            assert_ne!(d.opposite(), d);
+            assert_eq!(d.clockwise().counter_clockwise(), d);
+            assert_eq!(d.clockwise().clockwise().clockwise(), d.opposite());
+            let (dx, dy) = d.delta();
+            let (ox, oy) = d.opposite().delta();
+            assert_eq!((dx + ox, dy + oy), (0, 0));
+            assert_eq!(d.to_string().parse::<Direction>(), Ok(d));
+            assert_eq!(d.name().to_lowercase().parse::<Direction>(), Ok(d));
+        }
+        assert_eq!(Direction::N.opposite(), Direction::S);
+        assert_eq!(Direction::NE.opposite(), Direction::SW);
+        assert_eq!(Direction::SE.opposite(), Direction::NW);
+        assert!("E".parse::<Direction>().is_err());
+        assert!("".parse::<Direction>().is_err());
+        assert!("NNE".parse::<Direction>().is_err());
+    }
+
+    // ----- neighbours -----------------------------------------------------
+
+    #[test]
+    fn neighbours_of_1404_and_1503_by_hand() {
+        // The sketch in the module docs, EvenColumnsDown: column 14 is down.
+        let n = |s: &str, l| -> Vec<String> { neighbours(h(s), l).iter().map(|x| x.to_string()).collect() };
+        assert_eq!(n("1404", EVEN), ["1403", "1504", "1505", "1405", "1305", "1304"]);
+        assert_eq!(n("1503", EVEN), ["1502", "1602", "1603", "1504", "1403", "1402"]);
+        // OddColumnsDown: column 14 is up, column 13 down.
+        assert_eq!(n("1404", ODD), ["1403", "1503", "1504", "1405", "1304", "1303"]);
+        assert_eq!(n("1303", ODD), ["1302", "1403", "1404", "1304", "1204", "1203"]);
+        assert!(!are_adjacent(h("1303"), h("1404"), EVEN));
+        assert!(are_adjacent(h("1303"), h("1404"), ODD));
+        assert_eq!(direction_between(h("1404"), h("1504"), EVEN), Some(Direction::NE));
+        assert_eq!(direction_between(h("1404"), h("1504"), ODD), Some(Direction::SE));
+        assert_eq!(direction_between(h("1404"), h("1406"), EVEN), None);
+        assert_eq!(direction_between(h("1404"), h("1404"), EVEN), None);
+    }
+
+    #[test]
+    fn neighbours_stop_at_the_grid_edge() {
+        for layout in Layout::ALL {
+            assert_eq!(neighbour(h("0000"), Direction::N, layout), None);
+            assert_eq!(neighbour(h("0000"), Direction::NW, layout), None);
+            assert_eq!(neighbour(h("0000"), Direction::SW, layout), None);
+            assert_eq!(neighbour(h("9999"), Direction::S, layout), None);
+            assert_eq!(neighbour(h("9950"), Direction::NE, layout), None);
+            assert_eq!(neighbour(h("9950"), Direction::SE, layout), None);
+        }
+        // 0000 is down under EvenColumnsDown: its NE neighbour is 0100.
+        assert_eq!(neighbour(h("0000"), Direction::NE, EVEN), Some(h("0100")));
+        // 0100 is up: nothing to its N, NE or NW in row -1.
+        assert_eq!(neighbour(h("0100"), Direction::NE, EVEN), None);
+        assert_eq!(neighbours(h("0100"), EVEN), [h("0200"), h("0101"), h("0000")]);
+        assert_eq!(neighbours(h("0000"), ODD).len(), 2);
+        assert_eq!(neighbours(h("5050"), EVEN).len(), 6);
+    }
+
+    #[test]
+    fn neighbour_symmetry_over_a_50_by_40_grid() {
+        for layout in Layout::ALL {
+            let grid: Vec<HexId> = (0..50u8).flat_map(|c| (0..40u8).filter_map(move |r| HexId::new(c, r))).collect();
+            let sets: HashMap<HexId, Vec<HexId>> = grid.iter().map(|&a| (a, neighbours(a, layout))).collect();
+            for &a in &grid {
+                let na = &sets[&a];
+                assert!(na.len() <= 6);
+                assert!(!na.contains(&a));
+                let distinct: BTreeSet<_> = na.iter().collect();
+                assert_eq!(distinct.len(), na.len());
+                for d in Direction::ALL {
+                    if let Some(n) = neighbour(a, d, layout) {
+                        assert_eq!(neighbour(n, d.opposite(), layout), Some(a));
+                        assert_eq!(direction_between(a, n, layout), Some(d));
+                    }
+                }
+                if (1..49).contains(&a.col()) && (1..39).contains(&a.row()) {
+                    assert_eq!(na.len(), 6, "{a}");
+                }
+                for &b in &grid {
+                    let ab = na.contains(&b);
+                    let ba = match sets.get(&b) {
+                        Some(nb) => nb.contains(&a),
+                        None => false,
+                    };
+                    assert_eq!(ab, ba, "{a} {b} {layout}");
+                    assert_eq!(ab, distance(a, b, layout) == 1);
+                }
+            }
+        }
+    }
+
+    // ----- hexsides -------------------------------------------------------
+
+    #[test]
+    fn hexside_is_the_same_from_both_sides() {
+        for layout in Layout::ALL {
+            for a in all_hexes() {
+                for d in Direction::ALL {
+                    let Some(b) = neighbour(a, d, layout) else {
+                        assert_eq!(Hexside::from_hex_dir(a, d, layout), None);
+                        continue;
+                    };
+                    let side = Hexside::from_hex_dir(a, d, layout).unwrap();
+                    assert_eq!(Hexside::from_hex_dir(b, d.opposite(), layout), Some(side));
+                    assert_eq!(hexside_between(a, b, layout), Some(side));
+                    assert_eq!(hexside_between(b, a, layout), Some(side));
+                    assert_eq!(side.hexes(), (a.min(b), a.max(b)));
+                    assert_eq!(side.other(a), Some(b));
+                    assert_eq!(side.direction_from(a, layout), Some(d));
+                    assert_eq!(side.direction_from(b, layout), Some(d.opposite()));
+                    assert_eq!(Hexside::parse(&side.to_string(), layout), Ok(side));
+                    assert_eq!(Hexside::parse(&format!("{b}/{a}"), layout), Ok(side));
+                    assert_eq!(Hexside::parse(&format!("{a}-{d}"), layout), Ok(side));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hexside_text() {
+        let side = Hexside::parse("1404-N", EVEN).unwrap();
+        assert_eq!(side.to_string(), "1403/1404");
+        assert_eq!(Hexside::parse("1404/1403", EVEN), Ok(side));
+        assert_eq!(Hexside::parse("1404-ne", EVEN).unwrap().to_string(), "1404/1504");
+        assert_eq!(Hexside::parse("1404-NE", ODD).unwrap().to_string(), "1404/1503");
+        assert!(side.contains(h("1404")) && !side.contains(h("1405")));
+        assert_eq!(side.other(h("1405")), None);
+        assert_eq!(side.direction_from(h("1405"), EVEN), None);
+        assert_eq!(Hexside::parse("1404/1404", EVEN), Err(HexsideParseError::SameHex { hex: h("1404") }));
+        assert_eq!(
+            Hexside::parse("1404/1406", EVEN),
+            Err(HexsideParseError::NotAdjacent { a: h("1404"), b: h("1406"), layout: EVEN })
+        );
+        // 1303 and 1404 are adjacent only when odd columns sit down.
+        assert!(Hexside::parse("1303/1404", EVEN).is_err());
+        assert!(Hexside::parse("1303/1404", ODD).is_ok());
+        assert_eq!(
+            Hexside::parse("0000-N", EVEN),
+            Err(HexsideParseError::OffGrid { hex: h("0000"), direction: Direction::N })
+        );
+        assert!(matches!(Hexside::parse("1404-X", EVEN), Err(HexsideParseError::Direction(_))));
+        assert!(matches!(Hexside::parse("1404/14O5", EVEN), Err(HexsideParseError::Hex(_))));
+        assert!(matches!(Hexside::parse("1404", EVEN), Err(HexsideParseError::Format { .. })));
+        assert!(matches!(Hexside::parse("1404 1405", EVEN), Err(HexsideParseError::Format { .. })));
+        assert!(matches!(Hexside::parse("1404/1405/1406", EVEN), Err(HexsideParseError::Hex(_))));
+        assert!(Hexside::parse("", EVEN).is_err());
+        assert!(Hexside::parse("/", EVEN).is_err());
+        assert!(Hexside::parse("-", EVEN).is_err());
+    }
+
+    // ----- distance -------------------------------------------------------
+
+    fn bfs(from: HexId, layout: Layout) -> HashMap<HexId, u32> {
+        let mut dist = HashMap::new();
+        dist.insert(from, 0);
+        let mut queue = VecDeque::from([from]);
+        while let Some(cur) = queue.pop_front() {
+            let d = dist[&cur];
+            for n in neighbours(cur, layout) {
+                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(n) {
+                    e.insert(d + 1);
+                    queue.push_back(n);
+                }
+            }
+        }
+        dist
+    }
+
+    #[test]
+    fn distance_matches_breadth_first_search() {
+        let mut sources: Vec<HexId> =
+            ["0000", "9999", "0099", "9900", "5050", "1404", "3822"].into_iter().map(h).collect();
+        sources.extend(sample_hexes(8, 7));
+        for layout in Layout::ALL {
+            for &s in &sources {
+                let d = bfs(s, layout);
+                assert_eq!(d.len(), 10_000);
+                for t in all_hexes() {
+                    assert_eq!(distance(s, t, layout), d[&t], "{s} {t} {layout}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn distance_is_a_metric() {
+        let pts = sample_hexes(60, 12345);
+        for layout in Layout::ALL {
+            for &a in &pts {
+                assert_eq!(distance(a, a, layout), 0);
+                for &b in &pts {
+                    let ab = distance(a, b, layout);
+                    assert_eq!(ab, distance(b, a, layout));
+                    assert_eq!(ab == 0, a == b);
+                    for &c in &pts {
+                        assert!(distance(a, c, layout) <= ab + distance(b, c, layout));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn distances_by_hand() {
+        assert_eq!(distance(h("1404"), h("1405"), EVEN), 1);
+        assert_eq!(distance(h("1404"), h("1407"), EVEN), 3);
+        // 1303 is up, 1404 down: 1303 -> 1403 -> 1404.
+        assert_eq!(distance(h("1303"), h("1404"), EVEN), 2);
+        assert_eq!(distance(h("1303"), h("1404"), ODD), 1);
+        // The two V-1 entry hexes of Savannah.
+        assert_eq!(distance(h("3822"), h("3920"), EVEN), 3);
+        assert_eq!(distance(h("3822"), h("3920"), ODD), 2);
+        // Across the columns: ten columns is at least ten hexes.
+        assert_eq!(distance(h("1404"), h("2404"), EVEN), 10);
+        assert_eq!(distance(h("1404"), h("2409"), EVEN), 10);
+        assert_eq!(distance(h("1404"), h("2410"), EVEN), 11);
+        // 0000 sits down and 9999 up under EvenColumnsDown, the other way
+        // round under OddColumnsDown: half a hex less or more to go south.
+        assert_eq!(distance(h("0000"), h("9999"), EVEN), 148);
+        assert_eq!(distance(h("0000"), h("9999"), ODD), 149);
+    }
+
+    #[test]
+    fn cube_round_trip_and_hexes_within() {
+        for layout in Layout::ALL {
+            for a in all_hexes() {
+                let c = a.cube(layout);
+                assert_eq!(c.q + c.r + c.s, 0);
+                assert_eq!(HexId::from_cube(c, layout), Some(a));
+            }
+            let bad = Cube { q: 1, r: 1, s: 1 };
+            assert_eq!(HexId::from_cube(bad, layout), None);
+            let far = Cube { q: i64::MAX, r: i64::MIN, s: 1 };
+            assert_eq!(HexId::from_cube(far, layout), None);
+            let huge = Cube { q: i64::MAX, r: i64::MAX, s: i64::MAX };
+            assert_eq!(HexId::from_cube(huge, layout), None);
+            let tall = Cube { q: 5, r: i64::MAX - 10, s: 5 - i64::MAX };
+            assert_eq!(HexId::from_cube(tall, layout), None);
+            assert_eq!(huge.distance(Cube { q: i64::MIN, r: i64::MIN, s: i64::MIN }), u64::MAX / 2);
+            assert!(far.distance(Cube { q: i64::MIN, r: i64::MAX, s: 0 }) > 0);
+            for center in [h("1404"), h("0000"), h("9999"), h("0150")] {
+                let within = hexes_within(center, 3, layout);
+                let expected: Vec<HexId> = all_hexes().filter(|&x| distance(center, x, layout) <= 3).collect();
+                assert_eq!(within, expected);
+            }
+            assert_eq!(hexes_within(h("5050"), 3, layout).len(), 37);
+            assert_eq!(hexes_within(h("5050"), 0, layout), vec![h("5050")]);
+            assert_eq!(hexes_within(h("5050"), u32::MAX, layout).len(), 10_000);
+        }
+    }
+
+    // ----- line of sight: worked examples ---------------------------------
+
+    #[test]
+    fn line_along_a_column() {
+        // Straight down column 14: every hex in between, entering 1407
+        // through its north side.
+        for layout in Layout::ALL {
+            assert_eq!(line_between(h("1404"), h("1407"), layout), [hx("1405"), hx("1406")]);
+            assert_eq!(line_between(h("1407"), h("1404"), layout), [hx("1406"), hx("1405")]);
+            assert_eq!(entering_hexside(h("1404"), h("1407"), layout), Entry::Side(Direction::N));
+            let crossed: Vec<String> = hexsides_crossed(h("1404"), h("1407"), layout)
+                .iter()
+                .map(|c| {
+                    assert!(!c.at_corner);
+                    format!("{}>{}", c.from, c.to)
+                })
+                .collect();
+            assert_eq!(crossed, ["1404>1405", "1405>1406", "1406>1407"]);
+        }
+    }
+
+    #[test]
+    fn same_and_adjacent_hexes() {
+        for layout in Layout::ALL {
+            let a = h("1404");
+            assert!(line_between(a, a, layout).is_empty());
+            assert_eq!(entering_hexside(a, a, layout), Entry::SameHex);
+            assert!(hexsides_crossed(a, a, layout).is_empty());
+            for d in Direction::ALL {
+                let b = neighbour(a, d, layout).unwrap();
+                // 11.41: LOS to an adjacent unit is always clear.
+                assert!(line_between(a, b, layout).is_empty());
+                assert!(!line_blocked(a, b, layout, |_| true));
+                assert_eq!(entering_hexside(a, b, layout), Entry::Side(d.opposite()));
+                let crossed = hexsides_crossed(a, b, layout);
+                assert_eq!(crossed.len(), 1);
+                assert_eq!(crossed[0].side, Hexside::between(a, b, layout).unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn line_along_hex_spines() {
+        // EvenColumnsDown. 1404 and 1604 are both in lower columns, so
+        // their centres are level and the line between them is horizontal.
+        // On its way it passes the east corner of 1404, runs along the whole
+        // side between 1504 (above) and 1505 (below), and reaches the west
+        // corner of 1604. 11.44: blocked only if both 1504 and 1505 block.
+        let (a, b) = (h("1404"), h("1604"));
+        assert_eq!(line_between(a, b, EVEN), [spine("1504", "1505")]);
+        assert_eq!(entering_hexside(a, b, EVEN), Entry::Corner(Direction::SW, Direction::NW));
+        assert_eq!(entering_hexside(b, a, EVEN), Entry::Corner(Direction::NE, Direction::SE));
+        assert!(hexsides_crossed(a, b, EVEN).is_empty());
+        let one = |x: HexId| x == h("1504");
+        let both = |x: HexId| x == h("1504") || x == h("1505");
+        assert!(!line_blocked(a, b, EVEN, one));
+        assert!(line_blocked(a, b, EVEN, both));
+        // Further along the same row: spine, hex, spine.
+        assert_eq!(line_between(a, h("1804"), EVEN), [spine("1504", "1505"), hx("1604"), spine("1704", "1705")]);
+        // OddColumnsDown: 1404 is up, the spine is 1503/1504.
+        assert_eq!(line_between(a, b, ODD), [spine("1503", "1504")]);
+        // The other spine directions, EvenColumnsDown. 1503 lies up and to
+        // the right: the line leaves 1404 by its NE corner, runs along the
+        // side between 1403 (N of 1404) and 1504 (NE of 1404) and enters
+        // 1503 by its S/SW corner.
+        assert_eq!(line_between(a, h("1503"), EVEN), [spine("1403", "1504")]);
+        assert_eq!(entering_hexside(a, h("1503"), EVEN), Entry::Corner(Direction::S, Direction::SW));
+        // 1506, down and to the right: along 1405/1505.
+        assert_eq!(line_between(a, h("1506"), EVEN), [spine("1405", "1505")]);
+        // Every one of the six spine lines from a hex, both layouts: the
+        // hex two steps along it is reached through a single spine whose
+        // hexes are adjacent to both ends.
+        for layout in Layout::ALL {
+            let da = Dbl::of(a, layout);
+            for (dx, dy) in [(2, 0), (-2, 0), (1, 3), (1, -3), (-1, 3), (-1, -3)] {
+                let b = Dbl { x: da.x + dx, y: da.y + dy }.hex(layout).unwrap();
+                let steps = line_between(a, b, layout);
+                assert_eq!(steps.len(), 1, "{a} {b}");
+                let LineStep::Spine(p, q) = steps[0] else {
+                    panic!("{a} {b}: {steps:?}");
+                };
+                assert!(p < q);
+                for end in [a, b] {
+                    assert!(are_adjacent(end, p, layout) && are_adjacent(end, q, layout));
+                }
+                assert_eq!(distance(a, b, layout), 2);
+                assert!(matches!(entering_hexside(a, b, layout), Entry::Corner(..)));
+            }
+        }
+    }
+
+    #[test]
+    fn line_through_a_centre() {
+        // 1404 -> 1603 (EvenColumnsDown): the midpoint of the line is the
+        // centre of 1504, so the line goes straight through it and enters
+        // 1603 across its SW side.
+        assert_eq!(line_between(h("1404"), h("1603"), EVEN), [hx("1504")]);
+        assert_eq!(entering_hexside(h("1404"), h("1603"), EVEN), Entry::Side(Direction::SW));
+    }
+
+    #[test]
+    fn line_zigzag_worked_by_hand() {
+        // 1404 -> 1707, EvenColumnsDown, range 4. On the integer plane of
+        // the module docs 1404 is centred at (42, 9) and 1707 at (51, 14);
+        // the line is (42 + 9t, 9 + 5t). A point is inside the hex centred
+        // at (X, Y) when |y - Y| < 1 and |x - X| + |y - Y| < 2.
+        //  t = 1/6  (43.5, 9.83): outside 1404 (42, 9) since 1.5 + 0.83 > 2,
+        //           inside 1505 (45, 10): 1505 is first.
+        //  t = 0.45 (46.05, 11.25): inside 1506 (45, 12): 1.05 + 0.75 < 2.
+        //  t = 1/2  (46.5, 11.5): the middle of the side 1506/1605, crossed
+        //           squarely (the line is not parallel to it).
+        //  t = 0.55 (46.95, 11.75): inside 1605 (48, 11).
+        //  t = 2/3  (48, 12.33): inside 1606 (48, 13), then 1707.
+        // So the line zigzags 1505, 1506, 1605, 1606: four hexes between
+        // the ends although the range is only 4.
+        let steps = line_between(h("1404"), h("1707"), EVEN);
+        assert_eq!(steps, [hx("1505"), hx("1506"), hx("1605"), hx("1606")]);
+        assert_eq!(distance(h("1404"), h("1707"), EVEN), 4);
+        let sides: Vec<String> =
+            hexsides_crossed(h("1404"), h("1707"), EVEN).iter().map(|c| c.side.to_string()).collect();
+        assert_eq!(sides, ["1404/1505", "1505/1506", "1506/1605", "1605/1606", "1606/1707"]);
+        assert_eq!(entering_hexside(h("1404"), h("1707"), EVEN), Entry::Side(Direction::NW));
+    }
+
+    #[test]
+    fn line_through_corners_worked_by_hand() {
+        // 1404 -> 1906, EvenColumnsDown: centres (42, 9) and (57, 12), the
+        // line is (42 + 15t, 9 + 3t). At t = 1/3 it passes exactly through
+        // (47, 10), the corner where 1505 (45, 10), 1604 (48, 9) and 1605
+        // (48, 11) meet, going from 1505 into 1605 and only touching 1604;
+        // at t = 2/3 it passes through (52, 11), where 1705, 1706 and 1805
+        // meet, going from 1705 into 1805 and touching 1706. Between, at
+        // t = 1/2, it crosses the middle of the side 1605/1705.
+        let (a, b) = (h("1404"), h("1906"));
+        assert_eq!(line_between(a, b, EVEN), [hx("1505"), hx("1605"), hx("1705"), hx("1805")]);
+        let crossed: Vec<(String, bool)> =
+            hexsides_crossed(a, b, EVEN).iter().map(|c| (format!("{}>{}", c.from, c.to), c.at_corner)).collect();
+        let expected = [
+            ("1404>1505", false),
+            ("1505>1605", true),
+            ("1605>1705", false),
+            ("1705>1805", true),
+            ("1805>1906", false),
+        ];
+        let expected: Vec<(String, bool)> = expected.iter().map(|(s, c)| (s.to_string(), *c)).collect();
+        assert_eq!(crossed, expected);
+        // The touched corners do not block: 1604 and 1706 may be forest.
+        assert!(!line_blocked(a, b, EVEN, |x| x == h("1604") || x == h("1706")));
+        assert!(line_blocked(a, b, EVEN, |x| x == h("1605")));
+    }
+
+    #[test]
+    fn lines_on_the_rim_of_the_grid() {
+        // EvenColumnsDown: 0100 and 0300 are up columns in row 00; the line
+        // between them runs along the north side of 0200, beyond which no
+        // hex has an id.
+        assert_eq!(line_between(h("0100"), h("0300"), EVEN), [LineStep::RimSpine(h("0200"), Direction::N)]);
+        assert_eq!(line_between(h("0099"), h("0299"), EVEN), [LineStep::RimSpine(h("0199"), Direction::S)]);
+        assert!(!line_blocked(h("0100"), h("0300"), EVEN, |_| true));
+        assert_eq!(entering_hexside(h("0100"), h("0300"), EVEN).hexsides(h("0300"), EVEN).len(), 1);
+        // No panics and sane chains between the extreme hexes.
+        let corners = ["0000", "0001", "0100", "0099", "0199", "9900", "9999", "9801", "5000"];
+        for layout in Layout::ALL {
+            for a in corners.map(h) {
+                for b in corners.map(h) {
+                    check_line_properties(a, b, layout);
+                }
+            }
+        }
+    }
+
+    // ----- line of sight: properties --------------------------------------
+
+    /// Whether two consecutive items of `a, steps..., b` are adjacent.
+    fn steps_adjacent(x: LineStep, y: LineStep, layout: Layout) -> bool {
+        let hexes_of = |s: LineStep| match s {
+            LineStep::Hex(h) => (h, None),
+            LineStep::Spine(p, q) => (p, Some(q)),
+            LineStep::RimSpine(p, _) => (p, None),
+        };
+        match (x, y) {
+            (LineStep::Hex(p), LineStep::Hex(q)) => are_adjacent(p, q, layout),
+            (LineStep::Hex(p), s) | (s, LineStep::Hex(p)) => {
+                let (q1, q2) = hexes_of(s);
+                are_adjacent(p, q1, layout) && q2.is_none_or(|q| are_adjacent(p, q, layout))
+            }
+            _ => false,
+        }
+    }
+
+    fn check_line_properties(a: HexId, b: HexId, layout: Layout) {
+        let steps = line_between(a, b, layout);
+        let mut back = line_between(b, a, layout);
+        back.reverse();
+        assert_eq!(steps, back, "reversal {a} {b} {layout}");
+        let mut chain = vec![LineStep::Hex(a)];
+        chain.extend(steps.iter().copied());
+        if a != b {
+            chain.push(LineStep::Hex(b));
+        }
+        for w in chain.windows(2) {
+            assert!(steps_adjacent(w[0], w[1], layout), "{a} {b} {layout}: {steps:?}");
+        }
+        let distinct: BTreeSet<_> = steps.iter().collect();
+        assert_eq!(distinct.len(), steps.len());
+        for s in &steps {
+            if let LineStep::Spine(p, q) = s {
+                assert!(p < q && are_adjacent(*p, *q, layout));
+            }
+            assert!(!s.hexes().contains(&a) && !s.hexes().contains(&b));
+        }
+        // Entry agrees with the last step.
+        let entry = entering_hexside(a, b, layout);
+        match (a == b, steps.last()) {
+            (true, _) => assert_eq!(entry, Entry::SameHex),
+            (false, None) => assert_eq!(Some(entry), direction_between(b, a, layout).map(Entry::Side)),
+            (false, Some(LineStep::Hex(last))) => {
+                assert_eq!(Some(entry), direction_between(b, *last, layout).map(Entry::Side))
+            }
+            (false, Some(LineStep::Spine(p, q))) => {
+                let Entry::Corner(d1, d2) = entry else {
+                    panic!("{a} {b}: {entry:?}");
+                };
+                assert_eq!(d1.clockwise(), d2);
+                let got: BTreeSet<_> = [neighbour(b, d1, layout), neighbour(b, d2, layout)].into_iter().collect();
+                assert_eq!(got, BTreeSet::from([Some(*p), Some(*q)]));
+            }
+            (false, Some(LineStep::RimSpine(..))) => {
+                assert!(matches!(entry, Entry::Corner(..)));
+            }
+        }
+        // Crossings: one per hex-to-hex passage of the chain.
+        let crossed = hexsides_crossed(a, b, layout);
+        let expected: Vec<(HexId, HexId)> = chain
+            .windows(2)
+            .filter_map(|w| match (w[0], w[1]) {
+                (LineStep::Hex(p), LineStep::Hex(q)) => Some((p, q)),
+                _ => None,
+            })
+            .collect();
+        let got: Vec<(HexId, HexId)> = crossed.iter().map(|c| (c.from, c.to)).collect();
+        assert_eq!(got, expected, "{a} {b} {layout}");
+        for c in &crossed {
+            assert_eq!(Some(c.side), Hexside::between(c.from, c.to, layout));
+        }
+    }
+
+    #[test]
+    fn line_properties_over_many_pairs() {
+        for layout in Layout::ALL {
+            let region: Vec<HexId> =
+                (10..=20u8).flat_map(|c| (10..=19u8).filter_map(move |r| HexId::new(c, r))).collect();
+            for &a in &region {
+                for &b in &region {
+                    check_line_properties(a, b, layout);
+                }
+            }
+            for (a, b) in sample_hexes(40, 99).into_iter().zip(sample_hexes(40, 4242)) {
+                check_line_properties(a, b, layout);
+            }
+        }
+    }
+
+    /// The hexes whose closed area holds the point `(px / n, py / n)` of
+    /// the line-of-sight plane, each with whether the point is inside it.
+    /// Uses the description of a hex as `|y| <= 1 and |x| + |y| <= 2`
+    /// around its centre, independent of the half-plane code above.
+    fn locate(px: i64, py: i64, n: i64, layout: Layout) -> Vec<(Dbl, bool)> {
+        let mut out = Vec::new();
+        let x_lo = (px - 2 * n).div_euclid(3 * n);
+        let x_hi = (px + 2 * n).div_euclid(3 * n) + 1;
+        let y_lo = (py - n).div_euclid(n) - 1;
+        let y_hi = (py + n).div_euclid(n) + 1;
+        for x in x_lo..=x_hi {
+            for y in y_lo..=y_hi {
+                let c = Dbl { x, y };
+                if !c.is_centre(layout) {
+                    continue;
+                }
+                let rx = (px - 3 * x * n).abs();
+                let ry = (py - y * n).abs();
+                if ry <= n && rx + ry <= 2 * n {
+                    out.push((c, ry < n && rx + ry < 2 * n));
+                }
+            }
+        }
+        out
+    }
+
+    /// Walks the segment in tiny exact steps and checks that what it finds
+    /// is exactly `line_between`, in the same order. Breakpoints along the
+    /// line are fractions with denominators at most 2S (S = |dx| + |dy|),
+    /// so pieces are at least 1/(4 S^2) long and 8 S^2 samples see each.
+    fn check_by_sampling(a: HexId, b: HexId, layout: Layout) {
+        if a == b {
+            assert!(line_between(a, b, layout).is_empty());
+            return;
+        }
+        let da = Dbl::of(a, layout);
+        let db = Dbl::of(b, layout);
+        let seg = Segment::new(da, db);
+        let s = seg.d.0.abs() + seg.d.1.abs();
+        let n = 8 * s * s;
+        let mut seen: Vec<LineStep> = Vec::new();
+        for k in 0..=n {
+            let px = seg.p0.0 * n + seg.d.0 * k;
+            let py = seg.p0.1 * n + seg.d.1 * k;
+            let found = locate(px, py, n, layout);
+            let step = match found.as_slice() {
+                [(c, true)] => {
+                    if *c == da || *c == db {
+                        continue;
+                    }
+                    LineStep::Hex(c.hex(layout).unwrap())
+                }
+                [(c1, false), (c2, false)] => {
+                    let dir = c1.direction_to(*c2).unwrap();
+                    let i = dir.index();
+                    let e = sub(corner(c1.centre(), i + 1), corner(c1.centre(), i));
+                    if cross(seg.d, e) != 0 {
+                        continue; // crossing the side squarely
+                    }
+                    let (p, q) = (c1.hex(layout).unwrap(), c2.hex(layout).unwrap());
+                    LineStep::Spine(p.min(q), p.max(q))
+                }
+                [_, _, _] => continue, // a corner
+                other => panic!("{a} {b}: point in {other:?}"),
+            };
+            if seen.last() != Some(&step) {
+                seen.push(step);
+            }
+        }
+        assert_eq!(line_between(a, b, layout), seen, "{a} {b} {layout}");
+    }
+
+    #[test]
+    fn line_matches_exact_sampling() {
+        for layout in Layout::ALL {
+            for a in [h("1505"), h("1405")] {
+                for b in hexes_within(a, 6, layout) {
+                    check_by_sampling(a, b, layout);
+                }
+            }
+            check_by_sampling(h("1404"), h("2412"), layout);
+            check_by_sampling(h("1404"), h("1906"), layout);
+            check_by_sampling(h("3123"), h("4214"), layout);
+        }
+    }
+
+    #[test]
+    fn corner_entry_is_reported_clockwise() {
+        for layout in Layout::ALL {
+            for (i, d) in Direction::ALL.into_iter().enumerate() {
+                // Walk two steps: along d, then along the next clockwise
+                // direction: the far hex sits on a spine line.
+                let a = h("5050");
+                let d2 = Direction::from_index(i + 1);
+                let b = neighbour(neighbour(a, d, layout).unwrap(), d2, layout).unwrap();
+                match entering_hexside(a, b, layout) {
+                    Entry::Corner(c1, c2) => {
+                        assert_eq!(c1.clockwise(), c2);
+                        assert_eq!(Entry::Corner(c1, c2).hexsides(b, layout).len(), 2);
+                    }
+                    other => panic!("{a} {b}: {other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn display_of_steps() {
+        assert_eq!(hx("1405").to_string(), "1405");
+        assert_eq!(spine("1504", "1505").to_string(), "spine 1504/1505");
+        assert_eq!(LineStep::RimSpine(h("0200"), Direction::N).to_string(), "spine 0200-N");
+    }
+}

@@ -1,0 +1,166 @@
+//! The YAML facade: the one module that calls a YAML crate.
+//!
+//! Every parse and every write of YAML in adjutant goes through here, so
+//! that moving to another YAML crate is a change to this folder alone.
+//! Today the typed side is `serde_norway` (the maintained fork of the
+//! deprecated `serde_yaml`, byte-for-byte the same output), and
+//! [`locate`] reads the text with `yaml-rust2`'s event parser to say where
+//! a field was written.
+//!
+//! - [`Value`], [`Mapping`], [`Number`]: an untyped YAML tree.
+//! - [`from_str`], [`from_value`], [`to_string`]: serde in and out.
+//! - [`parse`]: a typed parse whose error names the file, line, column and
+//!   field path ([`Located`]).
+//! - [`parse_embedded`]: the same for a file of an embedded module, read
+//!   from its compact form ([`compact`], written at build time) when it
+//!   has one, which is a hundred times faster than scanning the YAML.
+
+pub mod compact;
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod compact_write;
+pub mod depth;
+pub mod locate;
+mod scalar;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::base::error::Located;
+
+pub use serde_norway::{Mapping, Number, Value};
+
+/// A YAML error (syntax or type), with its location when it has one.
+pub type Error = serde_norway::Error;
+
+/// Parse `text` as `T`.
+pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
+    serde_norway::from_str(text)
+}
+
+/// Read an untyped tree as `T`.
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
+    serde_norway::from_value(value)
+}
+
+/// The canonical YAML of `value`: what the journal, `state.yaml` and
+/// `game.yaml` hold, and what `verify` compares byte for byte.
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    serde_norway::to_string(value)
+}
+
+/// The 1-based line and column of an error, where the crate knows it.
+pub fn error_location(error: &Error) -> Option<(usize, usize)> {
+    error.location().map(|l| (l.line(), l.column()))
+}
+
+/// Text that may begin with a byte order mark, without it: the mark is
+/// not YAML. For orders files read back from a game folder (`orders/` on
+/// replay), which passed the shell's input limits when they came in.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Parse YAML into `T`, locating any problem by line, column and field path.
+pub fn parse<T: DeserializeOwned>(label: &str, text: &str) -> Result<T, Located> {
+    // Tracking the field path costs a third of the time: only an error
+    // needs it, so the text is read again, tracked, when there is one.
+    if let Ok(value) = serde_norway::from_str(text) {
+        return Ok(value);
+    }
+    let deserializer = serde_norway::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let field = e.path().to_string();
+        let inner = e.into_inner();
+        let location = inner.location();
+        let mut message = inner.to_string();
+        // The crate appends " at line L column C"; we print the location up front.
+        if let Some(i) = message.find(" at line ") {
+            message.truncate(i);
+        }
+        Located {
+            file: label.to_string(),
+            line: location.as_ref().map(|l| l.line()),
+            column: location.as_ref().map(|l| l.column()),
+            field,
+            message,
+        }
+    })
+}
+
+/// [`parse`] for a file of an embedded module: `compact` is the compact
+/// form build.rs wrote of the same `text`, if it has one. The value is read
+/// from it; anything it cannot give is read from the text, so that errors
+/// are located exactly as [`parse`] locates them.
+///
+/// In debug builds (every test), the first read of each file as each type
+/// is checked against [`parse`] of the text: the two must agree.
+pub fn parse_embedded<T: DeserializeOwned + std::fmt::Debug>(
+    label: &str,
+    text: &str,
+    compact: Option<&[u8]>,
+) -> Result<T, Located> {
+    let Some(bytes) = compact else { return parse(label, text) };
+    match compact::from_slice::<T>(bytes) {
+        Ok(value) => {
+            #[cfg(debug_assertions)]
+            check_compact(label, text, &value);
+            Ok(value)
+        }
+        Err(error) => {
+            let from_text = parse(label, text);
+            debug_assert!(
+                from_text.is_err(),
+                "{label}: the YAML reads as {} but its compact form does not ({error})",
+                std::any::type_name::<T>()
+            );
+            from_text
+        }
+    }
+}
+
+/// Debug builds: `value`, read from the compact form of `text`, is what
+/// [`parse`] reads from the text (once per file and type in a process).
+#[cfg(debug_assertions)]
+fn check_compact<T: DeserializeOwned + std::fmt::Debug>(label: &str, text: &str, value: &T) {
+    static CHECKED: std::sync::Mutex<std::collections::BTreeSet<(String, &'static str)>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let first =
+        CHECKED.lock().map(|mut seen| seen.insert((label.to_string(), std::any::type_name::<T>()))).unwrap_or(true);
+    if first {
+        match parse::<T>(label, text) {
+            Ok(from_text) => assert_eq!(
+                format!("{from_text:?}"),
+                format!("{value:?}"),
+                "{label}: the compact form reads differently from the YAML as {}",
+                std::any::type_name::<T>()
+            ),
+            Err(e) => {
+                panic!("{label}: the compact form reads as {} but the YAML does not: {e}", std::any::type_name::<T>())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_errors_are_located() {
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Inner {
+            count: u32,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Outer {
+            inner: Inner,
+        }
+        let err = parse::<Outer>("game.yaml", "inner:\n  count: many\n").unwrap_err();
+        assert_eq!(err.file, "game.yaml");
+        assert_eq!(err.line, Some(2));
+        assert_eq!(err.field, "inner.count");
+        assert!(err.to_string().starts_with("game.yaml:2:"), "{err}");
+    }
+}

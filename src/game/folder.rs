@@ -1,0 +1,581 @@
+//! A game folder (PRODUCT.md, "The shape of a game"):
+//!
+//! ```text
+//! mygame/
+//!   game.yaml      game id, module, scenario, players, dice anchor
+//!   journal/       append-only, one file per resolved step
+//!   orders/        orders files as received
+//!   reports/       each step's reports
+//!   .secret/       the referee's chain top (mode 0600; never published)
+//!   .lock          held by the command working on the folder
+//! ```
+//!
+//! A roll log (`adjutant roll init`) is the same folder with `kind: roll-log`
+//! and no module.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::dice::{chain_key, Bytes32};
+use crate::base::error::{Error, Located, Result};
+use crate::base::fsio::{self, TEMP_PREFIX};
+use crate::game::journal::Journal;
+
+pub const GAME_FILE: &str = "game.yaml";
+pub const SECRET_DIR: &str = ".secret";
+pub const CHAIN_TOP_FILE: &str = "chain-top";
+pub const JOURNAL_DIR: &str = "journal";
+pub const ORDERS_DIR: &str = "orders";
+pub const REPORTS_DIR: &str = "reports";
+/// The current state: a cache of the journal's last state (PRODUCT.md).
+pub const STATE_FILE: &str = "state.yaml";
+
+/// The version of `game.yaml`'s layout.
+pub const FORMAT_VERSION: u32 = 1;
+/// The version of DICE.md this folder's dice follow.
+pub const DICE_PROTOCOL: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FolderKind {
+    /// A game of a module, advanced by the rules engine.
+    Game,
+    /// A log of ad hoc verifiable rolls (`adjutant roll`).
+    RollLog,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiceMode {
+    /// DICE.md: the referee's chain alone (mutual mode is not built yet).
+    Referee,
+}
+
+/// `game.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameConfig {
+    /// Layout version of this file.
+    pub adjutant: u32,
+    pub game_id: String,
+    pub kind: FolderKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<Player>,
+    pub dice: DiceConfig,
+    /// How `mail` sends the reports and `submit --email --reply` its
+    /// answers (mail.rs). Never a password: only where to read one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mail: Option<crate::mail::MailSettings>,
+    /// Every change of a player made with `adjutant player`, oldest first:
+    /// what `verify` needs to know the players in effect at each step,
+    /// which each journal entry binds (`players_sha256`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub player_changes: Vec<PlayerChange>,
+}
+
+/// A change of a side's player (`adjutant player`), after a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerChange {
+    /// The journal's last step when the change was made: steps up to it
+    /// were resolved with the player as he was before.
+    pub after_step: u32,
+    pub side: String,
+    /// The player as he was: name and address (absent: the side had no
+    /// player).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub was: Option<PlayerWas>,
+}
+
+/// A player's name and address before a change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerWas {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+/// The SHA-256 of a list of players as a journal entry binds it: of their
+/// canonical YAML (side, name, email), sorted by side.
+pub fn players_sha256(players: &[Player]) -> Bytes32 {
+    let mut sorted = players.to_vec();
+    sorted.sort_by(|a, b| a.side.cmp(&b.side));
+    let yaml = crate::base::yaml::to_string(&sorted).expect("players always serialise");
+    Bytes32::sha256(yaml.as_bytes())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Player {
+    pub side: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiceConfig {
+    pub protocol: u32,
+    pub mode: DiceMode,
+    /// N: the chain has keys s_0 (the anchor) to s_N (the secret top);
+    /// steps 1 to N-1 may be resolved, so that s_N is never revealed.
+    pub chain_length: u32,
+    pub anchor: Bytes32,
+}
+
+/// Shortest and longest chains `new` and `roll init` accept.
+pub const MIN_CHAIN_LENGTH: u32 = 2;
+pub const MAX_CHAIN_LENGTH: u32 = 1_000_000;
+
+/// A game id: what the seed binds every roll to (DICE.md §4).
+pub fn check_game_id(id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        && !id.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "game id '{id}': use 1 to 64 letters, digits, '-', '_' or '.', not starting with '.'"
+        )))
+    }
+}
+
+pub fn check_chain_length(n: u32) -> Result<()> {
+    if (MIN_CHAIN_LENGTH..=MAX_CHAIN_LENGTH).contains(&n) {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "chain length {n}: choose {MIN_CHAIN_LENGTH} to {MAX_CHAIN_LENGTH} (it bounds the number of steps)"
+        )))
+    }
+}
+
+impl GameConfig {
+    fn check(&self) -> std::result::Result<(), Located> {
+        let located = |field: &str, message: String| Located {
+            file: GAME_FILE.to_string(),
+            line: None,
+            column: None,
+            field: field.to_string(),
+            message,
+        };
+        if self.adjutant != FORMAT_VERSION {
+            return Err(located(
+                "adjutant",
+                format!("this is layout version {}, but this adjutant reads version {FORMAT_VERSION}", self.adjutant),
+            ));
+        }
+        if self.dice.protocol != DICE_PROTOCOL {
+            return Err(located(
+                "dice.protocol",
+                format!(
+                    "dice protocol {} is unknown; this adjutant follows protocol {DICE_PROTOCOL}",
+                    self.dice.protocol
+                ),
+            ));
+        }
+        check_game_id(&self.game_id).map_err(|e| located("game_id", e.to_string()))?;
+        check_chain_length(self.dice.chain_length).map_err(|e| located("dice.chain_length", e.to_string()))?;
+        match (self.kind, &self.module) {
+            (FolderKind::Game, None) => Err(located("module", "a game names its module".into())),
+            (FolderKind::RollLog, Some(_)) => Err(located("module", "a roll log has no module".into())),
+            _ => Ok(()),
+        }
+    }
+
+    /// The players as they were when journal step `step` was resolved:
+    /// today's, with every change made after that step undone.
+    pub fn players_at(&self, step: u32) -> Vec<Player> {
+        let mut players = self.players.clone();
+        for change in self.player_changes.iter().rev().filter(|c| c.after_step >= step) {
+            let at = players.iter().position(|p| p.side == change.side);
+            match (&change.was, at) {
+                (Some(was), Some(i)) => {
+                    players[i].name = was.name.clone();
+                    players[i].email = was.email.clone();
+                }
+                (Some(was), None) => {
+                    players.push(Player { side: change.side.clone(), name: was.name.clone(), email: was.email.clone() })
+                }
+                (None, Some(i)) => {
+                    players.remove(i);
+                }
+                (None, None) => {}
+            }
+        }
+        players
+    }
+
+    pub fn to_yaml(&self) -> String {
+        let body = crate::base::yaml::to_string(self).expect("a GameConfig always serialises");
+        format!("# adjutant game folder: see `man adjutant`. Never publish the .secret folder.\n{body}")
+    }
+}
+
+/// An opened game folder.
+#[derive(Debug, Clone)]
+pub struct GameFolder {
+    pub root: PathBuf,
+    pub config: GameConfig,
+    /// Journal entries already parsed, by label, with the text they were
+    /// parsed from ([`GameFolder::journal_entry`]).
+    parsed: std::sync::Arc<std::sync::Mutex<BTreeMap<String, (String, crate::game::journal::JournalEntry)>>>,
+}
+
+/// A fresh chain top from the operating system's CSPRNG (DICE.md §1).
+pub fn new_chain_top() -> Result<Bytes32> {
+    let mut top = [0u8; 32];
+    getrandom::fill(&mut top)
+        .map_err(|e| Error::io("the operating system's random source", io::Error::other(e.to_string())))?;
+    Ok(Bytes32(top))
+}
+
+impl GameFolder {
+    /// Open an existing folder, checking `game.yaml`.
+    pub fn open(root: &Path) -> Result<Self> {
+        match fs::metadata(root) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(Error::usage(format!("{}: not a folder", root.display()))),
+            Err(e) => return Err(Error::io(root, e)),
+        }
+        let path = root.join(GAME_FILE);
+        if !path.exists() {
+            return Err(Error::usage(format!(
+                "{}: not a game folder (it has no {GAME_FILE}); make one with `adjutant new` or `adjutant roll init`",
+                root.display()
+            )));
+        }
+        let label = path.display().to_string();
+        let text = fsio::read_text(&path, &label)?;
+        let config: GameConfig = crate::base::yaml::parse(&label, &text).map_err(Error::Data)?;
+        config.check().map_err(|mut e| {
+            e.file = label.clone();
+            Error::Data(e)
+        })?;
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
+    }
+
+    /// The journal entry that `text`, the file `label` of this folder's
+    /// journal, holds. `verify` reads every entry three times (the chain,
+    /// the replay, the reports): each text is parsed once.
+    pub fn journal_entry(
+        &self,
+        label: &str,
+        text: &str,
+    ) -> std::result::Result<crate::game::journal::JournalEntry, Located> {
+        if let Ok(parsed) = self.parsed.lock() {
+            if let Some((_, entry)) = parsed.get(label).filter(|(seen, _)| seen == text) {
+                return Ok(entry.clone());
+            }
+        }
+        let entry: crate::game::journal::JournalEntry = crate::base::yaml::parse(label, text)?;
+        if let Ok(mut parsed) = self.parsed.lock() {
+            parsed.insert(label.to_string(), (text.to_string(), entry.clone()));
+        }
+        Ok(entry)
+    }
+
+    /// Create a new folder at `root` holding `config` and the secret `top`.
+    /// The folder appears whole or not at all: it is built under a temporary
+    /// name beside `root` and renamed into place.
+    pub fn create(root: &Path, config: GameConfig, top: &Bytes32) -> Result<Self> {
+        Self::create_with(root, config, top, &[])
+    }
+
+    /// As [`GameFolder::create`], with more files (name, bytes) written into
+    /// the folder before it appears.
+    pub fn create_with(root: &Path, config: GameConfig, top: &Bytes32, extra: &[(&str, Vec<u8>)]) -> Result<Self> {
+        config.check().map_err(Error::Data)?;
+        if chain_key(top, config.dice.chain_length, 0)? != config.dice.anchor {
+            return Err(Error::usage("the anchor in the new game.yaml does not come from its chain top"));
+        }
+        match fs::read_dir(root) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(Error::usage(format!(
+                        "{}: already exists and is not empty; choose a new folder",
+                        root.display()
+                    )));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(root, e)),
+        }
+        let name = root
+            .file_name()
+            .ok_or_else(|| Error::usage(format!("{}: not a folder name", root.display())))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = match root.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let temp = parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
+        let built = Self::build(&temp, &config, top, extra).and_then(|()| {
+            fs::rename(&temp, root).map_err(|e| Error::io(root, e))?;
+            fsio::sync_dir(&parent)
+        });
+        if let Err(e) = built {
+            let _ = fs::remove_dir_all(&temp);
+            return Err(e);
+        }
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
+    }
+
+    /// Create a new folder at `root` with a fresh key chain: a game of a
+    /// module (`kind` Game, with its module and scenario) or a roll log.
+    pub fn create_new(
+        root: &Path,
+        game_id: &str,
+        kind: FolderKind,
+        module: Option<String>,
+        scenario: Option<String>,
+        players: Vec<Player>,
+        chain_length: u32,
+        extra: &[(&str, Vec<u8>)],
+    ) -> Result<Self> {
+        check_game_id(game_id)?;
+        check_chain_length(chain_length)?;
+        let top = new_chain_top()?;
+        let anchor = chain_key(&top, chain_length, 0)?;
+        let config = GameConfig {
+            adjutant: FORMAT_VERSION,
+            game_id: game_id.to_string(),
+            kind,
+            module,
+            scenario,
+            players,
+            dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
+            mail: None,
+            player_changes: Vec::new(),
+        };
+        Self::create_with(root, config, &top, extra)
+    }
+
+    fn build(temp: &Path, config: &GameConfig, top: &Bytes32, extra: &[(&str, Vec<u8>)]) -> Result<()> {
+        fs::create_dir(temp).map_err(|e| Error::io(temp, e))?;
+        for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
+            let path = temp.join(dir);
+            fs::create_dir(&path).map_err(|e| Error::io(&path, e))?;
+        }
+        let secret = temp.join(SECRET_DIR);
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder.create(&secret).map_err(|e| Error::io(&secret, e))?;
+        fsio::write_atomic_mode(&secret.join(CHAIN_TOP_FILE), format!("{}\n", top.to_hex()).as_bytes(), Some(0o600))?;
+        fsio::write_atomic(&temp.join(GAME_FILE), config.to_yaml().as_bytes())?;
+        for (name, bytes) in extra {
+            fsio::write_atomic(&temp.join(name), bytes)?;
+        }
+        // The lock file is part of the folder from the start, so that a
+        // command that is refused leaves the folder exactly as it was.
+        fsio::write_atomic(&temp.join(".lock"), b"")?;
+        for dir in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
+            fsio::sync_dir(&temp.join(dir))?;
+        }
+        fsio::sync_dir(temp)
+    }
+
+    /// The mailbox of `side`'s player, read by lettre (src/base/address.rs):
+    /// `None` when game.yaml gives the side no address; the problem, at
+    /// `players[i].email` (or `.name`), when it gives one that mail cannot
+    /// be sent to. Each side's address is read on its own, so that one bad
+    /// address stops nothing for the other sides.
+    pub fn player_mailbox(&self, side: &str) -> std::result::Result<Option<lettre::message::Mailbox>, Located> {
+        let Some((i, player)) = self.config.players.iter().enumerate().find(|(_, p)| p.side == side) else {
+            return Ok(None);
+        };
+        let Some(email) = player.email.as_deref() else { return Ok(None) };
+        let located = |field: String, message: String| {
+            let path = self.root.join(GAME_FILE);
+            // Placed in game.yaml's text, read again only for the problem.
+            let at = fs::read_to_string(&path).ok().and_then(|text| crate::base::yaml::locate::locate(&text, &field));
+            Located { file: path.display().to_string(), line: at.map(|a| a.0), column: at.map(|a| a.1), field, message }
+        };
+        let address =
+            crate::base::address::parse(email.trim()).map_err(|e| located(format!("players[{i}].email"), e))?;
+        if player.name.chars().any(char::is_control) {
+            return Err(located(
+                format!("players[{i}].name"),
+                format!(
+                    "'{}' holds a control character; a name is one line of text",
+                    crate::base::error::echo(&player.name)
+                ),
+            ));
+        }
+        let name = Some(player.name.trim().to_string()).filter(|n| !n.is_empty());
+        Ok(Some(lettre::message::Mailbox::new(name, address)))
+    }
+
+    /// The referee's chain top, checked against the anchor. Never printed.
+    pub fn chain_top(&self) -> Result<Bytes32> {
+        let top = self.read_chain_top()?;
+        if chain_key(&top, self.config.dice.chain_length, 0)? != self.config.dice.anchor {
+            return Err(self.not_the_anchors_chain());
+        }
+        Ok(top)
+    }
+
+    /// The keys s_from ..= s_N of the referee's chain (index 0 is s_from),
+    /// checked against the anchor: one walk down the chain for a command
+    /// that reveals several keys. Never printed.
+    pub fn chain_keys_from(&self, from: u32) -> Result<Vec<Bytes32>> {
+        let top = self.read_chain_top()?;
+        let length = self.config.dice.chain_length;
+        let mut keys = vec![top];
+        let mut key = top;
+        for k in (0..length).rev() {
+            key = crate::base::dice::chain_previous(&key);
+            if k >= from {
+                keys.push(key);
+            }
+        }
+        if key != self.config.dice.anchor {
+            return Err(self.not_the_anchors_chain());
+        }
+        keys.reverse();
+        Ok(keys)
+    }
+
+    fn not_the_anchors_chain(&self) -> Error {
+        let path = self.root.join(SECRET_DIR).join(CHAIN_TOP_FILE);
+        Error::Data(Located {
+            file: path.display().to_string(),
+            line: None,
+            column: None,
+            field: String::new(),
+            message: format!(
+                "this chain top does not lead to the anchor in {GAME_FILE} through {} steps",
+                self.config.dice.chain_length
+            ),
+        })
+    }
+
+    /// The chain top as written, unchecked.
+    fn read_chain_top(&self) -> Result<Bytes32> {
+        let path = self.root.join(SECRET_DIR).join(CHAIN_TOP_FILE);
+        let text = fsio::read_text(&path, &path.display().to_string())?;
+        // The error names the file but never echoes its content.
+        let top: Bytes32 = text.trim().parse().map_err(|_| {
+            Error::Data(Located {
+                file: path.display().to_string(),
+                line: None,
+                column: None,
+                field: String::new(),
+                message: "not a chain top (64 hexadecimal digits)".into(),
+            })
+        })?;
+        Ok(top)
+    }
+
+    pub fn journal(&self) -> Journal {
+        Journal::new(self.root.join(JOURNAL_DIR))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::dice::chain_key;
+
+    fn config(top: &Bytes32) -> GameConfig {
+        GameConfig {
+            adjutant: FORMAT_VERSION,
+            game_id: "test".into(),
+            kind: FolderKind::RollLog,
+            module: None,
+            scenario: None,
+            players: vec![],
+            dice: DiceConfig {
+                protocol: DICE_PROTOCOL,
+                mode: DiceMode::Referee,
+                chain_length: 8,
+                anchor: chain_key(top, 8, 0).unwrap(),
+            },
+            mail: None,
+            player_changes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn create_then_open_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("g");
+        let top = new_chain_top().unwrap();
+        GameFolder::create(&root, config(&top), &top).unwrap();
+        let opened = GameFolder::open(&root).unwrap();
+        assert_eq!(opened.config, config(&top));
+        assert_eq!(opened.chain_top().unwrap(), top);
+        let keys = opened.chain_keys_from(3).unwrap();
+        assert_eq!(keys.len(), 6, "s_3 ..= s_8");
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(*key, chain_key(&top, 8, 3 + i as u32).unwrap());
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&root.join(SECRET_DIR)), 0o700);
+            assert_eq!(mode(&root.join(SECRET_DIR).join(CHAIN_TOP_FILE)), 0o600);
+        }
+        // Nothing but the folder itself is left beside it.
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("g")]);
+    }
+
+    #[test]
+    fn create_refuses_a_non_empty_folder_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("keep"), b"x").unwrap();
+        let top = new_chain_top().unwrap();
+        let err = GameFolder::create(dir.path(), config(&top), &top).unwrap_err();
+        assert!(err.to_string().contains("not empty"), "{err}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_wrong_chain_top_is_refused_without_echoing_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("g");
+        let top = new_chain_top().unwrap();
+        GameFolder::create(&root, config(&top), &top).unwrap();
+        let other = new_chain_top().unwrap();
+        fs::write(root.join(SECRET_DIR).join(CHAIN_TOP_FILE), other.to_hex()).unwrap();
+        let err = GameFolder::open(&root).unwrap().chain_top().unwrap_err().to_string();
+        assert!(err.contains("does not lead to the anchor"), "{err}");
+        let err = GameFolder::open(&root).unwrap().chain_keys_from(3).unwrap_err().to_string();
+        assert!(err.contains("does not lead to the anchor"), "{err}");
+        assert!(!err.contains(&other.to_hex()) && !err.contains(&top.to_hex()));
+    }
+
+    #[test]
+    fn corrupt_game_yaml_is_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("g");
+        let top = new_chain_top().unwrap();
+        GameFolder::create(&root, config(&top), &top).unwrap();
+        let path = root.join(GAME_FILE);
+        let text = fs::read_to_string(&path).unwrap().replace("chain_length: 8", "chain_length: eight");
+        fs::write(&path, text).unwrap();
+        let err = GameFolder::open(&root).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        assert!(message.contains("game.yaml:") && message.contains("dice.chain_length"), "{message}");
+    }
+}

@@ -1,0 +1,397 @@
+//! The inbox: orders files submitted ahead of resolution (`adjutant
+//! submit`), kept byte for byte in `inbox/` until their step is resolved.
+//!
+//! A file is for the step the game awaits (checked whole now, as `validate`
+//! does) or for a later step (its header is checked now: game, a turn and
+//! step of the scenario still to come, a side that step may hear from; its
+//! body is checked when its step comes). One file per side and step:
+//! another is refused unless `--replace`. A file for a step already
+//! resolved is stale and refused. `resolve` takes the inbox's files when
+//! their steps come and moves each into `orders/` as the journal records it
+//! (a copy a killed `resolve` left is removed by recovery.rs).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::base::dice::Bytes32;
+use crate::base::error::{Error, Result};
+use crate::base::fsio;
+use crate::game::folder::{FolderKind, GameFolder};
+use crate::systems::gboar::orders::{check_header, step_field};
+use crate::systems::gboar::sequence::Step;
+use crate::systems::gboar::state::State;
+use crate::systems::gboar::{validate_body, Rules};
+
+/// The inbox folder of a game folder.
+pub const INBOX_DIR: &str = "inbox";
+
+/// What `submit` stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct Receipt {
+    pub game: String,
+    pub turn: u32,
+    /// The step as the journal names it, e.g. `16-allies-movement`.
+    pub step: String,
+    pub side: String,
+    /// SHA-256 of the file's exact bytes (DICE.md §3: what the dice bind to).
+    pub sha256: Bytes32,
+    pub bytes: usize,
+    /// Where it is kept, relative to the game folder.
+    pub stored: String,
+    /// True when it replaced a file submitted before for the same step.
+    pub replaced: bool,
+    /// `current`: for the step the game awaits; `ahead`: for a later step.
+    pub when: String,
+    /// The sides whose orders the awaited step still lacks.
+    pub still_awaiting: Vec<String>,
+}
+
+/// One file waiting in the inbox.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub step: String,
+    pub side: String,
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+/// The inbox file name of a side's orders for a step.
+pub fn file_name(step: &str, side: &str) -> String {
+    format!("{step}--{side}.yaml")
+}
+
+/// Every file in the inbox, by step and side.
+pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
+    let dir = folder.root.join(INBOX_DIR);
+    let mut list = Vec::new();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(list),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(fsio::TEMP_PREFIX) {
+            continue;
+        }
+        let Some(stem) = name.strip_suffix(".yaml") else { continue };
+        let Some((step, side)) = stem.rsplit_once("--") else { continue };
+        // Never more of a file than the limit it is held to when its step comes.
+        let bytes = crate::game::input::read_capped(&entry.path(), crate::game::input::MAX_ORDERS_BYTES)?;
+        list.push(Pending { step: step.to_string(), side: side.to_string(), path: entry.path(), bytes });
+    }
+    list.sort_by(|a, b| (&a.step, &a.side).cmp(&(&b.step, &b.side)));
+    Ok(list)
+}
+
+/// Every player order a turn's player turns could come in: the fixed one,
+/// the one found by initiative, or any order of the players.
+fn orders_of_turn(rules: &Rules, state: &State, turn: u32) -> Result<Vec<Vec<String>>> {
+    if turn == state.turn && !state.player_order.is_empty() && rules.sequence.fixed_order(turn)?.is_none() {
+        return Ok(vec![state.player_order.clone()]);
+    }
+    rules.sequence.possible_orders(turn)
+}
+
+/// The step a later file names, if it is a step still to come.
+fn later_step(rules: &Rules, state: &State, next: &Step, turn: u32, step: &str) -> Result<Option<Step>> {
+    let last = rules.sequence.scenario.turns.last;
+    if turn < next.turn() || turn > last {
+        return Ok(None);
+    }
+    for order in orders_of_turn(rules, state, turn)? {
+        let steps = rules.sequence.steps_of_turn(turn, &order)?;
+        let from = if turn == next.turn() { steps.iter().position(|s| s == next).map_or(0, |i| i + 1) } else { 0 };
+        if let Some(s) = steps[from.min(steps.len())..].iter().find(|s| step_field(s) == step) {
+            return Ok(Some(s.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// An orders file's header, read loosely (the full check comes with the
+/// step); the turn as `check_header` reads it.
+struct Header {
+    game: String,
+    turn: u32,
+    step: String,
+    side: String,
+    /// Where the text's fields are written, when the text can be placed.
+    index: Option<crate::base::yaml::locate::Index>,
+}
+
+impl Header {
+    /// `:line:column` of a header field, as messages place it.
+    fn at(&self, key: &str) -> String {
+        self.index.as_ref().and_then(|i| i.locate(key)).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default()
+    }
+}
+
+fn header(label: &str, text: &str) -> Result<Header> {
+    let value: crate::base::yaml::Value = crate::base::yaml::from_str(text).map_err(|e| {
+        let at = crate::base::yaml::error_location(&e).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+        Error::refused(format!("{label}{at}: not YAML: {}", crate::base::error::echo_serde(&e)))
+    })?;
+    let index = crate::base::yaml::locate::Index::new(text);
+    let missing = |key: &str| {
+        Error::refused(format!(
+            "{label}:1:1: {key}: the file does not say its {key}: every orders file names game, turn, step and side"
+        ))
+    };
+    let field = |key: &str| -> Result<String> {
+        match value.get(key) {
+            Some(crate::base::yaml::Value::String(s)) => Ok(s.clone()),
+            Some(crate::base::yaml::Value::Number(n)) => Ok(n.to_string()),
+            _ => Err(missing(key)),
+        }
+    };
+    let turn = match value.get("turn") {
+        None => return Err(missing("turn")),
+        Some(v) => crate::systems::gboar::orders::read_turn(index.as_ref(), v).map_err(|(at, message)| {
+            let at = at.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+            Error::refused(format!("{label}{at}: turn: {message}"))
+        })?,
+    };
+    Ok(Header { game: field("game")?, turn, step: field("step")?, side: field("side")?, index })
+}
+
+/// Store an orders file in the inbox of the game at `dir`; `label` names it
+/// in messages. Nothing is written unless every check passes.
+pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Duration) -> Result<Receipt> {
+    // The limits first: a refused file costs no more than reading it.
+    let text = crate::game::input::orders_text_or_refuse(label, bytes)?;
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log; submit is for games", dir.display())));
+    }
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let rules = crate::game::load_rules(&folder)?;
+    let state = crate::game::load_state(&folder)?;
+    let head = header(label, text)?;
+    let echo = crate::base::error::echo;
+    let game_id = &folder.config.game_id;
+    if &head.game != game_id {
+        return Err(Error::refused(format!(
+            "{label}{}: game: these orders are for game '{}'; this game is '{game_id}'",
+            head.at("game"),
+            echo(&head.game)
+        )));
+    }
+    let Some(next) = state.next.clone() else {
+        return Err(Error::refused(format!("{label}{}: the game is over: it awaits no orders", head.at("step"))));
+    };
+    let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+    let (turn, step_name) = (head.turn, head.step.clone());
+    if !sides.contains(&head.side.as_str()) {
+        return Err(Error::refused(format!(
+            "{label}{}: side: '{}' is not a side of {}; the sides are {}",
+            head.at("side"),
+            echo(&head.side),
+            rules.module.info.id,
+            sides.join(", ")
+        )));
+    }
+    let current = turn == next.turn() && step_name == step_field(&next);
+    let step = if current {
+        // The awaited step: every check `validate` makes.
+        let checked = check_header(&rules, game_id, &state, label, text)
+            .map_err(|list| Error::refused(crate::base::error::problem_list(&list)))?;
+        let problems = validate_body(&rules, &state, &checked.step, &checked.side, &checked.body, label, text);
+        if !problems.is_empty() {
+            return Err(Error::refused(crate::base::error::problem_list(&problems)));
+        }
+        checked.step
+    } else {
+        let Some(step) = later_step(&rules, &state, &next, turn, &step_name)? else {
+            let stale = turn < next.turn() || (turn == next.turn() && state.resolved_steps > 0);
+            return Err(Error::refused(format!(
+                "{label}{}: step: turn {turn}, step '{}': {}; the game awaits step '{}' of turn {}",
+                head.at("step"),
+                echo(&step_name),
+                if stale { "not a step still to come (stale orders?)" } else { "not a step of this scenario" },
+                step_field(&next),
+                next.turn(),
+            )));
+        };
+        let may = crate::systems::gboar::may_await(&rules, &step);
+        if !may.contains(&head.side) {
+            let who = if may.is_empty() { "no side".to_string() } else { may.join(", ") };
+            return Err(Error::refused(format!(
+                "{label}{}: side: step '{}' of turn {turn} takes orders from {who}, not from {}",
+                head.at("side"),
+                echo(&step_name),
+                head.side
+            )));
+        }
+        step
+    };
+    let Header { game, side, .. } = head;
+    let name = file_name(&step.name(), &side);
+    let path = folder.root.join(INBOX_DIR).join(&name);
+    let replaced = path.exists();
+    if replaced && !replace {
+        return Err(Error::refused(format!(
+            "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); \
+             give --replace to replace them before the step is resolved",
+            step.name()
+        )));
+    }
+    let inbox = folder.root.join(INBOX_DIR);
+    if !inbox.is_dir() {
+        std::fs::create_dir(&inbox).map_err(|e| Error::io(&inbox, e))?;
+        fsio::sync_dir(&folder.root)?;
+    }
+    fsio::write_atomic(&path, bytes)?;
+    let mut have: Vec<String> =
+        pending(&folder)?.into_iter().filter(|p| p.step == next.name()).map(|p| p.side).collect();
+    have.sort();
+    let still_awaiting =
+        crate::systems::gboar::awaited(&rules, &state, &next).into_iter().filter(|s| !have.contains(s)).collect();
+    Ok(Receipt {
+        game,
+        turn,
+        step: step.name(),
+        side,
+        sha256: Bytes32::sha256(bytes),
+        bytes: bytes.len(),
+        stored: format!("{INBOX_DIR}/{name}"),
+        replaced,
+        when: if current { "current".into() } else { "ahead".into() },
+        still_awaiting,
+    })
+}
+
+/// What `submit --email` made of a message: who sent it, and the receipt or
+/// the reason it was refused (the folder unchanged).
+#[derive(Debug, Clone, Serialize)]
+pub struct EmailSubmission {
+    /// The sender's bare address (empty when the message has none).
+    pub from: String,
+    /// Where the orders were found in the message.
+    pub source: Option<String>,
+    pub receipt: Option<Receipt>,
+    /// The receipt of standing orders (a message whose orders file has a
+    /// `standing:` section, src/game/standing.rs).
+    pub standing: Option<crate::game::standing::Receipt>,
+    pub refused: Option<String>,
+    /// Whom a reply may go to: the sender, when the address is a player's
+    /// in game.yaml (no answer is ever sent to a stranger).
+    pub reply_to: Option<String>,
+    /// In-Reply-To and References for a reply, and its subject.
+    #[serde(skip)]
+    pub reply_headers: (Option<String>, Option<String>, String),
+}
+
+/// Submit the orders of a raw RFC 5322 message (crate::mail::intake): the
+/// sender's address must be the one game.yaml gives the side the orders
+/// are for; then as [`submit`] (or, for a file with a `standing:` section,
+/// as `standing::submit`). A refused message changes nothing.
+pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Result<EmailSubmission> {
+    let folder = GameFolder::open(dir)?;
+    let players = &folder.config.players;
+    // A player's address as lettre reads it (a bad one in game.yaml is no
+    // one's: its side cannot send orders by email until it is corrected).
+    let address_of =
+        |p: &crate::game::folder::Player| p.email.as_deref().and_then(|e| crate::base::address::parse(e.trim()).ok());
+    let is_player = |address: &str| {
+        crate::base::address::parse(address)
+            .is_ok_and(|from| players.iter().filter_map(address_of).any(|a| crate::base::address::same(&a, &from)))
+    };
+    let intake = match crate::mail::intake::read_message(raw) {
+        Ok(intake) => intake,
+        Err(e) => {
+            // Without a sender's address nobody can be answered.
+            let from = sender_address(raw);
+            let reply_to = from.clone().filter(|f| is_player(f));
+            return Ok(EmailSubmission {
+                from: from.unwrap_or_default(),
+                source: None,
+                receipt: None,
+                standing: None,
+                refused: Some(e.message()),
+                reply_to,
+                reply_headers: (None, None, "Re: your orders".into()),
+            });
+        }
+    };
+    let mut outcome = EmailSubmission {
+        from: intake.from.clone(),
+        source: Some(intake.source.clone()),
+        receipt: None,
+        standing: None,
+        refused: None,
+        reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
+        reply_headers: crate::mail::intake::reply_headers(&intake),
+    };
+    let label = format!("the message from {} ({})", crate::base::error::echo(&intake.from), intake.source);
+    // The orders' limits before anything reads them as YAML.
+    let text = crate::game::input::orders_text_or_refuse(&label, &intake.orders);
+    // Standing orders name a side but no turn or step.
+    let standing =
+        text.as_ref().ok().and_then(|t| crate::base::yaml::from_str::<crate::base::yaml::Value>(t).ok()).and_then(
+            |v| {
+                let side = v.get("side").and_then(crate::base::yaml::Value::as_str).map(str::to_string);
+                v.get("standing").is_some().then_some(side.unwrap_or_default())
+            },
+        );
+    let side_of = |text: &str| -> Result<String> {
+        match &standing {
+            Some(side) => Ok(side.clone()),
+            None => header(&label, text).map(|h| h.side),
+        }
+    };
+    let from = crate::base::address::parse(&intake.from);
+    let checked = text
+        .and_then(side_of)
+        .and_then(|side| {
+            let shown = crate::base::error::echo(&side);
+            let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
+                return Err(Error::refused(format!(
+                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                )));
+            };
+            let Some(email) = player.email.as_deref() else {
+                return Err(Error::refused(format!(
+                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                )));
+            };
+            match (crate::base::address::parse(email.trim()), &from) {
+                (Ok(theirs), Ok(from)) if crate::base::address::same(&theirs, from) => Ok(()),
+                (Ok(_), _) => Err(Error::refused(format!(
+                    "{label}: side: orders of {shown} are taken only from the address game.yaml gives for {shown}; \
+                     this message is from {} (the part before the @ is compared exactly, case included)",
+                    crate::base::error::echo(&intake.from)
+                ))),
+                (Err(e), _) => Err(Error::refused(format!(
+                    "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
+                     orders cannot come by email until the referee corrects it"
+                ))),
+            }
+        })
+        .and_then(|()| match standing {
+            Some(_) => {
+                crate::game::standing::submit(dir, &intake.orders, &label, replace, wait).map(|r| (None, Some(r)))
+            }
+            None => submit(dir, &intake.orders, &label, replace, wait).map(|r| (Some(r), None)),
+        });
+    match checked {
+        Ok((receipt, standing)) => {
+            outcome.receipt = receipt;
+            outcome.standing = standing;
+        }
+        Err(Error::Refused(message)) => outcome.refused = Some(message),
+        Err(e) => return Err(e),
+    }
+    Ok(outcome)
+}
+
+/// The bare address in a message's From header, if one can be read even
+/// though its orders cannot.
+fn sender_address(raw: &[u8]) -> Option<String> {
+    let message = mail_parser::MessageParser::default().parse(raw)?;
+    let from = message.from()?.first()?.address()?.trim().to_string();
+    crate::base::address::parse(&from).ok().map(|a| crate::base::address::normal(&a))
+}

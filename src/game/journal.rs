@@ -1,0 +1,208 @@
+//! The journal: one file per resolved step (`journal/000001.yaml`, ...),
+//! written once and never replaced. Each entry carries the SHA-256 of the
+//! file before it, so that removing, reordering or editing an entry breaks
+//! the entries after it; and each file must be exactly the canonical YAML of
+//! its content, so that no byte of it can change unnoticed.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::dice::{Bytes32, Roll};
+use crate::base::error::{Error, Result};
+use crate::base::fsio::{self, TEMP_PREFIX};
+
+/// One orders file consumed by a step (DICE.md §3): its side, the SHA-256 of
+/// its exact bytes, and where those bytes are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrdersRecord {
+    pub side: String,
+    pub sha256: Bytes32,
+    /// The orders themselves, when they are a short text (a roll's purpose).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The orders file, relative to the game folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// One resolved step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JournalEntry {
+    /// k: 1, 2, 3, ... with no gaps (DICE.md §2).
+    pub step: u32,
+    /// SHA-256 of the previous entry's file; absent for step 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<Bytes32>,
+    pub orders: Vec<OrdersRecord>,
+    pub orders_digest: Bytes32,
+    /// The revealed key s_k.
+    pub key: Bytes32,
+    pub seed: Bytes32,
+    /// The dice expressions asked for (roll logs only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dice: Vec<String>,
+    pub rolls: Vec<Roll>,
+    /// Games: the step of the sequence of play resolved, e.g. `16-allies-rally`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_step: Option<String>,
+    /// Games: what happened, as the engine explained it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<crate::systems::gboar::Event>,
+    /// Games: the SHA-256 of the state after the step (DICE.md §6.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_sha256: Option<Bytes32>,
+    /// Games: the SHA-256 of game.yaml's players (sides, names, addresses)
+    /// when the step was resolved (`folder::players_sha256`), so that a
+    /// player's address changed without `adjutant player` is caught by
+    /// `verify`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players_sha256: Option<Bytes32>,
+}
+
+impl JournalEntry {
+    /// The canonical bytes of the entry's file.
+    pub fn to_yaml(&self) -> String {
+        crate::base::yaml::to_string(self).expect("a JournalEntry always serialises")
+    }
+
+    /// The SHA-256 of the entry's file (its canonical bytes): what the next
+    /// entry's `previous` carries, and the journal's *head* when it is the
+    /// last entry (reports carry it; `verify --head` checks a folder
+    /// against one a player kept).
+    pub fn sha256(&self) -> Bytes32 {
+        Bytes32::sha256(self.to_yaml().as_bytes())
+    }
+}
+
+/// A file in the journal folder and the step its name claims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryFile {
+    pub step: u32,
+    pub path: PathBuf,
+    /// `journal/000001.yaml`: how reports and errors name it.
+    pub label: String,
+}
+
+/// What is in the journal folder.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// Entry files sorted by step.
+    pub entries: Vec<EntryFile>,
+    /// Files that are not journal entries (temporary files are not listed).
+    pub foreign: Vec<String>,
+}
+
+pub struct Journal {
+    dir: PathBuf,
+}
+
+pub fn file_name(step: u32) -> String {
+    format!("{step:06}.yaml")
+}
+
+pub fn label(step: u32) -> String {
+    format!("journal/{}", file_name(step))
+}
+
+fn step_of(name: &str) -> Option<u32> {
+    let digits = name.strip_suffix(".yaml")?;
+    if digits.len() < 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let step: u32 = digits.parse().ok()?;
+    (file_name(step) == name).then_some(step)
+}
+
+impl Journal {
+    pub fn new(dir: PathBuf) -> Self {
+        Journal { dir }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The journal's files. A missing journal folder is an error: every game
+    /// folder has one, even when empty.
+    pub fn list(&self) -> Result<Listing> {
+        let mut listing = Listing::default();
+        let read = fs::read_dir(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        for item in read {
+            let item = item.map_err(|e| Error::io(&self.dir, e))?;
+            let name = item.file_name().to_string_lossy().into_owned();
+            if name.starts_with(TEMP_PREFIX) {
+                continue;
+            }
+            match step_of(&name) {
+                Some(step) => listing.entries.push(EntryFile { step, path: item.path(), label: label(step) }),
+                None => listing.foreign.push(format!("journal/{name}")),
+            }
+        }
+        listing.entries.sort_by_key(|e| e.step);
+        listing.foreign.sort();
+        Ok(listing)
+    }
+
+    /// Append the entry for `entry.step`, which must not exist yet.
+    pub fn append(&self, entry: &JournalEntry) -> Result<EntryFile> {
+        let path = self.dir.join(file_name(entry.step));
+        fsio::write_new_atomic(&path, entry.to_yaml().as_bytes()).map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists => Error::refused(format!(
+                "{}: step {} is already in the journal; an entry is never replaced",
+                label(entry.step),
+                entry.step
+            )),
+            other => other,
+        })?;
+        Ok(EntryFile { step: entry.step, path, label: label(entry.step) })
+    }
+
+    /// Where the next step goes: its number and the hash of the last entry.
+    /// Refuses a journal that is not a clean run 1..n, so that nothing is
+    /// ever appended to a damaged log.
+    pub fn tail(&self) -> Result<(u32, Option<Bytes32>)> {
+        let listing = self.list()?;
+        if let Some(name) = listing.foreign.first() {
+            return Err(Error::refused(format!(
+                "{name}: not a journal entry; the journal holds only 000001.yaml, 000002.yaml, ... (run `adjutant verify`)"
+            )));
+        }
+        for (i, entry) in listing.entries.iter().enumerate() {
+            let expected = i as u32 + 1;
+            if entry.step != expected {
+                return Err(Error::refused(format!(
+                    "{}: the journal skips from step {} to step {}; run `adjutant verify`",
+                    entry.label,
+                    expected - 1,
+                    entry.step
+                )));
+            }
+        }
+        match listing.entries.last() {
+            None => Ok((1, None)),
+            Some(last) => {
+                let bytes = fsio::read(&last.path)?;
+                Ok((last.step + 1, Some(Bytes32::sha256(&bytes))))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_names_are_exact() {
+        assert_eq!(step_of("000001.yaml"), Some(1));
+        assert_eq!(step_of("1234567.yaml"), Some(1234567));
+        for bad in ["1.yaml", "0000001.yaml", "000001.yml", "00000a.yaml", "000001.yaml~"] {
+            assert_eq!(step_of(bad), None, "{bad}");
+        }
+    }
+}

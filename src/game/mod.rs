@@ -1,0 +1,355 @@
+//! The shell: what every game system shares. A game folder
+//! ([`folder`]) and its append-only journal ([`journal`]); new games of
+//! the embedded modules ([`modules`]) and the commands on orders (here:
+//! `new`, `validate`, `template`); orders sent ahead ([`inbox`]) and
+//! standing orders ([`standing`]); the limits every orders file passes
+//! ([`input`]); resolving steps ([`play`]); checking a folder ([`verify`]);
+//! what a killed command left, finished by the next ([`recovery`]); ad hoc
+//! verifiable rolls ([`roll_log`]).
+
+pub mod folder;
+pub mod inbox;
+pub mod input;
+pub mod journal;
+pub mod modules;
+pub mod play;
+pub mod recovery;
+pub mod roll_log;
+pub mod selfplay;
+pub mod standing;
+pub mod verify;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::base::dice::Bytes32;
+use crate::base::error::{Error, Result};
+use crate::game::folder::{FolderKind, GameFolder, Player};
+
+/// Parse `side=Name <address>` (the address is optional): the mailbox is
+/// read by lettre's parser, the one that sends the mail, so that an
+/// address `new` accepts is one `mail` can send to.
+pub fn parse_player(spec: &str) -> Result<Player> {
+    let shown = crate::base::error::echo(spec);
+    let usage = || {
+        Error::usage(format!(
+            "--player '{shown}': write SIDE=NAME <ADDRESS>, e.g. british=\"Ann Smith <ann@example.org>\""
+        ))
+    };
+    let (side, rest) = spec.split_once('=').ok_or_else(usage)?;
+    let side = side.trim();
+    let rest = rest.trim();
+    let (name, email) = if rest.contains(['<', '>', '@']) {
+        let mailbox =
+            crate::base::address::parse_mailbox(rest).map_err(|e| Error::usage(format!("--player '{shown}': {e}")))?;
+        let name = mailbox.name.clone().unwrap_or_default();
+        (name.trim().to_string(), Some(mailbox.email.to_string()))
+    } else {
+        (rest.to_string(), None)
+    };
+    if side.is_empty() || name.is_empty() || name.chars().any(char::is_control) || side.chars().any(char::is_control) {
+        return Err(usage());
+    }
+    Ok(Player { side: side.to_string(), name, email })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NewGame {
+    pub dir: String,
+    pub game_id: String,
+    pub module: String,
+    pub module_name: String,
+    pub scenario: String,
+    pub scenario_name: String,
+    pub players: Vec<Player>,
+    pub chain_length: u32,
+    pub anchor: Bytes32,
+}
+
+/// Create a game of `module`'s `scenario` at `dir`.
+pub fn new_game(
+    dir: &Path,
+    module_id: &str,
+    scenario_id: &str,
+    game_id: &str,
+    players: Vec<Player>,
+    chain_length: u32,
+) -> Result<NewGame> {
+    let module = modules::load(module_id)?;
+    let scenario = module.scenario(scenario_id)?;
+    for (i, p) in players.iter().enumerate() {
+        module.side(&p.side)?;
+        if players[..i].iter().any(|q| q.side == p.side) {
+            return Err(Error::usage(format!("--player: side '{}' is given twice", p.side)));
+        }
+    }
+    // The scenario's set-up is the state before step 1.
+    let source = crate::systems::gboar::data::Source::Embedded(module.id.clone());
+    let loaded = crate::systems::gboar::data::Module::load(&source).map_err(|e| e.into_error())?;
+    let state = crate::systems::gboar::state::State::setup(&loaded, &scenario.id)?;
+    let state_yaml = crate::base::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+    let folder = GameFolder::create_new(
+        dir,
+        game_id,
+        FolderKind::Game,
+        Some(module.id.clone()),
+        Some(scenario.id.clone()),
+        players.clone(),
+        chain_length,
+        &[(crate::game::folder::STATE_FILE, state_yaml.into_bytes())],
+    )?;
+    let anchor = folder.config.dice.anchor;
+    Ok(NewGame {
+        dir: dir.display().to_string(),
+        game_id: game_id.to_string(),
+        module: module.id.clone(),
+        module_name: module.name.clone(),
+        scenario: scenario.id.clone(),
+        scenario_name: scenario.name.clone(),
+        players,
+        chain_length,
+        anchor,
+    })
+}
+
+/// What `adjutant player` changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerChanged {
+    pub side: String,
+    /// The player before (absent: the side had none).
+    pub was: Option<Player>,
+    pub now: Player,
+    /// The journal's last step: steps after it are resolved with the new
+    /// player, and their journal entries bind him.
+    pub after_step: u32,
+}
+
+/// `adjutant player`: give a side a new player (name and address), from a
+/// spec as `new --player` takes it. game.yaml is rewritten (in its
+/// canonical form) with the player and the change recorded in
+/// `player_changes`, which `verify` reads to check the players each
+/// journal entry binds. An unchanged player is refused.
+pub fn change_player(dir: &Path, spec: &str, wait: std::time::Duration) -> Result<PlayerChanged> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log has no players", dir.display())));
+    }
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    // Read again under the lock: another command may have changed it.
+    let mut config = GameFolder::open(dir)?.config;
+    let now = parse_player(spec)?;
+    let module = modules::load(config.module.as_deref().unwrap_or_default())?;
+    module.side(&now.side)?;
+    let (after_step, _) = folder.journal().tail()?;
+    let after_step = after_step - 1;
+    let at = config.players.iter().position(|p| p.side == now.side);
+    let was = at.map(|i| config.players[i].clone());
+    if was.as_ref() == Some(&now) {
+        return Err(Error::refused(format!("{}: already the player of {} in game.yaml", now.name, now.side)));
+    }
+    config.player_changes.push(crate::game::folder::PlayerChange {
+        after_step,
+        side: now.side.clone(),
+        was: was.as_ref().map(|p| crate::game::folder::PlayerWas { name: p.name.clone(), email: p.email.clone() }),
+    });
+    match at {
+        Some(i) => config.players[i] = now.clone(),
+        None => config.players.push(now.clone()),
+    }
+    crate::base::fsio::write_atomic(&folder.root.join(crate::game::folder::GAME_FILE), config.to_yaml().as_bytes())?;
+    Ok(PlayerChanged { side: now.side.clone(), was, now, after_step })
+}
+
+/// The current state of a game folder (`state.yaml`).
+pub fn load_state(folder: &GameFolder) -> Result<crate::systems::gboar::state::State> {
+    let path = folder.root.join(crate::game::folder::STATE_FILE);
+    let label = path.display().to_string();
+    let text = crate::base::fsio::read_text(&path, &label)?;
+    crate::base::yaml::parse(&label, &text).map_err(Error::Data)
+}
+
+/// The rules of a game folder's module and scenario.
+pub fn load_rules(folder: &GameFolder) -> Result<crate::systems::gboar::Rules> {
+    let (Some(module), Some(scenario)) = (&folder.config.module, &folder.config.scenario) else {
+        return Err(Error::usage(format!("{}: a roll log, not a game", folder.root.display())));
+    };
+    crate::systems::gboar::Rules::load(&crate::systems::gboar::data::Source::Embedded(module.clone()), scenario)
+}
+
+/// What `validate` found in one orders file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Validation {
+    pub file: String,
+    pub side: Option<String>,
+    pub step: Option<String>,
+    /// The first problems ([`crate::base::error::MAX_PROBLEMS`]), one a line.
+    pub problems: Vec<String>,
+    /// How many more problems the file has than are listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_problems: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Validation {
+    /// Every problem of the file, listed or not.
+    pub fn count(&self) -> usize {
+        self.problems.len() + self.more_problems
+    }
+}
+
+/// Check orders files against a game's current step, reporting every
+/// problem (the first [`crate::base::error::MAX_PROBLEMS`] of each file, and how
+/// many more). Each file passes [`crate::game::input`]'s limits before the
+/// game's rules are loaded, so that a file refused for its size, encoding
+/// or nesting costs no more than reading it.
+/// Waits up to `wait` for a command writing the folder.
+pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Result<Vec<Validation>> {
+    let folder = GameFolder::open(dir)?;
+    let mut read = Vec::new();
+    for file in files {
+        let label = file.display().to_string();
+        let bytes = match crate::game::input::read_file(file, crate::game::input::MAX_ORDERS_BYTES, "an orders file") {
+            Ok(bytes) => Ok(bytes),
+            Err(Error::Refused(message)) => Err(message),
+            Err(e) => return Err(e),
+        };
+        read.push((label, bytes));
+    }
+    let _read = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+    let mut loaded = None;
+    let mut out = Vec::new();
+    for (label, bytes) in &read {
+        let mut v = Validation { file: label.clone(), side: None, step: None, problems: Vec::new(), more_problems: 0 };
+        let text = match bytes.as_ref().map(|b| crate::game::input::orders_text(label, b)) {
+            Err(refused) => Err(refused.clone()),
+            Ok(Err(located)) => Err(located.to_string()),
+            Ok(Ok(text)) => Ok(text),
+        };
+        let text = match text {
+            Ok(text) => text,
+            Err(refused) => {
+                v.problems.push(refused);
+                out.push(v);
+                continue;
+            }
+        };
+        if loaded.is_none() {
+            loaded = Some((load_rules(&folder)?, load_state(&folder)?));
+        }
+        let Some((rules, state)) = &loaded else { continue };
+        let found = match crate::systems::gboar::orders::check_header(rules, &folder.config.game_id, state, label, text)
+        {
+            Err(list) => list,
+            Ok(checked) => {
+                v.side = Some(checked.side.clone());
+                v.step = Some(crate::systems::gboar::orders::step_field(&checked.step));
+                crate::systems::gboar::validate_body(
+                    rules,
+                    state,
+                    &checked.step,
+                    &checked.side,
+                    &checked.body,
+                    label,
+                    text,
+                )
+            }
+        };
+        (v.problems, v.more_problems) = crate::base::error::first_problems(&found);
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// `adjutant template`: the orders `side` must send for the game's next
+/// step, at their least ([`crate::systems::gboar::template`]), then the guide to
+/// what else it may order, as comments; as the text of an orders file and
+/// as data. Waits up to `wait` for a command writing the folder.
+pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde_json::Value)> {
+    let folder = GameFolder::open(dir)?;
+    let _read = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+    let rules = load_rules(&folder)?;
+    let state = load_state(&folder)?;
+    let Some(step) = state.next.clone() else {
+        return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
+    };
+    let awaited = crate::systems::gboar::awaited(&rules, &state, &step);
+    if !awaited.iter().any(|s| s == side) {
+        let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
+        return Err(Error::refused(format!("step {} awaits orders from {who}, not from {side}", step.name())));
+    }
+    let body = crate::systems::gboar::template::minimal(&rules, &state, &step, side);
+    let mut text = format!(
+        "game: {}\nturn: {}\nstep: {}\nside: {side}\n",
+        folder.config.game_id,
+        step.turn(),
+        crate::systems::gboar::orders::step_field(&step)
+    );
+    if body.as_mapping().is_some_and(|m| !m.is_empty()) {
+        text += &crate::base::yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
+    }
+    // The guide: comments only, so the file validates as it did without it.
+    let guide = crate::systems::gboar::template::guide(&rules, &state, &step, side, &body);
+    text += &guide.comment;
+    // Standing orders would answer for the side if it sent nothing.
+    let kind = crate::systems::gboar::orders::step_field(&step);
+    let standing = crate::game::standing::summaries(&folder)?
+        .into_iter()
+        .find(|s| s.side == side && s.steps.contains(&kind))
+        .map(|_| crate::game::standing::file_name(side));
+    if let Some(file) = &standing {
+        text = format!("# {file} covers this step: if {side} sends no orders, resolve uses those\n{text}");
+    }
+    let json = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
+    let data = serde_json::json!({
+        "step": step.name(),
+        "side": side,
+        "orders": json,
+        "text": text,
+        "standing": standing,
+        "kind": guide.kind,
+        "doc": guide.doc,
+        "units": guide.units,
+        "choices": guide.choices,
+    });
+    Ok((text, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn player_specs() {
+        let p = parse_player("british=Ann Smith <ann@example.org>").unwrap();
+        assert_eq!(
+            (p.side.as_str(), p.name.as_str(), p.email.as_deref()),
+            ("british", "Ann Smith", Some("ann@example.org"))
+        );
+        let p = parse_player("french=Bob").unwrap();
+        assert_eq!((p.name.as_str(), p.email), ("Bob", None));
+        for bad in ["british", "=Ann", "british=", "british=Ann <ann>", "british=Ann <a@b", "british=<a@b.c>"] {
+            assert!(parse_player(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn new_game_checks_module_scenario_and_sides() {
+        let dir = tempfile::tempdir().unwrap();
+        let players = vec![parse_player("british=Ann").unwrap()];
+        let made = new_game(&dir.path().join("g"), "savannah-1779", "historical", "g1", players.clone(), 16).unwrap();
+        assert_eq!(made.scenario_name, "Historical Scenario");
+        let opened = GameFolder::open(&dir.path().join("g")).unwrap();
+        assert_eq!(opened.config.players, players);
+        let bad_side = vec![parse_player("hessian=Ann").unwrap()];
+        let err = new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", bad_side, 16).unwrap_err();
+        assert!(err.to_string().contains("british, french, american"), "{err}");
+        assert!(!dir.path().join("h").exists());
+        let twice = vec![parse_player("british=Ann").unwrap(), parse_player("british=Bob").unwrap()];
+        assert!(new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", twice, 16).is_err());
+    }
+}

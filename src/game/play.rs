@@ -1,0 +1,453 @@
+//! Playing a game folder: resolving its steps into the journal, and
+//! replaying the journal to verify it (DICE.md §6.4).
+//!
+//! Each resolved step is one journal entry: the orders files (copied into
+//! `orders/` byte for byte), their digest, the revealed key, the seed, every
+//! roll with its purpose, the engine's events and the hash of the state
+//! after it. `state.yaml` is a cache of the last state; the journal is the
+//! record.
+//!
+//! `resolve` computes everything first (the steps, their entries, the new
+//! state, the dispatch of reports), then writes in an order whose every
+//! prefix recovery.rs finishes or undoes: the marker of pending reports,
+//! the orders files, the journal entries (each step's commit point),
+//! `state.yaml`, the removal of the inbox's copies, the dispatch, the
+//! removal of the marker.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::base::dice::{orders_digest, step_seed, Bytes32, SideHash, StepDice};
+use crate::base::error::{Error, Result};
+use crate::base::fsio;
+use crate::game::folder::{FolderKind, GameFolder, ORDERS_DIR, REPORTS_DIR, STATE_FILE};
+use crate::game::journal::{JournalEntry, OrdersRecord};
+use crate::game::load_rules;
+use crate::report::game as reports;
+use crate::systems::gboar::orders::check_header;
+use crate::systems::gboar::sequence::Step;
+use crate::systems::gboar::state::State;
+use crate::systems::gboar::{resolve, validate_body, Event, Rules};
+
+/// One step resolved.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolved {
+    pub journal_step: u32,
+    pub game_step: String,
+    pub orders: Vec<OrdersRecord>,
+    pub key: Bytes32,
+    pub events: Vec<Event>,
+    pub rolls: Vec<crate::base::dice::Roll>,
+    pub state_sha256: Bytes32,
+}
+
+/// What `resolve` did, and where the game stands.
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    pub resolved: Vec<Resolved>,
+    /// The next step and the sides whose orders it awaits; absent when over.
+    pub next_step: Option<String>,
+    pub awaiting: Vec<String>,
+    pub result: Option<crate::systems::gboar::victory::GameResult>,
+    /// Submitted orders refused when their step came (`inbox/`): the step
+    /// waits for replacements (`submit --replace`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// The dispatch of reports written for the steps resolved
+    /// (`reports/000003-000007`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reports: Option<String>,
+    /// Why the reports could not be written (the steps stand; the next
+    /// `resolve` writes them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reports_failed: Option<String>,
+}
+
+/// One orders file offered for resolution, checked.
+struct Offered {
+    side: String,
+    step: Step,
+    body: crate::base::yaml::Value,
+    bytes: Vec<u8>,
+}
+
+/// The bodies of a step's orders, by side, from the files as stored.
+fn bodies(offered: &[&Offered]) -> BTreeMap<String, crate::base::yaml::Value> {
+    offered.iter().map(|o| (o.side.clone(), o.body.clone())).collect()
+}
+
+/// Resolve one step from its orders: the pure part that `resolve` and
+/// `verify` share. Returns the entry (without `previous`) and the new state.
+fn resolve_step(
+    rules: &Rules,
+    game: &crate::game::folder::GameConfig,
+    journal_step: u32,
+    key: &Bytes32,
+    state: &State,
+    step: &Step,
+    orders: &[(String, Vec<u8>, String)],
+    bodies: &BTreeMap<String, crate::base::yaml::Value>,
+) -> Result<(JournalEntry, State)> {
+    let hashes: Vec<SideHash> = orders.iter().map(|(side, bytes, _)| SideHash::of_bytes(side, bytes)).collect();
+    let digest = orders_digest(&hashes)?;
+    let seed = step_seed(&game.game_id, journal_step, key, &digest, &[])?;
+    let mut dice = StepDice::new(&seed);
+    let mut done = resolve(rules, state, step, bodies, &mut dice)?;
+    done.state.resolved_steps = journal_step;
+    let records = orders
+        .iter()
+        .zip(&hashes)
+        .map(|((side, _, file), h)| OrdersRecord {
+            side: side.clone(),
+            sha256: h.hash,
+            text: None,
+            file: Some(file.clone()),
+        })
+        .collect();
+    let entry = JournalEntry {
+        step: journal_step,
+        previous: None,
+        orders: records,
+        orders_digest: digest,
+        key: *key,
+        seed,
+        dice: Vec::new(),
+        rolls: dice.into_log(),
+        game_step: Some(step.name()),
+        events: done.events,
+        state_sha256: Some(done.state.hash()),
+        players_sha256: Some(crate::game::folder::players_sha256(&game.players_at(journal_step))),
+    };
+    Ok((entry, done.state))
+}
+
+/// Resolve every step of the game at `dir` whose orders are in: the files
+/// given (each checked against the step it names), the files submitted to
+/// `inbox/` (checked when their step comes), standing orders for sides
+/// that sent none (`standing/`), and none for steps that take no orders.
+/// Stops at the first step that lacks someone's orders, or whose submitted
+/// or standing orders fail their checks now (listed in `refused`). Files
+/// given that fail their checks are refused and change nothing.
+pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Progress> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log; resolve plays games (see `adjutant new`)", dir.display())));
+    }
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let journal = folder.journal();
+    let rules = load_rules(&folder)?;
+    // The game's report templates are checked before anything is written,
+    // so that the reports of the steps about to be resolved can be made.
+    crate::report::game::game_templates(&folder)?;
+    let mut state = crate::game::load_state(&folder)?;
+    let (mut k, mut previous) = journal.tail()?;
+    let first_new = k;
+    // The keys this resolve may reveal, from one walk down the chain.
+    let keys = folder.chain_keys_from(k)?;
+    if state.resolved_steps + 1 != k {
+        return Err(Error::refused(format!(
+            "{}: state.yaml says {} steps are resolved but the journal has {}; run `adjutant verify`",
+            dir.display(),
+            state.resolved_steps,
+            k - 1
+        )));
+    }
+    // Check every file first: all are valid, or nothing happens.
+    let mut offered = Vec::new();
+    let mut problems = Vec::new();
+    for file in files {
+        let label = file.display().to_string();
+        let bytes = crate::game::input::read_file(file, crate::game::input::MAX_ORDERS_BYTES, "an orders file")?;
+        let text = match crate::game::input::orders_text(&label, &bytes) {
+            Ok(text) => text,
+            Err(refused) => {
+                problems.push(refused.to_string());
+                continue;
+            }
+        };
+        match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+            Err(list) => problems.extend(crate::base::error::capped_problems(&list)),
+            Ok(c) => {
+                let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                problems.extend(crate::base::error::capped_problems(&found));
+                if offered.iter().any(|o: &Offered| o.side == c.side && o.step == c.step) {
+                    problems.push(format!("{label}: a second orders file of {} for step {}", c.side, c.step.name()));
+                }
+                offered.push(Offered { side: c.side, step: c.step, body: c.body, bytes });
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::refused(problems.join("\n")));
+    }
+    let length = folder.config.dice.chain_length;
+    let mut resolved = Vec::new();
+    let mut refused = Vec::new();
+    // What the steps write, computed before anything is written.
+    let mut orders_files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut entries: Vec<JournalEntry> = Vec::new();
+    let mut used_inbox: Vec<PathBuf> = Vec::new();
+    let inbox = crate::game::inbox::pending(&folder)?;
+    while let Some(step) = state.next.clone() {
+        let awaited = crate::systems::gboar::awaited(&rules, &state, &step);
+        // Submitted files for this step, for sides no file given covers.
+        let mut from_inbox = Vec::new();
+        for p in inbox.iter().filter(|p| p.step == step.name()) {
+            if offered.iter().any(|o| o.step == step && o.side == p.side) {
+                continue;
+            }
+            let label =
+                format!("{}/{}", crate::game::inbox::INBOX_DIR, crate::game::inbox::file_name(&p.step, &p.side));
+            let text = match crate::game::input::orders_text(&label, &p.bytes) {
+                Ok(text) => text,
+                Err(problem) => {
+                    refused.push(problem.to_string());
+                    continue;
+                }
+            };
+            match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+                Err(list) => refused.extend(crate::base::error::capped_problems(&list)),
+                Ok(c) => {
+                    let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                    refused.extend(crate::base::error::capped_problems(&found));
+                    from_inbox.push(Offered { side: c.side, step: c.step, body: c.body, bytes: p.bytes.clone() });
+                }
+            }
+        }
+        // Standing orders (src/game/standing.rs) of the awaited sides that sent none.
+        let sent = |side: &String| {
+            offered.iter().any(|o| o.step == step && &o.side == side)
+                || inbox.iter().any(|p| p.step == step.name() && &p.side == side)
+        };
+        let missing: Vec<String> = awaited.iter().filter(|side| !sent(side)).cloned().collect();
+        let standing = crate::game::standing::orders_for(&folder, &rules, &state, &step, &missing)?;
+        refused.extend(standing.refused);
+        from_inbox.extend(standing.orders.into_iter().map(|o| Offered {
+            side: o.side,
+            step: step.clone(),
+            body: o.body,
+            bytes: o.bytes,
+        }));
+        if !refused.is_empty() {
+            break;
+        }
+        let mut mine: Vec<&Offered> = offered.iter().filter(|o| o.step == step).collect();
+        mine.extend(from_inbox.iter());
+        if awaited.iter().any(|side| mine.iter().all(|o| &o.side != side)) {
+            break;
+        }
+        if k >= length {
+            return Err(Error::refused(format!("{}: the dice chain is used up ({} steps)", dir.display(), length - 1)));
+        }
+        let key = keys[(k - first_new) as usize];
+        let orders: Vec<(String, Vec<u8>, String)> = mine
+            .iter()
+            .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
+            .collect();
+        let (mut entry, next) = resolve_step(&rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine))?;
+        entry.previous = previous;
+        previous = Some(Bytes32::sha256(entry.to_yaml().as_bytes()));
+        orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
+        // The inbox's copies of the step are done with once it is in the journal.
+        used_inbox.extend(inbox.iter().filter(|p| p.step == step.name()).map(|p| p.path.clone()));
+        state = next;
+        resolved.push(Resolved {
+            journal_step: k,
+            game_step: step.name(),
+            orders: entry.orders.clone(),
+            key,
+            events: entry.events.clone(),
+            rolls: entry.rolls.clone(),
+            state_sha256: entry.state_sha256.unwrap_or(state.hash()),
+        });
+        entries.push(entry);
+        k += 1;
+    }
+    // The players' reports of the steps no dispatch reports yet: those just
+    // resolved, and any a killed `resolve` left without theirs.
+    let reported = reports::reported_through(&folder, first_new - 1)?;
+    let last = k - 1;
+    let dispatch = (reported < last)
+        .then(|| -> Result<(u32, BTreeMap<String, Vec<u8>>)> {
+            let mut reported_entries = if reported + 1 < first_new {
+                reports::entries(&folder, reported + 1, first_new - 1)?
+            } else {
+                Vec::new()
+            };
+            reported_entries.extend(entries.iter().cloned());
+            let templates = reports::game_templates(&folder)?;
+            let steps = reports::Steps {
+                folder: &folder,
+                rules: &rules,
+                templates: &templates,
+                entries: &reported_entries,
+                state: &state,
+            };
+            Ok((reported + 1, steps.dispatch()?))
+        })
+        .transpose();
+    let marker = reports::read_pending_marker(&folder)?;
+
+    // Now the writes. The marker says that reports are to come, before the
+    // first step they are for is committed.
+    if !entries.is_empty() && marker.is_none() {
+        reports::write_pending_marker(&folder, first_new)?;
+    }
+    for (file, bytes) in &orders_files {
+        fsio::write_new_atomic(&folder.root.join(file), bytes)?;
+    }
+    for entry in &entries {
+        journal.append(entry).map_err(|e| committed(e, first_new, entry.step))?;
+    }
+    let finish = || -> Result<()> {
+        if !entries.is_empty() {
+            let yaml = crate::base::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+            fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
+        }
+        for path in &used_inbox {
+            std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+        }
+        if let Some(dir) = used_inbox.first().and_then(|p| p.parent()) {
+            fsio::sync_dir(dir)?;
+        }
+        Ok(())
+    };
+    finish().map_err(|e| committed(e, first_new, last + 1))?;
+    // The steps stand whatever happens to their reports: a failure (a full
+    // disk) is reported with them, the marker stays, and the next resolve
+    // writes the reports.
+    let (reports, reports_failed) = match dispatch {
+        Ok(None) => (None, None),
+        Ok(Some((first, files))) => match reports::write_dispatch_files(&folder, first, last, &files) {
+            Ok(path) => {
+                let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                (Some(format!("{REPORTS_DIR}/{name}")), None)
+            }
+            Err(e) => (None, Some(e.to_string())),
+        },
+        Err(e) => (None, Some(e.to_string())),
+    };
+    if reports_failed.is_none() && (marker.is_some() || !entries.is_empty()) {
+        reports::remove_pending_marker(&folder)?;
+    }
+    let awaiting = state.next.as_ref().map(|s| crate::systems::gboar::awaited(&rules, &state, s)).unwrap_or_default();
+    Ok(Progress {
+        reports,
+        reports_failed,
+        resolved,
+        next_step: state.next.as_ref().map(Step::name),
+        awaiting,
+        result: state.result.clone(),
+        refused,
+    })
+}
+
+/// An error met after steps `first..upto` (exclusive) were committed: they
+/// stand, and the next command finishes the rest.
+fn committed(e: Error, first: u32, upto: u32) -> Error {
+    if upto <= first {
+        return e;
+    }
+    let steps = if upto - 1 == first {
+        format!("step {first} is in the journal and stands")
+    } else {
+        format!("steps {first}-{} are in the journal and stand", upto - 1)
+    };
+    Error::usage(format!("{e} ({steps}; the next adjutant command on the folder finishes what is left)"))
+}
+
+/// DICE.md §6.4: replay a game's journal with the engine from the
+/// scenario's set-up; the first entry whose game step, rolls, events or
+/// state hash differ is named. Returns `Ok(None)` when all agree.
+pub fn replay(folder: &GameFolder) -> Result<Option<(String, String)>> {
+    let rules = load_rules(folder)?;
+    replay_each(folder, &rules, |_, _| Ok(()))
+}
+
+/// [`replay`], calling `each` with every entry and the state after it as
+/// the replay goes (reports are rendered from those states). Stops at the
+/// first discrepancy, which it returns.
+pub fn replay_each(
+    folder: &GameFolder,
+    rules: &Rules,
+    mut each: impl FnMut(&JournalEntry, &State) -> Result<()>,
+) -> Result<Option<(String, String)>> {
+    let scenario = folder.config.scenario.clone().unwrap_or_default();
+    let mut state = State::setup(&rules.module, &scenario)?;
+    let listing = folder.journal().list()?;
+    for file in &listing.entries {
+        let label = file.label.clone();
+        let text = fsio::read_text(&file.path, &label)?;
+        let entry: JournalEntry = folder.journal_entry(&label, &text).map_err(Error::Data)?;
+        let fail = |message: String| Ok(Some((label.clone(), message)));
+        let Some(step) = state.next.clone() else {
+            return fail("the game was over before this step".into());
+        };
+        if entry.game_step.as_deref() != Some(step.name().as_str()) {
+            return fail(format!("records step {:?}, but the game was at step {}", entry.game_step, step.name()));
+        }
+        let mut orders = Vec::new();
+        let mut by_side = BTreeMap::new();
+        for record in &entry.orders {
+            let Some(path) = &record.file else { return fail("an orders record without its file".into()) };
+            let bytes = fsio::read(&folder.root.join(path))?;
+            let text = String::from_utf8(bytes.clone()).unwrap_or_default();
+            match check_header(rules, &folder.config.game_id, &state, path, &text) {
+                Ok(c) if c.side == record.side => {
+                    by_side.insert(c.side.clone(), c.body);
+                }
+                Ok(c) => return fail(format!("{path} is the orders of {}, recorded as {}", c.side, record.side)),
+                Err(list) => {
+                    return fail(format!("{path}: {}", list.first().map(|l| l.message.clone()).unwrap_or_default()))
+                }
+            }
+            orders.push((record.side.clone(), bytes, path.clone()));
+        }
+        let (again, next) =
+            match resolve_step(rules, &folder.config, entry.step, &entry.key, &state, &step, &orders, &by_side) {
+                Ok(r) => r,
+                Err(e) => return fail(format!("the engine refuses the step on replay: {e}")),
+            };
+        if again.rolls != entry.rolls {
+            return fail("the replayed rolls differ from the journal's".into());
+        }
+        if again.events != entry.events {
+            let n = again
+                .events
+                .iter()
+                .zip(&entry.events)
+                .position(|(a, b)| a != b)
+                .unwrap_or(again.events.len().min(entry.events.len()));
+            return fail(format!(
+                "event {n} differs on replay: the engine says {:?}",
+                again.events.get(n).map(|e| &e.text)
+            ));
+        }
+        if again.state_sha256 != entry.state_sha256 {
+            return fail("the state after the step does not hash to the recorded value".into());
+        }
+        state = next;
+        each(&entry, &state)?;
+    }
+    Ok(None)
+}
+
+/// The state after journal step `last` (0: the set-up), replayed from the
+/// scenario's set-up; refused when the journal does not replay.
+pub fn state_after(folder: &GameFolder, rules: &Rules, last: u32) -> Result<State> {
+    let scenario = folder.config.scenario.clone().unwrap_or_default();
+    let mut found = (last == 0).then(|| State::setup(&rules.module, &scenario)).transpose()?;
+    let failure = replay_each(folder, rules, |entry, state| {
+        if entry.step == last {
+            found = Some(state.clone());
+        }
+        Ok(())
+    })?;
+    if let Some((entry, message)) = failure {
+        return Err(Error::refused(format!("{entry}: {message} (run `adjutant verify`)")));
+    }
+    found.ok_or_else(|| Error::usage(format!("step {last}: the journal has no such step")))
+}

@@ -1,0 +1,398 @@
+//! Recovery: what a killed command (`kill -9`, a power cut, a full disk)
+//! left half done in a folder is finished or undone by the next command
+//! that takes the folder's lock, before it does anything else.
+//!
+//! A step's one commit point is its journal entry. `resolve` (play.rs)
+//! writes, in this order: `reports/pending.yaml` (the marker of reports to
+//! come), the orders files of its steps (`orders/`), the journal entries,
+//! `state.yaml` (a cache of the last state), the removal of the inbox's
+//! copies, the dispatch of reports, the removal of the marker. Every prefix
+//! of those writes is recovered here:
+//!
+//! - temporary files and folders (`.tmp-*`) are removed wherever adjutant
+//!   writes (the folder, `journal/`, `orders/`, `reports/`, `inbox/`,
+//!   `standing/`, `.secret/`, the mail outbox inside the folder);
+//! - an orders file named for a step the journal has not reached, or for
+//!   its last step but not recorded by it, is removed (its entry never
+//!   came);
+//! - an inbox copy of a step the journal resolved with exactly those bytes
+//!   is removed (its step is done);
+//! - `state.yaml` is rebuilt from the journal (a replay from the set-up)
+//!   when it is not the state after the journal's last entry (its step
+//!   count and its hash against the entry's `state_sha256`, before any
+//!   replay);
+//! - the marker is removed when no committed step awaits its reports, and
+//!   while it is there a dispatch reporting steps beyond the journal is
+//!   removed. Committed steps that await their reports keep the marker:
+//!   the next `resolve` writes their dispatch.
+//!
+//! A consistent folder is left as it is: not a byte is written.
+//!
+//! Commands that only read take the lock shared ([`for_reading`]); when they
+//! find work left undone they take it exclusively and recover first, so that
+//! they never read a half-done step. A folder they cannot write (a published
+//! copy) is not touched: they say what is unfinished instead.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use crate::base::dice::Bytes32;
+use crate::base::error::{Error, Located, Result};
+use crate::base::fsio::{self, FolderLock};
+use crate::game::folder::{FolderKind, GameFolder, JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR, SECRET_DIR, STATE_FILE};
+use crate::game::journal::{JournalEntry, Listing};
+use crate::report::game::{dispatches, remove_pending_marker};
+
+/// What state.yaml is, against the journal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum StateFile {
+    /// The state after the journal's last step.
+    #[default]
+    Current,
+    /// The state after step `at`, while the journal has `journal` steps:
+    /// a command was killed after its journal entries.
+    Behind { at: u32, journal: u32 },
+    /// Not the journal's state for another reason (missing, unreadable,
+    /// edited): a crash cannot leave this, so readers let `verify` name it;
+    /// commands that write rebuild it from the journal.
+    Wrong(String),
+}
+
+/// What a killed command left in a folder.
+#[derive(Debug, Clone, Default)]
+pub struct Leftovers {
+    /// Temporary files and folders.
+    pub temps: Vec<PathBuf>,
+    /// Orders files the journal does not record.
+    pub orders: Vec<PathBuf>,
+    /// Inbox copies of steps the journal resolved with those bytes.
+    pub inbox: Vec<PathBuf>,
+    /// Dispatches reporting steps beyond the journal (while the marker is there).
+    pub dispatches: Vec<PathBuf>,
+    /// The marker of pending reports, when no committed step awaits them.
+    pub marker: bool,
+    pub state: StateFile,
+}
+
+impl Leftovers {
+    /// True when there is nothing to do but, perhaps, rebuild a state.yaml
+    /// that a crash cannot have left wrong.
+    fn crash_free(&self) -> bool {
+        self.temps.is_empty()
+            && self.orders.is_empty()
+            && self.inbox.is_empty()
+            && self.dispatches.is_empty()
+            && !self.marker
+            && !matches!(self.state, StateFile::Behind { .. })
+    }
+
+    /// What of it misleads a reader, in words: state.yaml behind the
+    /// journal (the rest readers skip).
+    fn misleading(&self) -> Option<String> {
+        match self.state {
+            StateFile::Behind { at, journal } => Some(format!(
+                "{STATE_FILE} holds the state after step {at} but the journal has {journal} steps: a command was \
+                 killed before it finished"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// The folders adjutant writes in, where temporary files may be left.
+fn written_folders(folder: &GameFolder) -> Vec<PathBuf> {
+    let root = &folder.root;
+    let mut dirs = vec![root.clone()];
+    for dir in [
+        JOURNAL_DIR,
+        ORDERS_DIR,
+        REPORTS_DIR,
+        crate::game::inbox::INBOX_DIR,
+        crate::game::standing::STANDING_DIR,
+        SECRET_DIR,
+    ] {
+        dirs.push(root.join(dir));
+    }
+    // The folder transport's outbox, when it is inside the game folder.
+    let outbox = folder
+        .config
+        .mail
+        .as_ref()
+        .and_then(|m| m.folder.clone())
+        .unwrap_or_else(|| PathBuf::from(crate::mail::DEFAULT_OUTBOX));
+    if outbox.components().all(|c| matches!(c, Component::Normal(_))) {
+        dirs.push(root.join(outbox));
+    }
+    dirs
+}
+
+/// The journal's entries, read when asked for (most commands need one or
+/// two of them).
+struct Entries<'a> {
+    listing: &'a Listing,
+    read: BTreeMap<u32, Option<JournalEntry>>,
+}
+
+impl Entries<'_> {
+    /// Entry `step` (1-based); `None` when it is not a well-formed entry
+    /// (for `verify` to name).
+    fn get(&mut self, step: u32) -> Result<Option<&JournalEntry>> {
+        if !self.read.contains_key(&step) {
+            let Some(file) = step.checked_sub(1).and_then(|i| self.listing.entries.get(i as usize)) else {
+                return Ok(None);
+            };
+            let text = fsio::read(&file.path)?;
+            let entry = String::from_utf8(text).ok().and_then(|t| crate::base::yaml::from_str::<JournalEntry>(&t).ok());
+            self.read.insert(step, entry);
+        }
+        Ok(self.read[&step].as_ref())
+    }
+}
+
+/// The journal step an orders file's name gives (`000007-french.yaml`).
+fn orders_step(name: &str) -> Option<u32> {
+    let (digits, rest) = name.strip_suffix(".yaml")?.split_once('-')?;
+    (digits.len() == 6 && digits.bytes().all(|b| b.is_ascii_digit()) && !rest.is_empty())
+        .then(|| digits.parse().ok())?
+}
+
+/// The turn of a step's name (`16-allies-movement`).
+fn turn_of(step: &str) -> Option<u32> {
+    step.split_once('-')?.0.parse().ok()
+}
+
+/// Find what a killed command left in `folder`, writing nothing.
+pub fn diagnose(folder: &GameFolder) -> Result<Leftovers> {
+    let mut found = Leftovers::default();
+    for dir in written_folders(folder) {
+        found.temps.extend(fsio::list_temps(&dir)?);
+    }
+    if folder.config.kind != FolderKind::Game {
+        return Ok(found);
+    }
+    // Only a journal that is a clean run of entries 1..n says what is
+    // committed; any other is for `verify` to name, and is left as it is.
+    let listing = folder.journal().list()?;
+    if !listing.foreign.is_empty() || listing.entries.iter().enumerate().any(|(i, e)| e.step != i as u32 + 1) {
+        return Ok(found);
+    }
+    let n = listing.entries.len() as u32;
+    let mut entries = Entries { listing: &listing, read: BTreeMap::new() };
+    let last = match n {
+        0 => None,
+        n => match entries.get(n)? {
+            Some(entry) => Some(entry.clone()),
+            None => return Ok(found),
+        },
+    };
+
+    // Orders files written for a step whose entry never came.
+    let orders_dir = folder.root.join(ORDERS_DIR);
+    if orders_dir.is_dir() {
+        for name in fsio::list_names(&orders_dir)? {
+            let Some(step) = orders_step(&name) else { continue };
+            let file = format!("{ORDERS_DIR}/{name}");
+            let recorded = || last.as_ref().is_some_and(|e| e.orders.iter().any(|r| r.file.as_deref() == Some(&file)));
+            if step > n || (step == n && !recorded()) {
+                found.orders.push(orders_dir.join(&name));
+            }
+        }
+    }
+
+    // The marker of pending reports, and dispatches beyond the journal.
+    if crate::report::game::pending_path(folder).exists() {
+        let (all, _) = dispatches(folder)?;
+        let mut reported = 0;
+        for d in all {
+            if d.last > n {
+                found.dispatches.push(d.path);
+            } else {
+                reported = reported.max(d.last);
+            }
+        }
+        found.marker = reported >= n;
+    }
+
+    // Inbox copies of steps the journal resolved with those bytes.
+    for p in crate::game::inbox::pending(folder)? {
+        let Some(turn) = turn_of(&p.step) else { continue };
+        let hash = Bytes32::sha256(&p.bytes);
+        // The journal's steps run in order of turns: look back through the
+        // entries of the file's turn only.
+        let mut k = n;
+        while k > 0 {
+            let Some(entry) = entries.get(k)? else { break };
+            let Some(step) = entry.game_step.as_deref() else { break };
+            if turn_of(step).is_none_or(|t| t < turn) {
+                break;
+            }
+            if step == p.step {
+                if entry.orders.iter().any(|r| r.side == p.side && r.sha256 == hash) {
+                    found.inbox.push(p.path.clone());
+                }
+                break;
+            }
+            k -= 1;
+        }
+    }
+
+    found.state = state_file(folder, n, last.as_ref());
+    Ok(found)
+}
+
+/// state.yaml against the journal's `n` steps and its last entry.
+fn state_file(folder: &GameFolder, n: u32, last: Option<&JournalEntry>) -> StateFile {
+    let state = match crate::game::load_state(folder) {
+        Ok(state) => state,
+        Err(e) => return StateFile::Wrong(e.to_string()),
+    };
+    let at = state.resolved_steps;
+    if at < n {
+        StateFile::Behind { at, journal: n }
+    } else if at > n {
+        StateFile::Wrong(format!("it says {at} steps are resolved, but the journal has {n}"))
+    } else if last.is_some_and(|e| e.state_sha256 != Some(state.hash())) {
+        StateFile::Wrong(format!("it is not the state the journal records after step {n}"))
+    } else {
+        StateFile::Current
+    }
+}
+
+/// Finish or undo what a killed command left in `folder`, and rebuild a
+/// state.yaml that is not the journal's; the caller holds its exclusive
+/// lock (`lock`). Returns what was done, in words; nothing is written when
+/// nothing is left.
+pub fn recover(folder: &GameFolder, lock: &FolderLock) -> Result<Vec<String>> {
+    apply(folder, lock, true)
+}
+
+/// As [`recover`]; a state.yaml that a crash cannot have left wrong is
+/// rebuilt only with `any_state` (readers leave it for `verify` to name).
+fn apply(folder: &GameFolder, _lock: &FolderLock, any_state: bool) -> Result<Vec<String>> {
+    let found = diagnose(folder)?;
+    let mut done = Vec::new();
+    let name = |path: &Path| path.strip_prefix(&folder.root).unwrap_or(path).display().to_string();
+    for path in &found.temps {
+        fsio::remove_temp(path)?;
+        done.push(format!("removed the temporary {}", name(path)));
+    }
+    for path in &found.orders {
+        fsio::remove_file(path)?;
+        done.push(format!("removed {}: no journal entry records it", name(path)));
+    }
+    for path in &found.dispatches {
+        std::fs::remove_dir_all(path).map_err(|e| Error::io(path, e))?;
+        fsio::sync_dir(&folder.root.join(REPORTS_DIR))?;
+        done.push(format!("removed {}: it reports steps the journal does not have", name(path)));
+    }
+    let rebuild = match &found.state {
+        StateFile::Current => false,
+        StateFile::Behind { .. } => true,
+        StateFile::Wrong(_) => any_state,
+    };
+    if rebuild {
+        let rules = crate::game::load_rules(folder)?;
+        let n = folder.journal().list()?.entries.len() as u32;
+        let state = crate::game::play::state_after(folder, &rules, n)?;
+        let yaml = crate::base::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+        fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
+        done.push(format!("rebuilt {STATE_FILE} from the journal's {n} steps"));
+    }
+    for path in &found.inbox {
+        fsio::remove_file(path)?;
+        done.push(format!("removed {}: the journal has resolved its step with it", name(path)));
+    }
+    if found.marker {
+        remove_pending_marker(folder)?;
+        done.push(format!("removed {REPORTS_DIR}/{}: no step awaits its reports", crate::report::game::PENDING_FILE));
+    }
+    Ok(done)
+}
+
+/// Take the folder's exclusive lock, waiting up to `wait`, and recover
+/// what a killed command left: how every command that writes begins.
+pub fn lock(folder: &GameFolder, wait: Duration) -> Result<FolderLock> {
+    let lock = fsio::lock_folder(&folder.root, wait)?;
+    recover(folder, &lock)?;
+    Ok(lock)
+}
+
+/// A command's right to read a folder: its lock, held until dropped.
+pub struct ReadAccess {
+    _lock: Option<FolderLock>,
+    /// What a killed command left unfinished that would mislead a reader,
+    /// when it could not be finished here (the folder cannot be written).
+    pub unfinished: Option<String>,
+}
+
+impl ReadAccess {
+    /// Refuse to read a folder left unfinished (a data error naming it).
+    pub fn finished(self, folder: &GameFolder) -> Result<ReadAccess> {
+        match &self.unfinished {
+            None => Ok(self),
+            Some(what) => Err(Error::Data(Located {
+                file: folder.root.display().to_string(),
+                line: None,
+                column: None,
+                field: String::new(),
+                message: what.clone(),
+            })),
+        }
+    }
+}
+
+/// How every command that only reads a folder begins: the lock shared
+/// (none for a folder without `.lock`, which nobody writes), waiting up to
+/// `wait` for a writer; and when a killed command left work undone, the
+/// lock exclusive and the work finished first, if the folder can be
+/// written. If it cannot, `unfinished` says what a reader would misread.
+pub fn for_reading(folder: &GameFolder, wait: Duration) -> Result<ReadAccess> {
+    let shared = fsio::lock_folder_shared(&folder.root, wait)?;
+    let found = diagnose(folder)?;
+    if found.crash_free() {
+        return Ok(ReadAccess { _lock: shared, unfinished: None });
+    }
+    let unfinished = |found: &Leftovers, why: &str| {
+        found.misleading().map(|what| format!("{what}, and {why}; any adjutant command that writes (e.g. `adjutant resolve`) finishes it where the folder can be written"))
+    };
+    if shared.is_none() {
+        return Ok(ReadAccess {
+            _lock: None,
+            unfinished: unfinished(&found, "this copy has no .lock, so nothing finishes it here"),
+        });
+    }
+    drop(shared);
+    match fsio::lock_folder(&folder.root, wait) {
+        Ok(lock) => match apply(folder, &lock, false) {
+            Ok(_) => Ok(ReadAccess { _lock: Some(lock), unfinished: None }),
+            Err(e) => {
+                let found = diagnose(folder)?;
+                let why = format!("finishing it failed: {e}");
+                Ok(ReadAccess { _lock: Some(lock), unfinished: unfinished(&found, &why) })
+            }
+        },
+        Err(e) if fsio::is_read_only(&e) => {
+            let shared = fsio::lock_folder_shared(&folder.root, wait)?;
+            let found = diagnose(folder)?;
+            Ok(ReadAccess { _lock: shared, unfinished: unfinished(&found, "the folder cannot be written here") })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_orders_files_and_steps() {
+        assert_eq!(orders_step("000007-french.yaml"), Some(7));
+        assert_eq!(orders_step("123456-a.yaml"), Some(123456));
+        for other in ["7-french.yaml", "000007-.yaml", "000007-french.yml", "00000x-french.yaml", "notes.txt"] {
+            assert_eq!(orders_step(other), None, "{other}");
+        }
+        assert_eq!(turn_of("16-allies-movement"), Some(16));
+        assert_eq!(turn_of("allies-movement"), None);
+    }
+}

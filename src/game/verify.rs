@@ -1,0 +1,598 @@
+//! `verify`: DICE.md §6 on a folder as published (no `.secret/` needed).
+//!
+//! Checks, in order, for each journal entry: its name and place in the
+//! sequence, that its bytes are exactly the canonical YAML of its content,
+//! the hash link to the entry before it, the revealed key against the chain
+//! (§6.1), the orders hashes and digest (§6.2), the seed and every roll
+//! (§6.3). The first failure is reported with the entry that holds it.
+//! Then a game's steps are replayed through the rules engine (§6.4); a roll
+//! log's steps are recomputed whole.
+//!
+//! `verify` takes the folder's lock shared (recovery.rs), so that it never
+//! reads a step half written; what a killed command left is finished first
+//! when the folder can be written, and named as a failure when it cannot.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::base::dice::{key_follows, orders_digest, step_seed, Bytes32, DiceExpr, RollStream, SideHash};
+use crate::base::error::Result;
+use crate::base::fsio;
+use crate::game::folder::{FolderKind, GameFolder, STATE_FILE};
+use crate::game::journal::{JournalEntry, Listing};
+use crate::game::roll_log::{self, PURPOSE_SIDE};
+use crate::report::game::ReportsCheck;
+
+/// Which check failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Check {
+    /// A file that does not belong in the journal, or a missing step.
+    Sequence,
+    /// The file is not a well-formed entry in canonical form.
+    Format,
+    /// The hash link to the previous entry.
+    Previous,
+    /// DICE.md §6.1: the revealed key hashes back to the anchor.
+    Chain,
+    /// DICE.md §6.2: orders hashes and the orders digest.
+    Orders,
+    /// DICE.md §6.3: the step seed.
+    Seed,
+    /// DICE.md §6.3: the rolls.
+    Rolls,
+    /// DICE.md §6.4: replaying the step with the engine.
+    Replay,
+    /// A report in `reports/` differs from what the journal gives.
+    Reports,
+    /// `verify --head`: the journal does not hold the head a player kept.
+    Head,
+    /// game.yaml's players are not those the journal entries bind.
+    Players,
+    /// A file or folder adjutant does not write, or an orders file the
+    /// journal does not record.
+    Files,
+    /// A killed command left work undone that could not be finished here
+    /// (the folder cannot be written).
+    Unfinished,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    /// The entry that fails, e.g. `journal/000003.yaml`.
+    pub entry: String,
+    pub step: Option<u32>,
+    pub check: Check,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    pub ok: bool,
+    pub game_id: String,
+    pub anchor: Bytes32,
+    pub steps: u32,
+    pub rolls: u64,
+    /// The journal's head: its last entry and that file's SHA-256 (absent
+    /// for an empty journal). Every report carries the head of its last
+    /// step; a player who keeps one can check a folder against it later
+    /// (`verify --head`).
+    pub head: Option<Head>,
+    /// `--head`: the step whose entry the head given is, when found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_found_at: Option<u32>,
+    pub failure: Option<Failure>,
+    /// Steps committed whose reports a killed (or failed) `resolve` has not
+    /// written yet, as `reports/pending.yaml` says: the next `resolve`
+    /// writes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reports_pending: Option<StepRange>,
+}
+
+/// A journal entry's place and the SHA-256 of its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Head {
+    pub step: u32,
+    pub sha256: Bytes32,
+}
+
+/// Journal steps `first` to `last`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StepRange {
+    pub first: u32,
+    pub last: u32,
+}
+
+/// What `verify` checks beyond the folder itself, and how long it waits.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A journal head a player kept (from a report): the journal must still
+    /// hold that entry, unchanged. This is what catches a rollback: the last
+    /// steps cut back together with their orders, reports and state.
+    pub head: Option<Bytes32>,
+    /// How long to wait for a command that writes the folder.
+    pub wait: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { head: None, wait: fsio::DEFAULT_WAIT }
+    }
+}
+
+/// Verify the folder at `dir`, waiting up to a minute for a command that
+/// writes it. `Err` means the folder could not be read at all (no
+/// game.yaml, unreadable); a log that fails a check is `Ok` with a failure
+/// in the verdict.
+pub fn verify(dir: &Path) -> Result<Verdict> {
+    verify_with(dir, &Options::default())
+}
+
+/// [`verify`], waiting up to `wait` for a command that writes the folder.
+pub fn verify_waiting(dir: &Path, wait: Duration) -> Result<Verdict> {
+    verify_with(dir, &Options { head: None, wait })
+}
+
+/// [`verify`], with a journal head to hold the folder to.
+pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
+    let wait = options.wait;
+    let folder = GameFolder::open(dir)?;
+    let access = crate::game::recovery::for_reading(&folder, wait)?;
+    let listing = folder.journal().list()?;
+    let mut verdict = Verdict {
+        ok: true,
+        game_id: folder.config.game_id.clone(),
+        anchor: folder.config.dice.anchor,
+        steps: 0,
+        rolls: 0,
+        head: None,
+        head_found_at: None,
+        failure: None,
+        reports_pending: None,
+    };
+    let mut entries = Vec::new();
+    // What a killed command left undone (on a folder this verify could not
+    // finish it in) is said before the files it left are named as strays.
+    let unfinished = |_: &mut Verdict| match access.unfinished.clone() {
+        Some(message) => Err(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Unfinished, message }),
+        None => Ok(()),
+    };
+    let checked = check_all(&folder, &listing, &mut verdict, &mut entries)
+        .and_then(|()| check_head(&entries, options.head, &mut verdict))
+        .and_then(|()| unfinished(&mut verdict))
+        .and_then(|()| check_players(&folder, &entries))
+        .and_then(|()| check_files(&folder, &entries));
+    if let Err(failure) = checked {
+        verdict.ok = false;
+        verdict.failure = Some(failure);
+    } else if folder.config.kind == FolderKind::Game {
+        // §6.4: the dice hold; now every step must replay to the same events and state.
+        let rules = crate::game::load_rules(&folder)?;
+        let (dispatches, _) = crate::report::game::dispatches(&folder)?;
+        let ends: BTreeSet<u32> = dispatches.iter().map(|d| d.last).collect();
+        let mut states = BTreeMap::new();
+        let scenario = folder.config.scenario.clone().unwrap_or_default();
+        let mut last_state = crate::systems::gboar::state::State::setup(&rules.module, &scenario)?;
+        let replayed = crate::game::play::replay_each(&folder, &rules, |entry, state| {
+            if ends.contains(&entry.step) {
+                states.insert(entry.step, state.clone());
+            }
+            last_state = state.clone();
+            Ok(())
+        })?;
+        if let Some((entry, message)) = replayed {
+            let step = entry.trim_start_matches("journal/").trim_end_matches(".yaml").parse().ok();
+            verdict.ok = false;
+            verdict.failure = Some(Failure { entry, step, check: Check::Replay, message });
+        } else if let Some(message) = check_state_file(&folder, &last_state)? {
+            verdict.ok = false;
+            verdict.failure =
+                Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Replay, message });
+        } else {
+            // The reports: each must be exactly what the journal gives.
+            match crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)? {
+                ReportsCheck::Complete => {}
+                ReportsCheck::Pending { first, last } => verdict.reports_pending = Some(StepRange { first, last }),
+                ReportsCheck::Failed { file, message } => {
+                    verdict.ok = false;
+                    verdict.failure = Some(Failure { entry: file, step: None, check: Check::Reports, message });
+                }
+            }
+        }
+    }
+    drop(access);
+    Ok(verdict)
+}
+
+/// `state.yaml`, the cache of the game's current state, must be exactly the
+/// state the replay ends in.
+fn check_state_file(folder: &GameFolder, state: &crate::systems::gboar::state::State) -> Result<Option<String>> {
+    let want = crate::base::yaml::to_string(state).map_err(|e| crate::base::error::Error::usage(e.to_string()))?;
+    let path = folder.root.join(STATE_FILE);
+    if !path.exists() {
+        return Ok(Some("missing: it holds the game's current state".into()));
+    }
+    let got = fsio::read(&path)?;
+    if got == want.as_bytes() {
+        return Ok(None);
+    }
+    let got = String::from_utf8_lossy(&got);
+    let line = got
+        .lines()
+        .zip(want.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.lines().count().min(want.lines().count()));
+    Ok(Some(format!(
+        "differs at line {} from the state the journal replays to (the file has {:?}, the replay gives {:?})",
+        line + 1,
+        got.lines().nth(line).unwrap_or("").trim(),
+        want.lines().nth(line).unwrap_or("").trim()
+    )))
+}
+
+fn fail(entry: &str, step: Option<u32>, check: Check, message: String) -> Failure {
+    Failure { entry: entry.to_string(), step, check, message }
+}
+
+/// The journal's head, and `--head`: the entry a player's head names must
+/// be in the journal as it was (its SHA-256 is that of the file).
+fn check_head(
+    entries: &[(JournalEntry, Bytes32)],
+    kept: Option<Bytes32>,
+    verdict: &mut Verdict,
+) -> Result<(), Failure> {
+    verdict.head = entries.last().map(|(e, sha)| Head { step: e.step, sha256: *sha });
+    let Some(kept) = kept else { return Ok(()) };
+    match entries.iter().find(|(_, sha)| *sha == kept) {
+        Some((entry, _)) => {
+            verdict.head_found_at = Some(entry.step);
+            Ok(())
+        }
+        None => Err(fail(
+            "journal",
+            None,
+            Check::Head,
+            format!(
+                "no entry of the journal has the SHA-256 {} that you kept: the steps up to it were cut back or \
+                 rewritten since (the journal now ends at step {}{})",
+                kept.to_hex(),
+                entries.len(),
+                entries.last().map(|(_, sha)| format!(", head {}", sha.to_hex())).unwrap_or_default()
+            ),
+        )),
+    }
+}
+
+/// Each game step's entry binds the players of game.yaml as they were when
+/// it was resolved (`players_sha256`); a change made since with `adjutant
+/// player` is recorded in game.yaml's `player_changes`, so today's players
+/// with the later changes undone must hash to each entry's value.
+fn check_players(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Result<(), Failure> {
+    for (entry, _) in entries.iter().rev() {
+        let Some(bound) = entry.players_sha256 else { continue };
+        let players = folder.config.players_at(entry.step);
+        if crate::game::folder::players_sha256(&players) != bound {
+            let changed: Vec<&str> = folder
+                .config
+                .player_changes
+                .iter()
+                .filter(|c| c.after_step >= entry.step)
+                .map(|c| c.side.as_str())
+                .collect();
+            let recorded = if changed.is_empty() {
+                "no change is recorded since".to_string()
+            } else {
+                format!("the changes recorded since (of {}) do not explain it", changed.join(", "))
+            };
+            return Err(fail(
+                crate::game::folder::GAME_FILE,
+                Some(entry.step),
+                Check::Players,
+                format!(
+                    "players: a name or address differs from the players {} binds (their SHA-256 when that step was \
+                     resolved), and {recorded}: a player is changed with `adjutant player`, which records it",
+                    crate::game::journal::label(entry.step)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The files of a game folder: `verify` names every file and folder it
+/// does not expect. What adjutant writes: game.yaml, state.yaml, .lock,
+/// .secret/, journal/, orders/ (exactly the files the journal records),
+/// reports/ (dispatches, checked with the reports), inbox/ (a side's orders
+/// for a step not yet resolved, `<step>--<side>.yaml`), standing/
+/// (`<side>.yaml`), mailed.yaml, the game's own templates/, and the mail
+/// folder of the folder transport (`outbox/` by default, or the one
+/// game.yaml names when it lies inside the game folder).
+fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Result<(), Failure> {
+    let mut unexpected = Vec::new();
+    let root = &folder.root;
+    let names = fsio::list_names(root).map_err(|e| fail(".", None, Check::Files, e.to_string()))?;
+    let mail_dir = folder.config.mail.as_ref().and_then(|m| m.folder.as_ref()).and_then(|dir| {
+        let first = dir.components().next()?;
+        (dir.is_relative()).then(|| first.as_os_str().to_string_lossy().into_owned())
+    });
+    let is_game = folder.config.kind == FolderKind::Game;
+    for name in &names {
+        let path = root.join(name);
+        let dir = path.is_dir();
+        let expected = match name.as_str() {
+            crate::game::folder::GAME_FILE | ".lock" => !dir,
+            crate::game::folder::SECRET_DIR | crate::game::folder::JOURNAL_DIR | crate::game::folder::REPORTS_DIR => {
+                dir
+            }
+            crate::game::folder::ORDERS_DIR => dir,
+            STATE_FILE | crate::mail::post::MAILED_FILE => is_game && !dir,
+            crate::game::inbox::INBOX_DIR | crate::game::standing::STANDING_DIR | "templates" => is_game && dir,
+            // The folder transport's default folder, or the one game.yaml names.
+            other => dir && (other == crate::mail::DEFAULT_OUTBOX || mail_dir.as_deref() == Some(other)),
+        };
+        if !expected {
+            unexpected.push(format!("{name}{}", if dir { "/" } else { "" }));
+        }
+    }
+    // orders/: exactly what the journal records.
+    let recorded: BTreeSet<&str> =
+        entries.iter().flat_map(|(e, _)| e.orders.iter().filter_map(|o| o.file.as_deref())).collect();
+    let orders = root.join(crate::game::folder::ORDERS_DIR);
+    if orders.is_dir() {
+        for name in fsio::list_names(&orders).map_err(|e| fail("orders", None, Check::Files, e.to_string()))? {
+            let label = format!("{}/{name}", crate::game::folder::ORDERS_DIR);
+            if !recorded.contains(label.as_str()) {
+                unexpected.push(format!("{label} (no journal entry records it)"));
+            }
+        }
+    }
+    if is_game {
+        // inbox/: a side's orders for a step the journal has not resolved.
+        let resolved: BTreeSet<&str> = entries.iter().filter_map(|(e, _)| e.game_step.as_deref()).collect();
+        let sides: BTreeSet<String> = crate::game::modules::load(folder.config.module.as_deref().unwrap_or_default())
+            .map(|m| m.sides.into_iter().map(|s| s.id).collect())
+            .unwrap_or_default();
+        let inbox = root.join(crate::game::inbox::INBOX_DIR);
+        if inbox.is_dir() {
+            for name in fsio::list_names(&inbox).map_err(|e| fail("inbox", None, Check::Files, e.to_string()))? {
+                let parsed = name.strip_suffix(".yaml").and_then(|stem| stem.rsplit_once("--"));
+                let label = format!("{}/{name}", crate::game::inbox::INBOX_DIR);
+                match parsed {
+                    Some((step, side)) if sides.contains(side) && !resolved.contains(step) => {}
+                    Some((step, _)) if resolved.contains(step) => {
+                        unexpected.push(format!("{label} (its step is resolved already: no step used it)"))
+                    }
+                    _ => unexpected.push(format!("{label} (not a side's orders for a step: <step>--<side>.yaml)")),
+                }
+            }
+        }
+        let standing = root.join(crate::game::standing::STANDING_DIR);
+        if standing.is_dir() {
+            for name in fsio::list_names(&standing).map_err(|e| fail("standing", None, Check::Files, e.to_string()))? {
+                let ok = name.strip_suffix(".yaml").is_some_and(|side| sides.contains(side));
+                if !ok {
+                    unexpected.push(format!(
+                        "{}/{name} (standing orders are <side>.yaml)",
+                        crate::game::standing::STANDING_DIR
+                    ));
+                }
+            }
+        }
+    }
+    let secret = root.join(crate::game::folder::SECRET_DIR);
+    if secret.is_dir() {
+        for name in fsio::list_names(&secret).map_err(|e| fail(".secret", None, Check::Files, e.to_string()))? {
+            if name != crate::game::folder::CHAIN_TOP_FILE {
+                unexpected.push(format!("{}/{name}", crate::game::folder::SECRET_DIR));
+            }
+        }
+    }
+    if unexpected.is_empty() {
+        return Ok(());
+    }
+    const SHOWN: usize = 20;
+    let more = unexpected.len().saturating_sub(SHOWN);
+    let mut list = unexpected.iter().take(SHOWN).map(String::as_str).collect::<Vec<_>>().join(", ");
+    if more > 0 {
+        list += &format!(" and {more} more");
+    }
+    Err(fail(
+        unexpected[0].split(' ').next().unwrap_or("."),
+        None,
+        Check::Files,
+        format!("not a file adjutant writes here: {list}"),
+    ))
+}
+
+fn check_all(
+    folder: &GameFolder,
+    listing: &Listing,
+    verdict: &mut Verdict,
+    entries: &mut Vec<(JournalEntry, Bytes32)>,
+) -> Result<(), Failure> {
+    if let Some(name) = listing.foreign.first() {
+        return Err(fail(
+            name,
+            None,
+            Check::Sequence,
+            "not a journal entry (entries are named 000001.yaml, 000002.yaml, ...)".into(),
+        ));
+    }
+    let mut previous_key = folder.config.dice.anchor;
+    let mut previous_hash: Option<Bytes32> = None;
+    for (i, file) in listing.entries.iter().enumerate() {
+        let expected = i as u32 + 1;
+        let label = file.label.as_str();
+        let step = Some(file.step);
+        if file.step != expected {
+            return Err(fail(
+                label,
+                step,
+                Check::Sequence,
+                format!(
+                    "step {expected} is missing: the journal goes from step {} to step {}",
+                    expected - 1,
+                    file.step
+                ),
+            ));
+        }
+        let bytes = fsio::read(&file.path).map_err(|e| fail(label, step, Check::Format, e.to_string()))?;
+        let text =
+            String::from_utf8(bytes.clone()).map_err(|_| fail(label, step, Check::Format, "not UTF-8 text".into()))?;
+        let entry: JournalEntry =
+            folder.journal_entry(label, &text).map_err(|e| fail(label, step, Check::Format, e.to_string()))?;
+        if entry.to_yaml() != text {
+            return Err(fail(
+                label,
+                step,
+                Check::Format,
+                "the file is not exactly as adjutant wrote it (its content is valid but its bytes were changed)".into(),
+            ));
+        }
+        if entry.step != file.step {
+            return Err(fail(
+                label,
+                step,
+                Check::Sequence,
+                format!("the file is named for step {} but says step {}", file.step, entry.step),
+            ));
+        }
+        if entry.previous != previous_hash {
+            let message = match (previous_hash, entry.previous) {
+                (None, Some(_)) => "step 1 must not name a previous entry".to_string(),
+                (Some(_), None) => format!(
+                    "names no previous entry; it must carry the SHA-256 of {}",
+                    crate::game::journal::label(expected - 1)
+                ),
+                _ => format!(
+                    "the SHA-256 of {} is not the one this entry carries: that entry was changed",
+                    crate::game::journal::label(expected - 1)
+                ),
+            };
+            return Err(fail(label, step, Check::Previous, message));
+        }
+        // §6.1
+        if !key_follows(&entry.key, &previous_key) {
+            let what = if expected == 1 {
+                "the anchor in game.yaml".to_string()
+            } else {
+                format!("the key of step {}", expected - 1)
+            };
+            return Err(fail(label, step, Check::Chain, format!("the revealed key does not hash to {what}")));
+        }
+        // §6.2
+        let mut hashes = Vec::with_capacity(entry.orders.len());
+        for (n, record) in entry.orders.iter().enumerate() {
+            let actual = match (&record.text, &record.file) {
+                (Some(text), None) => Bytes32::sha256(text.as_bytes()),
+                (None, Some(path)) => {
+                    let bytes = fsio::read(&folder.root.join(path))
+                        .map_err(|e| fail(label, step, Check::Orders, format!("orders[{n}]: {e}")))?;
+                    Bytes32::sha256(&bytes)
+                }
+                _ => {
+                    return Err(fail(
+                        label,
+                        step,
+                        Check::Orders,
+                        format!("orders[{n}]: give either the text or the file of the orders"),
+                    ))
+                }
+            };
+            if actual != record.sha256 {
+                return Err(fail(
+                    label,
+                    step,
+                    Check::Orders,
+                    format!(
+                        "orders[{n}] ({}{}): the orders hash to {}, not to the recorded {}",
+                        record.side,
+                        record.file.as_deref().map(|f| format!(", {f}")).unwrap_or_default(),
+                        actual.to_hex(),
+                        record.sha256.to_hex()
+                    ),
+                ));
+            }
+            hashes.push(SideHash { side: record.side.clone(), hash: record.sha256 });
+        }
+        let digest = orders_digest(&hashes).map_err(|e| fail(label, step, Check::Orders, e.to_string()))?;
+        if digest != entry.orders_digest {
+            return Err(fail(label, step, Check::Orders, format!("orders_digest recomputes to {}", digest.to_hex())));
+        }
+        // §6.3
+        let seed = step_seed(&folder.config.game_id, entry.step, &entry.key, &digest, &[])
+            .map_err(|e| fail(label, step, Check::Seed, e.to_string()))?;
+        if seed != entry.seed {
+            return Err(fail(label, step, Check::Seed, format!("the seed recomputes to {}", seed.to_hex())));
+        }
+        let mut stream = RollStream::new(&seed);
+        for (n, roll) in entry.rolls.iter().enumerate() {
+            if roll.index as usize != n {
+                return Err(fail(label, step, Check::Rolls, format!("roll {n} is numbered {}", roll.index)));
+            }
+            let value = stream.roll(roll.die);
+            if value != roll.value {
+                return Err(fail(
+                    label,
+                    step,
+                    Check::Rolls,
+                    format!(
+                        "roll {n} ({}, {}) is logged as {} but the seed gives {value}",
+                        roll.die, roll.purpose, roll.value
+                    ),
+                ));
+            }
+        }
+        if folder.config.kind == FolderKind::RollLog {
+            check_roll_step(folder, &entry).map_err(|message| fail(label, step, Check::Rolls, message))?;
+        }
+        verdict.steps = entry.step;
+        verdict.rolls += entry.rolls.len() as u64;
+        previous_key = entry.key;
+        previous_hash = Some(Bytes32::sha256(&bytes));
+        entries.push((entry, Bytes32::sha256(&bytes)));
+    }
+    Ok(())
+}
+
+/// A roll log's step is recomputed whole from its dice and purpose: this
+/// catches a roll dropped, added or relabelled.
+fn check_roll_step(folder: &GameFolder, entry: &JournalEntry) -> Result<(), String> {
+    let [record] = entry.orders.as_slice() else {
+        return Err(format!(
+            "a roll step has one orders record (side {PURPOSE_SIDE}), this one has {}",
+            entry.orders.len()
+        ));
+    };
+    let purpose = match (&record.side, &record.text) {
+        (side, Some(text)) if side == PURPOSE_SIDE => text,
+        _ => return Err(format!("a roll step's orders are its purpose text, under side {PURPOSE_SIDE}")),
+    };
+    let dice: Vec<DiceExpr> = entry.dice.iter().map(|d| d.parse()).collect::<Result<_, _>>()?;
+    let expected =
+        roll_log::resolve_step(&folder.config.game_id, entry.step, &entry.key, entry.previous, &dice, purpose)
+            .map_err(|e| e.to_string())?;
+    if expected.rolls.len() != entry.rolls.len() {
+        return Err(format!(
+            "{} asks for {} rolls but {} are logged",
+            entry.dice.join(" "),
+            expected.rolls.len(),
+            entry.rolls.len()
+        ));
+    }
+    for (n, (want, got)) in expected.rolls.iter().zip(&entry.rolls).enumerate() {
+        if want != got {
+            return Err(format!(
+                "roll {n} should be {} {} for \"{}\"; the log has {} {} for \"{}\"",
+                want.die, want.value, want.purpose, got.die, got.value, got.purpose
+            ));
+        }
+    }
+    if &expected != entry {
+        return Err("the entry does not recompute from its dice and purpose".into());
+    }
+    Ok(())
+}

@@ -1,0 +1,327 @@
+//! `adjutant mail`: the reports `resolve` wrote (`reports/`, one dispatch
+//! per resolve) sent to the players, one message per side with a player's
+//! address: the side's text report as the body, and as attachments the
+//! report in HTML (standing alone, the map inline), its JSON, and the map
+//! after the dispatch's last step as SVG (and PNG when adjutant is built
+//! with PNG support).
+//!
+//! Every message sent is recorded in `mailed.yaml` as soon as it is sent
+//! (the file rewritten whole and atomically with the new record after the
+//! others, so that a kill leaves it with or without the record, never half
+//! of one), so that `mail` sends each dispatch once to each side; a failure
+//! part-way leaves the messages already sent recorded, and a second run
+//! sends the rest. A kill between sending a message and recording it sends
+//! that message again on the next run: mail goes at least once. The records hold no secret: the password is read by
+//! mail.rs when a message is really sent, and is never written anywhere.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::error::{Error, Result};
+use crate::base::fsio;
+use crate::game::folder::{FolderKind, GameFolder, GAME_FILE};
+use crate::mail::{self, Attachment, MailSettings, Outgoing};
+use crate::report::game::{dispatch_name, dispatches, entries, game_templates, Dispatch, MapIn, Steps, MAP_FILE};
+use crate::report::{Format, ReportModel, Viewer};
+
+/// The record of messages sent, in the game folder.
+pub const MAILED_FILE: &str = "mailed.yaml";
+
+/// One message sent: a dispatch to a side's player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MailedRecord {
+    pub dispatch: String,
+    pub side: String,
+    pub to: String,
+    pub subject: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+}
+
+/// What `mail` is asked to send.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// One dispatch (`000003-000007`), sent again even if it was sent;
+    /// `None`: every dispatch not yet sent to each side.
+    pub dispatch: Option<String>,
+    /// Only these sides (all when empty).
+    pub sides: Vec<String>,
+}
+
+/// One message, sent or (dry run) not.
+#[derive(Debug, Clone, Serialize)]
+pub struct Message {
+    pub dispatch: String,
+    pub side: String,
+    pub to: String,
+    pub subject: String,
+    pub attachments: Vec<String>,
+    pub message_id: Option<String>,
+    /// The file written, for the folder transport.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The body (dry run only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// What `mail` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Posted {
+    pub dry_run: bool,
+    pub messages: Vec<Message>,
+    /// Sides that would receive a dispatch but have no address in game.yaml.
+    pub no_address: Vec<String>,
+    /// Sides whose address in game.yaml mail cannot be sent to: why, at its
+    /// field (`british: game.yaml:9:12: players[0].email: ...`). The other
+    /// sides' messages are sent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bad_address: Vec<String>,
+}
+
+/// The records of `mailed.yaml` (none when it does not exist).
+pub fn mailed(folder: &GameFolder) -> Result<Vec<MailedRecord>> {
+    let path = folder.root.join(MAILED_FILE);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = fsio::read_text(&path, MAILED_FILE)?;
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    crate::base::yaml::parse(MAILED_FILE, &text).map_err(Error::Data)
+}
+
+/// Add one record after the others in `mailed.yaml`: the file is
+/// rewritten whole, atomically, with the same bytes an append would give.
+fn record(folder: &GameFolder, r: &MailedRecord) -> Result<()> {
+    let path = folder.root.join(MAILED_FILE);
+    let mut bytes = if path.exists() { fsio::read(&path)? } else { Vec::new() };
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    let item = crate::base::yaml::to_string(&vec![r]).map_err(|e| Error::usage(e.to_string()))?;
+    bytes.extend_from_slice(item.as_bytes());
+    fsio::write_atomic(&path, &bytes)
+}
+
+/// The settings `mail` uses: game.yaml's `mail:` section, or the one given.
+pub fn settings(folder: &GameFolder, given: Option<MailSettings>) -> Result<MailSettings> {
+    given.or_else(|| folder.config.mail.clone()).ok_or_else(|| {
+        Error::usage(format!(
+            "{}: no mail settings: add a `mail:` section to {GAME_FILE} (see `man adjutant-mail`), \
+             or give --transport and --from",
+            folder.root.display()
+        ))
+    })
+}
+
+/// The subject of a dispatch's message for `side`.
+fn subject(game_id: &str, side: &str, d: &Dispatch, model: &ReportModel) -> String {
+    let steps = if d.first == d.last { format!("step {}", d.first) } else { format!("steps {}-{}", d.first, d.last) };
+    let what = match (&model.standing.result, &model.standing.next_step) {
+        (Some(r), _) => format!("game over, {} {} victory", r.winner, r.level),
+        (None, Some(next)) if model.standing.awaiting.iter().any(|s| s == side) => {
+            format!("your orders for {next}, please")
+        }
+        (None, Some(next)) => format!("next {next}"),
+        (None, None) => "game over".to_string(),
+    };
+    format!("[{game_id}] {side}: {steps} resolved; {what}")
+}
+
+/// The dispatch being mailed: its folder, its steps as reported, its map.
+struct Mailing<'a> {
+    d: &'a Dispatch,
+    steps: &'a Steps<'a>,
+    svg: &'a str,
+    maps: &'a [Attachment],
+}
+
+/// The message of a dispatch for `side`, to `to`.
+fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &str, to: &str) -> Result<Outgoing> {
+    let Mailing { d, steps, svg, maps } = *m;
+    let name = dispatch_name(d.first, d.last);
+    let read = |file: &str| {
+        let path = d.path.join(file);
+        fsio::read(&path)
+    };
+    let json = String::from_utf8_lossy(&read(&format!("{side}.json"))?).into_owned();
+    let label = format!("reports/{name}/{side}.json");
+    let model: ReportModel = serde_json::from_str(&json)
+        .map_err(|e| Error::refused(format!("{label}: not a report adjutant wrote ({e}); run `adjutant verify`")))?;
+    let text = String::from_utf8_lossy(&read(&format!("{side}.txt"))?).into_owned();
+    let reply_to = settings.from_mailbox()?.email.to_string();
+    let footer = format!(
+        "\n-- \nadjutant, the referee of {game}. Send orders to {reply_to}: one YAML file per step, \
+         attached or as the message's text.\nAnyone can check every roll with `adjutant verify` \
+         on the published game folder.\n",
+        game = folder.config.game_id
+    );
+    let html = steps.render(Viewer::Side(side.to_string()), Format::Html, MapIn::Inline(svg))?;
+    let game = &folder.config.game_id;
+    let mut attachments = vec![
+        Attachment {
+            filename: format!("{game}-{name}-{side}.html"),
+            content_type: "text/html; charset=utf-8".into(),
+            bytes: html.into_bytes(),
+        },
+        Attachment {
+            filename: format!("{game}-{name}-{side}.json"),
+            content_type: "application/json".into(),
+            bytes: json.into_bytes(),
+        },
+    ];
+    attachments.extend(maps.iter().cloned());
+    Ok(Outgoing {
+        to: vec![to.to_string()],
+        subject: subject(game, side, d, &model),
+        text: text + &footer,
+        html: None,
+        attachments,
+        in_reply_to: None,
+        references: None,
+    })
+}
+
+/// The map after dispatch `d`'s last step, as SVG (and PNG when built with it).
+fn maps(folder: &GameFolder, d: &Dispatch) -> Result<Vec<Attachment>> {
+    let game = &folder.config.game_id;
+    let svg = fsio::read(&d.path.join(MAP_FILE))?;
+    #[cfg(feature = "png")]
+    let png = crate::report::map::png::render_png(&String::from_utf8_lossy(&svg)).map_err(|e| {
+        Error::usage(format!("reports/{}/{MAP_FILE}: cannot be drawn as PNG: {e}", dispatch_name(d.first, d.last)))
+    })?;
+    #[allow(unused_mut)]
+    let mut maps = vec![Attachment {
+        filename: format!("{game}-map-after-step-{}.svg", d.last),
+        content_type: "image/svg+xml".into(),
+        bytes: svg,
+    }];
+    #[cfg(feature = "png")]
+    maps.push(Attachment {
+        filename: format!("{game}-map-after-step-{}.png", d.last),
+        content_type: "image/png".into(),
+        bytes: png,
+    });
+    Ok(maps)
+}
+
+/// Send the selected dispatches of the game at `dir` to its players.
+pub fn mail_reports(
+    dir: &Path,
+    given: Option<MailSettings>,
+    selection: &Selection,
+    dry_run: bool,
+    wait: Duration,
+) -> Result<Posted> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log has no reports to mail", dir.display())));
+    }
+    let settings = settings(&folder, given)?;
+    settings.transport()?;
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let rules = crate::game::load_rules(&folder)?;
+    let sides: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
+    for side in &selection.sides {
+        if !sides.contains(side) {
+            return Err(Error::usage(format!("--side '{side}': the sides are {}", sides.join(", "))));
+        }
+    }
+    let (all, _) = dispatches(&folder)?;
+    let chosen: Vec<&Dispatch> = match &selection.dispatch {
+        Some(name) => {
+            let found: Vec<&Dispatch> = all.iter().filter(|d| &dispatch_name(d.first, d.last) == name).collect();
+            if found.is_empty() {
+                let known: Vec<String> = all.iter().map(|d| dispatch_name(d.first, d.last)).collect();
+                return Err(Error::usage(format!(
+                    "--dispatch '{name}': no such dispatch in reports/ ({})",
+                    if known.is_empty() { "there is none yet".to_string() } else { known.join(", ") }
+                )));
+            }
+            found
+        }
+        None => all.iter().collect(),
+    };
+    // The state after each dispatch's last step, from one replay.
+    let ends: BTreeSet<u32> = chosen.iter().map(|d| d.last).collect();
+    let mut states = BTreeMap::new();
+    if let Some((entry, message)) = crate::game::play::replay_each(&folder, &rules, |entry, state| {
+        if ends.contains(&entry.step) {
+            states.insert(entry.step, state.clone());
+        }
+        Ok(())
+    })? {
+        return Err(Error::refused(format!("{entry}: {message}: run `adjutant verify` before mailing")));
+    }
+    let templates = game_templates(&folder)?;
+    let done: BTreeSet<(String, String)> = mailed(&folder)?.into_iter().map(|r| (r.dispatch, r.side)).collect();
+    let mut posted = Posted { dry_run, messages: Vec::new(), no_address: Vec::new(), bad_address: Vec::new() };
+    for d in chosen {
+        let name = dispatch_name(d.first, d.last);
+        let mut map_files: Option<Vec<Attachment>> = None;
+        let reported = entries(&folder, d.first, d.last)?;
+        let Some(state) = states.get(&d.last) else {
+            return Err(Error::refused(format!("reports/{name}: reports steps the journal does not have")));
+        };
+        let steps = Steps { folder: &folder, rules: &rules, templates: &templates, entries: &reported, state };
+        let svg = String::from_utf8_lossy(&fsio::read(&d.path.join(MAP_FILE))?).into_owned();
+        for side in sides.iter().filter(|s| selection.sides.is_empty() || selection.sides.contains(s)) {
+            if selection.dispatch.is_none() && done.contains(&(name.clone(), side.clone())) {
+                continue;
+            }
+            let to = match folder.player_mailbox(side) {
+                Ok(Some(mailbox)) => mailbox.to_string(),
+                Ok(None) => {
+                    if !posted.no_address.contains(side) {
+                        posted.no_address.push(side.clone());
+                    }
+                    continue;
+                }
+                Err(problem) => {
+                    let why = format!("{side}: {problem}");
+                    if !posted.bad_address.contains(&why) {
+                        posted.bad_address.push(why);
+                    }
+                    continue;
+                }
+            };
+            if map_files.is_none() {
+                map_files = Some(maps(&folder, d)?);
+            }
+            let maps = map_files.as_deref().unwrap_or_default();
+            let mailing = Mailing { d, steps: &steps, svg: &svg, maps };
+            let message = outgoing(&folder, &settings, &mailing, side, &to)?;
+            let sent = mail::send(&settings, &folder.root, std::slice::from_ref(&message), dry_run)?;
+            let sent = sent.into_iter().next().ok_or_else(|| Error::usage("the mail transport sent nothing"))?;
+            if !dry_run {
+                record(
+                    &folder,
+                    &MailedRecord {
+                        dispatch: name.clone(),
+                        side: side.clone(),
+                        to: to.clone(),
+                        subject: message.subject.clone(),
+                        message_id: sent.message_id.clone(),
+                    },
+                )?;
+            }
+            posted.messages.push(Message {
+                dispatch: name.clone(),
+                side: side.clone(),
+                to,
+                subject: message.subject.clone(),
+                attachments: sent.attachments.clone(),
+                message_id: sent.message_id.clone(),
+                file: sent.file.as_ref().map(|f| f.display().to_string()),
+                text: dry_run.then(|| message.text.clone()),
+            });
+        }
+    }
+    Ok(posted)
+}

@@ -1,0 +1,470 @@
+//! Conformance cases: rule behaviour as data (docs/conformance-cases.md).
+//! A case names a module (usually a small test module of its own, so that
+//! the Savannah stand-in charts can be replaced without changing a case), a
+//! scenario, changes to its set-up state, the step, the orders, the scripted
+//! dice and what must happen.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::sequence::Step;
+use super::state::{Condition, State};
+use super::{resolve, Dice, Rules};
+use crate::base::dice::Die;
+use crate::base::error::{Error, Result};
+use crate::base::fsio;
+use crate::systems::gboar::data::Source;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub name: String,
+    /// The rule numbers the case shows, e.g. ["15.1", "14.23"].
+    pub rules: Vec<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+    /// A module folder relative to the case file, or an embedded module's id.
+    pub module: String,
+    pub scenario: String,
+    /// Changes to the scenario's set-up.
+    #[serde(default)]
+    pub state: StatePatch,
+    pub step: Step,
+    /// Each side's orders for the step.
+    #[serde(default)]
+    pub orders: BTreeMap<String, crate::base::yaml::Value>,
+    /// The values the dice give, in the order the engine rolls them.
+    #[serde(default)]
+    pub dice: Vec<u16>,
+    pub expect: Expect,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatePatch {
+    #[serde(default)]
+    pub turn: Option<u32>,
+    #[serde(default)]
+    pub units: BTreeMap<String, UnitPatch>,
+    /// Units taken off the map for the case.
+    #[serde(default)]
+    pub remove: Vec<String>,
+    #[serde(default)]
+    pub army_morale: BTreeMap<String, i32>,
+    #[serde(default)]
+    pub momentum: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub vp_halves: BTreeMap<String, i32>,
+    /// Who had the initiative last turn (12.62: decides first on momentum).
+    #[serde(default)]
+    pub initiative_holder: Option<String>,
+    /// This turn's weather (a condition id of the module's weather chart).
+    #[serde(default)]
+    pub weather: Option<String>,
+    /// Savannah 1.6 case A: the assault is declared.
+    #[serde(default)]
+    pub assault_declared: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Condition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin_result: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previously_lost: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_way_hexes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub must_return: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cavalry_withdrawn: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_fire_used: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mortar_moved_turn: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sortie_with: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub been_inside: Option<bool>,
+    /// A reinforcement's arrival (series 9.6); compared whole when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arriving: Option<super::state::Arrival>,
+    /// Off the map: reinforcement, captured or eliminated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_map: Option<super::state::OffMap>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The events, in order; each matches on kind, rule and the fields given.
+    #[serde(default)]
+    pub events: Vec<ExpectedEvent>,
+    /// The events listed are the first ones; more may follow.
+    #[serde(default)]
+    pub more_events: bool,
+    /// Units after the step (only the fields given are compared).
+    #[serde(default)]
+    pub units: BTreeMap<String, UnitPatch>,
+    #[serde(default)]
+    pub army_morale: BTreeMap<String, i32>,
+    #[serde(default)]
+    pub momentum: BTreeMap<String, u32>,
+    /// This turn's order of player turns after the step.
+    #[serde(default)]
+    pub player_order: Option<Vec<String>>,
+    /// How the game ended: winner and level, or `none` when it goes on.
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub vp_halves: BTreeMap<String, i32>,
+    /// The step the game moves on to, by name (e.g. `2-red-movement`).
+    #[serde(default)]
+    pub next_step: Option<String>,
+    /// The step is refused with a message containing this text.
+    #[serde(default)]
+    pub refused: Option<String>,
+    /// The orders as `validate` checks them before the step: `true`, every
+    /// side's validates alone and all together; or the problems it finds,
+    /// each side's alone (`validate_body`) and, where those have none, all
+    /// sides' together (`validate_step`).
+    #[serde(default)]
+    pub validate: Option<ExpectedValidation>,
+}
+
+/// What `validate` says of a case's orders.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ExpectedValidation {
+    Valid(bool),
+    Problems(Vec<ExpectedProblem>),
+}
+
+/// A problem `validate` must find: the side and text of its message.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedProblem {
+    pub side: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedEvent {
+    pub kind: String,
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub fields: BTreeMap<String, serde_json::Value>,
+}
+
+/// The dice of a case: its values, in order.
+pub struct ScriptedDice {
+    values: Vec<u16>,
+    next: usize,
+}
+
+impl ScriptedDice {
+    pub fn new(values: Vec<u16>) -> Self {
+        ScriptedDice { values, next: 0 }
+    }
+
+    pub fn unused(&self) -> &[u16] {
+        &self.values[self.next.min(self.values.len())..]
+    }
+}
+
+impl Dice for ScriptedDice {
+    fn roll(&mut self, die: Die, purpose: &str) -> Result<u16> {
+        let value = *self.values.get(self.next).ok_or_else(|| {
+            Error::refused(format!(
+                "the case scripts {} dice, but the engine rolls another {die} ({purpose})",
+                self.values.len()
+            ))
+        })?;
+        let (low, high) = match die {
+            Die::D10 => (0, 9),
+            Die::D6 => (1, 6),
+            Die::D100 => (1, 100),
+        };
+        if !(low..=high).contains(&value) {
+            return Err(Error::refused(format!(
+                "scripted die {} is {value}, but a {die} reads {low} to {high}",
+                self.next + 1
+            )));
+        }
+        self.next += 1;
+        Ok(value)
+    }
+}
+
+/// The outcome of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub file: String,
+    pub name: String,
+    pub rules: Vec<String>,
+    pub passed: bool,
+    pub failures: Vec<String>,
+}
+
+fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), String> {
+    if let Some(turn) = patch.turn {
+        state.turn = turn;
+    }
+    for id in &patch.remove {
+        state.units.remove(id).ok_or_else(|| format!("state.remove: no unit {id} in the set-up"))?;
+    }
+    for (id, p) in &patch.units {
+        let unit = state.units.get_mut(id).ok_or_else(|| format!("state.units: no unit {id} in the set-up"))?;
+        if let Some(hex) = &p.hex {
+            unit.hex = Some(hex.clone());
+        }
+        if let Some(steps) = p.steps {
+            unit.steps = steps;
+        }
+        if let Some(c) = p.condition {
+            unit.condition = c;
+        }
+        if let Some(b) = p.pinned {
+            unit.pinned = b;
+        }
+        if let Some(r) = &p.pin_result {
+            unit.pin_result = Some(r.clone());
+        }
+        if let Some(b) = p.lost {
+            unit.lost = b;
+        }
+        if let Some(b) = p.previously_lost {
+            unit.previously_lost = b;
+        }
+        if let Some(n) = p.covered_way_hexes {
+            unit.covered_way_hexes = n;
+        }
+        if let Some(b) = p.released {
+            unit.released = b;
+        }
+        if let Some(b) = p.must_return {
+            unit.must_return = b;
+        }
+        if let Some(b) = p.cavalry_withdrawn {
+            unit.cavalry_withdrawn = b;
+        }
+        if let Some(b) = p.first_fire_used {
+            unit.first_fire_used = b;
+        }
+        if let Some(t) = p.mortar_moved_turn {
+            unit.mortar_moved_turn = Some(t);
+        }
+        if let Some(l) = &p.sortie_with {
+            unit.sortie_with = Some(l.clone());
+        }
+        if let Some(b) = p.been_inside {
+            unit.been_inside = b;
+        }
+        if let Some(a) = &p.arriving {
+            unit.arriving = Some(a.clone());
+        }
+        if let Some(place) = p.off_map {
+            unit.off_map = Some(place);
+            unit.hex = None;
+        }
+    }
+    for (army, halves) in &patch.vp_halves {
+        state.vp_halves.insert(army.clone(), *halves);
+    }
+    state.army_morale.extend(patch.army_morale.clone());
+    state.momentum.extend(patch.momentum.clone());
+    if let Some(holder) = &patch.initiative_holder {
+        state.initiative_holder = Some(holder.clone());
+    }
+    if let Some(weather) = &patch.weather {
+        state.weather = Some(weather.clone());
+    }
+    if let Some(b) = patch.assault_declared {
+        state.assault_declared = b;
+    }
+    Ok(())
+}
+
+/// Run the case in `path`.
+pub fn run(path: &Path) -> Result<Outcome> {
+    let label = path.display().to_string();
+    let text = fsio::read_text(path, &label)?;
+    let case: Case = crate::base::yaml::parse(&label, &text).map_err(Error::Data)?;
+    let module_dir: PathBuf = path.parent().unwrap_or(Path::new(".")).join(&case.module);
+    let source = if module_dir.is_dir() { Source::Dir(module_dir) } else { Source::Embedded(case.module.clone()) };
+    let mut outcome = Outcome {
+        file: label,
+        name: case.name.clone(),
+        rules: case.rules.clone(),
+        passed: false,
+        failures: Vec::new(),
+    };
+    let rules = Rules::load(&source, &case.scenario)?;
+    let mut state = State::setup(&rules.module, &case.scenario)?;
+    if let Err(e) = apply(&mut state, &case.state) {
+        return Err(Error::refused(format!("{}: {e}", outcome.file)));
+    }
+    let mut dice = ScriptedDice::new(case.dice.clone());
+    let failures = &mut outcome.failures;
+    // `resolve` of a game waits for every side the step awaits; a case must
+    // send them all too, or it would show what no game can reach.
+    if case.expect.refused.is_none() {
+        for side in super::awaited(&rules, &state, &case.step) {
+            if !case.orders.contains_key(&side) {
+                failures.push(format!("the step awaits orders from {side} too: add `{side}:` under orders"));
+            }
+        }
+    }
+    if let Some(wanted) = &case.expect.validate {
+        // Each side's orders alone, as `validate` and `submit` check a
+        // file; then, where those pass, every side's together.
+        let mut found: Vec<(String, String)> = Vec::new();
+        for (side, body) in &case.orders {
+            for p in super::validate_body(&rules, &state, &case.step, side, body, "case", "") {
+                found.push((side.clone(), format!("{}: {}", p.field, p.message)));
+            }
+        }
+        if found.is_empty() {
+            for p in super::validate_step(&rules, &state, &case.step, &case.orders) {
+                found.push((p.side, format!("{}: {}", p.field, p.message)));
+            }
+        }
+        match wanted {
+            ExpectedValidation::Valid(true) if !found.is_empty() => {
+                failures.push(format!("the orders should validate, but: {found:?}"))
+            }
+            ExpectedValidation::Valid(_) => {}
+            ExpectedValidation::Problems(list) => {
+                for w in list {
+                    if !found.iter().any(|(side, text)| side == &w.side && text.contains(&w.text)) {
+                        failures.push(format!("validate should find for {}: '{}'; it found {found:?}", w.side, w.text));
+                    }
+                }
+            }
+        }
+    }
+    match (resolve(&rules, &state, &case.step, &case.orders, &mut dice), &case.expect.refused) {
+        (Err(e), Some(wanted)) if e.to_string().contains(wanted.as_str()) => {}
+        (Err(e), _) => failures.push(format!("refused: {e}")),
+        (Ok(_), Some(wanted)) => failures.push(format!("expected a refusal saying '{wanted}', but the step resolved")),
+        (Ok(done), None) => {
+            if !dice.unused().is_empty() {
+                failures.push(format!("{} scripted dice were not rolled: {:?}", dice.unused().len(), dice.unused()));
+            }
+            compare_events(&case.expect.events, &done.events, case.expect.more_events, failures);
+            for (id, want) in &case.expect.units {
+                let Some(got) = done.state.units.get(id) else {
+                    failures.push(format!("unit {id} is not in the state after the step"));
+                    continue;
+                };
+                let got = UnitPatch {
+                    hex: want.hex.as_ref().and(got.hex.clone()),
+                    steps: want.steps.map(|_| got.steps),
+                    condition: want.condition.map(|_| got.condition),
+                    pinned: want.pinned.map(|_| got.pinned),
+                    pin_result: want.pin_result.as_ref().and(got.pin_result.clone()),
+                    lost: want.lost.map(|_| got.lost),
+                    previously_lost: want.previously_lost.map(|_| got.previously_lost),
+                    covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),
+                    released: want.released.map(|_| got.released),
+                    must_return: want.must_return.map(|_| got.must_return),
+                    cavalry_withdrawn: want.cavalry_withdrawn.map(|_| got.cavalry_withdrawn),
+                    first_fire_used: want.first_fire_used.map(|_| got.first_fire_used),
+                    mortar_moved_turn: want.mortar_moved_turn.and(got.mortar_moved_turn),
+                    sortie_with: want.sortie_with.as_ref().and(got.sortie_with.clone()),
+                    been_inside: want.been_inside.map(|_| got.been_inside),
+                    arriving: want.arriving.as_ref().and(got.arriving.clone()),
+                    off_map: want.off_map.and(got.off_map),
+                };
+                if &got != want {
+                    failures.push(format!("unit {id}: expected {want:?}, got {got:?}"));
+                }
+            }
+            for (holder, want) in &case.expect.momentum {
+                let got = done.state.momentum.get(holder).copied();
+                if got != Some(*want) {
+                    failures.push(format!("momentum of {holder}: expected {want}, got {got:?}"));
+                }
+            }
+            if let Some(want) = &case.expect.player_order {
+                if &done.state.player_order != want {
+                    failures.push(format!("player order: expected {want:?}, got {:?}", done.state.player_order));
+                }
+            }
+            if let Some(want) = &case.expect.result {
+                let got =
+                    done.state.result.as_ref().map(|r| format!("{} {}", r.winner, r.level)).unwrap_or("none".into());
+                if &got != want {
+                    failures.push(format!("result: expected {want}, got {got}"));
+                }
+            }
+            for (army, want) in &case.expect.vp_halves {
+                let got = done.state.vp_halves.get(army).copied();
+                if got != Some(*want) {
+                    failures.push(format!("VPs (halves) of {army}: expected {want}, got {got:?}"));
+                }
+            }
+            if let Some(want) = &case.expect.next_step {
+                let got = done.state.next.as_ref().map(|s| s.name());
+                if got.as_deref() != Some(want.as_str()) {
+                    failures.push(format!("next step: expected {want}, got {got:?}"));
+                }
+            }
+            for (army, want) in &case.expect.army_morale {
+                let got = done.state.army_morale.get(army).copied();
+                if got != Some(*want) {
+                    failures.push(format!("army morale of {army}: expected {want}, got {got:?}"));
+                }
+            }
+        }
+    }
+    outcome.passed = outcome.failures.is_empty();
+    Ok(outcome)
+}
+
+fn compare_events(want: &[ExpectedEvent], got: &[super::Event], more: bool, failures: &mut Vec<String>) {
+    if want.len() != got.len() && !(more && got.len() > want.len()) {
+        let kinds: Vec<String> = got.iter().map(|e| format!("{} ({})", e.kind, e.text)).collect();
+        failures.push(format!("expected {} events, got {}: {}", want.len(), got.len(), kinds.join("; ")));
+    }
+    for (n, (w, g)) in want.iter().zip(got).enumerate() {
+        if w.kind != g.kind || w.rule.as_ref().is_some_and(|r| r != &g.rule) {
+            failures.push(format!(
+                "event {n}: expected {} ({}), got {} ({}): {}",
+                w.kind,
+                w.rule.as_deref().unwrap_or("-"),
+                g.kind,
+                g.rule,
+                g.text
+            ));
+            continue;
+        }
+        for (key, value) in &w.fields {
+            if g.fields.get(key) != Some(value) {
+                failures.push(format!(
+                    "event {n} ({}): {key} expected {value}, got {}: {}",
+                    g.kind,
+                    g.fields.get(key).map(|v| v.to_string()).unwrap_or("nothing".into()),
+                    g.text
+                ));
+            }
+        }
+    }
+}

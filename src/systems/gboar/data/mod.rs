@@ -1,0 +1,210 @@
+//! A game module as data: `games/<module>/` (module.yaml, map.yaml, ...),
+//! embedded in the binary or read from a folder (`--games-dir`).
+
+pub mod charts;
+pub mod check;
+pub mod counters;
+pub mod map;
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+
+use crate::base::error::{Error, Located, Result};
+use crate::base::fsio;
+use crate::game::modules::{self, ModuleInfo};
+
+pub use map::Map;
+
+/// Where a module's files are read from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// `games/<id>/` embedded in the binary.
+    Embedded(String),
+    /// A module folder on disk.
+    Dir(PathBuf),
+}
+
+impl Source {
+    /// A module id names an embedded module unless `games_dir` is given;
+    /// a path (anything with a `/`) is a folder.
+    pub fn resolve(name: &str, games_dir: Option<&Path>) -> Source {
+        match games_dir {
+            Some(dir) => Source::Dir(dir.join(name)),
+            None if name.contains('/') || name.starts_with('.') => Source::Dir(PathBuf::from(name)),
+            None => Source::Embedded(name.to_string()),
+        }
+    }
+
+    /// How errors name a file of this module.
+    pub fn label(&self, file: &str) -> String {
+        match self {
+            Source::Embedded(id) => format!("games/{id}/{file}"),
+            Source::Dir(dir) => dir.join(file).display().to_string(),
+        }
+    }
+
+    /// The text of one file of the module.
+    pub fn read(&self, file: &str) -> Result<String> {
+        match self {
+            Source::Embedded(id) => modules::embedded_file(id, file)
+                .map(str::to_string)
+                .ok_or_else(|| Error::usage(format!("{}: not found", self.label(file)))),
+            Source::Dir(dir) => {
+                let path = dir.join(file);
+                fsio::read_text(&path, &self.label(file))
+            }
+        }
+    }
+
+    /// Parse one file of the module as `T`; an embedded module's file is
+    /// read from its compact form (build.rs) when it has one.
+    pub fn parse<T: DeserializeOwned + std::fmt::Debug>(&self, file: &str) -> Result<(T, String)> {
+        let text = self.read(file)?;
+        let value =
+            crate::base::yaml::parse_embedded(&self.label(file), &text, self.compact(file)).map_err(Error::Data)?;
+        Ok((value, text))
+    }
+
+    /// The compact form of one file, written at build time: an embedded
+    /// module's YAML file has one unless build.rs could not make it
+    /// faithful; a folder's files never do.
+    pub fn compact(&self, file: &str) -> Option<&'static [u8]> {
+        match self {
+            Source::Embedded(id) => modules::embedded_compact(id, file),
+            Source::Dir(_) => None,
+        }
+    }
+}
+
+/// A loaded module: what the rules engine and the map renderer read.
+#[derive(Debug, Clone)]
+pub struct Module {
+    pub source: Source,
+    pub info: ModuleInfo,
+    pub map: Map,
+    pub counters: Vec<counters::Counter>,
+    pub colour_groups: Vec<ColourGroup>,
+    /// The map's layers that no game changes, as SVG, drawn at first use.
+    map_base: std::sync::OnceLock<String>,
+}
+
+/// Savannah 1.1: a colour group, and the band its counters carry.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ColourGroup {
+    pub id: String,
+    pub army: String,
+    pub name: String,
+    /// As printed in the rules, e.g. "Tan with red stripe".
+    pub band: String,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+struct ModuleExtras {
+    #[serde(default)]
+    colour_groups: Vec<ColourGroup>,
+}
+
+impl Module {
+    pub fn load(source: &Source) -> Result<Module, ModuleError> {
+        let (info, _): (ModuleInfo, _) = source.parse("module.yaml")?;
+        let (map_file, text): (map::MapFile, _) = source.parse("map.yaml")?;
+        let map = map_file.build(&source.label("map.yaml"), &text).map_err(ModuleError::Invalid)?;
+        let (extras, _): (ModuleExtras, _) = source.parse("module.yaml")?;
+        let (counters, _): (counters::CountersFile, _) = source.parse("counters.yaml")?;
+        Ok(Module {
+            source: source.clone(),
+            info,
+            map,
+            counters: counters.counters,
+            colour_groups: extras.colour_groups,
+            map_base: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The whole map's layers that no game changes ([`crate::report::map::svg::base`]),
+    /// drawn once: every map of a game draws its counters over them.
+    pub fn map_base_svg(&self) -> &str {
+        self.map_base.get_or_init(|| crate::report::map::svg::base(&self.map))
+    }
+
+    /// The counters of a scenario's set-up, as the map draws them.
+    pub fn setup_counters(&self, scenario: &str) -> Result<Vec<crate::report::map::svg::CounterView>> {
+        self.info.scenario(scenario)?;
+        let file = format!("scenarios/{scenario}.yaml");
+        let (setup, _): (counters::ScenarioSetup, _) = self.source.parse(&file)?;
+        let placed = counters::setup_positions(&self.counters, &setup, &self.source.label(&file))?;
+        Ok(placed.into_iter().map(|(hex, c)| self.counter_view(hex, &c)).collect())
+    }
+
+    /// How a counter looks: the army's colour, its group's stripe, its values.
+    pub fn counter_view(
+        &self,
+        hex: crate::base::hex::HexId,
+        c: &counters::Counter,
+    ) -> crate::report::map::svg::CounterView {
+        let band = c
+            .colour_group
+            .as_ref()
+            .and_then(|g| self.colour_groups.iter().find(|cg| &cg.id == g))
+            .map(|g| g.band.as_str());
+        let (fill, stripe) = band
+            .map(crate::report::map::svg::band_colours)
+            .unwrap_or_else(|| (crate::report::map::svg::army_colour(&c.army), None));
+        let values = if c.is_leader() {
+            format!("{}/{}", c.close_combat_drm.unwrap_or(0), c.leadership_drm.unwrap_or(0))
+        } else {
+            let show = |v: Option<i32>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            format!("{}-{}-{}", show(c.strength.map(|s| s.full)), show(c.morale.map(|s| s.full)), show(c.movement))
+        };
+        let label: String = c.name.chars().take(9).collect();
+        crate::report::map::svg::CounterView {
+            hex,
+            label,
+            values,
+            fill,
+            stripe,
+            leader: c.is_leader(),
+            markers: Vec::new(),
+        }
+    }
+}
+
+/// A module that cannot be used: it could not be read, or it is inconsistent.
+#[derive(Debug)]
+pub enum ModuleError {
+    Read(Error),
+    Invalid(Vec<Located>),
+}
+
+impl From<Error> for ModuleError {
+    fn from(e: Error) -> Self {
+        ModuleError::Read(e)
+    }
+}
+
+impl ModuleError {
+    /// Every problem, one per line.
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            ModuleError::Read(e) => vec![e.to_string()],
+            ModuleError::Invalid(list) => list.iter().map(|l| l.to_string()).collect(),
+        }
+    }
+
+    /// Into the library's error: exit 1, the module was refused.
+    pub fn into_error(self) -> Error {
+        match self {
+            ModuleError::Read(e) => e,
+            ModuleError::Invalid(list) => {
+                let n = list.len();
+                let first = list.first().map(|l| l.to_string()).unwrap_or_default();
+                Error::refused(if n == 1 {
+                    first
+                } else {
+                    format!("{first} (and {} more problems: run `adjutant check-game`)", n - 1)
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! What must hold after every step of any game, whatever the orders and
+//! the dice: the checks `adjutant selfplay` makes after each step it
+//! resolves (and that a test can call on any two states). Each returns the
+//! broken invariants in words; none is a rule applied again, only what a
+//! rule's result must look like:
+//!
+//! - every unit is in one place: on a hex of the map, or off it (not yet
+//!   arrived, captured, eliminated, removed), never both or neither; a unit
+//!   captured or eliminated never comes back; a unit on the map has 1 to
+//!   its counter's steps; a leader is never disrupted or shattered (14.31);
+//! - no hex holds units of two players (9.2: a unit never enters an enemy
+//!   hex; 13.22: nor retreats into one);
+//! - stacking within 7.1's limits after every step (7.2: "at all times";
+//!   9.61 and Savannah 4.7: arrivals placed over the limit move or are put
+//!   off within their Movement Phase, so after it); a pair the exclusive
+//!   rules keep apart (Savannah 4.1) ends a Movement Phase stacked only if
+//!   it began the phase stacked there (after a retreat);
+//! - army morale on the chart's track, and every change of it an
+//!   `army-morale` event whose before and after chain from the old value to
+//!   the new (16.1);
+//! - victory points change only by the events that name their source
+//!   (`victory-points`, and at the game's end `hex-controlled`, Savannah
+//!   2.8, 2.9);
+//! - momentum chits held within the pool (12.61);
+//! - a Movement Phase: shattered units do not move (13.4), a disrupted unit
+//!   moves at most one hex and not next to the enemy, unless it began next
+//!   to it and ends next to fewer enemy units (13.3), a pinned unit
+//!   that moved ends next to no enemy unit, and no pin is left on a unit
+//!   next to no enemy unit (9.3); the other player's units stay put;
+//! - the end of a Close Combat Phase: no shattered unit next to an enemy
+//!   combat unit without a friendly Parade Order unit in its hex (13.4);
+//! - phases that move no unit (initiative, weather, rally, victory
+//!   determination) move none;
+//! - the sequence advances: the next step is another, never in an earlier
+//!   turn, within the scenario's turns, and the game ends only with a
+//!   result or after the last turn.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::sequence::Step;
+use super::state::{Condition, OffMap, State};
+use super::{Event, Rules};
+use crate::base::hex::{are_adjacent, distance, HexId};
+
+/// The invariants of one module and scenario, with what they read of the
+/// module computed once.
+pub struct Invariants<'a> {
+    rules: &'a Rules,
+    /// Series 12.61: the chits in the pool.
+    pool: u32,
+}
+
+fn hex_of(state: &State, id: &str) -> Option<HexId> {
+    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
+}
+
+impl<'a> Invariants<'a> {
+    pub fn new(rules: &'a Rules) -> Invariants<'a> {
+        Invariants { rules, pool: super::close_combat::momentum_pool_size(rules) }
+    }
+
+    fn player_of(&self, id: &str) -> Option<&'a str> {
+        self.rules.army_of(id).and_then(|a| self.rules.player_of_army(a))
+    }
+
+    fn is_leader(&self, id: &str) -> bool {
+        self.rules.counter(id).is_some_and(|c| c.is_leader())
+    }
+
+    /// Every invariant of the state after `step`, given the state before it
+    /// and the step's events; empty when all hold.
+    pub fn check(&self, before: &State, step: &Step, after: &State, events: &[Event]) -> Vec<String> {
+        let mut broken = self.state(after);
+        broken.extend(self.transition(before, step, after, events));
+        broken
+    }
+
+    /// What must hold of any state.
+    pub fn state(&self, state: &State) -> Vec<String> {
+        let mut broken = Vec::new();
+        let map = &self.rules.module.map;
+        let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
+        for (id, u) in &state.units {
+            let Some(c) = self.rules.counter(id) else {
+                broken.push(format!("{id} is in the state but is no counter of the module"));
+                continue;
+            };
+            match (&u.hex, u.off_map) {
+                (Some(h), None) => match h.parse::<HexId>() {
+                    Ok(hex) if map.contains(hex) => by_hex.entry(hex).or_default().push(id),
+                    _ => broken.push(format!("{id} is at '{h}', which is not a hex of the map")),
+                },
+                (Some(h), Some(off)) => broken.push(format!("{id} is both at {h} and off the map ({off:?})")),
+                (None, None) => broken.push(format!("{id} is neither on the map nor off it")),
+                (None, Some(_)) => {}
+            }
+            let full = if c.is_leader() { 1 } else { c.steps.unwrap_or(1) };
+            if u.hex.is_some() && !(1..=full).contains(&u.steps) {
+                broken.push(format!("{id} is on the map with {} steps; its counter has {full} (2.2)", u.steps));
+            }
+            if c.is_leader() && u.condition != Condition::ParadeOrder {
+                broken.push(format!("leader {id} is {:?}; leaders are never disrupted (14.31)", u.condition));
+            }
+            if u.pinned && u.hex.is_none() {
+                broken.push(format!("{id} is pinned but not on the map"));
+            }
+        }
+        for (hex, ids) in &by_hex {
+            let players: BTreeSet<&str> = ids.iter().filter_map(|id| self.player_of(id)).collect();
+            if players.len() > 1 {
+                broken.push(format!(
+                    "{hex} holds units of {} ({}): no unit enters or retreats into an enemy hex (9.2, 13.22)",
+                    players.into_iter().collect::<Vec<_>>().join(" and "),
+                    ids.join(", ")
+                ));
+            }
+        }
+        broken.extend(self.stacking(state, &by_hex));
+        let track = &self.rules.charts.army_morale.track;
+        for (army, value) in &state.army_morale {
+            if !(track.min..=track.max).contains(value) {
+                broken.push(format!("{army} army morale {value} is off the track ({} to {})", track.min, track.max));
+            }
+        }
+        let held: u32 = state.momentum.values().sum();
+        if held > self.pool {
+            broken.push(format!(
+                "the players hold {held} momentum chits ({:?}); the pool has {} (12.61)",
+                state.momentum, self.pool
+            ));
+        }
+        broken
+    }
+
+    /// 7.1: each player's units in a hex within the limits.
+    fn stacking(&self, state: &State, by_hex: &BTreeMap<HexId, Vec<&str>>) -> Vec<String> {
+        let Some(limits) = self.rules.stacking.as_ref() else { return Vec::new() };
+        let mut broken = Vec::new();
+        for (hex, ids) in by_hex {
+            let mut per_player: BTreeMap<&str, (i32, i32)> = BTreeMap::new();
+            for id in ids {
+                let (sps, guns) = super::losses::stacking_weight(self.rules, state, id);
+                let total = per_player.entry(self.player_of(id).unwrap_or("")).or_default();
+                total.0 += sps;
+                total.1 += guns;
+            }
+            for (player, (sps, guns)) in per_player {
+                if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+                    broken.push(format!(
+                        "{hex} holds {sps} SPs and {guns} artillery units of {player} ({}); the limit is {} SPs \
+                         and {} artillery units (7.1)",
+                        ids.join(", "),
+                        limits.max_strength_points,
+                        limits.max_artillery_units
+                    ));
+                }
+            }
+        }
+        broken
+    }
+
+    /// What must hold between the state before a step and after it.
+    pub fn transition(&self, before: &State, step: &Step, after: &State, events: &[Event]) -> Vec<String> {
+        let mut broken = Vec::new();
+        for (id, was) in &before.units {
+            let Some(now) = after.units.get(id) else {
+                broken.push(format!("{id} has left the game's state"));
+                continue;
+            };
+            let gone = |u: &super::state::UnitState| matches!(u.off_map, Some(OffMap::Captured | OffMap::Eliminated));
+            if gone(was) && now.off_map != was.off_map {
+                broken.push(format!("{id} was {:?} and is now {:?} at {:?}", was.off_map, now.off_map, now.hex));
+            }
+        }
+        for id in after.units.keys().filter(|id| !before.units.contains_key(*id)) {
+            broken.push(format!("{id} has joined the game's state"));
+        }
+        broken.extend(self.ledger(before, after, events));
+        broken.extend(self.sequence(before, step, after));
+        match step.phase() {
+            "movement" => broken.extend(self.movement(before, step, after)),
+            "close-combat" => broken.extend(self.end_of_close_combat(after)),
+            "initiative" | "weather" | "rally" | "victory-determination" => {
+                for (id, was) in &before.units {
+                    let now = after.units.get(id).and_then(|u| u.hex.as_ref());
+                    if was.hex.is_some() && was.hex.as_ref() != now {
+                        broken.push(format!("{id} moved from {:?} to {now:?} in a {} step", was.hex, step.phase()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        broken
+    }
+
+    /// 16.1, Savannah 2.9: army morale and VPs change only by the events
+    /// that say so, each from the value the one before left.
+    fn ledger(&self, before: &State, after: &State, events: &[Event]) -> Vec<String> {
+        let mut broken = Vec::new();
+        let int = |e: &Event, k: &str| e.fields.get(k).and_then(|v| v.as_i64());
+        let text = |e: &Event, k: &str| e.fields.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        // Army morale: the events chain before → after per army.
+        let mut morale: BTreeMap<String, i64> =
+            before.army_morale.iter().map(|(a, v)| (a.clone(), i64::from(*v))).collect();
+        for e in events.iter().filter(|e| e.kind == "army-morale") {
+            let (Some(army), Some(from), Some(to)) = (text(e, "army"), int(e, "before"), int(e, "after")) else {
+                broken.push(format!("army-morale event without army, before and after: {}", e.text));
+                continue;
+            };
+            let was = morale.get(&army).copied().unwrap_or(0);
+            if from != was {
+                broken
+                    .push(format!("{army} army morale event starts at {from} but the army stood at {was}: {}", e.text));
+            }
+            morale.insert(army, to);
+        }
+        for (army, value) in &after.army_morale {
+            let explained = morale.get(army).copied().unwrap_or(0);
+            if i64::from(*value) != explained {
+                broken.push(format!(
+                    "{army} army morale went from {} to {value}, but its events account for {explained} (16.1)",
+                    before.army_morale.get(army).copied().unwrap_or(0)
+                ));
+            }
+        }
+        // VPs: each victory-points event scores its halves for its army;
+        // hex control counts when the game ends with a result (Savannah 2.8).
+        let mut vps: BTreeMap<String, i64> = before.vp_halves.iter().map(|(a, v)| (a.clone(), i64::from(*v))).collect();
+        for e in events {
+            let counts = e.kind == "victory-points" || (e.kind == "hex-controlled" && after.result.is_some());
+            if !counts {
+                continue;
+            }
+            let (Some(army), Some(halves)) = (text(e, "army"), int(e, "halves")) else {
+                if int(e, "halves") != Some(0) {
+                    broken.push(format!("{} event without army and halves: {}", e.kind, e.text));
+                }
+                continue;
+            };
+            *vps.entry(army).or_default() += halves;
+        }
+        for (army, value) in &after.vp_halves {
+            let explained = vps.get(army).copied().unwrap_or(0);
+            if i64::from(*value) != explained {
+                broken.push(format!(
+                    "{army} VPs went from {} to {value} halves, but the step's events score {explained} (Savannah 2.9)",
+                    before.vp_halves.get(army).copied().unwrap_or(0)
+                ));
+            }
+        }
+        broken
+    }
+
+    /// Series 5: the next step is a later one, within the scenario.
+    fn sequence(&self, before: &State, step: &Step, after: &State) -> Vec<String> {
+        let mut broken = Vec::new();
+        let turns = &self.rules.sequence.scenario.turns;
+        if before.next.as_ref() != Some(step) {
+            broken.push(format!("the step resolved, {}, is not the state's next step", step.name()));
+        }
+        if before.result.is_some() {
+            broken.push(format!("step {} was resolved after the game ended", step.name()));
+        }
+        match &after.next {
+            Some(next) => {
+                if next == step {
+                    broken.push(format!("the game is at step {} again", step.name()));
+                }
+                if next.turn() < step.turn() || next.turn() > turns.last || after.turn != next.turn() {
+                    broken.push(format!(
+                        "after {} the game is at step {} on turn {} (the scenario runs turns {} to {})",
+                        step.name(),
+                        next.name(),
+                        after.turn,
+                        turns.first,
+                        turns.last
+                    ));
+                }
+                if after.result.is_some() {
+                    broken.push(format!("the game has a result but goes on to {}", next.name()));
+                }
+            }
+            None if after.result.is_none() && step.turn() < turns.last => {
+                broken.push(format!("the game stops after {} on turn {} with no result", step.name(), step.turn()));
+            }
+            None => {}
+        }
+        broken
+    }
+
+    /// Series 9.2, 9.3, 13.3, 13.4, Savannah 4.1 after a Movement Phase.
+    fn movement(&self, before: &State, step: &Step, after: &State) -> Vec<String> {
+        let mut broken = Vec::new();
+        let Step::PlayerTurn { player, .. } = step else { return broken };
+        let layout = self.rules.module.map.layout;
+        let enemy_next_to = |state: &State, hex: HexId, own: &str| {
+            state.units.keys().any(|e| {
+                self.player_of(e).is_some_and(|p| p != own)
+                    && !self.is_leader(e)
+                    && hex_of(state, e).is_some_and(|eh| are_adjacent(hex, eh, layout))
+            })
+        };
+        let enemies_next_to = |state: &State, hex: HexId, own: &str| {
+            state
+                .units
+                .keys()
+                .filter(|e| {
+                    self.player_of(e).is_some_and(|p| p != own)
+                        && !self.is_leader(e)
+                        && hex_of(state, e).is_some_and(|eh| are_adjacent(hex, eh, layout))
+                })
+                .count()
+        };
+        for (id, was) in &before.units {
+            let Some(now) = after.units.get(id) else { continue };
+            let Some(owner) = self.player_of(id) else { continue };
+            let (from, to) = (hex_of(before, id), hex_of(after, id));
+            let moved = from.is_some() && to.is_some() && from != to;
+            if owner != player {
+                // The other player's units move only when captured (14.32).
+                if moved {
+                    broken.push(format!("{id} of {owner} moved from {from:?} to {to:?} in {player}'s Movement Phase"));
+                }
+                continue;
+            }
+            if self.is_leader(id) {
+                continue;
+            }
+            if let (true, Some(f), Some(t)) = (moved, from, to) {
+                match was.condition {
+                    Condition::Shattered => broken.push(format!("{id} is shattered and moved from {f} to {t} (13.4)")),
+                    Condition::Disrupted if distance(f, t, layout) > 1 => {
+                        broken.push(format!("{id} is disrupted and moved from {f} to {t}, more than one hex (13.3)"))
+                    }
+                    // 13.3: next to the enemy only when it began next to
+                    // it and moved away from as many as it could.
+                    Condition::Disrupted
+                        if enemies_next_to(after, t, owner) > 0
+                            && enemies_next_to(after, t, owner) >= enemies_next_to(before, f, owner) =>
+                    {
+                        broken.push(format!(
+                            "{id} is disrupted and moved next to the enemy, from {f} to {t}, and not away from \
+                             any enemy unit (13.3)"
+                        ))
+                    }
+                    _ => {}
+                }
+                if was.pinned && enemy_next_to(after, t, owner) {
+                    broken.push(format!("{id} was pinned, moved, and ends next to the enemy in {t} (9.2, 9.3)"));
+                }
+            }
+            let _ = now;
+        }
+        // 9.3: after all movement, no pin on a unit next to no enemy unit.
+        for id in after.units.iter().filter(|(_, u)| u.pinned).map(|(id, _)| id) {
+            let (Some(hex), Some(owner)) = (hex_of(after, id), self.player_of(id)) else { continue };
+            if !enemy_next_to(after, hex, owner) {
+                broken.push(format!("{id} in {hex} is still pinned after movement, next to no enemy unit (9.3)"));
+            }
+        }
+        // Savannah 4.1: a restricted pair ends a Movement Phase stacked only
+        // if it began it stacked in that hex.
+        if let Some(stacking) = self.rules.stacking.as_ref() {
+            let mut by_hex: BTreeMap<HexId, Vec<&String>> = BTreeMap::new();
+            for id in after.units.keys() {
+                if let Some(h) = hex_of(after, id) {
+                    by_hex.entry(h).or_default().push(id);
+                }
+            }
+            for r in stacking.restrictions.iter().filter(|r| !r.may_end_movement_phase_stacked) {
+                for (hex, ids) in &by_hex {
+                    for (n, a) in ids.iter().enumerate() {
+                        for b in &ids[n + 1..] {
+                            let (Some(ca), Some(cb)) = (self.rules.counter(a), self.rules.counter(b)) else { continue };
+                            if r.applies(ca, cb)
+                                && !(hex_of(before, a) == Some(*hex) && hex_of(before, b) == Some(*hex))
+                            {
+                                broken.push(format!(
+                                    "{a} and {b} end the Movement Phase stacked in {hex} ({})",
+                                    r.rule_name()
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        broken
+    }
+
+    /// Series 13.4: at the end of any Close Combat Phase, a shattered unit
+    /// next to an enemy combat unit and not stacked with a friendly Parade
+    /// Order unit has been captured.
+    fn end_of_close_combat(&self, after: &State) -> Vec<String> {
+        let mut broken = Vec::new();
+        if after.result.is_some() {
+            return broken;
+        }
+        let layout = self.rules.module.map.layout;
+        for (id, u) in after.units.iter().filter(|(_, u)| u.condition == Condition::Shattered) {
+            let (Some(hex), Some(owner)) = (hex_of(after, id), self.player_of(id)) else { continue };
+            let enemy = after.units.keys().any(|e| {
+                self.player_of(e).is_some_and(|p| p != owner)
+                    && !self.is_leader(e)
+                    && hex_of(after, e).is_some_and(|eh| are_adjacent(hex, eh, layout))
+            });
+            let covered = after.units.iter().any(|(f, fu)| {
+                f != id
+                    && !self.is_leader(f)
+                    && fu.condition == Condition::ParadeOrder
+                    && hex_of(after, f) == Some(hex)
+                    && self.player_of(f) == Some(owner)
+            });
+            if enemy && !covered {
+                broken.push(format!(
+                    "{id} ends the Close Combat Phase shattered in {hex}, next to the enemy and with no friendly \
+                     Parade Order unit (13.4: captured){}",
+                    if u.pinned { "; it is pinned" } else { "" }
+                ));
+            }
+        }
+        broken
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each invariant catches what it is there to catch: a checker that
+    //! could not fail would let selfplay pass anything.
+    use super::*;
+    use crate::systems::gboar::data::Source;
+
+    fn historical() -> (Rules, State) {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        (rules, state)
+    }
+
+    /// The first unit on the map of `army` with a counter of `kind`.
+    fn unit(rules: &Rules, state: &State, army: &str, kind: &str) -> String {
+        state
+            .units
+            .iter()
+            .find(|(id, u)| u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == army && c.kind == kind))
+            .map(|(id, _)| id.clone())
+            .unwrap()
+    }
+
+    fn holds(broken: &[String], text: &str) -> bool {
+        broken.iter().any(|b| b.contains(text))
+    }
+
+    #[test]
+    fn the_set_up_keeps_every_invariant() {
+        let (rules, state) = historical();
+        assert_eq!(Invariants::new(&rules).state(&state), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_unit_in_two_places_or_none_is_caught() {
+        let (rules, state) = historical();
+        let checks = Invariants::new(&rules);
+        let id = unit(&rules, &state, "french", "infantry");
+        let mut both = state.clone();
+        both.units.get_mut(&id).unwrap().off_map = Some(OffMap::Eliminated);
+        assert!(holds(&checks.state(&both), &format!("{id} is both at")));
+        let mut nowhere = state.clone();
+        nowhere.units.get_mut(&id).unwrap().hex = None;
+        assert!(holds(&checks.state(&nowhere), &format!("{id} is neither on the map nor off it")));
+        let mut off = state.clone();
+        off.units.get_mut(&id).unwrap().hex = Some("9999".into());
+        assert!(holds(&checks.state(&off), "not a hex of the map"));
+    }
+
+    #[test]
+    fn two_players_in_a_hex_and_overstacking_are_caught() {
+        let (rules, state) = historical();
+        let checks = Invariants::new(&rules);
+        let french = unit(&rules, &state, "french", "infantry");
+        let british = unit(&rules, &state, "british", "infantry");
+        let mut mixed = state.clone();
+        let hex = mixed.units[&french].hex.clone();
+        mixed.units.get_mut(&british).unwrap().hex = hex;
+        assert!(holds(&checks.state(&mixed), "holds units of"));
+        // Every French infantry unit in one hex: over 7.1's limit.
+        let mut crowded = state.clone();
+        let hex = crowded.units[&french].hex.clone();
+        for (id, u) in crowded.units.iter_mut() {
+            if u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == "french" && c.kind == "infantry") {
+                u.hex = hex.clone();
+            }
+        }
+        assert!(holds(&checks.state(&crowded), "(7.1)"));
+    }
+
+    #[test]
+    fn army_morale_off_the_track_and_too_many_chits_are_caught() {
+        let (rules, state) = historical();
+        let checks = Invariants::new(&rules);
+        let mut s = state.clone();
+        s.army_morale.insert("french".into(), rules.charts.army_morale.track.max + 1);
+        assert!(holds(&checks.state(&s), "is off the track"));
+        let mut s = state.clone();
+        s.momentum.insert("british".into(), checks.pool + 1);
+        assert!(holds(&checks.state(&s), "(12.61)"));
+    }
+
+    #[test]
+    fn morale_and_vps_change_only_by_their_events() {
+        let (rules, before) = historical();
+        let checks = Invariants::new(&rules);
+        let step = before.next.clone().unwrap();
+        let mut after = before.clone();
+        after.next = None;
+        after.result = Some(crate::systems::gboar::victory::GameResult {
+            winner: "british".into(),
+            level: "marginal".into(),
+            condition: "test".into(),
+        });
+        let was = before.vp_halves.get("british").copied().unwrap_or(0);
+        after.vp_halves.insert("british".into(), was + 2);
+        let unexplained = checks.transition(&before, &step, &after, &[]);
+        assert!(holds(&unexplained, "british VPs went from"), "{unexplained:?}");
+        let scored = Event::new("Savannah 2.9", "victory-points", "british scores 1 VP")
+            .with("army", "british")
+            .with("halves", 2);
+        assert!(!holds(&checks.transition(&before, &step, &after, &[scored]), "VPs went from"));
+        let mut after = before.clone();
+        after.next = None;
+        let morale = before.army_morale.get("french").copied().unwrap_or(0);
+        after.army_morale.insert("french".into(), morale - 1);
+        assert!(holds(&checks.transition(&before, &step, &after, &[]), "french army morale went from"));
+        let told = Event::new("16.1", "army-morale", "french army morale -1")
+            .with("army", "french")
+            .with("before", morale)
+            .with("after", morale - 1);
+        assert!(!holds(&checks.transition(&before, &step, &after, &[told]), "army morale"));
+    }
+
+    #[test]
+    fn a_shattered_unit_that_moves_and_a_step_that_does_not_advance_are_caught() {
+        let (rules, before) = historical();
+        let checks = Invariants::new(&rules);
+        let step = Step::PlayerTurn { turn: before.turn, player: "allies".into(), phase: "movement".into() };
+        let id = unit(&rules, &before, "french", "infantry");
+        let mut start = before.clone();
+        start.next = Some(step.clone());
+        start.units.get_mut(&id).unwrap().condition = Condition::Shattered;
+        let mut after = start.clone();
+        let from: HexId = start.units[&id].hex.as_deref().unwrap().parse().unwrap();
+        let to = crate::base::hex::neighbours(from, rules.module.map.layout)
+            .into_iter()
+            .find(|h| rules.module.map.contains(*h))
+            .unwrap();
+        after.units.get_mut(&id).unwrap().hex = Some(to.to_string());
+        let broken = checks.transition(&start, &step, &after, &[]);
+        assert!(holds(&broken, "is shattered and moved"), "{broken:?}");
+        assert!(holds(&broken, &format!("the game is at step {} again", step.name())), "{broken:?}");
+    }
+}

@@ -1,0 +1,424 @@
+//! Orders files (PRODUCT.md, "Orders"): YAML written by people, one file
+//! per side per step. Every file names its game, turn, step and side, and is
+//! refused if any is wrong; then the phase's own rules check the body. Every
+//! problem is reported at once, with its line, column and field.
+//!
+//! ```yaml
+//! game: savannah-demo
+//! turn: 16
+//! step: allies-movement      # the step's name without its turn number
+//! side: french
+//! moves:                     # the body: what the phase reads
+//!   - unit: dillon-irish
+//!     path: ["2810", "2709"]
+//! ```
+
+use crate::base::yaml::{Mapping, Value};
+
+use super::sequence::Step;
+use super::state::State;
+use super::Rules;
+use crate::base::error::Located;
+use crate::base::yaml::locate::{Index, Position};
+
+/// The fields every orders file begins with.
+pub const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
+
+/// A file's checked header and its body (the file without the header).
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub side: String,
+    pub step: Step,
+    pub body: Value,
+}
+
+/// The step's name as orders files write it: without the turn number.
+pub fn step_field(step: &Step) -> String {
+    let name = step.name();
+    name.split_once('-').map(|(_, rest)| rest.to_string()).unwrap_or(name)
+}
+
+/// The most digits a turn number has.
+const TURN_DIGITS: usize = 9;
+
+/// The turn an orders file names, as written: decimal digits (`16`, or
+/// `"16"` quoted), never another spelling YAML reads as a number (`0x10`,
+/// `+16`, `016`, `1_6`, `16.0`, `0o20`). `index` is the file's, when the
+/// YAML crate that places fields could read it; the error says where, and why.
+pub fn read_turn(index: Option<&Index>, value: &Value) -> Result<u32, (Option<Position>, String)> {
+    let why = "a turn is written in decimal digits, e.g. `turn: 16`";
+    let at = index.and_then(|i| i.locate("turn"));
+    let written = match (index.and_then(|i| i.written("turn")), value) {
+        (Some(w), _) => w.text.to_string(),
+        (None, Value::String(s)) => s.clone(),
+        (None, Value::Number(n)) if index.is_none() => n.to_string(),
+        (None, Value::Null) => return Err((at, format!("turn is empty; {why}"))),
+        (None, _) => return Err((at, format!("turn is a single number; {why}"))),
+    };
+    let decimal = !written.is_empty()
+        && written.len() <= TURN_DIGITS
+        && written.bytes().all(|b| b.is_ascii_digit())
+        && (written == "0" || !written.starts_with('0'));
+    match written.parse::<u32>() {
+        Ok(turn) if decimal => Ok(turn),
+        _ => Err((at, format!("'{}' is not a turn number: {why}", crate::base::error::echo(&written)))),
+    }
+}
+
+/// Check an orders file's header against the game: for this game, the turn
+/// and step it is at, and a side that step awaits. Returns the body, or
+/// every problem found. A byte order mark before the text is skipped.
+pub fn check_header(
+    rules: &Rules,
+    game_id: &str,
+    state: &State,
+    label: &str,
+    text: &str,
+) -> Result<Checked, Vec<Located>> {
+    let text = crate::base::yaml::without_bom(text);
+    let at = |field: &str, line: Option<(usize, usize)>, message: String| Located {
+        file: label.to_string(),
+        line: line.map(|l| l.0),
+        column: line.map(|l| l.1),
+        field: field.to_string(),
+        message,
+    };
+    let value: Value = match crate::base::yaml::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let loc = crate::base::yaml::error_location(&e);
+            let mut message = e.to_string();
+            if let Some(i) = message.find(" at line ") {
+                message.truncate(i);
+            }
+            return Err(vec![at("", loc, crate::base::error::echo_serde(&message))]);
+        }
+    };
+    let Value::Mapping(map) = value else {
+        return Err(vec![at(
+            "",
+            Some((1, 1)),
+            "an orders file is a mapping: game, turn, step, side, then the orders".into(),
+        )]);
+    };
+    // One read of the text places every field named below.
+    let index = Index::new(text);
+    let line_of = |key: &str| index.as_ref().and_then(|i| i.locate(key));
+    let mut problems = Vec::new();
+    let missing = |key: &str| {
+        at(
+            key,
+            Some((1, 1)),
+            format!("the file does not say its {key}: every orders file names game, turn, step and side"),
+        )
+    };
+    let text_field = |key: &str, problems: &mut Vec<Located>| -> Option<String> {
+        match map.get(key) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(Value::Null) => {
+                problems.push(at(key, line_of(key), format!("{key} is empty: write the {key} these orders are for")));
+                None
+            }
+            Some(_) => {
+                problems.push(at(key, line_of(key), format!("{key} is a single value")));
+                None
+            }
+            None => {
+                problems.push(missing(key));
+                None
+            }
+        }
+    };
+    let game = text_field("game", &mut problems);
+    let turn = match map.get("turn") {
+        None => {
+            problems.push(missing("turn"));
+            None
+        }
+        Some(v) => match read_turn(index.as_ref(), v) {
+            Ok(turn) => Some(turn),
+            Err((place, message)) => {
+                problems.push(at("turn", place, message));
+                None
+            }
+        },
+    };
+    let step_name = text_field("step", &mut problems);
+    let side = text_field("side", &mut problems);
+    let echo = crate::base::error::echo;
+    if let Some(game) = &game {
+        if game != game_id {
+            problems.push(at(
+                "game",
+                line_of("game"),
+                format!("these orders are for game '{}'; this game is '{game_id}'", echo(game)),
+            ));
+        }
+    }
+    let Some(next) = &state.next else {
+        problems.push(at("step", line_of("step"), "the game is over: it awaits no orders".into()));
+        return Err(problems);
+    };
+    let expected_step = step_field(next);
+    if let Some(turn) = turn {
+        if turn != next.turn() {
+            problems.push(at(
+                "turn",
+                line_of("turn"),
+                format!("these orders are for turn {turn}; the game is at turn {} (step {expected_step})", next.turn()),
+            ));
+        }
+    }
+    if let Some(step) = &step_name {
+        if step != &expected_step {
+            problems.push(at(
+                "step",
+                line_of("step"),
+                format!(
+                    "these orders are for step '{}'; the game awaits step '{expected_step}' of turn {}",
+                    echo(step),
+                    next.turn()
+                ),
+            ));
+        }
+    }
+    let awaited = super::awaited(rules, state, next);
+    if let Some(side) = &side {
+        if rules.module.info.sides.iter().all(|s| &s.id != side) {
+            let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+            problems.push(at(
+                "side",
+                line_of("side"),
+                format!(
+                    "'{}' is not a side of {}; the sides are {}",
+                    echo(side),
+                    rules.module.info.id,
+                    known.join(", ")
+                ),
+            ));
+        } else if !awaited.contains(side) && !super::may_await(rules, next).contains(side) {
+            // A side the phase could await but this state does not (no
+            // unit in contact, no gun in range) may still send orders: they
+            // are checked like any, and nothing waits for them.
+            let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
+            problems.push(at(
+                "side",
+                line_of("side"),
+                format!("step '{expected_step}' awaits orders from {who}, not from {side}"),
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let body: Mapping = map.into_iter().filter(|(k, _)| !k.as_str().is_some_and(|k| HEADER.contains(&k))).collect();
+    Ok(Checked { side: side.unwrap_or_default(), step: next.clone(), body: Value::Mapping(body) })
+}
+
+/// A problem found in a body's shape: the field path and what is wrong.
+pub type ShapeProblem = (String, String);
+
+/// Read `body` as `T`, reporting the field path of the first mismatch under
+/// `prefix` (`moves[2]`), with `hint` naming the keys that are legal.
+fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &str) -> Result<T, ShapeProblem> {
+    serde_path_to_error::deserialize(body.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        let field = match (prefix.is_empty(), path == ".") {
+            (_, true) => prefix.to_string(),
+            (true, false) => path,
+            (false, false) => format!("{prefix}.{path}"),
+        };
+        (field, format!("{} ({hint})", crate::base::error::echo_serde(e.inner())))
+    })
+}
+
+/// What a phase's orders hold, in words: the keys of the body, and for a
+/// body that lists items (moves, attacks), the list's key and what an item
+/// holds.
+struct Hints {
+    body: &'static str,
+    items: Option<(&'static str, &'static str)>,
+}
+
+/// The hints of `side`'s orders for `step`; `None` for a phase that takes
+/// no orders.
+fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
+    let phasing = match step {
+        Step::PlayerTurn { player, .. } => rules.sequence.sides_of(player).iter().any(|s| s == side),
+        _ => false,
+    };
+    let (body, items) = match step.phase() {
+        "initiative" => ("initiative orders are `momentum:`", None),
+        "movement" => (
+            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
+            Some(("moves", "a move has unit or stack, path or to, and may have strategic and leave_pin")),
+        ),
+        "close-combat" if phasing => (
+            "close combat orders are `attacks:`, `diversion:` and `momentum:`",
+            Some((
+                "attacks",
+                "an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture",
+            )),
+        ),
+        "close-combat" => ("defence orders are `defence:` and `momentum:`", None),
+        "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
+        "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
+        _ => return None,
+    };
+    Some(Hints { body, items })
+}
+
+/// Every field of `body` given no value (`moves:` with nothing after it,
+/// `~`, `null`, an empty `-` item), as a problem: no orders field is ever
+/// empty, and an empty one is refused rather than read as a default.
+pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+    let hints = hints(rules, step, side);
+    let mut found = Vec::new();
+    // (path, value); a loop over an explicit stack, in the file's order.
+    let mut stack: Vec<(String, &Value)> = vec![(String::new(), body)];
+    while let Some((path, value)) = stack.pop() {
+        let mut children: Vec<(String, &Value)> = Vec::new();
+        match value {
+            Value::Null if !path.is_empty() => {
+                let item = path.ends_with(']');
+                let list =
+                    hints.as_ref().and_then(|h| h.items).filter(|(list, _)| path.starts_with(&format!("{list}[")));
+                let legal = match (&hints, list) {
+                    (_, Some((_, item_hint))) => item_hint,
+                    (Some(h), None) => h.body,
+                    (None, None) => "this phase takes no orders",
+                };
+                let what = if item { "is an empty item" } else { "is empty" };
+                found.push((path.clone(), format!("{what} (null): give it a value or remove the line ({legal})")));
+            }
+            Value::Mapping(map) => {
+                for (k, v) in map {
+                    let key = match k {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => continue,
+                    };
+                    children.push((if path.is_empty() { key } else { format!("{path}.{key}") }, v));
+                }
+            }
+            Value::Sequence(items) => {
+                children.extend(items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)));
+            }
+            Value::Tagged(t) => children.push((path.clone(), &t.value)),
+            _ => {}
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    found
+}
+
+/// Check the shape of one side's orders for a kind of step without a
+/// state: the keys the step's phase reads and the types of their values,
+/// each listed move or attack included, and no field left empty. What
+/// depends on the position (which units, which hexes, what is in range) is
+/// checked by `validate_body` when the step comes. Used for standing
+/// orders, which name a kind of step rather than one step of one turn.
+pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+    use super::{close_combat, fire, initiative, movement};
+    /// The whole body as `T`, then each item of one of its lists as `I`.
+    fn with_items<T, I>(
+        body: &Value,
+        hint: &str,
+        list: &str,
+        items: fn(&T) -> &Vec<Value>,
+        item_hint: &str,
+    ) -> Vec<ShapeProblem>
+    where
+        T: serde::de::DeserializeOwned,
+        I: serde::de::DeserializeOwned,
+    {
+        match read_as::<T>(body, "", hint) {
+            Err(p) => vec![p],
+            Ok(orders) => items(&orders)
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| read_as::<I>(v, &format!("{list}[{i}]"), item_hint).err())
+                .collect(),
+        }
+    }
+    fn whole<T: serde::de::DeserializeOwned>(body: &Value, hint: &str) -> Vec<ShapeProblem> {
+        read_as::<T>(body, "", hint).err().into_iter().collect()
+    }
+    let empty = empty_fields(rules, step, side, body);
+    if !empty.is_empty() {
+        return empty;
+    }
+    let Some(h) = hints(rules, step, side) else {
+        return if body.as_mapping().is_none_or(|m| m.is_empty()) {
+            Vec::new()
+        } else {
+            vec![(String::new(), format!("the {} phase takes no orders", step.phase()))]
+        };
+    };
+    let item_hint = h.items.map(|(_, hint)| hint).unwrap_or_default();
+    match (step.phase(), h.items.is_some()) {
+        ("initiative", _) => whole::<initiative::InitiativeOrders>(body, h.body),
+        ("movement", _) => {
+            with_items::<movement::MovementOrders, movement::MoveOrder>(body, h.body, "moves", |o| &o.moves, item_hint)
+        }
+        ("close-combat", true) => with_items::<close_combat::AttackOrders, close_combat::AttackOrder>(
+            body,
+            h.body,
+            "attacks",
+            |o| &o.attacks,
+            item_hint,
+        ),
+        ("close-combat", false) => whole::<close_combat::DefenceOrders>(body, h.body),
+        ("defensive-artillery-fire", _) => whole::<fire::FireOrders>(body, h.body),
+        ("rifle-fire", _) => whole::<fire::RifleOrders>(body, h.body),
+        (phase, _) => vec![(String::new(), format!("the {phase} phase takes no orders"))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::gboar::data::Source;
+
+    fn shape(step: &Step, side: &str, body: &str) -> Vec<ShapeProblem> {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        check_shape(&rules, step, side, &crate::base::yaml::from_str(body).unwrap())
+    }
+
+    fn close_combat(player: &str) -> Step {
+        Step::PlayerTurn { turn: 17, player: player.into(), phase: "close-combat".into() }
+    }
+
+    /// A side defending in the other player's Close Combat Phase sends
+    /// `defence` and `momentum`; the phasing sides send `attacks`.
+    #[test]
+    fn close_combat_bodies_depend_on_who_is_phasing() {
+        let defence = "defence: {tactics: stand-fast}\nmomentum: {reroll_if: [captured-dc], at_most: 1}";
+        assert!(shape(&close_combat("allies"), "british", defence).is_empty());
+        let wrong = shape(&close_combat("british"), "british", defence);
+        assert_eq!(wrong.len(), 1);
+        assert_eq!(wrong[0].0, "defence");
+        assert!(wrong[0].1.contains("close combat orders are `attacks:`"), "{wrong:?}");
+        let attack =
+            "attacks:\n  - {attackers: [a], defenders: [\"1404\"]}\n  - {attackers: [b], defenders: [], lead: c, \
+                      sideways: true}";
+        let found = shape(&close_combat("british"), "british", attack);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "attacks[1].sideways");
+    }
+
+    #[test]
+    fn initiative_movement_and_phases_without_orders() {
+        let initiative = Step::GameTurn { turn: 17, phase: "initiative".into() };
+        assert!(shape(&initiative, "french", "{}").is_empty());
+        assert!(shape(&initiative, "french", "momentum: {before_roll: 1, dictate: true}").is_empty());
+        assert_eq!(shape(&initiative, "french", "momentum: {before_roll: lots}")[0].0, "momentum.before_roll");
+        let movement = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "movement".into() };
+        assert!(shape(&movement, "french", "moves: [{unit: a, to: \"1906\"}]").is_empty());
+        assert_eq!(shape(&movement, "french", "moves: [{unit: a, too: \"1906\"}]")[0].0, "moves[0].too");
+        let rally = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "rally".into() };
+        assert!(shape(&rally, "french", "{}").is_empty());
+        assert!(shape(&rally, "french", "rally: [a]")[0].1.contains("the rally phase takes no orders"));
+    }
+}

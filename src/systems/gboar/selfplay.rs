@@ -1,0 +1,830 @@
+//! `adjutant selfplay`: whole games played in process with random legal
+//! orders, checking [`crate::systems::gboar::invariants`] after every step.
+//!
+//! Game K of seed S is a game of its own: its id is `selfplay-S-K`, its
+//! dice chain's top is the SHA-256 of a public text naming S and K (as the
+//! demo's is, [`chain_top`]), and its orders come from a ChaCha20 stream
+//! seeded from S and K. Each step's dice are the verifiable stream of a
+//! real game (DICE.md: the chain key, the step number and the orders
+//! files' bytes), so a failing game replays from `--seed S --game K`, and
+//! the shell's `game::selfplay::write_folder` plays the same game through
+//! a real game folder (new, submit, resolve, verify) with the same state
+//! hashes.
+//!
+//! Each awaited side's orders start from `adjutant template`'s least
+//! orders ([`template::minimal`], which must always validate), add a random
+//! subset of the choices its guide offers ([`template::guide`]: moves within
+//! each unit's reach, stack moves, reinforcements entered or delayed, the
+//! assault declared; attacks with tactics chits, leads, advances and
+//! momentum, a diversion; defences per hex with chits and cavalry
+//! withdrawal; gun and mortar fire; initiative spending), and keep what
+//! `validate_body` accepts: the choices a refusal names are dropped, and if
+//! a refusal names none, the choices are added one by one, each kept if the
+//! orders still validate. Nothing here reads a clock or a `HashMap`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+
+use crate::base::dice::{self, Bytes32, SideHash, StepDice};
+use crate::base::error::{Error, Result};
+use crate::base::yaml::{Mapping, Value};
+use crate::systems::gboar::invariants::Invariants;
+use crate::systems::gboar::sequence::Step;
+use crate::systems::gboar::state::State;
+use crate::systems::gboar::template::{self, Guide};
+use crate::systems::gboar::victory::GameResult;
+use crate::systems::gboar::{self, Rules};
+
+/// One game of a run: the run's seed and the game's number (from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameId {
+    pub seed: u64,
+    pub game: u32,
+}
+
+impl GameId {
+    /// The game id bound into every roll (DICE.md §4).
+    pub fn name(&self) -> String {
+        format!("selfplay-{}-{}", self.seed, self.game)
+    }
+}
+
+/// The public text whose SHA-256 is game K's chain top: like the demo's,
+/// not a secret, so that anyone can play the same game again.
+pub fn chain_top(id: GameId) -> Bytes32 {
+    Bytes32::sha256(format!("adjutant selfplay: seed {}, game {}. Not a secret.", id.seed, id.game).as_bytes())
+}
+
+/// The most steps a game of the scenario can have: every step of every
+/// turn, under the player order with the most (the dice chain is one
+/// longer, and a game still going after them has failed to end).
+pub fn max_steps(rules: &Rules) -> Result<u32> {
+    let turns = &rules.sequence.scenario.turns;
+    let mut total = 0usize;
+    for turn in turns.first..=turns.last {
+        let mut most = 0;
+        for order in rules.sequence.possible_orders(turn)? {
+            most = most.max(rules.sequence.steps_of_turn(turn, &order)?.len());
+        }
+        total += most;
+    }
+    u32::try_from(total).map_err(|_| Error::usage("the scenario has too many steps to play"))
+}
+
+/// A broken invariant, a refused step or a panic: where, and what.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    pub game: u32,
+    /// The journal step (1 for the first step), 0 before any.
+    pub journal_step: u32,
+    /// The game step, e.g. `17-allies-movement`.
+    pub step: String,
+    pub what: String,
+}
+
+/// One step as played: each side's orders file and the state's hash after.
+#[derive(Debug, Clone)]
+pub struct StepRecord {
+    pub journal_step: u32,
+    pub step: String,
+    /// (side, the orders file's text).
+    pub files: Vec<(String, String)>,
+    pub state_sha256: Bytes32,
+}
+
+/// How the random orders fared: choices drawn, kept, and refusals that
+/// named no choice (the orders were then built one choice at a time).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OrderCounts {
+    pub files: u64,
+    pub drawn: u64,
+    pub kept: u64,
+    pub one_by_one: u64,
+}
+
+impl OrderCounts {
+    fn add(&mut self, other: &OrderCounts) {
+        self.files += other.files;
+        self.drawn += other.drawn;
+        self.kept += other.kept;
+        self.one_by_one += other.one_by_one;
+    }
+}
+
+/// One game played.
+#[derive(Debug, Clone)]
+pub struct Played {
+    pub id: GameId,
+    pub steps: u32,
+    pub result: Option<GameResult>,
+    pub failures: Vec<Failure>,
+    pub orders: OrderCounts,
+    /// How many events of each kind the game's steps gave.
+    pub events: BTreeMap<String, u64>,
+    /// Every step with its orders files, when asked for.
+    pub record: Vec<StepRecord>,
+    pub chain_length: u32,
+}
+
+/// The outcome of a run of games.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub games: u32,
+    pub steps: u64,
+    /// Games by result, `winner level` (`unfinished` for a game that failed).
+    pub results: BTreeMap<String, u32>,
+    pub orders: OrderCounts,
+    pub events: BTreeMap<String, u64>,
+    pub failures: Vec<Failure>,
+}
+
+impl Summary {
+    pub fn add(&mut self, played: &Played) {
+        self.games += 1;
+        self.steps += u64::from(played.steps);
+        let result = match &played.result {
+            Some(r) => format!("{} {}", r.winner, r.level),
+            None if !played.failures.is_empty() => "failed".to_string(),
+            None => "no result".to_string(),
+        };
+        *self.results.entry(result).or_default() += 1;
+        self.orders.add(&played.orders);
+        for (kind, n) in &played.events {
+            *self.events.entry(kind.clone()).or_default() += n;
+        }
+        self.failures.extend(played.failures.iter().cloned());
+    }
+}
+
+/// Deterministic draws for the orders.
+struct Draw(ChaCha20Rng);
+
+impl Draw {
+    fn new(id: GameId) -> Draw {
+        let seed = Bytes32::sha256(format!("adjutant selfplay orders: seed {}, game {}", id.seed, id.game).as_bytes());
+        Draw(ChaCha20Rng::from_seed(seed.0))
+    }
+
+    /// 0 .. n (0 when n is 0).
+    fn below(&mut self, n: usize) -> usize {
+        ((u64::from(self.0.next_u32()) * n as u64) >> 32) as usize
+    }
+
+    fn chance(&mut self, num: usize, den: usize) -> bool {
+        self.below(den) < num
+    }
+
+    fn pick<'a, T>(&mut self, list: &'a [T]) -> Option<&'a T> {
+        if list.is_empty() {
+            return None;
+        }
+        let i = self.below(list.len());
+        list.get(i)
+    }
+
+    /// Each element with one chance in two.
+    fn subset<T: Clone>(&mut self, list: &[T]) -> Vec<T> {
+        list.iter().filter(|_| self.chance(1, 2)).cloned().collect()
+    }
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+fn strings(list: &[String]) -> Value {
+    Value::Sequence(list.iter().map(|s| text(s)).collect())
+}
+
+fn mapping(pairs: Vec<(&str, Value)>) -> Value {
+    let mut m = Mapping::new();
+    for (k, v) in pairs {
+        m.insert(text(k), v);
+    }
+    Value::Mapping(m)
+}
+
+fn string_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_sequence)
+        .map(|l| l.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// Where a choice goes in the orders body.
+#[derive(Debug, Clone)]
+enum Place {
+    /// An item of the top-level list `key`.
+    Item(&'static str),
+    /// `key.sub` of a top-level mapping.
+    Entry(&'static str, String),
+    /// The top-level `key`.
+    Field(&'static str),
+    /// A field of the least orders' attack `i`.
+    AttackField(usize, &'static str),
+    /// `defence.hexes.HEX`.
+    DefenceHex(String),
+    /// `defence.tactics`.
+    DefenceTactics,
+}
+
+#[derive(Debug, Clone)]
+struct Choice {
+    place: Place,
+    value: Value,
+}
+
+/// The least orders with `choices` added, and the field each choice is at.
+fn build(least: &Value, choices: &[Choice]) -> (Value, Vec<String>) {
+    let mut body = least.as_mapping().cloned().unwrap_or_default();
+    let mut fields = Vec::new();
+    for c in choices {
+        let field = match &c.place {
+            Place::Item(key) => {
+                let list = body.entry(text(key)).or_insert_with(|| Value::Sequence(Vec::new()));
+                if !list.is_sequence() {
+                    *list = Value::Sequence(Vec::new());
+                }
+                let seq = list.as_sequence_mut().expect("a list");
+                seq.push(c.value.clone());
+                format!("{key}[{}]", seq.len() - 1)
+            }
+            Place::Entry(key, sub) => {
+                let m = body.entry(text(key)).or_insert_with(|| Value::Mapping(Mapping::new()));
+                if let Some(m) = m.as_mapping_mut() {
+                    m.insert(text(sub), c.value.clone());
+                }
+                format!("{key}.{sub}")
+            }
+            Place::Field(key) => {
+                body.insert(text(key), c.value.clone());
+                key.to_string()
+            }
+            Place::AttackField(i, key) => {
+                if let Some(a) = body.get_mut("attacks").and_then(|l| l.get_mut(*i)).and_then(Value::as_mapping_mut) {
+                    a.insert(text(key), c.value.clone());
+                }
+                format!("attacks[{i}].{key}")
+            }
+            Place::DefenceHex(hex) => {
+                let d = body.entry(text("defence")).or_insert_with(|| Value::Mapping(Mapping::new()));
+                if let Some(d) = d.as_mapping_mut() {
+                    let hexes = d.entry(text("hexes")).or_insert_with(|| Value::Mapping(Mapping::new()));
+                    if let Some(h) = hexes.as_mapping_mut() {
+                        h.insert(text(hex), c.value.clone());
+                    }
+                }
+                format!("defence.hexes.{hex}")
+            }
+            Place::DefenceTactics => {
+                let d = body.entry(text("defence")).or_insert_with(|| Value::Mapping(Mapping::new()));
+                if let Some(d) = d.as_mapping_mut() {
+                    d.insert(text("tactics"), c.value.clone());
+                }
+                "defence.tactics".to_string()
+            }
+        };
+        fields.push(field);
+    }
+    (Value::Mapping(body), fields)
+}
+
+/// Whether a problem's field is at or under a choice's field.
+fn under(problem: &str, field: &str) -> bool {
+    problem.strip_prefix(field).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
+/// A momentum policy of 12.23 step 6: re-roll on some of the chart's results.
+fn momentum_policy(guide: &Guide, draw: &mut Draw) -> Option<Value> {
+    let c = guide.choices.iter().find(|c| c.key == "momentum")?;
+    let results: Vec<String> = c
+        .details
+        .get("results")
+        .and_then(|r| r.as_array())
+        .map(|l| l.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let held = c.details.get("chits").and_then(|n| n.as_u64()).unwrap_or(0) as usize;
+    let mut reroll = draw.subset(&results);
+    if reroll.is_empty() {
+        reroll = draw.pick(&results).cloned().into_iter().collect();
+    }
+    let at_most = 1 + draw.below(held.max(1));
+    Some(mapping(vec![("reroll_if", strings(&reroll)), ("at_most", Value::Number((at_most as u64).into()))]))
+}
+
+fn tactics_open(details: &BTreeMap<String, serde_json::Value>) -> Vec<String> {
+    details
+        .get("tactics_open")
+        .and_then(|v| v.as_array())
+        .map(|l| l.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// The random movement choices, after the least orders: each unit the
+/// least orders do not move, one time in two, to a hex of its reach (drawn
+/// as the guide would list it, [`template::draw_movement`]); now and then
+/// the units of a hex as one stack, to where the first of them goes; the
+/// guide's other choices (arrivals entered elsewhere or delayed, the
+/// assault declared).
+fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &Value, draw: &mut Draw) -> Vec<Choice> {
+    let Step::PlayerTurn { player, .. } = step else { return Vec::new() };
+    let forced: BTreeSet<String> = least
+        .get("moves")
+        .and_then(Value::as_sequence)
+        .map(|l| l.iter().filter_map(|m| m.get("unit").and_then(Value::as_str).map(str::to_string)).collect())
+        .unwrap_or_default();
+    let mine: Vec<String> = state
+        .units
+        .keys()
+        .filter(|id| gboar::close_combat::side_of(rules, id) == side && !forced.contains(*id))
+        .cloned()
+        .collect();
+    let chosen: Vec<String> = mine.into_iter().filter(|_| draw.chance(1, 2)).collect();
+    // Units of one hex, one time in four, as a stack.
+    let mut by_hex: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for id in &chosen {
+        if let Some(h) = state.units.get(id).and_then(|u| u.hex.as_deref()) {
+            by_hex.entry(h).or_default().push(id.clone());
+        }
+    }
+    let stacks: Vec<Vec<String>> = by_hex.into_values().filter(|l| l.len() > 1 && draw.chance(1, 4)).collect();
+    let (moves, others) = template::draw_movement(rules, state, player, side, least, &chosen, &mut |n| draw.below(n));
+    let mut out = Vec::new();
+    let mut stacked: BTreeSet<&String> = BTreeSet::new();
+    for m in &moves {
+        if stacked.contains(&m.unit) {
+            continue;
+        }
+        let mut fields = match stacks.iter().find(|s| s.contains(&m.unit)) {
+            Some(stack) => {
+                stacked.extend(stack.iter());
+                vec![("stack", strings(stack))]
+            }
+            None => vec![("unit", text(&m.unit))],
+        };
+        // Mostly every hex entered (the search's path, as the guide's reach
+        // was checked), sometimes only where to (the engine finds a path).
+        if draw.chance(3, 4) {
+            let path: Vec<String> = m.path.iter().map(|h| h.to_string()).collect();
+            fields.push(("path", strings(&path)));
+        } else {
+            fields.push(("to", text(&m.to.to_string())));
+        }
+        if m.strategic {
+            fields.push(("strategic", Value::Bool(true)));
+        }
+        let pinned = |id: &String| state.units.get(id).is_some_and(|u| u.pinned);
+        if m.leave_pin || stacks.iter().any(|s| s.contains(&m.unit) && s.iter().any(pinned)) {
+            fields.push(("leave_pin", Value::Bool(true)));
+        }
+        out.push(Choice { place: Place::Item("moves"), value: mapping(fields) });
+    }
+    let parse = |yaml: &Option<String>| yaml.as_deref().and_then(|y| crate::base::yaml::from_str::<Value>(y).ok());
+    for c in &others {
+        let Some(v) = parse(&c.yaml) else { continue };
+        match c.key.as_str() {
+            "enter" if draw.chance(1, 3) => {
+                if let Some((unit, hex)) = v.as_mapping().and_then(|m| m.iter().next()) {
+                    let unit = unit.as_str().unwrap_or_default().to_string();
+                    out.push(Choice { place: Place::Entry("enter", unit), value: hex.clone() });
+                }
+            }
+            "delay" if draw.chance(1, 4) => {
+                for unit in string_list(Some(&v)) {
+                    out.push(Choice { place: Place::Item("delay"), value: text(&unit) });
+                }
+            }
+            "declare_assault" if draw.chance(1, 8) => {
+                out.push(Choice { place: Place::Field("declare_assault"), value: Value::Bool(true) })
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The random choices drawn from a guide, after the least orders.
+fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
+    let mut out = Vec::new();
+    let parse = |yaml: &Option<String>| yaml.as_deref().and_then(|y| crate::base::yaml::from_str::<Value>(y).ok());
+    match guide.kind.as_str() {
+        "movement" => {}
+        "attack" => {
+            let least_attacks: Vec<Value> =
+                least.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default();
+            let mut attacking: BTreeSet<String> =
+                least_attacks.iter().flat_map(|a| string_list(a.get("attackers"))).collect();
+            let mut attacked: BTreeSet<String> =
+                least_attacks.iter().flat_map(|a| string_list(a.get("defenders"))).collect();
+            let mut hexes: Vec<String> = Vec::new();
+            for c in guide.choices.iter().filter(|c| c.key == "attacks") {
+                let Some(v) = parse(&c.yaml) else { continue };
+                let attackers = string_list(v.get("attackers"));
+                let defenders = string_list(v.get("defenders"));
+                let open = tactics_open(&c.details);
+                hexes.extend(defenders.iter().cloned());
+                let extras = |draw: &mut Draw, attackers: &[String], m: &mut Vec<(&'static str, Value)>| {
+                    if let Some(chit) = draw.chance(1, 2).then(|| draw.pick(&open).cloned()).flatten() {
+                        m.push(("tactics", text(&chit)));
+                    }
+                    if let Some(lead) = draw.chance(1, 4).then(|| draw.pick(attackers).cloned()).flatten() {
+                        m.push(("lead", text(&lead)));
+                    }
+                    if draw.chance(1, 4) {
+                        m.push(("advance", strings(&draw.subset(attackers))));
+                    }
+                };
+                if let Some(i) = least_attacks
+                    .iter()
+                    .position(|a| string_list(a.get("defenders")).iter().any(|d| defenders.contains(d)))
+                {
+                    let theirs = string_list(least_attacks[i].get("attackers"));
+                    let mut fields = Vec::new();
+                    extras(draw, &theirs, &mut fields);
+                    for (key, value) in fields {
+                        out.push(Choice { place: Place::AttackField(i, key), value });
+                    }
+                    continue;
+                }
+                if defenders.iter().any(|d| attacked.contains(d)) || !draw.chance(1, 2) {
+                    continue;
+                }
+                let free: Vec<String> = attackers.iter().filter(|a| !attacking.contains(*a)).cloned().collect();
+                let mut chosen = draw.subset(&free);
+                if chosen.is_empty() {
+                    chosen = draw.pick(&free).cloned().into_iter().collect();
+                }
+                if chosen.is_empty() {
+                    continue;
+                }
+                let mut m = vec![("attackers", strings(&chosen)), ("defenders", strings(&defenders))];
+                extras(draw, &chosen, &mut m);
+                if draw.chance(1, 4) {
+                    if let Some(p) = momentum_policy(guide, draw) {
+                        m.push(("momentum", p));
+                    }
+                }
+                attacking.extend(chosen);
+                attacked.extend(defenders);
+                out.push(Choice { place: Place::Item("attacks"), value: mapping(m) });
+            }
+            let spare: Vec<String> = hexes.into_iter().filter(|h| !attacked.contains(h)).collect();
+            if let Some(h) = draw.chance(1, 4).then(|| draw.pick(&spare).cloned()).flatten() {
+                out.push(Choice { place: Place::Field("diversion"), value: text(&h) });
+            }
+            if draw.chance(1, 3) {
+                if let Some(p) = momentum_policy(guide, draw) {
+                    out.push(Choice { place: Place::Field("momentum"), value: p });
+                }
+            }
+        }
+        "defence" => {
+            for c in guide.choices.iter().filter(|c| c.key == "defence") {
+                let Some(v) = parse(&c.yaml) else { continue };
+                if let Some(hexes) = v.get("hexes").and_then(Value::as_mapping) {
+                    let Some(hex) = hexes.keys().next().and_then(Value::as_str) else { continue };
+                    if !draw.chance(1, 2) {
+                        continue;
+                    }
+                    let mut m = Vec::new();
+                    if let Some(chit) = draw.pick(&tactics_open(&c.details)) {
+                        m.push(("tactics", text(chit)));
+                    }
+                    let withdraw = c.details.get("cavalry_withdrawal").and_then(|w| w.as_bool()) == Some(true);
+                    if withdraw && draw.chance(1, 2) {
+                        m.push(("cavalry_withdrawal", Value::Bool(true)));
+                    }
+                    out.push(Choice { place: Place::DefenceHex(hex.to_string()), value: mapping(m) });
+                } else if let Some(chit) = v.get("tactics") {
+                    if draw.chance(1, 3) {
+                        out.push(Choice { place: Place::DefenceTactics, value: chit.clone() });
+                    }
+                }
+            }
+            if draw.chance(1, 3) {
+                if let Some(p) = momentum_policy(guide, draw) {
+                    out.push(Choice { place: Place::Field("momentum"), value: p });
+                }
+            }
+        }
+        "fire" | "rifle-fire" => {
+            for c in &guide.choices {
+                let key = match c.key.as_str() {
+                    "fire" => "fire",
+                    "mortars" => "mortars",
+                    "rifle_fire" => "rifle_fire",
+                    _ => continue,
+                };
+                if let Some(v) = parse(&c.yaml).filter(|_| draw.chance(1, 2)) {
+                    out.push(Choice { place: Place::Item(key), value: v });
+                }
+            }
+        }
+        "initiative" => {
+            let options: Vec<Value> =
+                guide.choices.iter().filter(|c| c.key == "momentum").filter_map(|c| parse(&c.yaml)).collect();
+            if let Some(mut v) = draw.chance(1, 2).then(|| draw.pick(&options).cloned()).flatten() {
+                if let (Some(m), true) = (v.as_mapping_mut(), draw.chance(1, 3)) {
+                    m.insert(text("dictate"), Value::Bool(true));
+                }
+                out.push(Choice { place: Place::Field("momentum"), value: v });
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Every awaited side's random orders for `step`: its least orders, which
+/// must validate (alone, and all sides' together), and what the drawn
+/// choices add that still validates, alone and together
+/// ([`gboar::validate_step`]).
+fn step_orders(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    sides: &[String],
+    draw: &mut Draw,
+) -> std::result::Result<(BTreeMap<String, Value>, OrderCounts), String> {
+    let least = template::minimal_of(rules, state, step, sides);
+    // Every problem as (side, field, message): each side's alone, then
+    // (when there are none) all sides' together.
+    let problems = |bodies: &BTreeMap<String, Value>| -> Vec<(String, String, String)> {
+        let mut found = Vec::new();
+        for (side, body) in bodies {
+            found.extend(
+                gboar::validate_body(rules, state, step, side, body, "selfplay", "")
+                    .into_iter()
+                    .map(|p| (side.clone(), p.field, p.message)),
+            );
+        }
+        if found.is_empty() {
+            found.extend(
+                gboar::validate_step(rules, state, step, bodies).into_iter().map(|p| (p.side, p.field, p.message)),
+            );
+        }
+        found
+    };
+    let refused = problems(&least);
+    if !refused.is_empty() {
+        let list: Vec<String> = refused.iter().map(|(s, f, m)| format!("{s} {f}: {m}")).collect();
+        let what = format!(
+            "the least orders (adjutant template) do not validate: {}; the orders: {}",
+            list.join("; "),
+            serde_json::to_string(&least).unwrap_or_default()
+        );
+        return Err(what);
+    }
+    let mut choices: Vec<(String, Choice)> = Vec::new();
+    for side in sides {
+        let drawn = if step.phase() == "movement" {
+            draw_movement(rules, state, step, side, &least[side], draw)
+        } else {
+            let guide = template::guide(rules, state, step, side, &least[side]);
+            draw_choices(&guide, &least[side], draw)
+        };
+        choices.extend(drawn.into_iter().map(|c| (side.clone(), c)));
+    }
+    let mut counts = OrderCounts { files: sides.len() as u64, drawn: choices.len() as u64, ..OrderCounts::default() };
+    let build_all = |kept: &[(String, Choice)]| -> (BTreeMap<String, Value>, Vec<String>) {
+        let mut bodies = BTreeMap::new();
+        let mut fields = vec![String::new(); kept.len()];
+        for (side, body) in &least {
+            let mine: Vec<usize> = (0..kept.len()).filter(|i| &kept[*i].0 == side).collect();
+            let list: Vec<Choice> = mine.iter().map(|i| kept[*i].1.clone()).collect();
+            let (built, at) = build(body, &list);
+            for (i, f) in mine.into_iter().zip(at) {
+                fields[i] = f;
+            }
+            bodies.insert(side.clone(), built);
+        }
+        (bodies, fields)
+    };
+    let mut kept = choices.clone();
+    // Drop the choices the refusals name, while they name some.
+    loop {
+        let (bodies, fields) = build_all(&kept);
+        let found = problems(&bodies);
+        if found.is_empty() {
+            counts.kept = kept.len() as u64;
+            return Ok((bodies, counts));
+        }
+        let before = kept.len();
+        let mut i = 0;
+        kept.retain(|(side, _)| {
+            let named = found.iter().any(|(s, f, _)| s == side && under(f, &fields[i]));
+            i += 1;
+            !named
+        });
+        if kept.len() == before {
+            break;
+        }
+    }
+    // A refusal that names no choice: one choice at a time.
+    counts.one_by_one = 1;
+    let mut one_by_one: Vec<(String, Choice)> = Vec::new();
+    for c in choices {
+        one_by_one.push(c);
+        if !problems(&build_all(&one_by_one).0).is_empty() {
+            one_by_one.pop();
+        }
+    }
+    counts.kept = one_by_one.len() as u64;
+    Ok((build_all(&one_by_one).0, counts))
+}
+
+/// The orders file `adjutant template` would write for this body.
+fn orders_file(game: &str, step: &Step, side: &str, body: &Value) -> String {
+    let mut text =
+        format!("game: {game}\nturn: {}\nstep: {}\nside: {side}\n", step.turn(), gboar::orders::step_field(step));
+    if body.as_mapping().is_some_and(|m| !m.is_empty()) {
+        text += &crate::base::yaml::to_string(body).unwrap_or_default();
+    }
+    text
+}
+
+/// Play game `id` from `setup` to its end (or its first failure).
+/// `record` keeps every step's orders files (for the shell's
+/// `game::selfplay::write_folder`).
+pub fn play(rules: &Rules, setup: &State, id: GameId, record: bool) -> Played {
+    let at = std::cell::RefCell::new((0u32, String::new()));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| play_inner(rules, setup, id, record, &at)));
+    match outcome {
+        Ok(played) => played,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".into());
+            let (journal_step, step) = at.borrow().clone();
+            Played {
+                id,
+                steps: journal_step.saturating_sub(1),
+                result: None,
+                failures: vec![Failure { game: id.game, journal_step, step, what: format!("panic: {message}") }],
+                orders: OrderCounts::default(),
+                events: BTreeMap::new(),
+                record: Vec::new(),
+                chain_length: 0,
+            }
+        }
+    }
+}
+
+fn play_inner(
+    rules: &Rules,
+    setup: &State,
+    id: GameId,
+    record: bool,
+    at: &std::cell::RefCell<(u32, String)>,
+) -> Played {
+    let mut played = Played {
+        id,
+        steps: 0,
+        result: None,
+        failures: Vec::new(),
+        orders: OrderCounts::default(),
+        events: BTreeMap::new(),
+        record: Vec::new(),
+        chain_length: 0,
+    };
+    let fail = |played: &mut Played, k: u32, step: &Step, what: String| {
+        played.failures.push(Failure { game: id.game, journal_step: k, step: step.name(), what });
+    };
+    let bound = match max_steps(rules) {
+        Ok(n) => n,
+        Err(e) => {
+            played.failures.push(Failure { game: id.game, journal_step: 0, step: String::new(), what: e.to_string() });
+            return played;
+        }
+    };
+    played.chain_length = bound + 1;
+    let keys = dice::chain(&chain_top(id), played.chain_length);
+    let game = id.name();
+    let checks = Invariants::new(rules);
+    let mut draw = Draw::new(id);
+    let mut state = setup.clone();
+    let broken = checks.state(&state);
+    if !broken.is_empty() {
+        played.failures.push(Failure {
+            game: id.game,
+            journal_step: 0,
+            step: "set-up".into(),
+            what: broken.join("; "),
+        });
+        return played;
+    }
+    let mut k = 1u32;
+    while let Some(step) = state.next.clone() {
+        *at.borrow_mut() = (k, step.name());
+        if k > bound {
+            fail(&mut played, k, &step, format!("the game has not ended after {bound} steps, the most its turns hold"));
+            return played;
+        }
+        // Each awaited side's orders file, read back as a real one is.
+        let mut files = Vec::new();
+        let mut bodies = BTreeMap::new();
+        let sides = gboar::awaited(rules, &state, &step);
+        let drawn = match step_orders(rules, &state, &step, &sides, &mut draw) {
+            Ok((drawn, counts)) => {
+                played.orders.add(&counts);
+                drawn
+            }
+            Err(why) => {
+                fail(&mut played, k, &step, why);
+                return played;
+            }
+        };
+        for (side, body) in drawn {
+            let file = orders_file(&game, &step, &side, &body);
+            match gboar::orders::check_header(rules, &game, &state, "selfplay", &file) {
+                Ok(c) if c.side == side => {
+                    bodies.insert(side.clone(), c.body);
+                }
+                Ok(c) => {
+                    fail(&mut played, k, &step, format!("{side}'s orders file reads as {}'s", c.side));
+                    return played;
+                }
+                Err(list) => {
+                    let why: Vec<String> = list.iter().map(|l| l.to_string()).collect();
+                    fail(&mut played, k, &step, format!("{side}'s orders file is refused: {}", why.join("; ")));
+                    return played;
+                }
+            }
+            files.push((side, file));
+        }
+        let hashes: Vec<SideHash> = files.iter().map(|(side, f)| SideHash::of_bytes(side, f.as_bytes())).collect();
+        let seed =
+            dice::orders_digest(&hashes).and_then(|digest| dice::step_seed(&game, k, &keys[k as usize], &digest, &[]));
+        let seed = match seed {
+            Ok(s) => s,
+            Err(e) => {
+                fail(&mut played, k, &step, format!("the step's seed: {e}"));
+                return played;
+            }
+        };
+        let resolve = || {
+            let mut dice = StepDice::new(&seed);
+            gboar::resolve(rules, &state, &step, &bodies, &mut dice).map(|mut r| {
+                r.state.resolved_steps = k;
+                (r, dice.into_log())
+            })
+        };
+        let (done, rolls) = match resolve() {
+            Ok(r) => r,
+            Err(e) => {
+                let orders: Vec<String> = files.iter().map(|(s, f)| format!("{s}:\n{f}")).collect();
+                fail(&mut played, k, &step, format!("the engine refuses the step: {e}\n{}", orders.join("\n")));
+                return played;
+            }
+        };
+        let mut broken = checks.check(&state, &step, &done.state, &done.events);
+        // The same step from the same state with the same dice: the same
+        // state, events and rolls (DICE.md §6.4).
+        match resolve() {
+            Ok((again, again_rolls)) => {
+                if again.state.hash() != done.state.hash() {
+                    broken.push("resolved again, the step gives another state hash".into());
+                }
+                if again.events != done.events {
+                    broken.push("resolved again, the step gives other events".into());
+                }
+                if again_rolls != rolls {
+                    broken.push("resolved again, the step rolls other dice".into());
+                }
+            }
+            Err(e) => broken.push(format!("resolved again, the engine refuses the step: {e}")),
+        }
+        // The state as the journal hashes it (state.yaml's YAML is read back
+        // by the game folders of `--keep`).
+        let bytes = done.state.canonical_bytes();
+        if serde_json::from_slice::<State>(&bytes).ok().as_ref() != Some(&done.state) {
+            broken.push("the state does not read back from its canonical bytes".into());
+        }
+        for e in &done.events {
+            *played.events.entry(e.kind.clone()).or_default() += 1;
+        }
+        if !broken.is_empty() {
+            let orders: Vec<String> = files.iter().map(|(s, f)| format!("{s}:\n{f}")).collect();
+            fail(&mut played, k, &step, format!("{}\n{}", broken.join("; "), orders.join("\n")));
+            played.steps = k;
+            return played;
+        }
+        if record {
+            played.record.push(StepRecord {
+                journal_step: k,
+                step: step.name(),
+                files,
+                state_sha256: done.state.hash(),
+            });
+        }
+        played.result = done.state.result.clone();
+        state = done.state;
+        played.steps = k;
+        k += 1;
+    }
+    played
+}
