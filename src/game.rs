@@ -149,7 +149,7 @@ pub fn load_state(folder: &GameFolder) -> Result<crate::engine::state::State> {
     let path = folder.root.join(crate::folder::STATE_FILE);
     let label = path.display().to_string();
     let text = crate::fsio::read_text(&path, &label)?;
-    crate::yaml::parse(&label, &text).map_err(Error::Data)
+    folder.state_from(&label, &text).map_err(Error::Data)
 }
 
 /// The rules of a game folder's module and scenario.
