@@ -106,11 +106,24 @@ pub struct PlayerWas {
 
 /// The SHA-256 of a list of players as a journal entry binds it: of their
 /// canonical YAML (side, name, email), sorted by side.
+///
+/// `verify` asks it for every step, of the same players mostly: the last
+/// list hashed is remembered (per process), with its hash.
 pub fn players_sha256(players: &[Player]) -> Bytes32 {
+    static LAST: std::sync::Mutex<Option<(Vec<Player>, Bytes32)>> = std::sync::Mutex::new(None);
     let mut sorted = players.to_vec();
     sorted.sort_by(|a, b| a.side.cmp(&b.side));
+    if let Ok(last) = LAST.lock() {
+        if let Some((_, sha256)) = last.as_ref().filter(|(seen, _)| *seen == sorted) {
+            return *sha256;
+        }
+    }
     let yaml = crate::base::yaml::to_string(&sorted).expect("players always serialise");
-    Bytes32::sha256(yaml.as_bytes())
+    let sha256 = Bytes32::sha256(yaml.as_bytes());
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((sorted, sha256));
+    }
+    sha256
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,7 +244,19 @@ pub struct GameFolder {
     pub config: GameConfig,
     /// Journal entries already parsed, by label, with the text they were
     /// parsed from ([`GameFolder::journal_entry`]).
-    parsed: std::sync::Arc<std::sync::Mutex<BTreeMap<String, (String, crate::game::journal::JournalEntry)>>>,
+    parsed: std::sync::Arc<std::sync::Mutex<BTreeMap<String, ParsedEntry>>>,
+    /// `state.yaml` as last parsed, with the text it was parsed from
+    /// ([`GameFolder::state_from`]).
+    state: std::sync::Arc<std::sync::Mutex<Option<(String, crate::systems::gboar::state::State)>>>,
+}
+
+/// A journal entry as parsed from its file's text, and the SHA-256 of that
+/// text once it is known to be the entry's canonical bytes.
+#[derive(Debug)]
+struct ParsedEntry {
+    text: String,
+    entry: crate::game::journal::JournalEntry,
+    canonical_sha256: Option<Bytes32>,
 }
 
 /// A fresh chain top from the operating system's CSPRNG (DICE.md §1).
@@ -264,7 +289,7 @@ impl GameFolder {
             e.file = label.clone();
             Error::Data(e)
         })?;
-        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default(), state: Default::default() })
     }
 
     /// The journal entry that `text`, the file `label` of this folder's
@@ -276,15 +301,73 @@ impl GameFolder {
         text: &str,
     ) -> std::result::Result<crate::game::journal::JournalEntry, Located> {
         if let Ok(parsed) = self.parsed.lock() {
-            if let Some((_, entry)) = parsed.get(label).filter(|(seen, _)| seen == text) {
-                return Ok(entry.clone());
+            if let Some(seen) = parsed.get(label).filter(|seen| seen.text == text) {
+                return Ok(seen.entry.clone());
             }
         }
         let entry: crate::game::journal::JournalEntry = crate::base::yaml::parse(label, text)?;
         if let Ok(mut parsed) = self.parsed.lock() {
-            parsed.insert(label.to_string(), (text.to_string(), entry.clone()));
+            let seen = ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical_sha256: None };
+            parsed.insert(label.to_string(), seen);
         }
         Ok(entry)
+    }
+
+    /// Note that `text`, the file `label` of the journal, is exactly the
+    /// canonical bytes of the entry it holds (`verify` checked it), with the
+    /// SHA-256 `sha256`: [`GameFolder::entry_sha256`] then needs not
+    /// serialise that entry again.
+    pub fn note_canonical(&self, label: &str, text: &str, sha256: Bytes32) {
+        if let Ok(mut parsed) = self.parsed.lock() {
+            if let Some(seen) = parsed.get_mut(label).filter(|seen| seen.text == text) {
+                seen.canonical_sha256 = Some(sha256);
+            }
+        }
+    }
+
+    /// Note that `text` is the canonical bytes of `entry` (`resolve` made
+    /// them to write the entry), with the SHA-256 `sha256`.
+    pub fn note_written(&self, entry: &crate::game::journal::JournalEntry, text: &str, sha256: Bytes32) {
+        if let Ok(mut parsed) = self.parsed.lock() {
+            let seen = ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical_sha256: Some(sha256) };
+            parsed.insert(crate::game::journal::label(entry.step), seen);
+        }
+    }
+
+    /// The SHA-256 of `entry`'s canonical bytes ([`JournalEntry::sha256`]):
+    /// that of its file when the file was found canonical and holds this
+    /// very entry, computed otherwise.
+    ///
+    /// [`JournalEntry::sha256`]: crate::game::journal::JournalEntry::sha256
+    pub fn entry_sha256(&self, entry: &crate::game::journal::JournalEntry) -> Bytes32 {
+        if let Ok(parsed) = self.parsed.lock() {
+            let known = parsed.get(&crate::game::journal::label(entry.step)).filter(|seen| &seen.entry == entry);
+            if let Some(sha256) = known.and_then(|seen| seen.canonical_sha256) {
+                return sha256;
+            }
+        }
+        entry.sha256()
+    }
+
+    /// The state that `text`, this folder's `state.yaml` (named `label`),
+    /// holds. A command reads state.yaml when it takes the folder's lock
+    /// (recovery.rs checks it against the journal) and again for its own
+    /// work: the same text is parsed once.
+    pub fn state_from(
+        &self,
+        label: &str,
+        text: &str,
+    ) -> std::result::Result<crate::systems::gboar::state::State, Located> {
+        if let Ok(cached) = self.state.lock() {
+            if let Some((_, state)) = cached.as_ref().filter(|(seen, _)| seen == text) {
+                return Ok(state.clone());
+            }
+        }
+        let state: crate::systems::gboar::state::State = crate::base::yaml::parse(label, text)?;
+        if let Ok(mut cached) = self.state.lock() {
+            *cached = Some((text.to_string(), state.clone()));
+        }
+        Ok(state)
     }
 
     /// Create a new folder at `root` holding `config` and the secret `top`.
@@ -331,7 +414,7 @@ impl GameFolder {
             let _ = fs::remove_dir_all(&temp);
             return Err(e);
         }
-        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default() })
+        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default(), state: Default::default() })
     }
 
     /// Create a new folder at `root` with a fresh key chain: a game of a

@@ -150,8 +150,15 @@ impl Journal {
 
     /// Append the entry for `entry.step`, which must not exist yet.
     pub fn append(&self, entry: &JournalEntry) -> Result<EntryFile> {
+        self.append_canonical(entry, &entry.to_yaml())
+    }
+
+    /// [`Journal::append`], with the entry's canonical bytes already made
+    /// (`yaml` must be [`JournalEntry::to_yaml`] of `entry`).
+    pub fn append_canonical(&self, entry: &JournalEntry, yaml: &str) -> Result<EntryFile> {
+        debug_assert_eq!(yaml, entry.to_yaml(), "the entry's canonical bytes");
         let path = self.dir.join(file_name(entry.step));
-        fsio::write_new_atomic(&path, entry.to_yaml().as_bytes()).map_err(|e| match e {
+        fsio::write_new_atomic(&path, yaml.as_bytes()).map_err(|e| match e {
             Error::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists => Error::refused(format!(
                 "{}: step {} is already in the journal; an entry is never replaced",
                 label(entry.step),

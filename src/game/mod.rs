@@ -167,7 +167,7 @@ pub fn load_state(folder: &GameFolder) -> Result<crate::systems::gboar::state::S
     let path = folder.root.join(crate::game::folder::STATE_FILE);
     let label = path.display().to_string();
     let text = crate::base::fsio::read_text(&path, &label)?;
-    crate::base::yaml::parse(&label, &text).map_err(Error::Data)
+    folder.state_from(&label, &text).map_err(Error::Data)
 }
 
 /// The rules of a game folder's module and scenario.

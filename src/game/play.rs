@@ -141,7 +141,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let rules = load_rules(&folder)?;
     // The game's report templates are checked before anything is written,
     // so that the reports of the steps about to be resolved can be made.
-    crate::report::game::game_templates(&folder)?;
+    let templates = crate::report::game::game_templates(&folder)?;
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;
@@ -188,7 +188,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let mut refused = Vec::new();
     // What the steps write, computed before anything is written.
     let mut orders_files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut entries: Vec<JournalEntry> = Vec::new();
+    let mut entries: Vec<(JournalEntry, String)> = Vec::new();
     let mut used_inbox: Vec<PathBuf> = Vec::new();
     let inbox = crate::game::inbox::pending(&folder)?;
     while let Some(step) = state.next.clone() {
@@ -249,7 +249,12 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             .collect();
         let (mut entry, next) = resolve_step(&rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine))?;
         entry.previous = previous;
-        previous = Some(Bytes32::sha256(entry.to_yaml().as_bytes()));
+        // The entry's bytes, made once: hashed for the next entry's link and
+        // the reports' journal head, and written as they are.
+        let yaml = entry.to_yaml();
+        let sha256 = Bytes32::sha256(yaml.as_bytes());
+        folder.note_written(&entry, &yaml, sha256);
+        previous = Some(sha256);
         orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
         // The inbox's copies of the step are done with once it is in the journal.
         used_inbox.extend(inbox.iter().filter(|p| p.step == step.name()).map(|p| p.path.clone()));
@@ -263,7 +268,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             rolls: entry.rolls.clone(),
             state_sha256: entry.state_sha256.unwrap_or(state.hash()),
         });
-        entries.push(entry);
+        entries.push((entry, yaml));
         k += 1;
     }
     // The players' reports of the steps no dispatch reports yet: those just
@@ -277,8 +282,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             } else {
                 Vec::new()
             };
-            reported_entries.extend(entries.iter().cloned());
-            let templates = reports::game_templates(&folder)?;
+            reported_entries.extend(entries.iter().map(|(entry, _)| entry.clone()));
             let steps = reports::Steps {
                 folder: &folder,
                 rules: &rules,
@@ -299,8 +303,8 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     for (file, bytes) in &orders_files {
         fsio::write_new_atomic(&folder.root.join(file), bytes)?;
     }
-    for entry in &entries {
-        journal.append(entry).map_err(|e| committed(e, first_new, entry.step))?;
+    for (entry, yaml) in &entries {
+        journal.append_canonical(entry, yaml).map_err(|e| committed(e, first_new, entry.step))?;
     }
     let finish = || -> Result<()> {
         if !entries.is_empty() {

@@ -180,7 +180,10 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
             if ends.contains(&entry.step) {
                 states.insert(entry.step, state.clone());
             }
-            last_state = state.clone();
+            // check_all has read the journal as steps 1 to verdict.steps.
+            if entry.step == verdict.steps {
+                last_state = state.clone();
+            }
             Ok(())
         })?;
         if let Some((entry, message)) = replayed {
@@ -549,11 +552,13 @@ fn check_all(
         if folder.config.kind == FolderKind::RollLog {
             check_roll_step(folder, &entry).map_err(|message| fail(label, step, Check::Rolls, message))?;
         }
+        let sha256 = Bytes32::sha256(&bytes);
+        folder.note_canonical(label, &text, sha256);
         verdict.steps = entry.step;
         verdict.rolls += entry.rolls.len() as u64;
         previous_key = entry.key;
-        previous_hash = Some(Bytes32::sha256(&bytes));
-        entries.push((entry, Bytes32::sha256(&bytes)));
+        previous_hash = Some(sha256);
+        entries.push((entry, sha256));
     }
     Ok(())
 }

@@ -169,10 +169,14 @@ impl Steps<'_> {
     pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
         let mut files = BTreeMap::new();
         let awaiting = self.awaiting();
+        let head = self
+            .entries
+            .last()
+            .map(|e| super::model::JournalHead { step: e.step, sha256: self.folder.entry_sha256(e) });
         for side in &self.rules.module.info.sides {
             // One model per side, every format rendered from it.
             let input = self.input(Viewer::Side(side.id.clone()), MapIn::File(MAP_FILE), awaiting.clone());
-            let model = super::model(&input);
+            let model = super::model::model_with_head(&input, head.clone());
             let value = minijinja::Value::from(minijinja::value::Serde(&model));
             for format in Format::ALL {
                 let text = super::render_model(&model, &value, &input, format, self.templates)?;

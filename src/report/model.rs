@@ -255,6 +255,19 @@ fn bare(event: &Event, visible_to: Option<&Value>) -> EventReport {
 
 /// The report model of `input` for its viewer.
 pub fn model(input: &ReportInput) -> ReportModel {
+    model_with_head(input, journal_head(input.entries))
+}
+
+/// The journal's head after `entries`: the last one's step and the SHA-256
+/// of its canonical bytes (what [`ReportModel::journal_head`] holds).
+pub(crate) fn journal_head(entries: &[crate::game::journal::JournalEntry]) -> Option<JournalHead> {
+    entries.last().map(|e| JournalHead { step: e.step, sha256: e.sha256() })
+}
+
+/// [`model`] with the journal's head already computed ([`journal_head`] of
+/// `input.entries`): a dispatch makes one model per side, and the head, which
+/// serialises the last entry, is the same for all.
+pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalHead>) -> ReportModel {
     let viewer = &input.viewer;
     let names = viewer.names(&input.players_of_sides);
     let steps = input
@@ -316,7 +329,7 @@ pub fn model(input: &ReportInput) -> ReportModel {
         module: game.module.clone(),
         scenario: game.scenario.clone(),
         players: players.iter().map(|p| PlayerSummary { side: p.side.clone(), name: p.name.clone() }).collect(),
-        journal_head: last.map(|e| JournalHead { step: e.step, sha256: e.sha256() }),
+        journal_head,
         viewer: match viewer {
             Viewer::Referee => ViewerSummary { role: "referee".into(), side: None },
             Viewer::Side(side) => ViewerSummary { role: "side".into(), side: Some(side.clone()) },
