@@ -8,10 +8,12 @@
 //! - [`mail`]: mail out, orders read from a received email ([`mail::intake`]),
 //!   dispatches posted to players ([`mail::post`]).
 //! - [`report`]: each step's report, per side, as text, Markdown, HTML or
-//!   JSON; [`report::map`]: the map as SVG and PNG, and its overlays.
+//!   JSON; [`report::map`]: the map a system pictures, as SVG and PNG.
 //! - [`game`]: the shell: new games of the embedded modules, the game
 //!   folder and its append-only journal, orders sent ahead and standing
 //!   orders, resolve, verify, recovery after a killed command, ad hoc rolls.
+//! - [`system`]: the seam: the traits every game system implements, the
+//!   types that cross it, and the registry keyed by a module's `system:`.
 //! - [`systems`]: the game systems' rules ([`systems::gboar`]: the GBoAR
 //!   series and Savannah 1779).
 //! - [`base`]: leaves: the verifiable dice, hex geometry, the YAML facade,
@@ -21,6 +23,7 @@ pub mod base;
 pub mod game;
 pub mod mail;
 pub mod report;
+pub mod system;
 pub mod systems;
 
 pub use base::error::{Error, Result};

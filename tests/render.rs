@@ -8,10 +8,10 @@ use common::*;
 
 use std::fs;
 
-use adjutant::report::map::overlay::overlay;
 use adjutant::report::map::svg::{self, Options};
+use adjutant::system::Event;
 use adjutant::systems::gboar::data::{Module, Source};
-use adjutant::systems::gboar::Event;
+use adjutant::systems::gboar::overlay::overlay;
 
 /// A step of the Historical Scenario as events: two moves, fire, a close
 /// combat, a retreat, an elimination.

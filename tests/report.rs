@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use adjutant::game::folder::{GameConfig, GameFolder};
 use adjutant::game::journal::JournalEntry;
 use adjutant::report::{self, load_templates, Format, ReportInput, ReportModel, Viewer};
-use adjutant::systems::gboar::state::State;
+use adjutant::system::Standing;
 
 /// The known chain top of `known_dice`: it must never be in a report.
 const CHAIN_TOP: &str = "1111111111111111111111111111111111111111111111111111111111111111";
@@ -24,7 +24,7 @@ const CHAIN_TOP: &str = "1111111111111111111111111111111111111111111111111111111
 struct Game {
     config: GameConfig,
     entries: Vec<JournalEntry>,
-    state: State,
+    standing: Standing,
     awaiting: Vec<String>,
     next_step: Option<String>,
     players: BTreeMap<String, String>,
@@ -37,7 +37,7 @@ impl Game {
             game: &self.config,
             viewer,
             entries: &self.entries,
-            state: &self.state,
+            standing: self.standing.clone(),
             awaiting: self.awaiting.clone(),
             next_step: self.next_step.clone(),
             map_svg: Some(self.svg.clone()),
@@ -74,17 +74,17 @@ fn played() -> Game {
         .iter()
         .map(|e| adjutant::base::yaml::from_str(&fs::read_to_string(&e.path).unwrap()).unwrap())
         .collect();
-    let state: State = adjutant::base::yaml::from_str(&fs::read_to_string(g.join("state.yaml")).unwrap()).unwrap();
+    let state = adjutant::game::load_state(&folder).unwrap();
     let rules = adjutant::game::load_rules(&folder).unwrap();
-    let step = state.next.clone().expect("the game goes on after turn 16's close combat");
-    let awaiting = adjutant::systems::gboar::awaited(&rules, &state, &step);
+    let step = state.next_step().expect("the game goes on after turn 16's close combat");
+    let awaiting = rules.awaited(state.as_ref());
     Game {
         config: folder.config.clone(),
         entries,
-        next_step: Some(step.name()),
+        next_step: Some(step.name),
         awaiting,
-        players: rules.players_of_armies(),
-        state,
+        players: rules.players_of_sides(),
+        standing: rules.standing(state.as_ref()),
         svg,
     }
 }
@@ -262,7 +262,7 @@ fn json_is_the_versioned_model() {
         assert_eq!(json["dice"]["anchor"], game.config.dice.anchor.to_hex());
         assert_eq!(json["dice"]["chain_length"], 4096);
         assert_eq!(json["steps"].as_array().unwrap().len(), game.entries.len());
-        assert_eq!(json["standing"]["turn"], game.state.turn);
+        assert_eq!(json["standing"]["turn"], game.standing.turn);
         assert_eq!(json["standing"]["next_step"], serde_json::json!(game.next_step));
         assert_eq!(json["standing"]["awaiting"], serde_json::json!(game.awaiting));
         let back: ReportModel = serde_json::from_str(&text).unwrap();
@@ -392,8 +392,8 @@ fn a_broken_template_is_an_error_naming_its_file_and_line() {
 #[test]
 fn a_side_never_sees_another_sides_cards() {
     let mut game = game();
-    game.state.cards.insert("allies".into(), vec!["allied-card-x".into()]);
-    game.state.cards.insert("british".into(), vec!["british-card-y".into()]);
+    game.standing.cards.insert("allies".into(), vec!["allied-card-x".into()]);
+    game.standing.cards.insert("british".into(), vec!["british-card-y".into()]);
     let templates = load_templates(None).unwrap();
     for format in Format::ALL {
         let render = |side: &str| report::render(&game.input(Viewer::Side(side.into())), format, &templates).unwrap();
@@ -411,7 +411,7 @@ fn a_side_never_sees_another_sides_cards() {
 #[test]
 fn an_event_visible_to_one_side_reaches_only_that_side_and_the_referee() {
     let mut game = game();
-    let secret = adjutant::systems::gboar::Event::new("4.3", "card", "the British draw SECRET-CARD-Z")
+    let secret = adjutant::system::Event::new("4.3", "card", "the British draw SECRET-CARD-Z")
         .with("visible_to", ["british"])
         .with("card", "SECRET-CARD-Z");
     game.entries[0].events.push(secret);

@@ -1,7 +1,8 @@
 //! Leaves: nothing here imports anything else of the crate.
 //!
 //! - [`dice`]: the verifiable dice protocol of `shared/design/DICE.md`.
-//! - [`hex`]: hex geometry.
+//! - [`hex`]: hex geometry; [`hexmap`]: a hex map as a picture shows it.
+//! - [`embedded`]: the game modules of `games/`, embedded in the binary.
 //! - [`yaml`]: the one facade over the YAML crates, with located errors.
 //! - [`fsio`]: atomic writes, reads and the folder lock.
 //! - [`address`]: mail addresses, read by lettre's parser.
@@ -9,7 +10,9 @@
 
 pub mod address;
 pub mod dice;
+pub mod embedded;
 pub mod error;
 pub mod fsio;
 pub mod hex;
+pub mod hexmap;
 pub mod yaml;

@@ -38,7 +38,7 @@ struct DemoResult {
     game: game::NewGame,
     steps: usize,
     orders_files: usize,
-    result: Option<adjutant::systems::gboar::victory::GameResult>,
+    result: Option<adjutant::system::GameResult>,
     verified: verify::Verdict,
     forged: verify::Verdict,
 }
@@ -59,7 +59,7 @@ fn use_demo_top(dir: &Path) -> Result<Bytes32, Error> {
 
 /// The shipped orders files for `step` (`<step>--<side>.yaml`), by side.
 fn shipped(step: &str) -> Vec<(String, &'static [u8])> {
-    adjutant::game::modules::embedded_dir_files(MODULE, ORDERS)
+    adjutant::base::embedded::embedded_dir_files(MODULE, ORDERS)
         .into_iter()
         .filter_map(|(name, bytes)| {
             let stem = name.strip_suffix(".yaml")?;
@@ -124,9 +124,9 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
     loop {
         let folder = GameFolder::open(&game_dir)?;
         let state = game::load_state(&folder)?;
-        let Some(next) = state.next.clone() else { break };
-        for (side, bytes) in shipped(&next.name()) {
-            let label = format!("{ORDERS}/{}--{side}.yaml", next.name());
+        let Some(next) = state.next_step() else { break };
+        for (side, bytes) in shipped(&next.name) {
+            let label = format!("{ORDERS}/{}--{side}.yaml", next.name);
             let receipt = adjutant::game::inbox::submit(&game_dir, bytes, &label, false, wait)?;
             say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
             files += 1;
@@ -135,7 +135,7 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         if progress.resolved.is_empty() {
             return Err(Error::refused(format!(
                 "the demo's shipped orders do not cover step {} (awaiting {}){}",
-                next.name(),
+                next.name,
                 progress.awaiting.join(", "),
                 progress.refused.iter().map(|r| format!("\n{r}")).collect::<String>()
             ))

@@ -512,10 +512,10 @@ fn template(args: &arguments::TemplateArgs, wait: Duration, out: &Out) -> Outcom
 fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {
     let source = adjutant::systems::gboar::data::Source::resolve(&args.module, args.games_dir.as_deref());
     if let adjutant::systems::gboar::data::Source::Embedded(id) = &source {
-        if !adjutant::game::modules::embedded_ids().contains(id) {
+        if !adjutant::base::embedded::embedded_ids().contains(id) {
             return Err(Error::usage(format!(
                 "unknown module '{id}'; the modules are: {} (or give a module folder's path)",
-                adjutant::game::modules::embedded_ids().join(", ")
+                adjutant::base::embedded::embedded_ids().join(", ")
             ))
             .into());
         }

@@ -158,8 +158,16 @@ fn load(args: &OddsArgs, wait: Duration) -> Result<(Rules, State), Error> {
     if let Some(dir) = &args.dir {
         let folder = adjutant::game::folder::GameFolder::open(dir)?;
         let _read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
-        let rules = adjutant::game::load_rules(&folder)?;
+        let (Some(module), Some(scenario)) = (&folder.config.module, &folder.config.scenario) else {
+            return Err(Error::usage(format!("{}: a roll log, not a game", dir.display())));
+        };
+        let rules = Rules::load(&Source::Embedded(module.clone()), scenario)?;
         let state = adjutant::game::load_state(&folder)?;
+        let state = state
+            .as_any()
+            .downcast_ref::<State>()
+            .cloned()
+            .ok_or_else(|| Error::usage(format!("{}: odds are for games of the GBoAR series", dir.display())))?;
         return Ok((rules, state));
     }
     let module = args.module.clone().unwrap_or_else(|| "savannah-1779".into());

@@ -35,7 +35,7 @@ struct Status {
     /// Victory points per army, in halves (Savannah 2.9).
     vp_halves: BTreeMap<String, i32>,
     momentum: BTreeMap<String, u32>,
-    result: Option<adjutant::systems::gboar::victory::GameResult>,
+    result: Option<adjutant::system::GameResult>,
     players: Vec<adjutant::game::folder::Player>,
     /// The latest dispatch of reports (`reports/000047-000049`), if any.
     latest_reports: Option<String>,
@@ -70,18 +70,19 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     let read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = adjutant::game::load_rules(&folder)?;
     let state = adjutant::game::load_state(&folder)?;
-    let next = state.next.clone();
-    let awaiting = next.as_ref().map(|s| adjutant::systems::gboar::awaited(&rules, &state, s)).unwrap_or_default();
+    let next = state.next_step();
+    let awaiting = rules.awaited(state.as_ref());
+    let standing_now = rules.standing(state.as_ref());
     let mut submitted = Vec::new();
     let mut ahead: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for p in adjutant::game::inbox::pending(&folder)? {
-        if next.as_ref().is_some_and(|s| s.name() == p.step) {
+        if next.as_ref().is_some_and(|s| s.name == p.step) {
             submitted.push(p.side);
         } else {
             ahead.entry(p.step).or_default().push(p.side);
         }
     }
-    let next_kind = next.as_ref().map(adjutant::systems::gboar::orders::step_field);
+    let next_kind = next.as_ref().map(|s| s.field.clone());
     let standing: Vec<StandingStatus> = adjutant::game::standing::summaries(&folder)?
         .into_iter()
         .map(|summary| {
@@ -109,18 +110,18 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         game: folder.config.game_id.clone(),
         module: folder.config.module.clone().unwrap_or_default(),
         scenario: folder.config.scenario.clone().unwrap_or_default(),
-        steps_resolved: state.resolved_steps,
-        turn: state.turn,
-        step: next.as_ref().map(|s| s.name()),
+        steps_resolved: state.resolved_steps(),
+        turn: standing_now.turn,
+        step: next.as_ref().map(|s| s.name.clone()),
         awaiting,
         submitted,
         ahead,
         standing,
-        weather: state.weather.clone(),
-        army_morale: state.army_morale.clone(),
-        vp_halves: state.vp_halves.clone(),
-        momentum: state.momentum.clone(),
-        result: state.result.clone(),
+        weather: standing_now.weather,
+        army_morale: standing_now.army_morale,
+        vp_halves: standing_now.vp_halves,
+        momentum: standing_now.momentum,
+        result: standing_now.result,
         players: folder.config.players.clone(),
     };
     drop(read);

@@ -247,7 +247,10 @@ pub struct GameFolder {
     parsed: std::sync::Arc<std::sync::Mutex<BTreeMap<String, ParsedEntry>>>,
     /// `state.yaml` as last parsed, with the text it was parsed from
     /// ([`GameFolder::state_from`]).
-    state: std::sync::Arc<std::sync::Mutex<Option<(String, crate::systems::gboar::state::State)>>>,
+    state: std::sync::Arc<std::sync::Mutex<Option<(String, crate::system::State)>>>,
+    /// The rules of the game's module and scenario, loaded at first use
+    /// ([`GameFolder::rules`]).
+    rules: std::sync::Arc<std::sync::OnceLock<Box<dyn crate::system::Rules>>>,
 }
 
 /// A journal entry as parsed from its file's text, and the SHA-256 of that
@@ -289,7 +292,13 @@ impl GameFolder {
             e.file = label.clone();
             Error::Data(e)
         })?;
-        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default(), state: Default::default() })
+        Ok(GameFolder {
+            root: root.to_path_buf(),
+            config,
+            parsed: Default::default(),
+            state: Default::default(),
+            rules: Default::default(),
+        })
     }
 
     /// The journal entry that `text`, the file `label` of this folder's
@@ -353,21 +362,30 @@ impl GameFolder {
     /// holds. A command reads state.yaml when it takes the folder's lock
     /// (recovery.rs checks it against the journal) and again for its own
     /// work: the same text is parsed once.
-    pub fn state_from(
-        &self,
-        label: &str,
-        text: &str,
-    ) -> std::result::Result<crate::systems::gboar::state::State, Located> {
+    pub fn state_from(&self, label: &str, text: &str) -> Result<crate::system::State> {
         if let Ok(cached) = self.state.lock() {
             if let Some((_, state)) = cached.as_ref().filter(|(seen, _)| seen == text) {
                 return Ok(state.clone());
             }
         }
-        let state: crate::systems::gboar::state::State = crate::base::yaml::parse(label, text)?;
+        let state = self.rules()?.read_state(label, text).map_err(Error::Data)?;
         if let Ok(mut cached) = self.state.lock() {
             *cached = Some((text.to_string(), state.clone()));
         }
         Ok(state)
+    }
+
+    /// The rules of the game's module and scenario, from the system its
+    /// module names (`system.rs`'s registry); loaded once per process.
+    pub fn rules(&self) -> Result<&dyn crate::system::Rules> {
+        if let Some(rules) = self.rules.get() {
+            return Ok(rules.as_ref());
+        }
+        let (Some(module), Some(scenario)) = (&self.config.module, &self.config.scenario) else {
+            return Err(Error::usage(format!("{}: a roll log, not a game", self.root.display())));
+        };
+        let loaded = crate::game::modules::system_of(module)?.load(module, scenario)?;
+        Ok(self.rules.get_or_init(|| loaded).as_ref())
     }
 
     /// Create a new folder at `root` holding `config` and the secret `top`.
@@ -414,7 +432,13 @@ impl GameFolder {
             let _ = fs::remove_dir_all(&temp);
             return Err(e);
         }
-        Ok(GameFolder { root: root.to_path_buf(), config, parsed: Default::default(), state: Default::default() })
+        Ok(GameFolder {
+            root: root.to_path_buf(),
+            config,
+            parsed: Default::default(),
+            state: Default::default(),
+            rules: Default::default(),
+        })
     }
 
     /// Create a new folder at `root` with a fresh key chain: a game of a

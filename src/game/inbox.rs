@@ -19,10 +19,7 @@ use crate::base::dice::Bytes32;
 use crate::base::error::{Error, Result};
 use crate::base::fsio;
 use crate::game::folder::{FolderKind, GameFolder};
-use crate::systems::gboar::orders::{check_header, step_field};
-use crate::systems::gboar::sequence::Step;
-use crate::systems::gboar::state::State;
-use crate::systems::gboar::{validate_body, Rules};
+use crate::system::Rules;
 
 /// The inbox folder of a game folder.
 pub const INBOX_DIR: &str = "inbox";
@@ -87,31 +84,6 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
     Ok(list)
 }
 
-/// Every player order a turn's player turns could come in: the fixed one,
-/// the one found by initiative, or any order of the players.
-fn orders_of_turn(rules: &Rules, state: &State, turn: u32) -> Result<Vec<Vec<String>>> {
-    if turn == state.turn && !state.player_order.is_empty() && rules.sequence.fixed_order(turn)?.is_none() {
-        return Ok(vec![state.player_order.clone()]);
-    }
-    rules.sequence.possible_orders(turn)
-}
-
-/// The step a later file names, if it is a step still to come.
-fn later_step(rules: &Rules, state: &State, next: &Step, turn: u32, step: &str) -> Result<Option<Step>> {
-    let last = rules.sequence.scenario.turns.last;
-    if turn < next.turn() || turn > last {
-        return Ok(None);
-    }
-    for order in orders_of_turn(rules, state, turn)? {
-        let steps = rules.sequence.steps_of_turn(turn, &order)?;
-        let from = if turn == next.turn() { steps.iter().position(|s| s == next).map_or(0, |i| i + 1) } else { 0 };
-        if let Some(s) = steps[from.min(steps.len())..].iter().find(|s| step_field(s) == step) {
-            return Ok(Some(s.clone()));
-        }
-    }
-    Ok(None)
-}
-
 /// An orders file's header, read loosely (the full check comes with the
 /// step); the turn as `check_header` reads it.
 struct Header {
@@ -130,7 +102,7 @@ impl Header {
     }
 }
 
-fn header(label: &str, text: &str) -> Result<Header> {
+fn header(rules: &dyn Rules, label: &str, text: &str) -> Result<Header> {
     let value: crate::base::yaml::Value = crate::base::yaml::from_str(text).map_err(|e| {
         let at = crate::base::yaml::error_location(&e).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
         Error::refused(format!("{label}{at}: not YAML: {}", crate::base::error::echo_serde(&e)))
@@ -150,7 +122,7 @@ fn header(label: &str, text: &str) -> Result<Header> {
     };
     let turn = match value.get("turn") {
         None => return Err(missing("turn")),
-        Some(v) => crate::systems::gboar::orders::read_turn(index.as_ref(), v).map_err(|(at, message)| {
+        Some(v) => rules.read_turn(index.as_ref(), v).map_err(|(at, message)| {
             let at = at.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
             Error::refused(format!("{label}{at}: turn: {message}"))
         })?,
@@ -170,7 +142,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let state = crate::game::load_state(&folder)?;
-    let head = header(label, text)?;
+    let head = header(rules, label, text)?;
     let echo = crate::base::error::echo;
     let game_id = &folder.config.game_id;
     if &head.game != game_id {
@@ -180,43 +152,44 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
             echo(&head.game)
         )));
     }
-    let Some(next) = state.next.clone() else {
+    let Some(next) = state.next_step() else {
         return Err(Error::refused(format!("{label}{}: the game is over: it awaits no orders", head.at("step"))));
     };
-    let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+    let sides: Vec<String> = rules.sides().into_iter().map(|s| s.id).collect();
     let (turn, step_name) = (head.turn, head.step.clone());
-    if !sides.contains(&head.side.as_str()) {
+    if !sides.contains(&head.side) {
         return Err(Error::refused(format!(
             "{label}{}: side: '{}' is not a side of {}; the sides are {}",
             head.at("side"),
             echo(&head.side),
-            rules.module.info.id,
+            rules.module_id(),
             sides.join(", ")
         )));
     }
-    let current = turn == next.turn() && step_name == step_field(&next);
+    let current = turn == next.turn && step_name == next.field;
     let step = if current {
         // The awaited step: every check `validate` makes.
-        let checked = check_header(&rules, game_id, &state, label, text)
+        let checked = rules
+            .check_header(game_id, state.as_ref(), label, text)
             .map_err(|list| Error::refused(crate::base::error::problem_list(&list)))?;
-        let problems = validate_body(&rules, &state, &checked.step, &checked.side, &checked.body, label, text);
+        let problems = rules.validate_body(state.as_ref(), &checked, label, text);
         if !problems.is_empty() {
             return Err(Error::refused(crate::base::error::problem_list(&problems)));
         }
         checked.step
     } else {
-        let Some(step) = later_step(&rules, &state, &next, turn, &step_name)? else {
-            let stale = turn < next.turn() || (turn == next.turn() && state.resolved_steps > 0);
+        let Some(ahead) = rules.step_ahead(state.as_ref(), turn, &step_name)? else {
+            let stale = turn < next.turn || (turn == next.turn && state.resolved_steps() > 0);
             return Err(Error::refused(format!(
                 "{label}{}: step: turn {turn}, step '{}': {}; the game awaits step '{}' of turn {}",
                 head.at("step"),
                 echo(&step_name),
                 if stale { "not a step still to come (stale orders?)" } else { "not a step of this scenario" },
-                step_field(&next),
-                next.turn(),
+                next.field,
+                next.turn,
             )));
         };
-        let may = crate::systems::gboar::may_await(&rules, &step);
+        let may = &ahead.may_await;
         if !may.contains(&head.side) {
             let who = if may.is_empty() { "no side".to_string() } else { may.join(", ") };
             return Err(Error::refused(format!(
@@ -226,17 +199,17 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
                 head.side
             )));
         }
-        step
+        ahead.step
     };
     let Header { game, side, .. } = head;
-    let name = file_name(&step.name(), &side);
+    let name = file_name(&step.name, &side);
     let path = folder.root.join(INBOX_DIR).join(&name);
     let replaced = path.exists();
     if replaced && !replace {
         return Err(Error::refused(format!(
             "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); \
              give --replace to replace them before the step is resolved",
-            step.name()
+            step.name
         )));
     }
     let inbox = folder.root.join(INBOX_DIR);
@@ -245,15 +218,13 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         fsio::sync_dir(&folder.root)?;
     }
     fsio::write_atomic(&path, bytes)?;
-    let mut have: Vec<String> =
-        pending(&folder)?.into_iter().filter(|p| p.step == next.name()).map(|p| p.side).collect();
+    let mut have: Vec<String> = pending(&folder)?.into_iter().filter(|p| p.step == next.name).map(|p| p.side).collect();
     have.sort();
-    let still_awaiting =
-        crate::systems::gboar::awaited(&rules, &state, &next).into_iter().filter(|s| !have.contains(s)).collect();
+    let still_awaiting = rules.awaited(state.as_ref()).into_iter().filter(|s| !have.contains(s)).collect();
     Ok(Receipt {
         game,
         turn,
-        step: step.name(),
+        step: step.name,
         side,
         sha256: Bytes32::sha256(bytes),
         bytes: bytes.len(),
@@ -340,7 +311,7 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
     let side_of = |text: &str| -> Result<String> {
         match &standing {
             Some(side) => Ok(side.clone()),
-            None => header(&label, text).map(|h| h.side),
+            None => header(crate::game::load_rules(&folder)?, &label, text).map(|h| h.side),
         }
     };
     let from = crate::base::address::parse(&intake.from);

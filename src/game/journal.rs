@@ -52,7 +52,7 @@ pub struct JournalEntry {
     pub game_step: Option<String>,
     /// Games: what happened, as the engine explained it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<crate::systems::gboar::Event>,
+    pub events: Vec<crate::system::Event>,
     /// Games: the SHA-256 of the state after the step (DICE.md §6.4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_sha256: Option<Bytes32>,

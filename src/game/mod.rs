@@ -86,10 +86,8 @@ pub fn new_game(
         }
     }
     // The scenario's set-up is the state before step 1.
-    let source = crate::systems::gboar::data::Source::Embedded(module.id.clone());
-    let loaded = crate::systems::gboar::data::Module::load(&source).map_err(|e| e.into_error())?;
-    let state = crate::systems::gboar::state::State::setup(&loaded, &scenario.id)?;
-    let state_yaml = crate::base::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+    let rules = modules::system_of(&module.id)?.load(&module.id, &scenario.id)?;
+    let state_yaml = rules.setup()?.to_yaml()?;
     let folder = GameFolder::create_new(
         dir,
         game_id,
@@ -163,19 +161,16 @@ pub fn change_player(dir: &Path, spec: &str, wait: std::time::Duration) -> Resul
 }
 
 /// The current state of a game folder (`state.yaml`).
-pub fn load_state(folder: &GameFolder) -> Result<crate::systems::gboar::state::State> {
+pub fn load_state(folder: &GameFolder) -> Result<crate::system::State> {
     let path = folder.root.join(crate::game::folder::STATE_FILE);
     let label = path.display().to_string();
     let text = crate::base::fsio::read_text(&path, &label)?;
-    folder.state_from(&label, &text).map_err(Error::Data)
+    folder.state_from(&label, &text)
 }
 
-/// The rules of a game folder's module and scenario.
-pub fn load_rules(folder: &GameFolder) -> Result<crate::systems::gboar::Rules> {
-    let (Some(module), Some(scenario)) = (&folder.config.module, &folder.config.scenario) else {
-        return Err(Error::usage(format!("{}: a roll log, not a game", folder.root.display())));
-    };
-    crate::systems::gboar::Rules::load(&crate::systems::gboar::data::Source::Embedded(module.clone()), scenario)
+/// The rules of a game folder's module and scenario ([`GameFolder::rules`]).
+pub fn load_rules(folder: &GameFolder) -> Result<&dyn crate::system::Rules> {
+    folder.rules()
 }
 
 /// What `validate` found in one orders file.
@@ -242,21 +237,12 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
             loaded = Some((load_rules(&folder)?, load_state(&folder)?));
         }
         let Some((rules, state)) = &loaded else { continue };
-        let found = match crate::systems::gboar::orders::check_header(rules, &folder.config.game_id, state, label, text)
-        {
+        let found = match rules.check_header(&folder.config.game_id, state.as_ref(), label, text) {
             Err(list) => list,
-            Ok(checked) => {
-                v.side = Some(checked.side.clone());
-                v.step = Some(crate::systems::gboar::orders::step_field(&checked.step));
-                crate::systems::gboar::validate_body(
-                    rules,
-                    state,
-                    &checked.step,
-                    &checked.side,
-                    &checked.body,
-                    label,
-                    text,
-                )
+            Ok(header) => {
+                v.side = Some(header.side.clone());
+                v.step = Some(header.step.field.clone());
+                rules.validate_body(state.as_ref(), &header, label, text)
             }
         };
         (v.problems, v.more_problems) = crate::base::error::first_problems(&found);
@@ -266,7 +252,7 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
 }
 
 /// `adjutant template`: the orders `side` must send for the game's next
-/// step, at their least ([`crate::systems::gboar::template`]), then the guide to
+/// step, at their least (the system's [`crate::system::Rules::template`]), then the guide to
 /// what else it may order, as comments; as the text of an orders file and
 /// as data. Waits up to `wait` for a command writing the folder.
 pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde_json::Value)> {
@@ -274,39 +260,34 @@ pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde
     let _read = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = load_rules(&folder)?;
     let state = load_state(&folder)?;
-    let Some(step) = state.next.clone() else {
+    let Some(step) = state.next_step() else {
         return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
     };
-    let awaited = crate::systems::gboar::awaited(&rules, &state, &step);
+    let awaited = rules.awaited(state.as_ref());
     if !awaited.iter().any(|s| s == side) {
         let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
-        return Err(Error::refused(format!("step {} awaits orders from {who}, not from {side}", step.name())));
+        return Err(Error::refused(format!("step {} awaits orders from {who}, not from {side}", step.name)));
     }
-    let body = crate::systems::gboar::template::minimal(&rules, &state, &step, side);
-    let mut text = format!(
-        "game: {}\nturn: {}\nstep: {}\nside: {side}\n",
-        folder.config.game_id,
-        step.turn(),
-        crate::systems::gboar::orders::step_field(&step)
-    );
+    let guide = rules.template(state.as_ref(), side)?;
+    let body = &guide.body;
+    let mut text =
+        format!("game: {}\nturn: {}\nstep: {}\nside: {side}\n", folder.config.game_id, step.turn, step.field);
     if body.as_mapping().is_some_and(|m| !m.is_empty()) {
-        text += &crate::base::yaml::to_string(&body).map_err(|e| Error::refused(format!("the template: {e}")))?;
+        text += &crate::base::yaml::to_string(body).map_err(|e| Error::refused(format!("the template: {e}")))?;
     }
     // The guide: comments only, so the file validates as it did without it.
-    let guide = crate::systems::gboar::template::guide(&rules, &state, &step, side, &body);
     text += &guide.comment;
     // Standing orders would answer for the side if it sent nothing.
-    let kind = crate::systems::gboar::orders::step_field(&step);
     let standing = crate::game::standing::summaries(&folder)?
         .into_iter()
-        .find(|s| s.side == side && s.steps.contains(&kind))
+        .find(|s| s.side == side && s.steps.contains(&step.field))
         .map(|_| crate::game::standing::file_name(side));
     if let Some(file) = &standing {
         text = format!("# {file} covers this step: if {side} sends no orders, resolve uses those\n{text}");
     }
-    let json = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
+    let json = serde_json::to_value(body).unwrap_or(serde_json::Value::Null);
     let data = serde_json::json!({
-        "step": step.name(),
+        "step": step.name,
         "side": side,
         "orders": json,
         "text": text,

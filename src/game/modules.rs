@@ -1,132 +1,64 @@
 //! The game modules adjutant knows: `games/<module>/`, embedded in the
-//! binary so that it works from any folder.
+//! binary so that it works from any folder (`base::embedded`), and any a
+//! registered system carries; each module's system, found in the registry
+//! (`system.rs`) by its module.yaml's `system:`.
 
-use include_dir::{include_dir, Dir};
-use serde::Deserialize;
-
+use crate::base::embedded::{embedded_compact, embedded_file, embedded_ids};
 use crate::base::error::{Error, Result};
+pub use crate::system::{ModuleInfo, ScenarioInfo, Side};
 
-static GAMES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/games");
+/// The system of a module whose module.yaml says none: the GBoAR series
+/// (every module written before `system:` was).
+pub const DEFAULT_SYSTEM: &str = "gboar";
 
-// `COMPACT`: the compact form of the embedded YAML files (build.rs).
-include!(concat!(env!("OUT_DIR"), "/compact_modules.rs"));
-
-/// What `new` needs of a module: its sides and scenarios. The rest of
-/// `module.yaml` belongs to the rules engine.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ModuleInfo {
-    pub id: String,
-    pub name: String,
-    pub sides: Vec<SideInfo>,
-    pub scenarios: Vec<ScenarioInfo>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct SideInfo {
-    pub id: String,
-    pub name: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct ScenarioInfo {
-    pub id: String,
-    pub name: String,
-    pub first_turn: u32,
-    pub last_turn: u32,
-}
-
-/// The ids of the embedded modules, sorted.
-pub fn embedded_ids() -> Vec<String> {
-    let mut ids: Vec<String> = GAMES
-        .dirs()
-        .filter(|d| d.get_file(d.path().join("module.yaml")).is_some())
-        .filter_map(|d| d.path().file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect();
+/// Every module there is: the embedded ones, then those the registered
+/// systems carry themselves; sorted by id.
+pub fn ids() -> Vec<String> {
+    let mut ids = embedded_ids();
+    for system in crate::system::systems() {
+        ids.extend(system.own_modules().into_iter().map(|m| m.id));
+    }
     ids.sort();
+    ids.dedup();
     ids
 }
 
-/// The files directly in a folder of an embedded module (e.g. the demo's
-/// orders), by name, sorted.
-pub fn embedded_dir_files(id: &str, folder: &str) -> Vec<(String, &'static [u8])> {
-    let mut files: Vec<(String, &'static [u8])> = GAMES
-        .get_dir(format!("{id}/{folder}"))
-        .map(|d| {
-            d.files()
-                .filter_map(|f| Some((f.path().file_name()?.to_string_lossy().into_owned(), f.contents())))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
-/// The text of one file of an embedded module, e.g. `map.yaml`.
-pub fn embedded_file(id: &str, file: &str) -> Option<&'static str> {
-    GAMES.get_file(format!("{id}/{file}")).and_then(|f| f.contents_utf8())
-}
-
-/// The compact form of one YAML file of an embedded module, written at
-/// build time (see build.rs), if it has one.
-pub fn embedded_compact(id: &str, file: &str) -> Option<&'static [u8]> {
-    let name = format!("{id}/{file}");
-    COMPACT.binary_search_by(|(n, _)| (*n).cmp(name.as_str())).ok().map(|i| COMPACT[i].1)
-}
-
-/// Every YAML file of an embedded module, by its path in the module
-/// (`charts/fire.yaml`), sorted.
-#[cfg(test)]
-pub fn embedded_yaml_files(id: &str) -> Vec<String> {
-    fn walk(dir: &Dir<'static>, out: &mut Vec<String>) {
-        for f in dir.files().filter(|f| f.path().extension().is_some_and(|e| e == "yaml")) {
-            out.push(f.path().to_string_lossy().into_owned());
-        }
-        for d in dir.dirs() {
-            walk(d, out);
-        }
-    }
-    let mut files = Vec::new();
-    if let Some(dir) = GAMES.get_dir(id) {
-        walk(dir, &mut files);
-    }
-    let prefix = format!("{id}/");
-    let mut files: Vec<String> = files.into_iter().map(|f| f.strip_prefix(&prefix).unwrap_or(&f).to_string()).collect();
-    files.sort();
-    files
-}
-
-/// Load an embedded module's `module.yaml`.
+/// A module's `module.yaml` (its identity, sides, scenarios and system):
+/// an embedded module, or one a registered system carries.
 pub fn load(id: &str) -> Result<ModuleInfo> {
     let path = format!("{id}/module.yaml");
-    let file = GAMES.get_file(&path).ok_or_else(|| {
-        Error::usage(format!("unknown module '{id}'; the modules are: {}", embedded_ids().join(", ")))
-    })?;
-    let text = file.contents_utf8().ok_or_else(|| Error::usage(format!("games/{path}: not UTF-8 text")))?;
-    let info: ModuleInfo =
+    let Some(text) = embedded_file(id, "module.yaml") else {
+        return crate::system::systems()
+            .into_iter()
+            .flat_map(|s| s.own_modules())
+            .find(|m| m.id == id)
+            .ok_or_else(|| Error::usage(format!("unknown module '{id}'; the modules are: {}", ids().join(", "))));
+    };
+    let mut info: ModuleInfo =
         crate::base::yaml::parse_embedded(&format!("games/{path}"), text, embedded_compact(id, "module.yaml"))
             .map_err(Error::Data)?;
+    info.system.get_or_insert_with(|| DEFAULT_SYSTEM.to_string());
     Ok(info)
 }
 
-impl ModuleInfo {
-    pub fn scenario(&self, id: &str) -> Result<&ScenarioInfo> {
-        self.scenarios.iter().find(|s| s.id == id).ok_or_else(|| {
-            let known: Vec<&str> = self.scenarios.iter().map(|s| s.id.as_str()).collect();
-            Error::usage(format!("{} has no scenario '{id}'; its scenarios are: {}", self.id, known.join(", ")))
-        })
-    }
-
-    pub fn side(&self, id: &str) -> Result<&SideInfo> {
-        self.sides.iter().find(|s| s.id == id).ok_or_else(|| {
-            let known: Vec<&str> = self.sides.iter().map(|s| s.id.as_str()).collect();
-            Error::usage(format!("{} has no side '{id}'; its sides are: {}", self.id, known.join(", ")))
-        })
-    }
+/// The system of module `id`, found in the registry by its `system:`.
+pub fn system_of(id: &str) -> Result<&'static dyn crate::system::System> {
+    let info = load(id)?;
+    let name = info.system.as_deref().unwrap_or(DEFAULT_SYSTEM);
+    crate::system::find(name).ok_or_else(|| {
+        let known: Vec<&str> = crate::system::systems().iter().map(|s| s.id()).collect();
+        Error::usage(format!(
+            "module '{id}' follows system '{}', which this adjutant does not have; it has: {}",
+            crate::base::error::echo(name),
+            known.join(", ")
+        ))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::embedded::embedded_yaml_files;
 
     /// Every YAML file of every embedded module has a compact form: the
     /// speed of loading a module depends on it.

@@ -27,10 +27,7 @@ use crate::game::folder::{FolderKind, GameFolder, ORDERS_DIR, REPORTS_DIR, STATE
 use crate::game::journal::{JournalEntry, OrdersRecord};
 use crate::game::load_rules;
 use crate::report::game as reports;
-use crate::systems::gboar::orders::check_header;
-use crate::systems::gboar::sequence::Step;
-use crate::systems::gboar::state::State;
-use crate::systems::gboar::{resolve, validate_body, Event, Rules};
+use crate::system::{Event, GameResult, Rules, State, StepInfo};
 
 /// One step resolved.
 #[derive(Debug, Clone, Serialize)]
@@ -51,7 +48,7 @@ pub struct Progress {
     /// The next step and the sides whose orders it awaits; absent when over.
     pub next_step: Option<String>,
     pub awaiting: Vec<String>,
-    pub result: Option<crate::systems::gboar::victory::GameResult>,
+    pub result: Option<GameResult>,
     /// Submitted orders refused when their step came (`inbox/`): the step
     /// waits for replacements (`submit --replace`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -69,7 +66,7 @@ pub struct Progress {
 /// One orders file offered for resolution, checked.
 struct Offered {
     side: String,
-    step: Step,
+    step: StepInfo,
     body: crate::base::yaml::Value,
     bytes: Vec<u8>,
 }
@@ -82,12 +79,12 @@ fn bodies(offered: &[&Offered]) -> BTreeMap<String, crate::base::yaml::Value> {
 /// Resolve one step from its orders: the pure part that `resolve` and
 /// `verify` share. Returns the entry (without `previous`) and the new state.
 fn resolve_step(
-    rules: &Rules,
+    rules: &dyn Rules,
     game: &crate::game::folder::GameConfig,
     journal_step: u32,
     key: &Bytes32,
     state: &State,
-    step: &Step,
+    step: &StepInfo,
     orders: &[(String, Vec<u8>, String)],
     bodies: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Result<(JournalEntry, State)> {
@@ -95,8 +92,8 @@ fn resolve_step(
     let digest = orders_digest(&hashes)?;
     let seed = step_seed(&game.game_id, journal_step, key, &digest, &[])?;
     let mut dice = StepDice::new(&seed);
-    let mut done = resolve(rules, state, step, bodies, &mut dice)?;
-    done.state.resolved_steps = journal_step;
+    let (mut after, events) = rules.resolve(state.as_ref(), bodies, &mut dice)?;
+    after.set_resolved_steps(journal_step);
     let records = orders
         .iter()
         .zip(&hashes)
@@ -116,12 +113,12 @@ fn resolve_step(
         seed,
         dice: Vec::new(),
         rolls: dice.into_log(),
-        game_step: Some(step.name()),
-        events: done.events,
-        state_sha256: Some(done.state.hash()),
+        game_step: Some(step.name.clone()),
+        events,
+        state_sha256: Some(after.hash()),
         players_sha256: Some(crate::game::folder::players_sha256(&game.players_at(journal_step))),
     };
-    Ok((entry, done.state))
+    Ok((entry, after))
 }
 
 /// Resolve every step of the game at `dir` whose orders are in: the files
@@ -147,11 +144,11 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let first_new = k;
     // The keys this resolve may reveal, from one walk down the chain.
     let keys = folder.chain_keys_from(k)?;
-    if state.resolved_steps + 1 != k {
+    if state.resolved_steps() + 1 != k {
         return Err(Error::refused(format!(
             "{}: state.yaml says {} steps are resolved but the journal has {}; run `adjutant verify`",
             dir.display(),
-            state.resolved_steps,
+            state.resolved_steps(),
             k - 1
         )));
     }
@@ -168,13 +165,13 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
                 continue;
             }
         };
-        match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+        match rules.check_header(&folder.config.game_id, state.as_ref(), &label, text) {
             Err(list) => problems.extend(crate::base::error::capped_problems(&list)),
             Ok(c) => {
-                let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                let found = rules.validate_body(state.as_ref(), &c, &label, text);
                 problems.extend(crate::base::error::capped_problems(&found));
                 if offered.iter().any(|o: &Offered| o.side == c.side && o.step == c.step) {
-                    problems.push(format!("{label}: a second orders file of {} for step {}", c.side, c.step.name()));
+                    problems.push(format!("{label}: a second orders file of {} for step {}", c.side, c.step.name));
                 }
                 offered.push(Offered { side: c.side, step: c.step, body: c.body, bytes });
             }
@@ -191,11 +188,11 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let mut entries: Vec<(JournalEntry, String)> = Vec::new();
     let mut used_inbox: Vec<PathBuf> = Vec::new();
     let inbox = crate::game::inbox::pending(&folder)?;
-    while let Some(step) = state.next.clone() {
-        let awaited = crate::systems::gboar::awaited(&rules, &state, &step);
+    while let Some(step) = state.next_step() {
+        let awaited = rules.awaited(state.as_ref());
         // Submitted files for this step, for sides no file given covers.
         let mut from_inbox = Vec::new();
-        for p in inbox.iter().filter(|p| p.step == step.name()) {
+        for p in inbox.iter().filter(|p| p.step == step.name) {
             if offered.iter().any(|o| o.step == step && o.side == p.side) {
                 continue;
             }
@@ -208,10 +205,10 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
                     continue;
                 }
             };
-            match check_header(&rules, &folder.config.game_id, &state, &label, text) {
+            match rules.check_header(&folder.config.game_id, state.as_ref(), &label, text) {
                 Err(list) => refused.extend(crate::base::error::capped_problems(&list)),
                 Ok(c) => {
-                    let found = validate_body(&rules, &state, &c.step, &c.side, &c.body, &label, text);
+                    let found = rules.validate_body(state.as_ref(), &c, &label, text);
                     refused.extend(crate::base::error::capped_problems(&found));
                     from_inbox.push(Offered { side: c.side, step: c.step, body: c.body, bytes: p.bytes.clone() });
                 }
@@ -220,10 +217,10 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         // Standing orders (src/game/standing.rs) of the awaited sides that sent none.
         let sent = |side: &String| {
             offered.iter().any(|o| o.step == step && &o.side == side)
-                || inbox.iter().any(|p| p.step == step.name() && &p.side == side)
+                || inbox.iter().any(|p| p.step == step.name && &p.side == side)
         };
         let missing: Vec<String> = awaited.iter().filter(|side| !sent(side)).cloned().collect();
-        let standing = crate::game::standing::orders_for(&folder, &rules, &state, &step, &missing)?;
+        let standing = crate::game::standing::orders_for(&folder, rules, &state, &step, &missing)?;
         refused.extend(standing.refused);
         from_inbox.extend(standing.orders.into_iter().map(|o| Offered {
             side: o.side,
@@ -247,7 +244,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
             .collect();
-        let (mut entry, next) = resolve_step(&rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine))?;
+        let (mut entry, next) = resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine))?;
         entry.previous = previous;
         // The entry's bytes, made once: hashed for the next entry's link and
         // the reports' journal head, and written as they are.
@@ -257,11 +254,11 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         previous = Some(sha256);
         orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
         // The inbox's copies of the step are done with once it is in the journal.
-        used_inbox.extend(inbox.iter().filter(|p| p.step == step.name()).map(|p| p.path.clone()));
+        used_inbox.extend(inbox.iter().filter(|p| p.step == step.name).map(|p| p.path.clone()));
         state = next;
         resolved.push(Resolved {
             journal_step: k,
-            game_step: step.name(),
+            game_step: step.name.clone(),
             orders: entry.orders.clone(),
             key,
             events: entry.events.clone(),
@@ -285,7 +282,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             reported_entries.extend(entries.iter().map(|(entry, _)| entry.clone()));
             let steps = reports::Steps {
                 folder: &folder,
-                rules: &rules,
+                rules,
                 templates: &templates,
                 entries: &reported_entries,
                 state: &state,
@@ -308,7 +305,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     }
     let finish = || -> Result<()> {
         if !entries.is_empty() {
-            let yaml = crate::base::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+            let yaml = state.to_yaml()?;
             fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
         }
         for path in &used_inbox {
@@ -337,14 +334,14 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     if reports_failed.is_none() && (marker.is_some() || !entries.is_empty()) {
         reports::remove_pending_marker(&folder)?;
     }
-    let awaiting = state.next.as_ref().map(|s| crate::systems::gboar::awaited(&rules, &state, s)).unwrap_or_default();
+    let awaiting = rules.awaited(state.as_ref());
     Ok(Progress {
         reports,
         reports_failed,
         resolved,
-        next_step: state.next.as_ref().map(Step::name),
+        next_step: state.next_step().map(|s| s.name),
         awaiting,
-        result: state.result.clone(),
+        result: state.result(),
         refused,
     })
 }
@@ -368,7 +365,7 @@ fn committed(e: Error, first: u32, upto: u32) -> Error {
 /// state hash differ is named. Returns `Ok(None)` when all agree.
 pub fn replay(folder: &GameFolder) -> Result<Option<(String, String)>> {
     let rules = load_rules(folder)?;
-    replay_each(folder, &rules, |_, _| Ok(()))
+    replay_each(folder, rules, |_, _| Ok(()))
 }
 
 /// [`replay`], calling `each` with every entry and the state after it as
@@ -376,22 +373,21 @@ pub fn replay(folder: &GameFolder) -> Result<Option<(String, String)>> {
 /// first discrepancy, which it returns.
 pub fn replay_each(
     folder: &GameFolder,
-    rules: &Rules,
+    rules: &dyn Rules,
     mut each: impl FnMut(&JournalEntry, &State) -> Result<()>,
 ) -> Result<Option<(String, String)>> {
-    let scenario = folder.config.scenario.clone().unwrap_or_default();
-    let mut state = State::setup(&rules.module, &scenario)?;
+    let mut state = rules.setup()?;
     let listing = folder.journal().list()?;
     for file in &listing.entries {
         let label = file.label.clone();
         let text = fsio::read_text(&file.path, &label)?;
         let entry: JournalEntry = folder.journal_entry(&label, &text).map_err(Error::Data)?;
         let fail = |message: String| Ok(Some((label.clone(), message)));
-        let Some(step) = state.next.clone() else {
+        let Some(step) = state.next_step() else {
             return fail("the game was over before this step".into());
         };
-        if entry.game_step.as_deref() != Some(step.name().as_str()) {
-            return fail(format!("records step {:?}, but the game was at step {}", entry.game_step, step.name()));
+        if entry.game_step.as_deref() != Some(step.name.as_str()) {
+            return fail(format!("records step {:?}, but the game was at step {}", entry.game_step, step.name));
         }
         let mut orders = Vec::new();
         let mut by_side = BTreeMap::new();
@@ -399,7 +395,7 @@ pub fn replay_each(
             let Some(path) = &record.file else { return fail("an orders record without its file".into()) };
             let bytes = fsio::read(&folder.root.join(path))?;
             let text = String::from_utf8(bytes.clone()).unwrap_or_default();
-            match check_header(rules, &folder.config.game_id, &state, path, &text) {
+            match rules.check_header(&folder.config.game_id, state.as_ref(), path, &text) {
                 Ok(c) if c.side == record.side => {
                     by_side.insert(c.side.clone(), c.body);
                 }
@@ -441,9 +437,8 @@ pub fn replay_each(
 
 /// The state after journal step `last` (0: the set-up), replayed from the
 /// scenario's set-up; refused when the journal does not replay.
-pub fn state_after(folder: &GameFolder, rules: &Rules, last: u32) -> Result<State> {
-    let scenario = folder.config.scenario.clone().unwrap_or_default();
-    let mut found = (last == 0).then(|| State::setup(&rules.module, &scenario)).transpose()?;
+pub fn state_after(folder: &GameFolder, rules: &dyn Rules, last: u32) -> Result<State> {
+    let mut found = (last == 0).then(|| rules.setup()).transpose()?;
     let failure = replay_each(folder, rules, |entry, state| {
         if entry.step == last {
             found = Some(state.clone());

@@ -247,7 +247,7 @@ fn state_file(folder: &GameFolder, n: u32, last: Option<&JournalEntry>) -> State
         Ok(state) => state,
         Err(e) => return StateFile::Wrong(e.to_string()),
     };
-    let at = state.resolved_steps;
+    let at = state.resolved_steps();
     if at < n {
         StateFile::Behind { at, journal: n }
     } else if at > n {
@@ -294,8 +294,8 @@ fn apply(folder: &GameFolder, _lock: &FolderLock, any_state: bool) -> Result<Vec
     if rebuild {
         let rules = crate::game::load_rules(folder)?;
         let n = folder.journal().list()?.entries.len() as u32;
-        let state = crate::game::play::state_after(folder, &rules, n)?;
-        let yaml = crate::base::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string()))?;
+        let state = crate::game::play::state_after(folder, rules, n)?;
+        let yaml = state.to_yaml()?;
         fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
         done.push(format!("rebuilt {STATE_FILE} from the journal's {n} steps"));
     }

@@ -31,10 +31,7 @@ use crate::base::dice::Bytes32;
 use crate::base::error::{Error, Located, Result};
 use crate::base::fsio;
 use crate::game::folder::{FolderKind, GameFolder};
-use crate::systems::gboar::orders::{check_header, check_shape, step_field};
-use crate::systems::gboar::sequence::Step;
-use crate::systems::gboar::state::State;
-use crate::systems::gboar::{validate_body, Rules};
+use crate::system::{Rules, State, StepInfo, StepKind};
 
 /// The standing orders folder of a game folder.
 pub const STANDING_DIR: &str = "standing";
@@ -248,10 +245,11 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
 /// Check a standing orders file against the game: its game, a side of the
 /// module, steps of the scenario that take orders from the side, bodies of
 /// the right shape for their step. Every problem is listed. `kinds` are the
-/// scenario's kinds of step (`Sequence::step_kinds`).
+/// scenario's kinds of step that take orders ([`Rules::step_kinds`]), by
+/// their field.
 pub fn check(
-    rules: &Rules,
-    kinds: &BTreeMap<String, Step>,
+    rules: &dyn Rules,
+    kinds: &BTreeMap<String, StepKind>,
     game_id: &str,
     label: &str,
     text: &str,
@@ -269,15 +267,15 @@ pub fn check(
             ),
         ));
     }
-    let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
-    if !sides.contains(&standing.side.as_str()) {
+    let sides: Vec<String> = rules.sides().into_iter().map(|s| s.id).collect();
+    if !sides.contains(&standing.side) {
         problems.push(problem(
             label,
             "side",
             format!(
                 "'{}' is not a side of {}; the sides are {}",
                 crate::base::error::echo(&standing.side),
-                rules.module.info.id,
+                rules.module_id(),
                 sides.join(", ")
             ),
         ));
@@ -286,12 +284,12 @@ pub fn check(
     let side = standing.side.as_str();
     let theirs: Vec<&str> = kinds
         .iter()
-        .filter(|(_, step)| crate::systems::gboar::may_await(rules, step).iter().any(|s| s == side))
+        .filter(|(_, kind)| kind.may_await.iter().any(|s| s == side))
         .map(|(name, _)| name.as_str())
         .collect();
     for (name, body) in &standing.steps {
         let field = format!("standing.{name}");
-        let Some(step) = kinds.get(name) else {
+        let Some(kind) = kinds.get(name) else {
             problems.push(problem(
                 label,
                 &field,
@@ -304,7 +302,7 @@ pub fn check(
             ));
             continue;
         };
-        let awaited = crate::systems::gboar::may_await(rules, step);
+        let awaited = &kind.may_await;
         if !awaited.iter().any(|s| s == side) {
             let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
             problems.push(problem(
@@ -318,7 +316,7 @@ pub fn check(
             ));
             continue;
         }
-        for (at, message) in check_shape(rules, step, side, body) {
+        for (at, message) in rules.check_shape(&kind.field, side, body) {
             let path = if at.is_empty() { field.clone() } else { format!("{field}.{at}") };
             problems.push(problem(label, &path, message));
         }
@@ -328,6 +326,11 @@ pub fn check(
     } else {
         Err(placed(text, problems))
     }
+}
+
+/// The kinds of step that take orders, by field.
+fn kinds_of(rules: &dyn Rules) -> Result<BTreeMap<String, StepKind>> {
+    Ok(rules.step_kinds()?.into_iter().map(|k| (k.field.clone(), k)).collect())
 }
 
 fn open_game(dir: &Path) -> Result<GameFolder> {
@@ -347,9 +350,9 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
     let folder = open_game(dir)?;
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
-    let kinds = rules.sequence.step_kinds()?;
+    let kinds = kinds_of(rules)?;
     let standing =
-        check(&rules, &kinds, &folder.config.game_id, label, text).map_err(|list| Error::refused(joined(&list)))?;
+        check(rules, &kinds, &folder.config.game_id, label, text).map_err(|list| Error::refused(joined(&list)))?;
     let name = file_name(&standing.side);
     let path = folder.root.join(&name);
     let replaced = path.exists();
@@ -382,11 +385,11 @@ pub fn withdraw(dir: &Path, side: &str, wait: Duration) -> Result<Receipt> {
     let folder = open_game(dir)?;
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
-    let sides: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
-    if !sides.contains(&side) {
+    let sides: Vec<String> = rules.sides().into_iter().map(|s| s.id).collect();
+    if !sides.iter().any(|s| s == side) {
         return Err(Error::refused(format!(
             "--side: '{side}' is not a side of {}; the sides are {}",
-            rules.module.info.id,
+            rules.module_id(),
             sides.join(", ")
         )));
     }
@@ -459,11 +462,18 @@ pub fn summaries(folder: &GameFolder) -> Result<Vec<Summary>> {
 /// The orders file written from standing orders: a comment naming the
 /// standing file and its SHA-256, the header, the body. The same standing
 /// file at the same step always gives the same bytes.
-fn orders_text(label: &str, sha256: &Bytes32, game_id: &str, step: &Step, side: &str, body: &Value) -> Result<String> {
+fn orders_text(
+    label: &str,
+    sha256: &Bytes32,
+    game_id: &str,
+    step: &StepInfo,
+    side: &str,
+    body: &Value,
+) -> Result<String> {
     let mut file = Mapping::new();
     file.insert("game".into(), game_id.into());
-    file.insert("turn".into(), step.turn().into());
-    file.insert("step".into(), step_field(step).into());
+    file.insert("turn".into(), step.turn.into());
+    file.insert("step".into(), step.field.clone().into());
     file.insert("side".into(), side.into());
     if let Value::Mapping(body) = body {
         for (k, v) in body {
@@ -471,7 +481,7 @@ fn orders_text(label: &str, sha256: &Bytes32, game_id: &str, step: &Step, side: 
         }
     }
     let yaml = crate::base::yaml::to_string(&Value::Mapping(file))
-        .map_err(|e| Error::refused(format!("{label}: the orders for step {}: {e}", step.name())))?;
+        .map_err(|e| Error::refused(format!("{label}: the orders for step {}: {e}", step.name)))?;
     Ok(format!("# standing orders of {side}: {label}, sha256 {}\n{yaml}", sha256.to_hex()))
 }
 
@@ -481,9 +491,9 @@ fn orders_text(label: &str, sha256: &Bytes32, game_id: &str, step: &Step, side: 
 /// refuses the step; it is located in the standing file.
 pub fn orders_for(
     folder: &GameFolder,
-    rules: &Rules,
+    rules: &dyn Rules,
     state: &State,
-    step: &Step,
+    step: &StepInfo,
     missing: &[String],
 ) -> Result<ForStep> {
     let mut found = ForStep::default();
@@ -491,9 +501,9 @@ pub fn orders_for(
         return Ok(found);
     }
     let mut files = files(folder)?;
-    let kinds = rules.sequence.step_kinds()?;
+    let kinds = kinds_of(rules)?;
     let game_id = &folder.config.game_id;
-    let kind = step_field(step);
+    let kind = step.field.clone();
     for side in missing {
         let Some(bytes) = files.remove(side) else { continue };
         let label = file_name(side);
@@ -530,15 +540,15 @@ pub fn orders_for(
                         "" | "." => format!("standing.{kind}"),
                         f => format!("standing.{kind}.{f}"),
                     };
-                    problem(&label, &field, format!("at step {}: {}", step.name(), p.message))
+                    problem(&label, &field, format!("at step {}: {}", step.name, p.message))
                 })
                 .collect();
             crate::base::error::capped_problems(&placed(text, moved))
         };
-        match check_header(rules, game_id, state, &label, &orders) {
+        match rules.check_header(game_id, state.as_ref(), &label, &orders) {
             Err(list) => found.refused.extend(relocate(list)),
             Ok(c) => {
-                let problems = validate_body(rules, state, &c.step, &c.side, &c.body, &label, &orders);
+                let problems = rules.validate_body(state.as_ref(), &c, &label, &orders);
                 if problems.is_empty() {
                     found.orders.push(Synthesised { side: c.side, body: c.body, bytes: orders.into_bytes() });
                 } else {

@@ -174,9 +174,8 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
         let (dispatches, _) = crate::report::game::dispatches(&folder)?;
         let ends: BTreeSet<u32> = dispatches.iter().map(|d| d.last).collect();
         let mut states = BTreeMap::new();
-        let scenario = folder.config.scenario.clone().unwrap_or_default();
-        let mut last_state = crate::systems::gboar::state::State::setup(&rules.module, &scenario)?;
-        let replayed = crate::game::play::replay_each(&folder, &rules, |entry, state| {
+        let mut last_state = rules.setup()?;
+        let replayed = crate::game::play::replay_each(&folder, rules, |entry, state| {
             if ends.contains(&entry.step) {
                 states.insert(entry.step, state.clone());
             }
@@ -196,7 +195,7 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
                 Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Replay, message });
         } else {
             // The reports: each must be exactly what the journal gives.
-            match crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)? {
+            match crate::report::game::check_dispatches(&folder, rules, verdict.steps, &states)? {
                 ReportsCheck::Complete => {}
                 ReportsCheck::Pending { first, last } => verdict.reports_pending = Some(StepRange { first, last }),
                 ReportsCheck::Failed { file, message } => {
@@ -212,8 +211,8 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
 
 /// `state.yaml`, the cache of the game's current state, must be exactly the
 /// state the replay ends in.
-fn check_state_file(folder: &GameFolder, state: &crate::systems::gboar::state::State) -> Result<Option<String>> {
-    let want = crate::base::yaml::to_string(state).map_err(|e| crate::base::error::Error::usage(e.to_string()))?;
+fn check_state_file(folder: &GameFolder, state: &crate::system::State) -> Result<Option<String>> {
+    let want = state.to_yaml()?;
     let path = folder.root.join(STATE_FILE);
     if !path.exists() {
         return Ok(Some("missing: it holds the game's current state".into()));

@@ -138,7 +138,8 @@ fn subject(game_id: &str, side: &str, d: &Dispatch, model: &ReportModel) -> Stri
 struct Mailing<'a> {
     d: &'a Dispatch,
     steps: &'a Steps<'a>,
-    svg: &'a str,
+    /// The map, when the game's system draws one.
+    svg: Option<&'a str>,
     maps: &'a [Attachment],
 }
 
@@ -162,7 +163,7 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
          on the published game folder.\n",
         game = folder.config.game_id
     );
-    let html = steps.render(Viewer::Side(side.to_string()), Format::Html, MapIn::Inline(svg))?;
+    let html = steps.render(Viewer::Side(side.to_string()), Format::Html, svg.map_or(MapIn::None, MapIn::Inline))?;
     let game = &folder.config.game_id;
     let mut attachments = vec![
         Attachment {
@@ -188,10 +189,12 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
     })
 }
 
-/// The map after dispatch `d`'s last step, as SVG (and PNG when built with it).
-fn maps(folder: &GameFolder, d: &Dispatch) -> Result<Vec<Attachment>> {
+/// The map after dispatch `d`'s last step, as SVG (and PNG when built
+/// with it); none when the game's system draws no map.
+fn maps(folder: &GameFolder, d: &Dispatch, svg: Option<&str>) -> Result<Vec<Attachment>> {
     let game = &folder.config.game_id;
-    let svg = fsio::read(&d.path.join(MAP_FILE))?;
+    let Some(svg) = svg else { return Ok(Vec::new()) };
+    let svg = svg.as_bytes().to_vec();
     #[cfg(feature = "png")]
     let png = crate::report::map::png::render_png(&String::from_utf8_lossy(&svg)).map_err(|e| {
         Error::usage(format!("reports/{}/{MAP_FILE}: cannot be drawn as PNG: {e}", dispatch_name(d.first, d.last)))
@@ -227,7 +230,7 @@ pub fn mail_reports(
     settings.transport()?;
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
-    let sides: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
+    let sides: Vec<String> = rules.sides().into_iter().map(|s| s.id).collect();
     for side in &selection.sides {
         if !sides.contains(side) {
             return Err(Error::usage(format!("--side '{side}': the sides are {}", sides.join(", "))));
@@ -251,7 +254,7 @@ pub fn mail_reports(
     // The state after each dispatch's last step, from one replay.
     let ends: BTreeSet<u32> = chosen.iter().map(|d| d.last).collect();
     let mut states = BTreeMap::new();
-    if let Some((entry, message)) = crate::game::play::replay_each(&folder, &rules, |entry, state| {
+    if let Some((entry, message)) = crate::game::play::replay_each(&folder, rules, |entry, state| {
         if ends.contains(&entry.step) {
             states.insert(entry.step, state.clone());
         }
@@ -269,8 +272,11 @@ pub fn mail_reports(
         let Some(state) = states.get(&d.last) else {
             return Err(Error::refused(format!("reports/{name}: reports steps the journal does not have")));
         };
-        let steps = Steps { folder: &folder, rules: &rules, templates: &templates, entries: &reported, state };
-        let svg = String::from_utf8_lossy(&fsio::read(&d.path.join(MAP_FILE))?).into_owned();
+        let steps = Steps { folder: &folder, rules, templates: &templates, entries: &reported, state };
+        let svg = match steps.has_map() {
+            true => Some(String::from_utf8_lossy(&fsio::read(&d.path.join(MAP_FILE))?).into_owned()),
+            false => None,
+        };
         for side in sides.iter().filter(|s| selection.sides.is_empty() || selection.sides.contains(s)) {
             if selection.dispatch.is_none() && done.contains(&(name.clone(), side.clone())) {
                 continue;
@@ -292,10 +298,10 @@ pub fn mail_reports(
                 }
             };
             if map_files.is_none() {
-                map_files = Some(maps(&folder, d)?);
+                map_files = Some(maps(&folder, d, svg.as_deref())?);
             }
             let maps = map_files.as_deref().unwrap_or_default();
-            let mailing = Mailing { d, steps: &steps, svg: &svg, maps };
+            let mailing = Mailing { d, steps: &steps, svg: svg.as_deref(), maps };
             let message = outgoing(&folder, &settings, &mailing, side, &to)?;
             let sent = mail::send(&settings, &folder.root, std::slice::from_ref(&message), dry_run)?;
             let sent = sent.into_iter().next().ok_or_else(|| Error::usage("the mail transport sent nothing"))?;

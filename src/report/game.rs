@@ -29,8 +29,7 @@ use crate::base::fsio;
 use crate::game::folder::{GameFolder, REPORTS_DIR};
 use crate::game::journal::JournalEntry;
 use crate::report::map::svg;
-use crate::systems::gboar::state::State;
-use crate::systems::gboar::Rules;
+use crate::system::{Rules, State};
 
 use super::{load_templates, render, Format, ReportInput, Templates, Viewer};
 
@@ -95,7 +94,7 @@ pub fn reported_through(folder: &GameFolder, journal: u32) -> Result<u32> {
 /// What the reports of a range of steps are made from.
 pub struct Steps<'a> {
     pub folder: &'a GameFolder,
-    pub rules: &'a Rules,
+    pub rules: &'a dyn Rules,
     pub templates: &'a Templates,
     /// The journal entries reported, in order (at least one).
     pub entries: &'a [JournalEntry],
@@ -108,29 +107,17 @@ impl Steps<'_> {
         self.entries.last().map(|e| e.step).unwrap_or(0)
     }
 
-    /// The map after the last step, with the steps' arrows and markers.
-    pub fn map_svg(&self) -> String {
-        let rules = self.rules;
-        let events: Vec<crate::systems::gboar::Event> =
-            self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
-        let army_of = |u: &str| rules.army_of(u).map(str::to_string);
-        let (arrows, markers) = crate::report::map::overlay::overlay(&events, &army_of);
-        let counters: Vec<svg::CounterView> = self
-            .state
-            .units
-            .iter()
-            .filter_map(|(id, u)| {
-                let hex = u.hex.as_deref()?.parse().ok()?;
-                Some(rules.module.counter_view(hex, rules.counter(id)?))
-            })
-            .collect();
-        let title = format!("{}, after step {}", self.folder.config.game_id, self.last());
-        svg::render_on(
-            &rules.module.map,
-            Some(rules.module.map_base_svg()),
-            &counters,
-            &svg::Options { title: Some(title), arrows, markers, ..svg::Options::default() },
-        )
+    /// The map after the last step, with the steps' arrows and markers;
+    /// `None` for a system without a map.
+    pub fn map_svg(&self) -> Option<String> {
+        let events: Vec<crate::system::Event> = self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
+        let picture = self.rules.map(self.state.as_ref(), &events)?;
+        Some(svg::picture(picture, format!("{}, after step {}", self.folder.config.game_id, self.last())))
+    }
+
+    /// Whether the game's system draws a map (a dispatch then has `map.svg`).
+    pub fn has_map(&self) -> bool {
+        self.rules.map(self.state.as_ref(), &[]).is_some()
     }
 
     /// One viewer's report; the HTML shows `map` inline, or links to
@@ -141,8 +128,7 @@ impl Steps<'_> {
 
     /// The sides the step after these awaits.
     fn awaiting(&self) -> Vec<String> {
-        let state = self.state;
-        state.next.as_ref().map(|s| crate::systems::gboar::awaited(self.rules, state, s)).unwrap_or_default()
+        self.rules.awaited(self.state.as_ref())
     }
 
     /// What one viewer's report is made from.
@@ -151,17 +137,18 @@ impl Steps<'_> {
         let (map_svg, map_file) = match map {
             MapIn::Inline(svg) => (Some(svg.to_string()), None),
             MapIn::File(name) => (None, Some(name.to_string())),
+            MapIn::None => (None, None),
         };
         ReportInput {
             game: &self.folder.config,
             viewer,
             entries: self.entries,
-            state,
+            standing: self.rules.standing(state.as_ref()),
             awaiting,
-            next_step: state.next.as_ref().map(|s| s.name()),
+            next_step: state.next_step().map(|s| s.name),
             map_svg,
             map_file,
-            players_of_sides: self.rules.players_of_armies(),
+            players_of_sides: self.rules.players_of_sides(),
         }
     }
 
@@ -173,9 +160,11 @@ impl Steps<'_> {
             .entries
             .last()
             .map(|e| super::model::JournalHead { step: e.step, sha256: self.folder.entry_sha256(e) });
-        for side in &self.rules.module.info.sides {
+        let map = self.map_svg();
+        for side in &self.rules.sides() {
             // One model per side, every format rendered from it.
-            let input = self.input(Viewer::Side(side.id.clone()), MapIn::File(MAP_FILE), awaiting.clone());
+            let map_in = if map.is_some() { MapIn::File(MAP_FILE) } else { MapIn::None };
+            let input = self.input(Viewer::Side(side.id.clone()), map_in, awaiting.clone());
             let model = super::model::model_with_head(&input, head.clone());
             let value = minijinja::Value::from(minijinja::value::Serde(&model));
             for format in Format::ALL {
@@ -183,7 +172,9 @@ impl Steps<'_> {
                 files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
             }
         }
-        files.insert(MAP_FILE.to_string(), self.map_svg().into_bytes());
+        if let Some(map) = map {
+            files.insert(MAP_FILE.to_string(), map.into_bytes());
+        }
         Ok(files)
     }
 }
@@ -195,6 +186,8 @@ pub enum MapIn<'a> {
     Inline(&'a str),
     /// Beside the page, in the dispatch's folder.
     File(&'a str),
+    /// None: the game's system draws no map.
+    None,
 }
 
 /// The game's own templates (`templates/` in the game folder) over the
@@ -228,8 +221,8 @@ pub fn entries(folder: &GameFolder, first: u32, last: u32) -> Result<Vec<Journal
 pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, format: Format) -> Result<String> {
     let rules = crate::game::load_rules(folder)?;
     if let Viewer::Side(side) = &viewer {
-        if rules.module.info.sides.iter().all(|s| &s.id != side) {
-            let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+        let known: Vec<String> = rules.sides().into_iter().map(|s| s.id).collect();
+        if !known.contains(side) {
             return Err(Error::usage(format!("--side '{side}': the sides are {}", known.join(", "))));
         }
     }
@@ -238,12 +231,17 @@ pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, f
     let state = if last == count {
         crate::game::load_state(folder)?
     } else {
-        crate::game::play::state_after(folder, &rules, last)?
+        crate::game::play::state_after(folder, rules, last)?
     };
     let templates = game_templates(folder)?;
-    let steps = Steps { folder, rules: &rules, templates: &templates, entries: &entries, state: &state };
-    let svg = (format == Format::Html).then(|| steps.map_svg());
-    steps.render(viewer, format, svg.as_deref().map_or(MapIn::File(MAP_FILE), MapIn::Inline))
+    let steps = Steps { folder, rules, templates: &templates, entries: &entries, state: &state };
+    let svg = if format == Format::Html { steps.map_svg() } else { None };
+    let map = match (format, &svg) {
+        (_, Some(svg)) => MapIn::Inline(svg),
+        (Format::Html, None) => MapIn::None,
+        _ => MapIn::File(MAP_FILE),
+    };
+    steps.render(viewer, format, map)
 }
 
 /// A dispatch folder's name.
@@ -332,7 +330,7 @@ pub enum ReportsCheck {
 /// last step of every dispatch.
 pub fn check_dispatches(
     folder: &GameFolder,
-    rules: &Rules,
+    rules: &dyn Rules,
     count: u32,
     states: &BTreeMap<u32, State>,
 ) -> Result<ReportsCheck> {

@@ -28,7 +28,6 @@ use minijinja::{context, Value};
 use crate::base::error::{Error, Result};
 use crate::game::folder::GameConfig;
 use crate::game::journal::JournalEntry;
-use crate::systems::gboar::state::State;
 
 pub use model::{halves_text, model, ReportModel, REPORT_VERSION};
 pub use tables::text_tables;
@@ -50,9 +49,10 @@ pub struct ReportInput<'a> {
     pub viewer: Viewer,
     /// The journal entries reported, in order: usually those one `resolve` made.
     pub entries: &'a [JournalEntry],
-    /// The state after the last entry.
-    pub state: &'a State,
-    /// The sides the next step awaits (`engine::awaited`).
+    /// Where the game stands after the last entry, as its system says
+    /// ([`crate::system::Rules::standing`]).
+    pub standing: crate::system::Standing,
+    /// The sides the next step awaits ([`crate::system::Rules::awaited`]).
     pub awaiting: Vec<String>,
     /// The next step's name; `None` when the game is over.
     pub next_step: Option<String>,
@@ -61,7 +61,7 @@ pub struct ReportInput<'a> {
     /// Or the map's file beside the HTML report (a dispatch's `map.svg`),
     /// which the page shows as an image.
     pub map_file: Option<String>,
-    /// Each side's player (alliance): `Rules::players_of_armies`. A side
+    /// Each side's player (alliance): [`crate::system::Rules::players_of_sides`]. A side
     /// sees the cards and secrets held under its own id or its player's;
     /// with an empty map, under its own id only.
     pub players_of_sides: BTreeMap<String, String>,

@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use super::{ReportInput, Viewer};
 use crate::base::dice::{Bytes32, Roll};
-use crate::systems::gboar::victory::GameResult;
-use crate::systems::gboar::Event;
+use crate::system::{Event, GameResult};
 
 /// The version of the report model's layout (`report_version`). Raised when
 /// a field is removed or changes meaning; adding a field keeps it.
@@ -295,7 +294,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
             rolls: entry.rolls.clone(),
         })
         .collect();
-    let state = input.state;
+    let state = &input.standing;
     let cards = state
         .cards
         .iter()

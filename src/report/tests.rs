@@ -5,8 +5,7 @@ use super::*;
 use crate::base::dice::{Bytes32, Die, Roll};
 use crate::game::folder::{DiceConfig, DiceMode, FolderKind, Player};
 use crate::game::journal::OrdersRecord;
-use crate::systems::gboar::data::{Module, Source};
-use crate::systems::gboar::Event;
+use crate::system::{Event, Standing};
 
 fn game() -> GameConfig {
     GameConfig {
@@ -22,14 +21,16 @@ fn game() -> GameConfig {
     }
 }
 
-fn state() -> State {
-    let module = Module::load(&Source::Embedded("savannah-1779".into())).unwrap_or_else(|e| panic!("{:?}", e.lines()));
-    let mut state = State::setup(&module, "historical").unwrap();
-    state.cards.insert("allies".into(), vec!["card-allied-fleet".into()]);
-    state.cards.insert("british".into(), vec!["card-british-sortie".into(), "card-british-spy".into()]);
-    state.vp_halves.insert("british".into(), 7);
-    state.vp_halves.insert("french".into(), 1);
-    state
+/// Where a made-up game stands, as a system gives it to reports.
+fn standing() -> Standing {
+    let mut standing = Standing { turn: 16, resolved_steps: 3, ..Standing::default() };
+    standing.army_morale.insert("british".into(), 12);
+    standing.momentum.insert("allies".into(), 1);
+    standing.cards.insert("allies".into(), vec!["card-allied-fleet".into()]);
+    standing.cards.insert("british".into(), vec!["card-british-sortie".into(), "card-british-spy".into()]);
+    standing.vp_halves.insert("british".into(), 7);
+    standing.vp_halves.insert("french".into(), 1);
+    standing
 }
 
 fn entry() -> JournalEntry {
@@ -71,12 +72,12 @@ fn players() -> BTreeMap<String, String> {
 }
 
 fn all_formats(viewer: Viewer) -> Vec<(Format, String)> {
-    let (game, state, entries) = (game(), state(), vec![entry()]);
+    let (game, standing, entries) = (game(), standing(), vec![entry()]);
     let input = ReportInput {
         game: &game,
         viewer,
         entries: &entries,
-        state: &state,
+        standing: standing.clone(),
         awaiting: vec!["french".into(), "american".into()],
         next_step: Some("16-allies-movement".into()),
         map_svg: Some(
@@ -108,12 +109,12 @@ fn a_side_sees_its_own_cards_only_and_the_referee_all() {
 
 #[test]
 fn without_players_a_side_sees_only_cards_under_its_own_name() {
-    let (game, state, entries) = (game(), state(), vec![entry()]);
+    let (game, standing, entries) = (game(), standing(), vec![entry()]);
     let input = ReportInput {
         game: &game,
         viewer: Viewer::Side("french".into()),
         entries: &entries,
-        state: &state,
+        standing: standing.clone(),
         awaiting: vec![],
         next_step: None,
         map_svg: None,
@@ -145,12 +146,12 @@ fn events_visible_to_other_sides_are_left_out() {
 
 #[test]
 fn fields_visible_to_other_sides_are_left_out() {
-    let (game, state, entries) = (game(), state(), vec![entry()]);
+    let (game, standing, entries) = (game(), standing(), vec![entry()]);
     let input = |viewer| ReportInput {
         game: &game,
         viewer,
         entries: &entries,
-        state: &state,
+        standing: standing.clone(),
         awaiting: vec![],
         next_step: None,
         map_svg: None,

@@ -1,7 +1,7 @@
-//! The map of a report: drawn as SVG ([`svg`]), rasterized as PNG
-//! ([`png`]), and what a step's events add on it ([`overlay`]).
+//! The map of a report: a system's picture of the board
+//! ([`crate::base::hexmap::Picture`]: its counters and what a step did)
+//! drawn as SVG ([`svg`]), rasterized as PNG ([`png`]).
 
-pub mod overlay;
 #[cfg(feature = "png")]
 pub mod png;
 pub mod svg;

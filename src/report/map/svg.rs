@@ -12,29 +12,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::base::hex::{direction_between, Direction, HexId};
-use crate::systems::gboar::data::map::{Map, RoadKind};
+use crate::base::hexmap::{arrow_colour, Arrow, CounterView, Map, Marker, MarkerKind, RoadKind};
 
 const R: i32 = 40; // centre to corner
 const HALF_H: i32 = 35; // centre to flat side
 const COL_STEP: i32 = 60;
 const MARGIN: i32 = 24;
 const TITLE_H: i32 = 40;
-
-/// One counter to draw.
-#[derive(Debug, Clone)]
-pub struct CounterView {
-    pub hex: HexId,
-    /// Short name printed on the counter.
-    pub label: String,
-    /// The values line: strength-morale-movement, or a leader's ratings.
-    pub values: String,
-    /// Counter colour and colour-band stripe (SVG colours).
-    pub fill: String,
-    pub stripe: Option<String>,
-    pub leader: bool,
-    /// Status markers (D disrupted, S shattered, P pinned, L lost ...).
-    pub markers: Vec<String>,
-}
 
 /// What to draw.
 #[derive(Debug, Clone, Default)]
@@ -47,65 +31,6 @@ pub struct Options {
     pub arrows: Vec<Arrow>,
     /// Combat markers, drawn above the arrows.
     pub markers: Vec<Marker>,
-}
-
-/// A move (or retreat, or advance) drawn as a line through hex centres with
-/// an arrowhead at the end, in the army's colour with a dark outline.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arrow {
-    /// The hexes in order, the start first.
-    pub path: Vec<HexId>,
-    pub army: String,
-    /// The tooltip.
-    pub label: Option<String>,
-}
-
-/// What a marker says happened in a hex.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum MarkerKind {
-    /// Artillery, rifle or mortar fire at a unit in the hex.
-    Fire,
-    /// The hex was attacked in close combat.
-    CloseCombat,
-    /// A unit retreated into the hex.
-    Retreat,
-    /// A unit in the hex lost a step and lives.
-    StepLoss,
-    /// A unit in the hex was eliminated.
-    Eliminated,
-    /// A unit in the hex was captured.
-    Captured,
-}
-
-impl MarkerKind {
-    pub const ALL: [MarkerKind; 6] = [
-        MarkerKind::Fire,
-        MarkerKind::CloseCombat,
-        MarkerKind::Retreat,
-        MarkerKind::StepLoss,
-        MarkerKind::Eliminated,
-        MarkerKind::Captured,
-    ];
-
-    /// The id used in the SVG's class names.
-    pub fn id(self) -> &'static str {
-        match self {
-            MarkerKind::Fire => "fire",
-            MarkerKind::CloseCombat => "close-combat",
-            MarkerKind::Retreat => "retreat",
-            MarkerKind::StepLoss => "step-loss",
-            MarkerKind::Eliminated => "eliminated",
-            MarkerKind::Captured => "captured",
-        }
-    }
-}
-
-/// A small symbol in a corner of a hex, with a tooltip.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Marker {
-    pub hex: HexId,
-    pub kind: MarkerKind,
-    pub label: String,
 }
 
 /// The colour of a terrain id, and whether it gets a symbol.
@@ -121,56 +46,6 @@ fn terrain_fill(id: &str) -> &'static str {
         "river" | "water" => "#84b6dc",
         _ => "#d9d9d9",
     }
-}
-
-/// An SVG colour for a colour named in the rules (Savannah 1.1).
-fn named_colour(name: &str) -> Option<&'static str> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "tan" => "#d9c29a",
-        "red" => "#c0282d",
-        "green" => "#2e7d32",
-        "yellow" => "#e8c51a",
-        "brown" => "#7b4a24",
-        "light turquoise" => "#b4e6e2",
-        "turquoise" => "#30b5aa",
-        "aqua" => "#4fd3e6",
-        "teal" => "#1f7f7f",
-        "sky blue" => "#9ccbf0",
-        "light blue" => "#cfe6fa",
-        "blue" => "#2f5fb0",
-        "white" => "#ffffff",
-        _ => return None,
-    })
-}
-
-/// Counter colour and stripe from a band as the rules print it:
-/// "Tan with red stripe", "Sky blue with no stripe".
-pub fn band_colours(band: &str) -> (String, Option<String>) {
-    let lower = band.to_ascii_lowercase();
-    let (base, stripe) = match lower.split_once(" with ") {
-        Some((base, rest)) => (base.to_string(), rest.trim_end_matches(" stripe").to_string()),
-        None => (lower.clone(), "no".to_string()),
-    };
-    let fill = named_colour(&base).unwrap_or("#dddddd").to_string();
-    let stripe = if stripe == "no" { None } else { Some(named_colour(&stripe).unwrap_or("#888888").to_string()) };
-    (fill, stripe)
-}
-
-/// A counter colour for an army without colour groups.
-pub fn army_colour(army: &str) -> String {
-    match army {
-        "british" => "#d9c29a",
-        "french" => "#b4e6e2",
-        "american" => "#9ccbf0",
-        _ => "#dddddd",
-    }
-    .to_string()
-}
-
-/// The colour of an army's movement arrows: its counter colour, which the
-/// arrow's dark outline keeps visible on any terrain.
-pub fn arrow_colour(army: &str) -> String {
-    army_colour(army)
 }
 
 fn xml(s: &str) -> std::borrow::Cow<'_, str> {
@@ -257,9 +132,25 @@ pub fn render(map: &Map, counters: &[CounterView], options: &Options) -> String 
 
 /// The layers of the whole map that no game changes (terrain, zones,
 /// roads, hexsides, hex numbers, entry hexes): what [`render_on`] draws
-/// first. A module draws them once ([`crate::systems::gboar::data::Module::map_base_svg`]).
+/// first. [`picture`] draws them once per board and process.
 pub fn base(map: &Map) -> String {
     base_layers(map, &frame(map, None))
+}
+
+/// The [`base`] layers of the board `key` names, drawn at its first use in
+/// the process: every map of a game draws its counters over them.
+fn base_of(key: &str, map: &Map) -> std::sync::Arc<str> {
+    static DRAWN: std::sync::Mutex<BTreeMap<String, std::sync::Arc<str>>> = std::sync::Mutex::new(BTreeMap::new());
+    let mut drawn = DRAWN.lock().unwrap_or_else(|e| e.into_inner());
+    drawn.entry(key.to_string()).or_insert_with(|| base(map).into()).clone()
+}
+
+/// Draw a system's [`Picture`] of the map, titled.
+pub fn picture(picture: crate::base::hexmap::Picture<'_>, title: String) -> String {
+    let base = base_of(&picture.key, picture.map);
+    let options =
+        Options { title: Some(title), arrows: picture.arrows, markers: picture.markers, ..Options::default() };
+    render_on(picture.map, Some(&base), &picture.counters, &options)
 }
 
 /// [`render`], with `base` the whole map's [`base`] already drawn (used
@@ -818,7 +709,17 @@ fn marker_symbol(kind: MarkerKind, x: i32, y: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::gboar::data::{Module, Source};
+
+    /// The Savannah Historical set-up as its system pictures it: the board
+    /// and the counters, through the seam like every report's map.
+    fn savannah(test: impl FnOnce(&Map, &[CounterView])) {
+        let system = crate::game::modules::system_of("savannah-1779").unwrap();
+        let rules = system.load("savannah-1779", "historical").unwrap();
+        let state = rules.setup().unwrap();
+        let picture = rules.map(state.as_ref(), &[]).expect("Savannah has a map");
+        assert!(picture.counters.len() > 20, "the set-up's counters are on the map");
+        test(picture.map, &picture.counters);
+    }
 
     fn h(s: &str) -> HexId {
         s.parse().unwrap()
@@ -848,11 +749,13 @@ mod tests {
 
     #[test]
     fn arrows_and_markers_are_drawn_above_the_counters_the_same_every_time() {
-        let module = Module::load(&Source::resolve("savannah-1779", None)).unwrap();
-        let counters = module.setup_counters("historical").unwrap();
+        savannah(|map, counters| arrows_and_markers(map, counters));
+    }
+
+    fn arrows_and_markers(map: &Map, counters: &[CounterView]) {
         let options = step_options();
-        let svg = render(&module.map, &counters, &options);
-        assert_eq!(svg, render(&module.map, &counters, &options), "the same input gives the same bytes");
+        let svg = render(map, counters, &options);
+        assert_eq!(svg, render(map, counters, &options), "the same input gives the same bytes");
         assert_eq!(svg.matches(r#"<g class="arrow""#).count(), 2);
         // An outline and a coloured line per arrow, each with a head.
         let arrows = &svg[svg.find(r#"<g id="arrows""#).unwrap()..svg.find(r#"<g id="markers""#).unwrap()];
@@ -878,12 +781,13 @@ mod tests {
 
     #[test]
     fn markers_of_one_kind_in_one_hex_share_a_symbol() {
-        let module = Module::load(&Source::resolve("savannah-1779", None)).unwrap();
-        let m = |label: &str| Marker { hex: h("1709"), kind: MarkerKind::Fire, label: label.into() };
-        let options = Options { markers: vec![m("first"), m("second"), m("first")], ..Options::default() };
-        let svg = render(&module.map, &[], &options);
-        assert_eq!(svg.matches("marker-fire").count(), 1);
-        assert!(svg.contains("<title>1709: first\nsecond</title>"));
+        savannah(|map, _| {
+            let m = |label: &str| Marker { hex: h("1709"), kind: MarkerKind::Fire, label: label.into() };
+            let options = Options { markers: vec![m("first"), m("second"), m("first")], ..Options::default() };
+            let svg = render(map, &[], &options);
+            assert_eq!(svg.matches("marker-fire").count(), 1);
+            assert!(svg.contains("<title>1709: first\nsecond</title>"));
+        });
     }
 
     #[test]

@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use super::sequence::Step;
 use super::state::{Condition, State};
-use super::{resolve, Dice, Rules};
+use super::{resolve, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::fsio;
+use crate::system::Dice;
 use crate::systems::gboar::data::Source;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -439,7 +440,7 @@ pub fn run(path: &Path) -> Result<Outcome> {
     Ok(outcome)
 }
 
-fn compare_events(want: &[ExpectedEvent], got: &[super::Event], more: bool, failures: &mut Vec<String>) {
+fn compare_events(want: &[ExpectedEvent], got: &[crate::system::Event], more: bool, failures: &mut Vec<String>) {
     if want.len() != got.len() && !(more && got.len() > want.len()) {
         let kinds: Vec<String> = got.iter().map(|e| format!("{} ({})", e.kind, e.text)).collect();
         failures.push(format!("expected {} events, got {}: {}", want.len(), got.len(), kinds.join("; ")));

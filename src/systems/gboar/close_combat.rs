@@ -39,9 +39,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::state::{Condition, State};
-use super::{Event, Rules};
+use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
+use crate::system::Event;
 use crate::systems::gboar::data::charts::{Drm, TacticsCell};
 use crate::systems::gboar::data::counters::Counter;
 
@@ -1379,7 +1380,7 @@ pub fn roll_with_momentum(
     drm: i32,
     players: (&str, &str),
     policies: (&MomentumPolicy, &MomentumPolicy),
-    dice: &mut dyn super::Dice,
+    dice: &mut dyn crate::system::Dice,
     events: &mut Vec<Event>,
 ) -> Result<(i32, Vec<String>, Vec<String>)> {
     let (attacker, defender) = players;
@@ -1668,7 +1669,7 @@ pub fn resolve_phase(
     state: &State,
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
-    dice: &mut dyn super::Dice,
+    dice: &mut dyn crate::system::Dice,
 ) -> Result<super::Resolution> {
     let (d, problems) = designate(rules, state, player, orders, true);
     if !problems.is_empty() {

@@ -19,9 +19,10 @@ use std::collections::BTreeMap;
 
 use super::sequence::Step;
 use super::state::State;
-use super::{Event, Resolution, Rules};
+use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, HexId};
+use crate::system::Event;
 
 /// Units on the map: (id, hex, player, counter).
 fn on_map<'a>(

@@ -22,9 +22,10 @@
 use std::collections::BTreeMap;
 
 use super::state::{Condition, State};
-use super::{Dice, Event, Rules};
+use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, HexId};
+use crate::system::{Dice, Event};
 use crate::systems::gboar::data::charts::{Drm, ToHitTable};
 
 fn hex_of(state: &State, id: &str) -> Option<HexId> {

@@ -21,9 +21,10 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::state::State;
-use super::{Dice, Event, Resolution, Rules};
+use super::{Resolution, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
+use crate::system::{Dice, Event};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

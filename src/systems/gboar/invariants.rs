@@ -39,8 +39,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::sequence::Step;
 use super::state::{Condition, OffMap, State};
-use super::{Event, Rules};
+use super::Rules;
 use crate::base::hex::{are_adjacent, distance, HexId};
+use crate::system::Event;
 
 /// The invariants of one module and scenario, with what they read of the
 /// module computed once.
@@ -512,7 +513,7 @@ mod tests {
         let step = before.next.clone().unwrap();
         let mut after = before.clone();
         after.next = None;
-        after.result = Some(crate::systems::gboar::victory::GameResult {
+        after.result = Some(crate::system::GameResult {
             winner: "british".into(),
             level: "marginal".into(),
             condition: "test".into(),

@@ -70,8 +70,9 @@ use std::collections::BTreeMap;
 
 use super::morale;
 use super::state::{OffMap, State};
-use super::{Event, Rules};
+use super::Rules;
 use crate::base::error::{Error, Result};
+use crate::system::Event;
 use crate::systems::gboar::data::charts::VpEntry;
 use crate::systems::gboar::data::counters::Counter;
 

@@ -16,6 +16,7 @@ pub mod morale;
 pub mod movement;
 pub mod odds;
 pub mod orders;
+pub mod overlay;
 pub mod rally;
 pub mod reinforcement;
 pub mod results;
@@ -23,6 +24,7 @@ pub mod retreat;
 pub mod selfplay;
 pub mod sequence;
 pub mod state;
+pub mod system;
 pub mod template;
 pub mod victory;
 pub mod weather;
@@ -30,10 +32,10 @@ pub mod zoc;
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::base::dice::{Die, StepDice};
 use crate::base::error::{Error, Result};
+use crate::system::{Dice, Event};
 use crate::systems::gboar::data::charts::{self, Charts};
 use crate::systems::gboar::data::{Module, Source};
 use sequence::{Sequence, Step};
@@ -43,6 +45,8 @@ use state::State;
 /// sequence of play of one scenario.
 pub struct Rules {
     pub module: Module,
+    /// The scenario's id (`scenarios/<id>.yaml`).
+    pub scenario: String,
     pub charts: Charts,
     pub sequence: Sequence,
     pub seniority: Vec<Seniority>,
@@ -139,6 +143,7 @@ impl Rules {
         }
         Ok(Rules {
             module,
+            scenario: scenario.to_string(),
             charts,
             sequence,
             seniority: seniority.leader_seniority,
@@ -201,44 +206,6 @@ impl Rules {
     pub fn terrain_at(&self, hex: crate::base::hex::HexId) -> Option<&crate::systems::gboar::data::charts::HexTerrain> {
         let id = self.module.map.terrain.get(&hex)?;
         self.charts.terrain.hexes.iter().find(|t| &t.id == id)
-    }
-}
-
-/// Where a step's rolls come from: the verifiable stream of DICE.md, or a
-/// script in a conformance case.
-pub trait Dice {
-    fn roll(&mut self, die: Die, purpose: &str) -> Result<u16>;
-}
-
-impl Dice for StepDice {
-    fn roll(&mut self, die: Die, purpose: &str) -> Result<u16> {
-        Ok(StepDice::roll(self, die, purpose))
-    }
-}
-
-/// One thing that happened, and why: what reports render and conformance
-/// cases compare. `fields` carries every number that went into it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Event {
-    /// The rule applied, e.g. "15.2".
-    pub rule: String,
-    /// What kind of event, e.g. "rally".
-    pub kind: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub fields: BTreeMap<String, serde_json::Value>,
-    /// In words, for the report.
-    pub text: String,
-}
-
-impl Event {
-    pub fn new(rule: &str, kind: &str, text: impl Into<String>) -> Event {
-        Event { rule: rule.into(), kind: kind.into(), fields: BTreeMap::new(), text: text.into() }
-    }
-
-    pub fn with(mut self, key: &str, value: impl Serialize) -> Event {
-        self.fields.insert(key.into(), serde_json::to_value(value).unwrap_or(serde_json::Value::Null));
-        self
     }
 }
 

@@ -4,8 +4,9 @@
 //! an adjustment the chart does not list is refused, never taken as zero.
 
 use super::state::State;
-use super::{Event, Rules};
+use super::Rules;
 use crate::base::error::{Error, Result};
+use crate::system::Event;
 use crate::systems::gboar::data::charts::{Adjustment, MoraleLevel};
 
 /// The entry `id` of the Army Morale Adjustment Chart, following `same_as`.

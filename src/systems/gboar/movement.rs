@@ -133,12 +133,13 @@ use serde::Deserialize;
 
 use super::state::{Condition, OffMap, State};
 use super::zoc::{self, Zoc};
-use super::{Dice, Event, Resolution, Rules};
+use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside, Layout};
+use crate::base::hexmap::RoadKind;
+use crate::system::{Dice, Event};
 use crate::systems::gboar::data::charts::{HexFeature, HexTerrain, HexsideFeature, MovementCost, RoadType};
 use crate::systems::gboar::data::counters::Counter;
-use crate::systems::gboar::data::map::RoadKind;
 
 // ---------------------------------------------------------------------------
 // Orders

@@ -10,10 +10,11 @@
 use std::collections::BTreeSet;
 
 use super::state::{Condition, State};
-use super::{Dice, Event, Resolution, Rules};
+use super::{Resolution, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside};
+use crate::system::{Dice, Event};
 use crate::systems::gboar::data::counters::Counter;
 
 /// A counter that is on the map, with its hex.

@@ -31,9 +31,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use super::state::{Arrival, OffMap, State};
-use super::{Dice, Event, Resolution, Rules};
+use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
 use crate::base::hex::HexId;
+use crate::system::{Dice, Event};
 use crate::systems::gboar::data::charts::MovementCost;
 
 /// The scenario's `reinforcements`.

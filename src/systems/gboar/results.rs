@@ -134,9 +134,10 @@ use super::losses::{self, Cause};
 use super::morale;
 use super::retreat::{self, Data, Distance, Outcome, RetreatChoice};
 use super::state::{Condition, OffMap, State};
-use super::{Dice, Event, Rules};
+use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside};
+use crate::system::{Dice, Event};
 use crate::systems::gboar::data::counters::Counter;
 
 /// The combat results the engine knows (13.1), by their codes.yaml ids.

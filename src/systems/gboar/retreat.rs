@@ -97,9 +97,10 @@ use serde::Deserialize;
 use super::movement::Terrain;
 use super::state::State;
 use super::zoc::{self, Zoc};
-use super::{Event, Rules};
+use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, neighbours, HexId};
+use crate::system::Event;
 use crate::systems::gboar::data::charts::MovementCost;
 use crate::systems::gboar::data::counters::Counter;
 

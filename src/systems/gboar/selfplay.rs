@@ -31,11 +31,11 @@ use serde::Serialize;
 use crate::base::dice::{self, Bytes32, SideHash, StepDice};
 use crate::base::error::{Error, Result};
 use crate::base::yaml::{Mapping, Value};
+use crate::system::GameResult;
 use crate::systems::gboar::invariants::Invariants;
 use crate::systems::gboar::sequence::Step;
 use crate::systems::gboar::state::State;
 use crate::systems::gboar::template::{self, Guide};
-use crate::systems::gboar::victory::GameResult;
 use crate::systems::gboar::{self, Rules};
 
 /// One game of a run: the run's seed and the game's number (from 1).

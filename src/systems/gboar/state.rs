@@ -210,7 +210,7 @@ pub struct State {
     pub initiative_holder: Option<String>,
     /// How the game ended, once it has (Savannah 2; series 16.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<super::victory::GameResult>,
+    pub result: Option<crate::system::GameResult>,
     /// The next step to resolve; absent when the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Step>,

@@ -12,15 +12,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::state::{Condition, OffMap, State};
-use super::{Dice, Event, Resolution, Rules};
+use super::{Resolution, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
+use crate::base::hexmap::Region;
+use crate::system::{Dice, Event, GameResult};
 use crate::systems::gboar::data::charts::{self, Drm};
-use crate::systems::gboar::data::map::Region;
 
 #[derive(Debug, Clone, Deserialize)]
 struct ScenarioVictory {
@@ -134,15 +135,6 @@ struct AtLeast {
     colour_groups: Vec<String>,
     #[serde(default)]
     exclude_types: Vec<String>,
-}
-
-/// How a game ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GameResult {
-    pub winner: String,
-    pub level: String,
-    pub condition: String,
 }
 
 const LEVELS: [&str; 3] = ["decisive", "substantial", "marginal"];

@@ -14,8 +14,9 @@
 //! The weather lasts the whole turn and applies to all players (4.2).
 
 use super::state::State;
-use super::{Dice, Event, Resolution, Rules};
+use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
+use crate::system::{Dice, Event};
 
 const PREVIOUS: &str = "previous-";
 

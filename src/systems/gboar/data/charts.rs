@@ -21,11 +21,11 @@ use serde::de::{self, DeserializeOwned, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::counters::Counter;
-use super::map::{Map, RoadKind};
 use super::Source;
 use crate::base::error::{Error, Located};
 use crate::base::hex::HexId;
-use crate::game::modules::ModuleInfo;
+use crate::base::hexmap::{Map, RoadKind};
+use crate::system::ModuleInfo;
 
 // ---------------------------------------------------------------------------
 // The files

@@ -16,11 +16,12 @@ use serde::Deserialize;
 
 use super::charts;
 use super::counters::{Counter, CountersFile};
-use super::map::{locate, Map, MapFile};
+use super::map::{locate, MapFile};
 use super::Source;
 use crate::base::error::{Error, Located};
 use crate::base::hex::HexId;
-use crate::game::modules::ModuleInfo;
+use crate::base::hexmap::Map;
+use crate::system::ModuleInfo;
 use crate::systems::gboar::movement::Stacking;
 
 /// What module.yaml says that the checks need.

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::base::error::Located;
 use crate::base::hex::{HexId, Hexside, Layout};
+use crate::base::hexmap::{Map, Region, Road, RoadKind, Span};
 
 /// `map.yaml` as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -31,13 +32,6 @@ pub struct MapFile {
     pub hexsides: Vec<HexsideGroup>,
     #[serde(default)]
     pub roads: Vec<RoadFile>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Span {
-    pub first: u8,
-    pub last: u8,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -90,52 +84,6 @@ pub struct RoadFile {
     #[serde(default)]
     pub name: Option<String>,
     pub hexes: Vec<String>,
-}
-
-/// Series 9.5.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RoadKind {
-    Road,
-    Track,
-    Path,
-}
-
-/// The feature that marks a slope; its sides name the up hex first.
-pub const SLOPE: &str = "slope";
-
-/// A checked map.
-#[derive(Debug, Clone)]
-pub struct Map {
-    pub layout: Layout,
-    pub columns: Span,
-    pub rows: Span,
-    /// Every hex of the map and its terrain id.
-    pub terrain: BTreeMap<HexId, String>,
-    /// Every hexside with features, and its features (sorted, no repeats).
-    pub hexsides: BTreeMap<Hexside, BTreeSet<String>>,
-    /// The first hex of each side as written, per feature: for a slope the
-    /// up hex, for a fieldwork the hex it protects.
-    pub first_hex: BTreeMap<(Hexside, String), HexId>,
-    pub roads: Vec<Road>,
-    pub places: Vec<Region>,
-    pub zones: Vec<Region>,
-    pub entry_hexes: BTreeMap<String, Vec<HexId>>,
-    pub headquarters: BTreeMap<String, HexId>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Road {
-    pub kind: RoadKind,
-    pub name: Option<String>,
-    pub hexes: Vec<HexId>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Region {
-    pub id: String,
-    pub name: String,
-    pub hexes: Vec<HexId>,
 }
 
 /// Collects problems with their place in the file.
@@ -442,39 +390,5 @@ impl MapFile {
             entry_hexes,
             headquarters,
         })
-    }
-}
-
-impl Map {
-    /// The up hex of a slope hexside.
-    pub fn slope_up(&self, side: Hexside) -> Option<HexId> {
-        self.first_hex.get(&(side, SLOPE.to_string())).copied()
-    }
-
-    /// The hex a fieldwork feature on this side protects.
-    pub fn protected_hex(&self, side: Hexside, feature: &str) -> Option<HexId> {
-        self.first_hex.get(&(side, feature.to_string())).copied()
-    }
-
-    pub fn contains(&self, hex: HexId) -> bool {
-        self.terrain.contains_key(&hex)
-    }
-
-    pub fn zone(&self, id: &str) -> Option<&Region> {
-        self.zones.iter().find(|z| z.id == id)
-    }
-
-    pub fn place(&self, id: &str) -> Option<&Region> {
-        self.places.iter().find(|z| z.id == id)
-    }
-
-    /// Every feature id used on a hexside, sorted.
-    pub fn hexside_features(&self) -> BTreeSet<&str> {
-        self.hexsides.values().flatten().map(String::as_str).collect()
-    }
-
-    /// Every terrain id used on the map, sorted.
-    pub fn terrain_ids(&self) -> BTreeSet<&str> {
-        self.terrain.values().map(String::as_str).collect()
     }
 }

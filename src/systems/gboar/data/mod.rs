@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
+use crate::base::embedded as modules;
 use crate::base::error::{Error, Located, Result};
 use crate::base::fsio;
-use crate::game::modules::{self, ModuleInfo};
-
-pub use map::Map;
+use crate::base::hexmap::Map;
+use crate::system::ModuleInfo;
 
 /// Where a module's files are read from.
 #[derive(Debug, Clone)]
@@ -85,8 +85,6 @@ pub struct Module {
     pub map: Map,
     pub counters: Vec<counters::Counter>,
     pub colour_groups: Vec<ColourGroup>,
-    /// The map's layers that no game changes, as SVG, drawn at first use.
-    map_base: std::sync::OnceLock<String>,
 }
 
 /// Savannah 1.1: a colour group, and the band its counters carry.
@@ -118,18 +116,11 @@ impl Module {
             map,
             counters: counters.counters,
             colour_groups: extras.colour_groups,
-            map_base: std::sync::OnceLock::new(),
         })
     }
 
-    /// The whole map's layers that no game changes ([`crate::report::map::svg::base`]),
-    /// drawn once: every map of a game draws its counters over them.
-    pub fn map_base_svg(&self) -> &str {
-        self.map_base.get_or_init(|| crate::report::map::svg::base(&self.map))
-    }
-
     /// The counters of a scenario's set-up, as the map draws them.
-    pub fn setup_counters(&self, scenario: &str) -> Result<Vec<crate::report::map::svg::CounterView>> {
+    pub fn setup_counters(&self, scenario: &str) -> Result<Vec<crate::base::hexmap::CounterView>> {
         self.info.scenario(scenario)?;
         let file = format!("scenarios/{scenario}.yaml");
         let (setup, _): (counters::ScenarioSetup, _) = self.source.parse(&file)?;
@@ -142,15 +133,15 @@ impl Module {
         &self,
         hex: crate::base::hex::HexId,
         c: &counters::Counter,
-    ) -> crate::report::map::svg::CounterView {
+    ) -> crate::base::hexmap::CounterView {
         let band = c
             .colour_group
             .as_ref()
             .and_then(|g| self.colour_groups.iter().find(|cg| &cg.id == g))
             .map(|g| g.band.as_str());
         let (fill, stripe) = band
-            .map(crate::report::map::svg::band_colours)
-            .unwrap_or_else(|| (crate::report::map::svg::army_colour(&c.army), None));
+            .map(crate::base::hexmap::band_colours)
+            .unwrap_or_else(|| (crate::base::hexmap::army_colour(&c.army), None));
         let values = if c.is_leader() {
             format!("{}/{}", c.close_combat_drm.unwrap_or(0), c.leadership_drm.unwrap_or(0))
         } else {
@@ -158,7 +149,7 @@ impl Module {
             format!("{}-{}-{}", show(c.strength.map(|s| s.full)), show(c.morale.map(|s| s.full)), show(c.movement))
         };
         let label: String = c.name.chars().take(9).collect();
-        crate::report::map::svg::CounterView {
+        crate::base::hexmap::CounterView {
             hex,
             label,
             values,

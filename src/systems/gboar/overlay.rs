@@ -1,5 +1,5 @@
 //! The step's map: movement arrows and combat markers read off a step's
-//! events, for [`crate::report::map::svg::render`]. Like a report, this only reads
+//! events, for the map a report draws (`report/map/svg.rs`). Like a report, this only reads
 //! what the events say (their hexes and their text); it never recomputes a
 //! rule. Events from before an event carried a hex simply draw nothing.
 
@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::base::hex::HexId;
-use crate::report::map::svg::{Arrow, Marker, MarkerKind};
-use crate::systems::gboar::Event;
+use crate::base::hexmap::{Arrow, Marker, MarkerKind};
+use crate::system::Event;
 
 fn hex(v: Option<&Value>) -> Option<HexId> {
     v?.as_str()?.parse().ok()

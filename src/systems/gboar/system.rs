@@ -1,0 +1,261 @@
+//! GBoAR behind the seam (`src/system.rs`): the series rules and their
+//! modules as the shell sees every system. Each method here only translates
+//! between the shell's vocabulary (step names, headers, standing, the map
+//! picture) and the rules of this folder; none decides a rule.
+
+use std::collections::BTreeMap;
+
+use crate::base::dice::Bytes32;
+use crate::base::error::{Error, Located, Result};
+use crate::base::yaml::Value;
+use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, StepInfo, StepKind};
+
+use super::data::Source;
+use super::orders::step_field;
+use super::sequence::Step;
+use super::state::State;
+use super::Rules;
+
+/// The GBoAR series (Savannah 1779 and any module whose `system:` is
+/// `gboar`).
+pub struct Gboar;
+
+/// The one value of [`Gboar`] the registry holds.
+pub static GBOAR: Gboar = Gboar;
+
+impl seam::System for Gboar {
+    fn id(&self) -> &'static str {
+        "gboar"
+    }
+
+    fn load(&self, module: &str, scenario: &str) -> Result<Box<dyn seam::Rules>> {
+        Ok(Box::new(Rules::load(&Source::Embedded(module.to_string()), scenario)?))
+    }
+}
+
+/// How the shell names a step.
+pub fn step_info(step: &Step) -> StepInfo {
+    StepInfo { name: step.name(), field: step_field(step), turn: step.turn() }
+}
+
+impl GameState for State {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn clone_state(&self) -> seam::State {
+        Box::new(self.clone())
+    }
+
+    fn next_step(&self) -> Option<StepInfo> {
+        self.next.as_ref().map(step_info)
+    }
+
+    fn resolved_steps(&self) -> u32 {
+        self.resolved_steps
+    }
+
+    fn set_resolved_steps(&mut self, steps: u32) {
+        self.resolved_steps = steps;
+    }
+
+    fn result(&self) -> Option<seam::GameResult> {
+        self.result.clone()
+    }
+
+    fn hash(&self) -> Bytes32 {
+        State::hash(self)
+    }
+
+    fn to_yaml(&self) -> Result<String> {
+        crate::base::yaml::to_string(self).map_err(|e| Error::usage(e.to_string()))
+    }
+}
+
+/// The state the shell holds, as this system's: a state of another system
+/// is refused (the shell never mixes them; this says so if it ever did).
+fn ours(state: &dyn GameState) -> Result<&State> {
+    state.as_any().downcast_ref::<State>().ok_or_else(|| Error::usage("a state of another game system".to_string()))
+}
+
+/// The state's next step, or why there is none.
+fn next_of(state: &State) -> Result<&Step> {
+    state.next.as_ref().ok_or_else(|| Error::refused("the game is over: it has no next step".to_string()))
+}
+
+fn problem(label: &str, message: String) -> Located {
+    Located { file: label.to_string(), line: None, column: None, field: String::new(), message }
+}
+
+/// Every player order a turn's player turns could come in: the fixed one,
+/// the one found by initiative, or any order of the players.
+fn orders_of_turn(rules: &Rules, state: &State, turn: u32) -> Result<Vec<Vec<String>>> {
+    if turn == state.turn && !state.player_order.is_empty() && rules.sequence.fixed_order(turn)?.is_none() {
+        return Ok(vec![state.player_order.clone()]);
+    }
+    rules.sequence.possible_orders(turn)
+}
+
+impl seam::Rules for Rules {
+    fn module_id(&self) -> &str {
+        &self.module.info.id
+    }
+
+    fn scenario_id(&self) -> &str {
+        &self.scenario
+    }
+
+    fn sides(&self) -> Vec<seam::Side> {
+        self.module.info.sides.clone()
+    }
+
+    fn players_of_sides(&self) -> BTreeMap<String, String> {
+        self.players_of_armies()
+    }
+
+    fn setup(&self) -> Result<seam::State> {
+        Ok(Box::new(State::setup(&self.module, self.scenario_id())?))
+    }
+
+    fn read_state(&self, label: &str, text: &str) -> std::result::Result<seam::State, Located> {
+        let state: State = crate::base::yaml::parse(label, text)?;
+        Ok(Box::new(state))
+    }
+
+    fn awaited(&self, state: &dyn GameState) -> Vec<String> {
+        match ours(state) {
+            Ok(s) => s.next.as_ref().map(|step| super::awaited(self, s, step)).unwrap_or_default(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn check_header(
+        &self,
+        game_id: &str,
+        state: &dyn GameState,
+        label: &str,
+        text: &str,
+    ) -> std::result::Result<Header, Vec<Located>> {
+        let state = ours(state).map_err(|e| vec![problem(label, e.to_string())])?;
+        let checked = super::orders::check_header(self, game_id, state, label, text)?;
+        Ok(Header { side: checked.side, step: step_info(&checked.step), body: checked.body })
+    }
+
+    fn validate_body(&self, state: &dyn GameState, header: &Header, label: &str, text: &str) -> Vec<Located> {
+        let found = ours(state).and_then(|s| Ok((s, next_of(s)?)));
+        match found {
+            Ok((state, step)) if step_info(step) == header.step => {
+                super::validate_body(self, state, step, &header.side, &header.body, label, text)
+            }
+            Ok((_, step)) => {
+                vec![problem(label, format!("step {}: these orders are for step {}", step.name(), header.step.name))]
+            }
+            Err(e) => vec![problem(label, e.to_string())],
+        }
+    }
+
+    fn read_turn(
+        &self,
+        index: Option<&crate::base::yaml::locate::Index>,
+        value: &Value,
+    ) -> std::result::Result<u32, (Option<crate::base::yaml::locate::Position>, String)> {
+        super::orders::read_turn(index, value)
+    }
+
+    fn step_ahead(&self, state: &dyn GameState, turn: u32, field: &str) -> Result<Option<StepAhead>> {
+        let state = ours(state)?;
+        let next = next_of(state)?;
+        if turn < next.turn() || turn > self.sequence.scenario.turns.last {
+            return Ok(None);
+        }
+        for order in orders_of_turn(self, state, turn)? {
+            let steps = self.sequence.steps_of_turn(turn, &order)?;
+            let from = if turn == next.turn() { steps.iter().position(|s| s == next).map_or(0, |i| i + 1) } else { 0 };
+            if let Some(s) = steps[from.min(steps.len())..].iter().find(|s| step_field(s) == field) {
+                return Ok(Some(StepAhead { step: step_info(s), may_await: super::may_await(self, s) }));
+            }
+        }
+        Ok(None)
+    }
+
+    fn resolve(
+        &self,
+        state: &dyn GameState,
+        orders: &BTreeMap<String, Value>,
+        dice: &mut dyn Dice,
+    ) -> Result<(seam::State, Vec<Event>)> {
+        let state = ours(state)?;
+        let done = super::resolve(self, state, next_of(state)?, orders, dice)?;
+        Ok((Box::new(done.state), done.events))
+    }
+
+    fn step_kinds(&self) -> Result<Vec<StepKind>> {
+        Ok(self
+            .sequence
+            .step_kinds()?
+            .into_iter()
+            .map(|(field, step)| StepKind { may_await: super::may_await(self, &step), field })
+            .collect())
+    }
+
+    fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<(String, String)> {
+        match self.sequence.step_kinds() {
+            Ok(kinds) => match kinds.get(kind) {
+                Some(step) => super::orders::check_shape(self, step, side, body),
+                None => vec![(String::new(), format!("'{kind}' is not a step of this scenario's sequence of play"))],
+            },
+            Err(e) => vec![(String::new(), e.to_string())],
+        }
+    }
+
+    fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {
+        let state = ours(state)?;
+        let step = next_of(state)?;
+        let body = super::template::minimal(self, state, step, side);
+        let guide = super::template::guide(self, state, step, side, &body);
+        let json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
+        Ok(seam::Template {
+            body,
+            comment: guide.comment.clone(),
+            kind: serde_json::Value::String(guide.kind.clone()),
+            doc: serde_json::Value::String(guide.doc.clone()),
+            units: json(serde_json::to_value(&guide.units)),
+            choices: json(serde_json::to_value(&guide.choices)),
+        })
+    }
+
+    fn standing(&self, state: &dyn GameState) -> seam::Standing {
+        let Ok(state) = ours(state) else { return seam::Standing::default() };
+        seam::Standing {
+            turn: state.turn,
+            resolved_steps: state.resolved_steps,
+            weather: state.weather.clone(),
+            army_morale: state.army_morale.clone(),
+            momentum: state.momentum.clone(),
+            vp_halves: state.vp_halves.clone(),
+            cards: state.cards.clone(),
+            result: state.result.clone(),
+        }
+    }
+
+    fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>> {
+        let state = ours(state).ok()?;
+        let army_of = |u: &str| self.army_of(u).map(str::to_string);
+        let (arrows, markers) = super::overlay::overlay(events, &army_of);
+        let counters = state
+            .units
+            .iter()
+            .filter_map(|(id, u)| {
+                let hex = u.hex.as_deref()?.parse().ok()?;
+                Some(self.module.counter_view(hex, self.counter(id)?))
+            })
+            .collect();
+        Some(crate::base::hexmap::Picture {
+            key: self.module.source.label("map.yaml"),
+            map: &self.module.map,
+            counters,
+            arrows,
+            markers,
+        })
+    }
+}
