@@ -110,18 +110,23 @@ impl Steps<'_> {
 
     /// The map after the last step, with the steps' arrows and markers.
     pub fn map_svg(&self) -> String {
+        self.map_svg_with(&CounterViews::default())
+    }
+
+    /// [`Steps::map_svg`], with the counters' looks kept in `views` for
+    /// the next map of the same rules (`verify` draws a map per dispatch).
+    fn map_svg_with(&self, views: &CounterViews) -> String {
         let rules = self.rules;
-        let events: Vec<crate::systems::gboar::Event> =
-            self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
+        let events = self.entries.iter().flat_map(|e| e.events.iter());
         let army_of = |u: &str| rules.army_of(u).map(str::to_string);
-        let (arrows, markers) = crate::report::map::overlay::overlay(&events, &army_of);
+        let (arrows, markers) = crate::report::map::overlay::overlay(events, &army_of);
         let counters: Vec<svg::CounterView> = self
             .state
             .units
             .iter()
             .filter_map(|(id, u)| {
                 let hex = u.hex.as_deref()?.parse().ok()?;
-                Some(rules.module.counter_view(hex, rules.counter(id)?))
+                views.view(rules, id, hex)
             })
             .collect();
         let title = format!("{}, after step {}", self.folder.config.game_id, self.last());
@@ -167,6 +172,11 @@ impl Steps<'_> {
 
     /// Every file of the dispatch of these steps, by name, sorted.
     pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
+        self.dispatch_with(&CounterViews::default())
+    }
+
+    /// [`Steps::dispatch`], with the counters' looks kept in `views`.
+    fn dispatch_with(&self, views: &CounterViews) -> Result<BTreeMap<String, Vec<u8>>> {
         let mut files = BTreeMap::new();
         let awaiting = self.awaiting();
         let head = self
@@ -183,8 +193,29 @@ impl Steps<'_> {
                 files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
             }
         }
-        files.insert(MAP_FILE.to_string(), self.map_svg().into_bytes());
+        files.insert(MAP_FILE.to_string(), self.map_svg_with(views).into_bytes());
         Ok(files)
+    }
+}
+
+/// How the counters of one set of rules look on the map
+/// (`Module::counter_view`), each made at its first use: what a unit looks
+/// like depends on its counter alone, its hex aside.
+#[derive(Default)]
+struct CounterViews {
+    views: std::cell::RefCell<BTreeMap<String, Option<svg::CounterView>>>,
+}
+
+impl CounterViews {
+    /// The counter `id` of `rules` drawn in `hex`; `None` for no counter.
+    fn view(&self, rules: &Rules, id: &str, hex: crate::base::hex::HexId) -> Option<svg::CounterView> {
+        let mut views = self.views.borrow_mut();
+        if !views.contains_key(id) {
+            views.insert(id.to_string(), rules.counter(id).map(|c| rules.module.counter_view(hex, c)));
+        }
+        let mut view = views.get(id).cloned().flatten()?;
+        view.hex = hex;
+        Some(view)
     }
 }
 
@@ -345,6 +376,7 @@ pub fn check_dispatches(
         );
     }
     let templates = game_templates(folder)?;
+    let views = CounterViews::default();
     let mut next = 1;
     for Dispatch { first, last, path: dir } in &found {
         let name = format!("{REPORTS_DIR}/{}", dispatch_name(*first, *last));
@@ -361,7 +393,7 @@ pub fn check_dispatches(
         }
         let entries = entries(folder, *first, *last)?;
         let steps = Steps { folder, rules, templates: &templates, entries: &entries, state: &states[last] };
-        let expected = steps.dispatch()?;
+        let expected = steps.dispatch_with(&views)?;
         for file in fsio::list_names(dir)? {
             if !expected.contains_key(&file) {
                 return failed(format!("{name}/{file}"), "not a file adjutant writes in a dispatch".into());
