@@ -38,8 +38,28 @@ pub fn embedded_dir_files(id: &str, folder: &str) -> Vec<(String, &'static [u8])
 }
 
 /// The text of one file of an embedded module, e.g. `map.yaml`.
+///
+/// The rules engine reads a module's files many times a command (a chart
+/// per step it resolves): they are found in an index of every embedded
+/// file, made at the first read, not by walking the folders each time.
 pub fn embedded_file(id: &str, file: &str) -> Option<&'static str> {
-    GAMES.get_file(format!("{id}/{file}")).and_then(|f| f.contents_utf8())
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<String, &'static str>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        fn walk(dir: &'static Dir<'static>, out: &mut std::collections::HashMap<String, &'static str>) {
+            for f in dir.files() {
+                if let (Some(path), Some(text)) = (f.path().to_str(), f.contents_utf8()) {
+                    out.insert(path.to_string(), text);
+                }
+            }
+            for d in dir.dirs() {
+                walk(d, out);
+            }
+        }
+        let mut out = std::collections::HashMap::new();
+        walk(&GAMES, &mut out);
+        out
+    });
+    index.get(&format!("{id}/{file}")).copied()
 }
 
 /// The compact form of one YAML file of an embedded module, written at

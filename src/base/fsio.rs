@@ -96,6 +96,72 @@ pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     sync_dir(parent_of(path))
 }
 
+/// Files to put in place one by one, in an order the caller chooses,
+/// written ahead: each one's bytes go to a temporary file beside it, and
+/// all are written before the first is fsynced, so that the disk flushes
+/// them together rather than one at a time. [`Staged::rename`] or
+/// [`Staged::link_new`] then puts each in place; the caller fsyncs each
+/// folder after ([`sync_dir`]). What is dropped without being put in
+/// place is removed.
+pub struct Staged {
+    /// Each file's temporary and final paths, until it is put in place.
+    files: Vec<Option<(PathBuf, PathBuf)>>,
+}
+
+impl Staged {
+    /// Write every file of `files` (final path, bytes) to its temporary.
+    pub fn write(files: &[(PathBuf, &[u8])]) -> Result<Staged> {
+        let mut staged = Staged { files: Vec::with_capacity(files.len()) };
+        let mut open = Vec::with_capacity(files.len());
+        for (path, bytes) in files {
+            let temp = parent_of(path).join(temp_name(&file_name_of(path)));
+            let mut f = OpenOptions::new().write(true).create_new(true).open(&temp).map_err(|e| Error::io(path, e))?;
+            staged.files.push(Some((temp, path.clone())));
+            f.write_all(bytes).map_err(|e| Error::io(path, e))?;
+            open.push((f, path));
+        }
+        for (f, path) in &open {
+            f.sync_all().map_err(|e| Error::io(path, e))?;
+        }
+        Ok(staged)
+    }
+
+    fn take(&mut self, i: usize) -> Result<(PathBuf, PathBuf)> {
+        self.files
+            .get_mut(i)
+            .and_then(Option::take)
+            .ok_or_else(|| Error::usage(format!("staged file {i}: none, or put in place already")))
+    }
+
+    /// Replace (or create) file `i`'s final path with it, as
+    /// [`write_atomic`] does (its folder not fsynced yet).
+    pub fn rename(&mut self, i: usize) -> Result<()> {
+        let (temp, path) = self.take(i)?;
+        if let Err(e) = fs::rename(&temp, &path) {
+            let _ = fs::remove_file(&temp);
+            return Err(Error::io(&path, e));
+        }
+        Ok(())
+    }
+
+    /// Create file `i`'s final path with it, failing if it exists, as
+    /// [`write_new_atomic`] does (its folder not fsynced yet).
+    pub fn link_new(&mut self, i: usize) -> Result<()> {
+        let (temp, path) = self.take(i)?;
+        let linked = fs::hard_link(&temp, &path);
+        let _ = fs::remove_file(&temp);
+        linked.map_err(|e| Error::io(&path, e))
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        for (temp, _) in self.files.iter().flatten() {
+            let _ = fs::remove_file(temp);
+        }
+    }
+}
+
 /// Read a whole file, naming it on error.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     fs::read(path).map_err(|e| Error::io(path, e))
@@ -195,11 +261,18 @@ pub fn write_dir_atomic(target: &Path, files: &std::collections::BTreeMap<String
     let temp = parent_of(target).join(temp_name(&file_name_of(target)));
     let written = (|| -> io::Result<()> {
         fs::create_dir(&temp)?;
+        // Every file written first, then each fsynced: the disk flushes
+        // them together rather than one at a time.
+        let mut open = Vec::with_capacity(files.len());
         for (name, bytes) in files {
             let mut f = OpenOptions::new().write(true).create_new(true).open(temp.join(name))?;
             f.write_all(bytes)?;
+            open.push(f);
+        }
+        for f in &open {
             f.sync_all()?;
         }
+        drop(open);
         File::open(&temp)?.sync_all()
     })();
     if let Err(e) = written {

@@ -314,7 +314,12 @@ impl GameFolder {
                 return Ok(seen.entry.clone());
             }
         }
-        let entry: crate::game::journal::JournalEntry = crate::base::yaml::parse(label, text)?;
+        // The canonical text adjutant wrote reads fast; any other is read
+        // (and any problem located) by the YAML crate.
+        let entry: crate::game::journal::JournalEntry = match crate::base::yaml::canonical::from_str(text) {
+            Some(entry) => entry,
+            None => crate::base::yaml::parse(label, text)?,
+        };
         if let Ok(mut parsed) = self.parsed.lock() {
             let seen = ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical_sha256: None };
             parsed.insert(label.to_string(), seen);

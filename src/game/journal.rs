@@ -79,6 +79,17 @@ impl JournalEntry {
     }
 }
 
+/// An entry's file that could not be made because it exists, said so.
+fn already_there(e: Error, step: u32) -> Error {
+    match e {
+        Error::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists => Error::refused(format!(
+            "{}: step {step} is already in the journal; an entry is never replaced",
+            label(step)
+        )),
+        other => other,
+    }
+}
+
 /// A file in the journal folder and the step its name claims.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryFile {
@@ -158,15 +169,20 @@ impl Journal {
     pub fn append_canonical(&self, entry: &JournalEntry, yaml: &str) -> Result<EntryFile> {
         debug_assert_eq!(yaml, entry.to_yaml(), "the entry's canonical bytes");
         let path = self.dir.join(file_name(entry.step));
-        fsio::write_new_atomic(&path, yaml.as_bytes()).map_err(|e| match e {
-            Error::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists => Error::refused(format!(
-                "{}: step {} is already in the journal; an entry is never replaced",
-                label(entry.step),
-                entry.step
-            )),
-            other => other,
-        })?;
+        fsio::write_new_atomic(&path, yaml.as_bytes()).map_err(|e| already_there(e, entry.step))?;
         Ok(EntryFile { step: entry.step, path, label: label(entry.step) })
+    }
+
+    /// The path of step `step`'s entry.
+    pub fn path(&self, step: u32) -> PathBuf {
+        self.dir.join(file_name(step))
+    }
+
+    /// [`Journal::append`] of an entry whose canonical bytes were written
+    /// ahead, as file `i` of `staged` (at [`Journal::path`] of its step).
+    pub fn append_staged(&self, step: u32, staged: &mut fsio::Staged, i: usize) -> Result<()> {
+        staged.link_new(i).map_err(|e| already_there(e, step))?;
+        fsio::sync_dir(&self.dir)
     }
 
     /// Where the next step goes: its number and the hash of the last entry.

@@ -292,21 +292,46 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         .transpose();
     let marker = reports::read_pending_marker(&folder)?;
 
-    // Now the writes. The marker says that reports are to come, before the
-    // first step they are for is committed.
-    if !entries.is_empty() && marker.is_none() {
-        reports::write_pending_marker(&folder, first_new)?;
+    // Now the writes. Every file up to state.yaml is written first, each to
+    // a temporary beside it, and flushed to disk with the others; then each
+    // is put in place in an order whose every prefix recovery.rs finishes
+    // or undoes. The marker says that reports are to come, before the first
+    // step they are for is committed.
+    let marker_text =
+        (!entries.is_empty() && marker.is_none()).then(|| reports::pending_marker_text(first_new)).transpose()?;
+    let state_yaml = (!entries.is_empty()).then(|| state.to_yaml()).transpose()?;
+    let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
+    if let Some(text) = &marker_text {
+        files.push((reports::pending_path(&folder), text.as_bytes()));
     }
-    for (file, bytes) in &orders_files {
-        fsio::write_new_atomic(&folder.root.join(file), bytes)?;
+    let orders_at = files.len();
+    files.extend(orders_files.iter().map(|(file, bytes)| (folder.root.join(file), bytes.as_slice())));
+    let entries_at = files.len();
+    files.extend(entries.iter().map(|(entry, yaml)| (journal.path(entry.step), yaml.as_bytes())));
+    let state_at = files.len();
+    if let Some(yaml) = &state_yaml {
+        files.push((folder.root.join(STATE_FILE), yaml.as_bytes()));
     }
-    for (entry, yaml) in &entries {
-        journal.append_canonical(entry, yaml).map_err(|e| committed(e, first_new, entry.step))?;
+    let mut staged = fsio::Staged::write(&files)?;
+    if marker_text.is_some() {
+        staged.rename(0)?;
+        fsio::sync_dir(&folder.root.join(REPORTS_DIR))?;
     }
-    let finish = || -> Result<()> {
-        if !entries.is_empty() {
-            let yaml = state.to_yaml()?;
-            fsio::write_atomic(&folder.root.join(STATE_FILE), yaml.as_bytes())?;
+    for i in orders_at..entries_at {
+        staged.link_new(i)?;
+    }
+    if entries_at > orders_at {
+        fsio::sync_dir(&folder.root.join(ORDERS_DIR))?;
+    }
+    for (n, (entry, _)) in entries.iter().enumerate() {
+        journal
+            .append_staged(entry.step, &mut staged, entries_at + n)
+            .map_err(|e| committed(e, first_new, entry.step))?;
+    }
+    let mut finish = || -> Result<()> {
+        if state_yaml.is_some() {
+            staged.rename(state_at)?;
+            fsio::sync_dir(&folder.root)?;
         }
         for path in &used_inbox {
             std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;

@@ -174,17 +174,22 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
         let (dispatches, _) = crate::report::game::dispatches(&folder)?;
         let ends: BTreeSet<u32> = dispatches.iter().map(|d| d.last).collect();
         let mut states = BTreeMap::new();
-        let mut last_state = rules.setup()?;
+        let mut last_state = None;
         let replayed = crate::game::play::replay_each(&folder, rules, |entry, state| {
             if ends.contains(&entry.step) {
                 states.insert(entry.step, state.clone());
             }
             // check_all has read the journal as steps 1 to verdict.steps.
             if entry.step == verdict.steps {
-                last_state = state.clone();
+                last_state = Some(state.clone());
             }
             Ok(())
         })?;
+        // An empty journal: the state is the set-up's.
+        let last_state = match last_state {
+            Some(state) => state,
+            None => rules.setup()?,
+        };
         if let Some((entry, message)) = replayed {
             let step = entry.trim_start_matches("journal/").trim_end_matches(".yaml").parse().ok();
             verdict.ok = false;

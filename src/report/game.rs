@@ -65,15 +65,14 @@ pub fn read_pending_marker(folder: &GameFolder) -> Result<Option<PendingReports>
     crate::base::yaml::parse(&label, &text).map(Some).map_err(Error::Data)
 }
 
-/// Write the marker: the reports of the steps from `first_step` on are
-/// pending.
-pub fn write_pending_marker(folder: &GameFolder, first_step: u32) -> Result<()> {
+/// The marker's text: the reports of the steps from `first_step` on are
+/// pending (`resolve` writes it before its first journal entry).
+pub fn pending_marker_text(first_step: u32) -> Result<String> {
     let body = crate::base::yaml::to_string(&PendingReports { first_step }).map_err(|e| Error::usage(e.to_string()))?;
-    let text = format!(
+    Ok(format!(
         "# adjutant: the reports of the steps from first_step on are being written; `adjutant resolve` writes them\n\
          {body}"
-    );
-    fsio::write_atomic(&pending_path(folder), text.as_bytes())
+    ))
 }
 
 /// Remove the marker, if there is one.
@@ -156,6 +155,7 @@ impl Steps<'_> {
     pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
         let mut files = BTreeMap::new();
         let awaiting = self.awaiting();
+        let drawn = super::tables::Drawn::default();
         let head = self
             .entries
             .last()
@@ -168,7 +168,7 @@ impl Steps<'_> {
             let model = super::model::model_with_head(&input, head.clone());
             let value = minijinja::Value::from(minijinja::value::Serde(&model));
             for format in Format::ALL {
-                let text = super::render_model(&model, &value, &input, format, self.templates)?;
+                let text = super::render_model(&model, &value, &input, format, self.templates, &drawn)?;
                 files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
             }
         }

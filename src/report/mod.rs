@@ -132,24 +132,26 @@ impl FromStr for Format {
 /// The report of `input` in `format`, through `templates`.
 pub fn render(input: &ReportInput, format: Format, templates: &Templates) -> Result<String> {
     let model = model(input);
-    render_model(&model, &Value::from(Serde(&model)), input, format, templates)
+    render_model(&model, &Value::from(Serde(&model)), input, format, templates, &tables::Drawn::default())
 }
 
 /// [`render`] from the input's model and the model as a template value,
-/// already made: one model serves every format.
+/// already made: one model serves every format; the text tables of steps
+/// that other viewers' reports drew already are taken from `drawn`.
 pub(crate) fn render_model(
     model: &ReportModel,
     value: &Value,
     input: &ReportInput,
     format: Format,
     templates: &Templates,
+    drawn: &tables::Drawn,
 ) -> Result<String> {
     let Some(name) = format.template() else {
         let json = serde_json::to_string_pretty(model).expect("a ReportModel always serialises");
         return Ok(json + "\n");
     };
     let context = match format {
-        Format::Text => context! { tables => Serde(text_tables(model)), ..value.clone() },
+        Format::Text => context! { tables => Serde(tables::text_tables_with(model, drawn)), ..value.clone() },
         Format::Html => {
             let svg = input.map_svg.as_deref().map(inline_svg).transpose()?;
             // The map is the one thing not escaped: our own SVG, checked to be one.

@@ -8,7 +8,12 @@
 use comfy_table::{presets, CellAlignment, Table};
 use serde::Serialize;
 
-use super::model::ReportModel;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use crate::base::dice::Roll;
+
+use super::model::{OrdersFile, ReportModel, StepReport};
 
 /// Every table of one text report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -44,29 +49,59 @@ fn right(table: &mut Table, column: usize) {
     }
 }
 
+/// Steps' tables already drawn, by journal step and what they show: the
+/// reports of one dispatch (one per side) show the same orders and rolls,
+/// mostly, and comfy-table need lay them out once.
+#[derive(Debug, Default)]
+pub struct Drawn {
+    steps: RefCell<BTreeMap<u32, Vec<(Vec<OrdersFile>, Vec<Roll>, StepTables)>>>,
+}
+
 /// The tables of `model`'s text report.
 pub fn text_tables(model: &ReportModel) -> TextTables {
+    text_tables_with(model, &Drawn::default())
+}
+
+/// [`text_tables`], with the steps' tables drawn before kept in `drawn`.
+pub fn text_tables_with(model: &ReportModel, drawn: &Drawn) -> TextTables {
     let steps = model
         .steps
         .iter()
         .map(|step| {
-            let mut orders = table(&["side", "sha256", "file"]);
-            for o in &step.orders {
-                let file = o.file.clone().or_else(|| o.text.clone()).unwrap_or_default();
-                orders.add_row(vec![o.side.clone(), o.sha256.to_hex(), file]);
+            let mut seen = drawn.steps.borrow_mut();
+            let same = seen.entry(step.journal_step).or_default();
+            if let Some((_, _, tables)) = same.iter().find(|(o, r, _)| *o == step.orders && *r == step.rolls) {
+                return tables.clone();
             }
-            let mut rolls = table(&["#", "die", "value", "purpose"]);
-            for r in &step.rolls {
-                rolls.add_row(vec![r.index.to_string(), r.die.to_string(), r.value.to_string(), r.purpose.clone()]);
-            }
-            right(&mut rolls, 0);
-            right(&mut rolls, 2);
-            StepTables {
-                orders: if step.orders.is_empty() { String::new() } else { orders.to_string() },
-                rolls: if step.rolls.is_empty() { String::new() } else { rolls.to_string() },
-            }
+            let tables = step_tables(step);
+            same.push((step.orders.clone(), step.rolls.clone(), tables.clone()));
+            tables
         })
         .collect();
+    standing_tables(model, steps)
+}
+
+/// A step's tables of orders and rolls.
+fn step_tables(step: &StepReport) -> StepTables {
+    let mut orders = table(&["side", "sha256", "file"]);
+    for o in &step.orders {
+        let file = o.file.clone().or_else(|| o.text.clone()).unwrap_or_default();
+        orders.add_row(vec![o.side.clone(), o.sha256.to_hex(), file]);
+    }
+    let mut rolls = table(&["#", "die", "value", "purpose"]);
+    for r in &step.rolls {
+        rolls.add_row(vec![r.index.to_string(), r.die.to_string(), r.value.to_string(), r.purpose.clone()]);
+    }
+    right(&mut rolls, 0);
+    right(&mut rolls, 2);
+    StepTables {
+        orders: if step.orders.is_empty() { String::new() } else { orders.to_string() },
+        rolls: if step.rolls.is_empty() { String::new() } else { rolls.to_string() },
+    }
+}
+
+/// The standing's tables, with the steps' given.
+fn standing_tables(model: &ReportModel, steps: Vec<StepTables>) -> TextTables {
     let standing = &model.standing;
     let mut armies = table(&["army", "army morale", "VPs"]);
     let mut names: Vec<&String> = standing.army_morale.keys().chain(standing.victory_points.keys()).collect();

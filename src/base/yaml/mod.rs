@@ -15,6 +15,7 @@
 //!   from its compact form ([`compact`], written at build time) when it
 //!   has one, which is a hundred times faster than scanning the YAML.
 
+pub mod canonical;
 pub mod compact;
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod compact_write;
@@ -43,9 +44,20 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
 }
 
 /// The canonical YAML of `value`: what the journal, `state.yaml` and
-/// `game.yaml` hold, and what `verify` compares byte for byte.
+/// `game.yaml` hold, and what `verify` compares byte for byte. Written by
+/// [`canonical`] where it can (the same bytes, faster), else by
+/// serde_norway; debug builds (every test) check that the two agree.
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    serde_norway::to_string(value)
+    match canonical::to_string(value) {
+        Some(text) => {
+            #[cfg(debug_assertions)]
+            if let Ok(theirs) = serde_norway::to_string(value) {
+                assert_eq!(text, theirs, "the canonical writer and serde_norway disagree");
+            }
+            Ok(text)
+        }
+        None => serde_norway::to_string(value),
+    }
 }
 
 /// The 1-based line and column of an error, where the crate knows it.

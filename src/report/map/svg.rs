@@ -434,7 +434,7 @@ fn overlay_layers(svg: &mut String, map: &Map, frame: &Frame, counters: &[Counte
     for (hex, stack) in stacks.iter().filter(|(h, _)| frame.contains(**h)) {
         let (x, y) = frame.centre(*hex);
         let shown = stack.len().min(4);
-        let names: Vec<String> = stack.iter().map(|c| c.label.clone()).collect();
+        let names: Vec<&str> = stack.iter().map(|c| c.label.as_str()).collect();
         let _ = writeln!(svg, r#"<g class="stack"><title>{hex}: {}</title>"#, xml(&names.join(", ")));
         for (i, c) in stack.iter().take(shown).enumerate() {
             let off = i as i32 * 5;

@@ -66,6 +66,9 @@ pub struct Rules {
     /// The Terrain Effects Chart over the map, indexed at its first use
     /// ([`movement::Terrain`]).
     terrain_index: std::sync::OnceLock<movement::TerrainIndex>,
+    /// How each counter looks on the map ([`Rules::counter_look`]), made at
+    /// its first use: `verify` draws a map per dispatch.
+    counter_looks: std::sync::Mutex<BTreeMap<String, Option<crate::base::hexmap::CounterView>>>,
 }
 
 /// FNV-1a, for indexes keyed by the module's short ids: several times
@@ -164,6 +167,7 @@ impl Rules {
             close_combat: seniority.close_combat,
             counter_index,
             terrain_index: std::sync::OnceLock::new(),
+            counter_looks: Default::default(),
         })
     }
 
@@ -200,6 +204,18 @@ impl Rules {
             .iter()
             .flat_map(|a| a.armies.iter().map(move |army| (army.clone(), a.id.clone())))
             .collect()
+    }
+
+    /// Counter `id` as the map draws it in `hex` (`Module::counter_view`);
+    /// `None` for no such counter. What a unit looks like depends on its
+    /// counter alone, its hex aside: each is made once per rules.
+    pub fn counter_look(&self, id: &str, hex: crate::base::hex::HexId) -> Option<crate::base::hexmap::CounterView> {
+        let mut looks = self.counter_looks.lock().unwrap_or_else(|e| e.into_inner());
+        let look =
+            looks.entry(id.to_string()).or_insert_with(|| self.counter(id).map(|c| self.module.counter_view(hex, c)));
+        let mut view = look.clone()?;
+        view.hex = hex;
+        Some(view)
     }
 
     /// The Terrain Effects Chart's entry for a hex's terrain.

@@ -65,7 +65,10 @@ fn add_line(label: &mut String, line: &str) {
 /// (`army_of` gives a unit's army); fire (10.3, 11.3, Savannah 4.12), close
 /// combats (12.23), retreats' ends, step losses, eliminations and captures
 /// as markers whose tooltips are the events' texts.
-pub fn overlay(events: &[Event], army_of: &dyn Fn(&str) -> Option<String>) -> (Vec<Arrow>, Vec<Marker>) {
+pub fn overlay<'a>(
+    events: impl IntoIterator<Item = &'a Event>,
+    army_of: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<Arrow>, Vec<Marker>) {
     let mut out = Overlay::default();
     let army = |unit: Option<&str>| unit.and_then(army_of).unwrap_or_default();
     // Where each fired-at unit was, for its damage roll; the hexes of the

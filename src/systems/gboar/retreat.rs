@@ -200,7 +200,7 @@ impl Data {
     /// Read module.yaml's `retreat`, the retreat fields of
     /// `stacking.restrictions` and `momentum`.
     pub fn load(rules: &Rules) -> Result<Data> {
-        let (file, _): (ModuleFile, _) = rules.module.source.parse("module.yaml")?;
+        let file: ModuleFile = rules.module.source.parse_cached("module.yaml")?;
         let mut restrictions = BTreeMap::new();
         for r in rules.stacking.iter().flat_map(|s| &s.restrictions) {
             let captured_if_unavoidable = match r.if_unavoidable.as_deref() {

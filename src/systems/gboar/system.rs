@@ -118,7 +118,12 @@ impl seam::Rules for Rules {
     }
 
     fn read_state(&self, label: &str, text: &str) -> std::result::Result<seam::State, Located> {
-        let state: State = crate::base::yaml::parse(label, text)?;
+        // The canonical text adjutant wrote reads fast; any other is read
+        // (and any problem located) by the YAML crate.
+        let state: State = match crate::base::yaml::canonical::from_str(text) {
+            Some(state) => state,
+            None => crate::base::yaml::parse(label, text)?,
+        };
         Ok(Box::new(state))
     }
 
@@ -247,7 +252,7 @@ impl seam::Rules for Rules {
             .iter()
             .filter_map(|(id, u)| {
                 let hex = u.hex.as_deref()?.parse().ok()?;
-                Some(self.module.counter_view(hex, self.counter(id)?))
+                self.counter_look(id, hex)
             })
             .collect();
         Some(crate::base::hexmap::Picture {

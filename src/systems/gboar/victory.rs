@@ -612,7 +612,7 @@ fn declare(c: &VictoryCondition, next: &mut State, events: &mut Vec<Event>) {
 /// The scenario's victory conditions (none if it has no `victory`).
 fn conditions(rules: &Rules, state: &State) -> Result<Vec<VictoryCondition>> {
     let file = format!("scenarios/{}.yaml", state.scenario);
-    let (scenario, _): (MaybeVictory, _) = rules.module.source.parse(&file)?;
+    let scenario: MaybeVictory = rules.module.source.parse_cached(&file)?;
     let list = scenario.victory.map(|v| v.conditions).unwrap_or_default();
     for c in &list {
         if let Some(player) = player_turn_check(&c.check) {

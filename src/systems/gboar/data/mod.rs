@@ -66,6 +66,29 @@ impl Source {
         Ok((value, text))
     }
 
+    /// [`Source::parse`] of a file the engine reads at every step it
+    /// resolves (a scenario's victory conditions, module.yaml's retreat
+    /// rules): an embedded module's files never change, so each is read
+    /// as each type once per process, and a copy given every time after.
+    pub fn parse_cached<T>(&self, file: &str) -> Result<T>
+    where
+        T: DeserializeOwned + std::fmt::Debug + Clone + Send + Sync + 'static,
+    {
+        type Key = (String, String, std::any::TypeId);
+        type Cache = std::collections::BTreeMap<Key, Box<dyn std::any::Any + Send + Sync>>;
+        static CACHE: std::sync::Mutex<Cache> = std::sync::Mutex::new(Cache::new());
+        let Source::Embedded(id) = self else { return Ok(self.parse(file)?.0) };
+        let key = (id.clone(), file.to_string(), std::any::TypeId::of::<T>());
+        if let Some(value) = CACHE.lock().ok().and_then(|c| c.get(&key).and_then(|v| v.downcast_ref::<T>()).cloned()) {
+            return Ok(value);
+        }
+        let (value, _): (T, _) = self.parse(file)?;
+        if let Ok(mut cache) = CACHE.lock() {
+            cache.insert(key, Box::new(value.clone()));
+        }
+        Ok(value)
+    }
+
     /// The compact form of one file, written at build time: an embedded
     /// module's YAML file has one unless build.rs could not make it
     /// faithful; a folder's files never do.
