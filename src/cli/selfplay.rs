@@ -29,8 +29,23 @@ struct Report {
     summary: Summary,
     seconds: f64,
     games_per_second: f64,
+    /// The CPU time the process spent (Linux: /proc/self/schedstat), and
+    /// the games per second of it: the one-core rate, whatever else the
+    /// machine was doing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    games_per_cpu_second: Option<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     folders: Vec<FolderCheck>,
+}
+
+/// The CPU time this process has run, in seconds, where the system says
+/// (Linux's /proc/self/schedstat: nanoseconds on a CPU, first field).
+fn cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(nanos as f64 / 1e9)
 }
 
 /// The most failures the text lists.
@@ -68,6 +83,7 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
     let mut summary = Summary::default();
     let mut folders = Vec::new();
     let started = Instant::now();
+    let cpu_started = cpu_seconds();
     for game in first..=last {
         let id = GameId { seed: args.seed, game };
         let played = selfplay::play(&rules, &setup, id, args.keep.is_some());
@@ -109,7 +125,10 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
         summary.add(&played);
     }
     let seconds = started.elapsed().as_secs_f64();
+    let cpu = cpu_started.zip(cpu_seconds()).map(|(a, b)| b - a);
     let report = Report {
+        cpu_seconds: cpu,
+        games_per_cpu_second: cpu.filter(|c| *c > 0.0).map(|c| f64::from(summary.games) / c),
         module: args.module.clone(),
         scenario: args.scenario.clone(),
         seed: args.seed,
@@ -128,13 +147,17 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
         let r = &report;
         let games = if first == last { format!("game {first}") } else { format!("games {first}-{last}") };
         let mut text = format!(
-            "selfplay {} {}, seed {}, {games}: {} steps in {:.2} s, {} games/s\n",
+            "selfplay {} {}, seed {}, {games}: {} steps in {:.2} s, {} games/s{}\n",
             r.module,
             r.scenario,
             r.seed,
             thousands(r.summary.steps),
             r.seconds,
-            s.bold(&format!("{:.1}", r.games_per_second))
+            s.bold(&format!("{:.1}", r.games_per_second)),
+            match (r.cpu_seconds, r.games_per_cpu_second) {
+                (Some(cpu), Some(rate)) => format!(" ({cpu:.2} s on a CPU: {rate:.1} games per CPU second)"),
+                _ => String::new(),
+            }
         );
         let results: Vec<String> = r.summary.results.iter().map(|(k, n)| format!("{k} {n}")).collect();
         text += &format!("  results   {}\n", results.join(", "));
