@@ -15,11 +15,11 @@
 
 use crate::base::yaml::{Mapping, Value};
 
-use super::sequence::Step;
-use super::state::State;
-use super::Rules;
 use crate::base::error::Located;
 use crate::base::yaml::locate::{Index, Position};
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
 
 /// The fields every orders file begins with.
 pub const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
@@ -183,7 +183,7 @@ pub fn check_header(
             ));
         }
     }
-    let awaited = super::awaited(rules, state, next);
+    let awaited = crate::systems::gboar::phases::awaited(rules, state, next);
     if let Some(side) = &side {
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
@@ -197,7 +197,7 @@ pub fn check_header(
                     known.join(", ")
                 ),
             ));
-        } else if !awaited.contains(side) && !super::may_await(rules, next).contains(side) {
+        } else if !awaited.contains(side) && !crate::systems::gboar::phases::may_await(rules, next).contains(side) {
             // A side the phase could await but this state does not (no
             // unit in contact, no gun in range) may still send orders: they
             // are checked like any, and nothing waits for them.
@@ -320,7 +320,10 @@ pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec
 /// checked by `validate_body` when the step comes. Used for standing
 /// orders, which name a kind of step rather than one step of one turn.
 pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
-    use super::{close_combat, fire, initiative, movement};
+    use crate::systems::gboar::phases::close_combat;
+    use crate::systems::gboar::phases::fire;
+    use crate::systems::gboar::phases::initiative;
+    use crate::systems::gboar::phases::movement;
     /// The whole body as `T`, then each item of one of its lists as `I`.
     fn with_items<T, I>(
         body: &Value,

@@ -5,6 +5,7 @@ pub mod charts;
 pub mod check;
 pub mod counters;
 pub mod map;
+pub mod sequence;
 
 use std::path::{Path, PathBuf};
 

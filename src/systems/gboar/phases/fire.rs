@@ -1,7 +1,7 @@
 //! Fire combat: Defensive Artillery Fire (series 11) and Savannah's French
 //! mortars (4.12). The arithmetic of one fire: the firing SPs and the range
 //! (11.2: combined guns use the farthest one's range), line of sight
-//! (11.4, [`super::los`]), the To Hit number (10.3 step 1), the Fire Combat
+//! (11.4, [`crate::systems::gboar::board::los`]), the To Hit number (10.3 step 1), the Fire Combat
 //! DRMs (step 2), the hit and the unmodified damage roll (step 3); for
 //! mortars, the scatter and drift, the owner's choice of the unit hit, and
 //! the Mortar Disable roll. Every value is read from `charts/fire.yaml` and
@@ -21,11 +21,11 @@
 
 use std::collections::BTreeMap;
 
-use super::state::{Condition, State};
-use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, HexId};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, ToHitTable};
 
 fn hex_of(state: &State, id: &str) -> Option<HexId> {
@@ -58,7 +58,7 @@ pub fn to_hit(table: &ToHitTable, sps: i32, range: u32) -> Result<i32> {
 /// The fire DRM of the target hex's side(s) a line from `from` enters by.
 fn entering_side_drm(rules: &Rules, from: HexId, target: HexId) -> (i32, Vec<String>) {
     let layout = rules.module.map.layout;
-    let terrain = super::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
     let mut worst: Option<(i32, Vec<String>)> = None;
     for side in crate::base::hex::entering_hexside(from, target, layout).hexsides(target, layout) {
         let (a, b) = side.hexes();
@@ -86,7 +86,7 @@ pub fn modifiers(
     range: u32,
     ignored: &[String],
 ) -> Result<Vec<(String, i32, String)>> {
-    let terrain = super::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
     let mut out = Vec::new();
     let entries: &Vec<Drm> = &rules.charts.fire.fire_drms.entries;
     for d in entries {
@@ -426,7 +426,7 @@ pub struct FireOrders {
     pub mortar_targets: BTreeMap<String, String>,
     /// Choices for results that fall on this side's units (retreat paths...).
     #[serde(default)]
-    pub choices: super::results::Choices,
+    pub choices: crate::systems::gboar::effects::results::Choices,
 }
 
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -474,7 +474,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
         .and_then(|c| u32::try_from(c.artillery_max_range).ok());
     let reach = cap.map_or(longest, |c| longest.min(c));
-    let own = |id: &str| super::close_combat::side_of(rules, id) == side;
+    let own = |id: &str| crate::systems::gboar::phases::close_combat::side_of(rules, id) == side;
     for (i, f) in orders.fire.iter().enumerate() {
         let field = format!("fire[{i}]");
         let Some(target_hex) =
@@ -545,7 +545,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
                 continue;
             }
             if range > 1 {
-                let sight = super::los::line_of_sight(rules, state, from, target_hex);
+                let sight = crate::systems::gboar::board::los::line_of_sight(rules, state, from, target_hex);
                 if !sight.clear {
                     problems.push((at, format!("{g} cannot see {}: {} ", f.target, sight.reason)));
                 }
@@ -700,7 +700,7 @@ pub fn mortar_victim(
         .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
         .cloned()
         .collect();
-    let owner_side = here.first().map(|u| super::close_combat::side_of(rules, u))?;
+    let owner_side = here.first().map(|u| crate::systems::gboar::phases::close_combat::side_of(rules, u))?;
     let chosen = orders
         .get(&owner_side)
         .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
@@ -733,7 +733,7 @@ pub fn resolve_phase(
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
-) -> Result<super::Resolution> {
+) -> Result<crate::systems::gboar::board::state::Resolution> {
     let mut problems = Vec::new();
     for (side, body) in orders {
         for (field, message) in check(rules, state, player, side, body) {
@@ -771,7 +771,7 @@ pub fn resolve_phase(
             }
             let shot = gun_fire(rules, &next, &guns, &f.target, dice, &mut events)?;
             if shot.hit {
-                let owner_side = super::close_combat::side_of(rules, &f.target);
+                let owner_side = crate::systems::gboar::phases::close_combat::side_of(rules, &f.target);
                 let choices = orders
                     .get(&owner_side)
                     .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
@@ -809,7 +809,7 @@ pub fn resolve_phase(
             );
             let shot = mortar_fire(rules, &next, &m.unit, aim, &victim, dice, &mut events)?;
             if shot.hit {
-                let owner_side = super::close_combat::side_of(rules, &victim);
+                let owner_side = crate::systems::gboar::phases::close_combat::side_of(rules, &victim);
                 let choices = orders
                     .get(&owner_side)
                     .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
@@ -831,15 +831,20 @@ pub fn resolve_phase(
                             let target_army = rules.army_of(&victim).unwrap_or_default().to_string();
                             let rule = "Savannah 4.12".to_string();
                             let cause = if player_of(rules, &victim) == player_of(rules, &m.unit) {
-                                let by = super::losses::other_armies(rules, &player_of(rules, &m.unit))
-                                    .into_iter()
-                                    .next()
-                                    .unwrap_or_default();
-                                super::losses::Cause::FriendlyFire { rule, by }
+                                let by = crate::systems::gboar::effects::losses::other_armies(
+                                    rules,
+                                    &player_of(rules, &m.unit),
+                                )
+                                .into_iter()
+                                .next()
+                                .unwrap_or_default();
+                                crate::systems::gboar::effects::losses::Cause::FriendlyFire { rule, by }
                             } else {
-                                super::losses::Cause::Combat { rule, by: target_army }
+                                crate::systems::gboar::effects::losses::Cause::Combat { rule, by: target_army }
                             };
-                            events.extend(super::losses::lose_steps(rules, &mut next, &m.unit, 1, cause)?);
+                            events.extend(crate::systems::gboar::effects::losses::lose_steps(
+                                rules, &mut next, &m.unit, 1, cause,
+                            )?);
                         }
                         "intact" => {}
                         other => {
@@ -852,7 +857,7 @@ pub fn resolve_phase(
             }
         }
     }
-    Ok(super::Resolution { state: next, events })
+    Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
 }
 
 /// Savannah Hist. Special Rules: a held gun hit by Defensive Artillery Fire
@@ -898,24 +903,31 @@ fn apply_fire(
     firer: &str,
     target: &str,
     results: &[String],
-    choices: &super::results::Choices,
+    choices: &crate::systems::gboar::effects::results::Choices,
     dice: &mut dyn Dice,
 ) -> Result<Vec<Event>> {
-    let side = |affected: &str| super::results::Side {
+    let side = |affected: &str| crate::systems::gboar::effects::results::Side {
         affected: affected.to_string(),
         others: Vec::new(),
         artillery: Vec::new(),
         previously_retreated: Vec::new(),
     };
-    let combat = super::results::Combat {
+    let combat = crate::systems::gboar::effects::results::Combat {
         id: format!("{}-fire-{n}", state.turn),
-        kind: super::results::CombatKind::Fire,
+        kind: crate::systems::gboar::effects::results::CombatKind::Fire,
         attacker: side(firer),
         defender: side(target),
         morale_at_start: state.army_morale.clone(),
     };
-    let mut events =
-        super::results::apply(rules, state, &combat, super::results::Role::Defender, results, choices, dice)?;
+    let mut events = crate::systems::gboar::effects::results::apply(
+        rules,
+        state,
+        &combat,
+        crate::systems::gboar::effects::results::Role::Defender,
+        results,
+        choices,
+        dice,
+    )?;
     events.extend(send_back(rules, state, target, results));
     Ok(events)
 }
@@ -948,7 +960,7 @@ pub struct RifleOrders {
     #[serde(default)]
     pub rifle_fire: Vec<RifleOrder>,
     #[serde(default)]
-    pub choices: super::results::Choices,
+    pub choices: crate::systems::gboar::effects::results::Choices,
 }
 
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -996,7 +1008,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
             ));
             continue;
         };
-        if super::close_combat::side_of(rules, &f.target) == side
+        if crate::systems::gboar::phases::close_combat::side_of(rules, &f.target) == side
             || player_of(rules, &f.target) == f.rifles.first().map(|r| player_of(rules, r)).unwrap_or_default()
         {
             problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
@@ -1010,7 +1022,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
                 problems.push((at, format!("there is no unit '{}' in this game", crate::base::error::echo(r))));
                 continue;
             };
-            if super::close_combat::side_of(rules, r) != side || !is_rifle(c) {
+            if crate::systems::gboar::phases::close_combat::side_of(rules, r) != side || !is_rifle(c) {
                 problems.push((at, format!("{r} is not a rifle unit of the {side} side (10.1)")));
                 continue;
             }
@@ -1041,7 +1053,7 @@ pub fn resolve_rifle_phase(
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
-) -> Result<super::Resolution> {
+) -> Result<crate::systems::gboar::board::state::Resolution> {
     let mut problems = Vec::new();
     for (side, body) in orders {
         for (field, message) in check_rifles(rules, state, side, body) {
@@ -1058,7 +1070,8 @@ pub fn resolve_rifle_phase(
     }
     let layout = rules.module.map.layout;
     let mut events = Vec::new();
-    let mut pending: Vec<(bool, String, String, Vec<String>, super::results::Choices)> = Vec::new();
+    let mut pending: Vec<(bool, String, String, Vec<String>, crate::systems::gboar::effects::results::Choices)> =
+        Vec::new();
     let mut used_first: Vec<String> = Vec::new();
     // The phasing player's fires first (10.2), then the other's.
     let mut sides: Vec<&String> = orders.keys().collect();
@@ -1155,7 +1168,7 @@ pub fn resolve_rifle_phase(
                         .with("roll", damage)
                         .with("results", &row.result),
                 );
-                let owner = super::close_combat::side_of(rules, &f.target);
+                let owner = crate::systems::gboar::phases::close_combat::side_of(rules, &f.target);
                 let choices = orders
                     .get(&owner)
                     .and_then(|b| crate::base::yaml::from_value::<RifleOrders>(b.clone()).ok())
@@ -1179,16 +1192,16 @@ pub fn resolve_rifle_phase(
         if hex_of(&next, target).is_none() {
             continue;
         }
-        let combat = super::results::Combat {
+        let combat = crate::systems::gboar::effects::results::Combat {
             id: format!("{}-{player}-rifle-fire-{}", state.turn, n + 1),
-            kind: super::results::CombatKind::Fire,
-            attacker: super::results::Side {
+            kind: crate::systems::gboar::effects::results::CombatKind::Fire,
+            attacker: crate::systems::gboar::effects::results::Side {
                 affected: firer.clone(),
                 others: Vec::new(),
                 artillery: Vec::new(),
                 previously_retreated: Vec::new(),
             },
-            defender: super::results::Side {
+            defender: crate::systems::gboar::effects::results::Side {
                 affected: target.clone(),
                 others: Vec::new(),
                 artillery: Vec::new(),
@@ -1196,15 +1209,15 @@ pub fn resolve_rifle_phase(
             },
             morale_at_start: state.army_morale.clone(),
         };
-        events.extend(super::results::apply(
+        events.extend(crate::systems::gboar::effects::results::apply(
             rules,
             &mut next,
             &combat,
-            super::results::Role::Defender,
+            crate::systems::gboar::effects::results::Role::Defender,
             results,
             choices,
             dice,
         )?);
     }
-    Ok(super::Resolution { state: next, events })
+    Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
 }

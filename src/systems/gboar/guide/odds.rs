@@ -12,8 +12,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Rules;
 use crate::base::error::{Error, Result};
+use crate::systems::gboar::board::Rules;
 
 /// When a side spends a momentum chit to re-roll (12.23 step 6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -113,7 +113,7 @@ pub fn distribution(rules: &Rules, column: &str, drm: i32, attacker: &Side, defe
     let mut table: Vec<(Vec<String>, Vec<String>, Option<String>)> = Vec::new();
     for roll in 0..10 {
         let modified = roll + drm;
-        let (a, d) = super::close_combat::cell(rules, column, modified)?;
+        let (a, d) = crate::systems::gboar::phases::close_combat::cell(rules, column, modified)?;
         let gains = if modified <= gain.defender_gains_at_most {
             Some("defender".to_string())
         } else if modified >= gain.attacker_gains_at_least {
@@ -202,7 +202,7 @@ mod tests {
         let (mut ab, mut db) = (a.policy.at_most, d.policy.at_most);
         loop {
             let roll = d10(rng) + drm;
-            let (att, def) = crate::systems::gboar::close_combat::cell(rules, column, roll).unwrap();
+            let (att, def) = crate::systems::gboar::phases::close_combat::cell(rules, column, roll).unwrap();
             let a_wants = ac > 0 && ab > 0 && att.iter().any(|r| a.policy.reroll_if.contains(r));
             let d_wants = dc > 0 && db > 0 && def.iter().any(|r| d.policy.reroll_if.contains(r));
             let first_is_defender = dc <= ac;
@@ -273,7 +273,7 @@ mod tests {
         let rules = rules();
         let every: Vec<String> = (0..10)
             .flat_map(|roll| {
-                let (a, d) = crate::systems::gboar::close_combat::cell(&rules, "1-1", roll).unwrap();
+                let (a, d) = crate::systems::gboar::phases::close_combat::cell(&rules, "1-1", roll).unwrap();
                 a.into_iter().chain(d)
             })
             .collect();

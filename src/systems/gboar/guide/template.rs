@@ -17,7 +17,7 @@
 //! step, as comments (so the file validates as the least orders do) and as
 //! data. Every choice is found by the engine's own checks, never by rules
 //! written again here: a unit's reach is each hex a one-unit move the
-//! movement checks accept ([`super::movement::unit_moves`]); an attack is
+//! movement checks accept ([`crate::systems::gboar::phases::movement::unit_moves`]); an attack is
 //! checked by the designation, its tactics chits by 12.52's check; a gun's
 //! or a mortar's targets are those the fire orders' check accepts.
 
@@ -26,10 +26,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::base::yaml::{Mapping, Value};
 use serde::Serialize;
 
-use super::sequence::Step;
-use super::state::{Condition, State};
-use super::Rules;
 use crate::base::hex::{are_adjacent, HexId};
+use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
 
 fn hex_of(state: &State, id: &str) -> Option<HexId> {
     state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
@@ -110,7 +110,7 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
     let sent_back: Vec<(&String, HexId, HexId)> = state
         .units
         .iter()
-        .filter(|(id, u)| u.must_return && super::close_combat::side_of(rules, id) == side)
+        .filter(|(id, u)| u.must_return && crate::systems::gboar::phases::close_combat::side_of(rules, id) == side)
         .filter_map(|(id, _)| {
             let home = rules.counter(id)?.setup.as_ref()?.hex.parse::<HexId>().ok()?;
             Some((id, hex_of(state, id)?, home))
@@ -124,7 +124,10 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
             Value::Mapping(b)
         };
         let mine = all.get(side).cloned().unwrap_or_default();
-        let Ok(moves) = super::movement::unit_moves(rules, state, player, side, &body(&mine)) else { continue };
+        let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves(rules, state, player, side, &body(&mine))
+        else {
+            continue;
+        };
         let Some(m) = moves.into_iter().find(|m| &m.unit == id && m.ordered.is_none()) else { continue };
         let mut to: Vec<HexId> = m
             .reach
@@ -153,7 +156,7 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
 /// always`) unstack: one of them moves, to the first hex next to it (else
 /// of its reach) that takes away a problem of the orders and adds none.
 fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<String, Vec<Value>>) {
-    let always = |r: &super::movement::Restriction| {
+    let always = |r: &crate::systems::gboar::phases::movement::Restriction| {
         !r.may_end_movement_phase_stacked
             && r.after_retreat.as_ref().and_then(|a| a.unstack_next_friendly_movement.as_deref()) == Some("always")
     };
@@ -168,7 +171,11 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
         loop {
             let mut staying = state.clone();
             staying.units.retain(|id, _| !moved(all, id));
-            let Some((_, x, y)) = super::movement::restricted_stack(rules, &staying, hex, always) else { break };
+            let Some((_, x, y)) =
+                crate::systems::gboar::phases::movement::restricted_stack(rules, &staying, hex, always)
+            else {
+                break;
+            };
             let before = check_moves(rules, state, player, all);
             let helps = |trial: &BTreeMap<String, Vec<Value>>| {
                 let after = check_moves(rules, state, player, trial);
@@ -176,14 +183,20 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
             };
             let mut helped = None;
             'unit: for id in [&x, &y] {
-                let side = super::close_combat::side_of(rules, id);
+                let side = crate::systems::gboar::phases::close_combat::side_of(rules, id);
                 if !all.contains_key(&side) {
                     continue;
                 }
                 let mut to: Vec<HexId> = crate::base::hex::neighbours(hex, rules.module.map.layout);
                 let mut body = Mapping::new();
                 body.insert(key("moves"), Value::Sequence(all[&side].clone()));
-                if let Ok(moves) = super::movement::unit_moves(rules, state, player, &side, &Value::Mapping(body)) {
+                if let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves(
+                    rules,
+                    state,
+                    player,
+                    &side,
+                    &Value::Mapping(body),
+                ) {
                     to.extend(moves.iter().filter(|m| &m.unit == id).flat_map(|m| m.reach.iter().copied()));
                 }
                 for h in to {
@@ -222,7 +235,7 @@ fn check_moves(
             (side.clone(), Value::Mapping(b))
         })
         .collect();
-    super::movement::validate_sides(rules, state, player, &bodies)
+    crate::systems::gboar::phases::movement::validate_sides(rules, state, player, &bodies)
         .into_iter()
         .map(|(side, p)| (side, p.field, p.message))
         .collect()
@@ -236,8 +249,8 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
     for (id, u) in &state.units {
         let Some(c) = rules.counter(id) else { continue };
         if c.is_leader()
-            || u.condition != super::state::Condition::Disrupted
-            || super::close_combat::side_of(rules, id) != side
+            || u.condition != crate::systems::gboar::board::state::Condition::Disrupted
+            || crate::systems::gboar::phases::close_combat::side_of(rules, id) != side
             || player_of(rules, id) != player
         {
             continue;
@@ -281,7 +294,7 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
 /// movement checker lists the hexes; a stack's units end apart, as 4.1
 /// wants them).
 fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
-    for f in super::movement::forced_retreats(rules, state, player, side) {
+    for f in crate::systems::gboar::phases::movement::forced_retreats(rules, state, player, side) {
         let before = check_moves(rules, state, player, all);
         let own = format!("{} begins the Movement Phase", f.unit);
         for to in &f.options {
@@ -320,7 +333,9 @@ fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<V
     let must: Vec<String> = state
         .units
         .keys()
-        .filter(|u| player_of(rules, u) == player && super::close_combat::must_attack(rules, state, u))
+        .filter(|u| {
+            player_of(rules, u) == player && crate::systems::gboar::phases::close_combat::must_attack(rules, state, u)
+        })
         .cloned()
         .collect();
     let mut defending: BTreeSet<HexId> = BTreeSet::new();
@@ -457,7 +472,7 @@ fn attack_bodies(rules: &Rules, list: &[(Vec<String>, Vec<HexId>)]) -> BTreeMap<
     for (atts, ds) in list {
         let mut count: BTreeMap<String, usize> = BTreeMap::new();
         for a in &atts {
-            *count.entry(super::close_combat::side_of(rules, a)).or_default() += 1;
+            *count.entry(crate::systems::gboar::phases::close_combat::side_of(rules, a)).or_default() += 1;
         }
         let most = count.values().copied().max().unwrap_or(0);
         let side = count.into_iter().find(|(_, n)| *n == most).map(|(s, _)| s).unwrap_or_default();
@@ -482,7 +497,7 @@ fn designation_refused(rules: &Rules, state: &State, player: &str, bodies: &BTre
     let mut all: BTreeMap<String, Value> =
         rules.sequence.sides_of(player).into_iter().map(|s| (s, Value::Mapping(Mapping::new()))).collect();
     all.extend(bodies.iter().map(|(s, b)| (s.clone(), b.clone())));
-    !super::close_combat::designate(rules, state, player, &all, true).1.is_empty()
+    !crate::systems::gboar::phases::close_combat::designate(rules, state, player, &all, true).1.is_empty()
 }
 
 /// When the grouping above leaves the designation refused (Savannah
@@ -536,7 +551,7 @@ fn built_attacks(
 
 /// Every side's least orders for a step, keyed by side (for tests and the demo).
 pub fn minimal_all(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, Value> {
-    minimal_of(rules, state, step, &super::awaited(rules, state, step))
+    minimal_of(rules, state, step, &crate::systems::gboar::phases::awaited(rules, state, step))
 }
 
 // ---------------------------------------------------------------------------
@@ -663,7 +678,9 @@ fn side_units(rules: &Rules, state: &State, side: &str) -> Vec<String> {
     state
         .units
         .keys()
-        .filter(|id| super::close_combat::side_of(rules, id) == side && hex_of(state, id).is_some())
+        .filter(|id| {
+            crate::systems::gboar::phases::close_combat::side_of(rules, id) == side && hex_of(state, id).is_some()
+        })
         .cloned()
         .collect()
 }
@@ -672,14 +689,18 @@ fn side_units(rules: &Rules, state: &State, side: &str) -> Vec<String> {
 fn unit_entry(rules: &Rules, state: &State, id: &str) -> UnitEntry {
     let u = state.units.get(id);
     let c = rules.counter(id);
-    let morale = c.and_then(|c| super::rally::modified_morale(rules, state, c).ok()).map(|(base, _, _)| base);
+    let morale = c
+        .and_then(|c| crate::systems::gboar::phases::rally::modified_morale(rules, state, c).ok())
+        .map(|(base, _, _)| base);
     let player = player_of(rules, id);
     UnitEntry {
         unit: id.to_string(),
         name: c.map(|c| c.name.clone()).unwrap_or_default(),
         hex: u.and_then(|u| u.hex.clone()).unwrap_or_default(),
         kind: c.map(|c| c.kind.clone()).unwrap_or_default(),
-        strength: c.filter(|c| c.strength.is_some()).map(|_| super::fire::fire_strength(rules, state, id)),
+        strength: c
+            .filter(|c| c.strength.is_some())
+            .map(|_| crate::systems::gboar::phases::fire::fire_strength(rules, state, id)),
         movement: c.and_then(|c| c.movement),
         morale,
         rank: c.and_then(|c| c.rank),
@@ -687,7 +708,7 @@ fn unit_entry(rules: &Rules, state: &State, id: &str) -> UnitEntry {
         condition: u.map(|u| u.condition).unwrap_or(Condition::ParadeOrder),
         pinned: u.is_some_and(|u| u.pinned),
         next_to: hex_of(state, id)
-            .map(|h| super::close_combat::enemies_next_to(rules, state, h, &player))
+            .map(|h| crate::systems::gboar::phases::close_combat::enemies_next_to(rules, state, h, &player))
             .unwrap_or_default(),
         notes: Vec::new(),
         reach: None,
@@ -834,7 +855,7 @@ fn without_id(id: &str, message: &str) -> String {
 /// the forms of a move, reinforcements due, the declaration of an assault.
 fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &Value) -> Guide {
     let mut g = Guide { kind: "movement".into(), doc: "docs/orders.md, Movement".into(), ..Guide::default() };
-    let moves = match super::movement::unit_moves(rules, state, player, side, least) {
+    let moves = match crate::systems::gboar::phases::movement::unit_moves(rules, state, player, side, least) {
         Ok(m) => m,
         Err(e) => {
             g.units = plain_guide(rules, state, side, "", "").units;
@@ -847,7 +868,7 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
     for m in &moves {
         let mut e = unit_entry(rules, state, &m.unit);
         e.hex = m.hex.to_string();
-        e.next_to = super::close_combat::enemies_next_to(rules, state, m.hex, player);
+        e.next_to = crate::systems::gboar::phases::close_combat::enemies_next_to(rules, state, m.hex, player);
         if m.allowance.is_some() {
             e.movement = m.allowance;
         }
@@ -901,7 +922,8 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
         g.units.push(e);
     }
     // The forms of a move.
-    let movable: Vec<&super::movement::UnitMoves> = moves.iter().filter(|m| m.refused.is_none()).collect();
+    let movable: Vec<&crate::systems::gboar::phases::movement::UnitMoves> =
+        moves.iter().filter(|m| m.refused.is_none()).collect();
     let strategic = if movable.iter().any(|m| !m.strategic_reach.is_empty()) {
         String::new()
     } else {
@@ -942,7 +964,7 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
         g.choices.push(c);
     }
     // 9.61: reinforcements due this turn.
-    let arrivals: Vec<(&String, &super::state::Arrival, HexId)> =
+    let arrivals: Vec<(&String, &crate::systems::gboar::board::state::Arrival, HexId)> =
         moves.iter().filter_map(|m| m.arrived.as_ref().map(|a| (&m.unit, a, m.hex))).collect();
     if !arrivals.is_empty() {
         text += "# Reinforcements due this turn (9.61), placed at the first hex offered unless:\n";
@@ -961,7 +983,10 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
 
 /// 9.61, Savannah 4.7: each arrival placed elsewhere than the first hex
 /// offered, or delayed.
-fn arrival_choices(rules: &Rules, arrivals: &[(&String, &super::state::Arrival, HexId)]) -> Vec<Choice> {
+fn arrival_choices(
+    rules: &Rules,
+    arrivals: &[(&String, &crate::systems::gboar::board::state::Arrival, HexId)],
+) -> Vec<Choice> {
     let mut more = Vec::new();
     for (id, a, at) in arrivals {
         for h in a.hexes.iter().filter(|h| **h != at.to_string()) {
@@ -986,18 +1011,20 @@ fn arrival_choices(rules: &Rules, arrivals: &[(&String, &super::state::Arrival, 
 
 /// Savannah 1.6 case A: the assault declared, when the phasing player may.
 fn assault_choice(rules: &Rules, state: &State, player: &str) -> Option<Choice> {
-    matches!(super::movement::assault_declaration(rules, state, player), Some(Ok(()))).then(|| Choice {
-        key: "declare_assault".into(),
-        yaml: Some("true".into()),
-        text: "the assault on the perimeter: next turn is the first tactical turn (Savannah 1.6 case A)".into(),
-        ..Choice::default()
-    })
+    matches!(crate::systems::gboar::phases::movement::assault_declaration(rules, state, player), Some(Ok(()))).then(
+        || Choice {
+            key: "declare_assault".into(),
+            yaml: Some("true".into()),
+            text: "the assault on the perimeter: next turn is the first tactical turn (Savannah 1.6 case A)".into(),
+            ..Choice::default()
+        },
+    )
 }
 
 /// The movement guide's choices drawn rather than listed (`adjutant
 /// selfplay`): for each of `units`, a move to a hex of its reach, drawn
 /// by `draw(n)` (one of n) with each hex of the reach as likely
-/// ([`super::movement::draw_moves`]), and the guide's other choices:
+/// ([`crate::systems::gboar::phases::movement::draw_moves`]), and the guide's other choices:
 /// arrivals entered elsewhere or delayed, the assault declared.
 pub fn draw_movement(
     rules: &Rules,
@@ -1007,9 +1034,10 @@ pub fn draw_movement(
     least: &Value,
     units: &[String],
     draw: &mut dyn FnMut(usize) -> usize,
-) -> (Vec<super::movement::DrawnMove>, Vec<Choice>) {
-    let (moves, arrived) = super::movement::draw_moves(rules, state, player, side, least, units, draw);
-    let arrivals: Vec<(&String, &super::state::Arrival, HexId)> =
+) -> (Vec<crate::systems::gboar::phases::movement::DrawnMove>, Vec<Choice>) {
+    let (moves, arrived) =
+        crate::systems::gboar::phases::movement::draw_moves(rules, state, player, side, least, units, draw);
+    let arrivals: Vec<(&String, &crate::systems::gboar::board::state::Arrival, HexId)> =
         arrived.iter().map(|(id, a, h)| (id, a, *h)).collect();
     let mut choices = arrival_choices(rules, &arrivals);
     choices.extend(assault_choice(rules, state, player));
@@ -1043,7 +1071,7 @@ fn is_leader(rules: &Rules, id: &str) -> bool {
 /// 12.52: the tactics chits open to a side in a combat (chart order), and
 /// those closed, with why, as the engine decides them ([`chit_illegal`]).
 ///
-/// [`chit_illegal`]: super::close_combat::chit_illegal
+/// [`chit_illegal`]: crate::systems::gboar::phases::close_combat::chit_illegal
 fn chits(
     rules: &Rules,
     state: &State,
@@ -1051,8 +1079,10 @@ fn chits(
     defenders: &[String],
     attacker: bool,
 ) -> (Vec<String>, BTreeMap<String, String>) {
-    let lead = |units: &[String]| super::close_combat::lead_unit(rules, state, units, None).unwrap_or_default();
-    let e = super::close_combat::Engagement {
+    let lead = |units: &[String]| {
+        crate::systems::gboar::phases::close_combat::lead_unit(rules, state, units, None).unwrap_or_default()
+    };
+    let e = crate::systems::gboar::phases::close_combat::Engagement {
         attackers: attackers.to_vec(),
         defenders: defenders.to_vec(),
         attacker_lead: lead(attackers),
@@ -1064,7 +1094,7 @@ fn chits(
     let mut open = Vec::new();
     let mut closed = BTreeMap::new();
     for c in &rules.charts.tactics.chits {
-        match super::close_combat::chit_illegal(rules, state, &e, attacker, &c.id) {
+        match crate::systems::gboar::phases::close_combat::chit_illegal(rules, state, &e, attacker, &c.id) {
             None => open.push(c.id.clone()),
             Some(why) => {
                 closed.insert(c.id.clone(), why);
@@ -1111,7 +1141,7 @@ fn yaml_list(ids: &[String]) -> String {
 /// attack, each enemy hex it could attack with the odds before DRMs and the
 /// tactics chits open, and the keys of an attack.
 fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &Value) -> Guide {
-    use super::close_combat::{attacker_refused, enemies_next_to, must_attack, odds, strength};
+    use crate::systems::gboar::phases::close_combat::{attacker_refused, enemies_next_to, must_attack, odds, strength};
     let mut g = plain_guide(rules, state, side, "attack", "docs/orders.md, Close Combat");
     let in_orders = ordered(least, "attacks", "attackers");
     let forced_hexes = ordered(least, "attacks", "defenders");
@@ -1147,8 +1177,13 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
         let yaml = format!("{{attackers: {}, defenders: [\"{hex}\"]}}", yaml_list(attackers));
         // The designation's own checks, for this attack alone.
         let body: Value = crate::base::yaml::from_str(&format!("attacks: [{yaml}]")).unwrap_or(Value::Null);
-        let (_, problems) =
-            super::close_combat::designate(rules, state, player, &BTreeMap::from([(side.to_string(), body)]), false);
+        let (_, problems) = crate::systems::gboar::phases::close_combat::designate(
+            rules,
+            state,
+            player,
+            &BTreeMap::from([(side.to_string(), body)]),
+            false,
+        );
         let refused: Vec<String> = problems
             .into_iter()
             .filter(|p| p.side == side && p.field.starts_with("attacks[0]"))
@@ -1223,7 +1258,7 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
 /// Close Combat, a defending side (12.11): its hexes the enemy may attack,
 /// the tactics chits open in each, Cavalry Withdrawal, momentum.
 fn defence_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
-    use super::close_combat::{attacker_refused, cavalry_may_withdraw, enemies_next_to};
+    use crate::systems::gboar::phases::close_combat::{attacker_refused, cavalry_may_withdraw, enemies_next_to};
     let mut g = plain_guide(rules, state, side, "defence", "docs/orders.md, Close Combat");
     let own = rules.player_of_side(side);
     let mut hexes: BTreeSet<HexId> = BTreeSet::new();
@@ -1312,7 +1347,7 @@ fn drms_text(drms: &[(String, i32, String)]) -> String {
     format!(", DRM {total:+} ({})", parts.join("; "))
 }
 
-fn aim_details(aim: &super::fire::Aim) -> BTreeMap<String, serde_json::Value> {
+fn aim_details(aim: &crate::systems::gboar::phases::fire::Aim) -> BTreeMap<String, serde_json::Value> {
     let mut d = BTreeMap::new();
     d.insert("sps".to_string(), serde_json::json!(aim.sps));
     d.insert("range".to_string(), serde_json::json!(aim.range));
@@ -1326,7 +1361,7 @@ fn aim_details(aim: &super::fire::Aim) -> BTreeMap<String, serde_json::Value> {
 /// mortar of the side that could fire, with the targets the fire checks
 /// accept, the range and the To Hit number.
 fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
-    use super::fire::{gun_aim, gun_targets, mortar_aim, mortar_aims, mortar_victim};
+    use crate::systems::gboar::phases::fire::{gun_aim, gun_targets, mortar_aim, mortar_aims, mortar_victim};
     let mut g = plain_guide(rules, state, side, "fire", "docs/orders.md, Defensive Artillery Fire");
     let phasing = rules.player_of_side(side) == player;
     let mut guns = Vec::new();
@@ -1441,7 +1476,14 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
         let enemy_mortar = state.units.keys().any(|m| {
             rules.counter(m).is_some_and(|c| c.kind == "mortar")
                 && player_of(rules, m) == player
-                && !mortar_aims(rules, state, player, &super::close_combat::side_of(rules, m), m).is_empty()
+                && !mortar_aims(
+                    rules,
+                    state,
+                    player,
+                    &crate::systems::gboar::phases::close_combat::side_of(rules, m),
+                    m,
+                )
+                .is_empty()
         });
         if enemy_mortar {
             text += &wrap(
@@ -1475,10 +1517,10 @@ fn rifle_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     let mut g = plain_guide(rules, state, side, "rifle-fire", "docs/orders.md, Rifle Fire");
     let mut fires = Vec::new();
     for e in &mut g.units {
-        if !rules.counter(&e.unit).is_some_and(super::fire::is_rifle) {
+        if !rules.counter(&e.unit).is_some_and(crate::systems::gboar::phases::fire::is_rifle) {
             continue;
         }
-        let targets = super::fire::rifle_targets(rules, state, side, &e.unit);
+        let targets = crate::systems::gboar::phases::fire::rifle_targets(rules, state, side, &e.unit);
         for t in &targets {
             fires.push(Choice {
                 key: "rifle_fire".into(),
@@ -1512,7 +1554,7 @@ fn rifle_guide(rules: &Rules, state: &State, side: &str) -> Guide {
 /// The Initiative Segment (series 6, 12.62): the chits each player holds,
 /// who decides first, the side's initiative DRM, the spending open to it.
 fn initiative_guide(rules: &Rules, state: &State, side: &str) -> Guide {
-    use super::initiative::{decision_order, initiative_drm, PER_CHIT, TO_DICTATE};
+    use crate::systems::gboar::phases::initiative::{decision_order, initiative_drm, PER_CHIT, TO_DICTATE};
     let mut g = plain_guide(rules, state, side, "initiative", "docs/orders.md, Initiative");
     let player = rules.player_of_side(side);
     let held = state.momentum.get(&player).copied().unwrap_or(0);
@@ -1588,7 +1630,7 @@ mod tests {
         use crate::systems::gboar::data::charts::MovementCost;
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
         let state = State::setup(&rules.module, "historical").unwrap();
-        let terrain = super::super::movement::Terrain::new(&rules);
+        let terrain = crate::systems::gboar::phases::movement::Terrain::new(&rules);
         let enemy: HexId = "1905".parse().unwrap();
         let free: Vec<HexId> = crate::base::hex::neighbours(enemy, rules.module.map.layout)
             .into_iter()
@@ -1667,7 +1709,10 @@ mod tests {
         let moved = least.get("moves").and_then(Value::as_sequence).cloned().unwrap_or_default();
         for hex in &reach {
             let h: HexId = hex.parse().unwrap();
-            assert!(super::super::close_combat::enemies_next_to(&rules, &state, h, "allies").is_empty(), "{hex}");
+            assert!(
+                crate::systems::gboar::phases::close_combat::enemies_next_to(&rules, &state, h, "allies").is_empty(),
+                "{hex}"
+            );
             let mut body = moved.clone();
             body.push(
                 crate::base::yaml::from_str(&format!("{{unit: dillon-irish, to: \"{hex}\", leave_pin: true}}"))
@@ -1675,8 +1720,13 @@ mod tests {
             );
             let mut orders = Mapping::new();
             orders.insert(key("moves"), Value::Sequence(body));
-            let problems =
-                super::super::movement::validate(&rules, &state, "allies", "french", &Value::Mapping(orders));
+            let problems = crate::systems::gboar::phases::movement::validate(
+                &rules,
+                &state,
+                "allies",
+                "french",
+                &Value::Mapping(orders),
+            );
             assert!(problems.is_empty(), "{hex}: {problems:?}");
         }
     }
@@ -1707,12 +1757,12 @@ mod tests {
         // The French unit would have to attack (12.12), so it retreats.
         let least = minimal(&rules, &state, &step, "french");
         assert!(ordered_moves(&least).contains(french.as_str()), "{least:?}");
-        let problems = super::super::movement::validate(&rules, &state, "allies", "french", &least);
+        let problems = crate::systems::gboar::phases::movement::validate(&rules, &state, "allies", "french", &least);
         assert!(problems.is_empty(), "{problems:?}");
         let mut stay = Mapping::new();
         stay.insert(key("moves"), Value::Sequence(Vec::new()));
         let stay = Value::Mapping(stay);
-        let problems = super::super::movement::validate(&rules, &state, "allies", "french", &stay);
+        let problems = crate::systems::gboar::phases::movement::validate(&rules, &state, "allies", "french", &stay);
         assert!(problems.iter().any(|p| p.message.contains("must retreat instead")), "{problems:?}");
         let g = guide(&rules, &state, &step, "french", &least);
         let notes = g.units.iter().find(|u| u.unit == french).unwrap().notes.join(" | ");
@@ -1722,7 +1772,9 @@ mod tests {
         assert_eq!(state.turn, 16);
         let least = minimal(&rules, &state, &step, "american");
         assert!(!ordered_moves(&least).contains(american.as_str()), "{least:?}");
-        assert!(super::super::movement::validate(&rules, &state, "allies", "american", &stay).is_empty());
+        assert!(
+            crate::systems::gboar::phases::movement::validate(&rules, &state, "allies", "american", &stay).is_empty()
+        );
     }
 
     /// 12.12, 12.13, 12.15: the least orders attack every enemy hex next to
@@ -1736,7 +1788,7 @@ mod tests {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
         let mut state = State::setup(&rules.module, "historical").unwrap();
         let layout = rules.module.map.layout;
-        let terrain = super::super::movement::Terrain::new(&rules);
+        let terrain = crate::systems::gboar::phases::movement::Terrain::new(&rules);
         let clear = |h: HexId| terrain.hex(h).is_some_and(|i| i.terrain == "clear");
         let mut found = None;
         'search: for col in 26..34u32 {
@@ -1779,7 +1831,8 @@ mod tests {
         let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "close-combat".into() };
         let least = minimal(&rules, &state, &step, "french");
         let text = crate::base::yaml::to_string(&least).unwrap();
-        let problems = crate::systems::gboar::validate_body(&rules, &state, &step, "french", &least, "t.yaml", &text);
+        let problems =
+            crate::systems::gboar::phases::validate_body(&rules, &state, &step, "french", &least, "t.yaml", &text);
         assert!(problems.is_empty(), "{text}\n{problems:?}");
         let attacks = least.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default();
         assert_eq!(attacks.len(), 2, "{text}");
@@ -1798,7 +1851,7 @@ mod tests {
         for (id, u) in state.units.iter_mut() {
             if u.hex.as_deref() != Some("1905") && rules.counter(id).is_some_and(|c| c.army == "british") {
                 u.hex = None;
-                u.off_map = Some(super::super::state::OffMap::Removed);
+                u.off_map = Some(crate::systems::gboar::board::state::OffMap::Removed);
             }
         }
         let foot = |state: &State, army: &str| {
@@ -1817,17 +1870,18 @@ mod tests {
         // Turn 17: the Historical Scenario's turn 16 bars American attacks.
         state.turn = 17;
         let step = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "close-combat".into() };
-        assert!(super::super::close_combat::must_attack(&rules, &state, &french));
-        assert!(super::super::close_combat::must_attack(&rules, &state, &american));
+        assert!(crate::systems::gboar::phases::close_combat::must_attack(&rules, &state, &french));
+        assert!(crate::systems::gboar::phases::close_combat::must_attack(&rules, &state, &american));
         let mut orders = BTreeMap::new();
         for side in ["american", "french", "british"] {
             let least = minimal(&rules, &state, &step, side);
             let text = crate::base::yaml::to_string(&least).unwrap();
-            let problems = crate::systems::gboar::validate_body(&rules, &state, &step, side, &least, "t.yaml", &text);
+            let problems =
+                crate::systems::gboar::phases::validate_body(&rules, &state, &step, side, &least, "t.yaml", &text);
             assert!(problems.is_empty(), "{side}: {text}\n{problems:?}");
             orders.insert(side.to_string(), least);
         }
-        let together = crate::systems::gboar::validate_step(&rules, &state, &step, &orders);
+        let together = crate::systems::gboar::phases::validate_step(&rules, &state, &step, &orders);
         assert!(together.is_empty(), "{orders:?}\n{together:?}");
         let attackers: Vec<String> = orders
             .values()
@@ -1852,7 +1906,7 @@ mod tests {
         let home: HexId = "1505".parse().unwrap();
         let occupied =
             |state: &State, h: HexId| state.units.values().any(|u| u.hex.as_deref() == Some(&*h.to_string()));
-        let terrain = super::super::movement::Terrain::new(&rules);
+        let terrain = crate::systems::gboar::phases::movement::Terrain::new(&rules);
         let away = crate::base::hex::neighbours(home, layout)
             .into_iter()
             .flat_map(|n| crate::base::hex::neighbours(n, layout))
@@ -1865,12 +1919,18 @@ mod tests {
         let step = Step::PlayerTurn { turn: state.turn, player: "british".into(), phase: "movement".into() };
         let least = minimal(&rules, &state, &step, "british");
         assert!(ordered_moves(&least).contains(gun), "{least:?}");
-        let problems = super::super::movement::validate(&rules, &state, "british", "british", &least);
+        let problems = crate::systems::gboar::phases::movement::validate(&rules, &state, "british", "british", &least);
         assert!(problems.is_empty(), "{least:?}\n{problems:?}");
         // Staying where it is is refused: the move is the rule's, not a choice.
         let mut stay = Mapping::new();
         stay.insert(key("moves"), Value::Sequence(Vec::new()));
-        let problems = super::super::movement::validate(&rules, &state, "british", "british", &Value::Mapping(stay));
+        let problems = crate::systems::gboar::phases::movement::validate(
+            &rules,
+            &state,
+            "british",
+            "british",
+            &Value::Mapping(stay),
+        );
         assert!(problems.iter().any(|p| p.message.contains("must move back")), "{problems:?}");
     }
 }

@@ -20,11 +20,12 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::state::State;
-use super::{Resolution, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

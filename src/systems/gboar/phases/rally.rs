@@ -9,12 +9,13 @@
 
 use std::collections::BTreeSet;
 
-use super::state::{Condition, State};
-use super::{Resolution, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::counters::Counter;
 
 /// A counter that is on the map, with its hex.
@@ -234,7 +235,7 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
         // 16.1: a unit that rallies raises its army's morale.
         if passed {
             let why = format!("{} rallied", counter.name);
-            events.extend(super::morale::apply(
+            events.extend(crate::systems::gboar::effects::morale::apply(
                 rules,
                 &mut next,
                 "unit-rallied",

@@ -9,7 +9,7 @@
 //! Every hex entered, the last and those passed through, must be on the
 //! map; not prohibited terrain (the Terrain Effects Chart's `prohibited`
 //! movement cost); not occupied by an enemy counter (a lone leader too);
-//! not in an enemy ZOC, whoever else is there (8.1 as [`super::zoc`]
+//! not in an enemy ZOC, whoever else is there (8.1 as [`crate::systems::gboar::board::zoc`]
 //! computes it: disrupted, shattered and Lost units have none); and within
 //! the stacking limit of module.yaml `stacking` (7.1: the player's units
 //! already there, all its armies, plus the unit and the leaders going with
@@ -61,10 +61,10 @@
 //! # Capture (13.23, 13.24)
 //!
 //! A unit with no open retreat of the full distance is captured
-//! ([`super::results::capture`]: army morale, VPs and 12.64). Exception: a
+//! ([`crate::systems::gboar::effects::results::capture`]: army morale, VPs and 12.64). Exception: a
 //! two-step unit at full strength that could retreat once reduced (the
 //! stacking limit was all that held it) takes a step loss
-//! ([`super::losses::lose_steps`], the Army Morale adjustments of a "1")
+//! ([`crate::systems::gboar::effects::losses::lose_steps`], the Army Morale adjustments of a "1")
 //! and retreats, unless its player chooses capture (`step_loss: false`).
 //! The default is the step loss.
 //!
@@ -94,15 +94,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use super::movement::Terrain;
-use super::state::State;
-use super::zoc::{self, Zoc};
-use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, neighbours, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::zoc::{self, Zoc};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::MovementCost;
 use crate::systems::gboar::data::counters::Counter;
+use crate::systems::gboar::phases::movement::Terrain;
 
 // ---------------------------------------------------------------------------
 // What module.yaml says
@@ -142,7 +142,7 @@ pub enum Edge {
 }
 
 /// A stacking restriction's retreat fields (Savannah 4.1), from
-/// [`super::movement::Restriction`].
+/// [`crate::systems::gboar::phases::movement::Restriction`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RestrictionRetreat {
     /// `after_retreat: {allowed: true}`: the pair may end a retreat stacked.
@@ -934,8 +934,11 @@ pub fn retreat_with(
                         .with("unit", id)
                         .with("by", by),
                     );
-                    let cause = super::losses::Cause::Combat { rule: "13.23".into(), by: order.by.to_string() };
-                    events.extend(super::losses::lose_steps(rules, state, id, 1, cause)?);
+                    let cause = crate::systems::gboar::effects::losses::Cause::Combat {
+                        rule: "13.23".into(),
+                        by: order.by.to_string(),
+                    };
+                    events.extend(crate::systems::gboar::effects::losses::lose_steps(rules, state, id, 1, cause)?);
                     steps = 1;
                     reduced = true;
                     once_reduced
@@ -983,7 +986,7 @@ pub fn retreat_with(
             .with("hexes", hexes)
             .with("why", order.why),
         );
-        events.extend(super::results::capture(rules, data, state, id, rule, order.by)?);
+        events.extend(crate::systems::gboar::effects::results::capture(rules, data, state, id, rule, order.by)?);
         return Ok((Outcome::Captured, events));
     }
 
@@ -1015,7 +1018,7 @@ pub fn retreat_with(
             .with("unit", id)
             .with("path", route.hexes.iter().map(|h| h.to_string()).collect::<Vec<_>>()),
         );
-        events.extend(super::results::capture(rules, data, state, id, &rule_id, order.by)?);
+        events.extend(crate::systems::gboar::effects::results::capture(rules, data, state, id, &rule_id, order.by)?);
         return Ok((Outcome::Captured, events));
     }
 
@@ -1094,12 +1097,12 @@ pub fn retreat_with(
             .with("retreating", id),
         );
         if hex_of(state, u).is_some() {
-            events.extend(super::results::capture(rules, data, state, u, &rule_id, order.by)?);
+            events.extend(crate::systems::gboar::effects::results::capture(rules, data, state, u, &rule_id, order.by)?);
         }
     }
     if order.army_morale {
         let why = format!("{} retreated ({})", counter.name, order.why);
-        events.extend(super::morale::apply(
+        events.extend(crate::systems::gboar::effects::morale::apply(
             rules,
             state,
             RETREATED_ENTRY,
@@ -1115,8 +1118,8 @@ pub fn retreat_with(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::systems::gboar::board::state::{Condition, OffMap};
     use crate::systems::gboar::data::Source;
-    use crate::systems::gboar::state::{Condition, OffMap};
 
     /// The combat test module, every unit off the map: each test places its own.
     pub(crate) fn combat() -> (Rules, State) {

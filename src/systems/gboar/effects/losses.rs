@@ -38,7 +38,7 @@
 //! box whatever its steps, with the chart's `unit-captured` army morale
 //! (`affected`, and `opponent` to the capturing army) and the schedule's
 //! `unit-captured` VPs to the capturing army; a counter's `casualty`
-//! replaces them as above. Momentum (12.64) is [`super::results`]'.
+//! replaces them as above. Momentum (12.64) is [`crate::systems::gboar::effects::results`]'.
 //!
 //! [`overstacking`] (7.1, 7.3): in every hex where a player's units are over
 //! the stacking limit of module.yaml `stacking` (SPs: a unit's
@@ -68,13 +68,13 @@
 
 use std::collections::BTreeMap;
 
-use super::morale;
-use super::state::{OffMap, State};
-use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::system::Event;
+use crate::systems::gboar::board::state::{OffMap, State};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::VpEntry;
 use crate::systems::gboar::data::counters::Counter;
+use crate::systems::gboar::effects::morale;
 
 /// Why a unit loses steps: which chart entries apply and who scores.
 /// Combat results (issue 5) add their causes here.
@@ -444,7 +444,7 @@ pub const CAPTURED_ENTRY: &str = "unit-captured";
 /// (the entry's `sides` permitting). A counter's `casualty` replaces both
 /// as for step losses (Savannah 4.8: the Creeks). Refused before any change
 /// for a leader, a unit off the map, `by` not an enemy army, or a chart
-/// entry missing. Momentum (12.64) is the caller's ([`super::results`]).
+/// entry missing. Momentum (12.64) is the caller's ([`crate::systems::gboar::effects::results`]).
 pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &str) -> Result<Vec<Event>> {
     let counter =
         rules.counter(unit).ok_or_else(|| Error::refused(format!("'{unit}' is not a counter of this module")))?;

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::sequence::{Sequence, Step};
 use crate::base::dice::Bytes32;
 use crate::base::error::{Error, Located, Result};
 use crate::systems::gboar::data::counters::{setup_positions, ScenarioSetup};
+use crate::systems::gboar::data::sequence::{Sequence, Step};
 use crate::systems::gboar::data::{Module, Source};
 
 /// A unit's condition (series 13.3, 13.4, 15).
@@ -395,6 +395,13 @@ impl State {
     pub fn hash(&self) -> Bytes32 {
         Bytes32::sha256(&self.canonical_bytes())
     }
+}
+
+/// A step resolved.
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    pub state: State,
+    pub events: Vec<crate::system::Event>,
 }
 
 #[cfg(test)]

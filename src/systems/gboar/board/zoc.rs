@@ -10,10 +10,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::movement::Terrain;
-use super::state::{Condition, State, UnitState};
 use crate::base::hex::{neighbours, HexId};
+use crate::systems::gboar::board::state::{Condition, State, UnitState};
 use crate::systems::gboar::data::counters::Counter;
+use crate::systems::gboar::phases::movement::Terrain;
 
 /// The hexes in the ZOC of the enemies of one player, and whose ZOC it is.
 #[derive(Debug, Clone, Default)]

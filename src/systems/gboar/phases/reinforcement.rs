@@ -30,11 +30,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use super::state::{Arrival, OffMap, State};
-use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
 use crate::base::hex::HexId;
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::{Arrival, OffMap, State};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::MovementCost;
 
 /// The scenario's `reinforcements`.
@@ -141,11 +142,11 @@ fn entry_hexes(rules: &Rules, def: Option<&EntryDef>, letter: &str) -> Vec<HexId
 
 /// Enemy units (of any kind) by hex, and the hexes in enemy ZOCs, for `player`.
 fn enemy_presence(rules: &Rules, state: &State, player: &str) -> (BTreeSet<HexId>, BTreeSet<HexId>) {
-    let terrain = super::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
     let counters: BTreeMap<&str, &crate::systems::gboar::data::counters::Counter> =
         rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
-    let zoc = super::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
+    let zoc = crate::systems::gboar::board::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
     let mut occupied = BTreeSet::new();
     for (id, unit) in &state.units {
         let Some(c) = counters.get(id.as_str()) else { continue };
@@ -417,7 +418,7 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
                     );
                     if let Some(id) = &occ.army_morale_adjustment {
                         let why = format!("the {} reinforcements were lost", group.army);
-                        events.extend(super::morale::apply(
+                        events.extend(crate::systems::gboar::effects::morale::apply(
                             rules,
                             &mut next,
                             id,

@@ -1,7 +1,7 @@
 //! Fire and close combat: who could take part in a Defensive Artillery Fire
 //! or Close Combat Phase. A phase in which no unit could take part passes
 //! with an event that says so, and awaits no orders; otherwise
-//! [`super::fire`] and [`super::close_combat`] resolve it, with the orders
+//! [`crate::systems::gboar::phases::fire`] and [`crate::systems::gboar::phases::close_combat`] resolve it, with the orders
 //! of the sides that could take part.
 //!
 //! - Defensive Artillery Fire (series 11; Savannah 3 IX): an artillery unit
@@ -17,12 +17,13 @@
 
 use std::collections::BTreeMap;
 
-use super::sequence::Step;
-use super::state::State;
-use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
 
 /// Units on the map: (id, hex, player, counter).
 fn on_map<'a>(
@@ -64,7 +65,7 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                     continue;
                 }
                 let is_mortar = c.kind == "mortar";
-                if is_mortar && super::fire::mortar_moved(rules, state, id) {
+                if is_mortar && crate::systems::gboar::phases::fire::mortar_moved(rules, state, id) {
                     continue;
                 }
                 let (min, max) = if is_mortar {
@@ -95,7 +96,9 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
         "rifle-fire" => {
             // 10.1: both players' rifle units in condition to fire, next to an enemy unit.
             for (id, hex, owner, c) in &units {
-                if !super::fire::is_rifle(c) || !super::fire::may_fire(state, id) {
+                if !crate::systems::gboar::phases::fire::is_rifle(c)
+                    || !crate::systems::gboar::phases::fire::may_fire(state, id)
+                {
                     continue;
                 }
                 let next_to: Vec<&String> = units

@@ -1,5 +1,5 @@
 //! The Movement Phase (series 9): 9.1, 9.2, 9.4, 9.51, 9.52, with Zones of
-//! Control (8.1, 8.31, 8.32; the ZOCs themselves are in [`super::zoc`]),
+//! Control (8.1, 8.31, 8.32; the ZOCs themselves are in [`crate::systems::gboar::board::zoc`]),
 //! stacking (7.1, 7.2, and the exclusive rules' restrictions of module.yaml
 //! `stacking.restrictions`, Savannah 4.1), disrupted and shattered units
 //! (13.3, 13.4) and the capture of lone leaders (14.32). Movement rolls no
@@ -86,7 +86,7 @@
 //!   `movement_cost_added` is paid per hex entered, and strategic movement
 //!   is refused when the weather forbids it.
 //! - Reinforcements (9.6, Savannah 4.7; the arrivals themselves are
-//!   decided by [`super::reinforcement`]): placement over the stacking limit
+//!   decided by [`crate::systems::gboar::phases::reinforcement`]): placement over the stacking limit
 //!   is allowed; units that do not move out of an entry hex still over the
 //!   limit are put off a turn (the scenario's `overstacked_arrival`), last
 //!   placed in id order first, those already put off once last.
@@ -131,13 +131,14 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use super::state::{Condition, OffMap, State};
-use super::zoc::{self, Zoc};
-use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside, Layout};
 use crate::base::hexmap::RoadKind;
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::zoc::{self, Zoc};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{HexFeature, HexTerrain, HexsideFeature, MovementCost, RoadType};
 use crate::systems::gboar::data::counters::Counter;
 
@@ -558,7 +559,7 @@ pub struct Restriction {
     #[serde(default)]
     pub after_retreat: Option<AfterRetreat>,
     /// `captured`: when every open retreat stacks the pair, the units of
-    /// the `a` selector are captured (read by [`super::retreat`]).
+    /// the `a` selector are captured (read by [`crate::systems::gboar::effects::retreat`]).
     #[serde(default)]
     pub if_unavoidable: Option<String>,
     /// Savannah 4.1: whether the units of such a stack may attack in Close
@@ -591,7 +592,7 @@ pub struct Between {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct AfterRetreat {
-    /// The pair may end a retreat stacked (read by [`super::retreat`]).
+    /// The pair may end a retreat stacked (read by [`crate::systems::gboar::effects::retreat`]).
     #[serde(default)]
     pub allowed: bool,
     /// `always`: units stacked by a retreat must unstack in the next
@@ -835,7 +836,7 @@ struct Phase<'a> {
     weather: Option<&'a crate::systems::gboar::data::charts::WeatherCondition>,
     fixed_artillery: Option<&'a FixedArtillery>,
     covered_way: &'a crate::systems::gboar::data::charts::CoveredWayFile,
-    reinforcements: Option<&'a super::reinforcement::Data>,
+    reinforcements: Option<&'a crate::systems::gboar::phases::reinforcement::Data>,
     rules: &'a Rules,
     scenario: &'a ScenarioMovement,
     /// The hexes of the map's zones and places, by id.
@@ -1616,7 +1617,8 @@ impl Phase<'_> {
             let own = wanted.get(&side).map(|(_, o)| o);
             if own.is_some_and(|o| o.delay.contains(&id)) {
                 if let Some(u) = run.state.units.get_mut(&id) {
-                    u.arriving = Some(super::state::Arrival { turn: turn.saturating_add(1), ..arrival });
+                    u.arriving =
+                        Some(crate::systems::gboar::board::state::Arrival { turn: turn.saturating_add(1), ..arrival });
                 }
                 run.events.push(
                     Event::new("9.61", "delayed", format!("{} is kept off the map until next turn", self.name(&id)))
@@ -2432,7 +2434,8 @@ impl Phase<'_> {
     /// march along it and whether the stack got lost.
     fn lost_rolls(&self, run: &mut Run<'_>, ids: &[String], walked: &mut Walk) -> (u32, bool) {
         let table = &self.covered_way.lost_roll;
-        let units: Vec<&super::state::UnitState> = ids.iter().filter_map(|i| run.state.units.get(i)).collect();
+        let units: Vec<&crate::systems::gboar::board::state::UnitState> =
+            ids.iter().filter_map(|i| run.state.units.get(i)).collect();
         let mut count = units.iter().map(|u| u.covered_way_hexes).max().unwrap_or(0);
         let previously = units.iter().any(|u| u.previously_lost);
         let die = match self.covered_way.die {
@@ -2714,7 +2717,7 @@ impl Phase<'_> {
             let which = result.map(|r| format!(" (PIN result {r})")).unwrap_or_default();
             for army in paying {
                 let why = format!("the {} player removed pins{which} in its Movement Phase", self.player);
-                let events = super::morale::apply(
+                let events = crate::systems::gboar::effects::morale::apply(
                     rules,
                     &mut run.state,
                     "pin-removed-in-movement",
@@ -2820,7 +2823,7 @@ impl Phase<'_> {
     /// 7.3: a hex of the phasing player still over the stacking limit when
     /// the phase ends (reinforcements placed over it that did not move on,
     /// where the scenario does not put them off instead) costs steps, the
-    /// orders' `overstack_losses` first ([`super::losses::overstacking`]).
+    /// orders' `overstack_losses` first ([`crate::systems::gboar::effects::losses::overstacking`]).
     /// Checking one side's orders, only its own choices are checked.
     fn overstacking_penalty(&self, run: &mut Run<'_>, orders: &[(&str, &crate::base::yaml::Value)]) {
         let mut choices: Vec<String> = Vec::new();
@@ -2836,7 +2839,7 @@ impl Phase<'_> {
             choices.extend(list);
         }
         let mut trial = run.state.clone();
-        match super::losses::overstacking(self.rules, &mut trial, &self.player, &choices) {
+        match crate::systems::gboar::effects::losses::overstacking(self.rules, &mut trial, &self.player, &choices) {
             Ok(events) => {
                 run.state = trial;
                 run.events.extend(events);
@@ -2962,7 +2965,7 @@ impl Phase<'_> {
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
         let start = &base.state.clone();
-        let occupancy = super::close_combat::Occupancy::new(self.rules, start);
+        let occupancy = crate::systems::gboar::phases::close_combat::Occupancy::new(self.rules, start);
         for (id, unit) in &start.units {
             let Some(c) = self.counters.get(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
@@ -2970,7 +2973,9 @@ impl Phase<'_> {
                 continue;
             }
             let Some(hex) = hex_of(start, id) else { continue };
-            if !of(id) || !super::close_combat::must_attack_in(self.rules, start, id, Some(&occupancy)) {
+            if !of(id)
+                || !crate::systems::gboar::phases::close_combat::must_attack_in(self.rules, start, id, Some(&occupancy))
+            {
                 continue;
             }
             let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
@@ -3199,7 +3204,7 @@ pub struct UnitMoves {
     /// Why it may not use strategic movement, when it may move but not so.
     pub strategic_refused: Option<String>,
     /// A reinforcement placed as the phase begins (9.61): its arrival.
-    pub arrived: Option<super::state::Arrival>,
+    pub arrived: Option<crate::systems::gboar::board::state::Arrival>,
     /// Moved by the orders given first: the move's field (`moves[0]`).
     pub ordered: Option<String>,
 }
@@ -3208,7 +3213,7 @@ pub struct UnitMoves {
 /// Movement Phase begins (reinforcements placed at the first hex their
 /// arrival offers, 9.61), by id, and what each may do after the moves of
 /// `first` (orders the side sends in any case, such as the least orders
-/// of [`super::template`]): every hex it may end in is a one-unit move
+/// of [`crate::systems::gboar::guide::template`]): every hex it may end in is a one-unit move
 /// that the phase's own checks accept after them.
 pub fn unit_moves(
     rules: &Rules,
@@ -3331,7 +3336,7 @@ pub fn draw_moves(
     first: &crate::base::yaml::Value,
     units: &[String],
     draw: &mut dyn FnMut(usize) -> usize,
-) -> (Vec<DrawnMove>, Vec<(String, super::state::Arrival, HexId)>) {
+) -> (Vec<DrawnMove>, Vec<(String, crate::systems::gboar::board::state::Arrival, HexId)>) {
     let Ok(phase) = Phase::new(rules, state, player) else { return (Vec::new(), Vec::new()) };
     let state = &*as_phase_begins(rules, state, player);
     let mut base = Run::new(state.clone(), None);
@@ -3339,7 +3344,7 @@ pub fn draw_moves(
     let at_start = base.state.clone();
     phase.run_side(&mut base, side, first);
     // The side's reinforcements placed as the phase begins (9.61).
-    let arrived: Vec<(String, super::state::Arrival, HexId)> = base
+    let arrived: Vec<(String, crate::systems::gboar::board::state::Arrival, HexId)> = base
         .arrived
         .keys()
         .filter(|id| {
@@ -3493,7 +3498,7 @@ fn arrivals_at_start(rules: &Rules, state: &State, player: &str, dice: &mut dyn 
     if rules.reinforcements.is_none() || rules.sequence.phases_used(state.turn)?.iter().any(|p| p == "reinforcement") {
         return Ok(None);
     }
-    super::reinforcement::resolve(rules, state, player, dice).map(Some)
+    crate::systems::gboar::phases::reinforcement::resolve(rules, state, player, dice).map(Some)
 }
 
 /// Dice for checking orders: no roll is made before the resolution.
@@ -3564,7 +3569,7 @@ mod tests {
     /// the engine reads it.
     #[test]
     fn the_documented_orders_parse() {
-        let doc = include_str!("../../../docs/orders.md");
+        let doc = include_str!("../../../../docs/orders.md");
         let section = doc.split("## Movement").nth(1).unwrap();
         let block = section.split("```yaml").nth(1).unwrap().split("```").next().unwrap();
         let orders: MovementOrders = crate::base::yaml::from_str(block).unwrap();

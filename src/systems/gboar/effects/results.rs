@@ -1,5 +1,5 @@
 //! Applying combat results (series 13.1) with their retreats (13.2,
-//! [`super::retreat`]), morale checks (13.5, 16.24), captures (12.64,
+//! [`crate::systems::gboar::effects::retreat`]), morale checks (13.5, 16.24), captures (12.64,
 //! 12.65), leader casualties (Savannah 4.18), and the end of a Close Combat
 //! Phase (13.3, 13.4): the back end shared by fire and close combat, which
 //! read the result codes from their charts and call [`apply`] (one side of
@@ -38,7 +38,7 @@
 //!   disrupted (`unit-disrupted`), or shattered if it was disrupted
 //!   (`unit-shattered`, and the VP schedule's `unit-shattered` to the enemy),
 //!   or eliminated without retreating if it was shattered (its steps lost,
-//!   [`super::losses::lose_steps`]). A unit captured on its retreat is not
+//!   [`crate::systems::gboar::effects::losses::lose_steps`]). A unit captured on its retreat is not
 //!   disrupted. The others check; a failure retreats one hex.
 //! - "1": the affected unit loses a step and never retreats; the others check.
 //! - "2": the affected unit loses all its steps; if it had one step left, a
@@ -85,12 +85,12 @@
 //!   scores the fewest VPs on the Leader Casualty Table, then the lowest
 //!   rank, then the lowest id.
 //! - `retreats`: each unit's [`RetreatChoice`] (path, 13.23's step loss,
-//!   leaders); the defaults are [`super::retreat`]'s.
+//!   leaders); the defaults are [`crate::systems::gboar::effects::retreat`]'s.
 //!
 //! # Morale checks (13.5, 16.24)
 //!
 //! A d10 (charts/morale-check.yaml `die`) plus the unit's modified morale
-//! ([`super::rally::modified_morale`]: printed morale on the side showing,
+//! ([`crate::systems::gboar::phases::rally::modified_morale`]: printed morale on the side showing,
 //! Savannah 4.10's sortie, and the army morale level's modifier, read from
 //! the army morale **at the start of the combat**, 16.24, which the caller
 //! gives in [`Combat::morale_at_start`]) plus the chart's modifiers that
@@ -105,7 +105,7 @@
 //!
 //! # Captures (12.64, 12.65)
 //!
-//! Every capture ([`capture`]) goes through [`super::losses::capture`]
+//! Every capture ([`capture`]) goes through [`crate::systems::gboar::effects::losses::capture`]
 //! (army morale and VPs) after 12.64: a unit at full strength whose
 //! printed (full-strength) morale is module.yaml `momentum.lose[]
 //! .printed_morale` costs its player a Momentum Chit back to the pool; a
@@ -130,15 +130,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use super::losses::{self, Cause};
-use super::morale;
-use super::retreat::{self, Data, Distance, Outcome, RetreatChoice};
-use super::state::{Condition, OffMap, State};
-use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::counters::Counter;
+use crate::systems::gboar::effects::losses::{self, Cause};
+use crate::systems::gboar::effects::morale;
+use crate::systems::gboar::effects::retreat::{self, Data, Distance, Outcome, RetreatChoice};
 
 /// The combat results the engine knows (13.1), by their codes.yaml ids.
 pub const NO_EFFECT: &str = "no-effect";
@@ -495,7 +495,7 @@ pub fn morale_check(
     let mut view = check.morale_at_start.clone();
     view.insert(c.army.clone(), at_start);
     std::mem::swap(&mut state.army_morale, &mut view);
-    let modified = super::rally::modified_morale(rules, state, c);
+    let modified = crate::systems::gboar::phases::rally::modified_morale(rules, state, c);
     std::mem::swap(&mut state.army_morale, &mut view);
     let (base, level_modifier, level) = modified?;
     if let Some(t) = check.trigger {
@@ -507,7 +507,7 @@ pub fn morale_check(
     for m in chart.modifiers.iter().filter(|m| m.applies_to.iter().any(|a| a == "morale-check")) {
         let value = match m.id.as_str() {
             // 14.23: the leader in command in the unit's hex.
-            "leadership" => super::rally::leader_in_command(rules, state, hex, &c.army)
+            "leadership" => crate::systems::gboar::phases::rally::leader_in_command(rules, state, hex, &c.army)
                 .map(|l| (format!("leadership ({})", l.name), l.leadership_drm.unwrap_or(0))),
             // 13.5: defending solely across unbreached fieldworks.
             "fieldworks-defence" => solely_across_fieldworks(rules, hex, check.attacked_from)
@@ -1497,7 +1497,7 @@ pub fn end_of_close_combat_phase(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::gboar::retreat::tests::{combat as module, place};
+    use crate::systems::gboar::effects::retreat::tests::{combat as module, place};
 
     /// Dice from a script; every die must be used.
     struct Script {

@@ -3,10 +3,10 @@
 //! army stands at (16.2). Every value comes from `charts/army-morale.yaml`;
 //! an adjustment the chart does not list is refused, never taken as zero.
 
-use super::state::State;
-use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::system::Event;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Adjustment, MoraleLevel};
 
 /// The entry `id` of the Army Morale Adjustment Chart, following `same_as`.

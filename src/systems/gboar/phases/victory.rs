@@ -14,13 +14,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use super::state::{Condition, OffMap, State};
-use super::{Resolution, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
 use crate::base::hexmap::Region;
 use crate::system::{Dice, Event, GameResult};
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{self, Drm};
 
 #[derive(Debug, Clone, Deserialize)]

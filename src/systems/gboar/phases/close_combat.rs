@@ -38,11 +38,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::state::{Condition, State};
-use super::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, TacticsCell};
 use crate::systems::gboar::data::counters::Counter;
 
@@ -174,7 +174,7 @@ fn player_of(rules: &Rules, id: &str) -> String {
 fn leader_for<'a>(rules: &'a Rules, state: &State, id: &str) -> Option<&'a Counter> {
     let hex = hex_of(state, id)?;
     let army = rules.army_of(id)?;
-    super::rally::leader_in_command(rules, state, hex, army)
+    crate::systems::gboar::phases::rally::leader_in_command(rules, state, hex, army)
 }
 
 /// 12.52, 12.53: a leader stacked with or next to one of the units.
@@ -205,7 +205,7 @@ fn occupants(rules: &Rules, state: &State) -> BTreeMap<HexId, Vec<String>> {
 /// is not prohibited terrain (the note on flanks).
 fn open_flank(rules: &Rules, state: &State, e: &Engagement) -> bool {
     let layout = rules.module.map.layout;
-    let terrain = super::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
     let occupied = occupants(rules, state);
     let att: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
     let def: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
@@ -352,10 +352,10 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
         return false;
     }
     let layout = rules.module.map.layout;
-    let terrain = super::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
     let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
-    let zoc = super::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, own_player);
+    let zoc = crate::systems::gboar::board::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, own_player);
     let occupied = occupants(rules, state);
     hexes.iter().all(|h| {
         let around = neighbours(*h, layout);
@@ -416,7 +416,7 @@ fn entry_value(d: &Drm, turn: u32) -> Option<i32> {
 pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Modifier>> {
     let chart = &rules.charts.close_combat_drms.close_combat_drms;
     let layout = rules.module.map.layout;
-    let terrain = super::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
     let name = |id: &str| rules.counter(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string());
     let att_hexes: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
     let def_hexes: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
@@ -458,7 +458,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
             "attacker-lead-unit-morale" | "defender-lead-unit-morale" => {
                 let lead = if d.id.starts_with("attacker") { &e.attacker_lead } else { &e.defender_lead };
                 let c = rules.counter(lead).ok_or_else(|| Error::refused(format!("no counter {lead}")))?;
-                let (base, level, level_name) = super::rally::modified_morale(rules, state, c)?;
+                let (base, level, level_name) = crate::systems::gboar::phases::rally::modified_morale(rules, state, c)?;
                 let v = d.sign.unwrap_or(1) * (base + level);
                 Some((v, format!("lead unit {} morale {base} {level:+} ({level_name})", c.name)))
             }
@@ -640,7 +640,7 @@ pub fn lead_unit(
     let score = |u: &String| {
         let m = rules
             .counter(u)
-            .and_then(|c| super::rally::modified_morale(rules, state, c).ok())
+            .and_then(|c| crate::systems::gboar::phases::rally::modified_morale(rules, state, c).ok())
             .map(|(b, l, _)| b + l)
             .unwrap_or(i32::MIN);
         (m, strength(rules, state, u))
@@ -673,7 +673,7 @@ pub fn explain(odds: &Odds, mods: &[Modifier], tactics: &Tactics) -> Vec<Event> 
 // ---------------------------------------------------------------------------
 // The Close Combat Phase: orders and designation (12.12-12.15, 12.21)
 
-use super::odds::MomentumPolicy;
+use crate::systems::gboar::guide::odds::MomentumPolicy;
 use serde::Deserialize;
 
 /// The phasing sides' orders: the attacks, in the order they are resolved
@@ -714,7 +714,7 @@ pub struct AttackOrder {
     /// the unit that takes a 2's second step, the leader of a *, our unit
     /// captured on an AC result (13.1: the Attacker's choice).
     #[serde(default)]
-    pub choices: super::results::Choices,
+    pub choices: crate::systems::gboar::effects::results::Choices,
     /// 13.1 AC on the defenders: the defending unit we capture.
     #[serde(default)]
     pub capture: Option<String>,
@@ -754,7 +754,7 @@ pub struct HexDefence {
     /// Choices for the results that fall on this hex's defenders (our unit
     /// captured on a DC result is ours to choose, 13.1).
     #[serde(default)]
-    pub choices: super::results::Choices,
+    pub choices: crate::systems::gboar::effects::results::Choices,
     /// 13.1 DC on the attackers: the attacking unit we capture.
     #[serde(default)]
     pub capture: Option<String>,
@@ -766,7 +766,7 @@ pub struct CloseCombatData {
     /// Units that may not combine in one attack (Savannah 4.13), in the
     /// shape of a stacking restriction.
     #[serde(default)]
-    pub cooperation: Vec<super::movement::Restriction>,
+    pub cooperation: Vec<crate::systems::gboar::phases::movement::Restriction>,
     /// Savannah 1.7, 4.19: lead units of these armies need not advance out
     /// of the zone.
     #[serde(default)]
@@ -801,7 +801,7 @@ pub struct Designated {
     pub tactics: Option<String>,
     pub advance: Vec<String>,
     pub momentum: MomentumPolicy,
-    pub choices: super::results::Choices,
+    pub choices: crate::systems::gboar::effects::results::Choices,
     pub capture: Option<String>,
 }
 
@@ -1164,7 +1164,9 @@ pub fn designate(
                 }
                 let Some(h) = hex_of(state, id) else { continue };
                 if let Some((r, x, y)) =
-                    super::movement::restricted_stack(rules, state, h, |r| !r.stacked_may_attack_voluntarily)
+                    crate::systems::gboar::phases::movement::restricted_stack(rules, state, h, |r| {
+                        !r.stacked_may_attack_voluntarily
+                    })
                 {
                     bad(
                         side,
@@ -1505,7 +1507,7 @@ pub fn advance(
     start: &BTreeMap<String, Option<HexId>>,
 ) -> Vec<Event> {
     let layout = rules.module.map.layout;
-    let terrain = super::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
     let mut events = Vec::new();
     let vacated: Vec<HexId> =
         a.defending_hexes.iter().copied().filter(|h| combat_units_at(rules, state, *h).is_empty()).collect();
@@ -1595,7 +1597,7 @@ pub fn advance(
     for l in &captured {
         if let Some(s) = state.units.get_mut(l) {
             s.hex = None;
-            s.off_map = Some(super::state::OffMap::Captured);
+            s.off_map = Some(crate::systems::gboar::board::state::OffMap::Captured);
             s.pinned = false;
             s.pin_result = None;
         }
@@ -1670,7 +1672,7 @@ pub fn resolve_phase(
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn crate::system::Dice,
-) -> Result<super::Resolution> {
+) -> Result<crate::systems::gboar::board::state::Resolution> {
     let (d, problems) = designate(rules, state, player, orders, true);
     if !problems.is_empty() {
         let lines: Vec<String> = problems.iter().map(|p| format!("  {}: {}: {}", p.side, p.field, p.message)).collect();
@@ -1758,9 +1760,16 @@ pub fn resolve_phase(
         );
         // 12.3: defenders that are all artillery are captured.
         if fighting_defenders.iter().all(|u| rules.counter(u).is_some_and(|c| c.is_artillery())) {
-            let data = super::retreat::Data::load(rules)?;
+            let data = crate::systems::gboar::effects::retreat::Data::load(rules)?;
             for u in &fighting_defenders {
-                events.extend(super::results::capture(rules, &data, &mut next, u, "12.3", &by_attacker)?);
+                events.extend(crate::systems::gboar::effects::results::capture(
+                    rules,
+                    &data,
+                    &mut next,
+                    u,
+                    "12.3",
+                    &by_attacker,
+                )?);
             }
             if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
                 events.extend(advance(rules, &mut next, a, &lead, &start));
@@ -1780,8 +1789,13 @@ pub fn resolve_phase(
             fighting_defenders
                 .iter()
                 .filter(|u| {
-                    super::retreat::legal_retreats(rules, &next, u, super::retreat::Distance::CavalryWithdrawal)
-                        .map_or(true, |routes| routes.is_empty())
+                    crate::systems::gboar::effects::retreat::legal_retreats(
+                        rules,
+                        &next,
+                        u,
+                        crate::systems::gboar::effects::retreat::Distance::CavalryWithdrawal,
+                    )
+                    .map_or(true, |routes| routes.is_empty())
                 })
                 .cloned()
                 .collect()
@@ -1793,7 +1807,7 @@ pub fn resolve_phase(
                 if next.units.get(u).is_some_and(|s| s.pinned) {
                     let why = format!("{u}, pinned, chooses Cavalry Withdrawal");
                     let army = rules.army_of(u).unwrap_or_default().to_string();
-                    events.extend(super::morale::apply(
+                    events.extend(crate::systems::gboar::effects::morale::apply(
                         rules,
                         &mut next,
                         "pinned-cavalry-withdrawal",
@@ -1803,9 +1817,9 @@ pub fn resolve_phase(
                         ("12.4", &why),
                     )?);
                 }
-                let order = super::retreat::Order {
+                let order = crate::systems::gboar::effects::retreat::Order {
                     unit: u,
-                    distance: super::retreat::Distance::CavalryWithdrawal,
+                    distance: crate::systems::gboar::effects::retreat::Distance::CavalryWithdrawal,
                     rule: "12.4",
                     why: "Cavalry Withdrawal",
                     by: &by_attacker,
@@ -1813,7 +1827,7 @@ pub fn resolve_phase(
                     army_morale: false,
                 };
                 let choice = hex_orders.and_then(|h| h.choices.retreats.get(u));
-                let (_, ev) = super::retreat::retreat(rules, &mut next, &order, choice)?;
+                let (_, ev) = crate::systems::gboar::effects::retreat::retreat(rules, &mut next, &order, choice)?;
                 events.extend(ev);
                 if let Some(s) = next.units.get_mut(u) {
                     if s.hex.is_some() {
@@ -1888,23 +1902,24 @@ pub fn resolve_phase(
         );
         events.extend(explain(&odds, &mods, &tactics_outcome));
         let morale_at_start = next.army_morale.clone();
-        let side_of_units = |units: &[String], affected: &str, defender: bool| super::results::Side {
-            affected: affected.to_string(),
-            others: units
-                .iter()
-                .filter(|u| *u != affected && rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery()))
-                .cloned()
-                .collect(),
-            artillery: if defender {
-                units.iter().filter(|u| rules.counter(u).is_some_and(|c| c.is_artillery())).cloned().collect()
-            } else {
-                Vec::new()
-            },
-            previously_retreated: if defender { previously.clone() } else { Vec::new() },
-        };
-        let combat = super::results::Combat {
+        let side_of_units =
+            |units: &[String], affected: &str, defender: bool| crate::systems::gboar::effects::results::Side {
+                affected: affected.to_string(),
+                others: units
+                    .iter()
+                    .filter(|u| *u != affected && rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery()))
+                    .cloned()
+                    .collect(),
+                artillery: if defender {
+                    units.iter().filter(|u| rules.counter(u).is_some_and(|c| c.is_artillery())).cloned().collect()
+                } else {
+                    Vec::new()
+                },
+                previously_retreated: if defender { previously.clone() } else { Vec::new() },
+            };
+        let combat = crate::systems::gboar::effects::results::Combat {
             id: id.clone(),
-            kind: super::results::CombatKind::Close,
+            kind: crate::systems::gboar::effects::results::CombatKind::Close,
             attacker: side_of_units(&attackers, &attacker_lead, false),
             defender: side_of_units(&defenders, &defender_lead, true),
             morale_at_start,
@@ -1931,9 +1946,9 @@ pub fn resolve_phase(
                     );
                 }
                 for (u, by) in movers {
-                    let order = super::retreat::Order {
+                    let order = crate::systems::gboar::effects::retreat::Order {
                         unit: &u,
-                        distance: super::retreat::Distance::One,
+                        distance: crate::systems::gboar::effects::retreat::Distance::One,
                         rule: "12.23",
                         why: "Withdraw, no combat",
                         by,
@@ -1942,7 +1957,7 @@ pub fn resolve_phase(
                     };
                     let choice =
                         a.choices.retreats.get(&u).or_else(|| hex_orders.and_then(|h| h.choices.retreats.get(&u)));
-                    let (_, ev) = super::retreat::retreat(rules, &mut next, &order, choice)?;
+                    let (_, ev) = crate::systems::gboar::effects::retreat::retreat(rules, &mut next, &order, choice)?;
                     events.extend(ev);
                 }
                 events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
@@ -1967,13 +1982,13 @@ pub fn resolve_phase(
         // whichever side the result falls.
         let mut attacker_choices = a.choices.clone();
         let mut defender_choices = hex_orders.map(|h| h.choices.clone()).unwrap_or_default();
-        if def_codes.iter().any(|c| c == super::results::CAPTURED_AC) {
+        if def_codes.iter().any(|c| c == crate::systems::gboar::effects::results::CAPTURED_AC) {
             defender_choices.captured = a.capture.clone();
         }
-        if att_codes.iter().any(|c| c == super::results::CAPTURED_DC) {
+        if att_codes.iter().any(|c| c == crate::systems::gboar::effects::results::CAPTURED_DC) {
             attacker_choices.captured = hex_orders.and_then(|h| h.capture.clone());
         }
-        events.extend(super::results::apply_close_combat(
+        events.extend(crate::systems::gboar::effects::results::apply_close_combat(
             rules,
             &mut next,
             &combat,
@@ -1996,8 +2011,8 @@ pub fn resolve_phase(
         // Step 9.
         events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
     }
-    events.extend(super::results::end_of_close_combat_phase(rules, &mut next, player, dice)?);
-    Ok(super::Resolution { state: next, events })
+    events.extend(crate::systems::gboar::effects::results::end_of_close_combat_phase(rules, &mut next, player, dice)?);
+    Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
 }
 
 #[cfg(test)]
@@ -2005,7 +2020,7 @@ mod tests {
     use super::*;
 
     fn blocks(section: &str) -> Vec<String> {
-        let doc = include_str!("../../../docs/orders.md");
+        let doc = include_str!("../../../../docs/orders.md");
         let part = doc.split(section).nth(1).unwrap().split("\n## ").next().unwrap();
         part.split("```yaml").skip(1).map(|b| b.split("```").next().unwrap().to_string()).collect()
     }
@@ -2024,7 +2039,7 @@ mod tests {
         assert_eq!(defence.defence.hexes["1404"].lead.as_deref(), Some("2-bn-fraser"));
         assert_eq!(defence.momentum.unwrap().at_most, 2);
         let fire = blocks("## Defensive Artillery Fire");
-        let f: super::super::fire::FireOrders = crate::base::yaml::from_str(&fire[0]).unwrap();
+        let f: crate::systems::gboar::phases::fire::FireOrders = crate::base::yaml::from_str(&fire[0]).unwrap();
         assert_eq!(f.fire[0].guns.len(), 2);
         assert_eq!(f.mortars[0].hex, "1404");
         assert_eq!(f.mortar_targets["1404"], "2-bn-fraser");

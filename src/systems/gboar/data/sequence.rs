@@ -207,7 +207,7 @@ impl Sequence {
         for turn in self.scenario.turns.first..=self.scenario.turns.last {
             for order in self.possible_orders(turn)? {
                 for step in self.steps_of_turn(turn, &order)? {
-                    kinds.entry(super::orders::step_field(&step)).or_insert(step);
+                    kinds.entry(crate::systems::gboar::orders::step_field(&step)).or_insert(step);
                 }
             }
         }

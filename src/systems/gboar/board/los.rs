@@ -54,7 +54,7 @@
 //!   it is a slope exactly when its own entry says `los: slope`. Its up hex
 //!   is the hex written first in map.yaml, for a combined type the first
 //!   hex written for it or, failing that, for its directional part (as
-//!   [`super::movement::Terrain`] finds the owner). A slope the map gives
+//!   [`crate::systems::gboar::phases::movement::Terrain`] finds the owner). A slope the map gives
 //!   no up hex is still a slope for 11.43 A, but makes no one up slope and
 //!   has no orientation.
 //! - **Crossing a hexside**: the line passes from one of its two hexes into
@@ -117,12 +117,12 @@
 
 use std::collections::BTreeMap;
 
-use super::state::State;
-use super::Rules;
 use crate::base::hex::{
     are_adjacent, direction_between, distance, entering_hexside, hexsides_crossed, line_between, Crossing, Direction,
     Entry, HexId, Hexside, Layout, LineStep,
 };
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{HexsideFeature, HexsideLos};
 
 /// Whether a line of sight is clear, and why (series 11.4).
@@ -619,7 +619,7 @@ mod tests {
         assert!(both_ways(&rules, &st, "0102", "0104").clear);
         // A unit off the map blocks nothing, even with a hex left on it.
         let mut st = state(&rules, &[("red-foot", "0103")]);
-        st.units.get_mut("red-foot").unwrap().off_map = Some(crate::systems::gboar::state::OffMap::Eliminated);
+        st.units.get_mut("red-foot").unwrap().off_map = Some(crate::systems::gboar::board::state::OffMap::Eliminated);
         assert!(los(&rules, &st, "0102", "0104").clear);
         // The firing and target hexes never block, whatever they hold.
         let st = state(&rules, &[("red-gun", "0102"), ("red-foot", "0102"), ("blue-foot", "0104")]);

@@ -13,10 +13,11 @@
 //!
 //! The weather lasts the whole turn and applies to all players (4.2).
 
-use super::state::State;
-use super::{Resolution, Rules};
 use crate::base::error::{Error, Result};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
 
 const PREVIOUS: &str = "previous-";
 
@@ -34,7 +35,7 @@ pub fn resolve(rules: &Rules, state: &State, dice: &mut dyn Dice) -> Result<Reso
         next.weather = Some(weather.to_string());
         vec![event.with("weather", weather).with("turn", turn)]
     };
-    if let Some(fixed) = super::state::fixed_weather(chart, state, turn) {
+    if let Some(fixed) = crate::systems::gboar::board::state::fixed_weather(chart, state, turn) {
         let text = format!("turn {turn}: {} (fixed for this scenario, Savannah 1.6, 4.2)", name(rules, fixed));
         let events = set(&mut next, fixed, Event::new("Savannah 4.2", "weather", text));
         return Ok(Resolution { state: next, events });
