@@ -14,8 +14,9 @@ use adjutant::systems::gboar::board::state::State;
 use adjutant::systems::gboar::board::Rules;
 use adjutant::systems::gboar::case::ScriptedDice;
 use adjutant::systems::gboar::data::Source;
-use adjutant::systems::gboar::guide::odds::{distribution, MomentumPolicy, Side};
+use adjutant::systems::gboar::guide::odds::{distribution, Side};
 use adjutant::systems::gboar::phases::close_combat;
+use adjutant::systems::gboar::phases::close_combat::MomentumPolicy;
 
 fn main() {
     let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").expect("Savannah loads");

@@ -8,7 +8,8 @@ use serde::Serialize;
 use adjutant::systems::gboar::board::state::State;
 use adjutant::systems::gboar::board::Rules;
 use adjutant::systems::gboar::data::Source;
-use adjutant::systems::gboar::guide::odds::{distribution, MomentumPolicy, Side};
+use adjutant::systems::gboar::guide::odds::{distribution, Side};
+use adjutant::systems::gboar::phases::close_combat::MomentumPolicy;
 use adjutant::systems::gboar::phases::close_combat::{self, Engagement, Tactics};
 use adjutant::Error;
 

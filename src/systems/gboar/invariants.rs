@@ -40,6 +40,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::base::hex::{are_adjacent, distance, HexId};
 use crate::system::Event;
 use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::units::hex_of;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
 
@@ -49,10 +50,6 @@ pub struct Invariants<'a> {
     rules: &'a Rules,
     /// Series 12.61: the chits in the pool.
     pool: u32,
-}
-
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
 }
 
 impl<'a> Invariants<'a> {

@@ -19,7 +19,7 @@ use crate::base::error::Located;
 use crate::base::yaml::locate::{Index, Position};
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
-use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::data::sequence::{step_field, Step};
 
 /// The fields every orders file begins with.
 pub const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
@@ -30,12 +30,6 @@ pub struct Checked {
     pub side: String,
     pub step: Step,
     pub body: Value,
-}
-
-/// The step's name as orders files write it: without the turn number.
-pub fn step_field(step: &Step) -> String {
-    let name = step.name();
-    name.split_once('-').map(|(_, rest)| rest.to_string()).unwrap_or(name)
 }
 
 /// The most digits a turn number has.

@@ -339,7 +339,7 @@ fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &
     let mine: Vec<String> = state
         .units
         .keys()
-        .filter(|id| phases::close_combat::side_of(rules, id) == side && !forced.contains(*id))
+        .filter(|id| crate::systems::gboar::board::units::side_of(rules, id) == side && !forced.contains(*id))
         .cloned()
         .collect();
     let chosen: Vec<String> = mine.into_iter().filter(|_| draw.chance(1, 2)).collect();
@@ -641,7 +641,7 @@ fn orders_file(game: &str, step: &Step, side: &str, body: &Value) -> String {
     let mut text = format!(
         "game: {game}\nturn: {}\nstep: {}\nside: {side}\n",
         step.turn(),
-        crate::systems::gboar::orders::step_field(step)
+        crate::systems::gboar::data::sequence::step_field(step)
     );
     if body.as_mapping().is_some_and(|m| !m.is_empty()) {
         text += &crate::base::yaml::to_string(body).unwrap_or_default();

@@ -12,9 +12,9 @@ use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, Ste
 
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::step_field;
 use crate::systems::gboar::data::sequence::Step;
 use crate::systems::gboar::data::Source;
-use crate::systems::gboar::orders::step_field;
 
 /// The GBoAR series (Savannah 1779 and any module whose `system:` is
 /// `gboar`).

@@ -54,7 +54,7 @@
 //!   it is a slope exactly when its own entry says `los: slope`. Its up hex
 //!   is the hex written first in map.yaml, for a combined type the first
 //!   hex written for it or, failing that, for its directional part (as
-//!   [`crate::systems::gboar::phases::movement::Terrain`] finds the owner). A slope the map gives
+//!   [`crate::systems::gboar::board::terrain::Terrain`] finds the owner). A slope the map gives
 //!   no up hex is still a slope for 11.43 A, but makes no one up slope and
 //!   has no orientation.
 //! - **Crossing a hexside**: the line passes from one of its two hexes into

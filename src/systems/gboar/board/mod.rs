@@ -8,7 +8,10 @@
 //! phase or the guide.
 
 pub mod los;
+pub mod stacking;
 pub mod state;
+pub mod terrain;
+pub mod units;
 pub mod zoc;
 
 use std::collections::BTreeMap;
@@ -30,21 +33,21 @@ pub struct Rules {
     pub sequence: Sequence,
     pub seniority: Vec<Seniority>,
     /// Series 7.1 and the exclusive rules' restrictions (module.yaml `stacking`).
-    pub stacking: Option<crate::systems::gboar::phases::movement::Stacking>,
+    pub stacking: Option<crate::systems::gboar::data::stacking::Stacking>,
     /// The scenario's own movement rules (its file's `fixed_artillery`, ...).
-    pub scenario_movement: crate::systems::gboar::phases::movement::ScenarioMovement,
+    pub scenario_movement: crate::systems::gboar::data::scenario::ScenarioMovement,
     /// The scenario's reinforcements (series 9.6), if it has any.
-    pub reinforcements: Option<crate::systems::gboar::phases::reinforcement::Data>,
+    pub reinforcements: Option<crate::systems::gboar::data::scenario::Data>,
     /// What the module's entry letters mean (module.yaml `entry_hexes`).
-    pub entries: Vec<crate::systems::gboar::phases::reinforcement::EntryDef>,
+    pub entries: Vec<crate::systems::gboar::data::scenario::EntryDef>,
     /// module.yaml `close_combat`.
-    pub close_combat: crate::systems::gboar::phases::close_combat::CloseCombatData,
+    pub close_combat: crate::systems::gboar::data::stacking::CloseCombatData,
     /// Each counter id's place in `module.counters` (the first, if an id
     /// repeats): a lookup index only, never iterated.
     counter_index: std::collections::HashMap<String, usize, std::hash::BuildHasherDefault<IdHasher>>,
     /// The Terrain Effects Chart over the map, indexed at its first use
-    /// ([`crate::systems::gboar::phases::movement::Terrain`]).
-    pub(crate) terrain_index: std::sync::OnceLock<crate::systems::gboar::phases::movement::TerrainIndex>,
+    /// ([`crate::systems::gboar::board::terrain::Terrain`]).
+    terrain_index: std::sync::OnceLock<crate::systems::gboar::board::terrain::TerrainIndex>,
 }
 
 /// FNV-1a, for indexes keyed by the module's short ids: several times
@@ -82,11 +85,11 @@ struct SeniorityData {
     #[serde(default)]
     leader_seniority: Vec<Seniority>,
     #[serde(default)]
-    stacking: Option<crate::systems::gboar::phases::movement::Stacking>,
+    stacking: Option<crate::systems::gboar::data::stacking::Stacking>,
     #[serde(default)]
-    entry_hexes: Vec<crate::systems::gboar::phases::reinforcement::EntryDef>,
+    entry_hexes: Vec<crate::systems::gboar::data::scenario::EntryDef>,
     #[serde(default)]
-    close_combat: crate::systems::gboar::phases::close_combat::CloseCombatData,
+    close_combat: crate::systems::gboar::data::stacking::CloseCombatData,
 }
 
 /// The scenario's `reinforcements`: the whole of it, or just a schedule.
@@ -99,8 +102,8 @@ struct ScenarioReinforcements {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 enum ReinforcementsForm {
-    Data(crate::systems::gboar::phases::reinforcement::Data),
-    List(Vec<crate::systems::gboar::phases::reinforcement::Scheduled>),
+    Data(crate::systems::gboar::data::scenario::Data),
+    List(Vec<crate::systems::gboar::data::scenario::Scheduled>),
 }
 
 impl Rules {
@@ -112,7 +115,7 @@ impl Rules {
         })?;
         let sequence = Sequence::load(source, scenario)?;
         let (seniority, _): (SeniorityData, _) = source.parse("module.yaml")?;
-        let (scenario_movement, _): (crate::systems::gboar::phases::movement::ScenarioMovement, _) =
+        let (scenario_movement, _): (crate::systems::gboar::data::scenario::ScenarioMovement, _) =
             source.parse(&format!("scenarios/{scenario}.yaml"))?;
         let (later, _): (ScenarioReinforcements, _) = source.parse(&format!("scenarios/{scenario}.yaml"))?;
         let mut counter_index =
@@ -131,7 +134,7 @@ impl Rules {
             reinforcements: match later.reinforcements {
                 Some(ReinforcementsForm::Data(d)) => Some(d),
                 Some(ReinforcementsForm::List(schedule)) if !schedule.is_empty() => {
-                    Some(crate::systems::gboar::phases::reinforcement::Data {
+                    Some(crate::systems::gboar::data::scenario::Data {
                         rule: None,
                         schedule,
                         allied_blocked_entry: None,

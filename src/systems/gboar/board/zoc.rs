@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::base::hex::{neighbours, HexId};
 use crate::systems::gboar::board::state::{Condition, State, UnitState};
+use crate::systems::gboar::board::terrain::Terrain;
 use crate::systems::gboar::data::counters::Counter;
-use crate::systems::gboar::phases::movement::Terrain;
 
 /// The hexes in the ZOC of the enemies of one player, and whose ZOC it is.
 #[derive(Debug, Clone, Default)]

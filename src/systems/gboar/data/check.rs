@@ -22,7 +22,7 @@ use crate::base::error::{Error, Located};
 use crate::base::hex::HexId;
 use crate::base::hexmap::Map;
 use crate::system::ModuleInfo;
-use crate::systems::gboar::phases::movement::Stacking;
+use crate::systems::gboar::data::stacking::Stacking;
 
 /// What module.yaml says that the checks need.
 #[derive(Debug, Clone, Deserialize)]

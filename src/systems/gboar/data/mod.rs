@@ -5,7 +5,9 @@ pub mod charts;
 pub mod check;
 pub mod counters;
 pub mod map;
+pub mod scenario;
 pub mod sequence;
+pub mod stacking;
 
 use std::path::{Path, PathBuf};
 

@@ -207,7 +207,7 @@ impl Sequence {
         for turn in self.scenario.turns.first..=self.scenario.turns.last {
             for order in self.possible_orders(turn)? {
                 for step in self.steps_of_turn(turn, &order)? {
-                    kinds.entry(crate::systems::gboar::orders::step_field(&step)).or_insert(step);
+                    kinds.entry(step_field(&step)).or_insert(step);
                 }
             }
         }
@@ -335,6 +335,12 @@ fn permutations(left: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<Str
         permutations(&rest, prefix, out);
         prefix.pop();
     }
+}
+
+/// The step's name as orders files write it: without the turn number.
+pub fn step_field(step: &Step) -> String {
+    let name = step.name();
+    name.split_once('-').map(|(_, rest)| rest.to_string()).unwrap_or(name)
 }
 
 #[cfg(test)]

@@ -71,6 +71,7 @@ use std::collections::BTreeMap;
 use crate::base::error::{Error, Result};
 use crate::system::Event;
 use crate::systems::gboar::board::state::{OffMap, State};
+use crate::systems::gboar::board::units::side_of_army;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::VpEntry;
 use crate::systems::gboar::data::counters::Counter;
@@ -177,10 +178,6 @@ pub fn stacking_weight(rules: &Rules, state: &State, id: &str) -> (i32, i32) {
 /// The armies of every player but `player`, in module.yaml order.
 pub(crate) fn other_armies(rules: &Rules, player: &str) -> Vec<String> {
     rules.sequence.data.alliances.iter().filter(|a| a.id != player).flat_map(|a| a.armies.iter().cloned()).collect()
-}
-
-fn side_of(rules: &Rules, army: &str) -> Option<String> {
-    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone())
 }
 
 /// "1 artillery unit", "2 artillery units".
@@ -310,7 +307,7 @@ pub fn lose_steps(rules: &Rules, state: &mut State, unit: &str, steps: u8, cause
         Some(VpAward::Counter(_)) => opponents.first().cloned(),
         Some(VpAward::Chart(entry, _)) => opponents
             .iter()
-            .find(|a| entry.sides.is_empty() || side_of(rules, a).is_some_and(|s| entry.sides.contains(&s)))
+            .find(|a| entry.sides.is_empty() || side_of_army(rules, a).is_some_and(|s| entry.sides.contains(&s)))
             .cloned(),
     };
 
@@ -481,7 +478,7 @@ pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &st
     let scorer = match &award {
         VpAward::Counter(_) => Some(by.to_string()),
         VpAward::Chart(entry, _) => Some(by.to_string())
-            .filter(|a| entry.sides.is_empty() || side_of(rules, a).is_some_and(|s| entry.sides.contains(&s))),
+            .filter(|a| entry.sides.is_empty() || side_of_army(rules, a).is_some_and(|s| entry.sides.contains(&s))),
     };
 
     let name = counter.name.clone();

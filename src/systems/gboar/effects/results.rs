@@ -90,7 +90,7 @@
 //! # Morale checks (13.5, 16.24)
 //!
 //! A d10 (charts/morale-check.yaml `die`) plus the unit's modified morale
-//! ([`crate::systems::gboar::phases::rally::modified_morale`]: printed morale on the side showing,
+//! ([`crate::systems::gboar::board::units::modified_morale`]: printed morale on the side showing,
 //! Savannah 4.10's sortie, and the army morale level's modifier, read from
 //! the army morale **at the start of the combat**, 16.24, which the caller
 //! gives in [`Combat::morale_at_start`]) plus the chart's modifiers that
@@ -134,6 +134,7 @@ use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::units::{hex_of, side_of_army};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::counters::Counter;
 use crate::systems::gboar::effects::losses::{self, Cause};
@@ -320,10 +321,6 @@ fn read_codes(rules: &Rules, codes: &[String]) -> Result<Codes> {
 // ---------------------------------------------------------------------------
 // Small helpers
 
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
-}
-
 fn counter<'a>(rules: &'a Rules, id: &str) -> Result<&'a Counter> {
     rules.counter(id).ok_or_else(|| Error::refused(format!("no unit '{id}' in this module")))
 }
@@ -370,10 +367,6 @@ fn vp_halves(rules: &Rules, id: &str, rule: &str) -> Result<(i32, Vec<String>)> 
         Error::refused(format!("charts/victory-points.yaml: entry '{id}' gives no halves, but {rule} needs its value"))
     })?;
     Ok((halves, entry.sides.clone()))
-}
-
-fn side_of_army(rules: &Rules, army: &str) -> Option<String> {
-    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone())
 }
 
 // ---------------------------------------------------------------------------
@@ -495,7 +488,7 @@ pub fn morale_check(
     let mut view = check.morale_at_start.clone();
     view.insert(c.army.clone(), at_start);
     std::mem::swap(&mut state.army_morale, &mut view);
-    let modified = crate::systems::gboar::phases::rally::modified_morale(rules, state, c);
+    let modified = crate::systems::gboar::board::units::modified_morale(rules, state, c);
     std::mem::swap(&mut state.army_morale, &mut view);
     let (base, level_modifier, level) = modified?;
     if let Some(t) = check.trigger {
@@ -507,7 +500,7 @@ pub fn morale_check(
     for m in chart.modifiers.iter().filter(|m| m.applies_to.iter().any(|a| a == "morale-check")) {
         let value = match m.id.as_str() {
             // 14.23: the leader in command in the unit's hex.
-            "leadership" => crate::systems::gboar::phases::rally::leader_in_command(rules, state, hex, &c.army)
+            "leadership" => crate::systems::gboar::board::units::leader_in_command(rules, state, hex, &c.army)
                 .map(|l| (format!("leadership ({})", l.name), l.leadership_drm.unwrap_or(0))),
             // 13.5: defending solely across unbreached fieldworks.
             "fieldworks-defence" => solely_across_fieldworks(rules, hex, check.attacked_from)

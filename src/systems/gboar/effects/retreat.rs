@@ -98,11 +98,12 @@ use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, neighbours, HexId};
 use crate::system::Event;
 use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::terrain::Terrain;
+use crate::systems::gboar::board::units::hex_of;
 use crate::systems::gboar::board::zoc::{self, Zoc};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::MovementCost;
 use crate::systems::gboar::data::counters::Counter;
-use crate::systems::gboar::phases::movement::Terrain;
 
 // ---------------------------------------------------------------------------
 // What module.yaml says
@@ -142,7 +143,7 @@ pub enum Edge {
 }
 
 /// A stacking restriction's retreat fields (Savannah 4.1), from
-/// [`crate::systems::gboar::phases::movement::Restriction`].
+/// [`crate::systems::gboar::data::stacking::Restriction`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RestrictionRetreat {
     /// `after_retreat: {allowed: true}`: the pair may end a retreat stacked.
@@ -368,10 +369,6 @@ impl Goal {
     fn distance(&self, hex: HexId, layout: crate::base::hex::Layout) -> Option<u32> {
         self.hexes.iter().map(|g| distance(hex, *g, layout)).min()
     }
-}
-
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
 }
 
 /// The goal of `army`'s retreats (module.yaml `retreat`).

@@ -14,25 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::base::error::{Error, Result};
 use crate::systems::gboar::board::Rules;
-
-/// When a side spends a momentum chit to re-roll (12.23 step 6).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct MomentumPolicy {
-    /// Re-roll when the side's own results include any of these result ids
-    /// (charts/codes.yaml), e.g. `[captured-dc, captured-ac, two-step-loss]`.
-    #[serde(default)]
-    pub reroll_if: Vec<String>,
-    /// At most this many chits in one combat.
-    #[serde(default)]
-    pub at_most: u32,
-}
-
-impl MomentumPolicy {
-    fn wants(&self, own: &[String]) -> bool {
-        own.iter().any(|r| self.reroll_if.contains(r))
-    }
-}
+use crate::systems::gboar::phases::close_combat::MomentumPolicy;
 
 /// What one side brings to step 6.
 #[derive(Debug, Clone, Default)]

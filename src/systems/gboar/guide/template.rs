@@ -28,16 +28,9 @@ use serde::Serialize;
 
 use crate::base::hex::{are_adjacent, HexId};
 use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::units::{hex_of, player_of};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
-
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
-}
-
-fn player_of(rules: &Rules, id: &str) -> String {
-    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default().to_string()
-}
 
 fn key(k: &str) -> Value {
     Value::String(k.to_string())
@@ -110,7 +103,7 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
     let sent_back: Vec<(&String, HexId, HexId)> = state
         .units
         .iter()
-        .filter(|(id, u)| u.must_return && crate::systems::gboar::phases::close_combat::side_of(rules, id) == side)
+        .filter(|(id, u)| u.must_return && crate::systems::gboar::board::units::side_of(rules, id) == side)
         .filter_map(|(id, _)| {
             let home = rules.counter(id)?.setup.as_ref()?.hex.parse::<HexId>().ok()?;
             Some((id, hex_of(state, id)?, home))
@@ -156,7 +149,7 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
 /// always`) unstack: one of them moves, to the first hex next to it (else
 /// of its reach) that takes away a problem of the orders and adds none.
 fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<String, Vec<Value>>) {
-    let always = |r: &crate::systems::gboar::phases::movement::Restriction| {
+    let always = |r: &crate::systems::gboar::data::stacking::Restriction| {
         !r.may_end_movement_phase_stacked
             && r.after_retreat.as_ref().and_then(|a| a.unstack_next_friendly_movement.as_deref()) == Some("always")
     };
@@ -172,7 +165,7 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
             let mut staying = state.clone();
             staying.units.retain(|id, _| !moved(all, id));
             let Some((_, x, y)) =
-                crate::systems::gboar::phases::movement::restricted_stack(rules, &staying, hex, always)
+                crate::systems::gboar::board::stacking::restricted_stack(rules, &staying, hex, always)
             else {
                 break;
             };
@@ -183,7 +176,7 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
             };
             let mut helped = None;
             'unit: for id in [&x, &y] {
-                let side = crate::systems::gboar::phases::close_combat::side_of(rules, id);
+                let side = crate::systems::gboar::board::units::side_of(rules, id);
                 if !all.contains_key(&side) {
                     continue;
                 }
@@ -250,7 +243,7 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
         let Some(c) = rules.counter(id) else { continue };
         if c.is_leader()
             || u.condition != crate::systems::gboar::board::state::Condition::Disrupted
-            || crate::systems::gboar::phases::close_combat::side_of(rules, id) != side
+            || crate::systems::gboar::board::units::side_of(rules, id) != side
             || player_of(rules, id) != player
         {
             continue;
@@ -333,9 +326,7 @@ fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<V
     let must: Vec<String> = state
         .units
         .keys()
-        .filter(|u| {
-            player_of(rules, u) == player && crate::systems::gboar::phases::close_combat::must_attack(rules, state, u)
-        })
+        .filter(|u| player_of(rules, u) == player && crate::systems::gboar::board::units::must_attack(rules, state, u))
         .cloned()
         .collect();
     let mut defending: BTreeSet<HexId> = BTreeSet::new();
@@ -472,7 +463,7 @@ fn attack_bodies(rules: &Rules, list: &[(Vec<String>, Vec<HexId>)]) -> BTreeMap<
     for (atts, ds) in list {
         let mut count: BTreeMap<String, usize> = BTreeMap::new();
         for a in &atts {
-            *count.entry(crate::systems::gboar::phases::close_combat::side_of(rules, a)).or_default() += 1;
+            *count.entry(crate::systems::gboar::board::units::side_of(rules, a)).or_default() += 1;
         }
         let most = count.values().copied().max().unwrap_or(0);
         let side = count.into_iter().find(|(_, n)| *n == most).map(|(s, _)| s).unwrap_or_default();
@@ -678,9 +669,7 @@ fn side_units(rules: &Rules, state: &State, side: &str) -> Vec<String> {
     state
         .units
         .keys()
-        .filter(|id| {
-            crate::systems::gboar::phases::close_combat::side_of(rules, id) == side && hex_of(state, id).is_some()
-        })
+        .filter(|id| crate::systems::gboar::board::units::side_of(rules, id) == side && hex_of(state, id).is_some())
         .cloned()
         .collect()
 }
@@ -690,7 +679,7 @@ fn unit_entry(rules: &Rules, state: &State, id: &str) -> UnitEntry {
     let u = state.units.get(id);
     let c = rules.counter(id);
     let morale = c
-        .and_then(|c| crate::systems::gboar::phases::rally::modified_morale(rules, state, c).ok())
+        .and_then(|c| crate::systems::gboar::board::units::modified_morale(rules, state, c).ok())
         .map(|(base, _, _)| base);
     let player = player_of(rules, id);
     UnitEntry {
@@ -708,7 +697,7 @@ fn unit_entry(rules: &Rules, state: &State, id: &str) -> UnitEntry {
         condition: u.map(|u| u.condition).unwrap_or(Condition::ParadeOrder),
         pinned: u.is_some_and(|u| u.pinned),
         next_to: hex_of(state, id)
-            .map(|h| crate::systems::gboar::phases::close_combat::enemies_next_to(rules, state, h, &player))
+            .map(|h| crate::systems::gboar::board::units::enemies_next_to(rules, state, h, &player))
             .unwrap_or_default(),
         notes: Vec::new(),
         reach: None,
@@ -868,7 +857,7 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
     for m in &moves {
         let mut e = unit_entry(rules, state, &m.unit);
         e.hex = m.hex.to_string();
-        e.next_to = crate::systems::gboar::phases::close_combat::enemies_next_to(rules, state, m.hex, player);
+        e.next_to = crate::systems::gboar::board::units::enemies_next_to(rules, state, m.hex, player);
         if m.allowance.is_some() {
             e.movement = m.allowance;
         }
@@ -1141,7 +1130,9 @@ fn yaml_list(ids: &[String]) -> String {
 /// attack, each enemy hex it could attack with the odds before DRMs and the
 /// tactics chits open, and the keys of an attack.
 fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &Value) -> Guide {
-    use crate::systems::gboar::phases::close_combat::{attacker_refused, enemies_next_to, must_attack, odds, strength};
+    use crate::systems::gboar::board::units::enemies_next_to;
+    use crate::systems::gboar::board::units::must_attack;
+    use crate::systems::gboar::phases::close_combat::{attacker_refused, odds, strength};
     let mut g = plain_guide(rules, state, side, "attack", "docs/orders.md, Close Combat");
     let in_orders = ordered(least, "attacks", "attackers");
     let forced_hexes = ordered(least, "attacks", "defenders");
@@ -1258,7 +1249,8 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
 /// Close Combat, a defending side (12.11): its hexes the enemy may attack,
 /// the tactics chits open in each, Cavalry Withdrawal, momentum.
 fn defence_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
-    use crate::systems::gboar::phases::close_combat::{attacker_refused, cavalry_may_withdraw, enemies_next_to};
+    use crate::systems::gboar::board::units::enemies_next_to;
+    use crate::systems::gboar::phases::close_combat::{attacker_refused, cavalry_may_withdraw};
     let mut g = plain_guide(rules, state, side, "defence", "docs/orders.md, Close Combat");
     let own = rules.player_of_side(side);
     let mut hexes: BTreeSet<HexId> = BTreeSet::new();
@@ -1476,14 +1468,8 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
         let enemy_mortar = state.units.keys().any(|m| {
             rules.counter(m).is_some_and(|c| c.kind == "mortar")
                 && player_of(rules, m) == player
-                && !mortar_aims(
-                    rules,
-                    state,
-                    player,
-                    &crate::systems::gboar::phases::close_combat::side_of(rules, m),
-                    m,
-                )
-                .is_empty()
+                && !mortar_aims(rules, state, player, &crate::systems::gboar::board::units::side_of(rules, m), m)
+                    .is_empty()
         });
         if enemy_mortar {
             text += &wrap(
@@ -1517,7 +1503,7 @@ fn rifle_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     let mut g = plain_guide(rules, state, side, "rifle-fire", "docs/orders.md, Rifle Fire");
     let mut fires = Vec::new();
     for e in &mut g.units {
-        if !rules.counter(&e.unit).is_some_and(crate::systems::gboar::phases::fire::is_rifle) {
+        if !rules.counter(&e.unit).is_some_and(crate::systems::gboar::board::units::is_rifle) {
             continue;
         }
         let targets = crate::systems::gboar::phases::fire::rifle_targets(rules, state, side, &e.unit);
@@ -1630,7 +1616,7 @@ mod tests {
         use crate::systems::gboar::data::charts::MovementCost;
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
         let state = State::setup(&rules.module, "historical").unwrap();
-        let terrain = crate::systems::gboar::phases::movement::Terrain::new(&rules);
+        let terrain = crate::systems::gboar::board::terrain::Terrain::new(&rules);
         let enemy: HexId = "1905".parse().unwrap();
         let free: Vec<HexId> = crate::base::hex::neighbours(enemy, rules.module.map.layout)
             .into_iter()
@@ -1710,7 +1696,7 @@ mod tests {
         for hex in &reach {
             let h: HexId = hex.parse().unwrap();
             assert!(
-                crate::systems::gboar::phases::close_combat::enemies_next_to(&rules, &state, h, "allies").is_empty(),
+                crate::systems::gboar::board::units::enemies_next_to(&rules, &state, h, "allies").is_empty(),
                 "{hex}"
             );
             let mut body = moved.clone();
@@ -1788,7 +1774,7 @@ mod tests {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
         let mut state = State::setup(&rules.module, "historical").unwrap();
         let layout = rules.module.map.layout;
-        let terrain = crate::systems::gboar::phases::movement::Terrain::new(&rules);
+        let terrain = crate::systems::gboar::board::terrain::Terrain::new(&rules);
         let clear = |h: HexId| terrain.hex(h).is_some_and(|i| i.terrain == "clear");
         let mut found = None;
         'search: for col in 26..34u32 {
@@ -1870,8 +1856,8 @@ mod tests {
         // Turn 17: the Historical Scenario's turn 16 bars American attacks.
         state.turn = 17;
         let step = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "close-combat".into() };
-        assert!(crate::systems::gboar::phases::close_combat::must_attack(&rules, &state, &french));
-        assert!(crate::systems::gboar::phases::close_combat::must_attack(&rules, &state, &american));
+        assert!(crate::systems::gboar::board::units::must_attack(&rules, &state, &french));
+        assert!(crate::systems::gboar::board::units::must_attack(&rules, &state, &american));
         let mut orders = BTreeMap::new();
         for side in ["american", "french", "british"] {
             let least = minimal(&rules, &state, &step, side);
@@ -1906,7 +1892,7 @@ mod tests {
         let home: HexId = "1505".parse().unwrap();
         let occupied =
             |state: &State, h: HexId| state.units.values().any(|u| u.hex.as_deref() == Some(&*h.to_string()));
-        let terrain = crate::systems::gboar::phases::movement::Terrain::new(&rules);
+        let terrain = crate::systems::gboar::board::terrain::Terrain::new(&rules);
         let away = crate::base::hex::neighbours(home, layout)
             .into_iter()
             .flat_map(|n| crate::base::hex::neighbours(n, layout))

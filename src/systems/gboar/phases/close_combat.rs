@@ -42,6 +42,10 @@ use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
 use crate::system::Event;
 use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::units::{
+    combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, player_of, side_of,
+    turn_restriction, Occupancy,
+};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, TacticsCell};
 use crate::systems::gboar::data::counters::Counter;
@@ -86,10 +90,6 @@ pub enum Tactics {
         defender_withdraws: bool,
         text: String,
     },
-}
-
-pub(crate) fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
 }
 
 fn half_up(n: i32) -> i32 {
@@ -160,21 +160,11 @@ pub fn cell(rules: &Rules, column: &str, roll: i32) -> Result<(Vec<String>, Vec<
     Ok((cell.attacker.clone(), cell.defender.clone()))
 }
 
-/// The side (orders side) of a unit's army.
-pub fn side_of(rules: &Rules, id: &str) -> String {
-    let army = rules.army_of(id).unwrap_or_default();
-    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone()).unwrap_or_default()
-}
-
-fn player_of(rules: &Rules, id: &str) -> String {
-    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default().to_string()
-}
-
 /// 14.1, 14.21: the leader in command in a unit's hex, for its army.
 fn leader_for<'a>(rules: &'a Rules, state: &State, id: &str) -> Option<&'a Counter> {
     let hex = hex_of(state, id)?;
     let army = rules.army_of(id)?;
-    crate::systems::gboar::phases::rally::leader_in_command(rules, state, hex, army)
+    crate::systems::gboar::board::units::leader_in_command(rules, state, hex, army)
 }
 
 /// 12.52, 12.53: a leader stacked with or next to one of the units.
@@ -190,22 +180,11 @@ fn leader_near(rules: &Rules, state: &State, units: &[String]) -> bool {
     })
 }
 
-/// Units of both sides by hex.
-fn occupants(rules: &Rules, state: &State) -> BTreeMap<HexId, Vec<String>> {
-    let mut by_hex: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-    for id in state.units.keys() {
-        if let (Some(h), Some(_)) = (hex_of(state, id), rules.counter(id)) {
-            by_hex.entry(h).or_default().push(id.clone());
-        }
-    }
-    by_hex
-}
-
 /// 12.52: an empty hex next to both a defending and an attacking hex, that
 /// is not prohibited terrain (the note on flanks).
 fn open_flank(rules: &Rules, state: &State, e: &Engagement) -> bool {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
     let occupied = occupants(rules, state);
     let att: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
     let def: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
@@ -352,7 +331,7 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
         return false;
     }
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
     let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
     let zoc = crate::systems::gboar::board::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, own_player);
@@ -416,7 +395,7 @@ fn entry_value(d: &Drm, turn: u32) -> Option<i32> {
 pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Modifier>> {
     let chart = &rules.charts.close_combat_drms.close_combat_drms;
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
     let name = |id: &str| rules.counter(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string());
     let att_hexes: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
     let def_hexes: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
@@ -458,7 +437,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
             "attacker-lead-unit-morale" | "defender-lead-unit-morale" => {
                 let lead = if d.id.starts_with("attacker") { &e.attacker_lead } else { &e.defender_lead };
                 let c = rules.counter(lead).ok_or_else(|| Error::refused(format!("no counter {lead}")))?;
-                let (base, level, level_name) = crate::systems::gboar::phases::rally::modified_morale(rules, state, c)?;
+                let (base, level, level_name) = crate::systems::gboar::board::units::modified_morale(rules, state, c)?;
                 let v = d.sign.unwrap_or(1) * (base + level);
                 Some((v, format!("lead unit {} morale {base} {level:+} ({level_name})", c.name)))
             }
@@ -640,7 +619,7 @@ pub fn lead_unit(
     let score = |u: &String| {
         let m = rules
             .counter(u)
-            .and_then(|c| crate::systems::gboar::phases::rally::modified_morale(rules, state, c).ok())
+            .and_then(|c| crate::systems::gboar::board::units::modified_morale(rules, state, c).ok())
             .map(|(b, l, _)| b + l)
             .unwrap_or(i32::MIN);
         (m, strength(rules, state, u))
@@ -673,8 +652,26 @@ pub fn explain(odds: &Odds, mods: &[Modifier], tactics: &Tactics) -> Vec<Event> 
 // ---------------------------------------------------------------------------
 // The Close Combat Phase: orders and designation (12.12-12.15, 12.21)
 
-use crate::systems::gboar::guide::odds::MomentumPolicy;
 use serde::Deserialize;
+
+/// When a side spends a momentum chit to re-roll (12.23 step 6).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MomentumPolicy {
+    /// Re-roll when the side's own results include any of these result ids
+    /// (charts/codes.yaml), e.g. `[captured-dc, captured-ac, two-step-loss]`.
+    #[serde(default)]
+    pub reroll_if: Vec<String>,
+    /// At most this many chits in one combat.
+    #[serde(default)]
+    pub at_most: u32,
+}
+
+impl MomentumPolicy {
+    pub fn wants(&self, own: &[String]) -> bool {
+        own.iter().any(|r| self.reroll_if.contains(r))
+    }
+}
 
 /// The phasing sides' orders: the attacks, in the order they are resolved
 /// (12.23: "in any order that the Attacker chooses").
@@ -760,27 +757,6 @@ pub struct HexDefence {
     pub capture: Option<String>,
 }
 
-/// Module data for close combat (module.yaml `close_combat`).
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct CloseCombatData {
-    /// Units that may not combine in one attack (Savannah 4.13), in the
-    /// shape of a stacking restriction.
-    #[serde(default)]
-    pub cooperation: Vec<crate::systems::gboar::phases::movement::Restriction>,
-    /// Savannah 1.7, 4.19: lead units of these armies need not advance out
-    /// of the zone.
-    #[serde(default)]
-    pub optional_advance: Vec<OptionalAdvance>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OptionalAdvance {
-    pub armies: Vec<String>,
-    pub when_leaving: String,
-    pub rule: String,
-}
-
 /// A problem in close combat orders: the side, the field, what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -811,102 +787,6 @@ pub struct Designation {
     pub attacks: Vec<Designated>,
     pub diversion: Option<HexId>,
     pub defence: BTreeMap<String, DefenceOrders>,
-}
-
-fn combat_units_at(rules: &Rules, state: &State, hex: HexId) -> Vec<String> {
-    state
-        .units
-        .keys()
-        .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
-        .cloned()
-        .collect()
-}
-
-/// The scenario's turn restrictions for close combat (Savannah Hist. Turn 16).
-fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a crate::base::yaml::Value> {
-    rules
-        .scenario_movement
-        .turn_restrictions
-        .iter()
-        .filter(|t| t.turn == turn)
-        .flat_map(|t| t.restrictions.iter())
-        .find(|r| r.get("id").and_then(|v| v.as_str()) == Some(id))
-}
-
-fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
-    let Some(r) = turn_restriction(rules, state.turn, "no-close-combat-attack") else { return false };
-    let armies: Vec<String> =
-        r.get("armies").and_then(|v| crate::base::yaml::from_value(v.clone()).ok()).unwrap_or_default();
-    rules.army_of(id).is_some_and(|a| armies.iter().any(|x| x == a))
-}
-
-/// 12.12: a unit of the phasing player that must attack: a combat unit,
-/// not artillery, not a rifle unit (12.12 exception), in condition to
-/// attack (13.3, 13.4), next to an enemy combat unit, and not held back by
-/// a scenario restriction.
-pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
-    must_attack_in(rules, state, id, None)
-}
-
-/// [`must_attack`], with the state's [`Occupancy`] when the caller asks
-/// for many units of one state.
-pub(crate) fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<&Occupancy>) -> bool {
-    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return false };
-    if c.is_leader() || c.is_artillery() || c.kind == "rifle" || u.condition != Condition::ParadeOrder {
-        return false;
-    }
-    if may_not_attack(rules, state, id) {
-        return false;
-    }
-    let Some(hex) = hex_of(state, id) else { return false };
-    let player = player_of(rules, id);
-    match occupancy {
-        Some(o) => o.enemy_next_to(rules, hex, &player),
-        None => !enemies_next_to(rules, state, hex, &player).is_empty(),
-    }
-}
-
-/// Each hex's units (those with a counter) in one state: what is next to
-/// a hex, without going through every unit of the game.
-pub(crate) struct Occupancy<'s> {
-    layout: crate::base::hex::Layout,
-    by_hex: BTreeMap<HexId, Vec<&'s str>>,
-}
-
-impl<'s> Occupancy<'s> {
-    pub(crate) fn new(rules: &Rules, state: &'s State) -> Occupancy<'s> {
-        let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
-        for id in state.units.keys() {
-            if let (Some(h), Some(_)) = (hex_of(state, id), rules.counter(id)) {
-                by_hex.entry(h).or_default().push(id);
-            }
-        }
-        Occupancy { layout: rules.module.map.layout, by_hex }
-    }
-
-    /// Whether [`enemies_next_to`] would find any.
-    fn enemy_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> bool {
-        neighbours(hex, self.layout).iter().filter_map(|n| self.by_hex.get(n)).flatten().any(|u| {
-            rules.counter(u).is_some_and(|c| !c.is_leader())
-                && rules.army_of(u).and_then(|a| rules.player_of_army(a)).unwrap_or_default() != player
-        })
-    }
-}
-
-/// The enemy combat units next to `hex` for `player`.
-pub fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec<String> {
-    let layout = rules.module.map.layout;
-    // The cheap test first: most units are nowhere near.
-    state
-        .units
-        .keys()
-        .filter(|u| {
-            hex_of(state, u).is_some_and(|h| crate::base::hex::are_adjacent(hex, h, layout))
-                && rules.counter(u).is_some_and(|c| !c.is_leader())
-                && player_of(rules, u) != player
-        })
-        .cloned()
-        .collect()
 }
 
 /// Why `id` may not be one of the phasing `player`'s attackers in a Close
@@ -1164,7 +1044,7 @@ pub fn designate(
                 }
                 let Some(h) = hex_of(state, id) else { continue };
                 if let Some((r, x, y)) =
-                    crate::systems::gboar::phases::movement::restricted_stack(rules, state, h, |r| {
+                    crate::systems::gboar::board::stacking::restricted_stack(rules, state, h, |r| {
                         !r.stacked_may_attack_voluntarily
                     })
                 {
@@ -1507,7 +1387,7 @@ pub fn advance(
     start: &BTreeMap<String, Option<HexId>>,
 ) -> Vec<Event> {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
     let mut events = Vec::new();
     let vacated: Vec<HexId> =
         a.defending_hexes.iter().copied().filter(|h| combat_units_at(rules, state, *h).is_empty()).collect();
@@ -2025,7 +1905,7 @@ mod tests {
         part.split("```yaml").skip(1).map(|b| b.split("```").next().unwrap().to_string()).collect()
     }
 
-    /// docs/orders.md's close combat and fire examples use the fields the
+    /// docs/orders.md's close combat examples use the fields the
     /// engine reads, spelled as it reads them.
     #[test]
     fn the_documented_orders_parse() {
@@ -2038,10 +1918,5 @@ mod tests {
         let defence: DefenceOrders = crate::base::yaml::from_str(&cc[1]).unwrap();
         assert_eq!(defence.defence.hexes["1404"].lead.as_deref(), Some("2-bn-fraser"));
         assert_eq!(defence.momentum.unwrap().at_most, 2);
-        let fire = blocks("## Defensive Artillery Fire");
-        let f: crate::systems::gboar::phases::fire::FireOrders = crate::base::yaml::from_str(&fire[0]).unwrap();
-        assert_eq!(f.fire[0].guns.len(), 2);
-        assert_eq!(f.mortars[0].hex, "1404");
-        assert_eq!(f.mortar_targets["1404"], "2-bn-fraser");
     }
 }

@@ -22,6 +22,7 @@ use crate::base::hex::{distance, HexId};
 use crate::system::Event;
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::units::side_of_army;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
 
@@ -47,9 +48,7 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
     let Step::PlayerTurn { player, phase, .. } = step else { return found };
     let units = on_map(rules, state);
     let layout = rules.module.map.layout;
-    let side_of = |army: &str| {
-        rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone()).unwrap_or_default()
-    };
+    let side_of = |army: &str| side_of_army(rules, army).unwrap_or_default();
     match phase.as_str() {
         "defensive-artillery-fire" => {
             let longest = rules.charts.fire.fire_table.ranges.iter().copied().max().unwrap_or(0);
@@ -65,7 +64,7 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                     continue;
                 }
                 let is_mortar = c.kind == "mortar";
-                if is_mortar && crate::systems::gboar::phases::fire::mortar_moved(rules, state, id) {
+                if is_mortar && crate::systems::gboar::board::units::mortar_moved(rules, state, id) {
                     continue;
                 }
                 let (min, max) = if is_mortar {
@@ -96,8 +95,8 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
         "rifle-fire" => {
             // 10.1: both players' rifle units in condition to fire, next to an enemy unit.
             for (id, hex, owner, c) in &units {
-                if !crate::systems::gboar::phases::fire::is_rifle(c)
-                    || !crate::systems::gboar::phases::fire::may_fire(state, id)
+                if !crate::systems::gboar::board::units::is_rifle(c)
+                    || !crate::systems::gboar::board::units::may_fire(state, id)
                 {
                     continue;
                 }
@@ -154,9 +153,7 @@ fn close_combat_sides(rules: &Rules, state: &State, step: &Step) -> Vec<String> 
     let Step::PlayerTurn { player, .. } = step else { return Vec::new() };
     let units = on_map(rules, state);
     let layout = rules.module.map.layout;
-    let side_of = |army: &str| {
-        rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone()).unwrap_or_default()
-    };
+    let side_of = |army: &str| side_of_army(rules, army).unwrap_or_default();
     for (_, hex, owner, c) in &units {
         if owner != player || c.is_leader() {
             continue;

@@ -24,13 +24,10 @@ use std::collections::BTreeMap;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, HexId};
 use crate::system::{Dice, Event};
-use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::units::{hex_of, is_rifle, may_fire, mortar_moved, player_of};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, ToHitTable};
-
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
-}
 
 /// A unit's fire SPs (printed, reduced side once a step is lost).
 pub fn fire_strength(rules: &Rules, state: &State, id: &str) -> i32 {
@@ -58,7 +55,7 @@ pub fn to_hit(table: &ToHitTable, sps: i32, range: u32) -> Result<i32> {
 /// The fire DRM of the target hex's side(s) a line from `from` enters by.
 fn entering_side_drm(rules: &Rules, from: HexId, target: HexId) -> (i32, Vec<String>) {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
     let mut worst: Option<(i32, Vec<String>)> = None;
     for side in crate::base::hex::entering_hexside(from, target, layout).hexsides(target, layout) {
         let (a, b) = side.hexes();
@@ -86,7 +83,7 @@ pub fn modifiers(
     range: u32,
     ignored: &[String],
 ) -> Result<Vec<(String, i32, String)>> {
-    let terrain = crate::systems::gboar::phases::movement::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
     let mut out = Vec::new();
     let entries: &Vec<Drm> = &rules.charts.fire.fire_drms.entries;
     for d in entries {
@@ -394,19 +391,6 @@ pub fn mortar_disable(rules: &Rules, mortar: &str, dice: &mut dyn Dice, events: 
     Ok(outcome.result.clone())
 }
 
-/// Savannah 4.12: on the tactical turns a mortar that moved this turn may
-/// not fire.
-pub fn mortar_moved(rules: &Rules, state: &State, id: &str) -> bool {
-    rules.charts.mortar.rules_summary.tactical_turns_move_or_fire
-        && rules.sequence.track(state.turn) == Some("tactical")
-        && state.units.get(id).and_then(|u| u.mortar_moved_turn) == Some(state.turn)
-}
-
-/// Who may fire: a gun or mortar in condition to fire (13.3, 13.4).
-pub fn may_fire(state: &State, id: &str) -> bool {
-    state.units.get(id).is_some_and(|u| u.hex.is_some() && u.condition == Condition::ParadeOrder)
-}
-
 // ---------------------------------------------------------------------------
 // The Defensive Artillery Fire Phase
 
@@ -448,10 +432,6 @@ pub struct MortarOrder {
 /// A problem, with its field.
 pub type Problem = (String, String);
 
-fn player_of(rules: &Rules, id: &str) -> String {
-    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default().to_string()
-}
-
 /// Check one side's fire orders against 11.1, 11.2, 11.4 and 4.12.
 pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
     let layout = rules.module.map.layout;
@@ -474,7 +454,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
         .and_then(|c| u32::try_from(c.artillery_max_range).ok());
     let reach = cap.map_or(longest, |c| longest.min(c));
-    let own = |id: &str| crate::systems::gboar::phases::close_combat::side_of(rules, id) == side;
+    let own = |id: &str| crate::systems::gboar::board::units::side_of(rules, id) == side;
     for (i, f) in orders.fire.iter().enumerate() {
         let field = format!("fire[{i}]");
         let Some(target_hex) =
@@ -700,7 +680,7 @@ pub fn mortar_victim(
         .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
         .cloned()
         .collect();
-    let owner_side = here.first().map(|u| crate::systems::gboar::phases::close_combat::side_of(rules, u))?;
+    let owner_side = here.first().map(|u| crate::systems::gboar::board::units::side_of(rules, u))?;
     let chosen = orders
         .get(&owner_side)
         .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
@@ -771,7 +751,7 @@ pub fn resolve_phase(
             }
             let shot = gun_fire(rules, &next, &guns, &f.target, dice, &mut events)?;
             if shot.hit {
-                let owner_side = crate::systems::gboar::phases::close_combat::side_of(rules, &f.target);
+                let owner_side = crate::systems::gboar::board::units::side_of(rules, &f.target);
                 let choices = orders
                     .get(&owner_side)
                     .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
@@ -809,7 +789,7 @@ pub fn resolve_phase(
             );
             let shot = mortar_fire(rules, &next, &m.unit, aim, &victim, dice, &mut events)?;
             if shot.hit {
-                let owner_side = crate::systems::gboar::phases::close_combat::side_of(rules, &victim);
+                let owner_side = crate::systems::gboar::board::units::side_of(rules, &victim);
                 let choices = orders
                     .get(&owner_side)
                     .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
@@ -948,11 +928,6 @@ pub fn rifle_strength(rules: &Rules, state: &State, id: &str) -> i32 {
     }
 }
 
-/// A rifle unit (10.1): a unit with a rifle mark, or of a rifle type.
-pub fn is_rifle(c: &crate::systems::gboar::data::counters::Counter) -> bool {
-    c.rifle_mark.is_some() || c.kind == "rifle" || c.kind == "musket-rifle"
-}
-
 /// Both players' orders for the Rifle Fire Phase.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1008,7 +983,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
             ));
             continue;
         };
-        if crate::systems::gboar::phases::close_combat::side_of(rules, &f.target) == side
+        if crate::systems::gboar::board::units::side_of(rules, &f.target) == side
             || player_of(rules, &f.target) == f.rifles.first().map(|r| player_of(rules, r)).unwrap_or_default()
         {
             problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
@@ -1022,7 +997,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
                 problems.push((at, format!("there is no unit '{}' in this game", crate::base::error::echo(r))));
                 continue;
             };
-            if crate::systems::gboar::phases::close_combat::side_of(rules, r) != side || !is_rifle(c) {
+            if crate::systems::gboar::board::units::side_of(rules, r) != side || !is_rifle(c) {
                 problems.push((at, format!("{r} is not a rifle unit of the {side} side (10.1)")));
                 continue;
             }
@@ -1168,7 +1143,7 @@ pub fn resolve_rifle_phase(
                         .with("roll", damage)
                         .with("results", &row.result),
                 );
-                let owner = crate::systems::gboar::phases::close_combat::side_of(rules, &f.target);
+                let owner = crate::systems::gboar::board::units::side_of(rules, &f.target);
                 let choices = orders
                     .get(&owner)
                     .and_then(|b| crate::base::yaml::from_value::<RifleOrders>(b.clone()).ok())
@@ -1220,4 +1195,22 @@ pub fn resolve_rifle_phase(
         )?);
     }
     Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/orders.md's fire example uses the fields the engine reads,
+    /// spelled as it reads them.
+    #[test]
+    fn the_documented_orders_parse() {
+        let doc = include_str!("../../../../docs/orders.md");
+        let part = doc.split("## Defensive Artillery Fire").nth(1).unwrap().split("\n## ").next().unwrap();
+        let fire: Vec<&str> = part.split("```yaml").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+        let f: FireOrders = crate::base::yaml::from_str(fire[0]).unwrap();
+        assert_eq!(f.fire[0].guns.len(), 2);
+        assert_eq!(f.mortars[0].hex, "1404");
+        assert_eq!(f.mortar_targets["1404"], "2-bn-fraser");
+    }
 }

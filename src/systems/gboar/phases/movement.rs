@@ -86,7 +86,7 @@
 //!   `movement_cost_added` is paid per hex entered, and strategic movement
 //!   is refused when the weather forbids it.
 //! - Reinforcements (9.6, Savannah 4.7; the arrivals themselves are
-//!   decided by [`crate::systems::gboar::phases::reinforcement`]): placement over the stacking limit
+//!   decided by [`crate::systems::gboar::effects::arrivals`]): placement over the stacking limit
 //!   is allowed; units that do not move out of an entry hex still over the
 //!   limit are put off a turn (the scenario's `overstacked_arrival`), last
 //!   placed in id order first, those already put off once last.
@@ -132,15 +132,19 @@ use std::fmt;
 use serde::Deserialize;
 
 use crate::base::error::{Error, Result};
-use crate::base::hex::{neighbours, HexId, Hexside, Layout};
-use crate::base::hexmap::RoadKind;
+use crate::base::hex::{neighbours, HexId};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::stacking::restricted_stack;
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::terrain::Terrain;
+use crate::systems::gboar::board::units::hex_of;
 use crate::systems::gboar::board::zoc::{self, Zoc};
 use crate::systems::gboar::board::Rules;
-use crate::systems::gboar::data::charts::{HexFeature, HexTerrain, HexsideFeature, MovementCost, RoadType};
+use crate::systems::gboar::data::charts::MovementCost;
 use crate::systems::gboar::data::counters::Counter;
+use crate::systems::gboar::data::scenario::{FixedArtillery, ScenarioMovement, SortieRestriction};
+use crate::systems::gboar::data::stacking::{Restriction, Stacking};
 
 // ---------------------------------------------------------------------------
 // Orders
@@ -240,435 +244,6 @@ fn problem(field: impl Into<String>, message: impl Into<String>) -> Problem {
     Problem { field: field.into(), message: message.into() }
 }
 
-// ---------------------------------------------------------------------------
-// The Terrain Effects Chart, indexed by hex and hexside
-
-/// The movement effects of one hex: its terrain from the TEC, with the
-/// overrides of any TEC area it lies in (Savannah 4.19: the Yamacraw Swamp).
-#[derive(Debug, Clone, Copy)]
-pub struct HexInfo<'a> {
-    pub terrain: &'a str,
-    /// The terrain's name, or the area's, for texts.
-    pub name: &'a str,
-    /// 9.1, 9.2.
-    pub movement_cost: MovementCost,
-    /// 8.1, Savannah 4.19.
-    pub zoc_enters: bool,
-    /// 9.1's one-hex exception; Savannah 4.19 withdraws it in places.
-    pub minimum_move: bool,
-    /// A special hex feature (Savannah 4.9, the Covered Way).
-    pub feature: Option<&'a HexFeature>,
-}
-
-/// One hexside feature's effects in one direction (9.4, 8.1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Crossing {
-    pub id: String,
-    pub name: String,
-    pub movement_cost_added: i32,
-    pub zoc_crosses: bool,
-    /// 10, 11: added to fire across it.
-    pub fire_drm: i32,
-    /// 12.23 step 3: added to close combat across it (positive favours the Attacker).
-    pub close_combat_drm: i32,
-    /// 3.2, 8.1, 13.5: a fieldwork.
-    pub fieldwork: bool,
-}
-
-/// A road, track or path along a hexside (9.51, 9.52).
-#[derive(Debug, Clone)]
-pub struct RoadCrossing {
-    /// The cheapest crossing cost of the kinds along the side (9.51).
-    pub cost: i32,
-    /// The cheapest crossing cost of the kinds that allow strategic movement (9.52).
-    pub strategic_cost: Option<i32>,
-    pub names: Vec<String>,
-}
-
-/// One hex of [`TerrainIndex`]: a [`HexInfo`] with its feature by place
-/// in the TEC's `features`.
-#[derive(Debug, Clone)]
-struct HexRow {
-    terrain: String,
-    name: String,
-    movement_cost: MovementCost,
-    zoc_enters: bool,
-    minimum_move: bool,
-    feature: Option<usize>,
-}
-
-#[derive(Debug, Clone)]
-struct SideFeature {
-    /// The feature's place in the TEC's `hexsides`.
-    feature: usize,
-    /// For a directional feature, the hex that owns it (the up hex of a
-    /// slope, the hex a fieldwork protects).
-    owner: Option<HexId>,
-}
-
-/// The Terrain Effects Chart as movement and ZOCs read it: every hex's
-/// effective terrain, every hexside's features (combined types of 9.4
-/// replacing their parts), every road crossing. Built once per [`Rules`],
-/// at first use; [`Terrain`] reads it.
-#[derive(Debug, Clone)]
-pub struct TerrainIndex {
-    hexes: BTreeMap<HexId, HexRow>,
-    sides: BTreeMap<Hexside, Vec<SideFeature>>,
-    roads: BTreeMap<Hexside, RoadCrossing>,
-}
-
-/// The Terrain Effects Chart over the map ([`TerrainIndex`]), as movement,
-/// ZOCs, retreats and combat read it.
-#[derive(Debug, Clone, Copy)]
-pub struct Terrain<'a> {
-    layout: Layout,
-    index: &'a TerrainIndex,
-    tec: &'a crate::systems::gboar::data::charts::TerrainFile,
-}
-
-fn road_id(kind: RoadKind) -> &'static str {
-    match kind {
-        RoadKind::Road => "road",
-        RoadKind::Track => "track",
-        RoadKind::Path => "path",
-    }
-}
-
-impl TerrainIndex {
-    fn build(rules: &Rules) -> TerrainIndex {
-        let map = &rules.module.map;
-        let tec = &rules.charts.terrain;
-        let by_id: BTreeMap<&str, &HexTerrain> = tec.hexes.iter().map(|h| (h.id.as_str(), h)).collect();
-        let region = |reference: &str| -> Vec<HexId> {
-            let found = match reference.split_once('/') {
-                Some(("places", id)) => map.place(id),
-                Some(("zones", id)) => map.zone(id),
-                _ => None,
-            };
-            found.map(|r| r.hexes.clone()).unwrap_or_default()
-        };
-        let mut hexes = BTreeMap::new();
-        for (hex, id) in &map.terrain {
-            let info = match by_id.get(id.as_str()) {
-                Some(t) => HexRow {
-                    terrain: t.id.clone(),
-                    name: t.name.clone(),
-                    movement_cost: t.movement_cost,
-                    zoc_enters: t.zoc_enters,
-                    minimum_move: t.minimum_move,
-                    feature: None,
-                },
-                None => HexRow {
-                    terrain: id.clone(),
-                    name: format!("'{id}' (not in charts/terrain.yaml)"),
-                    movement_cost: MovementCost::Prohibited,
-                    zoc_enters: false,
-                    minimum_move: false,
-                    feature: None,
-                },
-            };
-            hexes.insert(*hex, info);
-        }
-        for area in &tec.areas {
-            for hex in region(&area.map) {
-                let Some(info) = hexes.get_mut(&hex) else { continue };
-                let o = &area.overrides;
-                info.name = area.name.clone();
-                if let Some(c) = o.movement_cost {
-                    info.movement_cost = c;
-                }
-                if let Some(z) = o.zoc_enters {
-                    info.zoc_enters = z;
-                }
-                if let Some(m) = o.minimum_move {
-                    info.minimum_move = m;
-                }
-            }
-        }
-        for (n, feature) in tec.features.iter().enumerate() {
-            for hex in region(&feature.map) {
-                if let Some(info) = hexes.get_mut(&hex) {
-                    info.feature = Some(n);
-                }
-            }
-        }
-        let features: BTreeMap<&str, (usize, &HexsideFeature)> =
-            tec.hexsides.iter().enumerate().map(|(n, f)| (f.id.as_str(), (n, f))).collect();
-        let mut sides = BTreeMap::new();
-        for (side, ids) in &map.hexsides {
-            let mut present: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
-            // 9.4: a combined type replaces its parts.
-            let mut combined: Vec<(usize, Option<HexId>)> = Vec::new();
-            for (n, f) in tec.hexsides.iter().enumerate().filter(|(_, f)| !f.combines.is_empty()) {
-                if f.combines.iter().all(|p| present.contains(p.as_str())) {
-                    let owner = map.first_hex.get(&(*side, f.id.clone())).copied().or_else(|| {
-                        f.combines.iter().find_map(|p| {
-                            features
-                                .get(p.as_str())
-                                .filter(|(_, pf)| pf.directional)
-                                .and_then(|_| map.first_hex.get(&(*side, p.clone())).copied())
-                        })
-                    });
-                    for p in &f.combines {
-                        present.remove(p.as_str());
-                    }
-                    present.remove(f.id.as_str());
-                    combined.push((n, owner));
-                }
-            }
-            let mut list: Vec<SideFeature> =
-                combined.into_iter().map(|(feature, owner)| SideFeature { feature, owner }).collect();
-            for id in present {
-                if let Some((feature, _)) = features.get(id) {
-                    list.push(SideFeature {
-                        feature: *feature,
-                        owner: map.first_hex.get(&(*side, id.to_string())).copied(),
-                    });
-                }
-            }
-            list.sort_by(|a, b| tec.hexsides[a.feature].id.cmp(&tec.hexsides[b.feature].id));
-            sides.insert(*side, list);
-        }
-        let types: BTreeMap<&str, &RoadType> = tec.roads.iter().map(|r| (r.id.as_str(), r)).collect();
-        let mut roads: BTreeMap<Hexside, RoadCrossing> = BTreeMap::new();
-        for road in &map.roads {
-            let Some(kind) = types.get(road_id(road.kind)) else { continue };
-            for pair in road.hexes.windows(2) {
-                let (Some(a), Some(b)) = (pair.first(), pair.get(1)) else { continue };
-                let Some(side) = Hexside::between(*a, *b, map.layout) else { continue };
-                let entry = roads.entry(side).or_insert(RoadCrossing {
-                    cost: kind.crossing_cost,
-                    strategic_cost: None,
-                    names: Vec::new(),
-                });
-                entry.cost = entry.cost.min(kind.crossing_cost);
-                if kind.strategic_movement {
-                    entry.strategic_cost =
-                        Some(entry.strategic_cost.map_or(kind.crossing_cost, |c| c.min(kind.crossing_cost)));
-                }
-                let name = road.name.clone().unwrap_or_else(|| kind.name.to_lowercase());
-                if !entry.names.contains(&name) {
-                    entry.names.push(name);
-                }
-            }
-        }
-        TerrainIndex { hexes, sides, roads }
-    }
-}
-
-impl<'a> Terrain<'a> {
-    /// The rules' terrain, indexed at its first use.
-    pub fn new(rules: &'a Rules) -> Terrain<'a> {
-        let index = rules.terrain_index.get_or_init(|| TerrainIndex::build(rules));
-        Terrain { layout: rules.module.map.layout, index, tec: &rules.charts.terrain }
-    }
-
-    pub fn layout(&self) -> Layout {
-        self.layout
-    }
-
-    /// A hex of the map, or `None` off the map.
-    pub fn hex(&self, hex: HexId) -> Option<HexInfo<'a>> {
-        let row = self.index.hexes.get(&hex)?;
-        Some(HexInfo {
-            terrain: &row.terrain,
-            name: &row.name,
-            movement_cost: row.movement_cost,
-            zoc_enters: row.zoc_enters,
-            minimum_move: row.minimum_move,
-            feature: row.feature.and_then(|n| self.tec.features.get(n)),
-        })
-    }
-
-    /// 9.4, 8.1: the hexside features crossed going from `from` into the
-    /// adjacent `to`, each with its effects in that direction: a
-    /// directional feature's `into` when `to` owns it, else its `out_of`.
-    pub fn crossing(&self, from: HexId, to: HexId) -> Vec<Crossing> {
-        let Some(side) = Hexside::between(from, to, self.layout) else { return Vec::new() };
-        let Some(list) = self.index.sides.get(&side) else { return Vec::new() };
-        list.iter()
-            .filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?)))
-            .map(|(sf, f)| {
-                let (mp, zoc, fire, cc) = if f.directional {
-                    let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
-                    effects.map_or((0, true, 0, 0), |e| {
-                        (e.movement_cost_added, e.zoc_crosses, e.fire_drm, e.close_combat_drm)
-                    })
-                } else {
-                    (
-                        f.movement_cost_added.unwrap_or(0),
-                        f.zoc_crosses.unwrap_or(true),
-                        f.fire_drm.unwrap_or(0),
-                        f.close_combat_drm.unwrap_or(0),
-                    )
-                };
-                let name = match (f.directional, sf.owner == Some(to)) {
-                    (true, true) => format!("{} (into)", f.name),
-                    (true, false) => format!("{} (out of)", f.name),
-                    (false, _) => f.name.clone(),
-                };
-                Crossing {
-                    id: f.id.clone(),
-                    name,
-                    movement_cost_added: mp,
-                    zoc_crosses: zoc,
-                    fire_drm: fire,
-                    close_combat_drm: cc,
-                    fieldwork: f.fieldwork,
-                }
-            })
-            .collect()
-    }
-
-    /// 9.51: the road, track or path along the hexside between two hexes.
-    pub fn road(&self, a: HexId, b: HexId) -> Option<&RoadCrossing> {
-        Hexside::between(a, b, self.layout).and_then(|s| self.index.roads.get(&s))
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Stacking (7.1, 7.2; Savannah 4.1) as module.yaml gives it
-
-/// module.yaml `stacking`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Stacking {
-    pub max_strength_points: i32,
-    pub max_artillery_units: i32,
-    #[serde(default)]
-    pub leaders_count: bool,
-    #[serde(default)]
-    pub restrictions: Vec<Restriction>,
-}
-
-/// Savannah 4.1: two kinds of unit that may not pass through or end a
-/// Movement Phase stacked together.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Restriction {
-    pub id: String,
-    #[serde(default)]
-    pub rule: Option<String>,
-    pub between: Between,
-    #[serde(default = "yes")]
-    pub may_pass_through: bool,
-    #[serde(default = "yes")]
-    pub may_end_movement_phase_stacked: bool,
-    #[serde(default)]
-    pub exempt_units: Vec<String>,
-    #[serde(default)]
-    pub exempt_types: Vec<String>,
-    #[serde(default)]
-    pub after_retreat: Option<AfterRetreat>,
-    /// `captured`: when every open retreat stacks the pair, the units of
-    /// the `a` selector are captured (read by [`crate::systems::gboar::effects::retreat`]).
-    #[serde(default)]
-    pub if_unavoidable: Option<String>,
-    /// Savannah 4.1: whether the units of such a stack may attack in Close
-    /// Combat when no rule requires them to (12.12).
-    #[serde(default = "yes")]
-    pub stacked_may_attack_voluntarily: bool,
-    /// Savannah 4.1: what a stack does where an attack would be required.
-    #[serde(default)]
-    pub forced_attack: Option<ForcedAttack>,
-}
-
-/// module.yaml `stacking.restrictions[].forced_attack`.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct ForcedAttack {
-    /// The stack that begins a Movement Phase where its units would have to
-    /// attack must move away instead, if it can (Savannah 4.1).
-    #[serde(default)]
-    pub retreat_instead_if_possible: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Between {
-    pub a: Selector,
-    pub b: Selector,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct AfterRetreat {
-    /// The pair may end a retreat stacked (read by [`crate::systems::gboar::effects::retreat`]).
-    #[serde(default)]
-    pub allowed: bool,
-    /// `always`: units stacked by a retreat must unstack in the next
-    /// friendly Movement Phase whatever it costs.
-    #[serde(default)]
-    pub unstack_next_friendly_movement: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct Selector {
-    #[serde(default)]
-    pub armies: Vec<String>,
-    #[serde(default)]
-    pub units: Vec<String>,
-    #[serde(default)]
-    pub colour_groups: Vec<String>,
-    #[serde(default)]
-    pub tags: Vec<String>,
-}
-
-impl Selector {
-    pub fn matches(&self, c: &Counter) -> bool {
-        self.armies.contains(&c.army)
-            || self.units.contains(&c.id)
-            || c.colour_group.as_ref().is_some_and(|g| self.colour_groups.contains(g))
-            || c.tags.iter().any(|t| self.tags.contains(t))
-    }
-}
-
-impl Restriction {
-    fn exempt(&self, c: &Counter) -> bool {
-        self.exempt_units.contains(&c.id) || self.exempt_types.contains(&c.kind)
-    }
-
-    /// A pair of these counters that the restriction keeps apart.
-    /// Whether the restriction binds these two counters (neither exempt).
-    pub fn applies(&self, x: &Counter, y: &Counter) -> bool {
-        self.pair(x, y)
-    }
-
-    fn pair(&self, x: &Counter, y: &Counter) -> bool {
-        if self.exempt(x) || self.exempt(y) {
-            return false;
-        }
-        (self.between.a.matches(x) && self.between.b.matches(y))
-            || (self.between.b.matches(x) && self.between.a.matches(y))
-    }
-
-    pub fn rule_name(&self) -> &str {
-        self.rule.as_deref().unwrap_or("module.yaml stacking")
-    }
-}
-
-/// Savannah 4.1: the first restriction of module.yaml
-/// `stacking.restrictions` that `keep` selects and that a pair of the units
-/// in `hex` falls under, with that pair (the units in id order).
-pub fn restricted_stack<'a>(
-    rules: &'a Rules,
-    state: &State,
-    hex: HexId,
-    keep: impl Fn(&Restriction) -> bool,
-) -> Option<(&'a Restriction, String, String)> {
-    let stacking = rules.stacking.as_ref()?;
-    let here: Vec<&Counter> = state
-        .units
-        .iter()
-        .filter(|(_, u)| u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex))
-        .filter_map(|(id, _)| rules.counter(id))
-        .collect();
-    stacking.restrictions.iter().filter(|r| keep(r)).find_map(|r| {
-        here.iter()
-            .enumerate()
-            .find_map(|(n, x)| here.iter().skip(n + 1).find(|y| r.pair(x, y)).map(|y| (r, x.id.clone(), y.id.clone())))
-    })
-}
-
 /// Savannah 4.1: a unit that must retreat instead of making a forced
 /// attack ([`Phase::forced_retreats`]).
 #[derive(Debug, Clone)]
@@ -686,135 +261,6 @@ pub struct ForcedRetreat {
 
 /// Types that never get 9.1's one-hex move (Savannah 4.19 Movement).
 const NO_MINIMUM_MOVE: &[&str] = &["naval-artillery", "mortar"];
-
-// ---------------------------------------------------------------------------
-// The scenario's rules
-
-/// What a scenario file adds to the Movement Phase. Other keys of the file
-/// are for other parts of the engine.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct ScenarioMovement {
-    #[serde(default)]
-    pub fixed_artillery: Option<FixedArtillery>,
-    #[serde(default)]
-    pub sortie_restriction: Option<SortieRestriction>,
-    /// Units with a tag that may never enter a zone (Savannah 4.8).
-    #[serde(default)]
-    pub zone_bans: Vec<ZoneBan>,
-    #[serde(default)]
-    pub track_switch: Option<TrackSwitch>,
-    /// Rules that hold on some turns only (Savannah Hist. Turn 16).
-    #[serde(default)]
-    pub turn_restrictions: Vec<TurnRestrictions>,
-}
-
-/// A turn's restrictions: `restrictions` are `{id, ...}` read by the parts
-/// of the engine they concern (close combat reads `no-close-combat-attack`
-/// and `must-attack-with-leader`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct TurnRestrictions {
-    pub turn: u32,
-    #[serde(default)]
-    pub rule: Option<String>,
-    #[serde(default)]
-    pub restrictions: Vec<crate::base::yaml::Value>,
-}
-
-/// Savannah 4.10 British Army Sortie Restriction.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SortieRestriction {
-    pub turns: TurnSpan,
-    pub armies: Vec<String>,
-    pub zone: String,
-    pub exempt_tag: String,
-    /// Read by the morale checks while the unit is out.
-    pub unit_morale_while_sortieing: i32,
-    pub rule: String,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TurnSpan {
-    pub first: u32,
-    pub last: u32,
-}
-
-impl TurnSpan {
-    pub fn contains(&self, turn: u32) -> bool {
-        (self.first..=self.last).contains(&turn)
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ZoneBan {
-    pub tag: String,
-    pub zone: String,
-    pub rule: String,
-}
-
-/// Savannah 1.6, 1.7: the strategic track, on which the Allies may not
-/// move combat units next to the perimeter (the parts movement reads).
-#[derive(Debug, Clone, Deserialize)]
-pub struct TrackSwitch {
-    pub strategic: TurnSpan,
-    #[serde(default)]
-    pub strategic_restriction: Option<StrategicRestriction>,
-    /// Case A: the declaration that moves play to the tactical track.
-    #[serde(default)]
-    pub declaration: Option<Declaration>,
-    #[serde(default)]
-    pub rule: Option<String>,
-}
-
-/// Savannah 1.6 case A: who may declare, on which turns, and the turn play
-/// goes to at the end of the game turn.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Declaration {
-    pub by: String,
-    pub turns: TurnSpan,
-    pub next_turn: u32,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StrategicRestriction {
-    pub armies: Vec<String>,
-    pub may_not_move_adjacent_to: String,
-}
-
-/// A held gun hit with one of these results (charts/codes.yaml symbols)
-/// must move back to its at-start hex (`must_return_to: setup-hex`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FireReturn {
-    pub results: Vec<String>,
-    pub must_return_to: String,
-}
-
-/// Savannah Historical Scenario, Special Rules: artillery that may not move
-/// until attacked in Close Combat.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FixedArtillery {
-    pub rule: String,
-    /// Counter types held in place.
-    pub types: Vec<String>,
-    /// The armies whose guns are held (all when empty).
-    #[serde(default)]
-    pub armies: Vec<String>,
-    /// Units that move freely all the same.
-    #[serde(default)]
-    pub except_units: Vec<String>,
-    /// What frees a gun: `attacked-in-close-combat` (the state's `released`).
-    pub may_move_after: String,
-    /// What Defensive Artillery Fire does to a held gun.
-    #[serde(default)]
-    pub on_defensive_artillery_fire_result: Option<FireReturn>,
-    #[serde(default)]
-    pub note: Option<String>,
-}
 
 // ---------------------------------------------------------------------------
 // The phase
@@ -836,7 +282,7 @@ struct Phase<'a> {
     weather: Option<&'a crate::systems::gboar::data::charts::WeatherCondition>,
     fixed_artillery: Option<&'a FixedArtillery>,
     covered_way: &'a crate::systems::gboar::data::charts::CoveredWayFile,
-    reinforcements: Option<&'a crate::systems::gboar::phases::reinforcement::Data>,
+    reinforcements: Option<&'a crate::systems::gboar::data::scenario::Data>,
     rules: &'a Rules,
     scenario: &'a ScenarioMovement,
     /// The hexes of the map's zones and places, by id.
@@ -925,10 +371,6 @@ fn list_or_none(ids: &[String]) -> String {
 
 fn state_pinned(state: &State, id: &str) -> bool {
     state.units.get(id).is_some_and(|u| u.pinned)
-}
-
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
 }
 
 fn list(ids: &[String]) -> String {
@@ -1160,7 +602,7 @@ impl<'a> Phase<'a> {
                         else {
                             continue;
                         };
-                        if r.pair(x, y) {
+                        if r.applies(x, y) {
                             return Err(format!(
                                 "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
                                 r.rule_name(),
@@ -2965,7 +2407,7 @@ impl Phase<'_> {
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
         let start = &base.state.clone();
-        let occupancy = crate::systems::gboar::phases::close_combat::Occupancy::new(self.rules, start);
+        let occupancy = crate::systems::gboar::board::units::Occupancy::new(self.rules, start);
         for (id, unit) in &start.units {
             let Some(c) = self.counters.get(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
@@ -2973,8 +2415,7 @@ impl Phase<'_> {
                 continue;
             }
             let Some(hex) = hex_of(start, id) else { continue };
-            if !of(id)
-                || !crate::systems::gboar::phases::close_combat::must_attack_in(self.rules, start, id, Some(&occupancy))
+            if !of(id) || !crate::systems::gboar::board::units::must_attack_in(self.rules, start, id, Some(&occupancy))
             {
                 continue;
             }
@@ -3080,7 +2521,7 @@ impl Phase<'_> {
             for (hex, units) in &by_hex {
                 for (n, x) in units.iter().enumerate() {
                     for y in units.iter().skip(n + 1) {
-                        if !r.pair(x, y) {
+                        if !r.applies(x, y) {
                             continue;
                         }
                         let (sx, sy) = (side_of(x), side_of(y));
@@ -3498,7 +2939,7 @@ fn arrivals_at_start(rules: &Rules, state: &State, player: &str, dice: &mut dyn 
     if rules.reinforcements.is_none() || rules.sequence.phases_used(state.turn)?.iter().any(|p| p == "reinforcement") {
         return Ok(None);
     }
-    crate::systems::gboar::phases::reinforcement::resolve(rules, state, player, dice).map(Some)
+    crate::systems::gboar::effects::arrivals::resolve(rules, state, player, dice).map(Some)
 }
 
 /// Dice for checking orders: no roll is made before the resolution.

@@ -15,13 +15,8 @@ use crate::base::hex::{neighbours, HexId, Hexside};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::units::{hex_of, leader_in_command, modified_morale};
 use crate::systems::gboar::board::Rules;
-use crate::systems::gboar::data::counters::Counter;
-
-/// A counter that is on the map, with its hex.
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
-}
 
 /// Combat units of other players in the hexes next to `hex` (15.1: "enemy
 /// combat units"; leaders are not combat units).
@@ -38,60 +33,6 @@ fn enemy_adjacent(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec
         })
         .cloned()
         .collect()
-}
-
-/// 14.1: the leader in command in a hex: the highest ranking friendly leader
-/// of the unit's army; between equal ranks the senior (Savannah 4.18), then
-/// the lower id so the choice is always the same.
-pub fn leader_in_command<'a>(rules: &'a Rules, state: &State, hex: HexId, army: &str) -> Option<&'a Counter> {
-    let mut leaders: Vec<&Counter> = state
-        .units
-        .keys()
-        .filter_map(|id| rules.counter(id))
-        .filter(|c| c.is_leader() && c.army == army && hex_of(state, &c.id) == Some(hex))
-        .collect();
-    leaders.sort_by(|a, b| {
-        let rank = b.rank.unwrap_or(0).cmp(&a.rank.unwrap_or(0));
-        let senior = |x: &Counter, y: &Counter| rules.seniority.iter().any(|s| s.senior == x.id && s.junior == y.id);
-        rank.then_with(|| {
-            if senior(a, b) {
-                std::cmp::Ordering::Less
-            } else if senior(b, a) {
-                std::cmp::Ordering::Greater
-            } else {
-                a.id.cmp(&b.id)
-            }
-        })
-    });
-    leaders.first().copied()
-}
-
-/// 15.32, 16.2: base morale (reduced side when the unit has lost a step)
-/// plus its army's morale level modifier.
-pub fn modified_morale(rules: &Rules, state: &State, counter: &Counter) -> Result<(i32, i32, String)> {
-    let steps = state.units.get(&counter.id).map(|u| u.steps).unwrap_or(1);
-    let morale = counter.morale.ok_or_else(|| Error::refused(format!("{} has no morale", counter.id)))?;
-    let full = counter.steps.unwrap_or(1);
-    let base = if steps < full { morale.reduced.unwrap_or(morale.full) } else { morale.full };
-    let level_value = state.army_morale.get(&counter.army).copied().unwrap_or(0);
-    let level = rules
-        .charts
-        .army_morale
-        .levels
-        .iter()
-        .find(|l| (l.range.min..=l.range.max).contains(&level_value))
-        .ok_or_else(|| {
-            Error::refused(format!("army morale {level_value} of {} is on no level of the track", counter.army))
-        })?;
-    // Savannah 4.10: a unit out on a sortie has its printed morale reduced.
-    let sortie = rules
-        .scenario_movement
-        .sortie_restriction
-        .as_ref()
-        .filter(|r| r.turns.contains(state.turn))
-        .filter(|_| state.units.get(&counter.id).is_some_and(|u| u.sortie_with.is_some()))
-        .map_or(0, |r| r.unit_morale_while_sortieing);
-    Ok((base.saturating_add(sortie), level.unit_morale_modifier.unwrap_or(0), level.name.clone()))
 }
 
 /// Savannah 4.19: a unit behind an unbreached fieldwork (a fieldwork hexside
