@@ -5,13 +5,11 @@
 //! dice and what must happen.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
-use crate::base::fsio;
 use crate::system::Dice;
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::Rules;
@@ -304,15 +302,15 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     Ok(())
 }
 
-/// Run the case in `path`.
-pub fn run(path: &Path) -> Result<Outcome> {
-    let label = path.display().to_string();
-    let text = fsio::read_text(path, &label)?;
-    let case: Case = crate::base::yaml::parse(&label, &text).map_err(Error::Data)?;
-    let module_dir: PathBuf = path.parent().unwrap_or(Path::new(".")).join(&case.module);
-    let source = if module_dir.is_dir() { Source::Dir(module_dir) } else { Source::Embedded(case.module.clone()) };
+/// Run the case whose text is `text` (`label` names it in messages, its
+/// file's path). The case names its module as written (`module:`);
+/// `source_of` says where that module is (a folder next to the case, or
+/// an embedded module): the caller reads files, the engine does not.
+pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Source) -> Result<Outcome> {
+    let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
+    let source = source_of(&case.module);
     let mut outcome = Outcome {
-        file: label,
+        file: label.to_string(),
         name: case.name.clone(),
         rules: case.rules.clone(),
         passed: false,
