@@ -8,7 +8,7 @@
 //! needs, set-up hexes on the map and not in prohibited terrain), every
 //! scenario (units exist, none twice, overrides and reinforcements resolve)
 //! and stacking at set-up (series 7.1, limits from module.yaml); and every
-//! chart (`charts.rs`: complete tables, defined codes, references).
+//! chart (`charts/`: complete tables, defined codes, references).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -4,7 +4,7 @@
 //! VI) decides it with no orders; where a scenario has no such phase the
 //! Movement Phase does it when it begins (9.61). Placement itself, the
 //! voluntary delay and the choice among several hexes are the Movement
-//! Phase's (src/systems/gboar/movement.rs), from the player's movement orders.
+//! Phase's (src/systems/gboar/phases/movement/), from the player's movement orders.
 //!
 //! - Due this turn: the schedule's groups for this turn, and units whose
 //!   arrival was put off to this turn (voluntary delay, blocked entry,
