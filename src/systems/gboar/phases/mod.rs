@@ -18,6 +18,7 @@ pub mod weather;
 use std::collections::BTreeMap;
 
 use crate::base::error::{Error, Result};
+use crate::base::yaml::Value;
 use crate::system::Dice;
 use crate::systems::gboar::board::state::{self, Resolution, State};
 use crate::systems::gboar::board::Rules;
@@ -73,7 +74,7 @@ pub fn validate_body(
             .collect()
     };
     // No field is ever empty (null): refused with what the field would hold.
-    let nulls = crate::systems::gboar::orders::empty_fields(rules, step, side, body);
+    let nulls = empty_fields(rules, step, side, body);
     if !nulls.is_empty() {
         return at_fields(nulls, "step");
     }
@@ -111,6 +112,89 @@ pub fn validate_body(
         }
         other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
     }
+}
+
+/// A problem found in a body's shape: the field path and what is wrong.
+pub type ShapeProblem = (String, String);
+
+/// What a phase's orders hold, in words: the keys of the body, and for a
+/// body that lists items (moves, attacks), the list's key and what an item
+/// holds.
+pub struct Hints {
+    pub body: &'static str,
+    pub items: Option<(&'static str, &'static str)>,
+}
+
+/// The hints of `side`'s orders for `step`; `None` for a phase that takes
+/// no orders.
+pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
+    let phasing = match step {
+        Step::PlayerTurn { player, .. } => rules.sequence.sides_of(player).iter().any(|s| s == side),
+        _ => false,
+    };
+    let (body, items) = match step.phase() {
+        "initiative" => ("initiative orders are `momentum:`", None),
+        "movement" => (
+            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
+            Some(("moves", "a move has unit or stack, path or to, and may have strategic and leave_pin")),
+        ),
+        "close-combat" if phasing => (
+            "close combat orders are `attacks:`, `diversion:` and `momentum:`",
+            Some((
+                "attacks",
+                "an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture",
+            )),
+        ),
+        "close-combat" => ("defence orders are `defence:` and `momentum:`", None),
+        "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
+        "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
+        _ => return None,
+    };
+    Some(Hints { body, items })
+}
+
+/// Every field of `body` given no value (`moves:` with nothing after it,
+/// `~`, `null`, an empty `-` item), as a problem: no orders field is ever
+/// empty, and an empty one is refused rather than read as a default.
+pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+    let hints = hints(rules, step, side);
+    let mut found = Vec::new();
+    // (path, value); a loop over an explicit stack, in the file's order.
+    let mut stack: Vec<(String, &Value)> = vec![(String::new(), body)];
+    while let Some((path, value)) = stack.pop() {
+        let mut children: Vec<(String, &Value)> = Vec::new();
+        match value {
+            Value::Null if !path.is_empty() => {
+                let item = path.ends_with(']');
+                let list =
+                    hints.as_ref().and_then(|h| h.items).filter(|(list, _)| path.starts_with(&format!("{list}[")));
+                let legal = match (&hints, list) {
+                    (_, Some((_, item_hint))) => item_hint,
+                    (Some(h), None) => h.body,
+                    (None, None) => "this phase takes no orders",
+                };
+                let what = if item { "is an empty item" } else { "is empty" };
+                found.push((path.clone(), format!("{what} (null): give it a value or remove the line ({legal})")));
+            }
+            Value::Mapping(map) => {
+                for (k, v) in map {
+                    let key = match k {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => continue,
+                    };
+                    children.push((if path.is_empty() { key } else { format!("{path}.{key}") }, v));
+                }
+            }
+            Value::Sequence(items) => {
+                children.extend(items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)));
+            }
+            Value::Tagged(t) => children.push((path.clone(), &t.value)),
+            _ => {}
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    found
 }
 
 /// A problem of orders that spans sides: the side, the field, what is wrong.
