@@ -10,12 +10,13 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use adjutant::base::hex::HexId;
+use adjutant::systems::gboar::board::state::State;
+use adjutant::systems::gboar::board::Rules;
 use adjutant::systems::gboar::case::ScriptedDice;
-use adjutant::systems::gboar::close_combat;
 use adjutant::systems::gboar::data::Source;
-use adjutant::systems::gboar::odds::{distribution, MomentumPolicy, Side};
-use adjutant::systems::gboar::state::State;
-use adjutant::systems::gboar::Rules;
+use adjutant::systems::gboar::guide::odds::{distribution, Side};
+use adjutant::systems::gboar::phases::close_combat;
+use adjutant::systems::gboar::phases::close_combat::MomentumPolicy;
 
 fn main() {
     let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").expect("Savannah loads");

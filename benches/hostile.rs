@@ -126,8 +126,8 @@ fn ms(d: Duration) -> String {
 /// The engine's own check of `n` moves of one unit, in this process: the
 /// least of a few runs.
 fn engine_check(
-    rules: &adjutant::systems::gboar::Rules,
-    state: &adjutant::systems::gboar::state::State,
+    rules: &adjutant::systems::gboar::board::Rules,
+    state: &adjutant::systems::gboar::board::state::State,
     n: usize,
 ) -> Duration {
     let text = moves(n);
@@ -136,7 +136,7 @@ fn engine_check(
     (0..3)
         .map(|_| {
             let start = Instant::now();
-            let problems = adjutant::systems::gboar::validate_body(
+            let problems = adjutant::systems::gboar::phases::validate_body(
                 rules,
                 state,
                 &checked.step,
@@ -219,8 +219,8 @@ fn main() {
 
     // Linear scaling in the engine, past what a file may hold.
     let source = adjutant::systems::gboar::data::Source::Embedded("savannah-1779".into());
-    let rules = adjutant::systems::gboar::Rules::load(&source, "historical").expect("the module loads");
-    let state = adjutant::systems::gboar::state::State::setup(&rules.module, "historical").expect("the set-up");
+    let rules = adjutant::systems::gboar::board::Rules::load(&source, "historical").expect("the module loads");
+    let state = adjutant::systems::gboar::board::state::State::setup(&rules.module, "historical").expect("the set-up");
     let small = engine_check(&rules, &state, 8000);
     let large = engine_check(&rules, &state, 100_000);
     let growth = large.as_secs_f64() / small.as_secs_f64();

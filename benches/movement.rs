@@ -10,10 +10,11 @@ use std::time::Instant;
 
 use adjutant::base::hex::{neighbours, HexId};
 use adjutant::base::yaml::Value;
+use adjutant::systems::gboar::board::state::State;
+use adjutant::systems::gboar::board::Rules;
 use adjutant::systems::gboar::case::ScriptedDice;
 use adjutant::systems::gboar::data::Source;
-use adjutant::systems::gboar::state::State;
-use adjutant::systems::gboar::{movement, Rules};
+use adjutant::systems::gboar::phases::movement;
 
 fn body(moves: &[(String, String)]) -> Value {
     let list: Vec<Value> = moves

@@ -42,7 +42,9 @@ fn whole_games_with_random_orders_keep_every_invariant() {
     if cfg!(target_os = "linux") {
         let cpu = report["cpu_seconds"].as_f64().unwrap();
         assert!(cpu > 0.0 && cpu <= report["seconds"].as_f64().unwrap() * 1.05 + 0.05, "{}", run.stdout);
-        assert!(report["games_per_cpu_second"].as_f64().unwrap() >= report["games_per_second"].as_f64().unwrap() * 0.95);
+        assert!(
+            report["games_per_cpu_second"].as_f64().unwrap() >= report["games_per_second"].as_f64().unwrap() * 0.95
+        );
     }
 }
 

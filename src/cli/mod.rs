@@ -267,11 +267,24 @@ fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, E
     Ok(files)
 }
 
+/// Where a case's `module:` is: a folder relative to the case file, else an
+/// embedded module's id.
+fn case_module(case_file: &std::path::Path, module: &str) -> adjutant::systems::gboar::data::Source {
+    let dir = case_file.parent().unwrap_or(std::path::Path::new(".")).join(module);
+    if dir.is_dir() {
+        adjutant::systems::gboar::data::Source::Dir(dir)
+    } else {
+        adjutant::systems::gboar::data::Source::Embedded(module.to_string())
+    }
+}
+
 fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
     let mut outcomes = Vec::new();
     for file in case_files(paths)? {
-        let outcome =
-            adjutant::systems::gboar::case::run(&file).unwrap_or_else(|e| adjutant::systems::gboar::case::Outcome {
+        let label = file.display().to_string();
+        let outcome = adjutant::base::fsio::read_text(&file, &label)
+            .and_then(|text| adjutant::systems::gboar::case::run(&label, &text, |module| case_module(&file, module)))
+            .unwrap_or_else(|e| adjutant::systems::gboar::case::Outcome {
                 file: file.display().to_string(),
                 name: String::new(),
                 rules: Vec::new(),

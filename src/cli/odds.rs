@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use adjutant::systems::gboar::close_combat::{self, Engagement, Tactics};
+use adjutant::systems::gboar::board::state::State;
+use adjutant::systems::gboar::board::Rules;
 use adjutant::systems::gboar::data::Source;
-use adjutant::systems::gboar::odds::{distribution, MomentumPolicy, Side};
-use adjutant::systems::gboar::state::State;
-use adjutant::systems::gboar::Rules;
+use adjutant::systems::gboar::guide::odds::{distribution, Side};
+use adjutant::systems::gboar::phases::close_combat::MomentumPolicy;
+use adjutant::systems::gboar::phases::close_combat::{self, Engagement, Tactics};
 use adjutant::Error;
 
 use super::arguments::OddsArgs;
@@ -70,7 +71,7 @@ fn with_morale_checks(lines: &[Line], denominator: u128) -> Result<Vec<FullLine>
         Error::usage(format!(
             "an outcome calls for {most} morale checks: with the re-rolls asked for, the exact odds of every \
              combination fit for at most {MAX_MORALE_CHECKS} checks and {} re-rolls; weigh fewer units or re-rolls",
-            adjutant::systems::gboar::odds::MAX_REROLLS
+            adjutant::systems::gboar::guide::odds::MAX_REROLLS
         ))
     };
     // The percentages multiply by 10,000 as well.
@@ -112,12 +113,12 @@ fn with_morale_checks(lines: &[Line], denominator: u128) -> Result<Vec<FullLine>
 
 /// 13.1: the results that make the side's other units check morale.
 const CHECKING: [&str; 6] = [
-    adjutant::systems::gboar::results::RETREAT,
-    adjutant::systems::gboar::results::DISRUPT,
-    adjutant::systems::gboar::results::STEP_LOSS,
-    adjutant::systems::gboar::results::TWO_STEP_LOSS,
-    adjutant::systems::gboar::results::CAPTURED_DC,
-    adjutant::systems::gboar::results::CAPTURED_AC,
+    adjutant::systems::gboar::effects::results::RETREAT,
+    adjutant::systems::gboar::effects::results::DISRUPT,
+    adjutant::systems::gboar::effects::results::STEP_LOSS,
+    adjutant::systems::gboar::effects::results::TWO_STEP_LOSS,
+    adjutant::systems::gboar::effects::results::CAPTURED_DC,
+    adjutant::systems::gboar::effects::results::CAPTURED_AC,
 ];
 
 /// 13.5: a unit's chance to pass a morale check, counted over the ten faces
@@ -127,14 +128,14 @@ fn pass_in_ten(rules: &Rules, state: &State, unit: &str, attacked_from: &[adjuta
     (0..10u16)
         .filter(|face| {
             let mut trial = state.clone();
-            let check = adjutant::systems::gboar::results::MoraleCheck {
+            let check = adjutant::systems::gboar::effects::results::MoraleCheck {
                 why: "odds",
                 morale_at_start: &at_start,
                 attacked_from,
                 trigger: None,
             };
             let mut dice = adjutant::systems::gboar::case::ScriptedDice::new(vec![*face]);
-            adjutant::systems::gboar::results::morale_check(rules, &mut trial, unit, &check, &mut dice)
+            adjutant::systems::gboar::effects::results::morale_check(rules, &mut trial, unit, &check, &mut dice)
                 .is_ok_and(|(p, _)| p)
         })
         .count() as u32

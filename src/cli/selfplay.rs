@@ -8,10 +8,10 @@ use std::time::Instant;
 use serde::Serialize;
 
 use adjutant::game::selfplay::{write_folder, FolderCheck, FolderGame, FolderStep};
+use adjutant::systems::gboar::board::state::State;
+use adjutant::systems::gboar::board::Rules;
 use adjutant::systems::gboar::data::Source;
 use adjutant::systems::gboar::selfplay::{self, GameId, Summary};
-use adjutant::systems::gboar::state::State;
-use adjutant::systems::gboar::Rules;
 use adjutant::Error;
 
 use super::arguments::SelfplayArgs;

@@ -5,18 +5,17 @@
 //! dice and what must happen.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::sequence::Step;
-use super::state::{Condition, State};
-use super::{resolve, Rules};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
-use crate::base::fsio;
 use crate::system::Dice;
+use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
 use crate::systems::gboar::data::Source;
+use crate::systems::gboar::phases::resolve;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,10 +103,10 @@ pub struct UnitPatch {
     pub been_inside: Option<bool>,
     /// A reinforcement's arrival (series 9.6); compared whole when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arriving: Option<super::state::Arrival>,
+    pub arriving: Option<crate::systems::gboar::board::state::Arrival>,
     /// Off the map: reinforcement, captured or eliminated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub off_map: Option<super::state::OffMap>,
+    pub off_map: Option<crate::systems::gboar::board::state::OffMap>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -303,15 +302,15 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     Ok(())
 }
 
-/// Run the case in `path`.
-pub fn run(path: &Path) -> Result<Outcome> {
-    let label = path.display().to_string();
-    let text = fsio::read_text(path, &label)?;
-    let case: Case = crate::base::yaml::parse(&label, &text).map_err(Error::Data)?;
-    let module_dir: PathBuf = path.parent().unwrap_or(Path::new(".")).join(&case.module);
-    let source = if module_dir.is_dir() { Source::Dir(module_dir) } else { Source::Embedded(case.module.clone()) };
+/// Run the case whose text is `text` (`label` names it in messages, its
+/// file's path). The case names its module as written (`module:`);
+/// `source_of` says where that module is (a folder next to the case, or
+/// an embedded module): the caller reads files, the engine does not.
+pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Source) -> Result<Outcome> {
+    let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
+    let source = source_of(&case.module);
     let mut outcome = Outcome {
-        file: label,
+        file: label.to_string(),
         name: case.name.clone(),
         rules: case.rules.clone(),
         passed: false,
@@ -327,7 +326,7 @@ pub fn run(path: &Path) -> Result<Outcome> {
     // `resolve` of a game waits for every side the step awaits; a case must
     // send them all too, or it would show what no game can reach.
     if case.expect.refused.is_none() {
-        for side in super::awaited(&rules, &state, &case.step) {
+        for side in crate::systems::gboar::phases::awaited(&rules, &state, &case.step) {
             if !case.orders.contains_key(&side) {
                 failures.push(format!("the step awaits orders from {side} too: add `{side}:` under orders"));
             }
@@ -338,12 +337,12 @@ pub fn run(path: &Path) -> Result<Outcome> {
         // file; then, where those pass, every side's together.
         let mut found: Vec<(String, String)> = Vec::new();
         for (side, body) in &case.orders {
-            for p in super::validate_body(&rules, &state, &case.step, side, body, "case", "") {
+            for p in crate::systems::gboar::phases::validate_body(&rules, &state, &case.step, side, body, "case", "") {
                 found.push((side.clone(), format!("{}: {}", p.field, p.message)));
             }
         }
         if found.is_empty() {
-            for p in super::validate_step(&rules, &state, &case.step, &case.orders) {
+            for p in crate::systems::gboar::phases::validate_step(&rules, &state, &case.step, &case.orders) {
                 found.push((p.side, format!("{}: {}", p.field, p.message)));
             }
         }

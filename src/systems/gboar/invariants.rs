@@ -37,11 +37,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::sequence::Step;
-use super::state::{Condition, OffMap, State};
-use super::Rules;
 use crate::base::hex::{are_adjacent, distance, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::units::hex_of;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
 
 /// The invariants of one module and scenario, with what they read of the
 /// module computed once.
@@ -51,13 +52,9 @@ pub struct Invariants<'a> {
     pool: u32,
 }
 
-fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
-}
-
 impl<'a> Invariants<'a> {
     pub fn new(rules: &'a Rules) -> Invariants<'a> {
-        Invariants { rules, pool: super::close_combat::momentum_pool_size(rules) }
+        Invariants { rules, pool: crate::systems::gboar::phases::close_combat::momentum_pool_size(rules) }
     }
 
     fn player_of(&self, id: &str) -> Option<&'a str> {
@@ -140,7 +137,7 @@ impl<'a> Invariants<'a> {
         for (hex, ids) in by_hex {
             let mut per_player: BTreeMap<&str, (i32, i32)> = BTreeMap::new();
             for id in ids {
-                let (sps, guns) = super::losses::stacking_weight(self.rules, state, id);
+                let (sps, guns) = crate::systems::gboar::effects::losses::stacking_weight(self.rules, state, id);
                 let total = per_player.entry(self.player_of(id).unwrap_or("")).or_default();
                 total.0 += sps;
                 total.1 += guns;
@@ -168,7 +165,9 @@ impl<'a> Invariants<'a> {
                 broken.push(format!("{id} has left the game's state"));
                 continue;
             };
-            let gone = |u: &super::state::UnitState| matches!(u.off_map, Some(OffMap::Captured | OffMap::Eliminated));
+            let gone = |u: &crate::systems::gboar::board::state::UnitState| {
+                matches!(u.off_map, Some(OffMap::Captured | OffMap::Eliminated))
+            };
             if gone(was) && now.off_map != was.off_map {
                 broken.push(format!("{id} was {:?} and is now {:?} at {:?}", was.off_map, now.off_map, now.hex));
             }

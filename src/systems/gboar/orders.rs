@@ -15,11 +15,12 @@
 
 use crate::base::yaml::{Mapping, Value};
 
-use super::sequence::Step;
-use super::state::State;
-use super::Rules;
 use crate::base::error::Located;
 use crate::base::yaml::locate::{Index, Position};
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::{step_field, Step};
+use crate::systems::gboar::phases::{empty_fields, hints, ShapeProblem};
 
 /// The fields every orders file begins with.
 pub const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
@@ -30,12 +31,6 @@ pub struct Checked {
     pub side: String,
     pub step: Step,
     pub body: Value,
-}
-
-/// The step's name as orders files write it: without the turn number.
-pub fn step_field(step: &Step) -> String {
-    let name = step.name();
-    name.split_once('-').map(|(_, rest)| rest.to_string()).unwrap_or(name)
 }
 
 /// The most digits a turn number has.
@@ -183,7 +178,7 @@ pub fn check_header(
             ));
         }
     }
-    let awaited = super::awaited(rules, state, next);
+    let awaited = crate::systems::gboar::phases::awaited(rules, state, next);
     if let Some(side) = &side {
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
@@ -197,7 +192,7 @@ pub fn check_header(
                     known.join(", ")
                 ),
             ));
-        } else if !awaited.contains(side) && !super::may_await(rules, next).contains(side) {
+        } else if !awaited.contains(side) && !crate::systems::gboar::phases::may_await(rules, next).contains(side) {
             // A side the phase could await but this state does not (no
             // unit in contact, no gun in range) may still send orders: they
             // are checked like any, and nothing waits for them.
@@ -216,9 +211,6 @@ pub fn check_header(
     Ok(Checked { side: side.unwrap_or_default(), step: next.clone(), body: Value::Mapping(body) })
 }
 
-/// A problem found in a body's shape: the field path and what is wrong.
-pub type ShapeProblem = (String, String);
-
 /// Read `body` as `T`, reporting the field path of the first mismatch under
 /// `prefix` (`moves[2]`), with `hint` naming the keys that are legal.
 fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &str) -> Result<T, ShapeProblem> {
@@ -233,86 +225,6 @@ fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &st
     })
 }
 
-/// What a phase's orders hold, in words: the keys of the body, and for a
-/// body that lists items (moves, attacks), the list's key and what an item
-/// holds.
-struct Hints {
-    body: &'static str,
-    items: Option<(&'static str, &'static str)>,
-}
-
-/// The hints of `side`'s orders for `step`; `None` for a phase that takes
-/// no orders.
-fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
-    let phasing = match step {
-        Step::PlayerTurn { player, .. } => rules.sequence.sides_of(player).iter().any(|s| s == side),
-        _ => false,
-    };
-    let (body, items) = match step.phase() {
-        "initiative" => ("initiative orders are `momentum:`", None),
-        "movement" => (
-            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
-            Some(("moves", "a move has unit or stack, path or to, and may have strategic and leave_pin")),
-        ),
-        "close-combat" if phasing => (
-            "close combat orders are `attacks:`, `diversion:` and `momentum:`",
-            Some((
-                "attacks",
-                "an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture",
-            )),
-        ),
-        "close-combat" => ("defence orders are `defence:` and `momentum:`", None),
-        "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
-        "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
-        _ => return None,
-    };
-    Some(Hints { body, items })
-}
-
-/// Every field of `body` given no value (`moves:` with nothing after it,
-/// `~`, `null`, an empty `-` item), as a problem: no orders field is ever
-/// empty, and an empty one is refused rather than read as a default.
-pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
-    let hints = hints(rules, step, side);
-    let mut found = Vec::new();
-    // (path, value); a loop over an explicit stack, in the file's order.
-    let mut stack: Vec<(String, &Value)> = vec![(String::new(), body)];
-    while let Some((path, value)) = stack.pop() {
-        let mut children: Vec<(String, &Value)> = Vec::new();
-        match value {
-            Value::Null if !path.is_empty() => {
-                let item = path.ends_with(']');
-                let list =
-                    hints.as_ref().and_then(|h| h.items).filter(|(list, _)| path.starts_with(&format!("{list}[")));
-                let legal = match (&hints, list) {
-                    (_, Some((_, item_hint))) => item_hint,
-                    (Some(h), None) => h.body,
-                    (None, None) => "this phase takes no orders",
-                };
-                let what = if item { "is an empty item" } else { "is empty" };
-                found.push((path.clone(), format!("{what} (null): give it a value or remove the line ({legal})")));
-            }
-            Value::Mapping(map) => {
-                for (k, v) in map {
-                    let key = match k {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => n.to_string(),
-                        _ => continue,
-                    };
-                    children.push((if path.is_empty() { key } else { format!("{path}.{key}") }, v));
-                }
-            }
-            Value::Sequence(items) => {
-                children.extend(items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)));
-            }
-            Value::Tagged(t) => children.push((path.clone(), &t.value)),
-            _ => {}
-        }
-        stack.extend(children.into_iter().rev());
-    }
-    found
-}
-
 /// Check the shape of one side's orders for a kind of step without a
 /// state: the keys the step's phase reads and the types of their values,
 /// each listed move or attack included, and no field left empty. What
@@ -320,7 +232,10 @@ pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec
 /// checked by `validate_body` when the step comes. Used for standing
 /// orders, which name a kind of step rather than one step of one turn.
 pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
-    use super::{close_combat, fire, initiative, movement};
+    use crate::systems::gboar::phases::close_combat;
+    use crate::systems::gboar::phases::fire;
+    use crate::systems::gboar::phases::initiative;
+    use crate::systems::gboar::phases::movement;
     /// The whole body as `T`, then each item of one of its lists as `I`.
     fn with_items<T, I>(
         body: &Value,

@@ -32,11 +32,12 @@ use crate::base::dice::{self, Bytes32, SideHash, StepDice};
 use crate::base::error::{Error, Result};
 use crate::base::yaml::{Mapping, Value};
 use crate::system::GameResult;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::guide::template::{self, Guide};
 use crate::systems::gboar::invariants::Invariants;
-use crate::systems::gboar::sequence::Step;
-use crate::systems::gboar::state::State;
-use crate::systems::gboar::template::{self, Guide};
-use crate::systems::gboar::{self, Rules};
+use crate::systems::gboar::phases;
 
 /// One game of a run: the run's seed and the game's number (from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -338,7 +339,7 @@ fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &
     let mine: Vec<String> = state
         .units
         .keys()
-        .filter(|id| gboar::close_combat::side_of(rules, id) == side && !forced.contains(*id))
+        .filter(|id| crate::systems::gboar::board::units::side_of(rules, id) == side && !forced.contains(*id))
         .cloned()
         .collect();
     let chosen: Vec<String> = mine.into_iter().filter(|_| draw.chance(1, 2)).collect();
@@ -540,7 +541,7 @@ fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
 /// Every awaited side's random orders for `step`: its least orders, which
 /// must validate (alone, and all sides' together), and what the drawn
 /// choices add that still validates, alone and together
-/// ([`gboar::validate_step`]).
+/// ([`phases::validate_step`]).
 fn step_orders(
     rules: &Rules,
     state: &State,
@@ -555,14 +556,14 @@ fn step_orders(
         let mut found = Vec::new();
         for (side, body) in bodies {
             found.extend(
-                gboar::validate_body(rules, state, step, side, body, "selfplay", "")
+                phases::validate_body(rules, state, step, side, body, "selfplay", "")
                     .into_iter()
                     .map(|p| (side.clone(), p.field, p.message)),
             );
         }
         if found.is_empty() {
             found.extend(
-                gboar::validate_step(rules, state, step, bodies).into_iter().map(|p| (p.side, p.field, p.message)),
+                phases::validate_step(rules, state, step, bodies).into_iter().map(|p| (p.side, p.field, p.message)),
             );
         }
         found
@@ -637,8 +638,11 @@ fn step_orders(
 
 /// The orders file `adjutant template` would write for this body.
 fn orders_file(game: &str, step: &Step, side: &str, body: &Value) -> String {
-    let mut text =
-        format!("game: {game}\nturn: {}\nstep: {}\nside: {side}\n", step.turn(), gboar::orders::step_field(step));
+    let mut text = format!(
+        "game: {game}\nturn: {}\nstep: {}\nside: {side}\n",
+        step.turn(),
+        crate::systems::gboar::data::sequence::step_field(step)
+    );
     if body.as_mapping().is_some_and(|m| !m.is_empty()) {
         text += &crate::base::yaml::to_string(body).unwrap_or_default();
     }
@@ -727,7 +731,7 @@ fn play_inner(
         // Each awaited side's orders file, read back as a real one is.
         let mut files = Vec::new();
         let mut bodies = BTreeMap::new();
-        let sides = gboar::awaited(rules, &state, &step);
+        let sides = phases::awaited(rules, &state, &step);
         let drawn = match step_orders(rules, &state, &step, &sides, &mut draw) {
             Ok((drawn, counts)) => {
                 played.orders.add(&counts);
@@ -740,7 +744,7 @@ fn play_inner(
         };
         for (side, body) in drawn {
             let file = orders_file(&game, &step, &side, &body);
-            match gboar::orders::check_header(rules, &game, &state, "selfplay", &file) {
+            match crate::systems::gboar::orders::check_header(rules, &game, &state, "selfplay", &file) {
                 Ok(c) if c.side == side => {
                     bodies.insert(side.clone(), c.body);
                 }
@@ -768,7 +772,7 @@ fn play_inner(
         };
         let resolve = || {
             let mut dice = StepDice::new(&seed);
-            gboar::resolve(rules, &state, &step, &bodies, &mut dice).map(|mut r| {
+            phases::resolve(rules, &state, &step, &bodies, &mut dice).map(|mut r| {
                 r.state.resolved_steps = k;
                 (r, dice.into_log())
             })

@@ -10,11 +10,11 @@ use crate::base::error::{Error, Located, Result};
 use crate::base::yaml::Value;
 use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, StepInfo, StepKind};
 
-use super::data::Source;
-use super::orders::step_field;
-use super::sequence::Step;
-use super::state::State;
-use super::Rules;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::step_field;
+use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::data::Source;
 
 /// The GBoAR series (Savannah 1779 and any module whose `system:` is
 /// `gboar`).
@@ -129,7 +129,9 @@ impl seam::Rules for Rules {
 
     fn awaited(&self, state: &dyn GameState) -> Vec<String> {
         match ours(state) {
-            Ok(s) => s.next.as_ref().map(|step| super::awaited(self, s, step)).unwrap_or_default(),
+            Ok(s) => {
+                s.next.as_ref().map(|step| crate::systems::gboar::phases::awaited(self, s, step)).unwrap_or_default()
+            }
             Err(_) => Vec::new(),
         }
     }
@@ -142,7 +144,7 @@ impl seam::Rules for Rules {
         text: &str,
     ) -> std::result::Result<Header, Vec<Located>> {
         let state = ours(state).map_err(|e| vec![problem(label, e.to_string())])?;
-        let checked = super::orders::check_header(self, game_id, state, label, text)?;
+        let checked = crate::systems::gboar::orders::check_header(self, game_id, state, label, text)?;
         Ok(Header { side: checked.side, step: step_info(&checked.step), body: checked.body })
     }
 
@@ -150,7 +152,7 @@ impl seam::Rules for Rules {
         let found = ours(state).and_then(|s| Ok((s, next_of(s)?)));
         match found {
             Ok((state, step)) if step_info(step) == header.step => {
-                super::validate_body(self, state, step, &header.side, &header.body, label, text)
+                crate::systems::gboar::phases::validate_body(self, state, step, &header.side, &header.body, label, text)
             }
             Ok((_, step)) => {
                 vec![problem(label, format!("step {}: these orders are for step {}", step.name(), header.step.name))]
@@ -164,7 +166,7 @@ impl seam::Rules for Rules {
         index: Option<&crate::base::yaml::locate::Index>,
         value: &Value,
     ) -> std::result::Result<u32, (Option<crate::base::yaml::locate::Position>, String)> {
-        super::orders::read_turn(index, value)
+        crate::systems::gboar::orders::read_turn(index, value)
     }
 
     fn step_ahead(&self, state: &dyn GameState, turn: u32, field: &str) -> Result<Option<StepAhead>> {
@@ -177,7 +179,10 @@ impl seam::Rules for Rules {
             let steps = self.sequence.steps_of_turn(turn, &order)?;
             let from = if turn == next.turn() { steps.iter().position(|s| s == next).map_or(0, |i| i + 1) } else { 0 };
             if let Some(s) = steps[from.min(steps.len())..].iter().find(|s| step_field(s) == field) {
-                return Ok(Some(StepAhead { step: step_info(s), may_await: super::may_await(self, s) }));
+                return Ok(Some(StepAhead {
+                    step: step_info(s),
+                    may_await: crate::systems::gboar::phases::may_await(self, s),
+                }));
             }
         }
         Ok(None)
@@ -190,7 +195,7 @@ impl seam::Rules for Rules {
         dice: &mut dyn Dice,
     ) -> Result<(seam::State, Vec<Event>)> {
         let state = ours(state)?;
-        let done = super::resolve(self, state, next_of(state)?, orders, dice)?;
+        let done = crate::systems::gboar::phases::resolve(self, state, next_of(state)?, orders, dice)?;
         Ok((Box::new(done.state), done.events))
     }
 
@@ -199,14 +204,14 @@ impl seam::Rules for Rules {
             .sequence
             .step_kinds()?
             .into_iter()
-            .map(|(field, step)| StepKind { may_await: super::may_await(self, &step), field })
+            .map(|(field, step)| StepKind { may_await: crate::systems::gboar::phases::may_await(self, &step), field })
             .collect())
     }
 
     fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<(String, String)> {
         match self.sequence.step_kinds() {
             Ok(kinds) => match kinds.get(kind) {
-                Some(step) => super::orders::check_shape(self, step, side, body),
+                Some(step) => crate::systems::gboar::orders::check_shape(self, step, side, body),
                 None => vec![(String::new(), format!("'{kind}' is not a step of this scenario's sequence of play"))],
             },
             Err(e) => vec![(String::new(), e.to_string())],
@@ -216,8 +221,8 @@ impl seam::Rules for Rules {
     fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {
         let state = ours(state)?;
         let step = next_of(state)?;
-        let body = super::template::minimal(self, state, step, side);
-        let guide = super::template::guide(self, state, step, side, &body);
+        let body = crate::systems::gboar::guide::template::minimal(self, state, step, side);
+        let guide = crate::systems::gboar::guide::template::guide(self, state, step, side, &body);
         let json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
         Ok(seam::Template {
             body,
@@ -246,7 +251,7 @@ impl seam::Rules for Rules {
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>> {
         let state = ours(state).ok()?;
         let army_of = |u: &str| self.army_of(u).map(str::to_string);
-        let (arrows, markers) = super::overlay::overlay(events, &army_of);
+        let (arrows, markers) = crate::systems::gboar::overlay::overlay(events, &army_of);
         let counters = state
             .units
             .iter()

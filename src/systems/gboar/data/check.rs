@@ -8,7 +8,7 @@
 //! needs, set-up hexes on the map and not in prohibited terrain), every
 //! scenario (units exist, none twice, overrides and reinforcements resolve)
 //! and stacking at set-up (series 7.1, limits from module.yaml); and every
-//! chart (`charts.rs`: complete tables, defined codes, references).
+//! chart (`charts/`: complete tables, defined codes, references).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,7 +22,7 @@ use crate::base::error::{Error, Located};
 use crate::base::hex::HexId;
 use crate::base::hexmap::Map;
 use crate::system::ModuleInfo;
-use crate::systems::gboar::movement::Stacking;
+use crate::systems::gboar::data::stacking::Stacking;
 
 /// What module.yaml says that the checks need.
 #[derive(Debug, Clone, Deserialize)]

@@ -1,10 +1,19 @@
 //! A game module as data: `games/<module>/` (module.yaml, map.yaml, ...),
-//! embedded in the binary or read from a folder (`--games-dir`).
+//! embedded in the binary or read from a folder (`--games-dir`), read into
+//! typed structs: the map, the counters and set-up, the charts
+//! ([`charts`]), the sequence of play ([`sequence`]), module.yaml's and
+//! the scenario's rule settings ([`stacking`], [`scenario`]), and the
+//! module checker of `adjutant check-game` ([`check`]). data/ is the
+//! bottom of GBoAR: it imports the leaves (`base/`, `system.rs`'s shared
+//! types) and nothing else of GBoAR.
 
 pub mod charts;
 pub mod check;
 pub mod counters;
 pub mod map;
+pub mod scenario;
+pub mod sequence;
+pub mod stacking;
 
 use std::path::{Path, PathBuf};
 

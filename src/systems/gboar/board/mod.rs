@@ -1,0 +1,210 @@
+//! The board: what every rule asks of the module and the state. [`Rules`]
+//! (the module, its charts and the scenario, loaded once), the state of a
+//! game ([`state`]), and the queries every phase shares: a hex's terrain and
+//! its crossings ([`terrain`]), where a unit is and whose it is
+//! ([`units`]), stacking restrictions ([`stacking`]), Zones of Control
+//! ([`zoc`]) and line of sight ([`los`]). board/ imports `data/` and the
+//! leaves (`base/`, `system.rs`'s shared types) only: never an effect, a
+//! phase or the guide.
+
+pub mod los;
+pub mod stacking;
+pub mod state;
+pub mod terrain;
+pub mod units;
+pub mod zoc;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::base::error::{Error, Result};
+use crate::systems::gboar::data::charts::{self, Charts};
+use crate::systems::gboar::data::sequence::Sequence;
+use crate::systems::gboar::data::{Module, Source};
+
+/// Everything the engine reads of a module: counters, map, charts and the
+/// sequence of play of one scenario.
+pub struct Rules {
+    pub module: Module,
+    /// The scenario's id (`scenarios/<id>.yaml`).
+    pub scenario: String,
+    pub charts: Charts,
+    pub sequence: Sequence,
+    pub seniority: Vec<Seniority>,
+    /// Series 7.1 and the exclusive rules' restrictions (module.yaml `stacking`).
+    pub stacking: Option<crate::systems::gboar::data::stacking::Stacking>,
+    /// The scenario's own movement rules (its file's `fixed_artillery`, ...).
+    pub scenario_movement: crate::systems::gboar::data::scenario::ScenarioMovement,
+    /// The scenario's reinforcements (series 9.6), if it has any.
+    pub reinforcements: Option<crate::systems::gboar::data::scenario::Data>,
+    /// What the module's entry letters mean (module.yaml `entry_hexes`).
+    pub entries: Vec<crate::systems::gboar::data::scenario::EntryDef>,
+    /// module.yaml `close_combat`.
+    pub close_combat: crate::systems::gboar::data::stacking::CloseCombatData,
+    /// Each counter id's place in `module.counters` (the first, if an id
+    /// repeats): a lookup index only, never iterated.
+    counter_index: std::collections::HashMap<String, usize, std::hash::BuildHasherDefault<IdHasher>>,
+    /// The Terrain Effects Chart over the map, indexed at its first use
+    /// ([`crate::systems::gboar::board::terrain::Terrain`]).
+    terrain_index: std::sync::OnceLock<crate::systems::gboar::board::terrain::TerrainIndex>,
+    /// How each counter looks on the map ([`Rules::counter_look`]), made at
+    /// its first use: `verify` draws a map per dispatch.
+    counter_looks: std::sync::Mutex<BTreeMap<String, Option<crate::base::hexmap::CounterView>>>,
+}
+
+/// FNV-1a, for indexes keyed by the module's short ids: several times
+/// faster than the default hasher, and a lookup index never shows its order.
+struct IdHasher(u64);
+
+impl Default for IdHasher {
+    fn default() -> Self {
+        IdHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Savannah 4.18 Leader Seniority: between leaders of equal rank.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Seniority {
+    pub army: String,
+    pub senior: String,
+    pub junior: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct SeniorityData {
+    #[serde(default)]
+    leader_seniority: Vec<Seniority>,
+    #[serde(default)]
+    stacking: Option<crate::systems::gboar::data::stacking::Stacking>,
+    #[serde(default)]
+    entry_hexes: Vec<crate::systems::gboar::data::scenario::EntryDef>,
+    #[serde(default)]
+    close_combat: crate::systems::gboar::data::stacking::CloseCombatData,
+}
+
+/// The scenario's `reinforcements`: the whole of it, or just a schedule.
+#[derive(Debug, Clone, Deserialize)]
+struct ScenarioReinforcements {
+    #[serde(default)]
+    reinforcements: Option<ReinforcementsForm>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum ReinforcementsForm {
+    Data(crate::systems::gboar::data::scenario::Data),
+    List(Vec<crate::systems::gboar::data::scenario::Scheduled>),
+}
+
+impl Rules {
+    pub fn load(source: &Source, scenario: &str) -> Result<Rules> {
+        let module = Module::load(source).map_err(|e| e.into_error())?;
+        let charts = charts::load(source).map_err(|list| {
+            let first = list.first().map(|l| l.to_string()).unwrap_or_default();
+            Error::refused(format!("{first} (run `adjutant check-game`)"))
+        })?;
+        let sequence = Sequence::load(source, scenario)?;
+        let (seniority, _): (SeniorityData, _) = source.parse("module.yaml")?;
+        let (scenario_movement, _): (crate::systems::gboar::data::scenario::ScenarioMovement, _) =
+            source.parse(&format!("scenarios/{scenario}.yaml"))?;
+        let (later, _): (ScenarioReinforcements, _) = source.parse(&format!("scenarios/{scenario}.yaml"))?;
+        let mut counter_index =
+            std::collections::HashMap::with_capacity_and_hasher(module.counters.len(), Default::default());
+        for (i, c) in module.counters.iter().enumerate() {
+            counter_index.entry(c.id.clone()).or_insert(i);
+        }
+        Ok(Rules {
+            module,
+            scenario: scenario.to_string(),
+            charts,
+            sequence,
+            seniority: seniority.leader_seniority,
+            stacking: seniority.stacking,
+            scenario_movement,
+            reinforcements: match later.reinforcements {
+                Some(ReinforcementsForm::Data(d)) => Some(d),
+                Some(ReinforcementsForm::List(schedule)) if !schedule.is_empty() => {
+                    Some(crate::systems::gboar::data::scenario::Data {
+                        rule: None,
+                        schedule,
+                        allied_blocked_entry: None,
+                        overstacked_arrival: None,
+                        voluntary_delay: true,
+                    })
+                }
+                Some(ReinforcementsForm::List(_)) | None => None,
+            },
+            entries: seniority.entry_hexes,
+            close_combat: seniority.close_combat,
+            counter_index,
+            terrain_index: std::sync::OnceLock::new(),
+            counter_looks: Default::default(),
+        })
+    }
+
+    /// The army of a counter, and the alliance (player) of an army.
+    pub fn army_of(&self, unit: &str) -> Option<&str> {
+        self.counter(unit).map(|c| c.army.as_str())
+    }
+
+    pub fn player_of_army(&self, army: &str) -> Option<&str> {
+        self.sequence.data.alliances.iter().find(|a| a.armies.iter().any(|x| x == army)).map(|a| a.id.as_str())
+    }
+
+    pub fn counter(&self, id: &str) -> Option<&crate::systems::gboar::data::counters::Counter> {
+        self.counter_index.get(id).and_then(|&i| self.module.counters.get(i)).filter(|c| c.id == id)
+    }
+
+    /// The player (alliance) a side's armies belong to; empty if none.
+    pub fn player_of_side(&self, side: &str) -> String {
+        self.sequence
+            .data
+            .armies
+            .iter()
+            .filter(|a| a.side == side)
+            .find_map(|a| self.player_of_army(&a.id))
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Each army's player (alliance), by army id.
+    pub fn players_of_armies(&self) -> BTreeMap<String, String> {
+        self.sequence
+            .data
+            .alliances
+            .iter()
+            .flat_map(|a| a.armies.iter().map(move |army| (army.clone(), a.id.clone())))
+            .collect()
+    }
+
+    /// Counter `id` as the map draws it in `hex` (`Module::counter_view`);
+    /// `None` for no such counter. What a unit looks like depends on its
+    /// counter alone, its hex aside: each is made once per rules.
+    pub fn counter_look(&self, id: &str, hex: crate::base::hex::HexId) -> Option<crate::base::hexmap::CounterView> {
+        let mut looks = self.counter_looks.lock().unwrap_or_else(|e| e.into_inner());
+        let look =
+            looks.entry(id.to_string()).or_insert_with(|| self.counter(id).map(|c| self.module.counter_view(hex, c)));
+        let mut view = look.clone()?;
+        view.hex = hex;
+        Some(view)
+    }
+
+    /// The Terrain Effects Chart's entry for a hex's terrain.
+    pub fn terrain_at(&self, hex: crate::base::hex::HexId) -> Option<&crate::systems::gboar::data::charts::HexTerrain> {
+        let id = self.module.map.terrain.get(&hex)?;
+        self.charts.terrain.hexes.iter().find(|t| &t.id == id)
+    }
+}

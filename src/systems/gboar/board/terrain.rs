@@ -1,0 +1,294 @@
+//! The Terrain Effects Chart over the map, indexed by hex and hexside: what
+//! a hex costs to enter and what crossing a hexside adds (series 9.1, 9.2,
+//! 9.51, Savannah 4.9, 4.19). Movement, retreats, reinforcements, Zones of
+//! Control, close combat and the guide all read it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::base::hex::{HexId, Hexside, Layout};
+use crate::base::hexmap::RoadKind;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::charts::{HexFeature, HexTerrain, HexsideFeature, MovementCost, RoadType};
+
+/// The movement effects of one hex: its terrain from the TEC, with the
+/// overrides of any TEC area it lies in (Savannah 4.19: the Yamacraw Swamp).
+#[derive(Debug, Clone, Copy)]
+pub struct HexInfo<'a> {
+    pub terrain: &'a str,
+    /// The terrain's name, or the area's, for texts.
+    pub name: &'a str,
+    /// 9.1, 9.2.
+    pub movement_cost: MovementCost,
+    /// 8.1, Savannah 4.19.
+    pub zoc_enters: bool,
+    /// 9.1's one-hex exception; Savannah 4.19 withdraws it in places.
+    pub minimum_move: bool,
+    /// A special hex feature (Savannah 4.9, the Covered Way).
+    pub feature: Option<&'a HexFeature>,
+}
+
+/// One hexside feature's effects in one direction (9.4, 8.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crossing {
+    pub id: String,
+    pub name: String,
+    pub movement_cost_added: i32,
+    pub zoc_crosses: bool,
+    /// 10, 11: added to fire across it.
+    pub fire_drm: i32,
+    /// 12.23 step 3: added to close combat across it (positive favours the Attacker).
+    pub close_combat_drm: i32,
+    /// 3.2, 8.1, 13.5: a fieldwork.
+    pub fieldwork: bool,
+}
+
+/// A road, track or path along a hexside (9.51, 9.52).
+#[derive(Debug, Clone)]
+pub struct RoadCrossing {
+    /// The cheapest crossing cost of the kinds along the side (9.51).
+    pub cost: i32,
+    /// The cheapest crossing cost of the kinds that allow strategic movement (9.52).
+    pub strategic_cost: Option<i32>,
+    pub names: Vec<String>,
+}
+
+/// One hex of [`TerrainIndex`]: a [`HexInfo`] with its feature by place
+/// in the TEC's `features`.
+#[derive(Debug, Clone)]
+struct HexRow {
+    terrain: String,
+    name: String,
+    movement_cost: MovementCost,
+    zoc_enters: bool,
+    minimum_move: bool,
+    feature: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+struct SideFeature {
+    /// The feature's place in the TEC's `hexsides`.
+    feature: usize,
+    /// For a directional feature, the hex that owns it (the up hex of a
+    /// slope, the hex a fieldwork protects).
+    owner: Option<HexId>,
+}
+
+/// The Terrain Effects Chart as movement and ZOCs read it: every hex's
+/// effective terrain, every hexside's features (combined types of 9.4
+/// replacing their parts), every road crossing. Built once per [`Rules`],
+/// at first use; [`Terrain`] reads it.
+#[derive(Debug, Clone)]
+pub struct TerrainIndex {
+    hexes: BTreeMap<HexId, HexRow>,
+    sides: BTreeMap<Hexside, Vec<SideFeature>>,
+    roads: BTreeMap<Hexside, RoadCrossing>,
+}
+
+/// The Terrain Effects Chart over the map ([`TerrainIndex`]), as movement,
+/// ZOCs, retreats and combat read it.
+#[derive(Debug, Clone, Copy)]
+pub struct Terrain<'a> {
+    pub layout: Layout,
+    index: &'a TerrainIndex,
+    tec: &'a crate::systems::gboar::data::charts::TerrainFile,
+}
+
+fn road_id(kind: RoadKind) -> &'static str {
+    match kind {
+        RoadKind::Road => "road",
+        RoadKind::Track => "track",
+        RoadKind::Path => "path",
+    }
+}
+
+impl TerrainIndex {
+    fn build(rules: &Rules) -> TerrainIndex {
+        let map = &rules.module.map;
+        let tec = &rules.charts.terrain;
+        let by_id: BTreeMap<&str, &HexTerrain> = tec.hexes.iter().map(|h| (h.id.as_str(), h)).collect();
+        let region = |reference: &str| -> Vec<HexId> {
+            let found = match reference.split_once('/') {
+                Some(("places", id)) => map.place(id),
+                Some(("zones", id)) => map.zone(id),
+                _ => None,
+            };
+            found.map(|r| r.hexes.clone()).unwrap_or_default()
+        };
+        let mut hexes = BTreeMap::new();
+        for (hex, id) in &map.terrain {
+            let info = match by_id.get(id.as_str()) {
+                Some(t) => HexRow {
+                    terrain: t.id.clone(),
+                    name: t.name.clone(),
+                    movement_cost: t.movement_cost,
+                    zoc_enters: t.zoc_enters,
+                    minimum_move: t.minimum_move,
+                    feature: None,
+                },
+                None => HexRow {
+                    terrain: id.clone(),
+                    name: format!("'{id}' (not in charts/terrain.yaml)"),
+                    movement_cost: MovementCost::Prohibited,
+                    zoc_enters: false,
+                    minimum_move: false,
+                    feature: None,
+                },
+            };
+            hexes.insert(*hex, info);
+        }
+        for area in &tec.areas {
+            for hex in region(&area.map) {
+                let Some(info) = hexes.get_mut(&hex) else { continue };
+                let o = &area.overrides;
+                info.name = area.name.clone();
+                if let Some(c) = o.movement_cost {
+                    info.movement_cost = c;
+                }
+                if let Some(z) = o.zoc_enters {
+                    info.zoc_enters = z;
+                }
+                if let Some(m) = o.minimum_move {
+                    info.minimum_move = m;
+                }
+            }
+        }
+        for (n, feature) in tec.features.iter().enumerate() {
+            for hex in region(&feature.map) {
+                if let Some(info) = hexes.get_mut(&hex) {
+                    info.feature = Some(n);
+                }
+            }
+        }
+        let features: BTreeMap<&str, (usize, &HexsideFeature)> =
+            tec.hexsides.iter().enumerate().map(|(n, f)| (f.id.as_str(), (n, f))).collect();
+        let mut sides = BTreeMap::new();
+        for (side, ids) in &map.hexsides {
+            let mut present: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+            // 9.4: a combined type replaces its parts.
+            let mut combined: Vec<(usize, Option<HexId>)> = Vec::new();
+            for (n, f) in tec.hexsides.iter().enumerate().filter(|(_, f)| !f.combines.is_empty()) {
+                if f.combines.iter().all(|p| present.contains(p.as_str())) {
+                    let owner = map.first_hex.get(&(*side, f.id.clone())).copied().or_else(|| {
+                        f.combines.iter().find_map(|p| {
+                            features
+                                .get(p.as_str())
+                                .filter(|(_, pf)| pf.directional)
+                                .and_then(|_| map.first_hex.get(&(*side, p.clone())).copied())
+                        })
+                    });
+                    for p in &f.combines {
+                        present.remove(p.as_str());
+                    }
+                    present.remove(f.id.as_str());
+                    combined.push((n, owner));
+                }
+            }
+            let mut list: Vec<SideFeature> =
+                combined.into_iter().map(|(feature, owner)| SideFeature { feature, owner }).collect();
+            for id in present {
+                if let Some((feature, _)) = features.get(id) {
+                    list.push(SideFeature {
+                        feature: *feature,
+                        owner: map.first_hex.get(&(*side, id.to_string())).copied(),
+                    });
+                }
+            }
+            list.sort_by(|a, b| tec.hexsides[a.feature].id.cmp(&tec.hexsides[b.feature].id));
+            sides.insert(*side, list);
+        }
+        let types: BTreeMap<&str, &RoadType> = tec.roads.iter().map(|r| (r.id.as_str(), r)).collect();
+        let mut roads: BTreeMap<Hexside, RoadCrossing> = BTreeMap::new();
+        for road in &map.roads {
+            let Some(kind) = types.get(road_id(road.kind)) else { continue };
+            for pair in road.hexes.windows(2) {
+                let (Some(a), Some(b)) = (pair.first(), pair.get(1)) else { continue };
+                let Some(side) = Hexside::between(*a, *b, map.layout) else { continue };
+                let entry = roads.entry(side).or_insert(RoadCrossing {
+                    cost: kind.crossing_cost,
+                    strategic_cost: None,
+                    names: Vec::new(),
+                });
+                entry.cost = entry.cost.min(kind.crossing_cost);
+                if kind.strategic_movement {
+                    entry.strategic_cost =
+                        Some(entry.strategic_cost.map_or(kind.crossing_cost, |c| c.min(kind.crossing_cost)));
+                }
+                let name = road.name.clone().unwrap_or_else(|| kind.name.to_lowercase());
+                if !entry.names.contains(&name) {
+                    entry.names.push(name);
+                }
+            }
+        }
+        TerrainIndex { hexes, sides, roads }
+    }
+}
+
+impl<'a> Terrain<'a> {
+    /// The rules' terrain, indexed at its first use.
+    pub fn new(rules: &'a Rules) -> Terrain<'a> {
+        let index = rules.terrain_index.get_or_init(|| TerrainIndex::build(rules));
+        Terrain { layout: rules.module.map.layout, index, tec: &rules.charts.terrain }
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// A hex of the map, or `None` off the map.
+    pub fn hex(&self, hex: HexId) -> Option<HexInfo<'a>> {
+        let row = self.index.hexes.get(&hex)?;
+        Some(HexInfo {
+            terrain: &row.terrain,
+            name: &row.name,
+            movement_cost: row.movement_cost,
+            zoc_enters: row.zoc_enters,
+            minimum_move: row.minimum_move,
+            feature: row.feature.and_then(|n| self.tec.features.get(n)),
+        })
+    }
+
+    /// 9.4, 8.1: the hexside features crossed going from `from` into the
+    /// adjacent `to`, each with its effects in that direction: a
+    /// directional feature's `into` when `to` owns it, else its `out_of`.
+    pub fn crossing(&self, from: HexId, to: HexId) -> Vec<Crossing> {
+        let Some(side) = Hexside::between(from, to, self.layout) else { return Vec::new() };
+        let Some(list) = self.index.sides.get(&side) else { return Vec::new() };
+        list.iter()
+            .filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?)))
+            .map(|(sf, f)| {
+                let (mp, zoc, fire, cc) = if f.directional {
+                    let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
+                    effects.map_or((0, true, 0, 0), |e| {
+                        (e.movement_cost_added, e.zoc_crosses, e.fire_drm, e.close_combat_drm)
+                    })
+                } else {
+                    (
+                        f.movement_cost_added.unwrap_or(0),
+                        f.zoc_crosses.unwrap_or(true),
+                        f.fire_drm.unwrap_or(0),
+                        f.close_combat_drm.unwrap_or(0),
+                    )
+                };
+                let name = match (f.directional, sf.owner == Some(to)) {
+                    (true, true) => format!("{} (into)", f.name),
+                    (true, false) => format!("{} (out of)", f.name),
+                    (false, _) => f.name.clone(),
+                };
+                Crossing {
+                    id: f.id.clone(),
+                    name,
+                    movement_cost_added: mp,
+                    zoc_crosses: zoc,
+                    fire_drm: fire,
+                    close_combat_drm: cc,
+                    fieldwork: f.fieldwork,
+                }
+            })
+            .collect()
+    }
+
+    /// 9.51: the road, track or path along the hexside between two hexes.
+    pub fn road(&self, a: HexId, b: HexId) -> Option<&RoadCrossing> {
+        Hexside::between(a, b, self.layout).and_then(|s| self.index.roads.get(&s))
+    }
+}

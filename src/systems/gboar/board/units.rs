@@ -1,0 +1,212 @@
+//! Units on the board: where a unit is, whose it is (its army's side and
+//! player), who is in a hex and next to it, the leader in command, a
+//! unit's modified morale, who must attack (12.12) and who may fire. The
+//! one place each of these is asked; every phase and effect reads them here.
+
+use std::collections::BTreeMap;
+
+use crate::base::error::{Error, Result};
+use crate::base::hex::{neighbours, HexId};
+use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::counters::Counter;
+
+/// The side (orders side) of an army.
+pub fn side_of_army(rules: &Rules, army: &str) -> Option<String> {
+    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone())
+}
+
+/// A counter that is on the map, with its hex.
+pub fn hex_of(state: &State, id: &str) -> Option<HexId> {
+    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
+}
+
+/// The side (orders side) of a unit's army; empty if it has none.
+pub fn side_of(rules: &Rules, id: &str) -> String {
+    side_of_army(rules, rules.army_of(id).unwrap_or_default()).unwrap_or_default()
+}
+
+/// The player (alliance) of a unit's army; empty if none.
+pub fn player_of(rules: &Rules, id: &str) -> String {
+    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default().to_string()
+}
+
+/// Units of both sides by hex.
+pub fn occupants(rules: &Rules, state: &State) -> BTreeMap<HexId, Vec<String>> {
+    let mut by_hex: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+    for id in state.units.keys() {
+        if let (Some(h), Some(_)) = (hex_of(state, id), rules.counter(id)) {
+            by_hex.entry(h).or_default().push(id.clone());
+        }
+    }
+    by_hex
+}
+
+/// The combat units (not leaders) in a hex.
+pub fn combat_units_at(rules: &Rules, state: &State, hex: HexId) -> Vec<String> {
+    state
+        .units
+        .keys()
+        .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
+        .cloned()
+        .collect()
+}
+
+/// The enemy combat units next to `hex` for `player`.
+pub fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec<String> {
+    let layout = rules.module.map.layout;
+    // The cheap test first: most units are nowhere near.
+    state
+        .units
+        .keys()
+        .filter(|u| {
+            hex_of(state, u).is_some_and(|h| crate::base::hex::are_adjacent(hex, h, layout))
+                && rules.counter(u).is_some_and(|c| !c.is_leader())
+                && player_of(rules, u) != player
+        })
+        .cloned()
+        .collect()
+}
+
+/// 12.12: a unit of the phasing player that must attack: a combat unit,
+/// not artillery, not a rifle unit (12.12 exception), in condition to
+/// attack (13.3, 13.4), next to an enemy combat unit, and not held back by
+/// a scenario restriction.
+pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
+    must_attack_in(rules, state, id, None)
+}
+
+/// [`must_attack`], with the state's [`Occupancy`] when the caller asks
+/// for many units of one state.
+pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<&Occupancy>) -> bool {
+    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return false };
+    if c.is_leader() || c.is_artillery() || c.kind == "rifle" || u.condition != Condition::ParadeOrder {
+        return false;
+    }
+    if may_not_attack(rules, state, id) {
+        return false;
+    }
+    let Some(hex) = hex_of(state, id) else { return false };
+    let player = player_of(rules, id);
+    match occupancy {
+        Some(o) => o.enemy_next_to(rules, hex, &player),
+        None => !enemies_next_to(rules, state, hex, &player).is_empty(),
+    }
+}
+
+/// The scenario's turn restrictions for close combat (Savannah Hist. Turn 16).
+pub fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a crate::base::yaml::Value> {
+    rules
+        .scenario_movement
+        .turn_restrictions
+        .iter()
+        .filter(|t| t.turn == turn)
+        .flat_map(|t| t.restrictions.iter())
+        .find(|r| r.get("id").and_then(|v| v.as_str()) == Some(id))
+}
+
+pub fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
+    let Some(r) = turn_restriction(rules, state.turn, "no-close-combat-attack") else { return false };
+    let armies: Vec<String> =
+        r.get("armies").and_then(|v| crate::base::yaml::from_value(v.clone()).ok()).unwrap_or_default();
+    rules.army_of(id).is_some_and(|a| armies.iter().any(|x| x == a))
+}
+
+/// Each hex's units (those with a counter) in one state: what is next to
+/// a hex, without going through every unit of the game.
+pub struct Occupancy<'s> {
+    layout: crate::base::hex::Layout,
+    by_hex: BTreeMap<HexId, Vec<&'s str>>,
+}
+
+impl<'s> Occupancy<'s> {
+    pub fn new(rules: &Rules, state: &'s State) -> Occupancy<'s> {
+        let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
+        for id in state.units.keys() {
+            if let (Some(h), Some(_)) = (hex_of(state, id), rules.counter(id)) {
+                by_hex.entry(h).or_default().push(id);
+            }
+        }
+        Occupancy { layout: rules.module.map.layout, by_hex }
+    }
+
+    /// Whether [`enemies_next_to`] would find any.
+    fn enemy_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> bool {
+        neighbours(hex, self.layout).iter().filter_map(|n| self.by_hex.get(n)).flatten().any(|u| {
+            rules.counter(u).is_some_and(|c| !c.is_leader())
+                && rules.army_of(u).and_then(|a| rules.player_of_army(a)).unwrap_or_default() != player
+        })
+    }
+}
+
+/// 14.1: the leader in command in a hex: the highest ranking friendly leader
+/// of the unit's army; between equal ranks the senior (Savannah 4.18), then
+/// the lower id so the choice is always the same.
+pub fn leader_in_command<'a>(rules: &'a Rules, state: &State, hex: HexId, army: &str) -> Option<&'a Counter> {
+    let mut leaders: Vec<&Counter> = state
+        .units
+        .keys()
+        .filter_map(|id| rules.counter(id))
+        .filter(|c| c.is_leader() && c.army == army && hex_of(state, &c.id) == Some(hex))
+        .collect();
+    leaders.sort_by(|a, b| {
+        let rank = b.rank.unwrap_or(0).cmp(&a.rank.unwrap_or(0));
+        let senior = |x: &Counter, y: &Counter| rules.seniority.iter().any(|s| s.senior == x.id && s.junior == y.id);
+        rank.then_with(|| {
+            if senior(a, b) {
+                std::cmp::Ordering::Less
+            } else if senior(b, a) {
+                std::cmp::Ordering::Greater
+            } else {
+                a.id.cmp(&b.id)
+            }
+        })
+    });
+    leaders.first().copied()
+}
+
+/// 15.32, 16.2: base morale (reduced side when the unit has lost a step)
+/// plus its army's morale level modifier.
+pub fn modified_morale(rules: &Rules, state: &State, counter: &Counter) -> Result<(i32, i32, String)> {
+    let steps = state.units.get(&counter.id).map(|u| u.steps).unwrap_or(1);
+    let morale = counter.morale.ok_or_else(|| Error::refused(format!("{} has no morale", counter.id)))?;
+    let full = counter.steps.unwrap_or(1);
+    let base = if steps < full { morale.reduced.unwrap_or(morale.full) } else { morale.full };
+    let level_value = state.army_morale.get(&counter.army).copied().unwrap_or(0);
+    let level = rules
+        .charts
+        .army_morale
+        .levels
+        .iter()
+        .find(|l| (l.range.min..=l.range.max).contains(&level_value))
+        .ok_or_else(|| {
+            Error::refused(format!("army morale {level_value} of {} is on no level of the track", counter.army))
+        })?;
+    // Savannah 4.10: a unit out on a sortie has its printed morale reduced.
+    let sortie = rules
+        .scenario_movement
+        .sortie_restriction
+        .as_ref()
+        .filter(|r| r.turns.contains(state.turn))
+        .filter(|_| state.units.get(&counter.id).is_some_and(|u| u.sortie_with.is_some()))
+        .map_or(0, |r| r.unit_morale_while_sortieing);
+    Ok((base.saturating_add(sortie), level.unit_morale_modifier.unwrap_or(0), level.name.clone()))
+}
+
+/// A rifle unit (10.1): a unit with a rifle mark, or of a rifle type.
+pub fn is_rifle(c: &Counter) -> bool {
+    c.rifle_mark.is_some() || c.kind == "rifle" || c.kind == "musket-rifle"
+}
+
+/// Who may fire: a gun or mortar in condition to fire (13.3, 13.4).
+pub fn may_fire(state: &State, id: &str) -> bool {
+    state.units.get(id).is_some_and(|u| u.hex.is_some() && u.condition == Condition::ParadeOrder)
+}
+
+/// Savannah 4.12: on the tactical turns a mortar that moved this turn may
+/// not fire.
+pub fn mortar_moved(rules: &Rules, state: &State, id: &str) -> bool {
+    rules.charts.mortar.rules_summary.tactical_turns_move_or_fire
+        && rules.sequence.track(state.turn) == Some("tactical")
+        && state.units.get(id).and_then(|u| u.mortar_moved_turn) == Some(state.turn)
+}

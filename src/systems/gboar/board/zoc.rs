@@ -1,0 +1,105 @@
+//! Zones of Control (series 8): which hexes an army's enemies control, and
+//! which of those belong to rifle units (8.31's extra MP).
+//!
+//! Every terrain exception is data: a hex whose terrain has `zoc_enters:
+//! false` (8.1: light forest, orchard, heavy forest; Savannah 4.19: swamp and
+//! city hexes) takes no ZOC, and a hexside feature whose effect in the
+//! direction of the ZOC has `zoc_crosses: false` (8.1: into fieldworks)
+//! stops it. Both come from the module's Terrain Effects Chart through
+//! [`Terrain`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::base::hex::{neighbours, HexId};
+use crate::systems::gboar::board::state::{Condition, State, UnitState};
+use crate::systems::gboar::board::terrain::Terrain;
+use crate::systems::gboar::data::counters::Counter;
+
+/// The hexes in the ZOC of the enemies of one player, and whose ZOC it is.
+#[derive(Debug, Clone, Default)]
+pub struct Zoc {
+    /// Every hex in an enemy ZOC, and the enemy units exerting it (8.1).
+    pub by_hex: BTreeMap<HexId, BTreeSet<String>>,
+    /// The hexes in the ZOC of enemy rifle units, and those units (8.31).
+    pub rifle_by_hex: BTreeMap<HexId, BTreeSet<String>>,
+}
+
+impl Zoc {
+    /// The enemy units whose ZOC covers `hex` (empty when none).
+    pub fn exerted_on(&self, hex: HexId) -> Vec<String> {
+        self.by_hex.get(&hex).map(|s| s.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    pub fn contains(&self, hex: HexId) -> bool {
+        self.by_hex.contains_key(&hex)
+    }
+
+    /// 8.31: +1 MP to enter an enemy rifle unit's ZOC and +1 MP to exit one,
+    /// moving from `from` to `to`. A rifle unit's ZOC is entered when `to`
+    /// is in it and `from` is not, exited when `from` is in it and `to` is
+    /// not; moving between two hexes of the same rifle unit's ZOC does
+    /// neither. Several rifle units entered (or exited) at once still cost
+    /// +1 (the rule prices the act of entering, not each unit).
+    pub fn rifle_costs(&self, from: HexId, to: HexId) -> (Vec<String>, Vec<String>) {
+        let empty = BTreeSet::new();
+        let a = self.rifle_by_hex.get(&from).unwrap_or(&empty);
+        let b = self.rifle_by_hex.get(&to).unwrap_or(&empty);
+        let entered = b.difference(a).cloned().collect();
+        let exited = a.difference(b).cloned().collect();
+        (entered, exited)
+    }
+}
+
+/// 8.1: a Parade Order combat unit exerts a ZOC; disrupted and shattered
+/// units (13.3, 13.4), leaders (3.2: not combat units), units off the map
+/// and units lost on the Covered Way (Savannah 4.9) do not.
+pub fn exerts_zoc(counter: &Counter, unit: &UnitState) -> bool {
+    !counter.is_leader() && unit.hex.is_some() && unit.condition == Condition::ParadeOrder && !unit.lost
+}
+
+/// 3.2, 8.31: a rifle unit: type `rifle` or `musket-rifle`, or any unit
+/// whose counter carries a rifle mark (docs/module-format/counters.md: a
+/// militia with rifles is a rifle unit).
+pub fn is_rifle(counter: &Counter) -> bool {
+    counter.kind == "rifle" || counter.kind == "musket-rifle" || counter.rifle_mark.is_some()
+}
+
+/// 8.1: whether a ZOC exerted from `from` extends into the adjacent hex
+/// `to`: not into a hex whose terrain has `zoc_enters: false`, and not
+/// across a hexside feature that stops it in that direction (fieldworks
+/// stop a ZOC going into them, not coming out of them).
+pub fn extends(terrain: &Terrain, from: HexId, to: HexId) -> bool {
+    let Some(hex) = terrain.hex(to) else { return false };
+    hex.zoc_enters && terrain.crossing(from, to).iter().all(|f| f.zoc_crosses)
+}
+
+/// The ZOC of every unit that is an enemy of `player` (8.1), with rifle
+/// units' ZOC apart (8.31). `counters` indexes the module's counters by id;
+/// `player_of_army` gives each army's player.
+pub fn enemy_zoc(
+    terrain: &Terrain,
+    state: &State,
+    counters: &BTreeMap<&str, &Counter>,
+    player_of_army: &BTreeMap<String, String>,
+    player: &str,
+) -> Zoc {
+    let mut zoc = Zoc::default();
+    for (id, unit) in &state.units {
+        let Some(counter) = counters.get(id.as_str()) else { continue };
+        if player_of_army.get(&counter.army).map(String::as_str) == Some(player) || !exerts_zoc(counter, unit) {
+            continue;
+        }
+        let Some(at) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+        let rifle = is_rifle(counter);
+        for n in neighbours(at, terrain.layout()) {
+            if !extends(terrain, at, n) {
+                continue;
+            }
+            zoc.by_hex.entry(n).or_default().insert(id.clone());
+            if rifle {
+                zoc.rifle_by_hex.entry(n).or_default().insert(id.clone());
+            }
+        }
+    }
+    zoc
+}

@@ -1,0 +1,225 @@
+//! What a scenario file adds to the rules: the movement rules of the
+//! scenario (its `fixed_artillery`, zone bans, the sortie restriction, the
+//! track switch, turn restrictions) and its reinforcements (series 9.6,
+//! with module.yaml `entry_hexes`). Typed data only: the phases read it.
+
+use serde::Deserialize;
+
+/// What a scenario file adds to the Movement Phase. Other keys of the file
+/// are for other parts of the engine.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ScenarioMovement {
+    #[serde(default)]
+    pub fixed_artillery: Option<FixedArtillery>,
+    #[serde(default)]
+    pub sortie_restriction: Option<SortieRestriction>,
+    /// Units with a tag that may never enter a zone (Savannah 4.8).
+    #[serde(default)]
+    pub zone_bans: Vec<ZoneBan>,
+    #[serde(default)]
+    pub track_switch: Option<TrackSwitch>,
+    /// Rules that hold on some turns only (Savannah Hist. Turn 16).
+    #[serde(default)]
+    pub turn_restrictions: Vec<TurnRestrictions>,
+}
+
+/// A turn's restrictions: `restrictions` are `{id, ...}` read by the parts
+/// of the engine they concern (close combat reads `no-close-combat-attack`
+/// and `must-attack-with-leader`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct TurnRestrictions {
+    pub turn: u32,
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub restrictions: Vec<crate::base::yaml::Value>,
+}
+
+/// Savannah 4.10 British Army Sortie Restriction.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SortieRestriction {
+    pub turns: TurnSpan,
+    pub armies: Vec<String>,
+    pub zone: String,
+    pub exempt_tag: String,
+    /// Read by the morale checks while the unit is out.
+    pub unit_morale_while_sortieing: i32,
+    pub rule: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnSpan {
+    pub first: u32,
+    pub last: u32,
+}
+
+impl TurnSpan {
+    pub fn contains(&self, turn: u32) -> bool {
+        (self.first..=self.last).contains(&turn)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneBan {
+    pub tag: String,
+    pub zone: String,
+    pub rule: String,
+}
+
+/// Savannah 1.6, 1.7: the strategic track, on which the Allies may not
+/// move combat units next to the perimeter (the parts movement reads).
+#[derive(Debug, Clone, Deserialize)]
+pub struct TrackSwitch {
+    pub strategic: TurnSpan,
+    #[serde(default)]
+    pub strategic_restriction: Option<StrategicRestriction>,
+    /// Case A: the declaration that moves play to the tactical track.
+    #[serde(default)]
+    pub declaration: Option<Declaration>,
+    #[serde(default)]
+    pub rule: Option<String>,
+}
+
+/// Savannah 1.6 case A: who may declare, on which turns, and the turn play
+/// goes to at the end of the game turn.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Declaration {
+    pub by: String,
+    pub turns: TurnSpan,
+    pub next_turn: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrategicRestriction {
+    pub armies: Vec<String>,
+    pub may_not_move_adjacent_to: String,
+}
+
+/// A held gun hit with one of these results (charts/codes.yaml symbols)
+/// must move back to its at-start hex (`must_return_to: setup-hex`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireReturn {
+    pub results: Vec<String>,
+    pub must_return_to: String,
+}
+
+/// Savannah Historical Scenario, Special Rules: artillery that may not move
+/// until attacked in Close Combat.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedArtillery {
+    pub rule: String,
+    /// Counter types held in place.
+    pub types: Vec<String>,
+    /// The armies whose guns are held (all when empty).
+    #[serde(default)]
+    pub armies: Vec<String>,
+    /// Units that move freely all the same.
+    #[serde(default)]
+    pub except_units: Vec<String>,
+    /// What frees a gun: `attacked-in-close-combat` (the state's `released`).
+    pub may_move_after: String,
+    /// What Defensive Artillery Fire does to a held gun.
+    #[serde(default)]
+    pub on_defensive_artillery_fire_result: Option<FireReturn>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// The scenario's `reinforcements`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Data {
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub schedule: Vec<Scheduled>,
+    /// Savannah 4.7: a blocked entry delays the arrival.
+    #[serde(default)]
+    pub allied_blocked_entry: Option<BlockedEntry>,
+    /// Savannah 4.7: units unable to conform to stacking are delayed.
+    #[serde(default)]
+    pub overstacked_arrival: Option<OverstackedArrival>,
+    /// Series 9.61: reinforcements may always be voluntarily delayed unless
+    /// the exclusive rules forbid it.
+    #[serde(default = "yes")]
+    pub voluntary_delay: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Scheduled {
+    pub turn: u32,
+    pub army: String,
+    pub entry: String,
+    pub units: Vec<String>,
+    #[serde(default)]
+    pub arrival: Option<ArrivalLimits>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalLimits {
+    #[serde(default)]
+    pub max_hexes: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct BlockedEntry {
+    pub delay_turns: u32,
+    #[serde(default)]
+    pub armies: Vec<String>,
+    #[serde(default)]
+    pub pays_terrain_cost: bool,
+    pub rule: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct OverstackedArrival {
+    pub delay_turns: u32,
+    #[serde(default)]
+    pub priority_next_turn: bool,
+    pub rule: String,
+}
+
+/// module.yaml `entry_hexes`: what the letters mean beyond their hexes.
+#[derive(Debug, Clone, Deserialize)]
+pub struct EntryDef {
+    pub letter: String,
+    #[serde(default)]
+    pub armies: Vec<String>,
+    #[serde(default = "yes")]
+    pub strategic_movement_on_arrival: bool,
+    #[serde(default)]
+    pub variable: Option<Variable>,
+    #[serde(default)]
+    pub headquarters_of: Option<String>,
+    #[serde(default)]
+    pub if_enemy_occupied: Option<IfEnemyOccupied>,
+    #[serde(default)]
+    pub rule: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Variable {
+    pub chart: String,
+    #[serde(default)]
+    pub letters: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct IfEnemyOccupied {
+    pub enter_in_zone: String,
+    /// The Army Morale Adjustment Chart entry applied when they are lost.
+    #[serde(default)]
+    pub army_morale_adjustment: Option<String>,
+}

@@ -1,0 +1,12 @@
+//! What combat leaves behind: the results of the Fire and Close Combat
+//! tables applied ([`results`]), retreats ([`retreat`]), step losses and
+//! eliminations ([`losses`]) and army morale ([`morale`]); and the arrival
+//! of reinforcements ([`arrivals`]), which both the Reinforcement Phase and,
+//! in a turn without one, the Movement Phase apply (9.6, 9.61). effects/ imports
+//! `board/` and `data/` only, never a phase or the guide.
+
+pub mod arrivals;
+pub mod losses;
+pub mod morale;
+pub mod results;
+pub mod retreat;

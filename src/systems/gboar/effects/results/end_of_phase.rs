@@ -1,0 +1,152 @@
+//! Series 13.3, 13.4 at the end of a player's Close Combat Phase.
+
+use super::*;
+
+/// Series 13.3, 13.4 at the end of `player`'s Close Combat Phase (module
+/// documentation). No die is rolled; `_dice` is the phase's, for the
+/// signature every step shares.
+pub fn end_of_close_combat_phase(
+    rules: &Rules,
+    state: &mut State,
+    player: &str,
+    _dice: &mut dyn Dice,
+) -> Result<Vec<Event>> {
+    if !rules.sequence.data.alliances.iter().any(|a| a.id == player) {
+        return Err(Error::refused(format!("'{player}' is not a player of this module")));
+    }
+    let data = Data::load(rules)?;
+    let layout = rules.module.map.layout;
+    // Where every unit stands as the phase ends.
+    // (unit, the army credited, the adjacent enemy units)
+    let mut shattered: Vec<(String, String, String)> = Vec::new();
+    let mut disrupted: Vec<(String, String, String)> = Vec::new();
+    let mut notes: Vec<Event> = Vec::new();
+    for (id, u) in &state.units {
+        let Some(c) = rules.counter(id) else { continue };
+        let Some(hex) = hex_of(state, id) else { continue };
+        if c.is_leader() || u.condition == Condition::ParadeOrder {
+            continue;
+        }
+        let own = rules.player_of_army(&c.army).unwrap_or_default();
+        if u.condition == Condition::Disrupted && own != player {
+            continue;
+        }
+        let enemies: Vec<&String> = state
+            .units
+            .keys()
+            .filter(|e| {
+                rules.counter(e).is_some_and(|ec| !ec.is_leader() && rules.player_of_army(&ec.army) != Some(own))
+                    && hex_of(state, e).is_some_and(|h| neighbours(hex, layout).contains(&h))
+            })
+            .collect();
+        let Some(first) = enemies.first() else { continue };
+        let parade = state.units.iter().find(|(f, fu)| {
+            *f != id
+                && fu.condition == Condition::ParadeOrder
+                && hex_of(state, f) == Some(hex)
+                && rules.counter(f).is_some_and(|fc| !fc.is_leader() && rules.player_of_army(&fc.army) == Some(own))
+        });
+        if let Some((f, _)) = parade {
+            let rule = if u.condition == Condition::Shattered { "13.4" } else { "13.3" };
+            notes.push(
+                Event::new(
+                    rule,
+                    "stacked-with-parade-order",
+                    format!(
+                        "{id} ({:?}, {hex}) is next to the enemy but stacked with {f} in Parade Order: safe",
+                        u.condition
+                    ),
+                )
+                .with("unit", id)
+                .with("with", f),
+            );
+            continue;
+        }
+        let by = rules.army_of(first).unwrap_or_default().to_string();
+        let list: Vec<&str> = enemies.iter().map(|e| e.as_str()).collect();
+        let entry = (id.clone(), by, list.join(", "));
+        if u.condition == Condition::Shattered {
+            shattered.push(entry);
+        } else {
+            disrupted.push(entry);
+        }
+    }
+    let mut next = state.clone();
+    let mut events = notes;
+    for (id, by, adjacent) in &shattered {
+        let hex = hex_of(&next, id).map(|h| h.to_string()).unwrap_or_default();
+        events.push(
+            Event::new(
+                "13.4",
+                "shattered-captured",
+                format!(
+                    "{id} ends the Close Combat Phase shattered in {hex}, next to {adjacent} and stacked with no friendly \
+                     Parade Order unit: captured"
+                ),
+            )
+            .with("unit", id)
+            .with("hex", &hex)
+            .with("adjacent", adjacent),
+        );
+        events.extend(capture(rules, &data, &mut next, id, "13.4", by)?);
+    }
+    for (id, by, adjacent) in &disrupted {
+        let hex = hex_of(&next, id).map(|h| h.to_string()).unwrap_or_default();
+        events.push(
+            Event::new(
+                "13.3",
+                "disrupted-adjacent",
+                format!(
+                    "{id} ends its own Close Combat Phase disrupted in {hex}, next to {adjacent} and stacked with no \
+                     friendly Parade Order unit: another \"D\", shattered, retreating three hexes or captured"
+                ),
+            )
+            .with("unit", id)
+            .with("hex", &hex)
+            .with("adjacent", adjacent),
+        );
+        let order = retreat::Order {
+            unit: id,
+            distance: Distance::Three,
+            rule: "13.3",
+            why: "13.3: disrupted next to the enemy at the end of its Close Combat Phase",
+            by,
+            close_combat: None,
+            army_morale: false,
+        };
+        let (outcome, e) = retreat::retreat_with(rules, &data, &mut next, &order, None, &BTreeSet::new())?;
+        events.extend(e);
+        if outcome == Outcome::Captured {
+            continue;
+        }
+        // Shattered, with its adjustments and VPs (as "D" on a disrupted unit).
+        let combat = Combat {
+            id: String::new(),
+            kind: CombatKind::Close,
+            attacker: Side::default(),
+            defender: Side::default(),
+            morale_at_start: BTreeMap::new(),
+        };
+        let side = Side { affected: id.clone(), ..Side::default() };
+        let choices = Choices::default();
+        let mut a = Apply {
+            rules,
+            data: &data,
+            combat: &combat,
+            role: Role::Defender,
+            side: &side,
+            choices: &choices,
+            by: by.to_string(),
+            friendly: false,
+            claimed: BTreeSet::new(),
+            events: Vec::new(),
+        };
+        a.condition(&mut next, id, Condition::Disrupted)?;
+        events.extend(a.events.into_iter().map(|mut e| {
+            e.rule = if e.rule == "13.1" { "13.3".into() } else { e.rule };
+            e
+        }));
+    }
+    *state = next;
+    Ok(events)
+}

@@ -1,0 +1,603 @@
+//! The Close Combat Phase's orders and their designation (12.12-12.15,
+//! 12.21): who attacks whom, the diversion, the defence's choices, each
+//! checked against the rules and refused with every problem.
+
+use serde::Deserialize;
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// The Close Combat Phase: orders and designation (12.12-12.15, 12.21)
+
+/// When a side spends a momentum chit to re-roll (12.23 step 6).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MomentumPolicy {
+    /// Re-roll when the side's own results include any of these result ids
+    /// (charts/codes.yaml), e.g. `[captured-dc, captured-ac, two-step-loss]`.
+    #[serde(default)]
+    pub reroll_if: Vec<String>,
+    /// At most this many chits in one combat.
+    #[serde(default)]
+    pub at_most: u32,
+}
+
+impl MomentumPolicy {
+    pub fn wants(&self, own: &[String]) -> bool {
+        own.iter().any(|r| self.reroll_if.contains(r))
+    }
+}
+
+/// The phasing sides' orders: the attacks, in the order they are resolved
+/// (12.23: "in any order that the Attacker chooses").
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackOrders {
+    #[serde(default)]
+    pub attacks: Vec<crate::base::yaml::Value>,
+    /// 12.14: the defending hex that receives a diversion.
+    #[serde(default)]
+    pub diversion: Option<String>,
+    /// 12.23 step 6: when to spend momentum, for every attack.
+    #[serde(default)]
+    pub momentum: Option<MomentumPolicy>,
+}
+
+/// One attack.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackOrder {
+    /// The attacking units (leaders stacked with them may be listed too).
+    pub attackers: Vec<String>,
+    /// The defending hexes: every unit in them is attacked (12.15).
+    pub defenders: Vec<String>,
+    /// 12.23 step 2 (default: the best modified morale, then the most SPs).
+    #[serde(default)]
+    pub lead: Option<String>,
+    /// 12.23 step 4 (default: the first chit of the chart this side may play).
+    #[serde(default)]
+    pub tactics: Option<String>,
+    /// 12.23 step 9: units that advance with the lead unit if the hex is vacated.
+    #[serde(default)]
+    pub advance: Vec<String>,
+    #[serde(default)]
+    pub momentum: Option<MomentumPolicy>,
+    /// Choices for the results that fall on the attackers: retreat paths,
+    /// the unit that takes a 2's second step, the leader of a *, our unit
+    /// captured on an AC result (13.1: the Attacker's choice).
+    #[serde(default)]
+    pub choices: crate::systems::gboar::effects::results::Choices,
+    /// 13.1 AC on the defenders: the defending unit we capture.
+    #[serde(default)]
+    pub capture: Option<String>,
+}
+
+/// The non-phasing sides' standing instructions for the other player's
+/// Close Combat Phase.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DefenceOrders {
+    #[serde(default)]
+    pub defence: Defence,
+    #[serde(default)]
+    pub momentum: Option<MomentumPolicy>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defence {
+    /// The chit for every defending hex without its own.
+    #[serde(default)]
+    pub tactics: Option<String>,
+    #[serde(default)]
+    pub hexes: BTreeMap<String, HexDefence>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HexDefence {
+    #[serde(default)]
+    pub tactics: Option<String>,
+    #[serde(default)]
+    pub lead: Option<String>,
+    /// 12.4: withdraw Parade Order cavalry instead of fighting, when allowed.
+    #[serde(default)]
+    pub cavalry_withdrawal: bool,
+    /// Choices for the results that fall on this hex's defenders (our unit
+    /// captured on a DC result is ours to choose, 13.1).
+    #[serde(default)]
+    pub choices: crate::systems::gboar::effects::results::Choices,
+    /// 13.1 DC on the attackers: the attacking unit we capture.
+    #[serde(default)]
+    pub capture: Option<String>,
+}
+
+/// A problem in close combat orders: the side, the field, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub side: String,
+    pub field: String,
+    pub message: String,
+}
+
+/// A designated attack, checked.
+#[derive(Debug, Clone)]
+pub struct Designated {
+    pub side: String,
+    pub field: String,
+    pub attackers: Vec<String>,
+    pub defenders: Vec<String>,
+    pub defending_hexes: Vec<HexId>,
+    pub lead: Option<String>,
+    pub tactics: Option<String>,
+    pub advance: Vec<String>,
+    pub momentum: MomentumPolicy,
+    pub choices: crate::systems::gboar::effects::results::Choices,
+    pub capture: Option<String>,
+}
+
+/// The phase's designation, checked: the attacks and the diversion.
+#[derive(Debug, Clone, Default)]
+pub struct Designation {
+    pub attacks: Vec<Designated>,
+    pub diversion: Option<HexId>,
+    pub defence: BTreeMap<String, DefenceOrders>,
+}
+
+/// Why `id` may not be one of the phasing `player`'s attackers in a Close
+/// Combat this phase, if it may not: not a unit of the game or of the
+/// player, off the map, disrupted or shattered (13.3, 13.4), held back by
+/// the scenario's turn restrictions, or carrying a Cavalry Withdrawal
+/// marker (12.4). Leaders may be listed with their units.
+pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) -> Option<String> {
+    let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
+        return Some(format!("there is no unit '{}' in this game", crate::base::error::echo(id)));
+    };
+    // An alliance's sides may designate attacks together (a combined
+    // attack, where 4.13 allows it): any unit of the phasing player, never
+    // the enemy's.
+    if player_of(rules, id) != player {
+        return Some(format!("{id} is an enemy unit: the {player} player attacks with its own units"));
+    }
+    let Some(u) = state.units.get(id).filter(|u| u.hex.is_some()) else {
+        return Some(format!("{id} is not on the map"));
+    };
+    if !c.is_leader() && u.condition != Condition::ParadeOrder {
+        return Some(
+            format!("{id} is {:?}: disrupted and shattered units may not attack (13.3, 13.4)", u.condition)
+                .to_lowercase(),
+        );
+    }
+    if !c.is_leader() && may_not_attack(rules, state, id) {
+        return Some(format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"));
+    }
+    if u.cavalry_withdrawn {
+        return Some(format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)"));
+    }
+    None
+}
+
+/// Savannah 4.13 (module.yaml `close_combat.cooperation`): whether two
+/// units may take part in one attack.
+pub(super) fn cooperate(rules: &Rules, x: &str, y: &str) -> bool {
+    let (Some(cx), Some(cy)) = (rules.counter(x), rules.counter(y)) else { return false };
+    rules.close_combat.cooperation.iter().all(|r| !r.applies(cx, cy))
+}
+
+/// 12.12-12.15, 12.21, Savannah 4.13 and the scenario's turn restrictions:
+/// check the attacks of every phasing side (and read the defence orders of
+/// the others). Every problem is reported.
+pub fn designate(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    whole_phase: bool,
+) -> (Designation, Vec<Problem>) {
+    let layout = rules.module.map.layout;
+    let mut d = Designation::default();
+    let occupancy = Occupancy::new(rules, state);
+    let mut problems = Vec::new();
+    let mut bad =
+        |side: &str, field: String, message: String| problems.push(Problem { side: side.into(), field, message });
+    let phasing = rules.sequence.sides_of(player);
+    let mut used: BTreeMap<String, String> = BTreeMap::new();
+    let mut attacked_hexes: BTreeMap<HexId, String> = BTreeMap::new();
+    for (side, body) in orders {
+        if !phasing.contains(side) {
+            match serde_path_to_error::deserialize::<_, DefenceOrders>(body.clone()) {
+                Ok(o) => {
+                    for (hex, h) in &o.defence.hexes {
+                        if hex.parse::<HexId>().is_err() {
+                            bad(
+                                side,
+                                format!("defence.hexes.{hex}"),
+                                format!(
+                                    "'{}' is not a hex id; write hex ids as quoted strings of four digits",
+                                    crate::base::error::echo(hex)
+                                ),
+                            );
+                        }
+                        if let Some(t) = &h.tactics {
+                            if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {
+                                bad(
+                                    side,
+                                    format!("defence.hexes.{hex}.tactics"),
+                                    format!("'{}' is not a tactics chit", crate::base::error::echo(t)),
+                                );
+                            }
+                        }
+                    }
+                    d.defence.insert(side.clone(), o);
+                }
+                Err(e) => bad(
+                    side,
+                    e.path().to_string(),
+                    format!(
+                        "{} (defence orders are `defence:` and `momentum:`)",
+                        crate::base::error::echo_serde(e.inner())
+                    ),
+                ),
+            }
+            continue;
+        }
+        let parsed: AttackOrders = match serde_path_to_error::deserialize(body.clone()) {
+            Ok(o) => o,
+            Err(e) => {
+                bad(
+                    side,
+                    e.path().to_string(),
+                    format!(
+                        "{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)",
+                        crate::base::error::echo_serde(e.inner())
+                    ),
+                );
+                continue;
+            }
+        };
+        if let Some(h) = &parsed.diversion {
+            match h.parse::<HexId>() {
+                Ok(hex) if d.diversion.is_some() && d.diversion != Some(hex) => {
+                    bad(side, "diversion".into(), "only one stack receives a diversion in a phase (12.14)".into())
+                }
+                Ok(hex) => d.diversion = Some(hex),
+                Err(e) => bad(side, "diversion".into(), e.to_string()),
+            }
+        }
+        for (i, value) in parsed.attacks.iter().enumerate() {
+            let field = format!("attacks[{i}]");
+            let a: AttackOrder = match serde_path_to_error::deserialize(value.clone()) {
+                Ok(a) => a,
+                Err(e) => {
+                    bad(
+                        side,
+                        format!("{field}.{}", e.path()),
+                        format!(
+                            "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum)",
+                            crate::base::error::echo_serde(e.inner())
+                        ),
+                    );
+                    continue;
+                }
+            };
+            let mut ok = true;
+            let mut attackers = Vec::new();
+            for (k, id) in a.attackers.iter().enumerate() {
+                let at = format!("{field}.attackers[{k}]");
+                if let Some(message) = attacker_refused(rules, state, player, id) {
+                    bad(side, at, message);
+                    ok = false;
+                    continue;
+                }
+                if let Some(other) = used.insert(id.clone(), field.clone()) {
+                    bad(
+                        side,
+                        at,
+                        format!("{id} is already in {other}: each unit is in one Close Combat per player turn (12.15)"),
+                    );
+                    ok = false;
+                    continue;
+                }
+                attackers.push(id.clone());
+            }
+            let mut hexes = Vec::new();
+            for (k, h) in a.defenders.iter().enumerate() {
+                let at = format!("{field}.defenders[{k}]");
+                let Ok(hex) = h.parse::<HexId>() else {
+                    bad(side, at, format!("'{}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)", crate::base::error::echo(h)));
+                    ok = false;
+                    continue;
+                };
+                let units = combat_units_at(rules, state, hex);
+                if units.is_empty() || units.iter().any(|u| player_of(rules, u) == player) {
+                    bad(side, at, format!("{hex} holds no enemy combat unit"));
+                    ok = false;
+                    continue;
+                }
+                if let Some(other) = attacked_hexes.insert(hex, field.clone()) {
+                    bad(side, at, format!("{hex} is already attacked in {other}: all the units of a hex are attacked in one Close Combat (12.15)"));
+                    ok = false;
+                    continue;
+                }
+                if d.diversion == Some(hex) {
+                    bad(side, at, format!("{hex} receives the diversion: its units are not attacked (12.14)"));
+                    ok = false;
+                    continue;
+                }
+                hexes.push(hex);
+            }
+            if !ok || attackers.is_empty() || hexes.is_empty() {
+                if ok {
+                    bad(side, field.clone(), "an attack needs attackers and defending hexes (12.21)".into());
+                }
+                continue;
+            }
+            // 12.23 step 2, 12.3: artillery SPs never count and artillery
+            // may not lead, so an attack needs a unit that is neither.
+            if attackers.iter().all(|u| rules.counter(u).is_none_or(|c| c.is_leader() || c.is_artillery())) {
+                bad(
+                    side,
+                    format!("{field}.attackers"),
+                    "an attack needs a combat unit that is not artillery: artillery SPs never count in Close Combat \
+                     and artillery may not be the lead unit (12.3, 12.23 step 2)"
+                        .into(),
+                );
+                continue;
+            }
+            let attacking_hexes: BTreeSet<HexId> = attackers.iter().filter_map(|u| hex_of(state, u)).collect();
+            if attacking_hexes.len() > 1 && hexes.len() > 1 {
+                bad(
+                    side,
+                    field.clone(),
+                    "each Close Combat involves one attacking hex or one defending hex (12.15)".into(),
+                );
+                continue;
+            }
+            for id in &attackers {
+                let Some(h) = hex_of(state, id) else { continue };
+                if rules.counter(id).is_some_and(|c| c.is_leader()) {
+                    continue;
+                }
+                if !hexes.iter().any(|d| crate::base::hex::are_adjacent(h, *d, layout)) {
+                    bad(side, field.clone(), format!("{id} in {h} is next to none of the defending hexes"));
+                }
+            }
+            for d in &hexes {
+                if !attacking_hexes.iter().any(|h| crate::base::hex::are_adjacent(*h, *d, layout)) {
+                    bad(side, field.clone(), format!("{d} is next to none of the attackers"));
+                }
+            }
+            // Savannah 4.13 (module.yaml close_combat.cooperation).
+            for r in &rules.close_combat.cooperation {
+                let fighting: Vec<&String> =
+                    attackers.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).collect();
+                for (n, x) in fighting.iter().enumerate() {
+                    for y in fighting.iter().skip(n + 1) {
+                        if let (Some(cx), Some(cy)) = (rules.counter(x), rules.counter(y)) {
+                            if r.applies(cx, cy) {
+                                bad(
+                                    side,
+                                    field.clone(),
+                                    format!(
+                                        "{x} and {y} may not combine in one attack ({}, {})",
+                                        r.id,
+                                        r.rule.clone().unwrap_or_default()
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            // Savannah 4.1 (module.yaml stacking.restrictions
+            // `stacked_may_attack_voluntarily: false`): the units of such a
+            // stack attack only where 12.12 requires them to.
+            for id in &attackers {
+                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack_in(rules, state, id, Some(&occupancy))
+                {
+                    continue;
+                }
+                let Some(h) = hex_of(state, id) else { continue };
+                if let Some((r, x, y)) =
+                    crate::systems::gboar::board::stacking::restricted_stack(rules, state, h, |r| {
+                        !r.stacked_may_attack_voluntarily
+                    })
+                {
+                    bad(
+                        side,
+                        field.clone(),
+                        format!(
+                            "{id} in {h} is in a stack of {x} and {y}, which {} restricts: its units may not attack voluntarily until they are separated, only where they must attack (12.12) ({})",
+                            r.id,
+                            r.rule_name()
+                        ),
+                    );
+                }
+            }
+            let defenders: Vec<String> = hexes
+                .iter()
+                .flat_map(|h| state.units.keys().filter(|u| hex_of(state, u) == Some(*h)).cloned().collect::<Vec<_>>())
+                .collect();
+            if let Some(l) = &a.lead {
+                if let Err(e) = lead_unit(rules, state, &attackers, Some(l)) {
+                    bad(side, format!("{field}.lead"), e);
+                }
+            }
+            if let Some(t) = &a.tactics {
+                if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {
+                    let known: Vec<&str> = rules.charts.tactics.chits.iter().map(|c| c.id.as_str()).collect();
+                    bad(
+                        side,
+                        format!("{field}.tactics"),
+                        format!(
+                            "'{}' is not a tactics chit; the chits are {}",
+                            crate::base::error::echo(t),
+                            known.join(", ")
+                        ),
+                    );
+                }
+            }
+            for (k, id) in a.advance.iter().enumerate() {
+                if !attackers.contains(id) {
+                    bad(
+                        side,
+                        format!("{field}.advance[{k}]"),
+                        format!(
+                            "{} is not one of this attack's attackers (12.23 step 9)",
+                            crate::base::error::echo(id)
+                        ),
+                    );
+                }
+            }
+            d.attacks.push(Designated {
+                side: side.clone(),
+                field,
+                attackers,
+                defenders,
+                defending_hexes: hexes,
+                lead: a.lead,
+                tactics: a.tactics,
+                advance: a.advance,
+                momentum: a.momentum.or_else(|| parsed.momentum.clone()).unwrap_or_default(),
+                choices: a.choices,
+                capture: a.capture,
+            });
+        }
+    }
+    // 12.12, 12.13: who must attack and who must be attacked; checked for
+    // the sides whose orders are here (all of them when resolving).
+    let sides_here: BTreeSet<&String> = orders.keys().filter(|s| phasing.contains(s)).collect();
+    // The player's units whose side's orders are not here (none when
+    // resolving) and that could attack: 12.12 and 12.13 bind the player,
+    // not each of its sides, so what such a unit's side could do in its
+    // own orders (attack a hex, take a unit into a combined attack) is left
+    // to the check of every side's orders together (`validate_step`).
+    let elsewhere: Vec<&String> = state
+        .units
+        .keys()
+        .filter(|u| {
+            !whole_phase
+                && player_of(rules, u) == player
+                && !sides_here.contains(&side_of(rules, u))
+                && rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())
+                && attacker_refused(rules, state, player, u).is_none()
+        })
+        .collect();
+    let elsewhere_next_to = |hex: HexId| {
+        elsewhere.iter().any(|u| hex_of(state, u).is_some_and(|h| crate::base::hex::are_adjacent(h, hex, layout)))
+    };
+    let mut ids: Vec<&String> = state.units.keys().collect();
+    ids.sort();
+    for id in ids {
+        let side = side_of(rules, id);
+        if player_of(rules, id) != player || !(whole_phase || sides_here.contains(&side)) {
+            continue;
+        }
+        // A unit that may combine with a unit of a side whose orders are
+        // not here, next to an enemy hex that unit is next to too, may be
+        // in that side's attack (Savannah 4.13's exceptions).
+        let combined_elsewhere = || {
+            let Some(h) = hex_of(state, id) else { return false };
+            enemies_next_to(rules, state, h, player).iter().filter_map(|e| hex_of(state, e)).any(|eh| {
+                elsewhere.iter().any(|u| {
+                    hex_of(state, u).is_some_and(|uh| crate::base::hex::are_adjacent(uh, eh, layout))
+                        && cooperate(rules, id, u)
+                })
+            })
+        };
+        // Savannah 4.13, one of the exclusive rules' exceptions 12.12
+        // names: a unit every enemy hex next to which is attacked by units
+        // it may not combine with (or, while a side's orders are checked
+        // alone, is next to such a unit of a side whose orders are not
+        // here) has no attack left to join, since 12.15 attacks a hex once.
+        let barred = || {
+            let Some(h) = hex_of(state, id) else { return false };
+            let hexes: BTreeSet<HexId> =
+                enemies_next_to(rules, state, h, player).iter().filter_map(|e| hex_of(state, e)).collect();
+            !hexes.is_empty()
+                && hexes.iter().all(|eh| {
+                    d.attacks
+                        .iter()
+                        .any(|a| a.defending_hexes.contains(eh) && a.attackers.iter().any(|u| !cooperate(rules, id, u)))
+                        || elsewhere.iter().any(|u| {
+                            hex_of(state, u).is_some_and(|uh| crate::base::hex::are_adjacent(uh, *eh, layout))
+                                && !cooperate(rules, id, u)
+                        })
+                })
+        };
+        if must_attack_in(rules, state, id, Some(&occupancy))
+            && !used.contains_key(id)
+            && !combined_elsewhere()
+            && !barred()
+        {
+            let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
+            let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
+            bad(
+                &side,
+                "attacks".into(),
+                format!("{id} in {hex} is next to {} and must attack (12.12)", enemies.join(", ")),
+            );
+        }
+    }
+    let mut must_be_attacked: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+    for id in state.units.keys() {
+        if player_of(rules, id) != player || !must_attack_in(rules, state, id, Some(&occupancy)) {
+            continue;
+        }
+        if !(whole_phase || sides_here.contains(&side_of(rules, id))) {
+            continue;
+        }
+        let Some(h) = hex_of(state, id) else { continue };
+        for e in enemies_next_to(rules, state, h, player) {
+            if let Some(eh) = hex_of(state, &e) {
+                // Once per unit, however many enemy units share the hex.
+                let by = must_be_attacked.entry(eh).or_default();
+                if !by.contains(id) {
+                    by.push(id.clone());
+                }
+            }
+        }
+    }
+    for (hex, by) in must_be_attacked {
+        if attacked_hexes.contains_key(&hex) || d.diversion == Some(hex) || elsewhere_next_to(hex) {
+            continue;
+        }
+        let side = by.first().map(|u| side_of(rules, u)).unwrap_or_default();
+        bad(
+            &side,
+            "attacks".into(),
+            format!("{hex} is next to {} and must be attacked, or receive the diversion (12.13, 12.14)", by.join(", ")),
+        );
+    }
+    if let Some(hex) = d.diversion {
+        let pinned = combat_units_at(rules, state, hex).iter().any(|u| state.units.get(u).is_some_and(|s| s.pinned));
+        if pinned {
+            let side = orders.keys().find(|s| phasing.contains(s)).cloned().unwrap_or_default();
+            bad(
+                &side,
+                "diversion".into(),
+                format!("{hex} holds pinned units, which may not receive a diversion (13.1 PIN, 12.14)"),
+            );
+        }
+    }
+    // Savannah Hist. Turn 16: the named leader must take part in an attack.
+    if let Some(r) = turn_restriction(rules, state.turn, "must-attack-with-leader") {
+        let leader = r.get("leader").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        if let Some(hex) = hex_of(state, &leader) {
+            let side = side_of(rules, &leader);
+            let attacking = d.attacks.iter().any(|a| a.attackers.iter().any(|u| hex_of(state, u) == Some(hex)));
+            // A unit there that may attack (12.3: not artillery alone; not
+            // disrupted, shattered or held back by the turn's restrictions).
+            let could = !enemies_next_to(rules, state, hex, player).is_empty()
+                && combat_units_at(rules, state, hex).iter().any(|u| {
+                    player_of(rules, u) == player
+                        && rules.counter(u).is_some_and(|c| !c.is_artillery())
+                        && attacker_refused(rules, state, player, u).is_none()
+                });
+            if (whole_phase || sides_here.contains(&side)) && could && !attacking {
+                bad(&side, "attacks".into(), format!("{leader} must take part in a Close Combat attack this turn: the units in his hex {hex} must attack (the scenario's turn restrictions)"));
+            }
+        }
+    }
+    (d, problems)
+}

@@ -1,0 +1,689 @@
+//! Close Combat (series 12): the arithmetic of one combat — strengths and
+//! odds (12.23 step 1, 12.3), lead units (step 2), every DRM of the Close
+//! Combat DRM Chart (step 3, with 12.7, 14.21, 15.32 and the exclusive
+//! rules), tactics chits (step 4, 12.5), the table (step 5) and momentum
+//! (steps 6 and 8, 12.6). Every value comes from the charts
+//! (`close-combat.yaml`, `close-combat-drms.yaml`, `tactics.yaml`,
+//! `terrain.yaml`, `weather.yaml`); the DRM entries are known to the engine
+//! by their ids, and an id it does not know is refused, never ignored.
+//!
+//! # Readings of the rules
+//!
+//! - SPs (12.23 step 1): artillery counts 0 (12.3); a disrupted unit half
+//!   its SPs rounded up (13.3), a shattered one 1 (13.4), a Lost one half
+//!   rounded up (Savannah 4.9).
+//! - The leader in command whose Close Combat DRM counts (14.21) is the one
+//!   in command in the lead unit's hex.
+//! - Terrain (step 3): the hex terrain of the Defender's lead unit's hex; of
+//!   the hexsides between attacking and defending hexes, the one most
+//!   favourable to the Attacker, its features added (9.4's cumulative
+//!   reading). A shattered Defender's lead unit takes no terrain DRM (13.4).
+//! - Surrounded (12.7): every hex next to each defending hex (or each
+//!   attacking hex, for the converse) holds an enemy unit, is in an enemy
+//!   ZOC that no friendly unit there negates, or is prohibited; a hex off
+//!   the map does not count as surrounding.
+//! - The exclusive rules' DRM entries say what they apply to in their own
+//!   fields: `sides` (the attacking sides), `scenarios`, `applies_to`
+//!   (stacking restriction ids of module.yaml for the mixed-stack DRMs,
+//!   hexside feature ids for Savannah 4.14, terrain ids for 4.8), and
+//!   counter tags name the units (`irish-ferocity`, `militia-drm-exception`,
+//!   `forest-defence-drm`).
+//! - Savannah 4.1, "Units within a French/American stack may not attack
+//!   voluntarily, either as a stack or individually" (module.yaml
+//!   `stacking.restrictions[].stacked_may_attack_voluntarily: false`): a
+//!   unit in a hex holding a pair that the restriction binds may be an
+//!   attacker only if it must attack (12.12: next to the enemy, in Parade
+//!   Order, not artillery or a rifle unit, not held back by the scenario).
+//!   Its own choice of which adjacent hexes it attacks (12.15) stays free.
+//!
+//! This file holds the arithmetic of one combat (steps 1 to 4);
+//! `designate.rs` the phase's orders and their designation, `momentum.rs`
+//! the dice of steps 5, 6 and 8 and the advance (step 9), `resolve.rs` the
+//! phase resolved.
+
+mod designate;
+mod momentum;
+mod resolve;
+
+pub use designate::*;
+pub use momentum::*;
+pub use resolve::*;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::base::error::{Error, Result};
+use crate::base::hex::{neighbours, HexId};
+use crate::system::Event;
+use crate::systems::gboar::board::state::{Condition, State};
+use crate::systems::gboar::board::units::{
+    combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, player_of, side_of,
+    turn_restriction, Occupancy,
+};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::charts::{Drm, TacticsCell};
+use crate::systems::gboar::data::counters::Counter;
+
+/// One close combat as designated (12.21) with its choices made.
+#[derive(Debug, Clone)]
+pub struct Engagement {
+    pub attackers: Vec<String>,
+    pub defenders: Vec<String>,
+    pub attacker_lead: String,
+    pub defender_lead: String,
+    pub attacker_chit: String,
+    pub defender_chit: String,
+    /// 12.14: attacking units next to a diversion shift the odds left.
+    pub diversion_shift: u32,
+}
+
+/// Step 1: a column of the Close Combat Table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Odds {
+    pub attacker_sp: i32,
+    pub defender_sp: i32,
+    pub column: String,
+    pub text: String,
+}
+
+/// One DRM that applies, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Modifier {
+    pub id: String,
+    pub value: i32,
+    pub text: String,
+}
+
+/// Step 4: the tactics matrix's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tactics {
+    Drm(i32, String),
+    /// NC: no combat (12.23 step 4); which sides played Withdraw.
+    NoCombat {
+        attacker_withdraws: bool,
+        defender_withdraws: bool,
+        text: String,
+    },
+}
+
+fn half_up(n: i32) -> i32 {
+    (n + 1) / 2
+}
+
+/// 12.23 step 1: a unit's Close Combat SPs.
+pub fn strength(rules: &Rules, state: &State, id: &str) -> i32 {
+    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return 0 };
+    if c.is_leader() || c.is_artillery() {
+        return 0;
+    }
+    let (sps, _) = c.stacking_weight(u.steps, false);
+    let sps = match u.condition {
+        Condition::Shattered => 1,
+        Condition::Disrupted => half_up(sps),
+        Condition::ParadeOrder => sps,
+    };
+    if u.lost {
+        half_up(sps)
+    } else {
+        sps
+    }
+}
+
+/// 12.23 step 1: the column, rounded in the Defender's favour, shifted left
+/// for a diversion (12.14).
+pub fn odds(rules: &Rules, attacker_sp: i32, defender_sp: i32, shift: u32) -> Odds {
+    let table = &rules.charts.close_combat.close_combat_table;
+    let (a, d) = (i64::from(attacker_sp.max(0)), i64::from(defender_sp.max(0)));
+    let mut index: Option<usize> = None;
+    for (i, col) in table.columns.iter().enumerate() {
+        if a * i64::from(col.odds[1]) >= d * i64::from(col.odds[0]) {
+            index = Some(i);
+        }
+    }
+    let base = match index {
+        Some(i) => table.columns.get(i).map(|c| c.id.clone()).unwrap_or_default(),
+        None => table.below_lowest.clone(),
+    };
+    let position = table.columns.iter().position(|c| c.id == base).unwrap_or(0);
+    let shifted = position.saturating_sub(shift as usize);
+    let column = table.columns.get(shifted).map(|c| c.id.clone()).unwrap_or(base.clone());
+    let text = if shift > 0 && column != base {
+        format!(
+            "{attacker_sp} SPs against {defender_sp}: {base}, shifted {shift} left for the diversion (12.14): {column}"
+        )
+    } else {
+        format!("{attacker_sp} SPs against {defender_sp}: {column} (rounded for the Defender, 12.23)")
+    };
+    Odds { attacker_sp, defender_sp, column, text }
+}
+
+/// Step 5: the cell of the table for a modified roll (rolls beyond the
+/// table's rows read its first or last row).
+pub fn cell(rules: &Rules, column: &str, roll: i32) -> Result<(Vec<String>, Vec<String>)> {
+    let table = &rules.charts.close_combat.close_combat_table;
+    let roll = roll.clamp(table.rolls.min, table.rolls.max);
+    let row = table
+        .rows
+        .iter()
+        .find(|r| r.roll == roll)
+        .ok_or_else(|| Error::refused(format!("charts/close-combat.yaml: no row for a modified roll of {roll}")))?;
+    let cell = row
+        .results
+        .get(column)
+        .ok_or_else(|| Error::refused(format!("charts/close-combat.yaml: row {roll} has no column {column}")))?;
+    Ok((cell.attacker.clone(), cell.defender.clone()))
+}
+
+/// 14.1, 14.21: the leader in command in a unit's hex, for its army.
+fn leader_for<'a>(rules: &'a Rules, state: &State, id: &str) -> Option<&'a Counter> {
+    let hex = hex_of(state, id)?;
+    let army = rules.army_of(id)?;
+    crate::systems::gboar::board::units::leader_in_command(rules, state, hex, army)
+}
+
+/// 12.52, 12.53: a leader stacked with or next to one of the units.
+fn leader_near(rules: &Rules, state: &State, units: &[String]) -> bool {
+    let layout = rules.module.map.layout;
+    let player = units.first().map(|u| player_of(rules, u)).unwrap_or_default();
+    let hexes: BTreeSet<HexId> = units.iter().filter_map(|u| hex_of(state, u)).collect();
+    state.units.keys().any(|id| {
+        rules.counter(id).is_some_and(|c| c.is_leader())
+            && player_of(rules, id) == player
+            && hex_of(state, id)
+                .is_some_and(|h| hexes.iter().any(|x| *x == h || crate::base::hex::are_adjacent(*x, h, layout)))
+    })
+}
+
+/// 12.52: an empty hex next to both a defending and an attacking hex, that
+/// is not prohibited terrain (the note on flanks).
+fn open_flank(rules: &Rules, state: &State, e: &Engagement) -> bool {
+    let layout = rules.module.map.layout;
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let occupied = occupants(rules, state);
+    let att: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
+    let def: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
+    rules.module.map.terrain.keys().any(|h| {
+        !occupied.contains_key(h)
+            && terrain
+                .hex(*h)
+                .is_some_and(|i| i.movement_cost != crate::systems::gboar::data::charts::MovementCost::Prohibited)
+            && att.iter().any(|a| crate::base::hex::are_adjacent(*a, *h, layout))
+            && def.iter().any(|d| crate::base::hex::are_adjacent(*d, *h, layout))
+    })
+}
+
+/// 12.52: why a side may not choose `chit` in this combat, if it may not.
+pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool, chit: &str) -> Option<String> {
+    let tactics = &rules.charts.tactics;
+    let Some(def) = tactics.chits.iter().find(|c| c.id == chit) else {
+        let known: Vec<&str> = tactics.chits.iter().map(|c| c.id.as_str()).collect();
+        return Some(format!(
+            "'{}' is not a tactics chit; the chits are {}",
+            crate::base::error::echo(chit),
+            known.join(", ")
+        ));
+    };
+    let (own, other) = if attacker { (&e.attackers, &e.defenders) } else { (&e.defenders, &e.attackers) };
+    for need in &def.requires {
+        let ok = match need.as_str() {
+            "leader" => leader_near(rules, state, own),
+            "open-flank" => open_flank(rules, state, e),
+            other => return Some(format!("charts/tactics.yaml: the engine does not know the requirement '{other}'")),
+        };
+        if !ok {
+            let why = if need == "leader" {
+                "no leader is stacked with or next to a unit in this combat (12.52, 12.53)"
+            } else {
+                "there is no empty hex next to both sides' units (12.52)"
+            };
+            return Some(format!("{} needs {need}: {why}", def.name));
+        }
+    }
+    for f in &def.forbidden_when {
+        if !f.sides.is_empty() && !own.iter().any(|u| f.sides.contains(&side_of(rules, u))) {
+            continue;
+        }
+        let holds = match f.id.as_str() {
+            "infantry-in-open-vs-mounted" => {
+                let all_infantry = own
+                    .iter()
+                    .filter_map(|u| rules.counter(u))
+                    .filter(|c| !c.is_leader() && !c.is_artillery())
+                    .all(|c| {
+                        matches!(c.kind.as_str(), "infantry" | "light-infantry" | "militia" | "rifle" | "musket-rifle")
+                    });
+                let open =
+                    own.iter().filter_map(|u| hex_of(state, u)).all(|h| rules.terrain_at(h).is_some_and(|t| t.open));
+                let mounted = other.iter().filter_map(|u| rules.counter(u)).any(|c| c.kind == "cavalry");
+                all_infantry && open && mounted
+            }
+            "british-inside-perimeter" => {
+                let zone = perimeter_zone(rules);
+                let inside = |u: &String| hex_of(state, u).is_some_and(|h| zone.contains(&h));
+                own.iter().any(inside) && other.iter().all(|u| !inside(u))
+            }
+            x => return Some(format!("charts/tactics.yaml: the engine does not know the condition '{x}'")),
+        };
+        if holds {
+            return Some(format!("{} may not be chosen: {} ({})", def.name, f.text, f.source));
+        }
+    }
+    None
+}
+
+/// The zone Savannah 4.15 speaks of: the scenario's sortie zone, or the
+/// module's zone named by the strategic restriction.
+fn perimeter_zone(rules: &Rules) -> BTreeSet<HexId> {
+    let id = rules
+        .scenario_movement
+        .sortie_restriction
+        .as_ref()
+        .map(|s| s.zone.clone())
+        .or_else(|| {
+            rules
+                .scenario_movement
+                .track_switch
+                .as_ref()
+                .and_then(|t| t.strategic_restriction.as_ref().map(|r| r.may_not_move_adjacent_to.clone()))
+        })
+        .unwrap_or_else(|| "savannah-defensive-perimeter".into());
+    rules.module.map.zone(&id).map(|z| z.hexes.iter().copied().collect()).unwrap_or_default()
+}
+
+/// Step 4: the tactics outcome, with 12.54 for illegal chits.
+pub fn tactics(rules: &Rules, state: &State, e: &Engagement) -> Result<Tactics> {
+    let t = &rules.charts.tactics;
+    let bad_a = chit_illegal(rules, state, e, true, &e.attacker_chit);
+    let bad_d = chit_illegal(rules, state, e, false, &e.defender_chit);
+    let illegal = &t.illegal_chit;
+    match (&bad_a, &bad_d) {
+        (Some(a), Some(d)) => {
+            return Ok(Tactics::Drm(illegal.both_illegal, format!("both chits are illegal ({a}; {d}): 0 (12.54)")))
+        }
+        (Some(a), None) => {
+            return Ok(Tactics::Drm(
+                illegal.attacker_illegal,
+                format!("the Attacker's chit is illegal ({a}): {:+} (12.54)", illegal.attacker_illegal),
+            ))
+        }
+        (None, Some(d)) => {
+            return Ok(Tactics::Drm(
+                illegal.defender_illegal,
+                format!("the Defender's chit is illegal ({d}): {:+} (12.54)", illegal.defender_illegal),
+            ))
+        }
+        (None, None) => {}
+    }
+    let cell = t.matrix.rows.get(&e.attacker_chit).and_then(|r| r.get(&e.defender_chit)).ok_or_else(|| {
+        Error::refused(format!(
+            "charts/tactics.yaml: the matrix has no cell for {} against {}",
+            e.attacker_chit, e.defender_chit
+        ))
+    })?;
+    Ok(match cell {
+        TacticsCell::Drm(n) => {
+            Tactics::Drm(*n, format!("{} against {}: {n:+} (12.23 step 4)", e.attacker_chit, e.defender_chit))
+        }
+        TacticsCell::Result(word) if word == "nc" => Tactics::NoCombat {
+            attacker_withdraws: e.attacker_chit == "withdraw",
+            defender_withdraws: e.defender_chit == "withdraw",
+            text: format!("{} against {}: no combat (12.23 step 4)", e.attacker_chit, e.defender_chit),
+        },
+        TacticsCell::Result(word) => {
+            return Err(Error::refused(format!(
+                "charts/tactics.yaml: the engine does not know the matrix result '{word}'"
+            )))
+        }
+    })
+}
+
+/// 12.7: every hex next to each of `hexes` holds a unit of `enemy`'s
+/// player, is in its ZOC (not negated by a unit of the other player there)
+/// or is prohibited.
+fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player: &str) -> bool {
+    if hexes.is_empty() {
+        return false;
+    }
+    let layout = rules.module.map.layout;
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
+    let player_of_army = rules.players_of_armies();
+    let zoc = crate::systems::gboar::board::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, own_player);
+    let occupied = occupants(rules, state);
+    hexes.iter().all(|h| {
+        let around = neighbours(*h, layout);
+        around.len() == 6
+            && around.iter().all(|n| {
+                let here = occupied.get(n).cloned().unwrap_or_default();
+                let enemy = here.iter().any(|u| player_of(rules, u) != own_player);
+                let friendly = here.iter().any(|u| player_of(rules, u) == own_player);
+                let prohibited = terrain
+                    .hex(*n)
+                    .is_none_or(|i| i.movement_cost == crate::systems::gboar::data::charts::MovementCost::Prohibited);
+                enemy || prohibited || (zoc.contains(*n) && !friendly)
+            })
+    })
+}
+
+fn all_militia(rules: &Rules, units: &[String]) -> bool {
+    let fighting: Vec<&Counter> =
+        units.iter().filter_map(|u| rules.counter(u)).filter(|c| !c.is_leader() && !c.is_artillery()).collect();
+    !fighting.is_empty()
+        && fighting.iter().all(|c| c.kind == "militia")
+        && !fighting.iter().any(|c| c.tags.iter().any(|t| t == "militia-drm-exception"))
+}
+
+fn has_regulars(rules: &Rules, units: &[String], groups: &[String]) -> bool {
+    units
+        .iter()
+        .filter_map(|u| rules.counter(u))
+        .any(|c| !c.is_leader() && !c.is_artillery() && c.colour_group.as_ref().is_some_and(|g| groups.contains(g)))
+}
+
+/// A stacking restriction (module.yaml) pairing two of `units` in one hex.
+fn restricted_pair(rules: &Rules, state: &State, units: &[String], restriction: &str) -> bool {
+    let Some(r) = rules.stacking.as_ref().and_then(|s| s.restrictions.iter().find(|r| r.id == restriction)) else {
+        return false;
+    };
+    units.iter().enumerate().any(|(i, a)| {
+        units.iter().skip(i + 1).any(|b| {
+            hex_of(state, a) == hex_of(state, b)
+                && match (rules.counter(a), rules.counter(b)) {
+                    (Some(x), Some(y)) => r.applies(x, y),
+                    _ => false,
+                }
+        })
+    })
+}
+
+/// The value of an entry on this turn (a `schedule` by turn, or `value`).
+fn entry_value(d: &Drm, turn: u32) -> Option<i32> {
+    if let Some(schedule) = &d.schedule {
+        return schedule.iter().find(|s| s.turns.contains(i32::try_from(turn).unwrap_or(i32::MAX))).map(|s| s.value);
+    }
+    d.value
+}
+
+/// Step 3: every DRM of the Close Combat DRM Chart that applies, positive
+/// for the Attacker. The tactics DRM is not included (see [`tactics`]).
+pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Modifier>> {
+    let chart = &rules.charts.close_combat_drms.close_combat_drms;
+    let layout = rules.module.map.layout;
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let name = |id: &str| rules.counter(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string());
+    let att_hexes: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
+    let def_hexes: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
+    let attacker_player = e.attackers.first().map(|u| player_of(rules, u)).unwrap_or_default();
+    let defender_player = e.defenders.first().map(|u| player_of(rules, u)).unwrap_or_default();
+    let lead_hex = hex_of(state, &e.defender_lead);
+    let shattered_lead = state.units.get(&e.defender_lead).is_some_and(|u| u.condition == Condition::Shattered);
+    // Hexside features between the attacking and defending hexes: the
+    // crossing most favourable to the Attacker.
+    let mut best_side: Option<(i32, Vec<String>, Vec<String>)> = None;
+    for a in &att_hexes {
+        for d in &def_hexes {
+            if !crate::base::hex::are_adjacent(*a, *d, layout) {
+                continue;
+            }
+            let crossing = terrain.crossing(*a, *d);
+            let total: i32 = crossing.iter().map(|c| c.close_combat_drm).sum();
+            let names: Vec<String> = crossing
+                .iter()
+                .filter(|c| c.close_combat_drm != 0)
+                .map(|c| format!("{} {:+}", c.name, c.close_combat_drm))
+                .collect();
+            let ids: Vec<String> = crossing.iter().map(|c| c.id.clone()).collect();
+            if best_side.as_ref().is_none_or(|(v, _, _)| total > *v) {
+                best_side = Some((total, names, ids));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut groups_used: BTreeSet<String> = BTreeSet::new();
+    for d in &chart.entries {
+        if !d.scenarios.is_empty() && !d.scenarios.contains(&state.scenario) {
+            continue;
+        }
+        if !d.sides.is_empty() && !e.attackers.iter().any(|u| d.sides.contains(&side_of(rules, u))) {
+            continue;
+        }
+        let applies: Option<(i32, String)> = match d.id.as_str() {
+            "attacker-lead-unit-morale" | "defender-lead-unit-morale" => {
+                let lead = if d.id.starts_with("attacker") { &e.attacker_lead } else { &e.defender_lead };
+                let c = rules.counter(lead).ok_or_else(|| Error::refused(format!("no counter {lead}")))?;
+                let (base, level, level_name) = crate::systems::gboar::board::units::modified_morale(rules, state, c)?;
+                let v = d.sign.unwrap_or(1) * (base + level);
+                Some((v, format!("lead unit {} morale {base} {level:+} ({level_name})", c.name)))
+            }
+            "attacker-leader" | "defender-leader" => {
+                let lead = if d.id.starts_with("attacker") { &e.attacker_lead } else { &e.defender_lead };
+                leader_for(rules, state, lead).map(|l| {
+                    let v = d.sign.unwrap_or(1) * l.close_combat_drm.unwrap_or(0);
+                    (v, format!("{} in command (14.21)", l.name))
+                })
+            }
+            "tactics" => None,
+            "defender-surrounded" => surrounded(rules, state, &def_hexes, &defender_player)
+                .then(|| (d.value.unwrap_or(0), "the defenders are surrounded (12.7)".into())),
+            "attacker-surrounded" => surrounded(rules, state, &att_hexes, &attacker_player)
+                .then(|| (d.value.unwrap_or(0), "the attackers are surrounded (12.7)".into())),
+            "defender-hex-terrain" => {
+                if shattered_lead {
+                    None
+                } else {
+                    lead_hex
+                        .and_then(|h| rules.terrain_at(h))
+                        .filter(|t| t.close_combat_drm != 0)
+                        .map(|t| (t.close_combat_drm, format!("the defenders' {} hex", t.name)))
+                }
+            }
+            "attack-across-hexside" => {
+                if shattered_lead {
+                    None
+                } else {
+                    best_side
+                        .as_ref()
+                        .filter(|(v, _, _)| *v != 0)
+                        .map(|(v, names, _)| (*v, format!("across {}", names.join(", "))))
+                }
+            }
+            "covered-way-defender" => {
+                if shattered_lead {
+                    None
+                } else {
+                    lead_hex
+                        .and_then(|h| terrain.hex(h))
+                        .and_then(|i| i.feature)
+                        .and_then(|f| f.close_combat_drm)
+                        .filter(|v| *v != 0)
+                        .map(|v| (v, "the defenders are on the Covered Way (Savannah 4.9)".into()))
+                }
+            }
+            "weather" => state
+                .weather
+                .as_deref()
+                .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+                .filter(|c| c.close_combat_drm != 0)
+                .map(|c| (c.close_combat_drm, format!("{} (Savannah 4.2)", c.name))),
+            "attacker-militia-vs-regulars" => (all_militia(rules, &e.attackers)
+                && has_regulars(rules, &e.defenders, &chart.regulars.groups))
+            .then(|| (d.value.unwrap_or(0), "all-militia attackers against Regulars".into())),
+            "defender-militia-vs-regulars" => (all_militia(rules, &e.defenders)
+                && has_regulars(rules, &e.attackers, &chart.regulars.groups))
+            .then(|| (d.value.unwrap_or(0), "all-militia defenders against Regulars".into())),
+            "attacker-rifle-lead-unit" | "defender-rifle-lead-unit" => {
+                let lead = if d.id.starts_with("attacker") { &e.attacker_lead } else { &e.defender_lead };
+                rules
+                    .counter(lead)
+                    .filter(|c| c.rifle_mark.as_deref() == Some("white"))
+                    .map(|c| (d.value.unwrap_or(0), format!("lead unit {} is a white-R rifle unit", c.name)))
+            }
+            "cavalry-charge" => {
+                let charging = e.attackers.iter().any(|u| {
+                    rules.counter(u).is_some_and(|c| c.kind == "cavalry")
+                        && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder)
+                });
+                let none = !e.defenders.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
+                let open = lead_hex.and_then(|h| rules.terrain_at(h)).is_some_and(|t| t.open);
+                (charging && none && open).then(|| (d.value.unwrap_or(0), "cavalry charge into open ground".into()))
+            }
+            "defender-mixed-french-american-stack" => {
+                d.applies_to.iter().any(|r| restricted_pair(rules, state, &e.defenders, r)).then(|| {
+                    (
+                        d.value.unwrap_or(0),
+                        format!("the defenders are a stack of {} (Savannah 4.1)", d.applies_to.join(", ")),
+                    )
+                })
+            }
+            "attacker-mixed-french-american-stack" | "attacker-french-regulars-with-colonial-militia" => {
+                d.applies_to.iter().any(|r| restricted_pair(rules, state, &e.attackers, r)).then(|| {
+                    (
+                        d.value.unwrap_or(0),
+                        format!(
+                            "the attackers are a stack of {} forced to attack (Savannah 4.1)",
+                            d.applies_to.join(", ")
+                        ),
+                    )
+                })
+            }
+            "creeks-in-forest" => {
+                let alone: Vec<&String> =
+                    e.defenders.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).collect();
+                let tagged = alone.len() == 1
+                    && alone
+                        .iter()
+                        .all(|u| rules.counter(u).is_some_and(|c| c.tags.iter().any(|t| t == "forest-defence-drm")));
+                let forest =
+                    lead_hex.and_then(|h| rules.module.map.terrain.get(&h)).is_some_and(|t| d.applies_to.contains(t));
+                (tagged && forest)
+                    .then(|| (d.value.unwrap_or(0), "the Creeks defend alone in forest (Savannah 4.8)".into()))
+            }
+            "incomplete-british-defences" => {
+                let value = entry_value(d, state.turn).unwrap_or(0);
+                let crosses =
+                    best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| d.applies_to.contains(i)));
+                (value != 0 && crosses).then(|| {
+                    (value, format!("the British works are not complete on turn {} (Savannah 4.14)", state.turn))
+                })
+            }
+            "irish-ferocity" => {
+                let tagged =
+                    rules.counter(&e.attacker_lead).is_some_and(|c| c.tags.iter().any(|t| t == "irish-ferocity"));
+                let regulars = has_regulars(rules, &e.defenders, &chart.regulars.british_regulars);
+                (tagged && regulars).then(|| {
+                    (
+                        d.value.unwrap_or(0),
+                        format!("{} leads against British Regulars (Savannah 4.16)", name(&e.attacker_lead)),
+                    )
+                })
+            }
+            "historical-french-attack" => {
+                Some((d.value.unwrap_or(0), "a French attack in the Historical Scenario".into()))
+            }
+            other => {
+                return Err(Error::refused(format!(
+                    "charts/close-combat-drms.yaml: the engine does not know the DRM '{other}'"
+                )))
+            }
+        };
+        if let Some((value, text)) = applies {
+            if value == 0 {
+                continue;
+            }
+            if let Some(g) = &d.group {
+                if !groups_used.insert(g.clone()) {
+                    continue;
+                }
+            }
+            out.push(Modifier { id: d.id.clone(), value, text });
+        }
+    }
+    Ok(out)
+}
+
+/// 12.23 step 2: the lead unit a side must (or may) take: a Parade Order
+/// non-artillery unit if there is one; `wanted` if legal; else the
+/// default, the best modified morale, then the most SPs, then the lowest id.
+pub fn lead_unit(
+    rules: &Rules,
+    state: &State,
+    units: &[String],
+    wanted: Option<&str>,
+) -> std::result::Result<String, String> {
+    let candidates: Vec<&String> =
+        units.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())).collect();
+    if candidates.is_empty() {
+        return Err("no unit but artillery and leaders: there is no lead unit (12.23 step 2)".into());
+    }
+    let parade: Vec<&String> = candidates
+        .iter()
+        .copied()
+        .filter(|u| state.units.get(*u).is_some_and(|s| s.condition == Condition::ParadeOrder))
+        .collect();
+    let pool = if parade.is_empty() { candidates.clone() } else { parade };
+    if let Some(w) = wanted {
+        if pool.iter().any(|u| u.as_str() == w) {
+            return Ok(w.to_string());
+        }
+        return Err(format!(
+            "{w} may not lead: the lead unit must be a Parade Order unit when there is one, never artillery (12.23 step 2); it may be {}",
+            pool.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let score = |u: &String| {
+        let m = rules
+            .counter(u)
+            .and_then(|c| crate::systems::gboar::board::units::modified_morale(rules, state, c).ok())
+            .map(|(b, l, _)| b + l)
+            .unwrap_or(i32::MIN);
+        (m, strength(rules, state, u))
+    };
+    let mut best: Vec<&String> = pool;
+    best.sort_by(|a, b| score(b).cmp(&score(a)).then_with(|| a.cmp(b)));
+    Ok(best.first().map(|s| s.to_string()).unwrap_or_default())
+}
+
+/// The events that explain one combat's arithmetic.
+pub fn explain(odds: &Odds, mods: &[Modifier], tactics: &Tactics) -> Vec<Event> {
+    let mut events = vec![Event::new("12.23", "odds", odds.text.clone())
+        .with("attacker_sp", odds.attacker_sp)
+        .with("defender_sp", odds.defender_sp)
+        .with("column", &odds.column)];
+    for m in mods {
+        events.push(
+            Event::new("12.23", "drm", format!("{:+} {}", m.value, m.text)).with("id", &m.id).with("value", m.value),
+        );
+    }
+    match tactics {
+        Tactics::Drm(v, text) => events.push(Event::new("12.23", "tactics", text.clone()).with("value", *v)),
+        Tactics::NoCombat { text, .. } => {
+            events.push(Event::new("12.23", "tactics", text.clone()).with("no_combat", true))
+        }
+    }
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(section: &str) -> Vec<String> {
+        let doc = include_str!("../../../../../docs/orders.md");
+        let part = doc.split(section).nth(1).unwrap().split("\n## ").next().unwrap();
+        part.split("```yaml").skip(1).map(|b| b.split("```").next().unwrap().to_string()).collect()
+    }
+
+    /// docs/orders.md's close combat examples use the fields the
+    /// engine reads, spelled as it reads them.
+    #[test]
+    fn the_documented_orders_parse() {
+        let cc = blocks("## Close Combat");
+        let attack: AttackOrders = crate::base::yaml::from_str(&cc[0]).unwrap();
+        let one: AttackOrder = crate::base::yaml::from_value(attack.attacks[0].clone()).unwrap();
+        assert_eq!(one.lead.as_deref(), Some("dillon-irish"));
+        assert_eq!(one.choices.second_step.as_deref(), Some("armagnac"));
+        assert_eq!(attack.diversion.as_deref(), Some("1505"));
+        let defence: DefenceOrders = crate::base::yaml::from_str(&cc[1]).unwrap();
+        assert_eq!(defence.defence.hexes["1404"].lead.as_deref(), Some("2-bn-fraser"));
+        assert_eq!(defence.momentum.unwrap().at_most, 2);
+    }
+}

@@ -1,0 +1,396 @@
+//! The phase: every designated combat resolved in order (12.23), Cavalry
+//! Withdrawal (12.4), captures, retreats and results applied, and the end
+//! of the phase (13.3, 13.4).
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// The phase
+
+/// 12.4: whether `defenders` may choose Cavalry Withdrawal against
+/// `attackers`: all Parade Order cavalry not withdrawn already, and no
+/// cavalry among the attackers.
+pub fn cavalry_may_withdraw(rules: &Rules, state: &State, defenders: &[String], attackers: &[String]) -> bool {
+    let all_cavalry = defenders.iter().all(|u| {
+        rules.counter(u).is_some_and(|c| c.kind == "cavalry")
+            && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder && !s.cavalry_withdrawn)
+    });
+    let attacking_cavalry = attackers.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
+    all_cavalry && !attacking_cavalry
+}
+
+/// The first chit of the chart a side may legally play (the default).
+pub(super) fn default_chit(rules: &Rules, state: &State, e: &Engagement, attacker: bool) -> String {
+    let chits = &rules.charts.tactics.chits;
+    chits
+        .iter()
+        .find(|c| chit_illegal(rules, state, e, attacker, &c.id).is_none())
+        .or(chits.first())
+        .map(|c| c.id.clone())
+        .unwrap_or_default()
+}
+
+/// The defence orders for a defending hex: its own, then the side's default.
+pub(super) fn hex_defence<'a>(
+    d: &'a Designation,
+    side: &str,
+    hex: HexId,
+) -> (Option<&'a HexDefence>, Option<&'a DefenceOrders>) {
+    let orders = d.defence.get(side);
+    let own =
+        orders.and_then(|o| o.defence.hexes.iter().find(|(h, _)| h.parse::<HexId>().ok() == Some(hex)).map(|(_, v)| v));
+    (own, orders)
+}
+
+/// Series 12: the phasing `player`'s Close Combat Phase. Orders are checked
+/// whole first (nothing happens if any is wrong); then 12.22 removes every
+/// pin, the attacks are resolved in the order given (12.23), and 13.3, 13.4
+/// end the phase.
+pub fn resolve_phase(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn crate::system::Dice,
+) -> Result<crate::systems::gboar::board::state::Resolution> {
+    let (d, problems) = designate(rules, state, player, orders, true);
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems.iter().map(|p| format!("  {}: {}: {}", p.side, p.field, p.message)).collect();
+        return Err(Error::refused(format!(
+            "close combat orders refused ({} problem{}), nothing happened:\n{}",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join("\n")
+        )));
+    }
+    let mut next = state.clone();
+    let mut events = Vec::new();
+    // 12.22: pins come off every unit once the attacks are announced.
+    let pinned: Vec<String> = next.units.iter().filter(|(_, u)| u.pinned).map(|(id, _)| id.clone()).collect();
+    for id in &pinned {
+        if let Some(u) = next.units.get_mut(id) {
+            u.pinned = false;
+            u.pin_result = None;
+        }
+    }
+    if !pinned.is_empty() {
+        events.push(
+            Event::new(
+                "12.22",
+                "pins-removed",
+                format!("pins removed after the attacks are announced: {}", pinned.join(", ")),
+            )
+            .with("units", &pinned),
+        );
+    }
+    if let Some(h) = d.diversion {
+        events.push(
+            Event::new("12.14", "diversion", format!("{h} receives the diversion: its units are not attacked"))
+                .with("hex", h.to_string()),
+        );
+    }
+    let layout = rules.module.map.layout;
+    let start: BTreeMap<String, Option<HexId>> = next.units.keys().map(|u| (u.clone(), hex_of(&next, u))).collect();
+    for (n, a) in d.attacks.iter().enumerate() {
+        let id = format!("{}-{}-close-combat-{}", state.turn, player, n + 1);
+        let here = |s: &State, u: &str| hex_of(s, u).is_some() && hex_of(s, u) == start.get(u).copied().flatten();
+        let attackers: Vec<String> = a.attackers.iter().filter(|u| here(&next, u)).cloned().collect();
+        // Defenders now in the hexes: those that began there, and 13.25's.
+        let mut defenders = Vec::new();
+        let mut previously = Vec::new();
+        for h in &a.defending_hexes {
+            for u in next.units.keys() {
+                if hex_of(&next, u) != Some(*h) {
+                    continue;
+                }
+                if start.get(u).copied().flatten() == Some(*h) {
+                    defenders.push(u.clone());
+                } else {
+                    previously.push(u.clone());
+                }
+            }
+        }
+        let fighting_attackers: Vec<String> =
+            attackers.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).cloned().collect();
+        let fighting_defenders: Vec<String> =
+            defenders.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).cloned().collect();
+        if fighting_attackers.is_empty() || fighting_defenders.is_empty() {
+            events.push(Event::new(
+                "12.23",
+                "combat-lapses",
+                format!("{}: no attacker or no defender is left in place; the combat does not take place", a.field),
+            ));
+            continue;
+        }
+        let attacker_player = player.to_string();
+        let defender_player = player_of(rules, &fighting_defenders[0]);
+        let defender_side = side_of(rules, &fighting_defenders[0]);
+        let by_attacker = rules.army_of(&fighting_attackers[0]).unwrap_or_default().to_string();
+        let by_defender = rules.army_of(&fighting_defenders[0]).unwrap_or_default().to_string();
+        events.push(
+            Event::new(
+                "12.23",
+                "close-combat",
+                format!("{}: {} attack {}", a.field, attackers.join(", "), defenders.join(", ")),
+            )
+            .with("id", &id)
+            .with("attackers", &attackers)
+            .with("defenders", &defenders)
+            .with("defending_hexes", a.defending_hexes.iter().map(|h| h.to_string()).collect::<Vec<_>>()),
+        );
+        // 12.3: defenders that are all artillery are captured.
+        if fighting_defenders.iter().all(|u| rules.counter(u).is_some_and(|c| c.is_artillery())) {
+            let data = crate::systems::gboar::effects::retreat::Data::load(rules)?;
+            for u in &fighting_defenders {
+                events.extend(crate::systems::gboar::effects::results::capture(
+                    rules,
+                    &data,
+                    &mut next,
+                    u,
+                    "12.3",
+                    &by_attacker,
+                )?);
+            }
+            if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
+                events.extend(advance(rules, &mut next, a, &lead, &start));
+            }
+            continue;
+        }
+        let lead_hex = a.defending_hexes.first().copied();
+        let (hex_orders, side_orders) =
+            lead_hex.map(|h| hex_defence(&d, &defender_side, h)).unwrap_or((None, d.defence.get(&defender_side)));
+        // 12.4: Cavalry Withdrawal.
+        let withdraw = hex_orders.is_some_and(|h| h.cavalry_withdrawal);
+        let open = withdraw && cavalry_may_withdraw(rules, &next, &fighting_defenders, &fighting_attackers);
+        // 12.4, 13.24: each withdrawing unit needs a retreat of three hexes
+        // to a hex next to no enemy unit; a withdrawal that cannot be made
+        // is not made, and the combat is fought.
+        let cut_off: Vec<String> = if open {
+            fighting_defenders
+                .iter()
+                .filter(|u| {
+                    crate::systems::gboar::effects::retreat::legal_retreats(
+                        rules,
+                        &next,
+                        u,
+                        crate::systems::gboar::effects::retreat::Distance::CavalryWithdrawal,
+                    )
+                    .map_or(true, |routes| routes.is_empty())
+                })
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if open && cut_off.is_empty() {
+            for u in &fighting_defenders {
+                if next.units.get(u).is_some_and(|s| s.pinned) {
+                    let why = format!("{u}, pinned, chooses Cavalry Withdrawal");
+                    let army = rules.army_of(u).unwrap_or_default().to_string();
+                    events.extend(crate::systems::gboar::effects::morale::apply(
+                        rules,
+                        &mut next,
+                        "pinned-cavalry-withdrawal",
+                        &army,
+                        &[],
+                        1,
+                        ("12.4", &why),
+                    )?);
+                }
+                let order = crate::systems::gboar::effects::retreat::Order {
+                    unit: u,
+                    distance: crate::systems::gboar::effects::retreat::Distance::CavalryWithdrawal,
+                    rule: "12.4",
+                    why: "Cavalry Withdrawal",
+                    by: &by_attacker,
+                    close_combat: None,
+                    army_morale: false,
+                };
+                let choice = hex_orders.and_then(|h| h.choices.retreats.get(u));
+                let (_, ev) = crate::systems::gboar::effects::retreat::retreat(rules, &mut next, &order, choice)?;
+                events.extend(ev);
+                if let Some(s) = next.units.get_mut(u) {
+                    if s.hex.is_some() {
+                        s.cavalry_withdrawn = true;
+                    }
+                }
+            }
+            if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
+                events.extend(advance(rules, &mut next, a, &lead, &start));
+            }
+            continue;
+        }
+        if open {
+            events.push(
+                Event::new(
+                    "12.4",
+                    "no-withdrawal",
+                    format!(
+                        "Cavalry Withdrawal is not possible: {} has no open retreat of three hexes to a hex next to \
+                         no enemy unit (12.4, 13.24); the combat is fought",
+                        cut_off.join(", ")
+                    ),
+                )
+                .with("units", &cut_off),
+            );
+        } else if withdraw {
+            events.push(Event::new("12.4", "no-withdrawal", "Cavalry Withdrawal is not open to these defenders (all Parade Order cavalry, no attacking cavalry, not already withdrawn)".to_string()));
+        }
+        // Steps 1-4.
+        let attacker_lead = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()).map_err(Error::refused)?;
+        let defender_lead = lead_unit(rules, &next, &fighting_defenders, hex_orders.and_then(|h| h.lead.as_deref()))
+            .unwrap_or_else(|_| fighting_defenders[0].clone());
+        let diversion_shift = d.diversion.map_or(0, |h| {
+            u32::from(
+                attackers
+                    .iter()
+                    .any(|u| hex_of(&next, u).is_some_and(|x| crate::base::hex::are_adjacent(x, h, layout))),
+            )
+        });
+        let mut e = Engagement {
+            attackers: attackers.clone(),
+            defenders: defenders.clone(),
+            attacker_lead: attacker_lead.clone(),
+            defender_lead: defender_lead.clone(),
+            attacker_chit: String::new(),
+            defender_chit: String::new(),
+            diversion_shift,
+        };
+        e.attacker_chit = a.tactics.clone().unwrap_or_else(|| default_chit(rules, &next, &e, true));
+        e.defender_chit = hex_orders
+            .and_then(|h| h.tactics.clone())
+            .or_else(|| side_orders.and_then(|o| o.defence.tactics.clone()))
+            .unwrap_or_else(|| default_chit(rules, &next, &e, false));
+        let a_sp: i32 = fighting_attackers.iter().map(|u| strength(rules, &next, u)).sum();
+        let d_sp: i32 = fighting_defenders.iter().map(|u| strength(rules, &next, u)).sum();
+        let odds = odds(rules, a_sp, d_sp, diversion_shift);
+        let mods = modifiers(rules, &next, &e)?;
+        let tactics_outcome = tactics(rules, &next, &e)?;
+        events.push(
+            Event::new(
+                "12.23",
+                "lead-units",
+                format!(
+                    "lead units: {attacker_lead} and {defender_lead}; tactics: {} against {}",
+                    e.attacker_chit, e.defender_chit
+                ),
+            )
+            .with("attacker_lead", &attacker_lead)
+            .with("defender_lead", &defender_lead)
+            .with("attacker_chit", &e.attacker_chit)
+            .with("defender_chit", &e.defender_chit),
+        );
+        events.extend(explain(&odds, &mods, &tactics_outcome));
+        let morale_at_start = next.army_morale.clone();
+        let side_of_units =
+            |units: &[String], affected: &str, defender: bool| crate::systems::gboar::effects::results::Side {
+                affected: affected.to_string(),
+                others: units
+                    .iter()
+                    .filter(|u| *u != affected && rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery()))
+                    .cloned()
+                    .collect(),
+                artillery: if defender {
+                    units.iter().filter(|u| rules.counter(u).is_some_and(|c| c.is_artillery())).cloned().collect()
+                } else {
+                    Vec::new()
+                },
+                previously_retreated: if defender { previously.clone() } else { Vec::new() },
+            };
+        let combat = crate::systems::gboar::effects::results::Combat {
+            id: id.clone(),
+            kind: crate::systems::gboar::effects::results::CombatKind::Close,
+            attacker: side_of_units(&attackers, &attacker_lead, false),
+            defender: side_of_units(&defenders, &defender_lead, true),
+            morale_at_start,
+        };
+        let drm_total: i32 = match &tactics_outcome {
+            Tactics::NoCombat { attacker_withdraws, defender_withdraws, .. } => {
+                // 12.23 step 4: the side that played Withdraw retreats all its
+                // units one hex (never the Attacker's artillery); the Defender first.
+                let mut movers: Vec<(String, &str)> = Vec::new();
+                if *defender_withdraws {
+                    movers.extend(
+                        defenders
+                            .iter()
+                            .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()))
+                            .map(|u| (u.clone(), by_attacker.as_str())),
+                    );
+                }
+                if *attacker_withdraws {
+                    movers.extend(
+                        attackers
+                            .iter()
+                            .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery()))
+                            .map(|u| (u.clone(), by_defender.as_str())),
+                    );
+                }
+                for (u, by) in movers {
+                    let order = crate::systems::gboar::effects::retreat::Order {
+                        unit: &u,
+                        distance: crate::systems::gboar::effects::retreat::Distance::One,
+                        rule: "12.23",
+                        why: "Withdraw, no combat",
+                        by,
+                        close_combat: None,
+                        army_morale: false,
+                    };
+                    let choice =
+                        a.choices.retreats.get(&u).or_else(|| hex_orders.and_then(|h| h.choices.retreats.get(&u)));
+                    let (_, ev) = crate::systems::gboar::effects::retreat::retreat(rules, &mut next, &order, choice)?;
+                    events.extend(ev);
+                }
+                events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
+                continue;
+            }
+            Tactics::Drm(v, _) => mods.iter().map(|m| m.value).sum::<i32>() + v,
+        };
+        // Steps 5-6.
+        let defence_policy = side_orders.and_then(|o| o.momentum.clone()).unwrap_or_default();
+        let (final_roll, att_codes, def_codes) = roll_with_momentum(
+            rules,
+            &mut next,
+            &odds.column,
+            drm_total,
+            (&attacker_player, &defender_player),
+            (&a.momentum, &defence_policy),
+            dice,
+            &mut events,
+        )?;
+        // Step 7: the Attacker's choices fall on its own half, the hex's on the Defender's.
+        // 13.1: DC is the Defender's choice and AC the Attacker's, on
+        // whichever side the result falls.
+        let mut attacker_choices = a.choices.clone();
+        let mut defender_choices = hex_orders.map(|h| h.choices.clone()).unwrap_or_default();
+        if def_codes.iter().any(|c| c == crate::systems::gboar::effects::results::CAPTURED_AC) {
+            defender_choices.captured = a.capture.clone();
+        }
+        if att_codes.iter().any(|c| c == crate::systems::gboar::effects::results::CAPTURED_DC) {
+            attacker_choices.captured = hex_orders.and_then(|h| h.capture.clone());
+        }
+        events.extend(crate::systems::gboar::effects::results::apply_close_combat(
+            rules,
+            &mut next,
+            &combat,
+            &att_codes,
+            &attacker_choices,
+            &def_codes,
+            &defender_choices,
+            dice,
+        )?);
+        // Step 8.
+        events.extend(gain_momentum(rules, &mut next, final_roll, (&attacker_player, &defender_player)));
+        // 10.5: rifle units in a close combat lose their first fire.
+        for u in attackers.iter().chain(&defenders) {
+            if rules.counter(u).is_some_and(|c| c.kind == "rifle" || c.kind == "musket-rifle") {
+                if let Some(s) = next.units.get_mut(u) {
+                    s.first_fire_used = true;
+                }
+            }
+        }
+        // Step 9.
+        events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
+    }
+    events.extend(crate::systems::gboar::effects::results::end_of_close_combat_phase(rules, &mut next, player, dice)?);
+    Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
+}

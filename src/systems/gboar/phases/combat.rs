@@ -1,0 +1,193 @@
+//! Fire and close combat: who could take part in a Defensive Artillery Fire
+//! or Close Combat Phase. A phase in which no unit could take part passes
+//! with an event that says so, and awaits no orders; otherwise
+//! [`crate::systems::gboar::phases::fire`] and [`crate::systems::gboar::phases::close_combat`] resolve it, with the orders
+//! of the sides that could take part.
+//!
+//! - Defensive Artillery Fire (series 11; Savannah 3 IX): an artillery unit
+//!   of the non-phasing player with a phasing unit within the Fire Table's
+//!   longest range (11.2, counting the target's hex), shortened by the
+//!   weather's `artillery_max_range` (Savannah 4.2); and, in the phasing
+//!   player's turn, its mortars with an enemy unit within their range
+//!   (Savannah 3 IX, 4.12: "includes mortar fire during the Allies' player
+//!   turn"). Line of sight is not looked at here: a gun that could see no
+//!   one still asks its side for orders (`fire: []` declines), which errs
+//!   on the side of never skipping a fire.
+//! - Close Combat (series 12.1): a phasing combat unit next to an enemy unit.
+
+use std::collections::BTreeMap;
+
+use crate::base::error::{Error, Result};
+use crate::base::hex::{distance, HexId};
+use crate::system::Event;
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::units::side_of_army;
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
+
+/// Units on the map: (id, hex, player, counter).
+fn on_map<'a>(
+    rules: &'a Rules,
+    state: &State,
+) -> Vec<(String, HexId, String, &'a crate::systems::gboar::data::counters::Counter)> {
+    let mut list = Vec::new();
+    for (id, unit) in &state.units {
+        let Some(c) = rules.counter(id) else { continue };
+        let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse().ok()) else { continue };
+        let Some(player) = rules.player_of_army(&c.army) else { continue };
+        list.push((id.clone(), hex, player.to_string(), c));
+    }
+    list
+}
+
+/// Who could take part in `step`, a fire or close combat phase: for each
+/// side, the units and the enemy each could reach. Empty when none could.
+pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, Vec<String>> {
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let Step::PlayerTurn { player, phase, .. } = step else { return found };
+    let units = on_map(rules, state);
+    let layout = rules.module.map.layout;
+    let side_of = |army: &str| side_of_army(rules, army).unwrap_or_default();
+    match phase.as_str() {
+        "defensive-artillery-fire" => {
+            let longest = rules.charts.fire.fire_table.ranges.iter().copied().max().unwrap_or(0);
+            let weather_cap = state
+                .weather
+                .as_deref()
+                .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+                .and_then(|c| u32::try_from(c.artillery_max_range).ok());
+            let reach = weather_cap.map_or(longest, |cap| longest.min(cap));
+            let mortar = &rules.charts.mortar.rules_summary.range;
+            for (id, hex, owner, c) in &units {
+                if !c.is_artillery() {
+                    continue;
+                }
+                let is_mortar = c.kind == "mortar";
+                if is_mortar && crate::systems::gboar::board::units::mortar_moved(rules, state, id) {
+                    continue;
+                }
+                let (min, max) = if is_mortar {
+                    (u32::try_from(mortar.min).unwrap_or(0), u32::try_from(mortar.max).unwrap_or(0))
+                } else {
+                    (1, reach)
+                };
+                // Guns fire in the enemy's turn, mortars in their own.
+                let fires_now = if is_mortar { owner == player } else { owner != player };
+                if !fires_now {
+                    continue;
+                }
+                let targets: Vec<&String> = units
+                    .iter()
+                    .filter(|(_, h, p, t)| {
+                        p != owner && !t.is_leader() && (min..=max).contains(&distance(*hex, *h, layout))
+                    })
+                    .map(|(t, ..)| t)
+                    .collect();
+                if let Some(first) = targets.first() {
+                    found.entry(side_of(&c.army)).or_default().push(format!(
+                        "{id} in {hex} has {first}{} within range",
+                        if targets.len() > 1 { format!(" and {} more", targets.len() - 1) } else { String::new() }
+                    ));
+                }
+            }
+        }
+        "rifle-fire" => {
+            // 10.1: both players' rifle units in condition to fire, next to an enemy unit.
+            for (id, hex, owner, c) in &units {
+                if !crate::systems::gboar::board::units::is_rifle(c)
+                    || !crate::systems::gboar::board::units::may_fire(state, id)
+                {
+                    continue;
+                }
+                let next_to: Vec<&String> = units
+                    .iter()
+                    .filter(|(_, h, p, t)| p != owner && !t.is_leader() && distance(*hex, *h, layout) == 1)
+                    .map(|(t, ..)| t)
+                    .collect();
+                if let Some(first) = next_to.first() {
+                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
+                }
+            }
+        }
+        "close-combat" => {
+            for (id, hex, owner, c) in &units {
+                if owner != player || c.is_leader() {
+                    continue;
+                }
+                let next_to: Vec<&String> = units
+                    .iter()
+                    .filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1)
+                    .map(|(t, ..)| t)
+                    .collect();
+                if let Some(first) = next_to.first() {
+                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
+                }
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
+/// The sides a fire or close combat step awaits orders from: none when no
+/// unit could take part; for Defensive Artillery Fire, the sides with a
+/// gun or mortar that could fire.
+pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Option<Vec<String>> {
+    match step {
+        Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" || phase == "rifle-fire" => {
+            Some(eligible(rules, state, step).into_keys().collect())
+        }
+        Step::PlayerTurn { phase, .. } if phase == "close-combat" => Some(close_combat_sides(rules, state, step)),
+        _ => None,
+    }
+}
+
+/// The sides a Close Combat Phase awaits: those of the phasing player with
+/// a combat unit next to an enemy unit (they designate, 12.21), and those
+/// of every enemy unit next to such a unit (they may be attacked, and send
+/// their defensive instructions). A side with no unit in contact has
+/// nothing to decide.
+fn close_combat_sides(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
+    let mut sides = std::collections::BTreeSet::new();
+    let Step::PlayerTurn { player, .. } = step else { return Vec::new() };
+    let units = on_map(rules, state);
+    let layout = rules.module.map.layout;
+    let side_of = |army: &str| side_of_army(rules, army).unwrap_or_default();
+    for (_, hex, owner, c) in &units {
+        if owner != player || c.is_leader() {
+            continue;
+        }
+        let enemies: Vec<_> =
+            units.iter().filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1).collect();
+        if !enemies.is_empty() {
+            sides.insert(side_of(&c.army));
+            sides.extend(enemies.iter().map(|(_, _, _, e)| side_of(&e.army)));
+        }
+    }
+    sides.into_iter().collect()
+}
+
+/// A fire or close combat step in which no unit could take part: it
+/// passes, and says so.
+pub fn resolve(rules: &Rules, state: &State, step: &Step) -> Result<Resolution> {
+    let Step::PlayerTurn { player, phase, .. } = step else {
+        return Err(Error::refused(format!("step {}: not a player turn phase", step.name())));
+    };
+    if !eligible(rules, state, step).is_empty() {
+        return Err(Error::refused(format!(
+            "step {}: units could take part; the phase is resolved by its own rules",
+            step.name()
+        )));
+    }
+    let (rule, what) = if phase == "close-combat" {
+        ("12.1", "no phasing combat unit is next to an enemy unit")
+    } else if phase == "rifle-fire" {
+        ("10.1", "no rifle unit of either side is next to an enemy unit")
+    } else {
+        ("11.2", "no artillery has an enemy unit within range, and no mortar of the phasing player either")
+    };
+    let text = format!("the {player} {} passes: {what}", phase.replace('-', " "));
+    let event = Event::new(rule, "phase-passes", text).with("phase", phase).with("player", player);
+    Ok(Resolution { state: state.clone(), events: vec![event] })
+}

@@ -1,0 +1,1216 @@
+//! Fire combat: Defensive Artillery Fire (series 11) and Savannah's French
+//! mortars (4.12). The arithmetic of one fire: the firing SPs and the range
+//! (11.2: combined guns use the farthest one's range), line of sight
+//! (11.4, [`crate::systems::gboar::board::los`]), the To Hit number (10.3 step 1), the Fire Combat
+//! DRMs (step 2), the hit and the unmodified damage roll (step 3); for
+//! mortars, the scatter and drift, the owner's choice of the unit hit, and
+//! the Mortar Disable roll. Every value is read from `charts/fire.yaml` and
+//! `charts/mortar.yaml`; a DRM id the engine does not know is refused.
+//!
+//! # Readings
+//!
+//! - A gun's fire SPs are its printed strength (the reduced side's once it
+//!   has lost a step); artillery SPs count for fire though never in close
+//!   combat (12.3).
+//! - `across-hexside`: the features of the side of the target's hex that a
+//!   firing unit's line enters through (at a corner, of the two sides the
+//!   one least favourable to the target). With several guns the modifier
+//!   counts only if every line crosses such a hexside (the chart's note):
+//!   the largest (least negative) value among the guns is used.
+//! - The range of a mortar shot is from the mortar to the hex it aims at.
+
+use std::collections::BTreeMap;
+
+use crate::base::error::{Error, Result};
+use crate::base::hex::{distance, HexId};
+use crate::system::{Dice, Event};
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::units::{hex_of, is_rifle, may_fire, mortar_moved, player_of};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::charts::{Drm, ToHitTable};
+
+/// A unit's fire SPs (printed, reduced side once a step is lost).
+pub fn fire_strength(rules: &Rules, state: &State, id: &str) -> i32 {
+    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return 0 };
+    match c.strength {
+        Some(s) if u.steps < c.steps.unwrap_or(1) => s.reduced.unwrap_or(s.full),
+        Some(s) => s.full,
+        None => 0,
+    }
+}
+
+/// 10.3 step 1, 11.3 step 1: the To Hit number for SPs at a range.
+pub fn to_hit(table: &ToHitTable, sps: i32, range: u32) -> Result<i32> {
+    let row = table
+        .rows
+        .iter()
+        .find(|r| r.sp.contains(sps))
+        .ok_or_else(|| Error::refused(format!("{}: no row for {sps} SPs", table.name)))?;
+    row.to_hit
+        .get(&range)
+        .copied()
+        .ok_or_else(|| Error::refused(format!("{}: no column for a range of {range}", table.name)))
+}
+
+/// The fire DRM of the target hex's side(s) a line from `from` enters by.
+fn entering_side_drm(rules: &Rules, from: HexId, target: HexId) -> (i32, Vec<String>) {
+    let layout = rules.module.map.layout;
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let mut worst: Option<(i32, Vec<String>)> = None;
+    for side in crate::base::hex::entering_hexside(from, target, layout).hexsides(target, layout) {
+        let (a, b) = side.hexes();
+        let outside = if a == target { b } else { a };
+        let crossing = terrain.crossing(outside, target);
+        let total: i32 = crossing.iter().map(|c| c.fire_drm).sum();
+        let names: Vec<String> = crossing.iter().filter(|c| c.fire_drm != 0).map(|c| c.name.clone()).collect();
+        // At a corner, the side least favourable to the target counts.
+        if worst.as_ref().is_none_or(|(v, _)| total > *v) {
+            worst = Some((total, names));
+        }
+    }
+    worst.unwrap_or((0, Vec::new()))
+}
+
+/// 10.3 step 2, 11.3 step 2: the Fire Combat DRMs that apply, positive for
+/// the firer. `kind` is `artillery`, `mortar` or `rifle`; `ignored` lists
+/// DRM ids this kind of fire ignores (mortar.yaml).
+pub fn modifiers(
+    rules: &Rules,
+    state: &State,
+    kind: &str,
+    firers: &[String],
+    target_hex: HexId,
+    range: u32,
+    ignored: &[String],
+) -> Result<Vec<(String, i32, String)>> {
+    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let mut out = Vec::new();
+    let entries: &Vec<Drm> = &rules.charts.fire.fire_drms.entries;
+    for d in entries {
+        if !d.applies_to.is_empty() && !d.applies_to.iter().any(|a| a == kind) {
+            continue;
+        }
+        if ignored.contains(&d.id) {
+            continue;
+        }
+        let found: Option<(i32, String)> = match d.id.as_str() {
+            "first-fire" => firers
+                .iter()
+                .all(|f| state.units.get(f).is_some_and(|u| !u.first_fire_used))
+                .then(|| (d.value.unwrap_or(0), "every firing unit makes its first fire (10.5)".into())),
+            "target-hex-terrain" => rules
+                .terrain_at(target_hex)
+                .filter(|t| t.fire_drm != 0)
+                .map(|t| (t.fire_drm, format!("the target is in {}", t.name))),
+            "across-hexside" => {
+                let mut value: Option<(i32, Vec<String>)> = None;
+                for f in firers {
+                    let Some(from) = hex_of(state, f) else { continue };
+                    let (v, names) = entering_side_drm(rules, from, target_hex);
+                    if value.as_ref().is_none_or(|(x, _)| v > *x) {
+                        value = Some((v, names));
+                    }
+                }
+                value.filter(|(v, _)| *v != 0).map(|(v, names)| (v, format!("across {}", names.join(", "))))
+            }
+            "covered-way-defender" => terrain
+                .hex(target_hex)
+                .and_then(|i| i.feature)
+                .and_then(|f| f.fire_drm)
+                .filter(|v| *v != 0)
+                .map(|v| (v, "the target is on the Covered Way (Savannah 4.9)".into())),
+            "weather" => state
+                .weather
+                .as_deref()
+                .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+                .filter(|c| c.fire_drm != 0)
+                .map(|c| (c.fire_drm, format!("{} (Savannah 4.2)", c.name))),
+            "canister" => (range == 1).then(|| (d.value.unwrap_or(0), "an adjacent target".into())),
+            other => {
+                return Err(Error::refused(format!(
+                    "charts/fire.yaml: the engine does not know the fire DRM '{other}'"
+                )))
+            }
+        };
+        if let Some((v, text)) = found {
+            if v != 0 {
+                out.push((d.id.clone(), v, text));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A die of the fire charts.
+fn die(rules: &Rules) -> crate::base::dice::Die {
+    match rules.charts.fire.die {
+        crate::systems::gboar::data::charts::Die::D10 => crate::base::dice::Die::D10,
+    }
+}
+
+/// The result of one fire's dice: hit or not, and the damage results.
+#[derive(Debug, Clone)]
+pub struct Shot {
+    pub hit: bool,
+    pub results: Vec<String>,
+}
+
+/// What a fire needs (10.3, 11.3 steps 1 and 2): the firing SPs, the
+/// range, the To Hit number and the Fire Combat DRMs that apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Aim {
+    pub sps: i32,
+    pub range: u32,
+    pub to_hit: i32,
+    /// (id, value, why), positive for the firer.
+    pub drms: Vec<(String, i32, String)>,
+}
+
+/// 11.2, 11.3: guns firing together at a unit in `target_hex`: their SPs
+/// added, the farthest gun's range, the Fire Table's To Hit number, the DRMs.
+pub fn gun_aim(rules: &Rules, state: &State, guns: &[String], target_hex: HexId) -> Result<Aim> {
+    let layout = rules.module.map.layout;
+    let sps: i32 = guns.iter().map(|g| fire_strength(rules, state, g)).sum();
+    let range =
+        guns.iter().filter_map(|g| hex_of(state, g)).map(|h| distance(h, target_hex, layout)).max().unwrap_or(1);
+    let to_hit = to_hit(&rules.charts.fire.fire_table, sps, range)?;
+    let drms = modifiers(rules, state, "artillery", guns, target_hex, range, &[])?;
+    Ok(Aim { sps, range, to_hit, drms })
+}
+
+/// Savannah 4.12: a mortar aimed at `aim`, its shot falling on a unit in
+/// `target_hex`: the range to the aimed hex on the Mortar To Hit Table, the
+/// fire DRMs mortars take.
+pub fn mortar_aim(rules: &Rules, state: &State, mortar: &str, aim: HexId, target_hex: HexId) -> Result<Aim> {
+    let layout = rules.module.map.layout;
+    let summary = &rules.charts.mortar.rules_summary;
+    let from = hex_of(state, mortar).ok_or_else(|| Error::refused(format!("{mortar} is not on the map")))?;
+    let range = distance(from, aim, layout);
+    let sps = fire_strength(rules, state, mortar);
+    let to_hit = to_hit(&rules.charts.mortar.mortar_to_hit, sps, range)?;
+    let drms = modifiers(rules, state, "mortar", &[mortar.to_string()], target_hex, range, &summary.ignores_fire_drms)?;
+    Ok(Aim { sps, range, to_hit, drms })
+}
+
+/// 11.3: guns (combined) fire at a target unit: To Hit, DRMs, the roll, the
+/// damage roll. The orders are already checked (range, LOS, one fire each).
+pub fn gun_fire(
+    rules: &Rules,
+    state: &State,
+    guns: &[String],
+    target: &str,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Shot> {
+    let target_hex = hex_of(state, target).ok_or_else(|| Error::refused(format!("{target} is not on the map")))?;
+    let Aim { sps, range, to_hit: number, drms: mods } = gun_aim(rules, state, guns, target_hex)?;
+    let total: i32 = mods.iter().map(|(_, v, _)| v).sum();
+    let roll = i32::from(dice.roll(die(rules), &format!("artillery fire at {target}: to hit"))?);
+    let modified = roll + total;
+    let hit = modified >= number;
+    let drm_text: Vec<String> = mods.iter().map(|(_, v, t)| format!("{v:+} {t}")).collect();
+    events.push(
+        Event::new(
+            "11.3",
+            "to-hit",
+            format!(
+                "{} ({sps} SPs, range {range}) fire at {target} in {target_hex}: needs {number}, rolls {roll}{}{} = {modified}: {}",
+                guns.join(", "),
+                if drm_text.is_empty() { "" } else { ", " },
+                drm_text.join(", "),
+                if hit { "hit" } else { "miss" }
+            ),
+        )
+        .with("firers", guns)
+        .with("target", target)
+        .with("hex", target_hex.to_string())
+        .with("sps", sps)
+        .with("range", range)
+        .with("to_hit", number)
+        .with("roll", roll)
+        .with("drms", mods.iter().map(|(id, v, _)| (id.clone(), *v)).collect::<BTreeMap<String, i32>>())
+        .with("modified", modified)
+        .with("hit", hit),
+    );
+    if !hit {
+        return Ok(Shot { hit, results: Vec::new() });
+    }
+    let results = damage(rules, "11.3", target, &format!("artillery fire at {target}: damage"), dice, events)?;
+    Ok(Shot { hit, results })
+}
+
+/// 11.3 step 3 (and Savannah 4.12): the unmodified roll on the Artillery
+/// Fire Damage Table.
+fn damage(
+    rules: &Rules,
+    rule: &str,
+    target: &str,
+    purpose: &str,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Vec<String>> {
+    let roll = i32::from(dice.roll(die(rules), purpose)?);
+    let row = rules
+        .charts
+        .fire
+        .artillery_fire_damage
+        .rows
+        .iter()
+        .find(|r| r.roll == roll)
+        .ok_or_else(|| Error::refused(format!("charts/fire.yaml: no damage row for a roll of {roll}")))?;
+    events.push(
+        Event::new(rule, "damage", format!("damage roll {roll}: {}", row.result.join(" + ")))
+            .with("target", target)
+            .with("roll", roll)
+            .with("results", &row.result),
+    );
+    Ok(row.result.clone())
+}
+
+/// Where a mortar's shells land (Savannah 4.12, Scatter & Drift Table):
+/// the hex, or none off the map.
+pub fn scatter(
+    rules: &Rules,
+    mortar: &str,
+    aim: HexId,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Option<HexId>> {
+    let layout = rules.module.map.layout;
+    let table = &rules.charts.mortar.scatter_and_drift;
+    let die = match rules.charts.mortar.die {
+        crate::systems::gboar::data::charts::Die::D10 => crate::base::dice::Die::D10,
+    };
+    let roll = i32::from(dice.roll(die, &format!("mortar {mortar} at {aim}: scatter and drift"))?);
+    let outcome = table
+        .outcomes
+        .iter()
+        .find(|o| o.min.is_none_or(|m| roll >= m) && o.max.is_none_or(|m| roll <= m))
+        .ok_or_else(|| Error::refused(format!("charts/mortar.yaml: no scatter outcome for {roll}")))?;
+    let mut at = Some(aim);
+    if outcome.lands == crate::systems::gboar::data::charts::Landing::Drift {
+        let dir: crate::base::hex::Direction = outcome
+            .direction
+            .as_deref()
+            .unwrap_or("n")
+            .parse()
+            .map_err(|_| Error::refused("charts/mortar.yaml: a drift direction is not a direction".to_string()))?;
+        for _ in 0..outcome.distance.unwrap_or(1) {
+            at = at
+                .and_then(|h| crate::base::hex::neighbour(h, dir, layout))
+                .filter(|h| rules.module.map.terrain.contains_key(h));
+        }
+    }
+    let text = match at {
+        Some(h) if h == aim => format!("scatter roll {roll}: the shells land on {aim}"),
+        Some(h) => format!("scatter roll {roll}: the shells drift to {h}"),
+        None => format!("scatter roll {roll}: the shells drift off the map"),
+    };
+    events.push(
+        Event::new("Savannah 4.12", "scatter", text)
+            .with("mortar", mortar)
+            .with("aim", aim.to_string())
+            .with("roll", roll)
+            .with("lands", at.map(|h| h.to_string())),
+    );
+    Ok(at)
+}
+
+/// Savannah 4.12: a mortar's shot at the unit the owner chose in the hex
+/// the shells landed on: To Hit on the Mortar To Hit Table at the range to
+/// the aimed hex, the fire DRMs mortars take, the damage roll.
+#[allow(clippy::too_many_arguments)]
+pub fn mortar_fire(
+    rules: &Rules,
+    state: &State,
+    mortar: &str,
+    aim: HexId,
+    target: &str,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Shot> {
+    let target_hex = hex_of(state, target).ok_or_else(|| Error::refused(format!("{target} is not on the map")))?;
+    let Aim { sps, range, to_hit: number, drms: mods } = mortar_aim(rules, state, mortar, aim, target_hex)?;
+    let total: i32 = mods.iter().map(|(_, v, _)| v).sum();
+    let die_kind = die(rules);
+    let roll = i32::from(dice.roll(die_kind, &format!("mortar {mortar} at {target}: to hit"))?);
+    let modified = roll + total;
+    let hit = modified >= number;
+    let drm_text: Vec<String> = mods.iter().map(|(_, v, t)| format!("{v:+} {t}")).collect();
+    events.push(
+        Event::new(
+            "Savannah 4.12",
+            "to-hit",
+            format!(
+                "{mortar} ({sps} SPs, range {range}) at {target} in {target_hex}: needs {number}, rolls {roll}{}{} = {modified}: {}",
+                if drm_text.is_empty() { "" } else { ", " },
+                drm_text.join(", "),
+                if hit { "hit" } else { "miss" }
+            ),
+        )
+        .with("firers", [mortar])
+        .with("target", target)
+        .with("hex", target_hex.to_string())
+        .with("to_hit", number)
+        .with("roll", roll)
+        .with("modified", modified)
+        .with("hit", hit),
+    );
+    if !hit {
+        return Ok(Shot { hit, results: Vec::new() });
+    }
+    let results =
+        damage(rules, "Savannah 4.12", target, &format!("mortar {mortar} at {target}: damage"), dice, events)?;
+    Ok(Shot { hit, results })
+}
+
+/// Savannah 4.12: after its own D or step loss result, the mortar rolls on
+/// the Mortar Disable Table; the result id (`intact`, `disabled`, `burst`).
+pub fn mortar_disable(rules: &Rules, mortar: &str, dice: &mut dyn Dice, events: &mut Vec<Event>) -> Result<String> {
+    let table = &rules.charts.mortar.mortar_disable;
+    let die = match rules.charts.mortar.die {
+        crate::systems::gboar::data::charts::Die::D10 => crate::base::dice::Die::D10,
+    };
+    let roll = i32::from(dice.roll(die, &format!("mortar {mortar}: disable"))?);
+    let outcome = table
+        .outcomes
+        .iter()
+        .find(|o| o.min.is_none_or(|m| roll >= m) && o.max.is_none_or(|m| roll <= m))
+        .ok_or_else(|| Error::refused(format!("charts/mortar.yaml: no disable outcome for {roll}")))?;
+    let text = table.results.iter().find(|r| r.id == outcome.result).map(|r| r.text.clone()).unwrap_or_default();
+    events.push(
+        Event::new(
+            "Savannah 4.12",
+            "mortar-disable",
+            format!("{mortar} rolls {roll} for disablement: {} — {text}", outcome.result),
+        )
+        .with("mortar", mortar)
+        .with("roll", roll)
+        .with("result", &outcome.result),
+    );
+    Ok(outcome.result.clone())
+}
+
+// ---------------------------------------------------------------------------
+// The Defensive Artillery Fire Phase
+
+/// Orders for the Defensive Artillery Fire Phase: the non-phasing side's
+/// guns (11), the phasing side's mortars (Savannah 3 IX, 4.12), and the
+/// owner's choice of the unit a mortar hit falls on in its hexes. `fire:
+/// []` and no mortars decline to fire (11.1).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FireOrders {
+    #[serde(default)]
+    pub fire: Vec<GunOrder>,
+    #[serde(default)]
+    pub mortars: Vec<MortarOrder>,
+    /// Savannah 4.12: "the owning player selects the unit": hex to unit.
+    #[serde(default)]
+    pub mortar_targets: BTreeMap<String, String>,
+    /// Choices for results that fall on this side's units (retreat paths...).
+    #[serde(default)]
+    pub choices: crate::systems::gboar::effects::results::Choices,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GunOrder {
+    /// Artillery firing together at one target (11.2).
+    pub guns: Vec<String>,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MortarOrder {
+    pub unit: String,
+    /// The hex aimed at (Savannah 4.12: mortars fire into a hex).
+    pub hex: String,
+}
+
+/// A problem, with its field.
+pub type Problem = (String, String);
+
+/// Check one side's fire orders against 11.1, 11.2, 11.4 and 4.12.
+pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
+    let layout = rules.module.map.layout;
+    let orders: FireOrders = match serde_path_to_error::deserialize(body.clone()) {
+        Ok(o) => o,
+        Err(e) => {
+            return vec![(
+                e.path().to_string(),
+                format!("{} (fire orders are `fire: [{{guns: [...], target: ...}}]`, `mortars: [{{unit, hex}}]`, `mortar_targets`, `choices`)", crate::base::error::echo_serde(e.inner())),
+            )]
+        }
+    };
+    let mut problems = Vec::new();
+    let mut fired: BTreeMap<String, String> = BTreeMap::new();
+    let mut targets: BTreeMap<String, String> = BTreeMap::new();
+    let longest = rules.charts.fire.fire_table.ranges.iter().copied().max().unwrap_or(0);
+    let cap = state
+        .weather
+        .as_deref()
+        .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+        .and_then(|c| u32::try_from(c.artillery_max_range).ok());
+    let reach = cap.map_or(longest, |c| longest.min(c));
+    let own = |id: &str| crate::systems::gboar::board::units::side_of(rules, id) == side;
+    for (i, f) in orders.fire.iter().enumerate() {
+        let field = format!("fire[{i}]");
+        let Some(target_hex) =
+            hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
+        else {
+            problems.push((
+                format!("{field}.target"),
+                format!("'{}' is not a combat unit on the map", crate::base::error::echo(&f.target)),
+            ));
+            continue;
+        };
+        if player_of(rules, &f.target) == player_of(rules, f.guns.first().map(String::as_str).unwrap_or("")) {
+            problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+        }
+        if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
+            problems.push((
+                format!("{field}.target"),
+                format!(
+                    "{} is already the target of {other}: no unit is the target of more than one fire per phase (11.2)",
+                    f.target
+                ),
+            ));
+        }
+        if f.guns.is_empty() {
+            problems.push((format!("{field}.guns"), "name the guns that fire".into()));
+        }
+        for (k, g) in f.guns.iter().enumerate() {
+            let at = format!("{field}.guns[{k}]");
+            let Some(c) = rules.counter(g).filter(|_| state.units.contains_key(g)) else {
+                problems.push((at, format!("there is no unit '{}' in this game", crate::base::error::echo(g))));
+                continue;
+            };
+            if !own(g) {
+                problems.push((at, format!("{g} is not a unit of the {side} side")));
+                continue;
+            }
+            if !c.is_artillery() || c.kind == "mortar" {
+                problems.push((at, format!("{g} is not a gun: mortars fire under `mortars` and never combine with other artillery (Savannah 4.12)")));
+                continue;
+            }
+            if player_of(rules, g) == player {
+                problems.push((
+                    at,
+                    format!("{g} belongs to the phasing player: Defensive Artillery Fire is the other player's (11.1)"),
+                ));
+                continue;
+            }
+            if !may_fire(state, g) {
+                problems.push((at, format!("{g} may not fire: it is not on the map in Parade Order (13.3, 13.4)")));
+                continue;
+            }
+            if let Some(other) = fired.insert(g.clone(), field.clone()) {
+                problems
+                    .push((at, format!("{g} already fires in {other}: no unit fires more than once per phase (11.1)")));
+                continue;
+            }
+            let Some(from) = hex_of(state, g) else { continue };
+            let range = distance(from, target_hex, layout);
+            if range > reach || range == 0 {
+                problems.push((
+                    at,
+                    format!(
+                        "{} is {range} hexes from {g}: the range is at most {reach} (11.2{})",
+                        f.target,
+                        if cap.is_some() { "; the weather, Savannah 4.2" } else { "" }
+                    ),
+                ));
+                continue;
+            }
+            if range > 1 {
+                let sight = crate::systems::gboar::board::los::line_of_sight(rules, state, from, target_hex);
+                if !sight.clear {
+                    problems.push((at, format!("{g} cannot see {}: {} ", f.target, sight.reason)));
+                }
+            }
+        }
+    }
+    let mortar = &rules.charts.mortar.rules_summary;
+    for (i, m) in orders.mortars.iter().enumerate() {
+        let field = format!("mortars[{i}]");
+        let Some(c) = rules.counter(&m.unit).filter(|_| state.units.contains_key(&m.unit)) else {
+            problems.push((
+                format!("{field}.unit"),
+                format!("there is no unit '{}' in this game", crate::base::error::echo(&m.unit)),
+            ));
+            continue;
+        };
+        if !own(&m.unit) || c.kind != "mortar" {
+            problems.push((format!("{field}.unit"), format!("{} is not a mortar of the {side} side", m.unit)));
+            continue;
+        }
+        if player_of(rules, &m.unit) != player {
+            problems
+                .push((format!("{field}.unit"), format!("{} fires in its own player's turn (Savannah 3 IX)", m.unit)));
+            continue;
+        }
+        if mortar_moved(rules, state, &m.unit) {
+            problems.push((
+                format!("{field}.unit"),
+                format!(
+                    "{} moved this turn: on the tactical turns a mortar moves or fires, not both (Savannah 4.12)",
+                    m.unit
+                ),
+            ));
+            continue;
+        }
+        if !may_fire(state, &m.unit)
+            || state.units.get(&m.unit).and_then(|u| u.no_fire_until).is_some_and(|t| state.turn < t)
+        {
+            problems.push((
+                format!("{field}.unit"),
+                format!("{} may not fire this phase (13.3, 13.4; a disabled mortar, Savannah 4.12)", m.unit),
+            ));
+            continue;
+        }
+        if let Some(other) = fired.insert(m.unit.clone(), field.clone()) {
+            problems.push((format!("{field}.unit"), format!("{} already fires in {other} (11.1)", m.unit)));
+            continue;
+        }
+        let Ok(aim) = m.hex.parse::<HexId>() else {
+            problems.push((format!("{field}.hex"), format!("'{}' is not a hex id", crate::base::error::echo(&m.hex))));
+            continue;
+        };
+        let Some(from) = hex_of(state, &m.unit) else { continue };
+        let range = i32::try_from(distance(from, aim, layout)).unwrap_or(i32::MAX);
+        if range < mortar.range.min || range > mortar.range.max {
+            problems.push((
+                format!("{field}.hex"),
+                format!(
+                    "{aim} is {range} hexes away: mortars fire {} to {} hexes (Savannah 4.12)",
+                    mortar.range.min, mortar.range.max
+                ),
+            ));
+        }
+    }
+    for (h, u) in &orders.mortar_targets {
+        if h.parse::<HexId>().is_err() || !own(u) {
+            problems
+                .push((format!("mortar_targets.{h}"), format!("name a hex and one of the {side} side's units in it")));
+        }
+    }
+    problems
+}
+
+/// The enemy combat units `gun` of `side` could fire at alone this phase,
+/// by id, as [`check`] accepts the fire (11.1, 11.2, 11.4, the weather).
+pub fn gun_targets(rules: &Rules, state: &State, player: &str, side: &str, gun: &str) -> Vec<String> {
+    single_shot_targets(rules, state, gun, "fire", "guns", |body| check(rules, state, player, side, body).is_empty())
+}
+
+/// The enemy combat units on the map that `shooter` alone could fire at,
+/// each tried as the one-item orders `{section: [{list: [shooter], target}]}`
+/// that `accepts` (the phase's own orders check) takes.
+fn single_shot_targets(
+    rules: &Rules,
+    state: &State,
+    shooter: &str,
+    section: &str,
+    list: &str,
+    accepts: impl Fn(&crate::base::yaml::Value) -> bool,
+) -> Vec<String> {
+    let own = player_of(rules, shooter);
+    state
+        .units
+        .keys()
+        .filter(|t| {
+            player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()) && hex_of(state, t).is_some()
+        })
+        .filter(|t| {
+            let mut one = crate::base::yaml::Mapping::new();
+            one.insert(list.into(), crate::base::yaml::Value::Sequence(vec![shooter.into()]));
+            one.insert("target".into(), t.as_str().into());
+            let mut body = crate::base::yaml::Mapping::new();
+            body.insert(
+                section.into(),
+                crate::base::yaml::Value::Sequence(vec![crate::base::yaml::Value::Mapping(one)]),
+            );
+            accepts(&crate::base::yaml::Value::Mapping(body))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The hexes holding enemy combat units that `mortar` of `side` could aim
+/// at this phase, in hex order, as [`check`] accepts the shot (Savannah
+/// 4.12: its range, whether it moved or is disabled).
+pub fn mortar_aims(rules: &Rules, state: &State, player: &str, side: &str, mortar: &str) -> Vec<HexId> {
+    let own = player_of(rules, mortar);
+    let hexes: std::collections::BTreeSet<HexId> = state
+        .units
+        .keys()
+        .filter(|t| player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()))
+        .filter_map(|t| hex_of(state, t))
+        .collect();
+    hexes
+        .into_iter()
+        .filter(|h| {
+            let mut one = crate::base::yaml::Mapping::new();
+            one.insert("unit".into(), mortar.into());
+            one.insert("hex".into(), h.to_string().into());
+            let mut body = crate::base::yaml::Mapping::new();
+            body.insert(
+                "mortars".into(),
+                crate::base::yaml::Value::Sequence(vec![crate::base::yaml::Value::Mapping(one)]),
+            );
+            check(rules, state, player, side, &crate::base::yaml::Value::Mapping(body)).is_empty()
+        })
+        .collect()
+}
+
+/// The unit a mortar hit falls on in `hex`: the owner's choice, else the
+/// default: the unit with the most steps left, then the best printed
+/// morale, then the lowest id.
+pub fn mortar_victim(
+    rules: &Rules,
+    state: &State,
+    hex: HexId,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+) -> Option<(String, bool)> {
+    let here: Vec<String> = state
+        .units
+        .keys()
+        .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
+        .cloned()
+        .collect();
+    let owner_side = here.first().map(|u| crate::systems::gboar::board::units::side_of(rules, u))?;
+    let chosen = orders
+        .get(&owner_side)
+        .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
+        .and_then(|o| {
+            o.mortar_targets.iter().find(|(h, _)| h.parse::<HexId>().ok() == Some(hex)).map(|(_, u)| u.clone())
+        })
+        .filter(|u| here.contains(u));
+    if let Some(u) = chosen {
+        return Some((u, true));
+    }
+    let mut list = here;
+    list.sort_by(|a, b| {
+        let key = |u: &String| {
+            let steps = state.units.get(u).map(|s| s.steps).unwrap_or(0);
+            let morale = rules.counter(u).and_then(|c| c.morale).map(|m| m.full).unwrap_or(i32::MIN);
+            (steps, morale)
+        };
+        key(b).cmp(&key(a)).then_with(|| a.cmp(b))
+    });
+    list.into_iter().next().map(|u| (u, false))
+}
+
+/// Series 11, Savannah 4.12: the Defensive Artillery Fire Phase of the
+/// phasing `player`: the orders are checked whole (nothing happens if any
+/// is wrong), then each side's fires are resolved in the order given, the
+/// results applied as they come (13.1).
+pub fn resolve_phase(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<crate::systems::gboar::board::state::Resolution> {
+    let mut problems = Vec::new();
+    for (side, body) in orders {
+        for (field, message) in check(rules, state, player, side, body) {
+            problems.push(format!("  {side}: {field}: {message}"));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::refused(format!(
+            "fire orders refused ({} problem{}), nothing happened:\n{}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            problems.join("\n")
+        )));
+    }
+    let mut next = state.clone();
+    let mut events = Vec::new();
+    let mut count = 0;
+    for (side, body) in orders {
+        let o: FireOrders = crate::base::yaml::from_value(body.clone()).unwrap_or_default();
+        if o.fire.is_empty() && o.mortars.is_empty() {
+            events.push(
+                Event::new("11.1", "fire-declined", format!("the {side} side declines to fire")).with("side", side),
+            );
+        }
+        for f in &o.fire {
+            count += 1;
+            let guns: Vec<String> = f.guns.iter().filter(|g| may_fire(&next, g)).cloned().collect();
+            if guns.is_empty() || hex_of(&next, &f.target).is_none() {
+                events.push(Event::new(
+                    "11.1",
+                    "fire-lapses",
+                    format!("{} at {}: the guns or the target are gone", f.guns.join(", "), f.target),
+                ));
+                continue;
+            }
+            let shot = gun_fire(rules, &next, &guns, &f.target, dice, &mut events)?;
+            if shot.hit {
+                let owner_side = crate::systems::gboar::board::units::side_of(rules, &f.target);
+                let choices = orders
+                    .get(&owner_side)
+                    .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .map(|o| o.choices)
+                    .unwrap_or_default();
+                events.extend(apply_fire(rules, &mut next, count, &guns[0], &f.target, &shot.results, &choices, dice)?);
+            }
+        }
+        for m in &o.mortars {
+            count += 1;
+            let Ok(aim) = m.hex.parse::<HexId>() else { continue };
+            let Some(lands) = scatter(rules, &m.unit, aim, dice, &mut events)? else { continue };
+            let Some((victim, chosen)) = mortar_victim(rules, &next, lands, orders) else {
+                events.push(Event::new(
+                    "Savannah 4.12",
+                    "mortar-empty-hex",
+                    format!("the shells fall on {lands}, where there is no combat unit"),
+                ));
+                continue;
+            };
+            events.push(
+                Event::new(
+                    "Savannah 4.12",
+                    "mortar-target",
+                    format!(
+                        "{victim} is the unit the shells may hurt in {lands} ({})",
+                        if chosen {
+                            "its owner's choice"
+                        } else {
+                            "default: the most steps, then the best morale, then the lowest id"
+                        }
+                    ),
+                )
+                .with("unit", &victim),
+            );
+            let shot = mortar_fire(rules, &next, &m.unit, aim, &victim, dice, &mut events)?;
+            if shot.hit {
+                let owner_side = crate::systems::gboar::board::units::side_of(rules, &victim);
+                let choices = orders
+                    .get(&owner_side)
+                    .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .map(|o| o.choices)
+                    .unwrap_or_default();
+                events.extend(apply_fire(rules, &mut next, count, &m.unit, &victim, &shot.results, &choices, dice)?);
+                let summary = &rules.charts.mortar.rules_summary;
+                if shot.results.iter().any(|r| summary.disable_on_results.contains(r)) {
+                    match mortar_disable(rules, &m.unit, dice, &mut events)?.as_str() {
+                        "disabled" => {
+                            if let Some(u) = next.units.get_mut(&m.unit) {
+                                u.no_fire_until = Some(next.turn.saturating_add(2));
+                            }
+                        }
+                        "burst" => {
+                            // Counted as a step lost in combat, to the target's
+                            // army; to the other player's first army when the
+                            // shells fell on the firing player's own unit.
+                            let target_army = rules.army_of(&victim).unwrap_or_default().to_string();
+                            let rule = "Savannah 4.12".to_string();
+                            let cause = if player_of(rules, &victim) == player_of(rules, &m.unit) {
+                                let by = crate::systems::gboar::effects::losses::other_armies(
+                                    rules,
+                                    &player_of(rules, &m.unit),
+                                )
+                                .into_iter()
+                                .next()
+                                .unwrap_or_default();
+                                crate::systems::gboar::effects::losses::Cause::FriendlyFire { rule, by }
+                            } else {
+                                crate::systems::gboar::effects::losses::Cause::Combat { rule, by: target_army }
+                            };
+                            events.extend(crate::systems::gboar::effects::losses::lose_steps(
+                                rules, &mut next, &m.unit, 1, cause,
+                            )?);
+                        }
+                        "intact" => {}
+                        other => {
+                            return Err(Error::refused(format!(
+                                "charts/mortar.yaml: the engine does not know the disable result '{other}'"
+                            )))
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
+}
+
+/// Savannah Hist. Special Rules: a held gun hit by Defensive Artillery Fire
+/// with one of the scenario's results must go back to its at-start hex.
+fn send_back(rules: &Rules, state: &mut State, target: &str, results: &[String]) -> Option<Event> {
+    let fixed = rules.scenario_movement.fixed_artillery.as_ref()?;
+    let back = fixed.on_defensive_artillery_fire_result.as_ref()?;
+    let c = rules.counter(target)?;
+    let held = fixed.types.contains(&c.kind)
+        && (fixed.armies.is_empty() || fixed.armies.contains(&c.army))
+        && !fixed.except_units.iter().any(|u| u == target);
+    let symbols: Vec<&str> = results
+        .iter()
+        .filter_map(|r| rules.charts.codes.combat_results.iter().find(|x| &x.id == r).map(|x| x.symbol.as_str()))
+        .collect();
+    let u = state.units.get_mut(target)?;
+    if !held || u.released || u.hex.is_none() || !symbols.iter().any(|s| back.results.iter().any(|b| b == s)) {
+        return None;
+    }
+    let home = c.setup.as_ref().map(|s| s.hex.clone())?;
+    if u.hex.as_deref() == Some(home.as_str()) {
+        return None;
+    }
+    u.must_return = true;
+    Some(
+        Event::new(
+            &fixed.rule,
+            "must-return",
+            format!("{target} must move back to its at-start hex {home} as quickly as it can"),
+        )
+        .with("unit", target)
+        .with("hex", home),
+    )
+}
+
+/// 11.3 step 3, 13.1: a fire's results fall on the target alone (and a
+/// leader in its hex on "*").
+#[allow(clippy::too_many_arguments)]
+fn apply_fire(
+    rules: &Rules,
+    state: &mut State,
+    n: usize,
+    firer: &str,
+    target: &str,
+    results: &[String],
+    choices: &crate::systems::gboar::effects::results::Choices,
+    dice: &mut dyn Dice,
+) -> Result<Vec<Event>> {
+    let side = |affected: &str| crate::systems::gboar::effects::results::Side {
+        affected: affected.to_string(),
+        others: Vec::new(),
+        artillery: Vec::new(),
+        previously_retreated: Vec::new(),
+    };
+    let combat = crate::systems::gboar::effects::results::Combat {
+        id: format!("{}-fire-{n}", state.turn),
+        kind: crate::systems::gboar::effects::results::CombatKind::Fire,
+        attacker: side(firer),
+        defender: side(target),
+        morale_at_start: state.army_morale.clone(),
+    };
+    let mut events = crate::systems::gboar::effects::results::apply(
+        rules,
+        state,
+        &combat,
+        crate::systems::gboar::effects::results::Role::Defender,
+        results,
+        choices,
+        dice,
+    )?;
+    events.extend(send_back(rules, state, target, results));
+    Ok(events)
+}
+
+// ---------------------------------------------------------------------------
+// The Rifle Fire Phase (series 10)
+
+/// A unit's rifle SPs: its rifle strength where the counter prints one
+/// (musket/rifle units), else its strength; the reduced side's once a step
+/// is lost.
+pub fn rifle_strength(rules: &Rules, state: &State, id: &str) -> i32 {
+    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return 0 };
+    let sides = c.rifle_strength.or(c.strength);
+    match sides {
+        Some(s) if u.steps < c.steps.unwrap_or(1) => s.reduced.unwrap_or(s.full),
+        Some(s) => s.full,
+        None => 0,
+    }
+}
+
+/// Both players' orders for the Rifle Fire Phase.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RifleOrders {
+    #[serde(default)]
+    pub rifle_fire: Vec<RifleOrder>,
+    #[serde(default)]
+    pub choices: crate::systems::gboar::effects::results::Choices,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RifleOrder {
+    /// Rifle units firing together at one adjacent target (10.2).
+    pub rifles: Vec<String>,
+    pub target: String,
+}
+
+/// The enemy combat units rifle unit `rifle` of `side` could fire at alone
+/// this phase, by id, as [`check_rifles`] accepts the fire (10.1, 10.2).
+pub fn rifle_targets(rules: &Rules, state: &State, side: &str, rifle: &str) -> Vec<String> {
+    single_shot_targets(rules, state, rifle, "rifle_fire", "rifles", |body| {
+        check_rifles(rules, state, side, body).is_empty()
+    })
+}
+
+/// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).
+pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
+    let layout = rules.module.map.layout;
+    let orders: RifleOrders = match serde_path_to_error::deserialize(body.clone()) {
+        Ok(o) => o,
+        Err(e) => {
+            return vec![(
+                e.path().to_string(),
+                format!(
+                    "{} (rifle fire orders are `rifle_fire: [{{rifles: [...], target: ...}}]` and `choices`)",
+                    crate::base::error::echo_serde(e.inner())
+                ),
+            )]
+        }
+    };
+    let mut problems = Vec::new();
+    let mut fired: BTreeMap<String, String> = BTreeMap::new();
+    let mut targets: BTreeMap<String, String> = BTreeMap::new();
+    for (i, f) in orders.rifle_fire.iter().enumerate() {
+        let field = format!("rifle_fire[{i}]");
+        let Some(target_hex) =
+            hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
+        else {
+            problems.push((
+                format!("{field}.target"),
+                format!("'{}' is not a combat unit on the map", crate::base::error::echo(&f.target)),
+            ));
+            continue;
+        };
+        if crate::systems::gboar::board::units::side_of(rules, &f.target) == side
+            || player_of(rules, &f.target) == f.rifles.first().map(|r| player_of(rules, r)).unwrap_or_default()
+        {
+            problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+        }
+        if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
+            problems.push((format!("{field}.target"), format!("{} is already the target of {other}: no unit is the target of more than one Rifle Fire per phase (10.2)", f.target)));
+        }
+        for (k, r) in f.rifles.iter().enumerate() {
+            let at = format!("{field}.rifles[{k}]");
+            let Some(c) = rules.counter(r).filter(|_| state.units.contains_key(r)) else {
+                problems.push((at, format!("there is no unit '{}' in this game", crate::base::error::echo(r))));
+                continue;
+            };
+            if crate::systems::gboar::board::units::side_of(rules, r) != side || !is_rifle(c) {
+                problems.push((at, format!("{r} is not a rifle unit of the {side} side (10.1)")));
+                continue;
+            }
+            if !may_fire(state, r) {
+                problems.push((at, format!("{r} may not fire: only Parade Order rifle units fire (13.3, 13.4)")));
+                continue;
+            }
+            if let Some(other) = fired.insert(r.clone(), field.clone()) {
+                problems
+                    .push((at, format!("{r} already fires in {other}: no unit fires more than once per phase (10.1)")));
+                continue;
+            }
+            if hex_of(state, r).is_none_or(|h| distance(h, target_hex, layout) != 1) {
+                problems
+                    .push((at, format!("{r} is not next to {}: rifle fire is at an adjacent target (10.2)", f.target)));
+            }
+        }
+    }
+    problems
+}
+
+/// Series 10: the Rifle Fire Phase. Both players fire; the results are
+/// applied together after every fire (10.4), the non-phasing player's units
+/// first (its retreats before the phasing player's).
+pub fn resolve_rifle_phase(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<crate::systems::gboar::board::state::Resolution> {
+    let mut problems = Vec::new();
+    for (side, body) in orders {
+        for (field, message) in check_rifles(rules, state, side, body) {
+            problems.push(format!("  {side}: {field}: {message}"));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::refused(format!(
+            "rifle fire orders refused ({} problem{}), nothing happened:\n{}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            problems.join("\n")
+        )));
+    }
+    let layout = rules.module.map.layout;
+    let mut events = Vec::new();
+    let mut pending: Vec<(bool, String, String, Vec<String>, crate::systems::gboar::effects::results::Choices)> =
+        Vec::new();
+    let mut used_first: Vec<String> = Vec::new();
+    // The phasing player's fires first (10.2), then the other's.
+    let mut sides: Vec<&String> = orders.keys().collect();
+    sides.sort_by_key(|s| (rules.player_of_side(s) != player, (*s).clone()));
+    for side in sides {
+        let o: RifleOrders = crate::base::yaml::from_value(orders[side].clone()).unwrap_or_default();
+        for f in &o.rifle_fire {
+            let target_hex =
+                hex_of(state, &f.target).ok_or_else(|| Error::refused(format!("{} is not on the map", f.target)))?;
+            let sps: i32 = f.rifles.iter().map(|r| rifle_strength(rules, state, r)).sum();
+            let number = to_hit(&rules.charts.fire.fire_table, sps, 1)?;
+            let mods = modifiers(rules, state, "rifle", &f.rifles, target_hex, 1, &[])?;
+            let total: i32 = mods.iter().map(|(_, v, _)| v).sum();
+            // 10.6: Jaegers (tag `jaeger`) off clear or crops ground, with an
+            // open flank, roll twice; one hit at most.
+            let jaeger = f
+                .rifles
+                .iter()
+                .all(|r| rules.counter(r).is_some_and(|c| c.tags.iter().any(|t| t == "jaeger")))
+                && f.rifles.iter().filter_map(|r| hex_of(state, r)).all(|h| {
+                    rules
+                        .module
+                        .map
+                        .terrain
+                        .get(&h)
+                        .and_then(|t| rules.charts.terrain.hexes.iter().find(|x| &x.id == t))
+                        .is_some_and(|t| !t.open)
+                })
+                && {
+                    let occupied: std::collections::BTreeSet<HexId> =
+                        state.units.keys().filter_map(|u| hex_of(state, u)).collect();
+                    rules.module.map.terrain.keys().any(|h| {
+                        !occupied.contains(h)
+                            && distance(*h, target_hex, layout) == 1
+                            && f.rifles.iter().filter_map(|r| hex_of(state, r)).any(|rh| distance(rh, *h, layout) == 1)
+                    })
+                };
+            let tries = if jaeger { 2 } else { 1 };
+            let mut hit = false;
+            for t in 0..tries {
+                let roll = i32::from(dice.roll(
+                    die(rules),
+                    &format!(
+                        "rifle fire at {}: to hit{}",
+                        f.target,
+                        if t > 0 { " (second Jaeger roll, 10.6)" } else { "" }
+                    ),
+                )?);
+                let modified = roll + total;
+                let this = modified >= number;
+                let drm_text: Vec<String> = mods.iter().map(|(_, v, t)| format!("{v:+} {t}")).collect();
+                events.push(
+                    Event::new(
+                        if t > 0 { "10.6" } else { "10.3" },
+                        "to-hit",
+                        format!(
+                            "{} ({sps} SPs) fire at {} in {target_hex}: needs {number}, rolls {roll}{}{} = {modified}: {}",
+                            f.rifles.join(", "),
+                            f.target,
+                            if drm_text.is_empty() { "" } else { ", " },
+                            drm_text.join(", "),
+                            if this { "hit" } else { "miss" }
+                        ),
+                    )
+                    .with("firers", &f.rifles)
+                    .with("target", &f.target)
+                    .with("hex", target_hex.to_string())
+                    .with("sps", sps)
+                    .with("to_hit", number)
+                    .with("roll", roll)
+                    .with("drms", mods.iter().map(|(id, v, _)| (id.clone(), *v)).collect::<BTreeMap<String, i32>>())
+                    .with("modified", modified)
+                    .with("hit", this),
+                );
+                hit |= this;
+                if hit {
+                    break;
+                }
+            }
+            used_first.extend(f.rifles.iter().cloned());
+            if hit {
+                let damage = i32::from(dice.roll(die(rules), &format!("rifle fire at {}: damage", f.target))?);
+                let row = rules
+                    .charts
+                    .fire
+                    .rifle_fire_damage
+                    .rows
+                    .iter()
+                    .find(|r| r.roll == damage)
+                    .ok_or_else(|| Error::refused(format!("charts/fire.yaml: no rifle damage row for {damage}")))?;
+                events.push(
+                    Event::new("10.3", "damage", format!("damage roll {damage}: {}", row.result.join(" + ")))
+                        .with("target", &f.target)
+                        .with("roll", damage)
+                        .with("results", &row.result),
+                );
+                let owner = crate::systems::gboar::board::units::side_of(rules, &f.target);
+                let choices = orders
+                    .get(&owner)
+                    .and_then(|b| crate::base::yaml::from_value::<RifleOrders>(b.clone()).ok())
+                    .map(|o| o.choices)
+                    .unwrap_or_default();
+                let phasing_target = player_of(rules, &f.target) == player;
+                pending.push((phasing_target, f.rifles[0].clone(), f.target.clone(), row.result.clone(), choices));
+            }
+        }
+    }
+    let mut next = state.clone();
+    // 10.5: every firing unit loses its first fire, hit or not.
+    for r in &used_first {
+        if let Some(u) = next.units.get_mut(r) {
+            u.first_fire_used = true;
+        }
+    }
+    // 10.4: all together, the non-phasing player's units first.
+    pending.sort_by_key(|p| p.0);
+    for (n, (_, firer, target, results, choices)) in pending.iter().enumerate() {
+        if hex_of(&next, target).is_none() {
+            continue;
+        }
+        let combat = crate::systems::gboar::effects::results::Combat {
+            id: format!("{}-{player}-rifle-fire-{}", state.turn, n + 1),
+            kind: crate::systems::gboar::effects::results::CombatKind::Fire,
+            attacker: crate::systems::gboar::effects::results::Side {
+                affected: firer.clone(),
+                others: Vec::new(),
+                artillery: Vec::new(),
+                previously_retreated: Vec::new(),
+            },
+            defender: crate::systems::gboar::effects::results::Side {
+                affected: target.clone(),
+                others: Vec::new(),
+                artillery: Vec::new(),
+                previously_retreated: Vec::new(),
+            },
+            morale_at_start: state.army_morale.clone(),
+        };
+        events.extend(crate::systems::gboar::effects::results::apply(
+            rules,
+            &mut next,
+            &combat,
+            crate::systems::gboar::effects::results::Role::Defender,
+            results,
+            choices,
+            dice,
+        )?);
+    }
+    Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/orders.md's fire example uses the fields the engine reads,
+    /// spelled as it reads them.
+    #[test]
+    fn the_documented_orders_parse() {
+        let doc = include_str!("../../../../docs/orders.md");
+        let part = doc.split("## Defensive Artillery Fire").nth(1).unwrap().split("\n## ").next().unwrap();
+        let fire: Vec<&str> = part.split("```yaml").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+        let f: FireOrders = crate::base::yaml::from_str(fire[0]).unwrap();
+        assert_eq!(f.fire[0].guns.len(), 2);
+        assert_eq!(f.mortars[0].hex, "1404");
+        assert_eq!(f.mortar_targets["1404"], "2-bn-fraser");
+    }
+}

@@ -1,0 +1,415 @@
+//! The phases of the sequence of play (series 5), one file each, and the
+//! one place that picks the phase of a step: [`resolve`] (and the checks
+//! of orders, [`validate_body`] and [`validate_step`], and who a step
+//! awaits). A phase file imports `effects/`, `board/` and `data/`, never
+//! another phase: what two phases both need is in `board/`. Only this
+//! file names the phases.
+
+pub mod close_combat;
+pub mod combat;
+pub mod fire;
+pub mod initiative;
+pub mod movement;
+pub mod rally;
+pub mod reinforcement;
+pub mod victory;
+pub mod weather;
+
+use std::collections::BTreeMap;
+
+use crate::base::error::{Error, Result};
+use crate::base::yaml::Value;
+use crate::system::Dice;
+use crate::systems::gboar::board::state::{self, Resolution, State};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
+
+/// Check the body of one side's orders for `step` (the header is already
+/// checked), reporting every problem. Phases that need no orders refuse a
+/// body; a phase this version cannot check refuses the file, so that no
+/// orders are accepted unchecked.
+pub fn validate_body(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    side: &str,
+    body: &crate::base::yaml::Value,
+    label: &str,
+    text: &str,
+) -> Vec<crate::base::error::Located> {
+    let text = crate::base::yaml::without_bom(text);
+    // The text is read for places once, and only if there is a problem.
+    let index = std::cell::OnceCell::new();
+    let place = |field: &str, anchor: &str| {
+        let index = index.get_or_init(|| crate::base::yaml::locate::Index::new(text));
+        let index = index.as_ref()?;
+        index.locate(field).or_else(|| index.locate(anchor))
+    };
+    let located = |message: String| {
+        let line = place("step", "step");
+        crate::base::error::Located {
+            file: label.to_string(),
+            line: line.map(|l| l.0),
+            column: line.map(|l| l.1),
+            field: String::new(),
+            message,
+        }
+    };
+    let empty = body.as_mapping().is_none_or(|m| m.is_empty());
+    // Problems located at the field they name (`moves[2].path[1]`), else at
+    // the body's first key.
+    let at_fields = |problems: Vec<(String, String)>, anchor: &str| -> Vec<crate::base::error::Located> {
+        problems
+            .into_iter()
+            .map(|(field, message)| {
+                let line = place(&field, anchor);
+                crate::base::error::Located {
+                    file: label.to_string(),
+                    line: line.map(|l| l.0),
+                    column: line.map(|l| l.1),
+                    field,
+                    message,
+                }
+            })
+            .collect()
+    };
+    // No field is ever empty (null): refused with what the field would hold.
+    let nulls = empty_fields(rules, step, side, body);
+    if !nulls.is_empty() {
+        return at_fields(nulls, "step");
+    }
+    let player = match step {
+        Step::PlayerTurn { player, .. } => player.as_str(),
+        _ => "",
+    };
+    match step.phase() {
+        "movement" => at_fields(
+            movement::validate(rules, state, player, side, body).into_iter().map(|p| (p.field, p.message)).collect(),
+            "moves",
+        ),
+        "close-combat" => {
+            let mut one = BTreeMap::new();
+            one.insert(side.to_string(), body.clone());
+            let (_, problems) = close_combat::designate(rules, state, player, &one, false);
+            at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step")
+        }
+        "initiative" => match crate::base::yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
+            // 12.62: what the side spends alone (its alliance's other
+            // sides' spending is added when every side's orders are in,
+            // `validate_step`).
+            Ok(_) => {
+                let one = BTreeMap::from([(side.to_string(), body.clone())]);
+                at_fields(initiative::check(rules, state, &one).into_iter().map(|(_, f, m)| (f, m)).collect(), "step")
+            }
+            Err(e) => vec![located(format!("initiative orders: {}", crate::base::error::echo_serde(&e)))],
+        },
+        "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step"),
+        "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step"),
+        // Series 15: rally needs no orders; nor do these.
+        "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
+        "rally" | "victory-determination" | "reinforcement" | "weather" => {
+            vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
+        }
+        other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
+    }
+}
+
+/// A problem found in a body's shape: the field path and what is wrong.
+pub type ShapeProblem = (String, String);
+
+/// What a phase's orders hold, in words: the keys of the body, and for a
+/// body that lists items (moves, attacks), the list's key and what an item
+/// holds.
+pub struct Hints {
+    pub body: &'static str,
+    pub items: Option<(&'static str, &'static str)>,
+}
+
+/// The hints of `side`'s orders for `step`; `None` for a phase that takes
+/// no orders.
+pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
+    let phasing = match step {
+        Step::PlayerTurn { player, .. } => rules.sequence.sides_of(player).iter().any(|s| s == side),
+        _ => false,
+    };
+    let (body, items) = match step.phase() {
+        "initiative" => ("initiative orders are `momentum:`", None),
+        "movement" => (
+            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
+            Some(("moves", "a move has unit or stack, path or to, and may have strategic and leave_pin")),
+        ),
+        "close-combat" if phasing => (
+            "close combat orders are `attacks:`, `diversion:` and `momentum:`",
+            Some((
+                "attacks",
+                "an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture",
+            )),
+        ),
+        "close-combat" => ("defence orders are `defence:` and `momentum:`", None),
+        "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
+        "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
+        _ => return None,
+    };
+    Some(Hints { body, items })
+}
+
+/// Every field of `body` given no value (`moves:` with nothing after it,
+/// `~`, `null`, an empty `-` item), as a problem: no orders field is ever
+/// empty, and an empty one is refused rather than read as a default.
+pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+    let hints = hints(rules, step, side);
+    let mut found = Vec::new();
+    // (path, value); a loop over an explicit stack, in the file's order.
+    let mut stack: Vec<(String, &Value)> = vec![(String::new(), body)];
+    while let Some((path, value)) = stack.pop() {
+        let mut children: Vec<(String, &Value)> = Vec::new();
+        match value {
+            Value::Null if !path.is_empty() => {
+                let item = path.ends_with(']');
+                let list =
+                    hints.as_ref().and_then(|h| h.items).filter(|(list, _)| path.starts_with(&format!("{list}[")));
+                let legal = match (&hints, list) {
+                    (_, Some((_, item_hint))) => item_hint,
+                    (Some(h), None) => h.body,
+                    (None, None) => "this phase takes no orders",
+                };
+                let what = if item { "is an empty item" } else { "is empty" };
+                found.push((path.clone(), format!("{what} (null): give it a value or remove the line ({legal})")));
+            }
+            Value::Mapping(map) => {
+                for (k, v) in map {
+                    let key = match k {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => continue,
+                    };
+                    children.push((if path.is_empty() { key } else { format!("{path}.{key}") }, v));
+                }
+            }
+            Value::Sequence(items) => {
+                children.extend(items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)));
+            }
+            Value::Tagged(t) => children.push((path.clone(), &t.value)),
+            _ => {}
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    found
+}
+
+/// A problem of orders that spans sides: the side, the field, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideProblem {
+    pub side: String,
+    pub field: String,
+    pub message: String,
+}
+
+/// The checks that span sides, once every awaited side's orders for `step`
+/// are in (each side's alone are [`validate_body`]'s): orders that each
+/// validate may still be refused together, and [`resolve`] refuses them
+/// whole. French and American units ending a Movement Phase stacked
+/// (Savannah 4.1), French and American units combining against one hex
+/// (Savannah 4.13), an enemy unit that no phasing side attacks (12.13),
+/// the Allies' sides spending together more momentum than they hold
+/// (Savannah 1.4, 12.62). Empty when `resolve` accepts the orders.
+pub fn validate_step(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+) -> Vec<SideProblem> {
+    let one = |(side, field, message): (String, String, String)| SideProblem { side, field, message };
+    match step {
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
+            movement::validate_sides(rules, state, player, orders)
+                .into_iter()
+                .map(|(side, p)| SideProblem { side, field: p.field, message: p.message })
+                .collect()
+        }
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            close_combat::designate(rules, state, player, orders, true)
+                .1
+                .into_iter()
+                .map(|p| SideProblem { side: p.side, field: p.field, message: p.message })
+                .collect()
+        }
+        Step::GameTurn { phase, .. } if phase == "initiative" => {
+            initiative::check(rules, state, orders).into_iter().map(one).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Resolve one step. Orders are each side's orders for the step, already
+/// checked to be for this game, turn, step and side. A phase the engine
+/// cannot resolve yet is refused, never silently passed over.
+pub fn resolve(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
+    let mut resolved = match step {
+        Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
+        Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
+        Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
+        Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {
+            reinforcement::resolve(rules, state, player, dice)
+        }
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
+            movement::resolve(rules, state, player, orders, dice)
+        }
+        Step::EndOfTurn { phase, .. } if phase == "victory-determination" => victory::resolve(rules, state),
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            close_combat::resolve_phase(rules, state, player, orders, dice)
+        }
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "defensive-artillery-fire" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            fire::resolve_phase(rules, state, player, orders, dice)
+        }
+        Step::PlayerTurn { player, phase, .. }
+            if phase == "rifle-fire" && !combat::eligible(rules, state, step).is_empty() =>
+        {
+            fire::resolve_rifle_phase(rules, state, player, orders, dice)
+        }
+        Step::PlayerTurn { phase, .. }
+            if phase == "defensive-artillery-fire" || phase == "close-combat" || phase == "rifle-fire" =>
+        {
+            combat::resolve(rules, state, step)
+        }
+        _ => Err(Error::refused(format!(
+            "step {}: this version of the engine cannot resolve the {} phase yet",
+            step.name(),
+            step.phase()
+        ))),
+    }?;
+    // Savannah 2.1 Case A: after the last phase of a player turn, the
+    // conditions checked at the end of that player's turn, with this step's dice.
+    if let Step::PlayerTurn { turn, player, .. } = step {
+        let last_phase = match rules.sequence.step_after(step, &resolved.state.player_order)? {
+            Some((Step::PlayerTurn { turn: t, player: p, .. }, _)) => t != *turn || &p != player,
+            _ => true,
+        };
+        if last_phase
+            && resolved.state.result.is_none()
+            && victory::player_turn_checks(rules, &resolved.state)?.contains(player)
+        {
+            let ended = victory::end_of_player_turn(rules, &resolved.state, player, dice)?;
+            resolved.state = ended.state;
+            resolved.events.extend(ended.events);
+        }
+    }
+    // Conditions checked `immediate`ly end the game after whatever step
+    // makes them hold, not only at Victory Determination.
+    if resolved.state.result.is_none() {
+        if let Some(ended) = victory::immediate(rules, state, &resolved.state)? {
+            resolved.state = ended.state;
+            resolved.events.extend(ended.events);
+        }
+    }
+    Ok(Resolution { state: advance(rules, resolved.state, step)?, events: resolved.events })
+}
+
+/// The sides `step` awaits orders from in `state`: the sequence's (series 5;
+/// who moves, who fires), except a fire or close combat phase in which no
+/// unit could take part, which awaits no one.
+pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
+    combat::awaited(rules, state, step).unwrap_or_else(|| rules.sequence.awaited(step))
+}
+
+/// Every side `step` could await orders from, whatever the state: the
+/// sequence's, and in a player's Defensive Artillery Fire Phase the sides
+/// of that player's mortars, which fire in their own player's phase
+/// (Savannah 3 IX, 4.12). Orders sent ahead and standing orders are checked
+/// against this; the step itself awaits [`awaited`].
+pub fn may_await(rules: &Rules, step: &Step) -> Vec<String> {
+    let mut sides = rules.sequence.awaited(step);
+    if let Step::PlayerTurn { player, phase, .. } = step {
+        if phase == "defensive-artillery-fire" {
+            for c in rules.module.counters.iter().filter(|c| c.kind == "mortar") {
+                let army = rules.sequence.data.armies.iter().find(|a| a.id == c.army);
+                if let Some(a) = army.filter(|_| rules.player_of_army(&c.army) == Some(player.as_str())) {
+                    if !sides.contains(&a.side) {
+                        sides.push(a.side.clone());
+                    }
+                }
+            }
+            sides.sort();
+        }
+    }
+    sides
+}
+
+/// Move the state past `step`: the next step, and at the end of a turn the
+/// next turn with its fixed player order, if it has one (series 5).
+pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
+    if state.result.is_some() {
+        state.next = None;
+        return Ok(state);
+    }
+    let jump = rules.scenario_movement.track_switch.as_ref().and_then(|t| t.declaration.as_ref()).map(|d| d.next_turn);
+    let after = match rules.sequence.step_after(step, &state.player_order)? {
+        // Savannah 1.6 case A: at the end of the turn of the declaration,
+        // play goes to the first tactical turn; reinforcements not yet
+        // arrived are removed, with no VP or army morale consequence.
+        Some((next, _))
+            if next.turn() != step.turn() && state.assault_declared && jump.is_some_and(|t| t > next.turn()) =>
+        {
+            let turn = jump.unwrap_or(next.turn());
+            for unit in state.units.values_mut() {
+                if unit.off_map == Some(state::OffMap::Reinforcement) {
+                    unit.off_map = Some(state::OffMap::Removed);
+                    unit.arriving = None;
+                }
+            }
+            let order = rules.sequence.fixed_order(turn)?.unwrap_or_default();
+            rules.sequence.first_step(turn, &order)?.map(|s| (s, order))
+        }
+        other => other,
+    };
+    match after {
+        None => state.next = None,
+        Some((next, order)) => {
+            if next.turn() != step.turn() {
+                state.turn = next.turn();
+                // Savannah 1.6, 4.2: fixed weather; otherwise it holds
+                // until a Weather Phase says otherwise.
+                if let Some(w) = state::fixed_weather(&rules.charts.weather, &state, state.turn) {
+                    state.weather = Some(w.to_string());
+                }
+                if let Some(first) = order.first() {
+                    state.initiative_holder = Some(first.clone());
+                }
+                state.player_order = order;
+            }
+            state.next = Some(next);
+        }
+    }
+    Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::gboar::data::Source;
+
+    /// Savannah Historical Scenario: Fog on turn 16, then Favorable; the
+    /// new turn's fixed weather comes with the turn.
+    #[test]
+    fn the_weather_changes_with_the_turn() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        assert_eq!(state.weather.as_deref(), Some("fog"));
+        let end = Step::EndOfTurn { turn: 16, phase: "victory-determination".into() };
+        let next = advance(&rules, state, &end).unwrap();
+        assert_eq!(next.turn, 17);
+        assert_eq!(next.weather.as_deref(), Some("favorable"));
+    }
+}

@@ -1,0 +1,592 @@
+//! What the phase checks once every move is made: pins that come off (9.3)
+//! and pinned units that moved away, arrivals held over (Savannah 4.7),
+//! overstacking (7.1, 7.2), guns sent back (`fixed_artillery`), disrupted
+//! units that must move (13.3), stacks that must retreat instead of
+//! attacking and restricted stacks (Savannah 4.1), and the hexes a unit
+//! could legally end in (for the guide and the refusals).
+
+use super::*;
+
+impl Phase<'_> {
+    /// 9.3: a pinned unit that moved must end the phase next to no enemy
+    /// unit; and (13.1 PIN, case B) once a player leaves a PIN result, no
+    /// other friendly unit may move next to the enemy units it pinned.
+    pub(super) fn pinned_movers_end_away(&self, run: &mut Run<'_>) {
+        let left: BTreeSet<String> =
+            run.left_pins.iter().filter_map(|id| run.state.units.get(id).and_then(|u| u.pin_result.clone())).collect();
+        for result in &left {
+            let held: Vec<HexId> = run
+                .state
+                .units
+                .iter()
+                .filter(|(id, u)| {
+                    u.pin_result.as_ref() == Some(result)
+                        && self.counters.get(id.as_str()).is_some_and(|c| !self.is_friendly(c))
+                })
+                .filter_map(|(id, _)| hex_of(&run.state, id))
+                .collect();
+            for (id, (side, field)) in &run.moved {
+                if run.left_pins.contains(id) {
+                    continue;
+                }
+                let Some(hex) = hex_of(&run.state, id) else { continue };
+                if let Some(h) = held.iter().find(|h| crate::base::hex::are_adjacent(hex, **h, self.terrain.layout)) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(
+                            field.clone(),
+                            format!(
+                                "{id} ends its move next to {h}, held by the PIN result {result} that this turn's orders leave: no other friendly unit may move next to the enemy units pinned there (13.1 PIN, case B)"
+                            ),
+                        ),
+                    ));
+                }
+            }
+        }
+        for id in &run.left_pins {
+            let Some(hex) = hex_of(&run.state, id) else { continue };
+            let enemies = self.adjacent_enemies(hex);
+            if enemies.is_empty() {
+                continue;
+            }
+            let (side, field) = run.moved.get(id).cloned().unwrap_or_default();
+            run.problems.push((
+                side,
+                problem(
+                    field,
+                    format!(
+                        "{id} is pinned and ends its move in {hex}, next to enemy {}: a pinned unit may move only if it ends the Movement Phase not adjacent to any enemy unit (9.3)",
+                        list(&enemies)
+                    ),
+                ),
+            ));
+        }
+    }
+
+    /// 9.3: after all movement, pins come off every unit of either side that
+    /// is next to no enemy combat unit; the phasing player's army morale
+    /// pays, once for each PIN result whose markers come off (13.1 PIN, case
+    /// B: "for EACH individual PIN result"; pins of no known result count as
+    /// one). With several armies (an alliance), each phasing army pays that
+    /// had a pin of its own removed or had a unit next to a removed enemy pin
+    /// when the phase began.
+    pub(super) fn remove_pins(&self, rules: &Rules, start: &State, run: &mut Run<'_>) -> Result<()> {
+        let enemy_of = |state: &State, id: &str, hex: HexId| -> Vec<String> {
+            let mine = self.counters.get(id).and_then(|c| self.player_of_army.get(&c.army)).cloned();
+            let around: Vec<HexId> = neighbours(hex, self.terrain.layout);
+            let mut found: Vec<String> = state
+                .units
+                .iter()
+                .filter(|(other, u)| {
+                    self.counters
+                        .get(other.as_str())
+                        .is_some_and(|c| !c.is_leader() && self.player_of_army.get(&c.army) != mine.as_ref())
+                        && u.hex.as_deref().and_then(|h| h.parse().ok()).is_some_and(|h| around.contains(&h))
+                })
+                .map(|(other, _)| other.clone())
+                .collect();
+            found.sort();
+            found
+        };
+        let mut removed: Vec<String> = Vec::new();
+        for (id, unit) in &run.state.units {
+            if !unit.pinned {
+                continue;
+            }
+            let Some(hex) = hex_of(&run.state, id) else { continue };
+            if enemy_of(&run.state, id, hex).is_empty() {
+                removed.push(id.clone());
+            }
+        }
+        if removed.is_empty() {
+            return Ok(());
+        }
+        // Per PIN result: the phasing armies that pay for it.
+        let mut results: BTreeMap<Option<String>, BTreeSet<String>> = BTreeMap::new();
+        for id in &removed {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let result = run.state.units.get(id).and_then(|u| u.pin_result.clone());
+            let paying = results.entry(result).or_default();
+            if self.is_friendly(c) {
+                paying.insert(c.army.clone());
+            } else if let Some(hex) = hex_of(start, id) {
+                for other in enemy_of(start, id, hex) {
+                    if let Some(o) = self.counters.get(other.as_str()) {
+                        if self.is_friendly(o) {
+                            paying.insert(o.army.clone());
+                        }
+                    }
+                }
+            }
+            if let Some(u) = run.state.units.get_mut(id) {
+                u.pinned = false;
+                u.pin_result = None;
+            }
+        }
+        let names = self.names(&removed);
+        run.events.push(
+            Event::new("9.3", "pins-removed", format!("pins removed after movement, next to no enemy unit: {names}"))
+                .with("units", &removed),
+        );
+        let first_army =
+            self.player_of_army.iter().find(|(_, p)| **p == self.player).map(|(a, _)| a.clone()).unwrap_or_default();
+        for (result, mut paying) in results {
+            if paying.is_empty() {
+                // No phasing unit was involved (a pin left over next to nothing).
+                paying.insert(first_army.clone());
+            }
+            let which = result.map(|r| format!(" (PIN result {r})")).unwrap_or_default();
+            for army in paying {
+                let why = format!("the {} player removed pins{which} in its Movement Phase", self.player);
+                let events = crate::systems::gboar::effects::morale::apply(
+                    rules,
+                    &mut run.state,
+                    "pin-removed-in-movement",
+                    &army,
+                    &[],
+                    1,
+                    ("9.3", &why),
+                )?;
+                run.events.extend(events);
+            }
+        }
+        Ok(())
+    }
+
+    /// Savannah 4.7 (the scenario's `overstacked_arrival`): reinforcements
+    /// that did not move out of an entry hex still over the stacking limit
+    /// are put off a turn, and enter ahead of later arrivals there; the last
+    /// placed (in id order) go first, until the hex is within the limit.
+    /// Then the turn of arrival is over for every unit placed.
+    pub(super) fn end_of_phase_arrivals(&self, run: &mut Run<'_>) {
+        let turn = run.state.turn;
+        if let (Some(rule), Some(limits)) =
+            (self.reinforcements.and_then(|r| r.overstacked_arrival.as_ref()), self.stacking.as_ref())
+        {
+            let mut hexes: BTreeSet<HexId> = BTreeSet::new();
+            for (id, hex) in &run.arrived {
+                if !run.moved.contains_key(id) {
+                    hexes.insert(*hex);
+                }
+            }
+            for hex in hexes {
+                loop {
+                    let here: Vec<String> = run
+                        .state
+                        .units
+                        .iter()
+                        .filter(|(id, u)| {
+                            hex_of(&run.state, id) == Some(hex)
+                                && u.hex.is_some()
+                                && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c))
+                        })
+                        .map(|(id, _)| id.clone())
+                        .collect();
+                    let (sps, guns) = here.iter().fold((0i32, 0i32), |(a, b), id| {
+                        let (s, g) = self.stacking_weight(&run.state, id);
+                        (a.saturating_add(s), b.saturating_add(g))
+                    });
+                    if sps <= limits.max_strength_points && guns <= limits.max_artillery_units {
+                        break;
+                    }
+                    // Units with priority (put off once already) stay if they can.
+                    let waiting = |id: &&String, priority: bool| {
+                        run.arrived.get(*id) == Some(&hex)
+                            && !run.moved.contains_key(*id)
+                            && run.state.units.get(*id).and_then(|u| u.arriving.as_ref()).is_some_and(|a| a.priority)
+                                == priority
+                    };
+                    let Some(back) = here
+                        .iter()
+                        .rev()
+                        .find(|id| waiting(id, false))
+                        .or_else(|| here.iter().rev().find(|id| waiting(id, true)))
+                        .cloned()
+                    else {
+                        break;
+                    };
+                    let later = turn.saturating_add(rule.delay_turns);
+                    if let Some(u) = run.state.units.get_mut(&back) {
+                        u.hex = None;
+                        u.off_map = Some(OffMap::Reinforcement);
+                        if let Some(a) = u.arriving.as_mut() {
+                            a.turn = later;
+                            a.priority = rule.priority_next_turn;
+                        }
+                    }
+                    run.arrived.remove(&back);
+                    run.events.push(
+                        Event::new(
+                            "Savannah 4.7",
+                            "arrival-put-off",
+                            format!(
+                                "{} cannot conform to the stacking limit in {hex} ({sps} SPs, {guns} artillery units): it leaves the map and enters on turn {later}{} ({})",
+                                self.name(&back),
+                                if rule.priority_next_turn { ", ahead of later arrivals" } else { "" },
+                                rule.rule
+                            ),
+                        )
+                        .with("unit", &back)
+                        .with("hex", hex.to_string())
+                        .with("turn", later),
+                    );
+                }
+            }
+        }
+        let placed: Vec<String> = run.arrived.keys().cloned().collect();
+        for id in placed {
+            if let Some(u) = run.state.units.get_mut(&id) {
+                u.arriving = None;
+            }
+        }
+    }
+
+    /// 7.3: a hex of the phasing player still over the stacking limit when
+    /// the phase ends (reinforcements placed over it that did not move on,
+    /// where the scenario does not put them off instead) costs steps, the
+    /// orders' `overstack_losses` first ([`crate::systems::gboar::effects::losses::overstacking`]).
+    /// Checking one side's orders, only its own choices are checked.
+    pub(super) fn overstacking_penalty(&self, run: &mut Run<'_>, orders: &[(&str, &crate::base::yaml::Value)]) {
+        let mut choices: Vec<String> = Vec::new();
+        let mut chooser = String::new();
+        for (side, body) in orders {
+            let list: Vec<String> = body
+                .get("overstack_losses")
+                .and_then(|v| crate::base::yaml::from_value::<Vec<String>>(v.clone()).ok())
+                .unwrap_or_default();
+            if !list.is_empty() && chooser.is_empty() {
+                chooser = side.to_string();
+            }
+            choices.extend(list);
+        }
+        let mut trial = run.state.clone();
+        match crate::systems::gboar::effects::losses::overstacking(self.rules, &mut trial, &self.player, &choices) {
+            Ok(events) => {
+                run.state = trial;
+                run.events.extend(events);
+            }
+            Err(e) => {
+                let side = if chooser.is_empty() { self.sides.first().cloned().unwrap_or_default() } else { chooser };
+                run.problems.push((side, problem("overstack_losses", e.to_string())));
+            }
+        }
+    }
+
+    /// Savannah Hist. Special Rules: a held gun sent back by Defensive
+    /// Artillery Fire that the orders leave where it is, away from its
+    /// at-start hex, while it could get nearer.
+    pub(super) fn guns_must_return(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
+        for (id, unit) in &start.units {
+            if !unit.must_return || run.moved.contains_key(id) {
+                continue;
+            }
+            let (Some(c), Some(hex), Some(home)) = (self.counters.get(id.as_str()), hex_of(start, id), self.home(id))
+            else {
+                continue;
+            };
+            let Some(side) = self.side_of_army.get(&c.army) else { continue };
+            if !sides.contains(&side.as_str()) || hex == home {
+                continue;
+            }
+            let group = Group {
+                ids: vec![id.clone()],
+                start: hex,
+                allowance: c.movement.unwrap_or(0),
+                sps: 0,
+                guns: 1,
+                captures: true,
+                disrupted: unit.condition == Condition::Disrupted,
+                minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
+                strategic: false,
+            };
+            let occ = self.occupancy(&run.state, &group.ids);
+            let layout = self.terrain.layout;
+            let now = crate::base::hex::distance(hex, home, layout);
+            let closer: Vec<HexId> = self
+                .search(&run.state, &group, &occ, None)
+                .into_keys()
+                .filter(|h| crate::base::hex::distance(*h, home, layout) < now)
+                .collect();
+            if !closer.is_empty() {
+                run.problems.push((
+                    side.clone(),
+                    problem(
+                        "moves",
+                        format!(
+                            "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules); it can move to {}",
+                            hexes_text(&closer)
+                        ),
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// 13.3: a disrupted unit that begins the phase next to the enemy must
+    /// use its one hex move to move away, when it can.
+    pub(super) fn disrupted_must_move(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
+        for (id, unit) in &start.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(side) = self.side_of_army.get(&c.army) else { continue };
+            if !sides.contains(&side.as_str()) || c.is_leader() || unit.condition != Condition::Disrupted || unit.pinned
+            {
+                continue;
+            }
+            if run.moved.contains_key(id) {
+                continue;
+            }
+            let Some(hex) = hex_of(start, id) else { continue };
+            let enemies = self.adjacent_enemies(hex);
+            if enemies.is_empty() {
+                continue;
+            }
+            let group = Group {
+                ids: vec![id.clone()],
+                start: hex,
+                allowance: c.movement.unwrap_or(0),
+                sps: self.stacking_weight(start, id).0,
+                guns: self.stacking_weight(start, id).1,
+                captures: true,
+                disrupted: true,
+                minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
+                strategic: false,
+            };
+            let occ = self.occupancy(&run.state, &group.ids);
+            let options: Vec<HexId> = self.disrupted_options(&run.state, &group, &occ).into_keys().collect();
+            if !options.is_empty() {
+                run.problems.push((
+                    side.clone(),
+                    problem(
+                        "moves",
+                        format!(
+                            "{id} is disrupted and begins next to enemy {}: it must use its one hex move to move away from as many enemy units as possible (13.3); it can move to {}",
+                            list(&enemies),
+                            hexes_text(&options)
+                        ),
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// Savannah 4.1 (`forced_attack.retreat_instead_if_possible`): the
+    /// units of the sides given that begin the phase (`start`, reinforcements
+    /// placed) in a stack the restriction binds, next to the enemy, where
+    /// they would have to attack (12.12), and can move to a hex next to no
+    /// enemy unit: each with where it is, the restriction and its pair, the
+    /// enemy units next to it, and those hexes (cheapest first).
+    pub(super) fn forced_retreats(&self, start: &State, sides: &[&str]) -> Vec<ForcedRetreat> {
+        self.forced_retreats_of(start, sides, |_| true)
+    }
+
+    /// [`Phase::forced_retreats`] of the units `of` keeps (the hexes open
+    /// to a retreat are the costly part: a trial move to each).
+    pub(super) fn forced_retreats_of(
+        &self,
+        start: &State,
+        sides: &[&str],
+        of: impl Fn(&str) -> bool,
+    ) -> Vec<ForcedRetreat> {
+        let mut found = Vec::new();
+        let mut base = Run::new(start.clone(), None);
+        self.place_arrivals(&mut base, &[]);
+        let start = &base.state.clone();
+        let occupancy = crate::systems::gboar::board::units::Occupancy::new(self.rules, start);
+        for (id, unit) in &start.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(side) = self.side_of_army.get(&c.army) else { continue };
+            if !self.is_friendly(c) || !sides.contains(&side.as_str()) || unit.pinned {
+                continue;
+            }
+            let Some(hex) = hex_of(start, id) else { continue };
+            if !of(id) || !crate::systems::gboar::board::units::must_attack_in(self.rules, start, id, Some(&occupancy))
+            {
+                continue;
+            }
+            let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
+            let Some((r, x, y)) = restricted_stack(self.rules, start, hex, keep) else { continue };
+            let options = self.one_unit_ends(&base, id, |h| self.adjacent_enemies(h).is_empty(), usize::MAX);
+            if options.is_empty() {
+                continue;
+            }
+            found.push(ForcedRetreat {
+                side: side.clone(),
+                unit: id.clone(),
+                hex,
+                restriction: r.id.clone(),
+                rule: r.rule_name().to_string(),
+                pair: (x, y),
+                enemies: self.adjacent_enemies(hex),
+                options,
+            });
+        }
+        found
+    }
+
+    /// The hexes other than its own that `id` can end a one-unit move in
+    /// (not pinned units': leaving a pin is the player's choice, 9.3),
+    /// cheapest first: the orders' own checks, as for [`unit_moves`].
+    /// Only the hexes `keep` keeps, and at most `limit` of them (the trial
+    /// move to each hex is the costly part, so those are made last).
+    pub(super) fn one_unit_ends(
+        &self,
+        base: &Run<'_>,
+        id: &str,
+        keep: impl Fn(HexId) -> bool,
+        limit: usize,
+    ) -> Vec<HexId> {
+        let Some(side) = self.counters.get(id).and_then(|c| self.side_of_army.get(&c.army)) else {
+            return Vec::new();
+        };
+        let probe = MoveOrder {
+            unit: Some(id.to_string()),
+            stack: None,
+            path: None,
+            to: None,
+            strategic: false,
+            leave_pin: false,
+        };
+        let mut problems = Vec::new();
+        let Some(prepared) = self.prepare(base, side, "moves[0]", &probe, &mut problems) else { return Vec::new() };
+        let best = self.search(&base.state, &prepared.group, &prepared.occ, None);
+        let mut candidates: Vec<HexId> = best.keys().copied().filter(|h| *h != prepared.start && keep(*h)).collect();
+        candidates.sort_by_key(|h| best.get(h).map(|n| (n.mp, n.steps, *h)));
+        let mut ends = Vec::new();
+        for to in candidates {
+            if ends.len() >= limit {
+                break;
+            }
+            if self.ends_at(base, side, &probe, &prepared, &best, to) {
+                ends.push(to);
+            }
+        }
+        ends
+    }
+
+    /// Savannah 4.1: a stack of [`Phase::forced_retreats`] that the orders
+    /// leave next to the enemy.
+    pub(super) fn stack_must_retreat(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
+        // Only the units the orders leave next to the enemy.
+        let left_next_to = |id: &str| hex_of(&run.state, id).is_some_and(|now| !self.adjacent_enemies(now).is_empty());
+        for f in self.forced_retreats_of(start, sides, left_next_to) {
+            let field = run.moved.get(&f.unit).map(|(_, field)| field.clone()).unwrap_or_else(|| "moves".into());
+            run.problems.push((
+                f.side.clone(),
+                problem(
+                    field,
+                    format!(
+                        "{} begins the Movement Phase in {} in a stack of {} and {}, which {} restricts, next to enemy {} where it would have to attack (12.12): it must retreat instead, ending the phase next to no enemy unit ({}); it can move to {}",
+                        f.unit,
+                        f.hex,
+                        f.pair.0,
+                        f.pair.1,
+                        f.restriction,
+                        list(&f.enemies),
+                        f.rule,
+                        some_hexes(&f.options)
+                    ),
+                ),
+            ));
+        }
+    }
+
+    /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
+    /// not end a Movement Phase stacked together. A side's orders alone
+    /// (`whole_phase` false) are held to it only for pairs of its own units.
+    pub(super) fn end_of_phase_stacking(&self, start: &State, run: &mut Run<'_>, sides: &[&str], whole_phase: bool) {
+        let Some(stacking) = &self.stacking else { return };
+        let mut by_hex: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
+        for (id, unit) in &run.state.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            if !self.is_friendly(c) {
+                continue;
+            }
+            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+                by_hex.entry(h).or_default().push(c);
+            }
+        }
+        let side_of = |c: &Counter| self.side_of_army.get(&c.army).cloned().unwrap_or_default();
+        let mut found = Vec::new();
+        for r in stacking.restrictions.iter().filter(|r| !r.may_end_movement_phase_stacked) {
+            for (hex, units) in &by_hex {
+                for (n, x) in units.iter().enumerate() {
+                    for y in units.iter().skip(n + 1) {
+                        if !r.applies(x, y) {
+                            continue;
+                        }
+                        let (sx, sy) = (side_of(x), side_of(y));
+                        if !(whole_phase || sx == sy && sides.contains(&sx.as_str())) {
+                            continue;
+                        }
+                        let mover = [x, y].into_iter().find(|c| run.moved.contains_key(&c.id));
+                        let text = format!(
+                            "{} and {} end the Movement Phase stacked in {hex}, which {} forbids ({})",
+                            x.id,
+                            y.id,
+                            r.id,
+                            r.rule_name()
+                        );
+                        match mover {
+                            Some(c) => {
+                                let (side, field) = run.moved.get(&c.id).cloned().unwrap_or_default();
+                                found.push((side, problem(field, text)));
+                            }
+                            None => {
+                                let always =
+                                    r.after_retreat.as_ref().and_then(|a| a.unstack_next_friendly_movement.as_deref())
+                                        == Some("always");
+                                let stacked_before =
+                                    hex_of(start, &x.id) == Some(*hex) && hex_of(start, &y.id) == Some(*hex);
+                                // Only if one of them can move at all.
+                                let can_move = || {
+                                    let mut base = Run::new(start.clone(), None);
+                                    self.place_arrivals(&mut base, &[]);
+                                    !self.one_unit_ends(&base, &x.id, |_| true, 1).is_empty()
+                                        || !self.one_unit_ends(&base, &y.id, |_| true, 1).is_empty()
+                                };
+                                if always && stacked_before && can_move() {
+                                    found.push((
+                                        sx.clone(),
+                                        problem("moves", format!("{text}: they must unstack this Movement Phase")),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        run.problems.extend(found);
+    }
+}
+
+impl Phase<'_> {
+    /// The hexes a prepared one-unit move may end in: each hex the search
+    /// reaches, walked by the path it found and checked as an order.
+    pub(super) fn legal_ends(&self, base: &Run<'_>, side: &str, order: &MoveOrder, prepared: &Prepared) -> Vec<HexId> {
+        let best = self.search(&base.state, &prepared.group, &prepared.occ, None);
+        best.keys().copied().filter(|to| self.ends_at(base, side, order, prepared, &best, *to)).collect()
+    }
+
+    /// Whether the prepared one-unit move may end in `to`, a hex the
+    /// search reached: walked by the path it found, checked as an order.
+    pub(super) fn ends_at(
+        &self,
+        base: &Run<'_>,
+        side: &str,
+        order: &MoveOrder,
+        prepared: &Prepared,
+        best: &BTreeMap<HexId, Node>,
+        to: HexId,
+    ) -> bool {
+        let path = Phase::path_to(best, prepared.start, to);
+        let order =
+            MoveOrder { path: Some(path.iter().map(|h| HexText::Text(h.to_string())).collect()), ..order.clone() };
+        let mut trial = Run::new(base.state.clone(), None);
+        trial.arrived = base.arrived.clone();
+        let mut problems = Vec::new();
+        self.one_move(&mut trial, side, "moves[0]", &order, &mut problems);
+        self.pinned_movers_end_away(&mut trial);
+        problems.is_empty() && trial.problems.is_empty()
+    }
+}

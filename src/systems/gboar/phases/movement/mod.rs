@@ -1,0 +1,1025 @@
+//! The Movement Phase (series 9): 9.1, 9.2, 9.4, 9.51, 9.52, with Zones of
+//! Control (8.1, 8.31, 8.32; the ZOCs themselves are in [`crate::systems::gboar::board::zoc`]),
+//! stacking (7.1, 7.2, and the exclusive rules' restrictions of module.yaml
+//! `stacking.restrictions`, Savannah 4.1), disrupted and shattered units
+//! (13.3, 13.4) and the capture of lone leaders (14.32). Movement rolls no
+//! dice.
+//!
+//! # Orders
+//!
+//! Each side of the phasing player sends the moves of its own army's units,
+//! in the order they are made (9.1: each unit completes its move before
+//! another moves):
+//!
+//! ```yaml
+//! moves:
+//!   - unit: dillon-irish            # one unit...
+//!     path: ["2810", "2709"]        # ...and the hexes it enters, in order
+//!   - stack: [armagnac, dillon]     # or units of one hex moving together
+//!     to: "2607"                    # or only where to: the engine finds the path
+//!   - unit: pulaskis-legion
+//!     to: "3016"
+//!     strategic: true               # 9.52: along roads and tracks, twice the MPs
+//! ```
+//!
+//! - `unit` or `stack` (one of them): the units. A stack moves as one: it
+//!   has the smallest movement allowance of its units, and every rule that
+//!   holds a unit back holds the stack back.
+//! - `path` or `to` (one of them). `path` lists every hex entered, not the
+//!   hex the move starts in. With `to` the engine picks the path that costs
+//!   the fewest MPs; among equally cheap paths the one entering the fewest
+//!   hexes; among those, the one found first when hexes are settled in the
+//!   order (MPs, hexes entered, hex id) and neighbours are tried clockwise
+//!   from north, so the same orders always give the same path.
+//! - `strategic: true`: Strategic Movement (9.52). Without it a move is
+//!   normal movement, even along a road. Not when the turn's weather forbids
+//!   it (Savannah 4.2, the Weather Table), nor along the Covered Way (4.9).
+//! - `delay: [ID, ...]` (beside `moves`): reinforcements due this turn kept
+//!   off the map until the next (9.61).
+//! - `enter: {ID: HEX}` (beside `moves`): where an arriving unit is placed
+//!   when its arrival offers several hexes (Savannah 4.7: V-1's two hexes,
+//!   the nearest free hexes after a blocked entry, the city when the HQ is
+//!   held); without it, the first hex offered. Arriving units are placed as
+//!   the phase begins (9.61), then move like any unit, from their entry hex,
+//!   with the turn of arrival's bonuses and limits.
+//! - `leave_pin: true`: the unit is pinned and the player moves it all the
+//!   same (9.3): it must end the phase next to no enemy unit, and the army
+//!   morale cost of removing its pin is paid after movement.
+//!
+//! Every unit moves at most once. A side moves only its own army's units.
+//! Orders with any problem are refused whole, with every problem, each
+//! saying what would be legal (the hexes the unit can reach, the units that
+//! exist, the MPs it has); nothing moves.
+//!
+//! # Readings of the rules
+//!
+//! - "Enemy units" next to a hex (9.52, 13.3) are enemy combat units:
+//!   leaders are not combat units (3.2), and a lone leader is captured by
+//!   moving in (14.32), so he holds nothing back.
+//! - 8.31 binds every moving counter, leaders included.
+//! - 8.31's rifle MP: +1 when the hex entered is in the ZOC of an enemy
+//!   rifle unit whose ZOC the hex left was not, +1 when the hex left is in
+//!   one whose ZOC the hex entered is not; at most +1 each way.
+//! - 13.3: a disrupted unit that begins next to the enemy must move, to a
+//!   hex next to as few enemy units as it can reach (none if it can); the
+//!   orders are refused if they leave it where it is while it could.
+//! - Stacking counts all the units of the phasing player (an alliance's
+//!   armies together); a unit's SPs are its reduced strength once it has
+//!   lost a step. 9.1's one-hex move is withdrawn by the hex entered
+//!   (`minimum_move: false`) or by the unit type (naval artillery, mortar).
+//!
+//! - 9.3: after all movement, pins come off every unit of either side next
+//!   to no enemy combat unit; the phasing player's army pays the chart's
+//!   `pin-removed-in-movement` once for the phase. With an alliance, each
+//!   phasing army pays whose own pin came off or that had a unit next to a
+//!   removed enemy pin when the phase began (if none did, the alliance's
+//!   first army in id order).
+//! - Savannah 4.9, the Covered Way: a move *along* it goes from one of its
+//!   hexes to an adjacent one; entering it from outside pays the hex's own
+//!   terrain and rolls nothing. Along it, the feature's cost replaces the
+//!   hex's, its `streams` cost `creek_cost_along`, and each hex entered
+//!   rolls a die for the stack (charts/covered-way.yaml); a lost stack
+//!   stops there. Orders are checked as if no one got lost; when resolving,
+//!   a later move that a lost stack makes impossible is not made, with an
+//!   event saying why (never a refusal after the dice have rolled).
+//! - Weather (Savannah 4.2): the turn's weather in the state; its
+//!   `movement_cost_added` is paid per hex entered, and strategic movement
+//!   is refused when the weather forbids it.
+//! - Reinforcements (9.6, Savannah 4.7; the arrivals themselves are
+//!   decided by [`crate::systems::gboar::effects::arrivals`]): placement over the stacking limit
+//!   is allowed; units that do not move out of an entry hex still over the
+//!   limit are put off a turn (the scenario's `overstacked_arrival`), last
+//!   placed in id order first, those already put off once last.
+//! - The scenario's `fixed_artillery` (Savannah Historical Scenario): those
+//!   artillery types do not move until attacked in Close Combat; one that
+//!   Defensive Artillery Fire sends back (`must_return`) must end each move
+//!   as near its printed at-start hex as it can reach, and may not stay
+//!   put while it could get nearer.
+//!
+//! - The scenario's zone rules: `zone_bans` (Savannah 4.8: a tagged unit
+//!   may never enter a zone), `track_switch.strategic_restriction` (Savannah
+//!   1.6, 1.7: on the strategic track the Allies move no combat unit into
+//!   or next to the perimeter) and `sortie_restriction` (Savannah 4.10: a
+//!   bound unit leaves the zone only in a stack with a leader and is then
+//!   out with him, who may not return before it; exempt units are bound
+//!   once they have been inside; the morale reduction is read by the
+//!   morale checks). "Leaving" is read as a move that begins inside and
+//!   ends outside.
+//! - Savannah 4.1, "If a French/American stack begins a Movement Phase
+//!   adjacent to an enemy in circumstances where an attack would normally
+//!   be required, it must retreat instead if possible" (module.yaml
+//!   `stacking.restrictions[].forced_attack.retreat_instead_if_possible`):
+//!   the units of a stack that the restriction binds that would have to
+//!   attack (12.12, as the phase begins) must each end the phase next to no
+//!   enemy combat unit, when a legal move of that unit alone allows it; the
+//!   orders are refused if they leave one next to the enemy while it could
+//!   have got away (the refusal names the cheapest hexes). "Retreat" is read
+//!   as such a move, made with MPs under every movement rule, not as 13.2's
+//!   retreat of a combat result (which happens in hexes, not in the
+//!   Movement Phase): its purpose is that the stack need not attack. A unit
+//!   that cannot get away stays, and must attack with the chart's DRM
+//!   (Savannah -2). Pinned units are not made to leave their pin, which is
+//!   the player's choice and costs army morale (9.3); leaders are not
+//!   combat units and are free. With `retreat_instead_if_possible: false`
+//!   (Savannah's French Regulars with Colonial Militia) nothing is forced.
+//! - Savannah 4.1's "must unstack during the next friendly Movement Phase"
+//!   (`unstack_next_friendly_movement: always`) is required when one of
+//!   the pair can move at all; a stack that cannot move stays.
+//!
+//! # Where the parts are
+//!
+//! This file holds the orders, the phase's state and the entry points
+//! (validate, resolve, and what the guide asks); `path.rs` the costs and
+//! paths (9.1, 9.2, 9.52), `run.rs` the carrying out of the orders,
+//! `zones.rs` the scenario's zones (Savannah 1.6, 1.7, 4.8, 4.10),
+//! `covered_way.rs` Savannah 4.9, `end_of_phase.rs` what is checked once
+//! every move is made (9.3, 7.1, 13.3, Savannah 4.1, 4.7).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::Deserialize;
+
+use crate::base::error::{Error, Result};
+use crate::base::hex::{neighbours, HexId};
+use crate::system::{Dice, Event};
+use crate::systems::gboar::board::stacking::restricted_stack;
+use crate::systems::gboar::board::state::Resolution;
+use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::terrain::Terrain;
+use crate::systems::gboar::board::units::hex_of;
+use crate::systems::gboar::board::zoc::{self, Zoc};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::charts::MovementCost;
+use crate::systems::gboar::data::counters::Counter;
+use crate::systems::gboar::data::scenario::{FixedArtillery, ScenarioMovement, SortieRestriction};
+use crate::systems::gboar::data::stacking::{Restriction, Stacking};
+
+mod covered_way;
+mod end_of_phase;
+mod path;
+mod run;
+mod zones;
+
+// ---------------------------------------------------------------------------
+// Orders
+
+/// The body of one side's movement orders.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovementOrders {
+    /// Read one by one, so that one bad move does not hide the others' problems.
+    #[serde(default)]
+    pub moves: Vec<crate::base::yaml::Value>,
+    /// 9.61: reinforcements due this turn that the player keeps off the map
+    /// until the next turn.
+    #[serde(default)]
+    pub delay: Vec<String>,
+    /// 9.61, Savannah 4.7: where an arriving unit is placed, when its
+    /// arrival offers several hexes (otherwise the first one offered).
+    #[serde(default)]
+    pub enter: BTreeMap<String, HexText>,
+    /// 7.3: the units that lose steps first if a hex is still over the
+    /// stacking limit when the phase ends.
+    #[serde(default)]
+    pub overstack_losses: Vec<String>,
+    /// Savannah 1.6 case A: the Allies announce their assault on the
+    /// perimeter; the next turn is the first of the Tactical Turn Track.
+    #[serde(default)]
+    pub declare_assault: bool,
+}
+
+/// The part of the orders that places reinforcements, read before any move.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ArrivalOrders {
+    #[serde(default)]
+    delay: Vec<String>,
+    #[serde(default)]
+    enter: BTreeMap<String, HexText>,
+}
+
+/// One move: a unit or a stack, and a path or a destination.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveOrder {
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub stack: Option<Vec<String>>,
+    #[serde(default)]
+    pub path: Option<Vec<HexText>>,
+    #[serde(default)]
+    pub to: Option<HexText>,
+    /// 9.52.
+    #[serde(default)]
+    pub strategic: bool,
+    /// 9.3: the player moves a pinned unit, knowing that it must end the
+    /// phase away from the enemy and that removing its pin costs army morale.
+    #[serde(default)]
+    pub leave_pin: bool,
+}
+
+/// A hex id as written: hex ids are quoted strings ("0405"); a bare number
+/// is caught so the problem can say so.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum HexText {
+    Text(String),
+    Number(i64),
+}
+
+impl HexText {
+    fn parse(&self) -> std::result::Result<HexId, String> {
+        match self {
+            HexText::Text(s) => s.parse::<HexId>().map_err(|e| e.to_string()),
+            HexText::Number(n) => Err(format!("write hex ids as quoted strings of four digits, e.g. \"{n:04}\"")),
+        }
+    }
+}
+
+/// A problem with a side's movement orders: where (`moves[2].path[3]`) and
+/// what, saying what would be legal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+fn problem(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem { field: field.into(), message: message.into() }
+}
+
+/// Savannah 4.1: a unit that must retreat instead of making a forced
+/// attack ([`Phase::forced_retreats`]).
+#[derive(Debug, Clone)]
+pub struct ForcedRetreat {
+    pub side: String,
+    pub unit: String,
+    pub hex: HexId,
+    pub restriction: String,
+    pub rule: String,
+    pub pair: (String, String),
+    pub enemies: Vec<String>,
+    /// The hexes it can end in, next to no enemy unit, cheapest first.
+    pub options: Vec<HexId>,
+}
+
+/// Types that never get 9.1's one-hex move (Savannah 4.19 Movement).
+const NO_MINIMUM_MOVE: &[&str] = &["naval-artillery", "mortar"];
+
+// ---------------------------------------------------------------------------
+// The phase
+
+/// What the phase knows of the module and of the enemy, which does not move
+/// while the phasing player moves.
+struct Phase<'a> {
+    terrain: Terrain<'a>,
+    counters: BTreeMap<&'a str, &'a Counter>,
+    player_of_army: BTreeMap<String, String>,
+    side_of_army: BTreeMap<String, String>,
+    player: String,
+    sides: Vec<String>,
+    zoc: Zoc,
+    /// Hexes holding enemy combat units, and those units.
+    enemy_combat: BTreeMap<HexId, Vec<String>>,
+    stacking: Option<Stacking>,
+    /// This turn's weather (Savannah 4.2), from the weather chart.
+    weather: Option<&'a crate::systems::gboar::data::charts::WeatherCondition>,
+    fixed_artillery: Option<&'a FixedArtillery>,
+    covered_way: &'a crate::systems::gboar::data::charts::CoveredWayFile,
+    reinforcements: Option<&'a crate::systems::gboar::data::scenario::Data>,
+    rules: &'a Rules,
+    scenario: &'a ScenarioMovement,
+    /// The hexes of the map's zones and places, by id.
+    regions: BTreeMap<&'a str, BTreeSet<HexId>>,
+    turn: u32,
+    /// Each side's units on the map, as "did you mean" first lists them:
+    /// found once per phase, so that a file naming many unknown units
+    /// costs one look at the units, not one per unknown id.
+    on_map: std::cell::RefCell<BTreeMap<String, Vec<String>>>,
+}
+
+/// A unit or stack about to move.
+#[derive(Debug, Clone)]
+struct Group {
+    ids: Vec<String>,
+    start: HexId,
+    /// The smallest allowance of its units (doubled for 9.52).
+    allowance: i32,
+    sps: i32,
+    guns: i32,
+    /// 14.32: holds a Parade Order or disrupted combat unit.
+    captures: bool,
+    /// 13.3.
+    disrupted: bool,
+    /// 9.1's exception: false for naval artillery and mortars (Savannah 4.19).
+    minimum_move: bool,
+    strategic: bool,
+}
+
+/// The cost of entering one hex, and what happens there.
+#[derive(Debug, Clone)]
+struct Step {
+    mp: i32,
+    /// The parts of the cost, for the text.
+    parts: Vec<(String, i32)>,
+    /// Lone enemy leaders captured on entering (14.32).
+    captures: Vec<String>,
+    /// Savannah 4.9: a move along the Covered Way (from one of its hexes to
+    /// the next), which rolls for getting lost.
+    along: bool,
+}
+
+/// A legal move worked out.
+#[derive(Debug, Clone)]
+struct Walk {
+    hexes: Vec<HexId>,
+    steps: Vec<Step>,
+    mp: i32,
+    minimum_move: bool,
+    stopped_by: Option<String>,
+}
+
+/// Friendly units by hex (not those moving) and enemy leaders by hex, as
+/// the state stands when a move begins.
+struct Occupancy {
+    friendly: BTreeMap<HexId, Vec<String>>,
+    enemy_leaders: BTreeMap<HexId, Vec<String>>,
+}
+
+/// A move's units, checked and grouped, before its path ([`Phase::prepare`]).
+struct Prepared {
+    ids: Vec<String>,
+    start: HexId,
+    group: Group,
+    /// Each unit's allowance this phase (the turn of arrival's included).
+    allowances: BTreeMap<String, i32>,
+    /// The Reinforcement Schedule's hexes a unit may move on arrival.
+    max_hexes: Option<(u32, String)>,
+    occ: Occupancy,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    mp: i32,
+    steps: u32,
+    prev: Option<HexId>,
+}
+
+fn list_or_none(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        ids.join(", ")
+    }
+}
+
+fn state_pinned(state: &State, id: &str) -> bool {
+    state.units.get(id).is_some_and(|u| u.pinned)
+}
+
+fn list(ids: &[String]) -> String {
+    ids.join(", ")
+}
+
+fn hexes_text(hexes: &[HexId]) -> String {
+    if hexes.is_empty() {
+        "none".into()
+    } else {
+        hexes.iter().map(HexId::to_string).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// A small edit distance, for "did you mean".
+/// The first few of hexes listed cheapest first, and how many more.
+fn some_hexes(hexes: &[HexId]) -> String {
+    const SHOWN: usize = 6;
+    let first = hexes_text(&hexes[..hexes.len().min(SHOWN)]);
+    match hexes.len().saturating_sub(SHOWN) {
+        0 => first,
+        more => format!("{first} and {more} more"),
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or(0);
+            let left = row.get(j).copied().unwrap_or(0);
+            let value = (above + 1).min(left + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = value;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
+impl<'a> Phase<'a> {
+    fn new(rules: &'a Rules, state: &State, player: &str) -> std::result::Result<Phase<'a>, String> {
+        let terrain = Terrain::new(rules);
+        let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
+        let data = &rules.sequence.data;
+        let player_of_army = rules.players_of_armies();
+        let side_of_army = data.armies.iter().map(|a| (a.id.clone(), a.side.clone())).collect();
+        if !data.alliances.iter().any(|a| a.id == player) {
+            return Err(format!("'{player}' is not a player of this module"));
+        }
+        if let Some(f) = rules.scenario_movement.fixed_artillery.as_ref() {
+            if f.may_move_after != "attacked-in-close-combat" {
+                return Err(format!(
+                    "the scenario's fixed_artillery.may_move_after is '{}'; the engine knows attacked-in-close-combat",
+                    f.may_move_after
+                ));
+            }
+        }
+        let zoc = zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
+        let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        for (id, unit) in &state.units {
+            let Some(c) = counters.get(id.as_str()) else { continue };
+            if c.is_leader() || player_of_army.get(&c.army).map(String::as_str) == Some(player) {
+                continue;
+            }
+            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+                enemy_combat.entry(h).or_default().push(id.clone());
+            }
+        }
+        Ok(Phase {
+            terrain,
+            counters,
+            player_of_army,
+            side_of_army,
+            player: player.to_string(),
+            sides: rules.sequence.sides_of(player),
+            zoc,
+            enemy_combat,
+            stacking: rules.stacking.clone(),
+            fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
+            covered_way: &rules.charts.covered_way,
+            reinforcements: rules.reinforcements.as_ref(),
+            rules,
+            scenario: &rules.scenario_movement,
+            regions: rules
+                .module
+                .map
+                .zones
+                .iter()
+                .chain(&rules.module.map.places)
+                .map(|r| (r.id.as_str(), r.hexes.iter().copied().collect()))
+                .collect(),
+            turn: state.turn,
+            weather: match &state.weather {
+                None => None,
+                Some(w) => Some(
+                    rules
+                        .charts
+                        .weather
+                        .conditions
+                        .iter()
+                        .find(|c| &c.id == w)
+                        .ok_or_else(|| format!("the weather '{w}' is not a condition of charts/weather.yaml"))?,
+                ),
+            },
+            on_map: Default::default(),
+        })
+    }
+
+    fn name(&self, id: &str) -> String {
+        self.counters.get(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string())
+    }
+
+    fn names(&self, ids: &[String]) -> String {
+        ids.iter().map(|i| self.name(i)).collect::<Vec<_>>().join(", ")
+    }
+
+    fn is_friendly(&self, c: &Counter) -> bool {
+        self.player_of_army.get(&c.army) == Some(&self.player)
+    }
+
+    /// 13.3, 9.52: the enemy combat units next to `hex` (leaders are not
+    /// combat units, 3.2).
+    fn adjacent_enemies(&self, hex: HexId) -> Vec<String> {
+        let mut found: Vec<String> = neighbours(hex, self.terrain.layout)
+            .into_iter()
+            .filter_map(|n| self.enemy_combat.get(&n))
+            .flatten()
+            .cloned()
+            .collect();
+        found.sort();
+        found
+    }
+
+    fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy {
+        let mut friendly: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        let mut enemy_leaders: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        for (id, unit) in &state.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+            if self.is_friendly(c) {
+                if !moving.contains(id) {
+                    friendly.entry(h).or_default().push(id.clone());
+                }
+            } else if c.is_leader() {
+                enemy_leaders.entry(h).or_default().push(id.clone());
+            }
+        }
+        Occupancy { friendly, enemy_leaders }
+    }
+
+    /// 7.1: the SPs and the artillery units a unit counts for stacking.
+    fn stacking_weight(&self, state: &State, id: &str) -> (i32, i32) {
+        let Some(c) = self.counters.get(id) else { return (0, 0) };
+        let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
+        c.stacking_weight(state.units.get(id).map(|u| u.steps).unwrap_or(1), leaders_count)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Running the orders
+
+/// The phase as it runs: the state after each move, the events, the problems.
+struct Run<'d> {
+    /// The dice, when the phase is resolved (Savannah 4.9's lost rolls);
+    /// none when orders are only checked, which then assume no one gets lost.
+    dice: Option<&'d mut dyn Dice>,
+    /// Units that moved along the Covered Way (Savannah 4.9): the order
+    /// that moved them and the hex they began in.
+    along: BTreeMap<String, (String, HexId)>,
+    state: State,
+    events: Vec<Event>,
+    problems: Vec<(String, Problem)>,
+    /// Units moved so far, and the order that moved them.
+    moved: BTreeMap<String, (String, String)>,
+    /// 9.3: pinned units that moved.
+    left_pins: Vec<String>,
+    /// A die that could not be rolled: the step fails.
+    failure: Option<Error>,
+    /// Reinforcements placed this phase, and where (9.61).
+    arrived: BTreeMap<String, HexId>,
+}
+
+impl<'d> Run<'d> {
+    fn new(state: State, dice: Option<&'d mut dyn Dice>) -> Run<'d> {
+        Run {
+            dice,
+            along: BTreeMap::new(),
+            state,
+            events: Vec::new(),
+            problems: Vec::new(),
+            moved: BTreeMap::new(),
+            left_pins: Vec::new(),
+            failure: None,
+            arrived: BTreeMap::new(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Entry points
+
+/// 9.61 without a Reinforcement Phase: the state with the arrivals set as
+/// the phase begins (a variable entry's roll waits for the resolution).
+fn as_phase_begins<'a>(rules: &Rules, state: &'a State, player: &str) -> std::borrow::Cow<'a, State> {
+    match arrivals_at_start(rules, state, player, &mut NoDice) {
+        Ok(Some(r)) => std::borrow::Cow::Owned(r.state),
+        _ => std::borrow::Cow::Borrowed(state),
+    }
+}
+
+/// Check one side's movement orders for the phasing `player` against
+/// `state`: every problem, each with its field (`moves[2].path[3]`) and
+/// what would be legal. Empty when the orders can be carried out.
+pub fn validate(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    side: &str,
+    body: &crate::base::yaml::Value,
+) -> Vec<Problem> {
+    let phase = match Phase::new(rules, state, player) {
+        Ok(p) => p,
+        Err(e) => return vec![problem("", e)],
+    };
+    let state = &*as_phase_begins(rules, state, player);
+    match phase.run(state, &[(side, body)], false, None) {
+        Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
+        Err(e) => vec![problem("", e.to_string())],
+    }
+}
+
+/// Check every side's movement orders together, as [`resolve`] does before
+/// moving anything: what one side's orders do to another's (French and
+/// American units ending the phase stacked, Savannah 4.1) included. Every
+/// problem with its side; empty when the orders can be carried out.
+pub fn validate_sides(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+) -> Vec<(String, Problem)> {
+    let phase = match Phase::new(rules, state, player) {
+        Ok(p) => p,
+        Err(e) => return vec![(String::new(), problem("", e))],
+    };
+    let state = &*as_phase_begins(rules, state, player);
+    let list: Vec<(&str, &crate::base::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
+    match phase.run(state, &list, true, None) {
+        Ok(run) => run.problems,
+        Err(e) => vec![(String::new(), problem("", e.to_string()))],
+    }
+}
+
+/// What one unit of a side may do in this Movement Phase, as the checks of
+/// the orders find it (for `adjutant template`'s guide).
+#[derive(Debug, Clone)]
+pub struct UnitMoves {
+    pub unit: String,
+    /// Where it begins the phase (a reinforcement: where it is placed, 9.61).
+    pub hex: HexId,
+    /// Its allowance this phase in MP, when it may move (the turn of
+    /// arrival's bonus included, Savannah 4.7).
+    pub allowance: Option<i32>,
+    /// Every hex a move of this unit alone may end in: each is a move
+    /// `validate` accepts (`leave_pin: true` for a pinned unit).
+    pub reach: Vec<HexId>,
+    /// The hexes only strategic movement reaches (9.52), each checked so.
+    pub strategic_reach: Vec<HexId>,
+    /// Why the unit may not move, when it may not.
+    pub refused: Option<String>,
+    /// Why it may not use strategic movement, when it may move but not so.
+    pub strategic_refused: Option<String>,
+    /// A reinforcement placed as the phase begins (9.61): its arrival.
+    pub arrived: Option<crate::systems::gboar::board::state::Arrival>,
+    /// Moved by the orders given first: the move's field (`moves[0]`).
+    pub ordered: Option<String>,
+}
+
+/// Every unit of `side`'s army on the map as the phasing `player`'s
+/// Movement Phase begins (reinforcements placed at the first hex their
+/// arrival offers, 9.61), by id, and what each may do after the moves of
+/// `first` (orders the side sends in any case, such as the least orders
+/// of [`crate::systems::gboar::guide::template`]): every hex it may end in is a one-unit move
+/// that the phase's own checks accept after them.
+pub fn unit_moves(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    side: &str,
+    first: &crate::base::yaml::Value,
+) -> std::result::Result<Vec<UnitMoves>, String> {
+    let phase = Phase::new(rules, state, player)?;
+    let state = &*as_phase_begins(rules, state, player);
+    let mut base = Run::new(state.clone(), None);
+    phase.place_arrivals(&mut base, &[]);
+    let at_start = base.state.clone();
+    phase.run_side(&mut base, side, first);
+    let field = "moves[0]";
+    let mut out = Vec::new();
+    for (id, unit) in &at_start.units {
+        let Some(c) = phase.counters.get(id.as_str()) else { continue };
+        if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side) {
+            continue;
+        }
+        let Some(hex) = hex_of(&at_start, id) else { continue };
+        let probe = MoveOrder {
+            unit: Some(id.clone()),
+            stack: None,
+            path: None,
+            to: None,
+            strategic: false,
+            leave_pin: unit.pinned && !c.is_leader(),
+        };
+        let mut moves = UnitMoves {
+            unit: id.clone(),
+            hex,
+            allowance: None,
+            reach: Vec::new(),
+            strategic_reach: Vec::new(),
+            refused: None,
+            strategic_refused: None,
+            arrived: base.arrived.contains_key(id).then(|| unit.arriving.clone()).flatten(),
+            ordered: base.moved.get(id).map(|(_, f)| f.clone()),
+        };
+        if moves.ordered.is_some() {
+            out.push(moves);
+            continue;
+        }
+        let mut problems = Vec::new();
+        let Some(prepared) = phase.prepare(&base, side, field, &probe, &mut problems) else {
+            moves.refused = problems.into_iter().next().map(|p| p.message);
+            out.push(moves);
+            continue;
+        };
+        moves.allowance = prepared.allowances.get(id).copied();
+        moves.reach = phase.legal_ends(&base, side, &probe, &prepared);
+        let by_road = MoveOrder { strategic: true, ..probe };
+        let mut problems = Vec::new();
+        match phase.prepare(&base, side, field, &by_road, &mut problems) {
+            Some(p) => {
+                moves.strategic_reach = phase
+                    .legal_ends(&base, side, &by_road, &p)
+                    .into_iter()
+                    .filter(|h| !moves.reach.contains(h))
+                    .collect()
+            }
+            None => moves.strategic_refused = problems.into_iter().next().map(|p| p.message),
+        }
+        out.push(moves);
+    }
+    Ok(out)
+}
+
+/// Savannah 4.1: the units of `side` that begin the phasing `player`'s
+/// Movement Phase in a stack that must retreat instead of attacking, and
+/// can ([`ForcedRetreat`]), for `adjutant template`'s least orders.
+pub fn forced_retreats(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<ForcedRetreat> {
+    let Ok(phase) = Phase::new(rules, state, player) else { return Vec::new() };
+    let state = &*as_phase_begins(rules, state, player);
+    phase.forced_retreats(state, &[side])
+}
+
+/// Savannah 1.6 case A: whether the phasing `player` may write
+/// `declare_assault: true` now: none when the scenario has no declaration,
+/// else the declaration's own check (who, which turns, not yet declared).
+pub fn assault_declaration(rules: &Rules, state: &State, player: &str) -> Option<std::result::Result<(), String>> {
+    rules.scenario_movement.track_switch.as_ref().and_then(|t| t.declaration.as_ref())?;
+    let phase = Phase::new(rules, state, player).ok()?;
+    let mut run = Run::new(state.clone(), None);
+    phase.declare_assault(&mut run, "");
+    Some(match run.problems.into_iter().next() {
+        Some((_, p)) => Err(p.message),
+        None => Ok(()),
+    })
+}
+
+/// A one-unit move drawn by [`draw_moves`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrawnMove {
+    pub unit: String,
+    pub to: HexId,
+    /// The path the search found to it (every hex entered, `to` last).
+    pub path: Vec<HexId>,
+    /// Only strategic movement reaches it (9.52).
+    pub strategic: bool,
+    /// The unit is pinned (9.3).
+    pub leave_pin: bool,
+}
+
+/// For each of `units` (of `side`, after the moves of `first`), a hex of
+/// its reach as [`unit_moves`] finds it (`reach` and `strategic_reach`),
+/// drawn by `draw(n)`, which picks one of `n` hexes: the draw is among the
+/// hexes the searches reach, and a hex whose move the checks refuse is
+/// drawn again without it, so that each hex of the reach is as likely as
+/// any other; a unit with no hex in reach, or that may not move, gets none.
+/// What `adjutant selfplay` plays, at the cost of checking the hexes drawn
+/// rather than every hex of every unit.
+pub fn draw_moves(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    side: &str,
+    first: &crate::base::yaml::Value,
+    units: &[String],
+    draw: &mut dyn FnMut(usize) -> usize,
+) -> (Vec<DrawnMove>, Vec<(String, crate::systems::gboar::board::state::Arrival, HexId)>) {
+    let Ok(phase) = Phase::new(rules, state, player) else { return (Vec::new(), Vec::new()) };
+    let state = &*as_phase_begins(rules, state, player);
+    let mut base = Run::new(state.clone(), None);
+    phase.place_arrivals(&mut base, &[]);
+    let at_start = base.state.clone();
+    phase.run_side(&mut base, side, first);
+    // The side's reinforcements placed as the phase begins (9.61).
+    let arrived: Vec<(String, crate::systems::gboar::board::state::Arrival, HexId)> = base
+        .arrived
+        .keys()
+        .filter(|id| {
+            phase.counters.get(id.as_str()).and_then(|c| phase.side_of_army.get(&c.army)).map(String::as_str)
+                == Some(side)
+        })
+        .filter_map(|id| {
+            let unit = at_start.units.get(id)?;
+            Some((id.clone(), unit.arriving.clone()?, hex_of(&at_start, id)?))
+        })
+        .collect();
+    let mut out = Vec::new();
+    for id in units {
+        let (Some(unit), Some(c)) = (at_start.units.get(id), phase.counters.get(id.as_str())) else { continue };
+        if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side)
+            || hex_of(&at_start, id).is_none()
+            || base.moved.contains_key(id)
+        {
+            continue;
+        }
+        let probe = MoveOrder {
+            unit: Some(id.clone()),
+            stack: None,
+            path: None,
+            to: None,
+            strategic: false,
+            leave_pin: unit.pinned && !c.is_leader(),
+        };
+        let by_road = MoveOrder { strategic: true, ..probe.clone() };
+        // Each search's hexes, with its order and what it found.
+        let mut searches = Vec::new();
+        for order in [probe, by_road] {
+            let mut problems = Vec::new();
+            if let Some(p) = phase.prepare(&base, side, "moves[0]", &order, &mut problems) {
+                let best = phase.search(&base.state, &p.group, &p.occ, None);
+                searches.push((order, p, best));
+            }
+        }
+        let mut hexes: Vec<HexId> = searches.iter().flat_map(|(_, _, best)| best.keys().copied()).collect();
+        hexes.sort();
+        hexes.dedup();
+        while !hexes.is_empty() {
+            let to = hexes.remove(draw(hexes.len()).min(hexes.len() - 1));
+            let found = searches
+                .iter()
+                .find(|(order, p, best)| best.contains_key(&to) && phase.ends_at(&base, side, order, p, best, to));
+            if let Some((order, p, best)) = found {
+                out.push(DrawnMove {
+                    unit: id.clone(),
+                    to,
+                    path: Phase::path_to(best, p.start, to),
+                    strategic: order.strategic,
+                    leave_pin: order.leave_pin,
+                });
+                break;
+            }
+        }
+    }
+    (out, arrived)
+}
+
+/// Series 9: the phasing player's Movement Phase. The sides' orders are
+/// carried out in the order of their side ids; refused whole, changing
+/// nothing, if any order is illegal. The orders are checked first as if no
+/// one got lost on the Covered Way; then they are carried out with the
+/// dice, and a move that a lost roll (Savannah 4.9) has made impossible is
+/// not made, with an event that says why.
+pub fn resolve(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
+    let phase = Phase::new(rules, state, player).map_err(Error::refused)?;
+    let list: Vec<(&str, &crate::base::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
+    let mut events = Vec::new();
+    let arrived;
+    let state = match arrivals_at_start(rules, state, player, dice)? {
+        Some(r) => {
+            events = r.events;
+            arrived = r.state;
+            &arrived
+        }
+        None => state,
+    };
+    let checked = phase.run(state, &list, true, None)?;
+    if !checked.problems.is_empty() {
+        let lines: Vec<String> = checked.problems.iter().map(|(side, p)| format!("  {side}: {p}")).collect();
+        return Err(Error::refused(format!(
+            "movement orders refused ({} problem{}), nothing moved:\n{}",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join("\n")
+        )));
+    }
+    let mut run = phase.run(state, &list, true, Some(dice))?;
+    for (side, p) in std::mem::take(&mut run.problems) {
+        run.events.push(
+            Event::new(
+                "Savannah 4.9",
+                "move-not-made",
+                format!(
+                    "{side} {}: not carried out, since a stack got lost on the Covered Way: {}",
+                    p.field, p.message
+                ),
+            )
+            .with("side", &side)
+            .with("field", &p.field),
+        );
+    }
+    phase.remove_pins(rules, state, &mut run)?;
+    events.append(&mut run.events);
+    Ok(Resolution { state: run.state, events })
+}
+
+/// Series 9.61: where the scenario has reinforcements but no Reinforcement
+/// Phase this turn, the arrivals are decided as the Movement Phase begins.
+fn arrivals_at_start(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) -> Result<Option<Resolution>> {
+    if rules.reinforcements.is_none() || rules.sequence.phases_used(state.turn)?.iter().any(|p| p == "reinforcement") {
+        return Ok(None);
+    }
+    crate::systems::gboar::effects::arrivals::resolve(rules, state, player, dice).map(Some)
+}
+
+/// Dice for checking orders: no roll is made before the resolution.
+struct NoDice;
+
+impl Dice for NoDice {
+    fn roll(&mut self, _die: crate::base::dice::Die, purpose: &str) -> Result<u16> {
+        Err(Error::refused(format!("{purpose}: rolled when the phase is resolved")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::gboar::data::Source;
+
+    fn load(source: Source, scenario: &str) -> (Rules, State) {
+        let rules = Rules::load(&source, scenario).unwrap();
+        let state = State::setup(&rules.module, scenario).unwrap();
+        (rules, state)
+    }
+
+    fn yaml(text: &str) -> crate::base::yaml::Value {
+        crate::base::yaml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn validate_reports_every_problem_with_its_field() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/moves");
+        let (rules, state) = load(Source::Dir(dir), "battle");
+        let body = yaml(
+            r#"moves:
+                 - {unit: red-fot, path: ["0113"]}
+                 - {unit: red-foot, path: ["0113", "0112", "0111", "0110", "0109"]}
+                 - {unit: red-guards, path: ["0215", "0216"]}
+                 - {unit: blue-foot, to: "1613"}"#,
+        );
+        let problems = validate(&rules, &state, "red", "red", &body);
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["moves[0].unit", "moves[1].path[4]", "moves[2].path[0]", "moves[3].unit"], "{problems:?}");
+        assert!(problems[0].message.contains("did you mean red-foot?"));
+        assert!(problems[1].message.contains("red-foot can reach"));
+        assert!(problems[2].message.contains("not on the map"));
+        assert!(validate(&rules, &state, "red", "red", &yaml("moves: []")).is_empty());
+        assert!(validate(&rules, &state, "red", "red", &crate::base::yaml::Value::Null).is_empty());
+    }
+
+    /// On the Savannah map: the same orders give the same events, and a
+    /// refusal names the hexes the unit can reach.
+    #[test]
+    fn savannah_moves_are_deterministic() {
+        let (rules, state) = load(Source::Embedded("savannah-1779".into()), "historical");
+        let probe = validate(&rules, &state, "allies", "french", &yaml(r#"moves: [{unit: dillon-irish, to: "1001"}]"#));
+        let message = &probe.first().unwrap().message;
+        let reach = message.split(" can reach ").nth(1).unwrap().split(" (allowance").next().unwrap();
+        let target = reach.split(", ").last().unwrap();
+        let body = yaml(&format!("moves: [{{unit: dillon-irish, to: \"{target}\"}}]"));
+        assert!(validate(&rules, &state, "allies", "french", &body).is_empty());
+        let orders = BTreeMap::from([("french".to_string(), body)]);
+        let mut dice = crate::systems::gboar::case::ScriptedDice::new(Vec::new());
+        let a = resolve(&rules, &state, "allies", &orders, &mut dice).unwrap();
+        let b = resolve(&rules, &state, "allies", &orders, &mut dice).unwrap();
+        assert_eq!(a.events, b.events);
+        assert_eq!(a.state.units["dillon-irish"].hex.as_deref(), Some(target));
+    }
+
+    /// docs/orders.md's movement example uses every field, each spelled as
+    /// the engine reads it.
+    #[test]
+    fn the_documented_orders_parse() {
+        let doc = include_str!("../../../../../docs/orders.md");
+        let section = doc.split("## Movement").nth(1).unwrap();
+        let block = section.split("```yaml").nth(1).unwrap().split("```").next().unwrap();
+        let orders: MovementOrders = crate::base::yaml::from_str(block).unwrap();
+        assert_eq!(orders.moves.len(), 4);
+        let moves: Vec<MoveOrder> =
+            orders.moves.iter().map(|m| crate::base::yaml::from_value(m.clone()).unwrap()).collect();
+        assert!(moves.iter().any(|m| m.strategic) && moves.iter().any(|m| m.leave_pin));
+        assert!(moves.iter().any(|m| m.stack.is_some() && m.to.is_some()));
+        assert_eq!(orders.delay, ["marine-bn"]);
+        assert_eq!(orders.enter.len(), 1);
+        assert_eq!(orders.overstack_losses, ["foix"]);
+        assert!(orders.declare_assault);
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("red-foot", "red-foot"), 0);
+        assert_eq!(edit_distance("red-fot", "red-foot"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("blue", "bleu"), 2);
+    }
+}

@@ -1,0 +1,419 @@
+//! Paths and movement points (series 9.1, 9.2, 9.4; 8.31's rifle MP;
+//! 9.52 Strategic Movement): what entering a hex costs a group, the
+//! cheapest path to a hex (`to:`), the walk along a given `path:`, and the
+//! hexes a group could reach, for the messages of a refusal.
+
+use super::*;
+
+impl<'a> Phase<'a> {
+    /// The cost and effects of the group entering `to` from the adjacent
+    /// `from`, or why it may not.
+    pub(super) fn step(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        from: HexId,
+        to: HexId,
+    ) -> std::result::Result<Step, String> {
+        let Some(info) = self.terrain.hex(to) else {
+            return Err(format!("{to} is not on the map"));
+        };
+        // 9.2: prohibited terrain.
+        if info.movement_cost == MovementCost::Prohibited {
+            return Err(format!("{to} is {}: prohibited terrain (9.2)", info.name));
+        }
+        // Savannah 4.9: along the Covered Way is from one of its hexes to an
+        // adjacent one; entering it from outside pays the hex's terrain.
+        let along = match (self.terrain.hex(from).and_then(|h| h.feature), info.feature) {
+            (Some(a), Some(b)) if a.id == b.id => Some(b),
+            _ => None,
+        };
+        // 9.2: never into an enemy-occupied hex.
+        if let Some(enemies) = self.enemy_combat.get(&to) {
+            return Err(format!(
+                "{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)",
+                list(enemies)
+            ));
+        }
+        let mut captures = Vec::new();
+        if let Some(leaders) = occ.enemy_leaders.get(&to) {
+            if !group.captures {
+                return Err(format!(
+                    "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
+                    list(leaders)
+                ));
+            }
+            captures = leaders.clone();
+        }
+        // 7.1, 7.2: never through or into a hex in excess of stacking limits.
+        let there: &[String] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
+        if let Some(limits) = &self.stacking {
+            let (mut sps, mut guns) = (group.sps, group.guns);
+            for id in there {
+                let (s, g) = self.stacking_weight(state, id);
+                sps = sps.saturating_add(s);
+                guns = guns.saturating_add(g);
+            }
+            if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+                return Err(format!(
+                    "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
+                    list(&group.ids),
+                    if there.is_empty() { "nothing".to_string() } else { list(there) },
+                    limits.max_strength_points,
+                    limits.max_artillery_units,
+                    if limits.max_artillery_units == 1 { "" } else { "s" }
+                ));
+            }
+            // Savannah 4.1: units that may not even pass through each other.
+            for r in limits.restrictions.iter().filter(|r| !r.may_pass_through) {
+                for mover in &group.ids {
+                    for other in there {
+                        let (Some(x), Some(y)) = (self.counters.get(mover.as_str()), self.counters.get(other.as_str()))
+                        else {
+                            continue;
+                        };
+                        if r.applies(x, y) {
+                            return Err(format!(
+                                "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
+                                r.rule_name(),
+                                r.id
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let road = self.terrain.road(from, to);
+        let mut parts: Vec<(String, i32)> = Vec::new();
+        if let Some(feature) = along {
+            if group.strategic && feature.strategic_movement == Some(false) {
+                return Err(format!(
+                    "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
+                    feature.name
+                ));
+            }
+            // Savannah 4.9: its own cost replaces the hex's (swamp); streams
+            // are not forded along it and cost `creek_cost_along`.
+            let Some(cost) = feature.movement_cost_along else {
+                return Err(format!(
+                    "charts/terrain.yaml gives the {} no movement_cost_along, so a move along it cannot be priced (Savannah 4.9)",
+                    feature.name
+                ));
+            };
+            parts.push((format!("along the {}", feature.name), cost));
+            for c in self.terrain.crossing(from, to) {
+                if feature.streams.contains(&c.id) {
+                    parts.push((
+                        format!("{} along the {}", c.name.to_lowercase(), feature.name),
+                        feature.creek_cost_along.unwrap_or(c.movement_cost_added),
+                    ));
+                } else if c.movement_cost_added != 0 {
+                    parts.push((c.name.to_lowercase(), c.movement_cost_added));
+                }
+            }
+        } else if group.strategic {
+            // 9.52: every hexside along a road or track, never next to the enemy.
+            let Some(cost) = road.and_then(|r| r.strategic_cost) else {
+                return Err(format!(
+                    "{from} to {to} does not follow a road or track: strategic movement crosses only hexsides with connected road or track (9.52)"
+                ));
+            };
+            let enemies = self.adjacent_enemies(to);
+            if !enemies.is_empty() {
+                return Err(format!(
+                    "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
+                    list(&enemies)
+                ));
+            }
+            parts.push((format!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
+        } else if let Some(r) = road {
+            // 9.51: along a road the other terrain is ignored.
+            parts.push((r.names.join("/"), r.cost));
+        } else {
+            // 9.4: hex and hexside costs add up.
+            let MovementCost::Mp(cost) = info.movement_cost else {
+                return Err(format!("{to} is {}: prohibited terrain (9.2)", info.name));
+            };
+            parts.push((info.name.to_lowercase(), cost));
+            for c in self.terrain.crossing(from, to) {
+                if c.movement_cost_added != 0 {
+                    parts.push((c.name.to_lowercase(), c.movement_cost_added));
+                }
+            }
+        }
+        // Savannah 4.2: the weather's added cost per hex entered.
+        if let Some(w) = self.weather.filter(|w| w.movement_cost_added != 0) {
+            parts.push((w.name.to_lowercase(), w.movement_cost_added));
+        }
+        // 8.31: +1 to enter, +1 to exit an enemy rifle unit's ZOC.
+        let (entered, exited) = self.zoc.rifle_costs(from, to);
+        if !entered.is_empty() {
+            parts.push((format!("entering the ZOC of rifle unit {}", list(&entered)), 1));
+        }
+        if !exited.is_empty() {
+            parts.push((format!("leaving the ZOC of rifle unit {}", list(&exited)), 1));
+        }
+        let mp = parts.iter().map(|(_, v)| *v).fold(0i32, |a, v| a.saturating_add(v));
+        Ok(Step { mp, parts, captures, along: along.is_some() })
+    }
+
+    /// 9.1's exception: a unit may always move one hex, unless it is naval
+    /// artillery or a mortar or the hex withdraws the exception (Savannah 4.19).
+    pub(super) fn minimum_move_into(&self, group: &Group, to: HexId) -> bool {
+        group.minimum_move && self.terrain.hex(to).is_some_and(|h| h.minimum_move)
+    }
+
+    /// 13.3: the hexes a disrupted group may move to: one hex, not next to
+    /// an enemy unit; one that begins next to the enemy must move away from
+    /// as many enemy units as it can.
+    pub(super) fn disrupted_options(&self, state: &State, group: &Group, occ: &Occupancy) -> BTreeMap<HexId, Step> {
+        let mut legal: Vec<(HexId, usize, Step)> = Vec::new();
+        for n in neighbours(group.start, self.terrain.layout) {
+            let Ok(step) = self.step(state, group, occ, group.start, n) else { continue };
+            if step.mp > group.allowance && !self.minimum_move_into(group, n) {
+                continue;
+            }
+            legal.push((n, self.adjacent_enemies(n).len(), step));
+        }
+        let now = self.adjacent_enemies(group.start).len();
+        let best = legal.iter().map(|(_, k, _)| *k).min().unwrap_or(usize::MAX);
+        legal
+            .into_iter()
+            .filter(|(_, k, _)| *k == 0 || (now > 0 && *k == best && best < now))
+            .map(|(h, _, s)| (h, s))
+            .collect()
+    }
+
+    /// Every hex the group can reach this phase, at its cheapest (Dijkstra
+    /// over MPs; ties as the module documentation says). `allowance`
+    /// replaces the group's when given (to say how far a hex really is).
+    pub(super) fn search(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        allowance: Option<i32>,
+    ) -> BTreeMap<HexId, Node> {
+        let mut best: BTreeMap<HexId, Node> = BTreeMap::new();
+        if group.disrupted {
+            for (h, step) in self.disrupted_options(state, group, occ) {
+                best.insert(h, Node { mp: step.mp, steps: 1, prev: Some(group.start) });
+            }
+            return best;
+        }
+        let allowance = allowance.unwrap_or(group.allowance);
+        let start = Node { mp: 0, steps: 0, prev: None };
+        best.insert(group.start, start);
+        let mut frontier: BTreeSet<(i32, u32, HexId)> = BTreeSet::new();
+        frontier.insert((0, 0, group.start));
+        let mut settled: BTreeSet<HexId> = BTreeSet::new();
+        while let Some((mp, steps, hex)) = frontier.pop_first() {
+            if !settled.insert(hex) {
+                continue;
+            }
+            // 8.31: a unit entering an enemy ZOC stops there (8.32: the
+            // hex it begins in does not hold it).
+            if hex != group.start && self.zoc.contains(hex) {
+                continue;
+            }
+            for n in neighbours(hex, self.terrain.layout) {
+                if settled.contains(&n) {
+                    continue;
+                }
+                let Ok(step) = self.step(state, group, occ, hex, n) else { continue };
+                let total = mp.saturating_add(step.mp);
+                let one_hex = hex == group.start && self.minimum_move_into(group, n);
+                if total > allowance && !one_hex {
+                    continue;
+                }
+                let better = best.get(&n).is_none_or(|old| (total, steps + 1) < (old.mp, old.steps));
+                if better {
+                    best.insert(n, Node { mp: total, steps: steps + 1, prev: Some(hex) });
+                    frontier.insert((total, steps + 1, n));
+                }
+            }
+        }
+        best.remove(&group.start);
+        best
+    }
+
+    pub(super) fn path_to(best: &BTreeMap<HexId, Node>, start: HexId, to: HexId) -> Vec<HexId> {
+        let mut path = vec![to];
+        let mut at = to;
+        while let Some(prev) = best.get(&at).and_then(|n| n.prev) {
+            if prev == start {
+                break;
+            }
+            path.push(prev);
+            at = prev;
+            if path.len() > best.len() + 1 {
+                break;
+            }
+        }
+        path.reverse();
+        path
+    }
+
+    /// The hexes the group can reach, sorted, for problem texts.
+    pub(super) fn reachable_text(&self, state: &State, group: &Group, occ: &Occupancy) -> String {
+        let reach: Vec<HexId> = self.search(state, group, occ, None).into_keys().collect();
+        format!(
+            "{} can reach {} (allowance {} MP{})",
+            list(&group.ids),
+            hexes_text(&reach),
+            group.allowance,
+            if group.strategic { ", strategic" } else { "" }
+        )
+    }
+
+    /// Follow `path` from the group's hex, checking every rule. A problem
+    /// names the index of the hex where it arises, or none when it concerns
+    /// the whole path.
+    pub(super) fn walk(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        path: &[HexId],
+    ) -> std::result::Result<Walk, (Option<usize>, String)> {
+        let mut at = group.start;
+        let mut mp: i32 = 0;
+        let mut steps = Vec::new();
+        let mut minimum_move = false;
+        if path.is_empty() {
+            return Err((None, "the path is empty: list the hexes entered, in order".into()));
+        }
+        if group.disrupted && path.len() > 1 {
+            return Err((Some(1), "disrupted units may move only one hex per turn (13.3)".into()));
+        }
+        for (k, &to) in path.iter().enumerate() {
+            if k > 0 && self.zoc.contains(at) {
+                return Err((
+                    Some(k),
+                    format!(
+                        "{at} is in the ZOC of enemy {}: the move must stop there (8.31)",
+                        list(&self.zoc.exerted_on(at))
+                    ),
+                ));
+            }
+            if !crate::base::hex::are_adjacent(at, to, self.terrain.layout) {
+                return Err((
+                    Some(k),
+                    format!("{to} does not adjoin {at}: a path lists adjacent hexes, every hex entered"),
+                ));
+            }
+            let step = self.step(state, group, occ, at, to).map_err(|e| (Some(k), e))?;
+            mp = mp.saturating_add(step.mp);
+            if mp > group.allowance {
+                if path.len() == 1 && self.minimum_move_into(group, to) {
+                    minimum_move = true;
+                } else {
+                    let why = if k == 0 && path.len() > 1 && self.minimum_move_into(group, to) {
+                        "; 9.1's exception allows a move of that one hex only"
+                    } else {
+                        ""
+                    };
+                    return Err((
+                        Some(k),
+                        format!(
+                            "entering {to} costs {} MP, {mp} MP in all: more than the movement allowance of {} MP (9.1){why}",
+                            step.mp, group.allowance
+                        ),
+                    ));
+                }
+            }
+            steps.push(step);
+            at = to;
+        }
+        if group.disrupted {
+            let options = self.disrupted_options(state, group, occ);
+            if !options.contains_key(&at) {
+                let enemies = self.adjacent_enemies(at);
+                let now = self.adjacent_enemies(group.start);
+                let why = if now.is_empty() {
+                    format!(
+                        "{at} is next to enemy {}: a disrupted unit may not move adjacent to an enemy unit (13.3)",
+                        list(&enemies)
+                    )
+                } else {
+                    format!(
+                        "a disrupted unit that begins next to the enemy must use its one hex to move away from as many enemy units as possible (13.3): {at} is next to {}",
+                        if enemies.is_empty() { "none".to_string() } else { list(&enemies) }
+                    )
+                };
+                return Err((None, why));
+            }
+        }
+        let stopped_by = if self.zoc.contains(at) {
+            if self.zoc.contains(group.start) && path.len() == 1 {
+                Some("8.32 enemy ZOC to enemy ZOC".to_string())
+            } else {
+                Some("8.31 enemy ZOC".to_string())
+            }
+        } else if group.disrupted {
+            Some("13.3 disrupted: one hex".to_string())
+        } else if minimum_move {
+            Some("9.1 one-hex move".to_string())
+        } else {
+            None
+        };
+        Ok(Walk { hexes: path.to_vec(), steps, mp, minimum_move, stopped_by })
+    }
+}
+
+impl Phase<'_> {
+    /// `to:`: the cheapest legal path, or why there is none.
+    pub(super) fn find(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        to: HexId,
+    ) -> std::result::Result<Walk, String> {
+        if to == group.start {
+            return Err(format!("{} is already in {to}", list(&group.ids)));
+        }
+        let reach = self.search(state, group, occ, None);
+        if reach.contains_key(&to) {
+            let path = Phase::path_to(&reach, group.start, to);
+            return self.walk(state, group, occ, &path).map_err(|(_, m)| m);
+        }
+        let reachable = self.reachable_text(state, group, occ);
+        // Why not: something about the hex itself, or the distance.
+        if let Some(reason) = neighbours(to, self.terrain.layout).into_iter().find_map(|n| {
+            if !crate::base::hex::are_adjacent(n, to, self.terrain.layout) {
+                return None;
+            }
+            match self.step(state, group, occ, n, to) {
+                Err(e) if !e.contains("strategic") && !e.contains("does not follow") => Some(e),
+                _ => None,
+            }
+        }) {
+            return Err(format!("{to} cannot be entered: {reason}; {reachable}"));
+        }
+        if group.disrupted {
+            return Err(format!("disrupted units move one hex, never next to an enemy unit (13.3); {reachable}"));
+        }
+        let far = self.search(state, group, occ, Some(i32::MAX / 4));
+        let mut message = match far.get(&to) {
+            Some(node) => format!(
+                "{to} is beyond reach: the cheapest legal path costs {} MP, and the allowance is {} MP (9.1)",
+                node.mp, group.allowance
+            ),
+            None => format!("no legal path leads to {to} (enemy ZOCs stop a move, 8.31; enemy units and prohibited terrain bar it, 9.2)"),
+        };
+        if !group.strategic {
+            let mut by_road = group.clone();
+            by_road.strategic = true;
+            by_road.allowance = by_road.allowance.saturating_mul(2);
+            if self.adjacent_enemies(group.start).is_empty()
+                && self.weather.is_none_or(|w| w.strategic_movement)
+                && self.search(state, &by_road, occ, None).contains_key(&to)
+            {
+                message.push_str(" (it can get there by strategic movement: add `strategic: true`, 9.52)");
+            }
+        }
+        Err(format!("{message}; {reachable}"))
+    }
+}

@@ -1,0 +1,790 @@
+//! Running the orders: the arrivals placed as the phase begins (9.61,
+//! Savannah 4.7), each side's moves read, checked and made in their order
+//! (9.1), with every problem kept (a refusal names them all).
+
+use super::*;
+
+impl Phase<'_> {
+    /// Every side's orders, in the order of the sides given.
+    pub(super) fn run<'d>(
+        &self,
+        state: &State,
+        orders: &[(&str, &crate::base::yaml::Value)],
+        whole_phase: bool,
+        dice: Option<&'d mut dyn Dice>,
+    ) -> Result<Run<'d>> {
+        let mut run = Run::new(state.clone(), dice);
+        // Savannah 4.9: at the beginning of the next friendly Movement
+        // Phase, Lost markers turn to their Previously Lost side.
+        let flipped: Vec<String> = run
+            .state
+            .units
+            .iter()
+            .filter(|(id, u)| u.lost && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c)))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &flipped {
+            if let Some(u) = run.state.units.get_mut(id) {
+                u.lost = false;
+                u.previously_lost = true;
+            }
+        }
+        if !flipped.is_empty() {
+            run.events.push(
+                Event::new(
+                    "Savannah 4.9",
+                    "previously-lost",
+                    format!("Lost markers turn to Previously Lost: {}", self.names(&flipped)),
+                )
+                .with("units", &flipped),
+            );
+        }
+        self.place_arrivals(&mut run, orders);
+        for (side, body) in orders {
+            if !self.sides.iter().any(|s| s == side) {
+                run.problems.push((
+                    side.to_string(),
+                    problem(
+                        "",
+                        format!(
+                            "the {side} side does not move in the {} player turn; its sides are {}",
+                            self.player,
+                            self.sides.join(", ")
+                        ),
+                    ),
+                ));
+                continue;
+            }
+            self.run_side(&mut run, side, body);
+        }
+        let sides: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
+        self.pinned_movers_end_away(&mut run);
+        self.disrupted_must_move(state, &mut run, &sides);
+        self.stack_must_retreat(state, &mut run, &sides);
+        self.guns_must_return(state, &mut run, &sides);
+        self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
+        self.end_of_phase_arrivals(&mut run);
+        self.overstacking_penalty(&mut run, orders);
+        match run.failure.take() {
+            Some(e) => Err(e),
+            None => Ok(run),
+        }
+    }
+
+    /// 9.61: the reinforcements due this turn are placed at the beginning
+    /// of the phase, over the stacking limit if need be; `delay` keeps some
+    /// off the map until next turn, `enter` picks among the hexes offered.
+    pub(super) fn place_arrivals(&self, run: &mut Run<'_>, orders: &[(&str, &crate::base::yaml::Value)]) {
+        let turn = run.state.turn;
+        let mut wanted: BTreeMap<String, (String, ArrivalOrders)> = BTreeMap::new();
+        for (side, body) in orders {
+            let parsed: ArrivalOrders = crate::base::yaml::from_value((*body).clone()).unwrap_or_default();
+            wanted.insert(side.to_string(), (side.to_string(), parsed));
+        }
+        let due: Vec<String> = run
+            .state
+            .units
+            .iter()
+            .filter(|(id, u)| {
+                u.off_map == Some(OffMap::Reinforcement)
+                    && u.arriving.as_ref().is_some_and(|a| a.turn == turn)
+                    && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c))
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        let side_of =
+            |id: &str| self.counters.get(id).and_then(|c| self.side_of_army.get(&c.army)).cloned().unwrap_or_default();
+        // Orders that name units which are not arriving.
+        for (side, (_, o)) in &wanted {
+            for (n, id) in o.delay.iter().enumerate() {
+                if !due.contains(id) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(
+                            format!("delay[{n}]"),
+                            format!(
+                                "{} is not a reinforcement arriving this turn; those arriving are {}",
+                                crate::base::error::echo(id),
+                                list_or_none(&due)
+                            ),
+                        ),
+                    ));
+                } else if self.reinforcements.is_some_and(|r| !r.voluntary_delay) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(format!("delay[{n}]"), "this scenario's rules forbid delaying reinforcements (9.61)"),
+                    ));
+                }
+            }
+            for id in o.enter.keys() {
+                if !due.contains(id) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(
+                            format!("enter.{id}"),
+                            format!(
+                                "{} is not a reinforcement arriving this turn; those arriving are {}",
+                                crate::base::error::echo(id),
+                                list_or_none(&due)
+                            ),
+                        ),
+                    ));
+                }
+            }
+        }
+        for id in due {
+            let side = side_of(&id);
+            let Some(arrival) = run.state.units.get(&id).and_then(|u| u.arriving.clone()) else { continue };
+            let own = wanted.get(&side).map(|(_, o)| o);
+            if own.is_some_and(|o| o.delay.contains(&id)) {
+                if let Some(u) = run.state.units.get_mut(&id) {
+                    u.arriving =
+                        Some(crate::systems::gboar::board::state::Arrival { turn: turn.saturating_add(1), ..arrival });
+                }
+                run.events.push(
+                    Event::new("9.61", "delayed", format!("{} is kept off the map until next turn", self.name(&id)))
+                        .with("unit", &id),
+                );
+                continue;
+            }
+            let chosen = match own.and_then(|o| o.enter.get(&id)) {
+                Some(text) => match text.parse() {
+                    Ok(h) if arrival.hexes.iter().any(|x| x.parse::<HexId>().ok() == Some(h)) => Some(h),
+                    Ok(h) => {
+                        run.problems.push((
+                            side.clone(),
+                            problem(
+                                format!("enter.{id}"),
+                                format!(
+                                    "{id} may enter at {}, not at {h} (9.61, Savannah 4.7)",
+                                    arrival.hexes.join(" or ")
+                                ),
+                            ),
+                        ));
+                        None
+                    }
+                    Err(e) => {
+                        run.problems.push((side.clone(), problem(format!("enter.{id}"), e)));
+                        None
+                    }
+                },
+                None => arrival.hexes.first().and_then(|h| h.parse().ok()),
+            };
+            let Some(hex) = chosen else { continue };
+            if let Some(u) = run.state.units.get_mut(&id) {
+                u.hex = Some(hex.to_string());
+                u.off_map = None;
+            }
+            run.arrived.insert(id.clone(), hex);
+            run.events.push(
+                Event::new(
+                    "9.61",
+                    "placed",
+                    format!("{} is placed at {hex} ({}); placement costs no MP (9.62)", self.name(&id), arrival.entry),
+                )
+                .with("unit", &id)
+                .with("hex", hex.to_string()),
+            );
+        }
+    }
+
+    pub(super) fn run_side(&self, run: &mut Run<'_>, side: &str, body: &crate::base::yaml::Value) {
+        if body.is_null() {
+            return;
+        }
+        let orders: MovementOrders = match serde_path_to_error::deserialize(body.clone()) {
+            Ok(o) => o,
+            Err(e) => {
+                let path = e.path().to_string();
+                let field = if path == "." { String::new() } else { path };
+                run.problems.push((
+                    side.to_string(),
+                    problem(
+                        field,
+                        format!(
+                            "{} (movement orders are `moves:`, a list of moves)",
+                            crate::base::error::echo_serde(e.inner())
+                        ),
+                    ),
+                ));
+                return;
+            }
+        };
+        if orders.declare_assault {
+            self.declare_assault(run, side);
+        }
+        for (i, value) in orders.moves.iter().enumerate() {
+            let field = format!("moves[{i}]");
+            let order: MoveOrder = match serde_path_to_error::deserialize(value.clone()) {
+                Ok(o) => o,
+                Err(e) => {
+                    let path = e.path().to_string();
+                    let at = if path == "." { field.clone() } else { format!("{field}.{path}") };
+                    run.problems.push((
+                        side.to_string(),
+                        problem(
+                            at,
+                            format!(
+                                "{} (a move has unit or stack, path or to, and may have strategic and leave_pin)",
+                                crate::base::error::echo_serde(e.inner())
+                            ),
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let mut problems = Vec::new();
+            self.one_move(run, side, &field, &order, &mut problems);
+            run.problems.extend(problems.into_iter().map(|p| (side.to_string(), p)));
+        }
+    }
+
+    /// The units of a side's own army that it may move, for "did you mean".
+    pub(super) fn suggest(&self, state: &State, side: &str, wrong: &str) -> String {
+        let mut cache = self.on_map.borrow_mut();
+        let own = cache.entry(side.to_string()).or_insert_with(|| {
+            state
+                .units
+                .iter()
+                .filter(|(id, u)| {
+                    u.hex.is_some()
+                        && self
+                            .counters
+                            .get(id.as_str())
+                            .is_some_and(|c| self.side_of_army.get(&c.army).map(String::as_str) == Some(side))
+                })
+                .map(|(id, _)| id.clone())
+                .collect()
+        });
+        let own: Vec<&str> = own.iter().map(String::as_str).collect();
+        // An id is near when at most a third of its letters are wrong; the
+        // distance is at least the difference in length, so ids too long or
+        // too short to be near are never compared (a 1 MB "id" costs nothing).
+        let near_enough = |d: usize, id: &str| d * 3 <= id.len().max(3);
+        let mut near: Vec<(usize, &str)> = own
+            .iter()
+            .filter(|id| near_enough(id.len().abs_diff(wrong.len()), id))
+            .map(|id| (edit_distance(wrong, id), *id))
+            .collect();
+        near.sort();
+        let close: Vec<&str> = near.iter().filter(|(d, id)| near_enough(*d, id)).map(|(_, id)| *id).take(3).collect();
+        if close.is_empty() {
+            format!("the {side} units on the map are {}", own.join(", "))
+        } else {
+            format!("did you mean {}?", close.join(" or "))
+        }
+    }
+
+    /// A move's units and what they move as, checked: every rule that holds
+    /// the units back before any hex is entered (9.1, 9.3, 12.4, 13.4, the
+    /// scenario's fixed guns; 9.52's and the weather's for strategic
+    /// movement). None, with the problems, when the move may not be made.
+    pub(super) fn prepare(
+        &self,
+        run: &Run<'_>,
+        side: &str,
+        field: &str,
+        order: &MoveOrder,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Prepared> {
+        let state = &run.state;
+        // The units.
+        let (ids, ids_field): (Vec<String>, String) = match (&order.unit, &order.stack) {
+            (Some(u), None) => (vec![u.clone()], format!("{field}.unit")),
+            (None, Some(s)) if !s.is_empty() => (s.clone(), format!("{field}.stack")),
+            (None, Some(_)) => {
+                problems
+                    .push(problem(format!("{field}.stack"), "the stack is empty: list the units that move together"));
+                return None;
+            }
+            (Some(_), Some(_)) => {
+                problems.push(problem(field, "give unit or stack, not both"));
+                return None;
+            }
+            (None, None) => {
+                problems.push(problem(
+                    field,
+                    "give the unit that moves (unit: ID) or the units moving together (stack: [ID, ...])",
+                ));
+                return None;
+            }
+        };
+        let mut start: Option<HexId> = None;
+        let mut ok = true;
+        let mut listed = BTreeSet::new();
+        for (n, id) in ids.iter().enumerate() {
+            let at = if order.stack.is_some() { format!("{ids_field}[{n}]") } else { ids_field.clone() };
+            let bad = |message: String, problems: &mut Vec<Problem>| problems.push(problem(at.clone(), message));
+            if !listed.insert(id.as_str()) {
+                bad(format!("{} is listed twice", crate::base::error::echo(id)), problems);
+                ok = false;
+                continue;
+            }
+            let (Some(counter), Some(unit)) = (self.counters.get(id.as_str()), state.units.get(id)) else {
+                bad(
+                    format!(
+                        "there is no unit '{}' in this game; {}",
+                        crate::base::error::echo(id),
+                        self.suggest(state, side, id)
+                    ),
+                    problems,
+                );
+                ok = false;
+                continue;
+            };
+            let army_side = self.side_of_army.get(&counter.army).map(String::as_str).unwrap_or("");
+            if army_side != side {
+                let whose = if self.is_friendly(counter) {
+                    format!("a unit of the {} army: the {army_side} orders move it", counter.army)
+                } else {
+                    format!("an enemy unit (the {} army)", counter.army)
+                };
+                bad(format!("{id} is {whose}; a side moves only its own army's units (9.1)"), problems);
+                ok = false;
+                continue;
+            }
+            let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else {
+                let where_ = match unit.off_map {
+                    Some(OffMap::Reinforcement) if unit.arriving.as_ref().is_some_and(|a| a.turn == state.turn) => {
+                        "a reinforcement kept off the map this turn (`delay`)"
+                    }
+                    Some(OffMap::Reinforcement) => "a reinforcement that does not arrive this turn (9.6)",
+                    Some(OffMap::Captured) => "captured",
+                    Some(OffMap::Eliminated) => "eliminated",
+                    Some(OffMap::Removed) => "removed from play",
+                    None => "off the map",
+                };
+                bad(format!("{id} is {where_}, so it cannot move"), problems);
+                ok = false;
+                continue;
+            };
+            if let Some((_, by)) = run.moved.get(id) {
+                bad(format!("{id} has already moved ({by}); each unit moves at most once and completes its move before another moves (9.1)"), problems);
+                ok = false;
+                continue;
+            }
+            if unit.condition == Condition::Shattered && !counter.is_leader() {
+                bad(format!("{id} is shattered: shattered units may not move (13.4, 9.2)"), problems);
+                ok = false;
+                continue;
+            }
+            if let Some(fixed) = &self.fixed_artillery {
+                let held = fixed.types.contains(&counter.kind)
+                    && (fixed.armies.is_empty() || fixed.armies.contains(&counter.army))
+                    && !fixed.except_units.contains(id);
+                if held && !unit.released && !unit.must_return {
+                    bad(
+                        format!(
+                            "{id} may not move: no {} may move until attacked in Close Combat ({}){}",
+                            counter.kind,
+                            fixed.rule,
+                            if fixed.except_units.is_empty() {
+                                String::new()
+                            } else {
+                                format!("; only {} may", self.names(&fixed.except_units))
+                            }
+                        ),
+                        problems,
+                    );
+                    ok = false;
+                    continue;
+                }
+            }
+            if unit.cavalry_withdrawn {
+                bad(format!("{id} carries a Cavalry Withdrawal marker: it may not move until the marker comes off in its Rally Phase (12.4)"), problems);
+                ok = false;
+                continue;
+            }
+            if unit.pinned && !order.leave_pin {
+                bad(
+                    format!(
+                        "{id} is pinned: a pinned unit may move only if it ends the Movement Phase not adjacent to any enemy unit, and its pin then costs army morale (9.3); to move it, add `leave_pin: true`"
+                    ),
+                    problems,
+                );
+                ok = false;
+                continue;
+            }
+            if !unit.pinned && order.leave_pin && !counter.is_leader() {
+                problems.push(problem(
+                    format!("{field}.leave_pin"),
+                    format!("{id} is not pinned: remove `leave_pin` (9.3)"),
+                ));
+                ok = false;
+                continue;
+            }
+            match start {
+                None => start = Some(hex),
+                Some(s) if s != hex => {
+                    bad(
+                        format!(
+                            "{id} is in {hex}, not in {s} with {}: a stack moves from one hex",
+                            ids.first().map(String::as_str).unwrap_or("")
+                        ),
+                        problems,
+                    );
+                    ok = false;
+                }
+                Some(_) => {}
+            }
+        }
+        let start = start?;
+        if !ok {
+            return None;
+        }
+        // The group.
+        let mut group = Group {
+            ids: ids.clone(),
+            start,
+            allowance: i32::MAX,
+            sps: 0,
+            guns: 0,
+            captures: false,
+            disrupted: false,
+            minimum_move: true,
+            strategic: order.strategic,
+        };
+        let mut allowances = BTreeMap::new();
+        let mut max_hexes: Option<(u32, String)> = None;
+        for id in &ids {
+            let (Some(c), Some(u)) = (self.counters.get(id.as_str()), state.units.get(id)) else { continue };
+            let printed = c.movement.unwrap_or(0);
+            // Savannah 4.7: the turn of arrival's bonus, then artillery
+            // doubled, then strategic movement doubles again (4.7's example).
+            let arrival = u.arriving.as_ref().filter(|a| a.turn == state.turn && run.arrived.contains_key(id));
+            let mut base = printed;
+            if let Some(a) = arrival {
+                base = base.saturating_add(a.mp_bonus);
+                if c.is_artillery() {
+                    base = base.saturating_mul(a.artillery_mp_multiplier);
+                }
+                if order.strategic && !a.strategic_movement {
+                    problems.push(problem(
+                        format!("{field}.strategic"),
+                        format!(
+                            "{id} arrived at {} this turn: no strategic movement on the turn of arrival (Savannah 4.7)",
+                            a.entry
+                        ),
+                    ));
+                    return None;
+                }
+                if a.pays_entry_cost {
+                    // Savannah 4.7: placed at the nearest free hex, it pays that hex's terrain cost.
+                    if let Some(MovementCost::Mp(cost)) = self.terrain.hex(start).map(|h| h.movement_cost) {
+                        base = base.saturating_sub(cost);
+                    }
+                }
+                if let Some(n) = a.max_hexes {
+                    max_hexes = Some((n, id.clone()));
+                }
+            }
+            let allowance = if order.strategic { base.saturating_mul(2) } else { base };
+            allowances.insert(id.clone(), allowance);
+            group.allowance = group.allowance.min(allowance);
+            let (s, g) = self.stacking_weight(state, id);
+            group.sps = group.sps.saturating_add(s);
+            group.guns = group.guns.saturating_add(g);
+            if !c.is_leader() && matches!(u.condition, Condition::ParadeOrder | Condition::Disrupted) {
+                group.captures = true;
+            }
+            if !c.is_leader() && u.condition == Condition::Disrupted {
+                group.disrupted = true;
+            }
+            if NO_MINIMUM_MOVE.contains(&c.kind.as_str()) {
+                group.minimum_move = false;
+            }
+        }
+        let occ = self.occupancy(state, &ids);
+        if order.strategic {
+            if let Some(w) = self.weather.filter(|w| !w.strategic_movement) {
+                problems.push(problem(
+                    format!("{field}.strategic"),
+                    format!(
+                        "the weather this turn is {}: no strategic movement (Savannah 4.2, Weather Table); move without `strategic`",
+                        w.name
+                    ),
+                ));
+                return None;
+            }
+            if group.disrupted {
+                problems.push(problem(
+                    format!("{field}.strategic"),
+                    "a disrupted unit moves only one hex (13.3): no strategic movement",
+                ));
+                return None;
+            }
+            let enemies = self.adjacent_enemies(start);
+            if !enemies.is_empty() {
+                problems.push(problem(
+                    format!("{field}.strategic"),
+                    format!(
+                        "{} begins next to enemy {}: strategic movement may not begin adjacent to enemy units (9.52)",
+                        list(&ids),
+                        list(&enemies)
+                    ),
+                ));
+                return None;
+            }
+        }
+        Some(Prepared { ids, start, group, allowances, max_hexes, occ })
+    }
+
+    /// One move: check it whole, then make it (or record every problem).
+    pub(super) fn one_move(
+        &self,
+        run: &mut Run<'_>,
+        side: &str,
+        field: &str,
+        order: &MoveOrder,
+        problems: &mut Vec<Problem>,
+    ) {
+        let Some(Prepared { ids, start, group, allowances, max_hexes, occ }) =
+            self.prepare(run, side, field, order, problems)
+        else {
+            return;
+        };
+        let state = &run.state;
+        // The path.
+        let walked = match (&order.path, &order.to) {
+            (Some(_), Some(_)) => {
+                problems.push(problem(field, "give path or to, not both"));
+                return;
+            }
+            (None, None) => {
+                problems.push(problem(
+                    field,
+                    format!(
+                        "give the path (path: [HEX, ...]) or the destination (to: HEX); {}",
+                        self.reachable_text(state, &group, &occ)
+                    ),
+                ));
+                return;
+            }
+            (Some(path), None) => {
+                let mut hexes = Vec::new();
+                for (k, h) in path.iter().enumerate() {
+                    match h.parse() {
+                        Ok(hex) => hexes.push(hex),
+                        Err(e) => {
+                            problems.push(problem(format!("{field}.path[{k}]"), e));
+                            return;
+                        }
+                    }
+                }
+                match self.walk(state, &group, &occ, &hexes) {
+                    Ok(w) => w,
+                    Err((k, message)) => {
+                        let at = match k {
+                            Some(k) => format!("{field}.path[{k}]"),
+                            None => format!("{field}.path"),
+                        };
+                        problems.push(problem(at, format!("{message}; {}", self.reachable_text(state, &group, &occ))));
+                        return;
+                    }
+                }
+            }
+            (None, Some(to)) => {
+                let to = match to.parse() {
+                    Ok(h) => h,
+                    Err(e) => {
+                        problems.push(problem(format!("{field}.to"), e));
+                        return;
+                    }
+                };
+                match self.find(state, &group, &occ, to) {
+                    Ok(w) => w,
+                    Err(message) => {
+                        problems.push(problem(format!("{field}.to"), message));
+                        return;
+                    }
+                }
+            }
+        };
+        if let Some((n, id)) = &max_hexes {
+            if walked.hexes.len() > *n as usize {
+                problems.push(problem(
+                    field,
+                    format!(
+                        "{id} may move only {n} hex{} on its turn of arrival (Reinforcement Schedule); the move enters {}",
+                        if *n == 1 { "" } else { "es" },
+                        walked.hexes.len()
+                    ),
+                ));
+                return;
+            }
+        }
+        // Savannah Hist. Special Rules: a held gun sent back by Defensive
+        // Artillery Fire moves toward its at-start hex as fast as it can.
+        for id in &ids {
+            if !state.units.get(id).is_some_and(|u| u.must_return) {
+                continue;
+            }
+            let Some(home) = self.home(id) else { continue };
+            let layout = self.terrain.layout;
+            let dest = walked.hexes.last().copied().unwrap_or(start);
+            let reach = self.search(state, &group, &occ, None);
+            let best =
+                reach.keys().chain(std::iter::once(&start)).map(|h| crate::base::hex::distance(*h, home, layout)).min();
+            if best.is_some_and(|b| crate::base::hex::distance(dest, home, layout) > b) {
+                let closest: Vec<HexId> = reach
+                    .keys()
+                    .copied()
+                    .filter(|h| Some(crate::base::hex::distance(*h, home, layout)) == best)
+                    .collect();
+                problems.push(problem(
+                    field,
+                    format!(
+                        "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {}",
+                        hexes_text(&closest)
+                    ),
+                ));
+                return;
+            }
+        }
+        // Savannah 4.9: units that begin stacked move along the Covered Way
+        // as one stack.
+        let mut walked = walked;
+        let along = walked.steps.iter().any(|s| s.along);
+        if along {
+            let split: Vec<String> = run
+                .along
+                .iter()
+                .filter(|(u, (_, h))| *h == start && !ids.contains(u))
+                .map(|(u, (f, _))| format!("{u} ({f})"))
+                .collect();
+            if !split.is_empty() {
+                problems.push(problem(
+                    field,
+                    format!(
+                        "{} began the phase stacked with {}, which moved along the Covered Way: units that begin stacked move along it as one stack (Savannah 4.9)",
+                        list(&ids),
+                        split.join(", ")
+                    ),
+                ));
+                return;
+            }
+        }
+        if let Some(p) = self.zone_rules(&run.state, &ids, start, &walked.hexes, field) {
+            problems.push(p);
+            return;
+        }
+        let (covered_way_hexes, lost) = if along { self.lost_rolls(run, &ids, &mut walked) } else { (0, false) };
+        // Make the move.
+        let dest = walked.hexes.last().copied().unwrap_or(start);
+        let path_text: Vec<String> = walked.hexes.iter().map(HexId::to_string).collect();
+        let costs: Vec<String> = walked
+            .hexes
+            .iter()
+            .zip(&walked.steps)
+            .map(|(h, s)| {
+                let parts: Vec<String> = s.parts.iter().map(|(n, v)| format!("{n} {v}")).collect();
+                format!("{h} ({})", parts.join(" + "))
+            })
+            .collect();
+        let stop_text = match walked.stopped_by.as_deref() {
+            Some(s) if s.starts_with("8.3") => {
+                format!(
+                    "; stops in the ZOC of {} ({})",
+                    self.names(&self.zoc.exerted_on(dest)),
+                    s.get(..4).unwrap_or(s)
+                )
+            }
+            Some(s) => format!("; stops ({s})"),
+            None => String::new(),
+        };
+        for id in &ids {
+            let mates: Vec<String> = ids.iter().filter(|m| *m != id).cloned().collect();
+            let allowance = allowances.get(id).copied().unwrap_or(0);
+            let text = format!(
+                "{}{} moves {start} → {}{}: {} of {} MP{}{}{}",
+                self.name(id),
+                if mates.is_empty() { String::new() } else { format!(" (in a stack with {})", self.names(&mates)) },
+                path_text.join(" → "),
+                if order.strategic { " by strategic movement (9.52)" } else { "" },
+                walked.mp,
+                allowance,
+                if walked.minimum_move {
+                    ", more than its allowance: a unit may always move one hex (9.1)"
+                } else {
+                    ""
+                },
+                if costs.is_empty() { String::new() } else { format!(" [{}]", costs.join(", ")) },
+                stop_text
+            );
+            run.events.push(
+                Event::new("9.1", "move", text)
+                    .with("unit", id)
+                    .with("from", start.to_string())
+                    .with("to", dest.to_string())
+                    .with("path", &path_text)
+                    .with("mp_spent", walked.mp)
+                    .with("mp_allowance", allowance)
+                    .with("strategic", order.strategic)
+                    .with("minimum_move", walked.minimum_move)
+                    .with("stopped_by", &walked.stopped_by),
+            );
+            let on_covered_way = self.terrain.hex(dest).is_some_and(|h| h.feature.is_some());
+            let mortar = self.counters.get(id.as_str()).is_some_and(|c| c.kind == "mortar");
+            let home = self.home(id);
+            let turn = self.turn;
+            if let Some(u) = run.state.units.get_mut(id) {
+                u.hex = Some(dest.to_string());
+                if mortar {
+                    // Savannah 4.12: the 'Mortar Moved' marker.
+                    u.mortar_moved_turn = Some(turn);
+                }
+                if u.must_return && home == Some(dest) {
+                    u.must_return = false;
+                }
+                if on_covered_way {
+                    // Savannah 4.9: still on it; the hexes of this march count.
+                    u.covered_way_hexes = if along { covered_way_hexes } else { 0 };
+                    if lost {
+                        u.lost = true;
+                        u.previously_lost = false;
+                    }
+                } else {
+                    // Savannah 4.9: leaving the Covered Way removes Lost and
+                    // Previously Lost markers, and a later march counts afresh.
+                    u.lost = false;
+                    u.previously_lost = false;
+                    u.covered_way_hexes = 0;
+                }
+            }
+            if along {
+                run.along.insert(id.clone(), (field.to_string(), start));
+            }
+            self.sortie_marks(&mut run.state, id, &ids, start, dest);
+            run.moved.insert(id.clone(), (side.to_string(), field.to_string()));
+            if state_pinned(&run.state, id) {
+                run.left_pins.push(id.clone());
+            }
+        }
+        // 14.32: lone leaders captured on the way; the movers do not stop.
+        let movers: Vec<String> =
+            ids.iter().filter(|i| self.counters.get(i.as_str()).is_some_and(|c| !c.is_leader())).cloned().collect();
+        for (hex, step) in walked.hexes.iter().zip(&walked.steps) {
+            for leader in &step.captures {
+                if let Some(u) = run.state.units.get_mut(leader) {
+                    u.hex = None;
+                    u.off_map = Some(OffMap::Captured);
+                    u.pinned = false;
+                    u.pin_result = None;
+                }
+                let text = format!(
+                    "{}, alone in {hex}, is captured by {} (14.32); {} not stop and spend{} no extra MP",
+                    self.name(leader),
+                    self.names(&movers),
+                    if movers.len() == 1 { "it does" } else { "they do" },
+                    if movers.len() == 1 { "s" } else { "" }
+                );
+                run.events.push(
+                    Event::new("14.32", "leader-captured", text)
+                        .with("leader", leader)
+                        .with("hex", hex.to_string())
+                        .with("by", &movers),
+                );
+            }
+        }
+    }
+}
