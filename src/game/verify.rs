@@ -203,7 +203,8 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
                 Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Replay, message });
         } else {
             // The reports: each must be exactly what the journal gives.
-            match crate::report::game::check_dispatches(&folder, &rules, verdict.steps, &states)? {
+            let journal: Vec<JournalEntry> = entries.into_iter().map(|(entry, _)| entry).collect();
+            match crate::report::game::check_dispatches(&folder, &rules, &journal, &states)? {
                 ReportsCheck::Complete => {}
                 ReportsCheck::Pending { first, last } => verdict.reports_pending = Some(StepRange { first, last }),
                 ReportsCheck::Failed { file, message } => {

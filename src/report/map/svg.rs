@@ -630,7 +630,11 @@ use Piece::{N, S};
 fn put(svg: &mut String, template: &str, pieces: &[Piece]) {
     let mut rest = template;
     for piece in pieces {
-        let (head, tail) = rest.split_once("{}").unwrap_or((rest, ""));
+        // The templates hold no `{` but their placeholders.
+        let (head, tail) = match rest.find('{') {
+            Some(i) => (&rest[..i], &rest[i + 2..]),
+            None => (rest, ""),
+        };
         svg.push_str(head);
         match piece {
             N(n) => {
