@@ -267,7 +267,8 @@ pub fn base(map: &Map) -> String {
 pub fn render_on(map: &Map, base: Option<&str>, counters: &[CounterView], options: &Options) -> String {
     let frame = frame(map, options.region);
     let (width, height) = frame.size();
-    let mut svg = String::new();
+    // Room for the base layers and the counters above them, made once.
+    let mut svg = String::with_capacity(base.map_or(256 * 1024, str::len) + 64 * 1024);
     let _ = writeln!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, sans-serif">"#
@@ -548,48 +549,64 @@ fn overlay_layers(svg: &mut String, map: &Map, frame: &Frame, counters: &[Counte
         for (i, c) in stack.iter().take(shown).enumerate() {
             let off = i as i32 * 5;
             let (cx, cy) = (x - 17 + off - (shown as i32 - 1) * 2, y - 14 - off + (shown as i32 - 1) * 2);
-            put(
+            let _ = write!(
                 svg,
-                r##"<rect x="{}" y="{}" width="34" height="34" rx="3" fill="{}" stroke="#222" stroke-width="1.5"/>"##,
-                &[N(cx), N(cy), S(&xml(&c.fill))],
+                r##"<rect x="{cx}" y="{cy}" width="34" height="34" rx="3" fill="{}" stroke="#222" stroke-width="1.5"/>"##,
+                xml(&c.fill)
             );
             if let Some(stripe) = &c.stripe {
-                put(svg, r#"<rect x="{}" y="{}" width="32" height="5" fill="{}"/>"#, &[N(cx + 1), N(cy + 1), S(&xml(stripe))]);
+                let _ = write!(
+                    svg,
+                    r#"<rect x="{}" y="{}" width="32" height="5" fill="{}"/>"#,
+                    cx + 1,
+                    cy + 1,
+                    xml(stripe)
+                );
             }
             if c.leader {
-                put(
+                let _ = write!(
                     svg,
                     r##"<circle cx="{}" cy="{}" r="4" fill="#f2c200" stroke="#222" stroke-width="0.8"/>"##,
-                    &[N(cx + 27), N(cy + 12)],
+                    cx + 27,
+                    cy + 12
                 );
             }
-            put(
+            let _ = write!(
                 svg,
                 r##"<text x="{}" y="{}" font-size="8" fill="#111">{}</text>"##,
-                &[N(cx + 17), N(cy + 16), S(&xml(&c.label))],
+                cx + 17,
+                cy + 16,
+                xml(&c.label)
             );
-            put(
+            let _ = writeln!(
                 svg,
                 r##"<text x="{}" y="{}" font-size="9" font-weight="bold" fill="#111">{}</text>"##,
-                &[N(cx + 17), N(cy + 29), S(&xml(&c.values))],
+                cx + 17,
+                cy + 29,
+                xml(&c.values)
             );
-            svg.push('\n');
             for (m, marker) in c.markers.iter().enumerate() {
-                put(
+                let _ = writeln!(
                     svg,
                     r##"<rect x="{}" y="{}" width="12" height="12" fill="#c00" stroke="#fff"/><text x="{}" y="{}" font-size="9" fill="#fff" font-weight="bold">{}</text>"##,
-                    &[N(cx + 24), N(cy + 22 - m as i32 * 13), N(cx + 30), N(cy + 31 - m as i32 * 13), S(&xml(marker))],
+                    cx + 24,
+                    cy + 22 - m as i32 * 13,
+                    cx + 30,
+                    cy + 31 - m as i32 * 13,
+                    xml(marker)
                 );
-                svg.push('\n');
             }
         }
         if stack.len() > 1 {
-            put(
+            let _ = writeln!(
                 svg,
                 r##"<circle cx="{}" cy="{}" r="8" fill="#222"/><text x="{}" y="{}" font-size="10" fill="#fff" font-weight="bold">{}</text>"##,
-                &[N(x + 24), N(y + 22), N(x + 24), N(y + 26), N(stack.len() as i32)],
+                x + 24,
+                y + 22,
+                x + 24,
+                y + 26,
+                stack.len()
             );
-            svg.push('\n');
         }
         let _ = writeln!(svg, "</g>");
     }
@@ -615,51 +632,6 @@ fn overlay_layers(svg: &mut String, map: &Map, frame: &Frame, counters: &[Counte
     }
     let _ = writeln!(svg, "</g>");
     svg.push_str("</svg>\n");
-}
-
-/// A piece of [`put`]'s text: a number or a string.
-enum Piece<'a> {
-    N(i32),
-    S(&'a str),
-}
-use Piece::{N, S};
-
-/// `template` with each `{}` replaced by the next of `pieces`, as `write!`
-/// would, without the formatting machinery: the counters layer of every
-/// map writes thousands of these.
-fn put(svg: &mut String, template: &str, pieces: &[Piece]) {
-    let mut rest = template;
-    for piece in pieces {
-        // The templates hold no `{` but their placeholders.
-        let (head, tail) = match rest.find('{') {
-            Some(i) => (&rest[..i], &rest[i + 2..]),
-            None => (rest, ""),
-        };
-        svg.push_str(head);
-        match piece {
-            N(n) => {
-                let mut digits = [0u8; 11];
-                let mut i = digits.len();
-                let mut v = n.unsigned_abs();
-                loop {
-                    i -= 1;
-                    digits[i] = b'0' + (v % 10) as u8;
-                    v /= 10;
-                    if v == 0 {
-                        break;
-                    }
-                }
-                if *n < 0 {
-                    i -= 1;
-                    digits[i] = b'-';
-                }
-                svg.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
-            }
-            S(text) => svg.push_str(text),
-        }
-        rest = tail;
-    }
-    svg.push_str(rest);
 }
 
 /// The integer square root (the largest r with r * r <= n).
