@@ -259,6 +259,8 @@ pub struct GameFolder {
 struct ParsedEntry {
     text: String,
     entry: crate::game::journal::JournalEntry,
+    /// The text is known to be the entry's canonical bytes.
+    canonical: bool,
     canonical_sha256: Option<Bytes32>,
 }
 
@@ -314,17 +316,26 @@ impl GameFolder {
                 return Ok(seen.entry.clone());
             }
         }
-        // The canonical text adjutant wrote reads fast; any other is read
-        // (and any problem located) by the YAML crate.
-        let entry: crate::game::journal::JournalEntry = match crate::base::yaml::canonical::from_str(text) {
-            Some(entry) => entry,
-            None => crate::base::yaml::parse(label, text)?,
-        };
+        // The canonical text adjutant wrote reads fast (and is known then to
+        // be the entry's canonical bytes); any other is read, and any
+        // problem located, by the YAML crate.
+        let (entry, canonical): (crate::game::journal::JournalEntry, _) =
+            match crate::base::yaml::canonical::from_str(text) {
+                Some(entry) => (entry, true),
+                None => (crate::base::yaml::parse(label, text)?, false),
+            };
         if let Ok(mut parsed) = self.parsed.lock() {
-            let seen = ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical_sha256: None };
+            let seen = ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical, canonical_sha256: None };
             parsed.insert(label.to_string(), seen);
         }
         Ok(entry)
+    }
+
+    /// Whether `text`, the file `label` of the journal, was found to be
+    /// exactly the canonical bytes of the entry it holds when it was read
+    /// ([`GameFolder::journal_entry`]); `false` when not known.
+    pub fn read_canonical(&self, label: &str, text: &str) -> bool {
+        self.parsed.lock().is_ok_and(|parsed| parsed.get(label).is_some_and(|seen| seen.canonical && seen.text == text))
     }
 
     /// Note that `text`, the file `label` of the journal, is exactly the
@@ -343,7 +354,12 @@ impl GameFolder {
     /// them to write the entry), with the SHA-256 `sha256`.
     pub fn note_written(&self, entry: &crate::game::journal::JournalEntry, text: &str, sha256: Bytes32) {
         if let Ok(mut parsed) = self.parsed.lock() {
-            let seen = ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical_sha256: Some(sha256) };
+            let seen = ParsedEntry {
+                text: text.to_string(),
+                entry: entry.clone(),
+                canonical: true,
+                canonical_sha256: Some(sha256),
+            };
             parsed.insert(crate::game::journal::label(entry.step), seen);
         }
     }

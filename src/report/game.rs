@@ -326,14 +326,16 @@ pub enum ReportsCheck {
 /// `verify`: every dispatch in `reports/` must be exactly what the journal
 /// gives, and every step of the journal reported by one, except the last
 /// steps when `reports/pending.yaml` says that their reports are pending.
-/// `count` is the journal's length, `states` the replayed state after the
-/// last step of every dispatch.
+/// `journal` is the journal's entries, steps 1 to its length, as `verify`
+/// read and checked them; `states` the replayed state after the last step
+/// of every dispatch.
 pub fn check_dispatches(
     folder: &GameFolder,
     rules: &dyn Rules,
-    count: u32,
+    journal: &[JournalEntry],
     states: &BTreeMap<u32, State>,
 ) -> Result<ReportsCheck> {
+    let count = journal.len() as u32;
     let failed = |file: String, message: String| Ok(ReportsCheck::Failed { file, message });
     let (found, foreign) = dispatches(folder)?;
     if let Some(name) = foreign.first() {
@@ -357,8 +359,8 @@ pub fn check_dispatches(
         if *last > count {
             return failed(name, format!("reports steps the journal does not have (it has {count})"));
         }
-        let entries = entries(folder, *first, *last)?;
-        let steps = Steps { folder, rules, templates: &templates, entries: &entries, state: &states[last] };
+        let entries = &journal[(first - 1) as usize..*last as usize];
+        let steps = Steps { folder, rules, templates: &templates, entries, state: &states[last] };
         let expected = steps.dispatch()?;
         for file in fsio::list_names(dir)? {
             if !expected.contains_key(&file) {

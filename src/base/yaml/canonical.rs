@@ -104,98 +104,74 @@ fn seq_items(items: &[Node], at: usize, inline: bool, out: &mut String) {
 /// A string scalar as serde_norway writes it in block context (a value,
 /// or a simple key when `key`); `None` when this file does not decide.
 fn string(s: &str, key: bool) -> Option<String> {
-    // Characters libyaml writes as they are, other than line breaks.
-    let printable = |c: char| {
-        matches!(c, ' '..='~')
-            || (c >= '\u{a0}' && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
-    };
-    if s.is_empty() || !s.chars().all(printable) || (key && s.len() > 120) {
+    let bytes = s.as_bytes();
+    if bytes.is_empty() || (key && bytes.len() > 120) {
         return delegated(s, key);
     }
-    // serde_norway quotes a string that would read back as another type.
-    let first = s.as_bytes()[0];
-    let mut quoted = false;
-    if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.') {
-        if s.bytes().all(|b| b.is_ascii_digit()) {
-            quoted = true;
-        } else if !(first.is_ascii_digit()
-            && !s.starts_with("0x")
-            && !s.starts_with("0o")
-            && !s.starts_with("0b")
-            && s.bytes().any(|b| matches!(b, b'a'..=b'd' | b'f'))
-            && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
-        {
-            // Neither an integer nor a float can hold a lowercase hex letter
-            // other than e; anything else starting so is left to serde_norway.
-            return delegated(s, key);
-        }
-    } else {
-        let lower = s.to_ascii_lowercase();
-        if matches!(
-            lower.as_str(),
-            "~" | "null" | "true" | "false" | "y" | "yes" | "n" | "no" | "on" | "off" | "inf" | "infinity" | "nan"
-        ) {
-            return delegated(s, key);
+    // Characters libyaml writes as they are: printable, no line break (a
+    // line break makes a scalar multi-line: literal style, or a complex key).
+    let mut ascii = true;
+    for &b in bytes {
+        match b {
+            b'\n' | b'\r' => return None,
+            0x20..=0x7e => {}
+            0x80.. => ascii = false,
+            _ => return delegated(s, key),
         }
     }
-    // libyaml's yaml_emitter_analyze_scalar (no line breaks here).
-    let chars: Vec<char> = s.chars().collect();
-    let mut flow_indicators = false;
-    let mut block_indicators = false;
-    if s.starts_with("---") || s.starts_with("...") {
-        flow_indicators = true;
-        block_indicators = true;
-    }
-    let mut preceded_by_whitespace = true;
-    for (i, &c) in chars.iter().enumerate() {
-        let followed_by_whitespace = chars.get(i + 1).is_none_or(|&n| n == ' ');
-        if i == 0 {
+    if !ascii {
+        for c in s.chars() {
             match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                '?' | ':' => {
-                    flow_indicators = true;
-                    block_indicators |= followed_by_whitespace;
-                }
-                '-' if followed_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
+                '\u{85}' | '\u{2028}' | '\u{2029}' => return None,
+                '\u{80}'..='\u{9f}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}' => return delegated(s, key),
                 _ => {}
+            }
+        }
+    }
+    // serde_norway single-quotes a string that would read back as another
+    // type, and a number's digits with a leading zero.
+    let first = bytes[0];
+    let quoted = b"0123456789+-.~nNtTfF".contains(&first)
+        && (super::scalar::digits_but_not_number(s)
+            || !matches!(super::scalar::resolve_plain(s), super::scalar::Resolved::Str(_)));
+    // libyaml's yaml_emitter_analyze_scalar, on bytes (every indicator is
+    // ASCII, and no byte of a longer character is one): may it be plain in
+    // block context?
+    let mut plain = !(s.starts_with("---") || s.starts_with("...")) && first != b' ' && bytes[bytes.len() - 1] != b' ';
+    let mut preceded_by_whitespace = true;
+    for (i, &b) in bytes.iter().enumerate() {
+        if !plain {
+            break;
+        }
+        let followed_by_whitespace = bytes.get(i + 1).is_none_or(|&n| n == b' ');
+        let indicator = if i == 0 {
+            match b {
+                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"' | b'%'
+                | b'@' | b'`' => true,
+                b'?' | b':' | b'-' => followed_by_whitespace,
+                _ => false,
             }
         } else {
-            match c {
-                ',' | '?' | '[' | ']' | '{' | '}' => flow_indicators = true,
-                ':' => {
-                    flow_indicators = true;
-                    block_indicators |= followed_by_whitespace;
-                }
-                '#' if preceded_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                _ => {}
+            match b {
+                b':' => followed_by_whitespace,
+                b'#' => preceded_by_whitespace,
+                _ => false,
             }
-        }
-        preceded_by_whitespace = c == ' ';
+        };
+        plain = !indicator;
+        preceded_by_whitespace = b == b' ';
     }
-    let _ = flow_indicators;
-    let leading_space = chars.first() == Some(&' ');
-    let trailing_space = chars.last() == Some(&' ');
-    let plain_allowed = !(leading_space || trailing_space || block_indicators);
-    if !quoted && plain_allowed {
+    if !quoted && plain {
         return Some(s.to_string());
     }
     // Single quotes: a quote doubled, nothing else escaped.
     let mut out = String::with_capacity(s.len() + 2);
     out.push('\'');
-    for c in chars {
-        if c == '\'' {
-            out.push('\'');
+    for (i, part) in s.split('\'').enumerate() {
+        if i > 0 {
+            out.push_str("''");
         }
-        out.push(c);
+        out.push_str(part);
     }
     out.push('\'');
     Some(out)
@@ -208,12 +184,15 @@ fn delegated(s: &str, key: bool) -> Option<String> {
         return None;
     }
     let written = serde_norway::to_string(s).ok()?;
+    // Written plain: libyaml's choice of style is the same at the root as
+    // in a block mapping (the root may add a document end, `...`).
+    if written.strip_suffix('\n').or_else(|| written.strip_suffix("\n...\n")) == Some(s) {
+        return Some(s.to_string());
+    }
     let line = written.strip_suffix('\n')?;
     if line.is_empty() || line.contains('\n') || line.starts_with("---") || line.starts_with("...") {
         return None;
     }
-    // Plain style at the root may differ from plain style in a mapping;
-    // only quoted forms are taken.
     line.starts_with('\'').then(|| line.to_string())
 }
 
@@ -572,7 +551,20 @@ pub fn from_str<T: serde::de::DeserializeOwned + Serialize>(text: &str) -> Optio
         return None;
     }
     let value = T::deserialize(tree).ok()?;
-    (to_string(&value)? == text).then_some(value)
+    if to_string(&value)? != text {
+        return None;
+    }
+    // Debug builds (every test): serde_norway reads the text as a value it
+    // writes as the same text.
+    #[cfg(debug_assertions)]
+    if let Ok(theirs) = serde_norway::from_str::<T>(text) {
+        assert_eq!(
+            serde_norway::to_string(&theirs).ok().as_deref(),
+            Some(text),
+            "the canonical reader and serde_norway disagree"
+        );
+    }
+    Some(value)
 }
 
 /// A scalar as written: plain, or single-quoted (its text unquoted).
@@ -757,27 +749,15 @@ impl serde::de::Error for NotRead {
 /// A plain scalar read as serde_norway reads one it wrote: null, a
 /// boolean, an integer, or else a string (a float is left to it).
 fn plain<'de, V: serde::de::Visitor<'de>>(text: &str, visitor: V) -> std::result::Result<V::Value, NotRead> {
-    if text == "~" || super::scalar::parse_null(text) {
-        return visitor.visit_unit();
+    use super::scalar::Resolved;
+    match super::scalar::resolve_plain(text) {
+        Resolved::Null => visitor.visit_unit(),
+        Resolved::Bool(b) => visitor.visit_bool(b),
+        Resolved::U64(n) => visitor.visit_u64(n),
+        Resolved::I64(n) => visitor.visit_i64(n),
+        Resolved::Str(s) => visitor.visit_str(s),
+        Resolved::U128(_) | Resolved::I128(_) | Resolved::F64(_) => Err(NotRead),
     }
-    if let Some(b) = super::scalar::parse_bool(text) {
-        return visitor.visit_bool(b);
-    }
-    if text.bytes().any(|b| b.is_ascii_digit()) && text.len() < 40 {
-        if let Some(n) = super::scalar::parse_unsigned_int(text, u64::from_str_radix) {
-            return visitor.visit_u64(n);
-        }
-        if let Some(n) = super::scalar::parse_negative_int(text, i64::from_str_radix) {
-            return visitor.visit_i64(n);
-        }
-        if text.parse::<f64>().is_ok() {
-            return Err(NotRead);
-        }
-    }
-    if text.starts_with('.') || text.parse::<f64>().is_ok() {
-        return Err(NotRead);
-    }
-    visitor.visit_str(text)
 }
 
 impl<'de, 'a> serde::de::Deserializer<'de> for Tree<'a> {
@@ -807,7 +787,7 @@ impl<'de, 'a> serde::de::Deserializer<'de> for Tree<'a> {
 
     fn deserialize_option<V: serde::de::Visitor<'de>>(self, visitor: V) -> std::result::Result<V::Value, NotRead> {
         match self {
-            Tree::Scalar(Scalar::Plain(text)) if text == "~" || super::scalar::parse_null(text) => visitor.visit_none(),
+            Tree::Scalar(Scalar::Plain(text)) if super::scalar::parse_null(text) => visitor.visit_none(),
             other => visitor.visit_some(other),
         }
     }

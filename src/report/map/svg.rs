@@ -158,7 +158,8 @@ pub fn picture(picture: crate::base::hexmap::Picture<'_>, title: String) -> Stri
 pub fn render_on(map: &Map, base: Option<&str>, counters: &[CounterView], options: &Options) -> String {
     let frame = frame(map, options.region);
     let (width, height) = frame.size();
-    let mut svg = String::new();
+    // Room for the base layers and the counters above them, made once.
+    let mut svg = String::with_capacity(base.map_or(256 * 1024, str::len) + 64 * 1024);
     let _ = writeln!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, sans-serif">"#
