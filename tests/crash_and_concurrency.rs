@@ -149,15 +149,26 @@ fn a_resolve_killed_at_random_moments_is_finished_by_the_next_command_as_if_neve
     // it takes, to spread the kills over a resolve's whole life.
     let reference = d.join("reference");
     copy_dir(&base, &reference);
+    let marker = Path::new("savannah/reports/pending.yaml");
+    // How long its writes take too, from the marker of pending reports (the
+    // first file a resolve puts in place) to its end: the kills aimed amid
+    // the writes fall within that span as this machine runs it.
     let start = Instant::now();
-    run(&reference, &args).ok();
+    let mut child = command(&reference, &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut marked = None;
+    while child.try_wait().unwrap().is_none() {
+        if marked.is_none() && reference.join(marker).exists() {
+            marked = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_micros(100));
+    }
     let span = start.elapsed().as_micros() as u64;
+    let writes = marked.map_or(span, |m| m.elapsed().as_micros() as u64).max(1);
     let want = snapshot(&reference.join("savannah"));
     assert!(reference.join("savannah/reports/000003-000007").is_dir());
 
     let mut gen = Gen(0x1779_0916);
     let mut left = std::collections::BTreeMap::new();
-    let marker = Path::new("savannah/reports/pending.yaml");
     for trial in 0..24 {
         let work = d.join(format!("trial-{trial}"));
         copy_dir(&base, &work);
@@ -174,7 +185,7 @@ fn a_resolve_killed_at_random_moments_is_finished_by_the_next_command_as_if_neve
             while !work.join(marker).exists() && child.try_wait().unwrap().is_none() {
                 std::thread::sleep(Duration::from_micros(200));
             }
-            let delay = gen.below(60_000);
+            let delay = gen.below(writes);
             std::thread::sleep(Duration::from_micros(delay));
             started.elapsed().as_micros() as u64
         };
@@ -198,7 +209,7 @@ fn a_resolve_killed_at_random_moments_is_finished_by_the_next_command_as_if_neve
         assert!(differs.is_empty(), "trial {trial} ({how:?}, killed after {delay} µs): {differs}");
         fs::remove_dir_all(&work).unwrap();
     }
-    eprintln!("24 resolves killed at random (a resolve takes {span} µs here): {left:?}");
+    eprintln!("24 resolves killed at random (a resolve takes {span} µs here, its writes {writes} µs): {left:?}");
     // The kills landed before, amid and after the writes.
     assert!(left.get(&Left::PartWay).is_some_and(|&n| n > 0), "no kill landed amid the writes: {left:?}");
 }
