@@ -718,8 +718,8 @@ impl<'a> Reader<'a> {
 
     /// A sequence item whose text after `- ` is `rest`, its content at `indent`.
     fn item(&mut self, indent: usize, rest: &'a str) -> Option<Tree<'a>> {
-        if rest.starts_with("- ") {
-            return self.seq(indent, Some(&rest[2..]));
+        if let Some(after) = rest.strip_prefix("- ") {
+            return self.seq(indent, Some(after));
         }
         if let Some(tree) = inline(rest).filter(|_| key_of(rest).is_none()) {
             return Some(tree);

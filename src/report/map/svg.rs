@@ -750,7 +750,7 @@ mod tests {
 
     #[test]
     fn arrows_and_markers_are_drawn_above_the_counters_the_same_every_time() {
-        savannah(|map, counters| arrows_and_markers(map, counters));
+        savannah(arrows_and_markers);
     }
 
     fn arrows_and_markers(map: &Map, counters: &[CounterView]) {
