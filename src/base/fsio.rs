@@ -115,8 +115,7 @@ impl Staged {
         let mut open = Vec::with_capacity(files.len());
         for (path, bytes) in files {
             let temp = parent_of(path).join(temp_name(&file_name_of(path)));
-            let mut f =
-                OpenOptions::new().write(true).create_new(true).open(&temp).map_err(|e| Error::io(path, e))?;
+            let mut f = OpenOptions::new().write(true).create_new(true).open(&temp).map_err(|e| Error::io(path, e))?;
             staged.files.push(Some((temp, path.clone())));
             f.write_all(bytes).map_err(|e| Error::io(path, e))?;
             open.push((f, path));

@@ -345,8 +345,12 @@ impl GameFolder {
     /// them to write the entry), with the SHA-256 `sha256`.
     pub fn note_written(&self, entry: &crate::game::journal::JournalEntry, text: &str, sha256: Bytes32) {
         if let Ok(mut parsed) = self.parsed.lock() {
-            let seen =
-                ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical: true, canonical_sha256: Some(sha256) };
+            let seen = ParsedEntry {
+                text: text.to_string(),
+                entry: entry.clone(),
+                canonical: true,
+                canonical_sha256: Some(sha256),
+            };
             parsed.insert(crate::game::journal::label(entry.step), seen);
         }
     }

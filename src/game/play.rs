@@ -300,9 +300,8 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     // is put in place in an order whose every prefix recovery.rs finishes
     // or undoes. The marker says that reports are to come, before the first
     // step they are for is committed.
-    let marker_text = (!entries.is_empty() && marker.is_none())
-        .then(|| reports::pending_marker_text(first_new))
-        .transpose()?;
+    let marker_text =
+        (!entries.is_empty() && marker.is_none()).then(|| reports::pending_marker_text(first_new)).transpose()?;
     let state_yaml = (!entries.is_empty())
         .then(|| crate::base::yaml::to_string(&state).map_err(|e| Error::usage(e.to_string())))
         .transpose()?;
@@ -330,7 +329,9 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         fsio::sync_dir(&folder.root.join(ORDERS_DIR))?;
     }
     for (n, (entry, _)) in entries.iter().enumerate() {
-        journal.append_staged(entry.step, &mut staged, entries_at + n).map_err(|e| committed(e, first_new, entry.step))?;
+        journal
+            .append_staged(entry.step, &mut staged, entries_at + n)
+            .map_err(|e| committed(e, first_new, entry.step))?;
     }
     let mut finish = || -> Result<()> {
         if state_yaml.is_some() {

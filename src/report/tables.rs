@@ -54,8 +54,11 @@ fn right(table: &mut Table, column: usize) {
 /// mostly, and comfy-table need lay them out once.
 #[derive(Debug, Default)]
 pub struct Drawn {
-    steps: RefCell<BTreeMap<u32, Vec<(Vec<OrdersFile>, Vec<Roll>, StepTables)>>>,
+    steps: RefCell<BTreeMap<u32, Vec<DrawnStep>>>,
 }
+
+/// A step's orders and rolls, and the tables drawn of them.
+type DrawnStep = (Vec<OrdersFile>, Vec<Roll>, StepTables);
 
 /// The tables of `model`'s text report.
 pub fn text_tables(model: &ReportModel) -> TextTables {

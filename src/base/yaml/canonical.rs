@@ -558,7 +558,11 @@ pub fn from_str<T: serde::de::DeserializeOwned + Serialize>(text: &str) -> Optio
     // writes as the same text.
     #[cfg(debug_assertions)]
     if let Ok(theirs) = serde_norway::from_str::<T>(text) {
-        assert_eq!(serde_norway::to_string(&theirs).ok().as_deref(), Some(text), "the canonical reader and serde_norway disagree");
+        assert_eq!(
+            serde_norway::to_string(&theirs).ok().as_deref(),
+            Some(text),
+            "the canonical reader and serde_norway disagree"
+        );
     }
     Some(value)
 }
@@ -714,8 +718,8 @@ impl<'a> Reader<'a> {
 
     /// A sequence item whose text after `- ` is `rest`, its content at `indent`.
     fn item(&mut self, indent: usize, rest: &'a str) -> Option<Tree<'a>> {
-        if rest.starts_with("- ") {
-            return self.seq(indent, Some(&rest[2..]));
+        if let Some(first) = rest.strip_prefix("- ") {
+            return self.seq(indent, Some(first));
         }
         if let Some(tree) = inline(rest).filter(|_| key_of(rest).is_none()) {
             return Some(tree);
