@@ -234,6 +234,12 @@ fn a_second_system_plays_through_the_shell() {
     )
     .unwrap();
     assert!(report.contains(&format!("Red rolls {roll}")), "{report}");
+    // Nor does any report point at a map that is not there.
+    for format in adjutant::report::Format::ALL {
+        let text =
+            adjutant::report::game::game_report(&folder, adjutant::report::Viewer::Referee, 1, 1, format).unwrap();
+        assert!(!text.contains("map.svg"), "{format}:\n{text}");
+    }
 
     // verify replays the step with the same dice and renders the reports again.
     let verdict = adjutant::game::verify::verify(&g).unwrap();

@@ -239,7 +239,8 @@ pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, f
     let map = match (format, &svg) {
         (_, Some(svg)) => MapIn::Inline(svg),
         (Format::Html, None) => MapIn::None,
-        _ => MapIn::File(MAP_FILE),
+        _ if steps.has_map() => MapIn::File(MAP_FILE),
+        _ => MapIn::None,
     };
     steps.render(viewer, format, map)
 }
