@@ -12,9 +12,11 @@
 //! ([`GameResult`]), the standing a report shows ([`Standing`]), the map a
 //! report draws ([`crate::base::hexmap`]) and the dice ([`Dice`]).
 //!
-//! A system never touches a file, a clock or a mailbox: what it reads of a
-//! module comes as bytes from the shell's embedded games, and its steps are
-//! pure functions of rules, state, orders and dice.
+//! A system never touches a clock or a mailbox, and its steps are pure
+//! functions of rules, state, orders and dice. It reads an embedded
+//! module's files as bytes (`base::embedded`); GBoAR still reads a module
+//! folder given by path itself (`data::Source::Dir`), an arrow left for
+//! the shell to take over (docs/systems.md).
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -195,8 +197,8 @@ pub trait Rules: Send + Sync {
     fn read_state(&self, label: &str, text: &str) -> std::result::Result<State, Located>;
     /// The sides the state's next step awaits orders from.
     fn awaited(&self, state: &dyn GameState) -> Vec<String>;
-    /// Check an orders file's header against the game and its next step
-    /// step: every problem, located.
+    /// Check an orders file's header against the game and its next step:
+    /// every problem, located.
     fn check_header(
         &self,
         game_id: &str,
