@@ -242,6 +242,29 @@ pub fn list_names(dir: &Path) -> Result<Vec<String>> {
     Ok(names)
 }
 
+/// The `.yaml` files of `dir` by the name before `.yaml`, with their paths,
+/// sorted; none when `dir` does not exist. Temporary files are skipped.
+pub fn yaml_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(TEMP_PREFIX) {
+            continue;
+        }
+        if let Some(stem) = name.strip_suffix(".yaml") {
+            found.push((stem.to_string(), entry.path()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// Create the folder `dir` if it is missing (durably).
 pub fn ensure_dir(dir: &Path) -> Result<()> {
     if dir.is_dir() {

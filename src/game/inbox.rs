@@ -61,24 +61,12 @@ pub fn file_name(step: &str, side: &str) -> String {
 
 /// Every file in the inbox, by step and side.
 pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
-    let dir = folder.root.join(INBOX_DIR);
     let mut list = Vec::new();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(list),
-        Err(e) => return Err(Error::io(&dir, e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(&dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(fsio::TEMP_PREFIX) {
-            continue;
-        }
-        let Some(stem) = name.strip_suffix(".yaml") else { continue };
+    for (stem, path) in fsio::yaml_files(&folder.root.join(INBOX_DIR))? {
         let Some((step, side)) = stem.rsplit_once("--") else { continue };
         // Never more of a file than the limit it is held to when its step comes.
-        let bytes = crate::game::input::read_capped(&entry.path(), crate::game::input::MAX_ORDERS_BYTES)?;
-        list.push(Pending { step: step.to_string(), side: side.to_string(), path: entry.path(), bytes });
+        let bytes = crate::game::input::read_capped(&path, crate::game::input::MAX_ORDERS_BYTES)?;
+        list.push(Pending { step: step.to_string(), side: side.to_string(), path, bytes });
     }
     list.sort_by(|a, b| (&a.step, &a.side).cmp(&(&b.step, &b.side)));
     Ok(list)

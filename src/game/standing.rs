@@ -419,24 +419,9 @@ pub fn withdraw(dir: &Path, side: &str, wait: Duration) -> Result<Receipt> {
 
 /// Every side's standing orders file, by side, with its bytes.
 fn files(folder: &GameFolder) -> Result<BTreeMap<String, Vec<u8>>> {
-    let dir = folder.root.join(STANDING_DIR);
     let mut found = BTreeMap::new();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
-        Err(e) => return Err(Error::io(&dir, e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(&dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(fsio::TEMP_PREFIX) {
-            continue;
-        }
-        let Some(side) = name.strip_suffix(".yaml") else { continue };
-        found.insert(
-            side.to_string(),
-            crate::game::input::read_capped(&entry.path(), crate::game::input::MAX_ORDERS_BYTES)?,
-        );
+    for (side, path) in fsio::yaml_files(&folder.root.join(STANDING_DIR))? {
+        found.insert(side, crate::game::input::read_capped(&path, crate::game::input::MAX_ORDERS_BYTES)?);
     }
     Ok(found)
 }
