@@ -13,10 +13,9 @@
 //! report draws ([`crate::base::hexmap`]) and the dice ([`Dice`]).
 //!
 //! A system never touches a clock or a mailbox, and its steps are pure
-//! functions of rules, state, orders and dice. It reads an embedded
-//! module's files as bytes (`base::embedded`); GBoAR still reads a module
-//! folder given by path itself (`data::Source::Dir`), an arrow left for
-//! the shell to take over (docs/systems.md).
+//! functions of rules, state, orders and dice. It reads a module's files
+//! as bytes the shell hands it ([`ModuleFiles`]: an embedded module, or a
+//! folder the shell read), never a file itself.
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -27,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use crate::base::dice::{Bytes32, Die, StepDice};
 use crate::base::error::{Located, Result};
 use crate::base::yaml::Value;
+
+pub use crate::base::module_files::ModuleFiles;
 
 /// One thing that happened, and why: what reports render, the journal
 /// records and conformance cases compare. `fields` carries every number
@@ -241,6 +242,18 @@ pub trait Rules: Send + Sync {
     /// The map after `events`, as a report draws it; `None` for a system
     /// without a map.
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>>;
+    /// `adjutant odds`: the exact odds of a proposed combat in `state`;
+    /// `None` for a system without them.
+    fn odds(&self, _state: &dyn GameState, _query: &OddsQuery) -> Option<Result<OddsReport>> {
+        None
+    }
+    /// `adjutant selfplay`: game `id` played from `setup` to its end with
+    /// random legal orders, the system's invariants checked after every
+    /// step (`record` keeps each step's orders files); `None` for a system
+    /// without self-play.
+    fn selfplay(&self, _setup: &dyn GameState, _id: SelfplayId, _record: bool) -> Option<SelfplayGame> {
+        None
+    }
 }
 
 impl std::fmt::Debug for dyn Rules {
@@ -300,12 +313,268 @@ impl ModuleInfo {
 pub trait System: Send + Sync {
     /// What module.yaml's `system:` says for it, e.g. `gboar`.
     fn id(&self) -> &'static str;
-    /// The rules of `scenario` of the module `module`.
-    fn load(&self, module: &str, scenario: &str) -> Result<Box<dyn Rules>>;
+    /// The rules of `scenario` of the module whose files are `module`.
+    fn load(&self, module: &ModuleFiles, scenario: &str) -> Result<Box<dyn Rules>>;
     /// Modules the system carries itself, beside the embedded `games/`
     /// folder's (a test's toy system carries its one module).
     fn own_modules(&self) -> Vec<ModuleInfo> {
         Vec::new()
+    }
+    /// `adjutant check-game`: a module's files checked whole, every
+    /// problem located; `None` for a system without a module checker.
+    fn check_module(&self, _module: &ModuleFiles) -> Option<ModuleCheck> {
+        None
+    }
+    /// `adjutant test`: run the conformance case whose text is `text`
+    /// (`label` names it); `module_of` gives the files of the module the
+    /// case names. `None` for a system without conformance cases.
+    fn run_case(
+        &self,
+        _label: &str,
+        _text: &str,
+        _module_of: &dyn Fn(&str) -> Result<ModuleFiles>,
+    ) -> Option<Result<CaseOutcome>> {
+        None
+    }
+    /// `adjutant map`: a module's board, without a game; `None` for a
+    /// system without a map.
+    fn board(&self, _module: &ModuleFiles) -> Option<Result<Box<dyn Board>>> {
+        None
+    }
+}
+
+/// What a module checker found (`adjutant check-game`): the module, what
+/// was looked at (how many of each thing), and every problem.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModuleCheck {
+    pub module: String,
+    pub checked: BTreeMap<String, usize>,
+    pub problems: Vec<ModuleProblem>,
+}
+
+/// One problem of a module: where, and what (`text`: the whole line).
+#[derive(Debug, Clone, Serialize)]
+pub struct ModuleProblem {
+    pub file: String,
+    pub line: Option<usize>,
+    pub field: String,
+    pub message: String,
+    pub text: String,
+}
+
+impl From<Located> for ModuleProblem {
+    fn from(l: Located) -> Self {
+        ModuleProblem { text: l.to_string(), file: l.file, line: l.line, field: l.field, message: l.message }
+    }
+}
+
+/// The outcome of one conformance case (`adjutant test`).
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseOutcome {
+    pub file: String,
+    pub name: String,
+    pub rules: Vec<String>,
+    pub passed: bool,
+    pub failures: Vec<String>,
+}
+
+/// A module's board as `adjutant map` draws it: the module, its map, and
+/// a scenario's set-up on it.
+pub trait Board {
+    fn info(&self) -> &ModuleInfo;
+    fn map(&self) -> &crate::base::hexmap::Map;
+    /// The counters of `scenario`'s set-up, as the map draws them.
+    fn setup(&self, scenario: &str) -> Result<Vec<crate::base::hexmap::CounterView>>;
+}
+
+/// `adjutant odds`: a proposed combat, as the command line gives it.
+#[derive(Debug, Clone, Default)]
+pub struct OddsQuery {
+    pub attackers: Vec<String>,
+    pub defenders: Vec<String>,
+    pub attacker_lead: Option<String>,
+    pub defender_lead: Option<String>,
+    pub attacker_tactics: Option<String>,
+    pub defender_tactics: Option<String>,
+    /// Columns shifted left for a diversion.
+    pub diversion: u32,
+    /// A column of the combat table and a total DRM, instead of units.
+    pub column: Option<String>,
+    pub drm: Option<i32>,
+    /// Momentum chits each side holds (`None`: the state's).
+    pub attacker_chits: Option<u32>,
+    pub defender_chits: Option<u32>,
+    /// Each side re-rolls when its own results include one of these...
+    pub attacker_reroll_if: Vec<String>,
+    pub defender_reroll_if: Vec<String>,
+    /// ...at most this many times.
+    pub attacker_at_most: u32,
+    pub defender_at_most: u32,
+}
+
+/// The odds of a combat (`adjutant odds`): the column and DRM, how they
+/// came, and every outcome as an exact fraction.
+#[derive(Debug, Clone, Serialize)]
+pub struct OddsReport {
+    pub column: String,
+    pub drm: i32,
+    pub explanation: Vec<String>,
+    pub no_combat: bool,
+    pub outcomes: Vec<OddsLine>,
+    /// The same outcomes with their morale checks' results multiplied in
+    /// (empty when no outcome calls for a check).
+    pub with_morale_checks: Vec<OddsFullLine>,
+    pub attacker_chits_spent: String,
+    pub defender_chits_spent: String,
+}
+
+/// One outcome of a combat, and the morale checks it calls for.
+#[derive(Debug, Clone, Serialize)]
+pub struct OddsLine {
+    pub attacker: Vec<String>,
+    pub defender: Vec<String>,
+    pub gains_momentum: Option<String>,
+    /// The morale checks the result calls for: each unit and its chance to
+    /// pass, in tenths (the checks are independent rolls).
+    pub morale_checks: Vec<OddsCheck>,
+    pub numerator: String,
+    pub denominator: String,
+    pub percent: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OddsCheck {
+    pub unit: String,
+    pub passes_in_ten: u32,
+}
+
+/// One outcome with its morale checks rolled too.
+#[derive(Debug, Clone, Serialize)]
+pub struct OddsFullLine {
+    pub attacker: Vec<String>,
+    pub defender: Vec<String>,
+    pub gains_momentum: Option<String>,
+    pub morale: Vec<OddsCheckResult>,
+    pub numerator: String,
+    pub denominator: String,
+    pub percent: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OddsCheckResult {
+    pub unit: String,
+    pub passes: bool,
+}
+
+/// One self-play game of a run: the run's seed and the game's number
+/// (from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelfplayId {
+    pub seed: u64,
+    pub game: u32,
+}
+
+impl SelfplayId {
+    /// The game id bound into every roll (DICE.md §4).
+    pub fn name(&self) -> String {
+        format!("selfplay-{}-{}", self.seed, self.game)
+    }
+
+    /// The SHA-256 of a public text naming the seed and game: the game's
+    /// chain top, like the demo's not a secret, so that anyone can play
+    /// the same game again.
+    pub fn chain_top(&self) -> Bytes32 {
+        Bytes32::sha256(
+            format!("adjutant selfplay: seed {}, game {}. Not a secret.", self.seed, self.game).as_bytes(),
+        )
+    }
+}
+
+/// A broken invariant, a refused step or a panic in a self-play game:
+/// where, and what.
+#[derive(Debug, Clone, Serialize)]
+pub struct SelfplayFailure {
+    pub game: u32,
+    /// The journal step (1 for the first step), 0 before any.
+    pub journal_step: u32,
+    /// The game step, e.g. `17-allies-movement`.
+    pub step: String,
+    pub what: String,
+}
+
+/// One step of a self-play game as played: each side's orders file and
+/// the state's hash after.
+#[derive(Debug, Clone)]
+pub struct SelfplayStep {
+    pub journal_step: u32,
+    pub step: String,
+    /// (side, the orders file's text).
+    pub files: Vec<(String, String)>,
+    pub state_sha256: Bytes32,
+}
+
+/// How a self-play game's random orders fared: files, choices drawn,
+/// kept, and refusals that named no choice (the orders were then built
+/// one choice at a time).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OrderCounts {
+    pub files: u64,
+    pub drawn: u64,
+    pub kept: u64,
+    pub one_by_one: u64,
+}
+
+impl OrderCounts {
+    pub fn add(&mut self, other: &OrderCounts) {
+        self.files += other.files;
+        self.drawn += other.drawn;
+        self.kept += other.kept;
+        self.one_by_one += other.one_by_one;
+    }
+}
+
+/// One self-play game played.
+#[derive(Debug, Clone)]
+pub struct SelfplayGame {
+    pub id: SelfplayId,
+    pub steps: u32,
+    pub result: Option<GameResult>,
+    pub failures: Vec<SelfplayFailure>,
+    pub orders: OrderCounts,
+    /// How many events of each kind the game's steps gave.
+    pub events: BTreeMap<String, u64>,
+    /// Every step with its orders files, when asked for.
+    pub record: Vec<SelfplayStep>,
+    pub chain_length: u32,
+}
+
+/// The outcome of a run of self-play games.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SelfplaySummary {
+    pub games: u32,
+    pub steps: u64,
+    /// Games by result, `winner level` (`unfinished` for a game that failed).
+    pub results: BTreeMap<String, u32>,
+    pub orders: OrderCounts,
+    pub events: BTreeMap<String, u64>,
+    pub failures: Vec<SelfplayFailure>,
+}
+
+impl SelfplaySummary {
+    pub fn add(&mut self, played: &SelfplayGame) {
+        self.games += 1;
+        self.steps += u64::from(played.steps);
+        let result = match &played.result {
+            Some(r) => format!("{} {}", r.winner, r.level),
+            None if !played.failures.is_empty() => "failed".to_string(),
+            None => "no result".to_string(),
+        };
+        *self.results.entry(result).or_default() += 1;
+        self.orders.add(&played.orders);
+        for (kind, n) in &played.events {
+            *self.events.entry(kind.clone()).or_default() += n;
+        }
+        self.failures.extend(played.failures.iter().cloned());
     }
 }
 

@@ -23,26 +23,13 @@
 //! module (a `mod tests {` block counts as one level down), so that
 //! `super::fire` from a phase is seen as `systems::gboar::phases::fire`.
 //!
-//! The binary still reaches into GBoAR in the files of [`DEBT`] (issue 12:
-//! the commands that are GBoAR's alone): each entry is a file and the
-//! layer it may still name. The list is exact both ways: a new
-//! arrow fails, and so does an entry that no longer holds, so that the list
-//! only shrinks.
+//! The binary names no system either: its commands that only GBoAR has
+//! (`map`, `check-game`, `case run`, `odds`, `selfplay`) reach it through
+//! `system.rs` like the rest (issue 12 cut the last of those arrows, and
+//! the list of arrows left to cut with them).
 
-use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// (file under src/, what it may still name) — arrows the move has not cut yet.
-const DEBT: &[(&str, &str)] = &[
-    // Commands of the binary that are GBoAR's alone: `map` (a module's
-    // board and set-up), `check-game` and `test` (its module checker and
-    // conformance cases), `odds` (its close combat) and `selfplay`.
-    ("cli/map.rs", "systems::gboar"),
-    ("cli/mod.rs", "systems::gboar"),
-    ("cli/odds.rs", "systems::gboar"),
-    ("cli/selfplay.rs", "systems::gboar"),
-];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
@@ -201,7 +188,6 @@ fn arrows_point_down_only() {
     rust_files(&root, &mut files);
     assert!(files.len() > 50, "the sources are read ({} files)", files.len());
     let mut wrong = Vec::new();
-    let mut debt_seen = BTreeSet::new();
     let mut paths_read = 0;
     for file in &files {
         let relative = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
@@ -230,11 +216,7 @@ fn arrows_point_down_only() {
                 None
             };
             let Some(reason) = reason else { continue };
-            if within.is_none() && DEBT.contains(&(relative.as_str(), target.as_str())) {
-                debt_seen.insert((relative.clone(), target.clone()));
-            } else {
-                wrong.push(format!("src/{relative}:{line}: {root}{path} ({reason}: a {layer} file names {target})"));
-            }
+            wrong.push(format!("src/{relative}:{line}: {root}{path} ({reason}: a {layer} file names {target})"));
         }
     }
     // Inside GBoAR, `super::` paths too.
@@ -256,9 +238,6 @@ fn arrows_point_down_only() {
     assert!(super_read > 20, "super:: paths are found ({super_read})");
     assert!(paths_read > 300, "crate paths are found ({paths_read})");
     assert!(wrong.is_empty(), "arrows pointing the wrong way:\n{}", wrong.join("\n"));
-    let stale: Vec<_> =
-        DEBT.iter().filter(|(file, target)| !debt_seen.contains(&(file.to_string(), target.to_string()))).collect();
-    assert!(stale.is_empty(), "DEBT lists arrows that no longer exist (remove them): {stale:?}");
 }
 
 #[test]

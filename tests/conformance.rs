@@ -17,17 +17,6 @@ fn case_files() -> Vec<PathBuf> {
     files
 }
 
-/// Where a case's `module:` is: a folder relative to the case file, else an
-/// embedded module's id (as `adjutant case run` reads it).
-fn case_module(case_file: &std::path::Path, module: &str) -> adjutant::systems::gboar::data::Source {
-    let dir = case_file.parent().unwrap().join(module);
-    if dir.is_dir() {
-        adjutant::systems::gboar::data::Source::Dir(dir)
-    } else {
-        adjutant::systems::gboar::data::Source::Embedded(module.to_string())
-    }
-}
-
 #[test]
 fn every_case_passes() {
     let files = case_files();
@@ -36,7 +25,7 @@ fn every_case_passes() {
     for file in &files {
         let label = file.display().to_string();
         let text = std::fs::read_to_string(file).unwrap();
-        match adjutant::systems::gboar::case::run(&label, &text, |module| case_module(file, module)) {
+        match adjutant::game::modules::run_case(file, &label, &text) {
             Ok(o) if o.passed => {}
             Ok(o) => failed.push(format!("{}: {}", o.file, o.failures.join("; "))),
             Err(e) => failed.push(format!("{}: {e}", file.display())),

@@ -41,7 +41,7 @@ fn step_events() -> Vec<Event> {
 
 /// The Historical Scenario's set-up with the step drawn on it.
 fn step_map() -> String {
-    let module = Module::load(&Source::resolve("savannah-1779", None)).unwrap();
+    let module = Module::load(&Source::Embedded("savannah-1779".into())).unwrap();
     let counters = module.setup_counters("historical").unwrap();
     let army_of = |unit: &str| module.counters.iter().find(|c| c.id == unit).map(|c| c.army.clone());
     let (arrows, markers) = overlay(&step_events(), &army_of);

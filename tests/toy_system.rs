@@ -178,7 +178,7 @@ impl system::System for Toy {
     fn id(&self) -> &'static str {
         "toy"
     }
-    fn load(&self, _: &str, _: &str) -> Result<Box<dyn system::Rules>> {
+    fn load(&self, _: &system::ModuleFiles, _: &str) -> Result<Box<dyn system::Rules>> {
         Ok(Box::new(Toy))
     }
     fn own_modules(&self) -> Vec<ModuleInfo> {

@@ -89,3 +89,27 @@ pub fn embedded_yaml_files(id: &str) -> Vec<String> {
     files.sort();
     files
 }
+
+/// Every file of an embedded module (by its path in the module,
+/// `charts/fire.yaml`) and its bytes, sorted by path.
+pub fn embedded_all_files(id: &str) -> Vec<(String, &'static [u8])> {
+    fn walk(dir: &'static Dir<'static>, out: &mut Vec<(String, &'static [u8])>) {
+        for f in dir.files() {
+            out.push((f.path().to_string_lossy().into_owned(), f.contents()));
+        }
+        for d in dir.dirs() {
+            walk(d, out);
+        }
+    }
+    let mut files = Vec::new();
+    if let Some(dir) = GAMES.get_dir(id) {
+        walk(dir, &mut files);
+    }
+    let prefix = format!("{id}/");
+    let mut files: Vec<(String, &'static [u8])> = files
+        .into_iter()
+        .map(|(name, bytes)| (name.strip_prefix(&prefix).unwrap_or(&name).to_string(), bytes))
+        .collect();
+    files.sort();
+    files
+}

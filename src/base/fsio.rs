@@ -309,6 +309,65 @@ pub fn write_dir_atomic(target: &Path, files: &std::collections::BTreeMap<String
     sync_dir(parent_of(target))
 }
 
+/// Create the folder `target` holding `files` (a path in the folder, `/`
+/// between subfolders -> bytes) at once: they are written into a
+/// temporary folder beside it, which is then renamed into place. `target`
+/// may be missing or an empty folder (the rename replaces it); a folder
+/// with anything in it is refused, untouched.
+pub fn write_tree_atomic(target: &Path, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Result<()> {
+    match fs::read_dir(target) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(Error::usage(format!("{}: not empty; give a new or empty folder", target.display())));
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(target, e)),
+    }
+    for name in files.keys() {
+        let bad = name.is_empty()
+            || name.starts_with('/')
+            || name.split('/').any(|part| part.is_empty() || part == "." || part == "..");
+        if bad {
+            return Err(Error::usage(format!("'{name}': not a file name inside a folder")));
+        }
+    }
+    let temp = parent_of(target).join(temp_name(&file_name_of(target)));
+    let written = (|| -> io::Result<()> {
+        fs::create_dir(&temp)?;
+        let mut open = Vec::with_capacity(files.len());
+        let mut folders = std::collections::BTreeSet::new();
+        for (name, bytes) in files {
+            let path = temp.join(name);
+            if let Some(dir) = path.parent().filter(|d| *d != temp) {
+                fs::create_dir_all(dir)?;
+                folders.insert(dir.to_path_buf());
+            }
+            let mut f = OpenOptions::new().write(true).create_new(true).open(&path)?;
+            f.write_all(bytes)?;
+            open.push(f);
+        }
+        for f in &open {
+            f.sync_all()?;
+        }
+        drop(open);
+        // Deepest first: each folder's entries are durable before its parent's.
+        for dir in folders.iter().rev() {
+            File::open(dir)?.sync_all()?;
+        }
+        File::open(&temp)?.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_dir_all(&temp);
+        return Err(Error::io(target, e));
+    }
+    if let Err(e) = fs::rename(&temp, target) {
+        let _ = fs::remove_dir_all(&temp);
+        return Err(Error::io(target, e));
+    }
+    sync_dir(parent_of(target))
+}
+
 /// How long a command waits for another working on the same folder, unless
 /// told (`--wait`).
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(60);

@@ -2,7 +2,8 @@
 //!
 //! - [`dice`]: the verifiable dice protocol of `shared/design/DICE.md`.
 //! - [`hex`]: hex geometry; [`hexmap`]: a hex map as a picture shows it.
-//! - [`embedded`]: the game modules of `games/`, embedded in the binary.
+//! - [`embedded`]: the game modules of `games/`, embedded in the binary;
+//!   [`module_files`]: a module's files as bytes, embedded or read from a folder.
 //! - [`yaml`]: the one facade over the YAML crates, with located errors.
 //! - [`fsio`]: atomic writes, reads and the folder lock.
 //! - [`address`]: mail addresses, read by lettre's parser.
@@ -15,4 +16,5 @@ pub mod error;
 pub mod fsio;
 pub mod hex;
 pub mod hexmap;
+pub mod module_files;
 pub mod yaml;

@@ -295,6 +295,10 @@ Exits 0 when the module is consistent, 1 listing every problem."
     #[command(subcommand)]
     Case(CaseCommand),
 
+    /// Game modules: write an embedded one out as a folder to edit.
+    #[command(subcommand)]
+    Module(ModuleCommand),
+
     /// Draw the board as SVG: terrain, hexsides, roads, places, and a scenario's set-up.
     #[command(after_help = "\
 Examples:
@@ -337,7 +341,7 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct NewArgs {
-    /// The game module, e.g. savannah-1779.
+    /// The game module: an embedded one (e.g. savannah-1779), or a module folder's path (./my-charts): game.yaml then records the SHA-256 of each of its files.
     pub module: String,
     /// The scenario of the module, e.g. historical or campaign.
     #[arg(long)]
@@ -617,6 +621,27 @@ docs/conformance-cases.md.")]
         /// Case files or folders.
         #[arg(required = true, value_name = "FILE")]
         paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModuleCommand {
+    /// Write an embedded module's files out as a module folder, to edit (your own charts).
+    #[command(after_help = "\
+Examples:
+  adjutant module export savannah-1779 my-charts
+  adjutant check-game ./my-charts
+  adjutant new ./my-charts --scenario historical --dir my-game
+
+DIR must not exist, or be empty. A game begun with a module folder reads
+it at every command, and refuses to go on (exit 1) when a file of it
+changed after the game began.")]
+    Export {
+        /// The embedded module, e.g. savannah-1779.
+        module: String,
+        /// The folder to write.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
     },
 }
 

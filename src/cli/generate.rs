@@ -100,8 +100,11 @@ fn module_format_page() -> String {
     roff += ".SH NAME\nadjutant\\-module \\- the game module format: map, counters, scenarios, charts\n";
     roff += ".SH DESCRIPTION\nA game module is a folder games/<module>/ of YAML files: module.yaml, map.yaml, \
             counters.yaml, scenarios/<id>.yaml, charts/*.yaml and cards.yaml. adjutant embeds the shipped modules; \
-            \\fB\\-\\-games\\-dir\\fR or a module folder's path reads a changed copy. \
-            \\fBadjutant check\\-game\\fR checks a module whole.\n";
+            \\fB\\-\\-games\\-dir\\fR or a module folder's path reads a changed copy, which \
+            \\fBadjutant module export\\fR writes out. \\fBadjutant check\\-game\\fR checks a module whole. A game \
+            begun with a module folder (\\fBadjutant new ./my\\-charts ...\\fR) records in game.yaml the folder and \
+            the SHA\\-256 of each of its YAML files, and every command that loads the game refuses to go on (exit 1), \
+            naming the file, when one has changed since.\n";
     for (_, text) in MODULE_FORMAT_DOCS {
         roff += &markdown_to_roff(text);
     }

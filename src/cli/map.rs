@@ -7,7 +7,7 @@ use serde::Serialize;
 use adjutant::base::fsio;
 use adjutant::base::hex::HexId;
 use adjutant::report::map::svg::{self, Options};
-use adjutant::systems::gboar::data::{Module, Source};
+use adjutant::game::modules;
 use adjutant::Error;
 
 use super::arguments::{Format, MapArgs};
@@ -25,8 +25,9 @@ struct Written {
 }
 
 pub fn run(args: &MapArgs, out: &Out) -> Outcome {
-    let source = Source::resolve(&args.module, args.games_dir.as_deref());
-    let module = Module::load(&source).map_err(|e| e.into_error())?;
+    let files = modules::files(&args.module, args.games_dir.as_deref())?;
+    let system = modules::system_reading(&files)?;
+    let module = system.board(&files).unwrap_or_else(|| Err(modules::lacks(&args.module, system, "map")))?;
     let region = match &args.region {
         None => None,
         Some(r) => {
@@ -39,20 +40,20 @@ pub fn run(args: &MapArgs, out: &Out) -> Outcome {
     let highlight: BTreeSet<HexId> =
         args.highlight.iter().map(|h| parse_hex("--highlight", h)).collect::<Result<_, _>>()?;
     for h in &highlight {
-        if !module.map.contains(*h) {
-            return Err(Error::usage(format!("--highlight: hex {h} is not on the map of {}", module.info.id)).into());
+        if !module.map().contains(*h) {
+            return Err(Error::usage(format!("--highlight: hex {h} is not on the map of {}", module.info().id)).into());
         }
     }
     let counters = match &args.scenario {
-        Some(id) => module.setup_counters(id)?,
+        Some(id) => module.setup(id)?,
         None => Vec::new(),
     };
     let title = match &args.scenario {
-        Some(id) => format!("{}: {}", module.info.name, module.info.scenario(id)?.name),
-        None => module.info.name.clone(),
+        Some(id) => format!("{}: {}", module.info().name, module.info().scenario(id)?.name),
+        None => module.info().name.clone(),
     };
     let svg =
-        svg::render(&module.map, &counters, &Options { title: Some(title), region, highlight, ..Options::default() });
+        svg::render(module.map(), &counters, &Options { title: Some(title), region, highlight, ..Options::default() });
     match &args.output {
         Some(path) => {
             #[cfg(feature = "png")]

@@ -84,6 +84,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Map(args) => map::run(args, out),
         Command::CheckGame(args) => check_game(args, out),
         Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
+        Command::Module(arguments::ModuleCommand::Export { module, dir }) => export_module(module, dir, out),
         Command::Demo(args) => demo::run(args, out),
         Command::Selfplay(args) => selfplay::run(args, out),
         Command::Odds(args) => odds::run(args, wait, out),
@@ -117,6 +118,9 @@ fn new(args: &arguments::NewArgs, out: &Out) -> Outcome {
     out.result(&made, |s| {
         let mut text = format!("{} {} in {}\n", s.good("Created game"), s.bold(&made.game_id), made.dir);
         text += &format!("  game      {} ({}), {}\n", made.module_name, made.module, made.scenario_name);
+        if let Some(folder) = &made.module_folder {
+            text += &format!("  module    {folder} (the SHA-256 of each file is in game.yaml)\n");
+        }
         for p in &made.players {
             let email = p.email.as_deref().map(|e| format!(" <{e}>")).unwrap_or_default();
             text += &format!("  {:<9} {}{}\n", p.side, p.name, email);
@@ -267,24 +271,13 @@ fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, E
     Ok(files)
 }
 
-/// Where a case's `module:` is: a folder relative to the case file, else an
-/// embedded module's id.
-fn case_module(case_file: &std::path::Path, module: &str) -> adjutant::systems::gboar::data::Source {
-    let dir = case_file.parent().unwrap_or(std::path::Path::new(".")).join(module);
-    if dir.is_dir() {
-        adjutant::systems::gboar::data::Source::Dir(dir)
-    } else {
-        adjutant::systems::gboar::data::Source::Embedded(module.to_string())
-    }
-}
-
 fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
     let mut outcomes = Vec::new();
     for file in case_files(paths)? {
         let label = file.display().to_string();
         let outcome = adjutant::base::fsio::read_text(&file, &label)
-            .and_then(|text| adjutant::systems::gboar::case::run(&label, &text, |module| case_module(&file, module)))
-            .unwrap_or_else(|e| adjutant::systems::gboar::case::Outcome {
+            .and_then(|text| adjutant::game::modules::run_case(&file, &label, &text))
+            .unwrap_or_else(|e| adjutant::system::CaseOutcome {
                 file: file.display().to_string(),
                 name: String::new(),
                 rules: Vec::new(),
@@ -522,10 +515,39 @@ fn template(args: &arguments::TemplateArgs, wait: Duration, out: &Out) -> Outcom
     Ok(0)
 }
 
+fn export_module(module: &str, dir: &Path, out: &Out) -> Outcome {
+    let exported = adjutant::game::modules::export(module, dir)?;
+    out.result(&exported, |s| {
+        format!(
+            "{} {} files of {} ({} bytes) to {}\n  edit them, check them with `adjutant check-game {}`, and begin a game \
+             with `adjutant new {} --scenario ...`\n",
+            s.good("Wrote"),
+            exported.files.len(),
+            exported.module,
+            exported.bytes,
+            exported.dir,
+            folder_arg(dir),
+            folder_arg(dir)
+        )
+    })?;
+    Ok(0)
+}
+
+/// A folder as a module argument: a path (`./name` for a bare name, which
+/// would be read as an embedded module's id).
+fn folder_arg(dir: &Path) -> String {
+    let shown = dir.display().to_string();
+    if adjutant::game::modules::is_folder(&shown) {
+        shown
+    } else {
+        format!("./{shown}")
+    }
+}
+
 fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {
-    let source = adjutant::systems::gboar::data::Source::resolve(&args.module, args.games_dir.as_deref());
-    if let adjutant::systems::gboar::data::Source::Embedded(id) = &source {
-        if !adjutant::base::embedded::embedded_ids().contains(id) {
+    let files = adjutant::game::modules::files(&args.module, args.games_dir.as_deref())?;
+    if let Some(id) = files.embedded_id() {
+        if !adjutant::base::embedded::embedded_ids().iter().any(|e| e == id) {
             return Err(Error::usage(format!(
                 "unknown module '{id}'; the modules are: {} (or give a module folder's path)",
                 adjutant::base::embedded::embedded_ids().join(", ")
@@ -533,7 +555,9 @@ fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {
             .into());
         }
     }
-    let report = adjutant::systems::gboar::data::check::check(&source);
+    let system = adjutant::game::modules::system_reading(&files)?;
+    let report =
+        system.check_module(&files).ok_or_else(|| adjutant::game::modules::lacks(&args.module, system, "module checker"))?;
     out.result(&report, |s| {
         let mut text = String::new();
         for p in &report.problems {

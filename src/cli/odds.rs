@@ -3,181 +3,32 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
-
-use adjutant::systems::gboar::board::state::State;
-use adjutant::systems::gboar::board::Rules;
-use adjutant::systems::gboar::data::Source;
-use adjutant::systems::gboar::guide::odds::{distribution, Side};
-use adjutant::systems::gboar::phases::close_combat::MomentumPolicy;
-use adjutant::systems::gboar::phases::close_combat::{self, Engagement, Tactics};
+use adjutant::game::modules;
+use adjutant::system::{OddsQuery, OddsReport, Rules, State};
 use adjutant::Error;
 
 use super::arguments::OddsArgs;
 use super::output::Out;
 use super::Outcome;
 
-#[derive(Serialize)]
-struct Line {
-    attacker: Vec<String>,
-    defender: Vec<String>,
-    gains_momentum: Option<String>,
-    /// 13.1, 13.5: the morale checks the result calls for: each unit and its
-    /// chance to pass, in tenths (the checks are independent rolls).
-    morale_checks: Vec<Check>,
-    numerator: String,
-    denominator: String,
-    percent: String,
-}
-
-#[derive(Serialize, Clone)]
-struct Check {
-    unit: String,
-    passes_in_ten: u32,
-}
-
-/// One outcome with its morale checks rolled too: the combat's results and
-/// whether each unit that checks passes (13.5). The checks are independent
-/// rolls of one die each, so a line's probability is the outcome's times
-/// each check's chance of its own result.
-#[derive(Serialize)]
-struct FullLine {
-    attacker: Vec<String>,
-    defender: Vec<String>,
-    gains_momentum: Option<String>,
-    morale: Vec<CheckResult>,
-    numerator: String,
-    denominator: String,
-    percent: String,
-}
-
-#[derive(Serialize, Clone)]
-struct CheckResult {
-    unit: String,
-    passes: bool,
-}
-
-/// The most morale checks one outcome's lines combine: 2^12 lines, each
-/// over 10^12 more die paths.
-const MAX_MORALE_CHECKS: u32 = 12;
-
-/// Every outcome split by the results of its morale checks, over one common
-/// denominator (the outcomes' times ten per check of the longest list).
-/// Refused (usage) when the checks are more than [`MAX_MORALE_CHECKS`] or
-/// the exact fractions would not fit 128 bits with the re-rolls asked for.
-fn with_morale_checks(lines: &[Line], denominator: u128) -> Result<Vec<FullLine>, Error> {
-    let most = lines.iter().map(|l| l.morale_checks.len() as u32).max().unwrap_or(0);
-    let too_many = || {
-        Error::usage(format!(
-            "an outcome calls for {most} morale checks: with the re-rolls asked for, the exact odds of every \
-             combination fit for at most {MAX_MORALE_CHECKS} checks and {} re-rolls; weigh fewer units or re-rolls",
-            adjutant::systems::gboar::guide::odds::MAX_REROLLS
-        ))
-    };
-    // The percentages multiply by 10,000 as well.
-    let common = 10u128
-        .checked_pow(most)
-        .and_then(|p| denominator.checked_mul(p))
-        .filter(|c| most <= MAX_MORALE_CHECKS && c.checked_mul(10_000).is_some())
-        .ok_or_else(too_many)?;
-    let mut full = Vec::new();
-    for l in lines {
-        let n: u128 = l.numerator.parse().unwrap_or(0);
-        let k = l.morale_checks.len() as u32;
-        // Each subset of passing units, in the order the checks are listed.
-        for mask in 0u32..(1 << k) {
-            let mut num = n * 10u128.pow(most - k);
-            let mut morale = Vec::new();
-            for (i, c) in l.morale_checks.iter().enumerate() {
-                let passes = mask & (1 << i) == 0;
-                num *= u128::from(if passes { c.passes_in_ten } else { 10 - c.passes_in_ten });
-                morale.push(CheckResult { unit: c.unit.clone(), passes });
-            }
-            if num == 0 {
-                continue;
-            }
-            full.push(FullLine {
-                attacker: l.attacker.clone(),
-                defender: l.defender.clone(),
-                gains_momentum: l.gains_momentum.clone(),
-                morale,
-                numerator: num.to_string(),
-                denominator: common.to_string(),
-                percent: percent(num, common),
-            });
-        }
+fn query(args: &OddsArgs) -> OddsQuery {
+    OddsQuery {
+        attackers: args.attackers.clone(),
+        defenders: args.defenders.clone(),
+        attacker_lead: args.attacker_lead.clone(),
+        defender_lead: args.defender_lead.clone(),
+        attacker_tactics: args.attacker_tactics.clone(),
+        defender_tactics: args.defender_tactics.clone(),
+        diversion: args.diversion,
+        column: args.column.clone(),
+        drm: args.drm,
+        attacker_chits: args.attacker_chits,
+        defender_chits: args.defender_chits,
+        attacker_reroll_if: args.attacker_reroll_if.clone(),
+        defender_reroll_if: args.defender_reroll_if.clone(),
+        attacker_at_most: args.attacker_at_most,
+        defender_at_most: args.defender_at_most,
     }
-    full.sort_by_key(|f| std::cmp::Reverse(f.numerator.parse::<u128>().unwrap_or(0)));
-    Ok(full)
-}
-
-/// 13.1: the results that make the side's other units check morale.
-const CHECKING: [&str; 6] = [
-    adjutant::systems::gboar::effects::results::RETREAT,
-    adjutant::systems::gboar::effects::results::DISRUPT,
-    adjutant::systems::gboar::effects::results::STEP_LOSS,
-    adjutant::systems::gboar::effects::results::TWO_STEP_LOSS,
-    adjutant::systems::gboar::effects::results::CAPTURED_DC,
-    adjutant::systems::gboar::effects::results::CAPTURED_AC,
-];
-
-/// 13.5: a unit's chance to pass a morale check, counted over the ten faces
-/// with the engine's own check (16.24: at the army morale of now).
-fn pass_in_ten(rules: &Rules, state: &State, unit: &str, attacked_from: &[adjutant::base::hex::HexId]) -> u32 {
-    let at_start = state.army_morale.clone();
-    (0..10u16)
-        .filter(|face| {
-            let mut trial = state.clone();
-            let check = adjutant::systems::gboar::effects::results::MoraleCheck {
-                why: "odds",
-                morale_at_start: &at_start,
-                attacked_from,
-                trigger: None,
-            };
-            let mut dice = adjutant::systems::gboar::case::ScriptedDice::new(vec![*face]);
-            adjutant::systems::gboar::effects::results::morale_check(rules, &mut trial, unit, &check, &mut dice)
-                .is_ok_and(|(p, _)| p)
-        })
-        .count() as u32
-}
-
-#[derive(Serialize)]
-struct Report {
-    column: String,
-    drm: i32,
-    explanation: Vec<String>,
-    no_combat: bool,
-    outcomes: Vec<Line>,
-    /// The same outcomes with their morale checks' results multiplied in
-    /// (empty when no outcome calls for a check).
-    with_morale_checks: Vec<FullLine>,
-    attacker_chits_spent: String,
-    defender_chits_spent: String,
-}
-
-fn load(args: &OddsArgs, wait: Duration) -> Result<(Rules, State), Error> {
-    if let Some(dir) = &args.dir {
-        let folder = adjutant::game::folder::GameFolder::open(dir)?;
-        let _read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
-        let (Some(module), Some(scenario)) = (&folder.config.module, &folder.config.scenario) else {
-            return Err(Error::usage(format!("{}: a roll log, not a game", dir.display())));
-        };
-        let rules = Rules::load(&Source::Embedded(module.clone()), scenario)?;
-        let state = adjutant::game::load_state(&folder)?;
-        let state = state
-            .as_any()
-            .downcast_ref::<State>()
-            .cloned()
-            .ok_or_else(|| Error::usage(format!("{}: odds are for games of the GBoAR series", dir.display())))?;
-        return Ok((rules, state));
-    }
-    let module = args.module.clone().unwrap_or_else(|| "savannah-1779".into());
-    let scenario =
-        args.scenario.clone().ok_or_else(|| Error::usage("give --dir GAME, or --module M --scenario S".to_string()))?;
-    let source = Source::resolve(&module, args.games_dir.as_deref());
-    let rules = Rules::load(&source, &scenario)?;
-    let state = State::setup(&rules.module, &scenario)?;
-    Ok((rules, state))
 }
 
 /// One line of an outcome table.
@@ -211,151 +62,33 @@ fn outcome_table(rows: impl Iterator<Item = Vec<String>>) -> comfy_table::Table 
     table
 }
 
-/// Percent with two decimals, from an exact fraction (integer arithmetic).
-fn percent(num: u128, den: u128) -> String {
-    let hundredths = (num * 10_000 + den / 2) / den.max(1);
-    format!("{}.{:02}%", hundredths / 100, hundredths % 100)
-}
-
 pub fn run(args: &OddsArgs, wait: Duration, out: &Out) -> Outcome {
-    let (rules, state) = load(args, wait)?;
-    let mut explanation = Vec::new();
-    // The units that would check morale, for each side (13.1): the side's
-    // other combat units, and the Defender's artillery.
-    let mut checkers: (Vec<Check>, Vec<Check>) = (Vec::new(), Vec::new());
-    let mut no_combat = false;
-    let (column, drm) = match (&args.column, args.drm) {
-        (Some(c), Some(d)) => {
-            if !rules.charts.close_combat.close_combat_table.columns.iter().any(|x| &x.id == c) {
-                let known: Vec<&str> =
-                    rules.charts.close_combat.close_combat_table.columns.iter().map(|x| x.id.as_str()).collect();
-                return Err(Error::usage(format!("--column '{c}': the columns are {}", known.join(", "))).into());
-            }
-            (c.clone(), d)
-        }
-        _ => {
-            for id in args.attackers.iter().chain(&args.defenders) {
-                if state.units.get(id).is_none_or(|u| u.hex.is_none()) {
-                    return Err(Error::usage(format!("'{id}' is not a unit on the map in this game")).into());
-                }
-            }
-            let lead = |units: &[String], wanted: &Option<String>| {
-                close_combat::lead_unit(&rules, &state, units, wanted.as_deref()).map_err(Error::usage)
-            };
-            let first_chit = rules.charts.tactics.chits.first().map(|c| c.id.clone()).unwrap_or_default();
-            let e = Engagement {
-                attacker_lead: lead(&args.attackers, &args.attacker_lead)?,
-                defender_lead: lead(&args.defenders, &args.defender_lead)?,
-                attackers: args.attackers.clone(),
-                defenders: args.defenders.clone(),
-                attacker_chit: args.attacker_tactics.clone().unwrap_or_else(|| first_chit.clone()),
-                defender_chit: args.defender_tactics.clone().unwrap_or_else(|| first_chit.clone()),
-                diversion_shift: args.diversion,
-            };
-            let hex = |u: &String| {
-                state
-                    .units
-                    .get(u)
-                    .and_then(|s| s.hex.as_deref())
-                    .and_then(|h| h.parse::<adjutant::base::hex::HexId>().ok())
-            };
-            let attacking: Vec<adjutant::base::hex::HexId> = e.attackers.iter().filter_map(hex).collect();
-            let others = |units: &[String], lead: &str, defender: bool| -> Vec<Check> {
-                units
-                    .iter()
-                    .filter(|u| *u != lead)
-                    .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && (defender || !c.is_artillery())))
-                    .map(|u| Check {
-                        unit: u.clone(),
-                        passes_in_ten: pass_in_ten(&rules, &state, u, if defender { &attacking } else { &[] }),
-                    })
-                    .collect()
-            };
-            checkers = (others(&e.attackers, &e.attacker_lead, false), others(&e.defenders, &e.defender_lead, true));
-            let a_sp: i32 = e.attackers.iter().map(|u| close_combat::strength(&rules, &state, u)).sum();
-            let d_sp: i32 = e.defenders.iter().map(|u| close_combat::strength(&rules, &state, u)).sum();
-            let odds = close_combat::odds(&rules, a_sp, d_sp, e.diversion_shift);
-            let mods = close_combat::modifiers(&rules, &state, &e)?;
-            let tactics = close_combat::tactics(&rules, &state, &e)?;
-            explanation.push(format!("lead units: {} and {}", e.attacker_lead, e.defender_lead));
-            for ev in close_combat::explain(&odds, &mods, &tactics) {
-                explanation.push(ev.text);
-            }
-            let mut total: i32 = mods.iter().map(|m| m.value).sum();
-            match tactics {
-                Tactics::Drm(v, _) => total += v,
-                Tactics::NoCombat { .. } => no_combat = true,
-            }
-            (odds.column, total)
-        }
-    };
-    let holder = |side: &[String]| {
-        side.first().and_then(|u| rules.army_of(u)).and_then(|a| rules.player_of_army(a)).map(str::to_string)
-    };
-    let held = |player: Option<String>| player.and_then(|p| state.momentum.get(&p).copied()).unwrap_or(0);
-    let a = Side {
-        chits: args.attacker_chits.unwrap_or_else(|| held(holder(&args.attackers))),
-        policy: MomentumPolicy { reroll_if: args.attacker_reroll_if.clone(), at_most: args.attacker_at_most },
-    };
-    let d = Side {
-        chits: args.defender_chits.unwrap_or_else(|| held(holder(&args.defenders))),
-        policy: MomentumPolicy { reroll_if: args.defender_reroll_if.clone(), at_most: args.defender_at_most },
-    };
-    let report = if no_combat {
-        Report {
-            column,
-            drm,
-            explanation,
-            no_combat,
-            outcomes: Vec::new(),
-            with_morale_checks: Vec::new(),
-            attacker_chits_spent: "0".into(),
-            defender_chits_spent: "0".into(),
-        }
-    } else {
-        let dist = distribution(&rules, &column, drm, &a, &d)?;
-        let mut lines: Vec<Line> = dist
-            .outcomes
-            .iter()
-            .map(|(o, n)| Line {
-                attacker: o.attacker.clone(),
-                defender: o.defender.clone(),
-                gains_momentum: o.gains_momentum.clone(),
-                morale_checks: {
-                    let mut list = Vec::new();
-                    if o.attacker.iter().any(|r| CHECKING.contains(&r.as_str())) {
-                        list.extend(checkers.0.iter().cloned());
-                    }
-                    if o.defender.iter().any(|r| CHECKING.contains(&r.as_str())) {
-                        list.extend(checkers.1.iter().cloned());
-                    }
-                    list
-                },
-                numerator: n.to_string(),
-                denominator: dist.denominator.to_string(),
-                percent: percent(*n, dist.denominator),
-            })
-            .collect();
-        lines.sort_by(|x, y| {
-            let (a, b) = (x.numerator.parse::<u128>().unwrap_or(0), y.numerator.parse::<u128>().unwrap_or(0));
-            b.cmp(&a)
-        });
-        let full = if lines.iter().any(|l| !l.morale_checks.is_empty()) {
-            with_morale_checks(&lines, dist.denominator)?
-        } else {
-            Vec::new()
+    // The rules and state the combat is weighed in: a game folder's, or
+    // a module's scenario's set-up.
+    let folder;
+    let loaded;
+    let (rules, state, system, module): (&dyn Rules, State, _, String) = if let Some(dir) = &args.dir {
+        folder = adjutant::game::folder::GameFolder::open(dir)?;
+        let _read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
+        let (Some(module), Some(_)) = (&folder.config.module, &folder.config.scenario) else {
+            return Err(Error::usage(format!("{}: a roll log, not a game", dir.display())).into());
         };
-        Report {
-            column,
-            drm,
-            explanation,
-            no_combat,
-            outcomes: lines,
-            with_morale_checks: full,
-            attacker_chits_spent: percent(dist.attacker_chits, dist.denominator * 100).replace('%', ""),
-            defender_chits_spent: percent(dist.defender_chits, dist.denominator * 100).replace('%', ""),
-        }
+        let state = adjutant::game::load_state(&folder)?;
+        (folder.rules()?, state, folder.system()?, module.clone())
+    } else {
+        let module = args.module.clone().unwrap_or_else(|| "savannah-1779".into());
+        let scenario = args
+            .scenario
+            .clone()
+            .ok_or_else(|| Error::usage("give --dir GAME, or --module M --scenario S".to_string()))?;
+        let files = modules::files(&module, args.games_dir.as_deref())?;
+        let system = modules::system_reading(&files)?;
+        loaded = system.load(&files, &scenario)?;
+        let state = loaded.setup()?;
+        (loaded.as_ref(), state, system, module)
     };
+    let report: OddsReport =
+        rules.odds(state.as_ref(), &query(args)).unwrap_or_else(|| Err(modules::lacks(&module, system, "odds")))?;
     out.result(&report, |s| {
         let mut text = String::new();
         for e in &report.explanation {

@@ -1,5 +1,6 @@
-//! `adjutant selfplay`: games with random legal orders
-//! (src/systems/gboar/selfplay.rs), played again through game folders with
+//! `adjutant selfplay`: games with random legal orders (the system's:
+//! `Rules::selfplay`, GBoAR's in src/systems/gboar/selfplay.rs), played
+//! again through game folders with
 //! `--keep` (src/game/selfplay.rs), timed here: the clock gives the games
 //! per second printed, and decides nothing else.
 
@@ -8,10 +9,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use adjutant::game::selfplay::{write_folder, FolderCheck, FolderGame, FolderStep};
-use adjutant::systems::gboar::board::state::State;
-use adjutant::systems::gboar::board::Rules;
-use adjutant::systems::gboar::data::Source;
-use adjutant::systems::gboar::selfplay::{self, GameId, Summary};
+use adjutant::game::modules;
+use adjutant::system::{SelfplayFailure, SelfplayId, SelfplaySummary as Summary};
 use adjutant::Error;
 
 use super::arguments::SelfplayArgs;
@@ -65,15 +64,16 @@ fn thousands(n: u64) -> String {
 }
 
 pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
-    let source = Source::resolve(&args.module, args.games_dir.as_deref());
-    if args.keep.is_some() && !matches!(source, Source::Embedded(_)) {
+    let files = modules::files(&args.module, args.games_dir.as_deref())?;
+    if args.keep.is_some() && files.embedded_id().is_none() {
         return Err(Error::usage("--keep plays games through game folders, which need an embedded module").into());
     }
-    let rules = Rules::load(&source, &args.scenario)?;
+    let system = modules::system_reading(&files)?;
+    let rules = system.load(&files, &args.scenario)?;
     if let Some(dir) = &args.keep {
         std::fs::create_dir_all(dir).map_err(|e| Error::usage(format!("--keep {}: {e}", dir.display())))?;
     }
-    let setup = State::setup(&rules.module, &args.scenario)?;
+    let setup = rules.setup()?;
     let (first, last) = match args.game {
         Some(0) => return Err(Error::usage("--game: games are numbered from 1").into()),
         Some(k) => (k, k),
@@ -85,8 +85,10 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
     let started = Instant::now();
     let cpu_started = cpu_seconds();
     for game in first..=last {
-        let id = GameId { seed: args.seed, game };
-        let played = selfplay::play(&rules, &setup, id, args.keep.is_some());
+        let id = SelfplayId { seed: args.seed, game };
+        let played = rules
+            .selfplay(setup.as_ref(), id, args.keep.is_some())
+            .ok_or_else(|| modules::lacks(&args.module, system, "selfplay"))?;
         if let Some(dir) = &args.keep {
             // A game that failed or stopped is written up to the step it
             // stopped at: the folder is where to look at it (`status`,
@@ -105,14 +107,14 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
                 let name = id.name();
                 let folder_game = FolderGame {
                     game_id: &name,
-                    chain_top: selfplay::chain_top(id),
+                    chain_top: id.chain_top(),
                     chain_length: played.chain_length,
                     steps: &steps,
                 };
                 let check =
                     write_folder(&dir.join(format!("game-{game}")), &args.module, &args.scenario, &folder_game)?;
                 if let Some(problem) = &check.problem {
-                    summary.failures.push(selfplay::Failure {
+                    summary.failures.push(SelfplayFailure {
                         game,
                         journal_step: 0,
                         step: check.dir.clone(),

@@ -65,6 +65,11 @@ pub struct GameConfig {
     pub kind: FolderKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
+    /// A module read from a folder (`new ./my-copy ...`): where it is,
+    /// and the SHA-256 of each of its files when the game began. Absent
+    /// for an embedded module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_folder: Option<ModuleFolder>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -79,6 +84,19 @@ pub struct GameConfig {
     /// which each journal entry binds (`players_sha256`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub player_changes: Vec<PlayerChange>,
+}
+
+/// game.yaml's `module_folder`: the module folder a game was begun with,
+/// which every command that loads the game's module reads again and
+/// checks file by file against the hashes recorded here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModuleFolder {
+    /// The folder's absolute path, as `new` found it.
+    pub path: String,
+    /// Every file of the folder adjutant reads (each `.yaml` file, by its
+    /// path in the folder, sorted) and its SHA-256.
+    pub sha256: BTreeMap<String, Bytes32>,
 }
 
 /// A change of a side's player (`adjutant player`), after a step.
@@ -396,16 +414,74 @@ impl GameFolder {
         Ok(state)
     }
 
+    /// The files of the game's module: an embedded module's, or those of
+    /// the folder game.yaml's `module_folder` names, read again and checked
+    /// against the SHA-256 of each file recorded when the game began. A
+    /// file changed, gone or added since is refused (exit 1), named: the
+    /// game's rules would no longer be those it was played by.
+    pub fn module_files(&self) -> Result<crate::system::ModuleFiles> {
+        let Some(module) = &self.config.module else {
+            return Err(Error::usage(format!("{}: a roll log, not a game", self.root.display())));
+        };
+        let Some(folder) = &self.config.module_folder else {
+            return Ok(crate::system::ModuleFiles::embedded(module));
+        };
+        let files = crate::system::ModuleFiles::read_folder(Path::new(&folder.path))?;
+        let now = files.sha256s();
+        let named = |file: &str| Path::new(&folder.path).join(file).display().to_string();
+        for (file, recorded) in &folder.sha256 {
+            match now.get(file) {
+                Some(sha) if sha == recorded => {}
+                Some(sha) => {
+                    return Err(Error::refused(format!(
+                        "{}: changed since the game began (SHA-256 {}, game.yaml recorded {}); the game's module \
+                         files must stay as they were",
+                        named(file),
+                        sha.to_hex(),
+                        recorded.to_hex()
+                    )))
+                }
+                None => {
+                    return Err(Error::refused(format!(
+                        "{}: gone since the game began (game.yaml records its SHA-256 {}); the game's module files \
+                         must stay as they were",
+                        named(file),
+                        recorded.to_hex()
+                    )))
+                }
+            }
+        }
+        if let Some(added) = now.keys().find(|f| !folder.sha256.contains_key(*f)) {
+            return Err(Error::refused(format!(
+                "{}: added to the module folder since the game began (game.yaml records no such file); the game's \
+                 module files must stay as they were",
+                named(added)
+            )));
+        }
+        Ok(files)
+    }
+
+    /// The system the game's module names (`system.rs`'s registry).
+    pub fn system(&self) -> Result<&'static dyn crate::system::System> {
+        crate::game::modules::system_of_files(&self.module_files()?)
+    }
+
+    /// The game module's module.yaml (its sides and scenarios).
+    pub fn module_info(&self) -> Result<crate::system::ModuleInfo> {
+        crate::game::modules::info_of(&self.module_files()?)
+    }
+
     /// The rules of the game's module and scenario, from the system its
     /// module names (`system.rs`'s registry); loaded once per process.
     pub fn rules(&self) -> Result<&dyn crate::system::Rules> {
         if let Some(rules) = self.rules.get() {
             return Ok(rules.as_ref());
         }
-        let (Some(module), Some(scenario)) = (&self.config.module, &self.config.scenario) else {
+        let (Some(_), Some(scenario)) = (&self.config.module, &self.config.scenario) else {
             return Err(Error::usage(format!("{}: a roll log, not a game", self.root.display())));
         };
-        let loaded = crate::game::modules::system_of(module)?.load(module, scenario)?;
+        let files = self.module_files()?;
+        let loaded = crate::game::modules::system_of_files(&files)?.load(&files, scenario)?;
         Ok(self.rules.get_or_init(|| loaded).as_ref())
     }
 
@@ -469,6 +545,7 @@ impl GameFolder {
         game_id: &str,
         kind: FolderKind,
         module: Option<String>,
+        module_folder: Option<ModuleFolder>,
         scenario: Option<String>,
         players: Vec<Player>,
         chain_length: u32,
@@ -483,6 +560,7 @@ impl GameFolder {
             game_id: game_id.to_string(),
             kind,
             module,
+            module_folder,
             scenario,
             players,
             dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
@@ -628,6 +706,7 @@ mod tests {
             game_id: "test".into(),
             kind: FolderKind::RollLog,
             module: None,
+            module_folder: None,
             scenario: None,
             players: vec![],
             dice: DiceConfig {

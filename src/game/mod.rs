@@ -60,6 +60,9 @@ pub struct NewGame {
     pub dir: String,
     pub game_id: String,
     pub module: String,
+    /// The module folder the game reads, for a module not embedded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module_folder: Option<String>,
     pub module_name: String,
     pub scenario: String,
     pub scenario_name: String,
@@ -68,16 +71,23 @@ pub struct NewGame {
     pub anchor: Bytes32,
 }
 
-/// Create a game of `module`'s `scenario` at `dir`.
+/// Create a game of `module`'s `scenario` at `dir`. `module` is an
+/// embedded module's id, or a module folder's path ([`modules::is_folder`]):
+/// game.yaml then records the folder (made absolute) and the SHA-256 of
+/// each of its files, which every later command checks.
 pub fn new_game(
     dir: &Path,
-    module_id: &str,
+    module_name: &str,
     scenario_id: &str,
     game_id: &str,
     players: Vec<Player>,
     chain_length: u32,
 ) -> Result<NewGame> {
-    let module = modules::load(module_id)?;
+    let files = modules::files(module_name, None)?;
+    let module = match files.folder() {
+        Some(_) => modules::info_of(&files)?,
+        None => modules::load(module_name)?,
+    };
     let scenario = module.scenario(scenario_id)?;
     for (i, p) in players.iter().enumerate() {
         module.side(&p.side)?;
@@ -86,13 +96,28 @@ pub fn new_game(
         }
     }
     // The scenario's set-up is the state before step 1.
-    let rules = modules::system_of(&module.id)?.load(&module.id, &scenario.id)?;
+    let module_folder = match files.folder() {
+        Some(path) => {
+            let absolute = std::path::absolute(path).map_err(|e| Error::io(path, e))?;
+            Some(crate::game::folder::ModuleFolder {
+                path: absolute.to_string_lossy().into_owned(),
+                sha256: files.sha256s(),
+            })
+        }
+        None => None,
+    };
+    let files = match files.folder() {
+        Some(_) => files,
+        None => modules::ModuleFiles::embedded(&module.id),
+    };
+    let rules = modules::system_of_files(&files)?.load(&files, &scenario.id)?;
     let state_yaml = rules.setup()?.to_yaml()?;
     let folder = GameFolder::create_new(
         dir,
         game_id,
         FolderKind::Game,
         Some(module.id.clone()),
+        module_folder.clone(),
         Some(scenario.id.clone()),
         players.clone(),
         chain_length,
@@ -103,6 +128,7 @@ pub fn new_game(
         dir: dir.display().to_string(),
         game_id: game_id.to_string(),
         module: module.id.clone(),
+        module_folder: module_folder.map(|f| f.path),
         module_name: module.name.clone(),
         scenario: scenario.id.clone(),
         scenario_name: scenario.name.clone(),
@@ -138,7 +164,7 @@ pub fn change_player(dir: &Path, spec: &str, wait: std::time::Duration) -> Resul
     // Read again under the lock: another command may have changed it.
     let mut config = GameFolder::open(dir)?.config;
     let now = parse_player(spec)?;
-    let module = modules::load(config.module.as_deref().unwrap_or_default())?;
+    let module = folder.module_info()?;
     module.side(&now.side)?;
     let (after_step, _) = folder.journal().tail()?;
     let after_step = after_step - 1;

@@ -1,11 +1,15 @@
 //! The game modules adjutant knows: `games/<module>/`, embedded in the
 //! binary so that it works from any folder (`base::embedded`), and any a
 //! registered system carries; each module's system, found in the registry
-//! (`system.rs`) by its module.yaml's `system:`.
+//! (`system.rs`) by its module.yaml's `system:`. A module named by a
+//! folder's path is read here ([`files`]): the shell reads module files,
+//! and hands a system their bytes ([`ModuleFiles`]).
+
+use std::path::Path;
 
 use crate::base::embedded::{embedded_compact, embedded_file, embedded_ids};
 use crate::base::error::{Error, Result};
-pub use crate::system::{ModuleInfo, ScenarioInfo, Side};
+pub use crate::system::{ModuleFiles, ModuleInfo, ScenarioInfo, Side};
 
 /// The system of a module whose module.yaml says none: the GBoAR series
 /// (every module written before `system:` was).
@@ -43,16 +47,159 @@ pub fn load(id: &str) -> Result<ModuleInfo> {
 
 /// The system of module `id`, found in the registry by its `system:`.
 pub fn system_of(id: &str) -> Result<&'static dyn crate::system::System> {
-    let info = load(id)?;
+    system_named(id, &load(id)?)
+}
+
+/// The system a module's module.yaml names.
+fn system_named(id: &str, info: &ModuleInfo) -> Result<&'static dyn crate::system::System> {
     let name = info.system.as_deref().unwrap_or(DEFAULT_SYSTEM);
     crate::system::find(name).ok_or_else(|| {
         let known: Vec<&str> = crate::system::systems().iter().map(|s| s.id()).collect();
         Error::usage(format!(
-            "module '{id}' follows system '{}', which this adjutant does not have; it has: {}",
+            "module '{}' follows system '{}', which this adjutant does not have; it has: {}",
+            crate::base::error::echo(id),
             crate::base::error::echo(name),
             known.join(", ")
         ))
     })
+}
+
+/// Whether a module's name on the command line is a folder's path (it
+/// holds a `/` or starts with `.`) rather than an embedded module's id.
+pub fn is_folder(name: &str) -> bool {
+    name.contains('/') || name.starts_with('.')
+}
+
+/// The files of the module `name` names: with `games_dir`, the folder of
+/// that name in it; else a folder's path ([`is_folder`]), or an embedded
+/// module's id (or a module a registered system carries). A folder is
+/// read whole here, bounded ([`ModuleFiles::read_folder`]); an id is not
+/// checked (an unknown one reads as a module without files).
+pub fn files(name: &str, games_dir: Option<&Path>) -> Result<ModuleFiles> {
+    match games_dir {
+        Some(dir) => ModuleFiles::read_folder(&dir.join(name)),
+        None if is_folder(name) => ModuleFiles::read_folder(Path::new(name)),
+        None => Ok(ModuleFiles::embedded(name)),
+    }
+}
+
+/// The module.yaml of a module's files: an embedded (or carried)
+/// module's by its id, a folder's read from its bytes.
+pub fn info_of(files: &ModuleFiles) -> Result<ModuleInfo> {
+    if let Some(id) = files.embedded_id() {
+        return load(id);
+    }
+    let text = files.text("module.yaml")?;
+    let mut info: ModuleInfo = crate::base::yaml::parse(&files.label("module.yaml"), text).map_err(Error::Data)?;
+    info.system.get_or_insert_with(|| DEFAULT_SYSTEM.to_string());
+    Ok(info)
+}
+
+/// The system of a module's files, by its module.yaml's `system:`.
+pub fn system_of_files(files: &ModuleFiles) -> Result<&'static dyn crate::system::System> {
+    let info = info_of(files)?;
+    system_named(&info.id, &info)
+}
+
+/// The system that reads a module's files for a command that loads the
+/// module itself (`check-game`, `map`, `odds`, `selfplay`): the one its
+/// module.yaml names, read leniently (a module.yaml too broken to say, or
+/// missing, is read by the default system, which names what is wrong).
+pub fn system_reading(files: &ModuleFiles) -> Result<&'static dyn crate::system::System> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        #[serde(default)]
+        system: Option<String>,
+    }
+    let named = match files.embedded_id() {
+        Some(id) => load(id).ok().and_then(|m| m.system),
+        None => files
+            .text("module.yaml")
+            .ok()
+            .and_then(|t| crate::base::yaml::parse::<Named>(&files.label("module.yaml"), t).ok())
+            .and_then(|n| n.system),
+    };
+    let info_id = files.embedded_id().map(str::to_string).unwrap_or_else(|| files.label(""));
+    let name = named.unwrap_or_else(|| DEFAULT_SYSTEM.to_string());
+    crate::system::find(&name).ok_or_else(|| {
+        let known: Vec<&str> = crate::system::systems().iter().map(|s| s.id()).collect();
+        Error::usage(format!(
+            "module '{}' follows system '{}', which this adjutant does not have; it has: {}",
+            crate::base::error::echo(&info_id),
+            crate::base::error::echo(&name),
+            known.join(", ")
+        ))
+    })
+}
+
+/// What `adjutant module export` wrote.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Exported {
+    pub module: String,
+    pub dir: String,
+    /// Every file written, by its path in the folder.
+    pub files: Vec<String>,
+    pub bytes: usize,
+}
+
+/// `adjutant module export ID DIR`: write the embedded module `id` out as
+/// a module folder to edit (every file of `games/<id>/`), all at once
+/// (`fsio::write_tree_atomic`): DIR must be missing or empty.
+pub fn export(id: &str, dir: &Path) -> Result<Exported> {
+    if !embedded_ids().iter().any(|e| e == id) {
+        return Err(Error::usage(format!(
+            "'{}' is not an embedded module; the embedded modules are: {}",
+            crate::base::error::echo(id),
+            embedded_ids().join(", ")
+        )));
+    }
+    let files: std::collections::BTreeMap<String, Vec<u8>> =
+        ModuleFiles::embedded(id).files().into_iter().map(|(name, bytes)| (name, bytes.to_vec())).collect();
+    crate::base::fsio::write_tree_atomic(dir, &files)?;
+    Ok(Exported {
+        module: id.to_string(),
+        dir: dir.display().to_string(),
+        bytes: files.values().map(Vec::len).sum(),
+        files: files.into_keys().collect(),
+    })
+}
+
+/// A command a module's system does not have: `module 'X' (system Y)
+/// has no WHAT` (exit 2).
+pub fn lacks(module: &str, system: &dyn crate::system::System, what: &str) -> Error {
+    Error::usage(format!("module '{}' (system {}) has no {what}", crate::base::error::echo(module), system.id()))
+}
+
+/// Where a conformance case's `module:` is: a folder relative to the case
+/// file, else an embedded module's id.
+pub fn case_module(case_file: &Path, module: &str) -> Result<ModuleFiles> {
+    let dir = case_file.parent().unwrap_or(Path::new(".")).join(module);
+    if dir.is_dir() {
+        ModuleFiles::read_folder(&dir)
+    } else {
+        Ok(ModuleFiles::embedded(module))
+    }
+}
+
+/// Run the conformance case `text` of the file `case_file` (`label` names
+/// it) by the system of the module it names (read leniently: a case too
+/// broken to name one is run by the default system, which says what is
+/// wrong with it).
+pub fn run_case(case_file: &Path, label: &str, text: &str) -> Result<crate::system::CaseOutcome> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        #[serde(default)]
+        module: Option<String>,
+    }
+    let named = crate::base::yaml::parse::<Named>(label, text).ok().and_then(|n| n.module);
+    let system = match &named {
+        Some(module) => system_reading(&case_module(case_file, module)?)?,
+        None => crate::system::find(DEFAULT_SYSTEM)
+            .ok_or_else(|| Error::usage(format!("this adjutant has no system '{DEFAULT_SYSTEM}'")))?,
+    };
+    system
+        .run_case(label, text, &|module| case_module(case_file, module))
+        .unwrap_or_else(|| Err(lacks(named.as_deref().unwrap_or_default(), system, "conformance cases")))
 }
 
 #[cfg(test)]

@@ -360,9 +360,8 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
     if is_game {
         // inbox/: a side's orders for a step the journal has not resolved.
         let resolved: BTreeSet<&str> = entries.iter().filter_map(|(e, _)| e.game_step.as_deref()).collect();
-        let sides: BTreeSet<String> = crate::game::modules::load(folder.config.module.as_deref().unwrap_or_default())
-            .map(|m| m.sides.into_iter().map(|s| s.id).collect())
-            .unwrap_or_default();
+        let sides: BTreeSet<String> =
+            folder.rules().map(|r| r.sides().into_iter().map(|s| s.id).collect()).unwrap_or_default();
         let inbox = root.join(crate::game::inbox::INBOX_DIR);
         if inbox.is_dir() {
             for name in fsio::list_names(&inbox).map_err(|e| fail("inbox", None, Check::Files, e.to_string()))? {

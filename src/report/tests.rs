@@ -16,6 +16,7 @@ fn game() -> GameConfig {
         scenario: Some("historical".into()),
         players: vec![Player { side: "british".into(), name: "Ann".into(), email: Some("ann@example.org".into()) }],
         dice: DiceConfig { protocol: 1, mode: DiceMode::Referee, chain_length: 16, anchor: Bytes32([0xaa; 32]) },
+        module_folder: None,
         mail: None,
         player_changes: Vec::new(),
     }

@@ -715,7 +715,8 @@ mod tests {
     /// and the counters, through the seam like every report's map.
     fn savannah(test: impl FnOnce(&Map, &[CounterView])) {
         let system = crate::game::modules::system_of("savannah-1779").unwrap();
-        let rules = system.load("savannah-1779", "historical").unwrap();
+        let files = crate::game::modules::ModuleFiles::embedded("savannah-1779");
+        let rules = system.load(&files, "historical").unwrap();
         let state = rules.setup().unwrap();
         let picture = rules.map(state.as_ref(), &[]).expect("Savannah has a map");
         assert!(picture.counters.len() > 20, "the set-up's counters are on the map");

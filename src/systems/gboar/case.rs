@@ -214,14 +214,7 @@ impl Dice for ScriptedDice {
 }
 
 /// The outcome of one case.
-#[derive(Debug, Clone, Serialize)]
-pub struct Outcome {
-    pub file: String,
-    pub name: String,
-    pub rules: Vec<String>,
-    pub passed: bool,
-    pub failures: Vec<String>,
-}
+pub use crate::system::CaseOutcome as Outcome;
 
 fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), String> {
     if let Some(turn) = patch.turn {
@@ -304,11 +297,11 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
 
 /// Run the case whose text is `text` (`label` names it in messages, its
 /// file's path). The case names its module as written (`module:`);
-/// `source_of` says where that module is (a folder next to the case, or
+/// `source_of` gives that module's files (a folder next to the case, or
 /// an embedded module): the caller reads files, the engine does not.
-pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Source) -> Result<Outcome> {
+pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) -> Result<Outcome> {
     let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
-    let source = source_of(&case.module);
+    let source = source_of(&case.module)?;
     let mut outcome = Outcome {
         file: label.to_string(),
         name: case.name.clone(),

@@ -26,12 +26,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use serde::Serialize;
 
 use crate::base::dice::{self, Bytes32, SideHash, StepDice};
 use crate::base::error::{Error, Result};
 use crate::base::yaml::{Mapping, Value};
-use crate::system::GameResult;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
@@ -39,24 +37,14 @@ use crate::systems::gboar::guide::template::{self, Guide};
 use crate::systems::gboar::invariants::Invariants;
 use crate::systems::gboar::phases;
 
-/// One game of a run: the run's seed and the game's number (from 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GameId {
-    pub seed: u64,
-    pub game: u32,
-}
+pub use crate::system::{
+    OrderCounts, SelfplayFailure as Failure, SelfplayGame as Played, SelfplayId as GameId,
+    SelfplayStep as StepRecord, SelfplaySummary as Summary,
+};
 
-impl GameId {
-    /// The game id bound into every roll (DICE.md §4).
-    pub fn name(&self) -> String {
-        format!("selfplay-{}-{}", self.seed, self.game)
-    }
-}
-
-/// The public text whose SHA-256 is game K's chain top: like the demo's,
-/// not a secret, so that anyone can play the same game again.
+/// The public text whose SHA-256 is game K's chain top ([`GameId::chain_top`]).
 pub fn chain_top(id: GameId) -> Bytes32 {
-    Bytes32::sha256(format!("adjutant selfplay: seed {}, game {}. Not a secret.", id.seed, id.game).as_bytes())
+    id.chain_top()
 }
 
 /// The most steps a game of the scenario can have: every step of every
@@ -73,91 +61,6 @@ pub fn max_steps(rules: &Rules) -> Result<u32> {
         total += most;
     }
     u32::try_from(total).map_err(|_| Error::usage("the scenario has too many steps to play"))
-}
-
-/// A broken invariant, a refused step or a panic: where, and what.
-#[derive(Debug, Clone, Serialize)]
-pub struct Failure {
-    pub game: u32,
-    /// The journal step (1 for the first step), 0 before any.
-    pub journal_step: u32,
-    /// The game step, e.g. `17-allies-movement`.
-    pub step: String,
-    pub what: String,
-}
-
-/// One step as played: each side's orders file and the state's hash after.
-#[derive(Debug, Clone)]
-pub struct StepRecord {
-    pub journal_step: u32,
-    pub step: String,
-    /// (side, the orders file's text).
-    pub files: Vec<(String, String)>,
-    pub state_sha256: Bytes32,
-}
-
-/// How the random orders fared: choices drawn, kept, and refusals that
-/// named no choice (the orders were then built one choice at a time).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct OrderCounts {
-    pub files: u64,
-    pub drawn: u64,
-    pub kept: u64,
-    pub one_by_one: u64,
-}
-
-impl OrderCounts {
-    fn add(&mut self, other: &OrderCounts) {
-        self.files += other.files;
-        self.drawn += other.drawn;
-        self.kept += other.kept;
-        self.one_by_one += other.one_by_one;
-    }
-}
-
-/// One game played.
-#[derive(Debug, Clone)]
-pub struct Played {
-    pub id: GameId,
-    pub steps: u32,
-    pub result: Option<GameResult>,
-    pub failures: Vec<Failure>,
-    pub orders: OrderCounts,
-    /// How many events of each kind the game's steps gave.
-    pub events: BTreeMap<String, u64>,
-    /// Every step with its orders files, when asked for.
-    pub record: Vec<StepRecord>,
-    pub chain_length: u32,
-}
-
-/// The outcome of a run of games.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Summary {
-    pub games: u32,
-    pub steps: u64,
-    /// Games by result, `winner level` (`unfinished` for a game that failed).
-    pub results: BTreeMap<String, u32>,
-    pub orders: OrderCounts,
-    pub events: BTreeMap<String, u64>,
-    pub failures: Vec<Failure>,
-}
-
-impl Summary {
-    pub fn add(&mut self, played: &Played) {
-        self.games += 1;
-        self.steps += u64::from(played.steps);
-        let result = match &played.result {
-            Some(r) => format!("{} {}", r.winner, r.level),
-            None if !played.failures.is_empty() => "failed".to_string(),
-            None => "no result".to_string(),
-        };
-        *self.results.entry(result).or_default() += 1;
-        self.orders.add(&played.orders);
-        for (kind, n) in &played.events {
-            *self.events.entry(kind.clone()).or_default() += n;
-        }
-        self.failures.extend(played.failures.iter().cloned());
-    }
 }
 
 /// Deterministic draws for the orders.

@@ -14,7 +14,7 @@ use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::step_field;
 use crate::systems::gboar::data::sequence::Step;
-use crate::systems::gboar::data::Source;
+use crate::systems::gboar::data::{Module, Source};
 
 /// The GBoAR series (Savannah 1779 and any module whose `system:` is
 /// `gboar`).
@@ -28,8 +28,39 @@ impl seam::System for Gboar {
         "gboar"
     }
 
-    fn load(&self, module: &str, scenario: &str) -> Result<Box<dyn seam::Rules>> {
-        Ok(Box::new(Rules::load(&Source::Embedded(module.to_string()), scenario)?))
+    fn load(&self, module: &seam::ModuleFiles, scenario: &str) -> Result<Box<dyn seam::Rules>> {
+        Ok(Box::new(Rules::load(&Source::of(module), scenario)?))
+    }
+
+    fn check_module(&self, module: &seam::ModuleFiles) -> Option<seam::ModuleCheck> {
+        Some(crate::systems::gboar::data::check::check(&Source::of(module)))
+    }
+
+    fn run_case(
+        &self,
+        label: &str,
+        text: &str,
+        module_of: &dyn Fn(&str) -> Result<seam::ModuleFiles>,
+    ) -> Option<Result<seam::CaseOutcome>> {
+        Some(crate::systems::gboar::case::run(label, text, |module| module_of(module).map(|m| Source::of(&m))))
+    }
+
+    fn board(&self, module: &seam::ModuleFiles) -> Option<Result<Box<dyn seam::Board>>> {
+        Some(Module::load(&Source::of(module)).map(|m| Box::new(m) as Box<dyn seam::Board>).map_err(|e| e.into_error()))
+    }
+}
+
+impl seam::Board for Module {
+    fn info(&self) -> &seam::ModuleInfo {
+        &self.info
+    }
+
+    fn map(&self) -> &crate::base::hexmap::Map {
+        &self.map
+    }
+
+    fn setup(&self, scenario: &str) -> Result<Vec<crate::base::hexmap::CounterView>> {
+        self.setup_counters(scenario)
     }
 }
 
@@ -246,6 +277,15 @@ impl seam::Rules for Rules {
             cards: state.cards.clone(),
             result: state.result.clone(),
         }
+    }
+
+    fn odds(&self, state: &dyn GameState, query: &seam::OddsQuery) -> Option<Result<seam::OddsReport>> {
+        Some(ours(state).and_then(|s| crate::systems::gboar::guide::odds_report::report(self, s, query)))
+    }
+
+    fn selfplay(&self, setup: &dyn GameState, id: seam::SelfplayId, record: bool) -> Option<seam::SelfplayGame> {
+        let setup = ours(setup).ok()?;
+        Some(crate::systems::gboar::selfplay::play(self, setup, id, record))
     }
 
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>> {

@@ -520,7 +520,7 @@ mod tests {
 
     fn rules() -> Rules {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/sight");
-        Rules::load(&Source::Dir(dir), "battle").unwrap()
+        Rules::load(&Source::dir(&dir), "battle").unwrap()
     }
 
     /// The scenario's state with only `placed` on the map, where given.

@@ -132,27 +132,7 @@ const TYPES: &[&str] = &[
 ];
 
 /// The outcome of a check: what was looked at, and every problem.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Report {
-    pub module: String,
-    pub checked: BTreeMap<String, usize>,
-    pub problems: Vec<Problem>,
-}
-
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Problem {
-    pub file: String,
-    pub line: Option<usize>,
-    pub field: String,
-    pub message: String,
-    pub text: String,
-}
-
-impl From<Located> for Problem {
-    fn from(l: Located) -> Self {
-        Problem { text: l.to_string(), file: l.file, line: l.line, field: l.field, message: l.message }
-    }
-}
+pub use crate::system::{ModuleCheck as Report, ModuleProblem as Problem};
 
 struct Files<'a> {
     source: &'a Source,

@@ -1,5 +1,5 @@
 //! A game module as data: `games/<module>/` (module.yaml, map.yaml, ...),
-//! embedded in the binary or read from a folder (`--games-dir`), read into
+//! embedded in the binary or a folder's files the shell read, read into
 //! typed structs: the map, the counters and set-up, the charts
 //! ([`charts`]), the sequence of play ([`sequence`]), module.yaml's and
 //! the scenario's rule settings ([`stacking`], [`scenario`]), and the
@@ -15,41 +15,46 @@ pub mod scenario;
 pub mod sequence;
 pub mod stacking;
 
-use std::path::{Path, PathBuf};
-
 use serde::de::DeserializeOwned;
 
 use crate::base::embedded as modules;
 use crate::base::error::{Error, Located, Result};
-use crate::base::fsio;
 use crate::base::hexmap::Map;
+use crate::base::module_files::ModuleFiles;
 use crate::system::ModuleInfo;
 
-/// Where a module's files are read from.
+/// Where a module's files are read from: bytes the shell hands over
+/// (`system.rs`'s [`ModuleFiles`]); GBoAR never opens a file.
 #[derive(Debug, Clone)]
 pub enum Source {
     /// `games/<id>/` embedded in the binary.
     Embedded(String),
-    /// A module folder on disk.
-    Dir(PathBuf),
+    /// A module folder's files, read by the shell.
+    Files(ModuleFiles),
 }
 
 impl Source {
-    /// A module id names an embedded module unless `games_dir` is given;
-    /// a path (anything with a `/`) is a folder.
-    pub fn resolve(name: &str, games_dir: Option<&Path>) -> Source {
-        match games_dir {
-            Some(dir) => Source::Dir(dir.join(name)),
-            None if name.contains('/') || name.starts_with('.') => Source::Dir(PathBuf::from(name)),
-            None => Source::Embedded(name.to_string()),
+    /// The source of a module's files as the shell hands them over: an
+    /// embedded module keeps its compact forms and its cache.
+    pub fn of(files: &ModuleFiles) -> Source {
+        match files.embedded_id() {
+            Some(id) => Source::Embedded(id.to_string()),
+            None => Source::Files(files.clone()),
         }
+    }
+
+    /// A module folder read whole, for tests of the rules on a module of
+    /// their own (the shell reads folders for the commands).
+    #[cfg(test)]
+    pub fn dir(path: &std::path::Path) -> Source {
+        Source::Files(ModuleFiles::read_folder(path).unwrap_or_else(|e| panic!("{e}")))
     }
 
     /// How errors name a file of this module.
     pub fn label(&self, file: &str) -> String {
         match self {
             Source::Embedded(id) => format!("games/{id}/{file}"),
-            Source::Dir(dir) => dir.join(file).display().to_string(),
+            Source::Files(files) => files.label(file),
         }
     }
 
@@ -59,10 +64,7 @@ impl Source {
             Source::Embedded(id) => modules::embedded_file(id, file)
                 .map(str::to_string)
                 .ok_or_else(|| Error::usage(format!("{}: not found", self.label(file)))),
-            Source::Dir(dir) => {
-                let path = dir.join(file);
-                fsio::read_text(&path, &self.label(file))
-            }
+            Source::Files(files) => files.text(file).map(str::to_string),
         }
     }
 
@@ -104,7 +106,7 @@ impl Source {
     pub fn compact(&self, file: &str) -> Option<&'static [u8]> {
         match self {
             Source::Embedded(id) => modules::embedded_compact(id, file),
-            Source::Dir(_) => None,
+            Source::Files(_) => None,
         }
     }
 }

@@ -838,7 +838,7 @@ mod tests {
     /// The moves test module, every army at morale 5 (its track is 0-10).
     fn moves() -> (Rules, State) {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/moves");
-        let rules = Rules::load(&Source::Dir(dir), "battle").unwrap();
+        let rules = Rules::load(&Source::dir(&dir), "battle").unwrap();
         let mut state = State::setup(&rules.module, "battle").unwrap();
         for morale in state.army_morale.values_mut() {
             *morale = 5;

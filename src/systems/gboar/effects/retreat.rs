@@ -1121,7 +1121,7 @@ pub(crate) mod tests {
     /// The combat test module, every unit off the map: each test places its own.
     pub(crate) fn combat() -> (Rules, State) {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/combat");
-        let rules = Rules::load(&Source::Dir(dir), "battle").unwrap();
+        let rules = Rules::load(&Source::dir(&dir), "battle").unwrap();
         let mut state = State::setup(&rules.module, "battle").unwrap();
         for u in state.units.values_mut() {
             u.hex = None;

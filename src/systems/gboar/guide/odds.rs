@@ -157,7 +157,7 @@ mod tests {
 
     fn rules() -> Rules {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/moves");
-        Rules::load(&Source::Dir(dir), "battle").unwrap()
+        Rules::load(&Source::dir(&dir), "battle").unwrap()
     }
 
     /// A d10 from a seeded stream, by rejection (no modulo bias).

@@ -36,7 +36,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn fixture(name: &str) -> Source {
-    Source::Dir(fixtures().join(name))
+    Source::dir(&fixtures().join(name))
 }
 
 /// Every problem `load`, then `check`, finds in a fixture module.
@@ -259,7 +259,7 @@ fn each_broken_fixture_differs_from_valid_in_one_file() {
 
 #[test]
 fn load_reports_every_file_it_cannot_read_not_only_the_first() {
-    let source = Source::Dir(fixtures().join("no-such-module"));
+    let source = Source::dir(&fixtures().join("no-such-module"));
     let list = load(&source).unwrap_err();
     assert_eq!(list.len(), FILES.len(), "{}", show(&list));
     for (problem, file) in list.iter().zip(FILES) {
@@ -275,7 +275,7 @@ fn load_reports_a_key_written_twice() {
     let path = dir.path().join("charts/tactics.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace("advance: {advance: 0,", "advance: {advance: 0, advance: 2,")).unwrap();
-    let list = load(&Source::Dir(dir.path().to_path_buf())).unwrap_err();
+    let list = load(&Source::dir(dir.path())).unwrap_err();
     assert_eq!(list.len(), 1, "{}", show(&list));
     assert_eq!((list[0].line, list[0].field.as_str()), (Some(16), "matrix.rows.advance"));
     assert!(list[0].message.contains("duplicate entry with key \"advance\""), "{}", list[0]);

@@ -959,7 +959,7 @@ mod tests {
     #[test]
     fn validate_reports_every_problem_with_its_field() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/moves");
-        let (rules, state) = load(Source::Dir(dir), "battle");
+        let (rules, state) = load(Source::dir(&dir), "battle");
         let body = yaml(
             r#"moves:
                  - {unit: red-fot, path: ["0113"]}
