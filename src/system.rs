@@ -484,9 +484,7 @@ impl SelfplayId {
     /// chain top, like the demo's not a secret, so that anyone can play
     /// the same game again.
     pub fn chain_top(&self) -> Bytes32 {
-        Bytes32::sha256(
-            format!("adjutant selfplay: seed {}, game {}. Not a secret.", self.seed, self.game).as_bytes(),
-        )
+        Bytes32::sha256(format!("adjutant selfplay: seed {}, game {}. Not a secret.", self.seed, self.game).as_bytes())
     }
 }
 

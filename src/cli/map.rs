@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use adjutant::base::fsio;
 use adjutant::base::hex::HexId;
-use adjutant::report::map::svg::{self, Options};
 use adjutant::game::modules;
+use adjutant::report::map::svg::{self, Options};
 use adjutant::Error;
 
 use super::arguments::{Format, MapArgs};

@@ -556,8 +556,9 @@ fn check_game(args: &arguments::CheckGameArgs, out: &Out) -> Outcome {
         }
     }
     let system = adjutant::game::modules::system_reading(&files)?;
-    let report =
-        system.check_module(&files).ok_or_else(|| adjutant::game::modules::lacks(&args.module, system, "module checker"))?;
+    let report = system
+        .check_module(&files)
+        .ok_or_else(|| adjutant::game::modules::lacks(&args.module, system, "module checker"))?;
     out.result(&report, |s| {
         let mut text = String::new();
         for p in &report.problems {

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use adjutant::game::selfplay::{write_folder, FolderCheck, FolderGame, FolderStep};
 use adjutant::game::modules;
+use adjutant::game::selfplay::{write_folder, FolderCheck, FolderGame, FolderStep};
 use adjutant::system::{SelfplayFailure, SelfplayId, SelfplaySummary as Summary};
 use adjutant::Error;
 

@@ -98,7 +98,7 @@ pub fn new_game(
     // The scenario's set-up is the state before step 1.
     let module_folder = match files.folder() {
         Some(path) => {
-            let absolute = std::path::absolute(path).map_err(|e| Error::io(path, e))?;
+            let absolute = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
             Some(crate::game::folder::ModuleFolder {
                 path: absolute.to_string_lossy().into_owned(),
                 sha256: files.sha256s(),

@@ -38,8 +38,8 @@ use crate::systems::gboar::invariants::Invariants;
 use crate::systems::gboar::phases;
 
 pub use crate::system::{
-    OrderCounts, SelfplayFailure as Failure, SelfplayGame as Played, SelfplayId as GameId,
-    SelfplayStep as StepRecord, SelfplaySummary as Summary,
+    OrderCounts, SelfplayFailure as Failure, SelfplayGame as Played, SelfplayId as GameId, SelfplayStep as StepRecord,
+    SelfplaySummary as Summary,
 };
 
 /// The public text whose SHA-256 is game K's chain top ([`GameId::chain_top`]).

@@ -131,7 +131,8 @@ pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsRepo
                 defender_chit: args.defender_tactics.clone().unwrap_or_else(|| first_chit.clone()),
                 diversion_shift: args.diversion,
             };
-            let hex = |u: &String| state.units.get(u).and_then(|s| s.hex.as_deref()).and_then(|h| h.parse::<HexId>().ok());
+            let hex =
+                |u: &String| state.units.get(u).and_then(|s| s.hex.as_deref()).and_then(|h| h.parse::<HexId>().ok());
             let attacking: Vec<HexId> = e.attackers.iter().filter_map(hex).collect();
             let others = |units: &[String], lead: &str, defender: bool| -> Vec<OddsCheck> {
                 units
@@ -213,8 +214,11 @@ pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsRepo
         let (a, b) = (x.numerator.parse::<u128>().unwrap_or(0), y.numerator.parse::<u128>().unwrap_or(0));
         b.cmp(&a)
     });
-    let full =
-        if lines.iter().any(|l| !l.morale_checks.is_empty()) { with_morale_checks(&lines, dist.denominator)? } else { Vec::new() };
+    let full = if lines.iter().any(|l| !l.morale_checks.is_empty()) {
+        with_morale_checks(&lines, dist.denominator)?
+    } else {
+        Vec::new()
+    };
     Ok(OddsReport {
         column,
         drm,
