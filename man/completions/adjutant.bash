@@ -40,6 +40,9 @@ _adjutant() {
             adjutant,map)
                 cmd="adjutant__subcmd__map"
                 ;;
+            adjutant,module)
+                cmd="adjutant__subcmd__module"
+                ;;
             adjutant,new)
                 cmd="adjutant__subcmd__new"
                 ;;
@@ -142,6 +145,9 @@ _adjutant() {
             adjutant__subcmd__help,map)
                 cmd="adjutant__subcmd__help__subcmd__map"
                 ;;
+            adjutant__subcmd__help,module)
+                cmd="adjutant__subcmd__help__subcmd__module"
+                ;;
             adjutant__subcmd__help,new)
                 cmd="adjutant__subcmd__help__subcmd__new"
                 ;;
@@ -193,8 +199,23 @@ _adjutant() {
             adjutant__subcmd__help__subcmd__dice,seed)
                 cmd="adjutant__subcmd__help__subcmd__dice__subcmd__seed"
                 ;;
+            adjutant__subcmd__help__subcmd__module,export)
+                cmd="adjutant__subcmd__help__subcmd__module__subcmd__export"
+                ;;
             adjutant__subcmd__help__subcmd__roll,init)
                 cmd="adjutant__subcmd__help__subcmd__roll__subcmd__init"
+                ;;
+            adjutant__subcmd__module,export)
+                cmd="adjutant__subcmd__module__subcmd__export"
+                ;;
+            adjutant__subcmd__module,help)
+                cmd="adjutant__subcmd__module__subcmd__help"
+                ;;
+            adjutant__subcmd__module__subcmd__help,export)
+                cmd="adjutant__subcmd__module__subcmd__help__subcmd__export"
+                ;;
+            adjutant__subcmd__module__subcmd__help,help)
+                cmd="adjutant__subcmd__module__subcmd__help__subcmd__help"
                 ;;
             adjutant__subcmd__roll,help)
                 cmd="adjutant__subcmd__roll__subcmd__help"
@@ -215,7 +236,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll resolve submit mail report status template odds validate player verify dice check-game case map selfplay demo generate help"
+            opts="-h -V --format --color --wait --help --version new roll resolve submit mail report status template odds validate player verify dice check-game case module map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -671,7 +692,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve submit mail report status template odds validate player verify dice check-game case map selfplay demo generate help"
+            opts="new roll resolve submit mail report status template odds validate player verify dice check-game case module map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -855,6 +876,34 @@ _adjutant() {
         adjutant__subcmd__help__subcmd__map)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__module)
+            opts="export"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__module__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1169,6 +1218,100 @@ _adjutant() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__module)
+            opts="-h --format --color --wait --help export help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__module__subcmd__export)
+            opts="-h --format --color --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__module__subcmd__help)
+            opts="export help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__module__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__module__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
