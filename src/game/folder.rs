@@ -99,6 +99,16 @@ pub struct ModuleFolder {
     pub sha256: BTreeMap<String, Bytes32>,
 }
 
+/// What a new game folder plays ([`GameFolder::create_new`]): its module
+/// (and, for a module folder, where it is and its files' hashes) and
+/// scenario.
+#[derive(Debug, Clone)]
+pub struct GameOf {
+    pub module: String,
+    pub module_folder: Option<ModuleFolder>,
+    pub scenario: String,
+}
+
 /// A change of a side's player (`adjutant player`), after a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -539,14 +549,11 @@ impl GameFolder {
     }
 
     /// Create a new folder at `root` with a fresh key chain: a game of a
-    /// module (`kind` Game, with its module and scenario) or a roll log.
+    /// module (`game`: its module and scenario) or, without one, a roll log.
     pub fn create_new(
         root: &Path,
         game_id: &str,
-        kind: FolderKind,
-        module: Option<String>,
-        module_folder: Option<ModuleFolder>,
-        scenario: Option<String>,
+        game: Option<GameOf>,
         players: Vec<Player>,
         chain_length: u32,
         extra: &[(&str, Vec<u8>)],
@@ -555,6 +562,11 @@ impl GameFolder {
         check_chain_length(chain_length)?;
         let top = new_chain_top()?;
         let anchor = chain_key(&top, chain_length, 0)?;
+        let kind = if game.is_some() { FolderKind::Game } else { FolderKind::RollLog };
+        let (module, module_folder, scenario) = match game {
+            Some(g) => (Some(g.module), g.module_folder, Some(g.scenario)),
+            None => (None, None, None),
+        };
         let config = GameConfig {
             adjutant: FORMAT_VERSION,
             game_id: game_id.to_string(),

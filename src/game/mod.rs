@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::base::dice::Bytes32;
 use crate::base::error::{Error, Result};
-use crate::game::folder::{FolderKind, GameFolder, Player};
+use crate::game::folder::{FolderKind, GameFolder, GameOf, Player};
 
 /// Parse `side=Name <address>` (the address is optional): the mailbox is
 /// read by lettre's parser, the one that sends the mail, so that an
@@ -115,10 +115,7 @@ pub fn new_game(
     let folder = GameFolder::create_new(
         dir,
         game_id,
-        FolderKind::Game,
-        Some(module.id.clone()),
-        module_folder.clone(),
-        Some(scenario.id.clone()),
+        Some(GameOf { module: module.id.clone(), module_folder: module_folder.clone(), scenario: scenario.id.clone() }),
         players.clone(),
         chain_length,
         &[(crate::game::folder::STATE_FILE, state_yaml.into_bytes())],

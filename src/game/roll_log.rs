@@ -29,8 +29,7 @@ pub struct Created {
 
 /// Make a new roll log at `dir` with a fresh chain.
 pub fn init(dir: &Path, game_id: &str, chain_length: u32) -> Result<Created> {
-    let folder =
-        GameFolder::create_new(dir, game_id, FolderKind::RollLog, None, None, None, vec![], chain_length, &[])?;
+    let folder = GameFolder::create_new(dir, game_id, None, vec![], chain_length, &[])?;
     let anchor = folder.config.dice.anchor;
     Ok(Created { dir: dir.display().to_string(), game_id: game_id.to_string(), chain_length, anchor })
 }
