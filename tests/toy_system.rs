@@ -188,9 +188,15 @@ impl system::System for Toy {
 
 static TOY: Toy = Toy;
 
+/// Register the toy system once for every test of this file.
+fn registered() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| system::register(&TOY).unwrap());
+}
+
 #[test]
 fn a_second_system_plays_through_the_shell() {
-    system::register(&TOY).unwrap();
+    registered();
     assert!(system::register(&TOY).is_err(), "one system per id");
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("duel");
@@ -251,4 +257,25 @@ fn a_second_system_plays_through_the_shell() {
     assert_ne!(text, forged);
     std::fs::write(&entry, forged).unwrap();
     assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed roll is caught");
+}
+
+/// The commands only some systems have (`check-game`, `case run`, `map`,
+/// `odds`, `selfplay`) say precisely that this one has none of them.
+#[test]
+fn a_system_without_the_gboar_commands_says_so() {
+    registered();
+    let files = adjutant::game::modules::files("toy-duel", None).unwrap();
+    let toy = adjutant::game::modules::system_reading(&files).unwrap();
+    assert_eq!(toy.id(), "toy");
+    assert!(toy.check_module(&files).is_none());
+    assert!(toy.board(&files).is_none());
+    let rules = toy.load(&files, "duel").unwrap();
+    let setup = rules.setup().unwrap();
+    assert!(rules.odds(setup.as_ref(), &system::OddsQuery::default()).is_none());
+    assert!(rules.selfplay(setup.as_ref(), system::SelfplayId { seed: 1, game: 1 }, false).is_none());
+    let lacks = adjutant::game::modules::lacks("toy-duel", toy, "odds");
+    assert_eq!(lacks.to_string(), "module 'toy-duel' (system toy) has no odds");
+    let case = std::path::Path::new("cases/duel.yaml");
+    let err = adjutant::game::modules::run_case(case, "cases/duel.yaml", "module: toy-duel\n").unwrap_err();
+    assert_eq!(err.to_string(), "module 'toy-duel' (system toy) has no conformance cases");
 }
