@@ -104,8 +104,15 @@ fn a_game_plays_by_an_edited_module_folder_and_stops_when_it_changes() {
     }
     std::fs::write(own.join("b.yaml"), "game: club-7\nturn: 16\nstep: british-movement\nside: british\nmoves: []\n")
         .unwrap();
-    let err = run(&own, &["resolve", "--dir", "g", "b.yaml"]).fails(1);
-    assert!(err.contains(&named), "{err}");
+    for args in [
+        &["validate", "--dir", "g", "b.yaml"][..],
+        &["submit", "--dir", "g", "b.yaml"],
+        &["resolve", "--dir", "g", "b.yaml"],
+        &["player", "--dir", "g", "british=Ann"],
+    ] {
+        let err = run(&own, args).fails(1);
+        assert!(err.contains(&format!("{named}: changed since the game began")), "{args:?}: {err}");
+    }
     assert_eq!(snapshot(&own.join("g")), before, "a refused command changes nothing");
     // Put back as it was, the game goes on; a file removed or added is
     // refused too.
