@@ -66,6 +66,9 @@ pub struct StatePatch {
     /// Savannah 1.6 case A: the assault is declared.
     #[serde(default)]
     pub assault_declared: Option<bool>,
+    /// Savannah 1.6, 4.14: the last turn played on the Strategic Turn Track.
+    #[serde(default)]
+    pub strategic_turn_last: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -295,6 +298,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     }
     if let Some(weather) = &patch.weather {
         state.weather = Some(weather.clone());
+    }
+    if let Some(t) = patch.strategic_turn_last {
+        state.strategic_turn_last = Some(t);
     }
     if let Some(b) = patch.assault_declared {
         state.assault_declared = b;
