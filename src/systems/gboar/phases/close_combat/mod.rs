@@ -599,7 +599,10 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                     let when = if turn == state.turn {
                         format!("on turn {turn}")
                     } else {
-                        format!("on turn {turn}, when play left the Strategic Turn Track, and so still on turn {}", state.turn)
+                        format!(
+                            "on turn {turn}, when play left the Strategic Turn Track, and so still on turn {}",
+                            state.turn
+                        )
                     };
                     (value, format!("the British works are not complete {when} (Savannah 4.14)"))
                 })
