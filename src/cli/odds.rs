@@ -283,7 +283,7 @@ pub fn run(args: &OddsArgs, wait: Duration, out: &Out) -> Outcome {
             }
             let mut total: i32 = mods.iter().map(|m| m.value).sum();
             match tactics {
-                Tactics::Drm(v, _) => total += v,
+                Tactics::Drm(v, _) | Tactics::Illegal(v, _) => total += v,
                 Tactics::NoCombat { .. } => no_combat = true,
             }
             (odds.column, total)

@@ -97,6 +97,9 @@ pub struct Modifier {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tactics {
     Drm(i32, String),
+    /// 12.54: a chit played without meeting its requirements; the
+    /// modifier replaces the matrix's.
+    Illegal(i32, String),
     /// NC: no combat (12.23 step 4); which sides played Withdraw.
     NoCombat {
         attacker_withdraws: bool,
@@ -309,16 +312,16 @@ pub fn tactics(rules: &Rules, state: &State, e: &Engagement) -> Result<Tactics> 
     let illegal = &t.illegal_chit;
     match (&bad_a, &bad_d) {
         (Some(a), Some(d)) => {
-            return Ok(Tactics::Drm(illegal.both_illegal, format!("both chits are illegal ({a}; {d}): 0 (12.54)")))
+            return Ok(Tactics::Illegal(illegal.both_illegal, format!("both chits are illegal ({a}; {d}): 0 (12.54)")))
         }
         (Some(a), None) => {
-            return Ok(Tactics::Drm(
+            return Ok(Tactics::Illegal(
                 illegal.attacker_illegal,
                 format!("the Attacker's chit is illegal ({a}): {:+} (12.54)", illegal.attacker_illegal),
             ))
         }
         (None, Some(d)) => {
-            return Ok(Tactics::Drm(
+            return Ok(Tactics::Illegal(
                 illegal.defender_illegal,
                 format!("the Defender's chit is illegal ({d}): {:+} (12.54)", illegal.defender_illegal),
             ))
@@ -548,13 +551,22 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                     .map(|c| (d.value.unwrap_or(0), format!("lead unit {} is a white-R rifle unit", c.name)))
             }
             "cavalry-charge" => {
-                let charging = e.attackers.iter().any(|u| {
+                // Decision (docs/rules-readings.md): a charge needs Parade
+                // Order mounted cavalry next to a defending hex across a
+                // hexside without fieldworks: none is made into a redoubt.
+                let charging = e.attackers.iter().filter(|u| {
                     rules.counter(u).is_some_and(|c| c.kind == "cavalry")
-                        && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder)
+                        && state.units.get(*u).is_some_and(|s| s.condition == Condition::ParadeOrder)
+                });
+                let clear_front = charging.filter_map(|u| hex_of(state, u)).any(|a| {
+                    def_hexes.iter().any(|d| {
+                        crate::base::hex::are_adjacent(a, *d, layout)
+                            && !terrain.crossing(a, *d).iter().any(|c| c.fieldwork)
+                    })
                 });
                 let none = !e.defenders.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
                 let open = lead_hex.and_then(|h| rules.terrain_at(h)).is_some_and(|t| t.open);
-                (charging && none && open).then(|| (d.value.unwrap_or(0), "cavalry charge into open ground".into()))
+                (clear_front && none && open).then(|| (d.value.unwrap_or(0), "cavalry charge into open ground".into()))
             }
             "defender-mixed-french-american-stack" => {
                 d.applies_to.iter().any(|r| restricted_pair(rules, state, &e.defenders, r)).then(|| {
@@ -697,6 +709,7 @@ pub fn explain(odds: &Odds, mods: &[Modifier], tactics: &Tactics) -> Vec<Event> 
     }
     match tactics {
         Tactics::Drm(v, text) => events.push(Event::new("12.23", "tactics", text.clone()).with("value", *v)),
+        Tactics::Illegal(v, text) => events.push(Event::new("12.54", "tactics", text.clone()).with("value", *v)),
         Tactics::NoCombat { text, .. } => {
             events.push(Event::new("12.23", "tactics", text.clone()).with("no_combat", true))
         }

@@ -172,7 +172,7 @@ pub fn resolve_phase(
                 )?);
             }
             if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
-                events.extend(advance(rules, &mut next, a, &lead, &start));
+                events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
         }
@@ -239,7 +239,7 @@ pub fn resolve_phase(
                 }
             }
             if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
-                events.extend(advance(rules, &mut next, a, &lead, &start));
+                events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
         }
@@ -363,10 +363,10 @@ pub fn resolve_phase(
                     let (_, ev) = crate::systems::gboar::effects::retreat::retreat(rules, &mut next, &order, choice)?;
                     events.extend(ev);
                 }
-                events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
+                events.extend(advance(rules, &mut next, a, &attacker_lead, &start)?);
                 continue;
             }
-            Tactics::Drm(v, _) => mods.iter().map(|m| m.value).sum::<i32>() + v,
+            Tactics::Drm(v, _) | Tactics::Illegal(v, _) => mods.iter().map(|m| m.value).sum::<i32>() + v,
         };
         // Steps 5-6.
         let defence_policy = side_orders.and_then(|o| o.momentum.clone()).unwrap_or_default();
@@ -412,7 +412,7 @@ pub fn resolve_phase(
             }
         }
         // Step 9.
-        events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
+        events.extend(advance(rules, &mut next, a, &attacker_lead, &start)?);
     }
     // 16.3: a game the last combat ended has no end of phase.
     if crate::systems::gboar::effects::morale::demoralized(rules, &next).is_empty() {
