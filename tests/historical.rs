@@ -4,7 +4,7 @@
 //! French mortar fires, Auxerrois attacks); every other orders file is what
 //! `adjutant template` prints for the side: the least the rules require of
 //! it, which includes the close combats 12.12 forces (turn 16's British
-//! attack on Auxerrois, which retreats disrupted). Each template is
+//! attack on Auxerrois, which loses a step). Each template is
 //! validated whole, its guide included, and played without the guide's
 //! comments (the dice bind to the files' bytes). The game ends with a
 //! victory determination and `verify` replays it.
@@ -65,7 +65,7 @@ fn the_historical_scenario_plays_to_its_end() {
     for text in [
         "mortar-battery (2 SPs, range 5) at 1-ga-militia in 1904: needs 8",
         "roll 0 +1 = 1 on 3-1",
-        "retreats 3 hexes from 1905",
+        "Auxerrois (auxerrois, 1905) loses 1 step for combat",
         "17-allies-close-combat",
         "army morale",
     ] {

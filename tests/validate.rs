@@ -225,8 +225,9 @@ fn the_first_turn_advances_through_every_step() {
 /// Issue 5's must-show, begun: the Historical Scenario's first turn with
 /// fire and close combat from real orders files: the French mortar fires,
 /// Auxerrois attacks the 2nd Georgia Militia, which retreats, and advances;
-/// in the British turn four units must attack Auxerrois (12.12) and the
-/// combat ends in a PIN; turn 17 begins. verify replays it all.
+/// in the British turn four units must attack Auxerrois (12.12), with
+/// Prevost's +1 from a hex that takes part (14.21): the French lose army
+/// morale; turn 17 begins. verify replays it all.
 #[test]
 fn the_first_turn_with_fire_and_close_combat() {
     let dir = temp();
@@ -302,8 +303,9 @@ fn the_first_turn_with_fire_and_close_combat() {
     for text in [
         "5 SPs against 3: 3-2 (rounded for the Defender, 12.23)",
         "frontal-assault against stand-fast: -2 (12.23 step 4)",
-        "roll 4 -3 = 1 on 3-2: attacker pin, defender pin",
-        "\"PIN\": every unit in 1804, 1904, 1905, 2004 is pinned",
+        // 14.21: Prevost's hex takes part, though the lead unit is in another.
+        "+1 Prevost in command (14.21)",
+        "roll 4 -2 = 2 on 3-2: attacker no-effect, defender army-morale",
         "next: 17-initiative",
     ] {
         assert!(out.contains(text), "{text}\n{out}");

@@ -31,14 +31,58 @@ pub struct Case {
     /// Changes to the scenario's set-up.
     #[serde(default)]
     pub state: StatePatch,
-    pub step: Step,
+    /// A case of one step: the step, its orders, dice and expectations.
+    #[serde(default)]
+    pub step: Option<Step>,
     /// Each side's orders for the step.
     #[serde(default)]
     pub orders: BTreeMap<String, crate::base::yaml::Value>,
     /// The values the dice give, in the order the engine rolls them.
     #[serde(default)]
     pub dice: Vec<u16>,
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    /// A case of several steps in a row, each resolved on the state the one
+    /// before left (instead of `step`, `orders`, `dice` and `expect`).
+    #[serde(default)]
+    pub steps: Vec<CaseStep>,
+}
+
+/// One step of a case of several: its `step` may be left out after the
+/// first, to mean the step the game moves on to.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseStep {
+    #[serde(default)]
+    pub step: Option<Step>,
+    #[serde(default)]
+    pub orders: BTreeMap<String, crate::base::yaml::Value>,
+    #[serde(default)]
+    pub dice: Vec<u16>,
     pub expect: Expect,
+}
+
+impl Case {
+    /// The steps of the case, whichever form it is written in.
+    fn step_list(&self) -> std::result::Result<Vec<CaseStep>, String> {
+        match (&self.step, &self.expect, self.steps.is_empty()) {
+            (Some(step), Some(expect), true) => Ok(vec![CaseStep {
+                step: Some(step.clone()),
+                orders: self.orders.clone(),
+                dice: self.dice.clone(),
+                expect: expect.clone(),
+            }]),
+            (None, None, false) if self.orders.is_empty() && self.dice.is_empty() => {
+                if self.steps[0].step.is_none() {
+                    return Err("steps[0]: the first step names its `step`".into());
+                }
+                Ok(self.steps.clone())
+            }
+            _ => Err("a case has either `step`, `orders`, `dice` and `expect`, or a list of `steps` each with \
+                      its own (docs/conformance-cases.md)"
+                .into()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -66,6 +110,9 @@ pub struct StatePatch {
     /// Savannah 1.6 case A: the assault is declared.
     #[serde(default)]
     pub assault_declared: Option<bool>,
+    /// Savannah 1.6, 4.14: the last turn played on the Strategic Turn Track.
+    #[serde(default)]
+    pub strategic_turn_last: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,9 +165,16 @@ pub struct Expect {
     /// The events listed are the first ones; more may follow.
     #[serde(default)]
     pub more_events: bool,
+    /// Events that must not happen: none of the step's events may match one.
+    #[serde(default)]
+    pub no_events: Vec<ExpectedEvent>,
     /// Units after the step (only the fields given are compared).
     #[serde(default)]
     pub units: BTreeMap<String, UnitPatch>,
+    /// What units must not be after the step: each field given must differ
+    /// (a unit not in a hex, not pinned).
+    #[serde(default)]
+    pub units_not: BTreeMap<String, UnitPatch>,
     #[serde(default)]
     pub army_morale: BTreeMap<String, i32>,
     #[serde(default)]
@@ -289,6 +343,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     if let Some(weather) = &patch.weather {
         state.weather = Some(weather.clone());
     }
+    if let Some(t) = patch.strategic_turn_last {
+        state.strategic_turn_last = Some(t);
+    }
     if let Some(b) = patch.assault_declared {
         state.assault_declared = b;
     }
@@ -314,28 +371,57 @@ pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) 
     if let Err(e) = apply(&mut state, &case.state) {
         return Err(Error::refused(format!("{}: {e}", outcome.file)));
     }
-    let mut dice = ScriptedDice::new(case.dice.clone());
-    let failures = &mut outcome.failures;
+    let list = case.step_list().map_err(|e| Error::refused(format!("{}: {e}", outcome.file)))?;
+    let several = list.len() > 1;
+    for (n, part) in list.iter().enumerate() {
+        let at = if several { format!("steps[{n}]: ") } else { String::new() };
+        let step = match (&part.step, &state.next) {
+            (Some(step), _) => step.clone(),
+            (None, Some(next)) => next.clone(),
+            (None, None) => {
+                outcome.failures.push(format!("{at}the game is over: there is no next step"));
+                break;
+            }
+        };
+        let before = outcome.failures.len();
+        let next = run_step(&rules, &state, &step, part, &mut outcome.failures);
+        for f in &mut outcome.failures[before..] {
+            f.insert_str(0, &at);
+        }
+        match next {
+            Some(next) => state = next,
+            None => break,
+        }
+    }
+    outcome.passed = outcome.failures.is_empty();
+    Ok(outcome)
+}
+
+/// Resolve one step of a case and compare what happened with what it
+/// expects; the state after it, when the step resolved.
+fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures: &mut Vec<String>) -> Option<State> {
+    let expect = &part.expect;
+    let mut dice = ScriptedDice::new(part.dice.clone());
     // `resolve` of a game waits for every side the step awaits; a case must
     // send them all too, or it would show what no game can reach.
-    if case.expect.refused.is_none() {
-        for side in crate::systems::gboar::phases::awaited(&rules, &state, &case.step) {
-            if !case.orders.contains_key(&side) {
+    if expect.refused.is_none() {
+        for side in crate::systems::gboar::phases::awaited(rules, state, step) {
+            if !part.orders.contains_key(&side) {
                 failures.push(format!("the step awaits orders from {side} too: add `{side}:` under orders"));
             }
         }
     }
-    if let Some(wanted) = &case.expect.validate {
+    if let Some(wanted) = &expect.validate {
         // Each side's orders alone, as `validate` and `submit` check a
         // file; then, where those pass, every side's together.
         let mut found: Vec<(String, String)> = Vec::new();
-        for (side, body) in &case.orders {
-            for p in crate::systems::gboar::phases::validate_body(&rules, &state, &case.step, side, body, "case", "") {
+        for (side, body) in &part.orders {
+            for p in crate::systems::gboar::phases::validate_body(rules, state, step, side, body, "case", "") {
                 found.push((side.clone(), format!("{}: {}", p.field, p.message)));
             }
         }
         if found.is_empty() {
-            for p in crate::systems::gboar::phases::validate_step(&rules, &state, &case.step, &case.orders) {
+            for p in crate::systems::gboar::phases::validate_step(rules, state, step, &part.orders) {
                 found.push((p.side, format!("{}: {}", p.field, p.message)));
             }
         }
@@ -353,83 +439,146 @@ pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) 
             }
         }
     }
-    match (resolve(&rules, &state, &case.step, &case.orders, &mut dice), &case.expect.refused) {
-        (Err(e), Some(wanted)) if e.to_string().contains(wanted.as_str()) => {}
-        (Err(e), _) => failures.push(format!("refused: {e}")),
-        (Ok(_), Some(wanted)) => failures.push(format!("expected a refusal saying '{wanted}', but the step resolved")),
-        (Ok(done), None) => {
-            if !dice.unused().is_empty() {
-                failures.push(format!("{} scripted dice were not rolled: {:?}", dice.unused().len(), dice.unused()));
-            }
-            compare_events(&case.expect.events, &done.events, case.expect.more_events, failures);
-            for (id, want) in &case.expect.units {
-                let Some(got) = done.state.units.get(id) else {
-                    failures.push(format!("unit {id} is not in the state after the step"));
-                    continue;
-                };
-                let got = UnitPatch {
-                    hex: want.hex.as_ref().and(got.hex.clone()),
-                    steps: want.steps.map(|_| got.steps),
-                    condition: want.condition.map(|_| got.condition),
-                    pinned: want.pinned.map(|_| got.pinned),
-                    pin_result: want.pin_result.as_ref().and(got.pin_result.clone()),
-                    lost: want.lost.map(|_| got.lost),
-                    previously_lost: want.previously_lost.map(|_| got.previously_lost),
-                    covered_way_hexes: want.covered_way_hexes.map(|_| got.covered_way_hexes),
-                    released: want.released.map(|_| got.released),
-                    must_return: want.must_return.map(|_| got.must_return),
-                    cavalry_withdrawn: want.cavalry_withdrawn.map(|_| got.cavalry_withdrawn),
-                    first_fire_used: want.first_fire_used.map(|_| got.first_fire_used),
-                    mortar_moved_turn: want.mortar_moved_turn.and(got.mortar_moved_turn),
-                    sortie_with: want.sortie_with.as_ref().and(got.sortie_with.clone()),
-                    been_inside: want.been_inside.map(|_| got.been_inside),
-                    arriving: want.arriving.as_ref().and(got.arriving.clone()),
-                    off_map: want.off_map.and(got.off_map),
-                };
-                if &got != want {
-                    failures.push(format!("unit {id}: expected {want:?}, got {got:?}"));
-                }
-            }
-            for (holder, want) in &case.expect.momentum {
-                let got = done.state.momentum.get(holder).copied();
-                if got != Some(*want) {
-                    failures.push(format!("momentum of {holder}: expected {want}, got {got:?}"));
-                }
-            }
-            if let Some(want) = &case.expect.player_order {
-                if &done.state.player_order != want {
-                    failures.push(format!("player order: expected {want:?}, got {:?}", done.state.player_order));
-                }
-            }
-            if let Some(want) = &case.expect.result {
-                let got =
-                    done.state.result.as_ref().map(|r| format!("{} {}", r.winner, r.level)).unwrap_or("none".into());
-                if &got != want {
-                    failures.push(format!("result: expected {want}, got {got}"));
-                }
-            }
-            for (army, want) in &case.expect.vp_halves {
-                let got = done.state.vp_halves.get(army).copied();
-                if got != Some(*want) {
-                    failures.push(format!("VPs (halves) of {army}: expected {want}, got {got:?}"));
-                }
-            }
-            if let Some(want) = &case.expect.next_step {
-                let got = done.state.next.as_ref().map(|s| s.name());
-                if got.as_deref() != Some(want.as_str()) {
-                    failures.push(format!("next step: expected {want}, got {got:?}"));
-                }
-            }
-            for (army, want) in &case.expect.army_morale {
-                let got = done.state.army_morale.get(army).copied();
-                if got != Some(*want) {
-                    failures.push(format!("army morale of {army}: expected {want}, got {got:?}"));
-                }
+    let done = match (resolve(rules, state, step, &part.orders, &mut dice), &expect.refused) {
+        (Err(e), Some(wanted)) if e.to_string().contains(wanted.as_str()) => return None,
+        (Err(e), _) => {
+            failures.push(format!("refused: {e}"));
+            return None;
+        }
+        (Ok(_), Some(wanted)) => {
+            failures.push(format!("expected a refusal saying '{wanted}', but the step resolved"));
+            return None;
+        }
+        (Ok(done), None) => done,
+    };
+    if !dice.unused().is_empty() {
+        failures.push(format!("{} scripted dice were not rolled: {:?}", dice.unused().len(), dice.unused()));
+    }
+    compare_events(&expect.events, &done.events, expect.more_events, failures);
+    for unwanted in &expect.no_events {
+        for (n, g) in done.events.iter().enumerate() {
+            if event_matches(unwanted, g) {
+                failures.push(format!("event {n}: {} ({}) should not happen: {}", g.kind, g.rule, g.text));
             }
         }
     }
-    outcome.passed = outcome.failures.is_empty();
-    Ok(outcome)
+    for (id, want) in &expect.units {
+        let Some(got) = done.state.units.get(id) else {
+            failures.push(format!("unit {id} is not in the state after the step"));
+            continue;
+        };
+        for (field, wanted, found) in patch_fields(want, &UnitPatch::of(got)) {
+            if wanted != found {
+                failures.push(format!("unit {id}: {field}: expected {wanted}, got {found}"));
+            }
+        }
+    }
+    for (id, not) in &expect.units_not {
+        let Some(got) = done.state.units.get(id) else {
+            failures.push(format!("unit {id} is not in the state after the step"));
+            continue;
+        };
+        for (field, unwanted, found) in patch_fields(not, &UnitPatch::of(got)) {
+            if unwanted == found {
+                failures.push(format!("unit {id}: {field}: expected anything but {unwanted}, got it"));
+            }
+        }
+    }
+    for (holder, want) in &expect.momentum {
+        let got = done.state.momentum.get(holder).copied();
+        if got != Some(*want) {
+            failures.push(format!("momentum of {holder}: expected {want}, got {}", shown(got)));
+        }
+    }
+    if let Some(want) = &expect.player_order {
+        if &done.state.player_order != want {
+            failures.push(format!(
+                "player order: expected {}, got {}",
+                want.join(", "),
+                done.state.player_order.join(", ")
+            ));
+        }
+    }
+    if let Some(want) = &expect.result {
+        let got = done.state.result.as_ref().map(|r| format!("{} {}", r.winner, r.level)).unwrap_or("none".into());
+        if &got != want {
+            failures.push(format!("result: expected {want}, got {got}"));
+        }
+    }
+    for (army, want) in &expect.vp_halves {
+        let got = done.state.vp_halves.get(army).copied();
+        if got != Some(*want) {
+            failures.push(format!("VPs (halves) of {army}: expected {want}, got {}", shown(got)));
+        }
+    }
+    if let Some(want) = &expect.next_step {
+        let got = done.state.next.as_ref().map(|s| s.name());
+        if got.as_deref() != Some(want.as_str()) {
+            failures.push(format!(
+                "next step: expected {want}, got {}",
+                got.as_deref().unwrap_or("none (the game is over)")
+            ));
+        }
+    }
+    for (army, want) in &expect.army_morale {
+        let got = done.state.army_morale.get(army).copied();
+        if got != Some(*want) {
+            failures.push(format!("army morale of {army}: expected {want}, got {}", shown(got)));
+        }
+    }
+    Some(done.state)
+}
+
+fn shown<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "nothing".into())
+}
+
+impl UnitPatch {
+    /// Every field of a unit's state, as a case would write it.
+    fn of(u: &crate::systems::gboar::board::state::UnitState) -> UnitPatch {
+        UnitPatch {
+            hex: u.hex.clone(),
+            steps: Some(u.steps),
+            condition: Some(u.condition),
+            pinned: Some(u.pinned),
+            pin_result: u.pin_result.clone(),
+            lost: Some(u.lost),
+            previously_lost: Some(u.previously_lost),
+            covered_way_hexes: Some(u.covered_way_hexes),
+            released: Some(u.released),
+            must_return: Some(u.must_return),
+            cavalry_withdrawn: Some(u.cavalry_withdrawn),
+            first_fire_used: Some(u.first_fire_used),
+            mortar_moved_turn: u.mortar_moved_turn,
+            sortie_with: u.sortie_with.clone(),
+            been_inside: Some(u.been_inside),
+            arriving: u.arriving.clone(),
+            off_map: u.off_map,
+        }
+    }
+}
+
+/// The fields `want` gives, each with its value there and in `got`, as
+/// YAML-like text (`none` for an absent value): a failure names only the
+/// fields that differ.
+fn patch_fields(want: &UnitPatch, got: &UnitPatch) -> Vec<(String, String, String)> {
+    let (Ok(serde_json::Value::Object(w)), Ok(serde_json::Value::Object(g))) =
+        (serde_json::to_value(want), serde_json::to_value(got))
+    else {
+        return Vec::new();
+    };
+    w.iter()
+        .map(|(field, value)| {
+            let found = g.get(field).map(|v| v.to_string()).unwrap_or_else(|| "none".into());
+            (field.clone(), value.to_string(), found)
+        })
+        .collect()
+}
+
+fn event_matches(w: &ExpectedEvent, g: &crate::system::Event) -> bool {
+    w.kind == g.kind
+        && w.rule.as_ref().is_none_or(|r| r == &g.rule)
+        && w.fields.iter().all(|(key, value)| g.fields.get(key) == Some(value))
 }
 
 fn compare_events(want: &[ExpectedEvent], got: &[crate::system::Event], more: bool, failures: &mut Vec<String>) {

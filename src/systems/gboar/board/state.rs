@@ -222,6 +222,11 @@ pub struct State {
     /// play moves (or has moved) to the Tactical Turn Track.
     #[serde(default, skip_serializing_if = "is_false")]
     pub assault_declared: bool,
+    /// Savannah 1.6, 4.14: the last turn played on the Strategic Turn
+    /// Track, once play has moved to the Tactical one (by case A or B);
+    /// "Any modifiers in effect when the game switches ... are carried over".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategic_turn_last: Option<u32>,
     /// Army morale per army (series 16; Savannah 1.3).
     pub army_morale: BTreeMap<String, i32>,
     /// Momentum chits per holder (series 12.61; Savannah 1.4: the Allies hold theirs jointly).
@@ -366,6 +371,7 @@ impl State {
             next,
             weather: None,
             assault_declared: false,
+            strategic_turn_last: None,
             army_morale,
             momentum,
             vp_halves,

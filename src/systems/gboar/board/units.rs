@@ -143,11 +143,19 @@ impl<'s> Occupancy<'s> {
 /// of the unit's army; between equal ranks the senior (Savannah 4.18), then
 /// the lower id so the choice is always the same.
 pub fn leader_in_command<'a>(rules: &'a Rules, state: &State, hex: HexId, army: &str) -> Option<&'a Counter> {
+    senior_leader_in(rules, state, &[hex], army)
+}
+
+/// The leader who commands in any of `hexes`: the one [`leader_in_command`]
+/// would choose among all the army's leaders there (the highest ranking
+/// is in command in his own hex too). 14.21's matrix: a leader's Close
+/// Combat DRM "applies to all CCs fought by units in the leader's hex".
+pub fn senior_leader_in<'a>(rules: &'a Rules, state: &State, hexes: &[HexId], army: &str) -> Option<&'a Counter> {
     let mut leaders: Vec<&Counter> = state
         .units
         .keys()
         .filter_map(|id| rules.counter(id))
-        .filter(|c| c.is_leader() && c.army == army && hex_of(state, &c.id) == Some(hex))
+        .filter(|c| c.is_leader() && c.army == army && hex_of(state, &c.id).is_some_and(|h| hexes.contains(&h)))
         .collect();
     leaders.sort_by(|a, b| {
         let rank = b.rank.unwrap_or(0).cmp(&a.rank.unwrap_or(0));

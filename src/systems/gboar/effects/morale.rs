@@ -27,6 +27,17 @@ pub fn adjustment<'a>(rules: &'a Rules, id: &str) -> Result<&'a Adjustment> {
     Err(Error::refused(format!("charts/army-morale.yaml: adjustment '{id}' refers to itself through same_as")))
 }
 
+/// 16.3: the armies whose morale stands on a level that ends the game
+/// (Demoralized), in id order.
+pub fn demoralized(rules: &Rules, state: &State) -> Vec<String> {
+    state
+        .army_morale
+        .iter()
+        .filter(|(_, v)| level(rules, **v).is_some_and(|l| l.ends_game))
+        .map(|(army, _)| army.clone())
+        .collect()
+}
+
 /// 16.2: the level of the track `value` stands on.
 pub fn level(rules: &Rules, value: i32) -> Option<&MoraleLevel> {
     rules.charts.army_morale.levels.iter().find(|l| (l.range.min..=l.range.max).contains(&value))
@@ -35,9 +46,29 @@ pub fn level(rules: &Rules, value: i32) -> Option<&MoraleLevel> {
 /// 16.1: add `delta` to `army`'s morale, kept on the track, and say so
 /// (with the level change of 16.2 when there is one). `rule` is the rule
 /// that causes it, `why` the cause in words.
+///
+/// 16.3: "If an Army's Morale falls to 0, it is considered Demoralized. The
+/// game ends immediately": an army on a level that ends the game stays
+/// there, whatever gain the rest of the step would bring it (the event says
+/// so, and the step's victory check then ends the game).
 pub fn adjust(rules: &Rules, state: &mut State, army: &str, delta: i32, rule: &str, why: &str) -> Event {
     let track = &rules.charts.army_morale.track;
     let before = state.army_morale.get(army).copied().unwrap_or(0);
+    if let Some(ended) = level(rules, before).filter(|l| l.ends_game) {
+        return Event::new(
+            "16.3",
+            "army-morale",
+            format!(
+                "{army} army morale stays {before} ({}): the game has ended, {delta:+} for {why} is not applied (16.3)",
+                ended.name
+            ),
+        )
+        .with("army", army)
+        .with("delta", 0)
+        .with("before", before)
+        .with("after", before)
+        .with("level", ended.name.clone());
+    }
     let after = before.saturating_add(delta).clamp(track.min, track.max);
     state.army_morale.insert(army.to_string(), after);
     let name = |v: i32| level(rules, v).map(|l| l.name.clone()).unwrap_or_else(|| "off the track".into());

@@ -157,7 +157,7 @@ pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsRepo
             }
             let mut total: i32 = mods.iter().map(|m| m.value).sum();
             match tactics {
-                Tactics::Drm(v, _) => total += v,
+                Tactics::Drm(v, _) | Tactics::Illegal(v, _) => total += v,
                 Tactics::NoCombat { .. } => no_combat = true,
             }
             (odds.column, total)

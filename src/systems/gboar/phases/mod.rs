@@ -363,17 +363,26 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
             if next.turn() != step.turn() && state.assault_declared && jump.is_some_and(|t| t > next.turn()) =>
         {
             let turn = jump.unwrap_or(next.turn());
+            let order = rules.sequence.fixed_order(turn)?.unwrap_or_default();
+            rules.sequence.first_step(turn, &order)?.map(|s| (s, order))
+        }
+        other => other,
+    };
+    // Savannah 1.6: once play shifts to the Tactical Turn Track, by case A
+    // or by reaching it (case B), "future reinforcements ... never arrive
+    // and are removed from play with no VP or Army Morale consequences",
+    // and 4.14's modifiers in effect at the switch are carried over.
+    if let (Some(first_tactical), Some((next, _))) = (jump, &after) {
+        if step.turn() < first_tactical && next.turn() >= first_tactical {
             for unit in state.units.values_mut() {
                 if unit.off_map == Some(state::OffMap::Reinforcement) {
                     unit.off_map = Some(state::OffMap::Removed);
                     unit.arriving = None;
                 }
             }
-            let order = rules.sequence.fixed_order(turn)?.unwrap_or_default();
-            rules.sequence.first_step(turn, &order)?.map(|s| (s, order))
+            state.strategic_turn_last = Some(step.turn());
         }
-        other => other,
-    };
+    }
     match after {
         None => state.next = None,
         Some((next, order)) => {

@@ -649,21 +649,8 @@ impl Apply<'_> {
             .with("by", by),
         );
         let why = format!("{} a casualty (charts/leader-casualty.yaml {})", leader.name, class.id);
-        if class.army_morale != 0 {
-            self.events.push(
-                morale::adjust(rules, state, &leader.army, class.army_morale, "16.1", &why).with("leader", &leader.id),
-            );
-        }
-        if let Some(e) = score(state, &self.by, class.vp_halves, "Savannah 2.9", &why) {
-            self.events.push(e.with("leader", &leader.id));
-        }
-        let opponent = rules.player_of_army(&self.by).unwrap_or_default().to_string();
-        for _ in 0..class.momentum.unsigned_abs() {
-            if class.momentum < 0 {
-                let e = lose_chit(self.data, state, &player, &opponent, "Savannah 4.18", &why);
-                self.events.push(e.with("leader", &leader.id));
-            }
-        }
+        let lost = leader_lost_costs(rules, self.data, state, leader, class, &self.by, &why);
+        self.events.extend(lost);
         Ok(())
     }
 
@@ -1089,6 +1076,6 @@ mod morale_check;
 mod tests;
 
 pub use end_of_phase::end_of_close_combat_phase;
-pub use momentum::capture;
 use momentum::*;
+pub use momentum::{capture, leader_captured};
 pub use morale_check::{morale_check, triggered_check, MoraleCheck};

@@ -60,3 +60,61 @@ pub fn capture(rules: &Rules, data: &Data, state: &mut State, unit: &str, rule: 
     }
     Ok(events)
 }
+
+/// What losing `leader` costs, by the Leader Casualty Table (Savannah 2.7
+/// "Leader Loss VPs: See Leader Casualties Table"; series 16.1; Savannah
+/// 4.18's Momentum Chit): his army's morale, the VPs `by` scores, and the
+/// chit an army commander costs. `why` is the cause in words.
+pub(super) fn leader_lost_costs(
+    rules: &Rules,
+    data: &Data,
+    state: &mut State,
+    leader: &crate::systems::gboar::data::counters::Counter,
+    class: &crate::systems::gboar::data::charts::LeaderClass,
+    by: &str,
+    why: &str,
+) -> Vec<Event> {
+    let mut events = Vec::new();
+    if class.army_morale != 0 {
+        events.push(
+            crate::systems::gboar::effects::morale::adjust(rules, state, &leader.army, class.army_morale, "16.1", why)
+                .with("leader", &leader.id),
+        );
+    }
+    if let Some(e) = score(state, by, class.vp_halves, "Savannah 2.9", why) {
+        events.push(e.with("leader", &leader.id));
+    }
+    let player = rules.player_of_army(&leader.army).unwrap_or_default().to_string();
+    let opponent = rules.player_of_army(by).unwrap_or_default().to_string();
+    for _ in 0..class.momentum.unsigned_abs() {
+        if class.momentum < 0 {
+            let e = lose_chit(data, state, &player, &opponent, "Savannah 4.18", why);
+            events.push(e.with("leader", &leader.id));
+        }
+    }
+    events
+}
+
+/// 14.32: a lone leader captured by enemy combat units entering his hex
+/// (`by`: their army). Decision (docs/rules-readings.md): a captured leader
+/// is lost as surely as a casualty, so Savannah 2.7's "Leader Loss VPs" and
+/// the Leader Casualty Table's army morale and Momentum Chit apply to him
+/// as to a "*" result.
+pub fn leader_captured(rules: &Rules, state: &mut State, leader: &str, by: &str) -> Result<Vec<Event>> {
+    let c = counter(rules, leader)?;
+    let table = &rules.charts.leader_casualty.leader_casualty;
+    let class = table
+        .classes
+        .iter()
+        .find(|k| k.leaders.iter().any(|l| l == leader))
+        .or_else(|| table.classes.iter().find(|k| k.id == table.default_class))
+        .ok_or_else(|| {
+            Error::refused(format!(
+                "charts/leader-casualty.yaml: no class lists {leader} and the default class '{}' is not a class",
+                table.default_class
+            ))
+        })?;
+    let data = Data::load(rules)?;
+    let why = format!("{} captured (14.32; charts/leader-casualty.yaml {})", c.name, class.id);
+    Ok(leader_lost_costs(rules, &data, state, c, class, by, &why))
+}

@@ -97,6 +97,9 @@ pub struct Modifier {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tactics {
     Drm(i32, String),
+    /// 12.54: a chit played without meeting its requirements; the
+    /// modifier replaces the matrix's.
+    Illegal(i32, String),
     /// NC: no combat (12.23 step 4); which sides played Withdraw.
     NoCombat {
         attacker_withdraws: bool,
@@ -173,11 +176,23 @@ pub fn cell(rules: &Rules, column: &str, roll: i32) -> Result<(Vec<String>, Vec<
     Ok((cell.attacker.clone(), cell.defender.clone()))
 }
 
-/// 14.1, 14.21: the leader in command in a unit's hex, for its army.
-fn leader_for<'a>(rules: &'a Rules, state: &State, id: &str) -> Option<&'a Counter> {
-    let hex = hex_of(state, id)?;
-    let army = rules.army_of(id)?;
-    crate::systems::gboar::board::units::leader_in_command(rules, state, hex, army)
+/// 14.21 and the Leader Function matrix (14.2): the Close Combat DRM of a
+/// leader in command "applies to all CCs fought by units in the leader's
+/// hex" — adjacent "No, unless the leader's hex is involved in the same
+/// CC". So the leader is sought in every hex of the side's combat units in
+/// this combat, not only the lead unit's; where several hexes have one, the
+/// one 14.1 would put in command of them all (highest rank, then
+/// seniority) gives the DRM, for the lead unit's army.
+fn leader_for<'a>(rules: &'a Rules, state: &State, units: &[String], lead: &str) -> Option<&'a Counter> {
+    let army = rules.army_of(lead)?;
+    let hexes: BTreeSet<HexId> = units
+        .iter()
+        .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()))
+        .filter_map(|u| hex_of(state, u))
+        .chain(hex_of(state, lead))
+        .collect();
+    let hexes: Vec<HexId> = hexes.into_iter().collect();
+    crate::systems::gboar::board::units::senior_leader_in(rules, state, &hexes, army)
 }
 
 /// 12.52, 12.53: a leader stacked with or next to one of the units.
@@ -297,16 +312,16 @@ pub fn tactics(rules: &Rules, state: &State, e: &Engagement) -> Result<Tactics> 
     let illegal = &t.illegal_chit;
     match (&bad_a, &bad_d) {
         (Some(a), Some(d)) => {
-            return Ok(Tactics::Drm(illegal.both_illegal, format!("both chits are illegal ({a}; {d}): 0 (12.54)")))
+            return Ok(Tactics::Illegal(illegal.both_illegal, format!("both chits are illegal ({a}; {d}): 0 (12.54)")))
         }
         (Some(a), None) => {
-            return Ok(Tactics::Drm(
+            return Ok(Tactics::Illegal(
                 illegal.attacker_illegal,
                 format!("the Attacker's chit is illegal ({a}): {:+} (12.54)", illegal.attacker_illegal),
             ))
         }
         (None, Some(d)) => {
-            return Ok(Tactics::Drm(
+            return Ok(Tactics::Illegal(
                 illegal.defender_illegal,
                 format!("the Defender's chit is illegal ({d}): {:+} (12.54)", illegal.defender_illegal),
             ))
@@ -337,8 +352,8 @@ pub fn tactics(rules: &Rules, state: &State, e: &Engagement) -> Result<Tactics> 
 }
 
 /// 12.7: every hex next to each of `hexes` holds a unit of `enemy`'s
-/// player, is in its ZOC (not negated by a unit of the other player there)
-/// or is prohibited.
+/// player, is in its ZOC (not negated by a combat unit of the other player
+/// there: 8.2; a lone leader negates nothing) or is prohibited.
 fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player: &str) -> bool {
     if hexes.is_empty() {
         return false;
@@ -355,7 +370,11 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
             && around.iter().all(|n| {
                 let here = occupied.get(n).cloned().unwrap_or_default();
                 let enemy = here.iter().any(|u| player_of(rules, u) != own_player);
-                let friendly = here.iter().any(|u| player_of(rules, u) == own_player);
+                // 8.2: "A combat unit negates an enemy ZOC in its hex" for
+                // 12.7; a leader is not a combat unit (3.2).
+                let friendly = here
+                    .iter()
+                    .any(|u| player_of(rules, u) == own_player && rules.counter(u).is_some_and(|c| !c.is_leader()));
                 let prohibited = terrain
                     .hex(*n)
                     .is_none_or(|i| i.movement_cost == crate::systems::gboar::data::charts::MovementCost::Prohibited);
@@ -364,10 +383,20 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
     })
 }
 
-fn all_militia(rules: &Rules, units: &[String]) -> bool {
-    let fighting: Vec<&Counter> =
-        units.iter().filter_map(|u| rules.counter(u)).filter(|c| !c.is_leader() && !c.is_artillery()).collect();
+/// 12.23 step 3: an all-militia force. Leaders are not combat units; the
+/// Attacker's artillery takes no part in his attack (13.1), but "Militia
+/// defending with non-militia artillery would not be considered an
+/// all-militia force even though the artillery does not participate in
+/// Close Combat nor serve as the lead unit" (12.23 step 3, NOTE): the
+/// Defender's artillery counts unless it is militia artillery (tag
+/// `militia-artillery`, docs/module-format/counters.md).
+fn all_militia(rules: &Rules, units: &[String], defending: bool) -> bool {
+    let combat: Vec<&Counter> = units.iter().filter_map(|u| rules.counter(u)).filter(|c| !c.is_leader()).collect();
+    let fighting: Vec<&&Counter> = combat.iter().filter(|c| !c.is_artillery()).collect();
+    let artillery_is_militia = !defending
+        || combat.iter().filter(|c| c.is_artillery()).all(|c| c.tags.iter().any(|t| t == "militia-artillery"));
     !fighting.is_empty()
+        && artillery_is_militia
         && fighting.iter().all(|c| c.kind == "militia")
         && !fighting.iter().any(|c| c.tags.iter().any(|t| t == "militia-drm-exception"))
 }
@@ -455,8 +484,12 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 Some((v, format!("lead unit {} morale {base} {level:+} ({level_name})", c.name)))
             }
             "attacker-leader" | "defender-leader" => {
-                let lead = if d.id.starts_with("attacker") { &e.attacker_lead } else { &e.defender_lead };
-                leader_for(rules, state, lead).map(|l| {
+                let (lead, units) = if d.id.starts_with("attacker") {
+                    (&e.attacker_lead, &e.attackers)
+                } else {
+                    (&e.defender_lead, &e.defenders)
+                };
+                leader_for(rules, state, units, lead).map(|l| {
                     let v = d.sign.unwrap_or(1) * l.close_combat_drm.unwrap_or(0);
                     (v, format!("{} in command (14.21)", l.name))
                 })
@@ -504,10 +537,10 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
                 .filter(|c| c.close_combat_drm != 0)
                 .map(|c| (c.close_combat_drm, format!("{} (Savannah 4.2)", c.name))),
-            "attacker-militia-vs-regulars" => (all_militia(rules, &e.attackers)
+            "attacker-militia-vs-regulars" => (all_militia(rules, &e.attackers, false)
                 && has_regulars(rules, &e.defenders, &chart.regulars.groups))
             .then(|| (d.value.unwrap_or(0), "all-militia attackers against Regulars".into())),
-            "defender-militia-vs-regulars" => (all_militia(rules, &e.defenders)
+            "defender-militia-vs-regulars" => (all_militia(rules, &e.defenders, true)
                 && has_regulars(rules, &e.attackers, &chart.regulars.groups))
             .then(|| (d.value.unwrap_or(0), "all-militia defenders against Regulars".into())),
             "attacker-rifle-lead-unit" | "defender-rifle-lead-unit" => {
@@ -518,13 +551,22 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                     .map(|c| (d.value.unwrap_or(0), format!("lead unit {} is a white-R rifle unit", c.name)))
             }
             "cavalry-charge" => {
-                let charging = e.attackers.iter().any(|u| {
+                // Decision (docs/rules-readings.md): a charge needs Parade
+                // Order mounted cavalry next to a defending hex across a
+                // hexside without fieldworks: none is made into a redoubt.
+                let charging = e.attackers.iter().filter(|u| {
                     rules.counter(u).is_some_and(|c| c.kind == "cavalry")
-                        && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder)
+                        && state.units.get(*u).is_some_and(|s| s.condition == Condition::ParadeOrder)
+                });
+                let clear_front = charging.filter_map(|u| hex_of(state, u)).any(|a| {
+                    def_hexes.iter().any(|d| {
+                        crate::base::hex::are_adjacent(a, *d, layout)
+                            && !terrain.crossing(a, *d).iter().any(|c| c.fieldwork)
+                    })
                 });
                 let none = !e.defenders.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
                 let open = lead_hex.and_then(|h| rules.terrain_at(h)).is_some_and(|t| t.open);
-                (charging && none && open).then(|| (d.value.unwrap_or(0), "cavalry charge into open ground".into()))
+                (clear_front && none && open).then(|| (d.value.unwrap_or(0), "cavalry charge into open ground".into()))
             }
             "defender-mixed-french-american-stack" => {
                 d.applies_to.iter().any(|r| restricted_pair(rules, state, &e.defenders, r)).then(|| {
@@ -558,11 +600,23 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                     .then(|| (d.value.unwrap_or(0), "the Creeks defend alone in forest (Savannah 4.8)".into()))
             }
             "incomplete-british-defences" => {
-                let value = entry_value(d, state.turn).unwrap_or(0);
+                // Savannah 4.14: "Any modifiers in effect when the game
+                // switches from the Strategic to the Tactical Turn Track are
+                // carried over": after the switch, the last strategic turn's.
+                let turn = state.strategic_turn_last.unwrap_or(state.turn);
+                let value = entry_value(d, turn).unwrap_or(0);
                 let crosses =
                     best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| d.applies_to.contains(i)));
                 (value != 0 && crosses).then(|| {
-                    (value, format!("the British works are not complete on turn {} (Savannah 4.14)", state.turn))
+                    let when = if turn == state.turn {
+                        format!("on turn {turn}")
+                    } else {
+                        format!(
+                            "on turn {turn}, when play left the Strategic Turn Track, and so still on turn {}",
+                            state.turn
+                        )
+                    };
+                    (value, format!("the British works are not complete {when} (Savannah 4.14)"))
                 })
             }
             "irish-ferocity" => {
@@ -655,6 +709,7 @@ pub fn explain(odds: &Odds, mods: &[Modifier], tactics: &Tactics) -> Vec<Event> 
     }
     match tactics {
         Tactics::Drm(v, text) => events.push(Event::new("12.23", "tactics", text.clone()).with("value", *v)),
+        Tactics::Illegal(v, text) => events.push(Event::new("12.54", "tactics", text.clone()).with("value", *v)),
         Tactics::NoCombat { text, .. } => {
             events.push(Event::new("12.23", "tactics", text.clone()).with("no_combat", true))
         }

@@ -144,14 +144,14 @@ pub fn advance(
     a: &Designated,
     lead: &str,
     start: &BTreeMap<String, Option<HexId>>,
-) -> Vec<Event> {
+) -> Result<Vec<Event>> {
     let layout = rules.module.map.layout;
     let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
     let mut events = Vec::new();
     let vacated: Vec<HexId> =
         a.defending_hexes.iter().copied().filter(|h| combat_units_at(rules, state, *h).is_empty()).collect();
     if vacated.is_empty() {
-        return events;
+        return Ok(events);
     }
     let stayed = |state: &State, u: &str| {
         let now = hex_of(state, u);
@@ -161,7 +161,7 @@ pub fn advance(
     let Some(target) =
         lead_hex.and_then(|lh| vacated.iter().copied().find(|v| crate::base::hex::are_adjacent(lh, *v, layout)))
     else {
-        return events;
+        return Ok(events);
     };
     let optional = rules.close_combat.optional_advance.iter().find(|o| {
         rules.army_of(lead).is_some_and(|army| o.armies.iter().any(|x| x == army))
@@ -220,7 +220,7 @@ pub fn advance(
         movers.push(u.clone());
     }
     if movers.is_empty() {
-        return events;
+        return Ok(events);
     }
     // 14.32: lone enemy leaders in the hex are captured.
     let captured: Vec<String> = state
@@ -249,6 +249,8 @@ pub fn advance(
             .with("leader", l)
             .with("hex", target.to_string()),
         );
+        let by = rules.army_of(lead).unwrap_or_default().to_string();
+        events.extend(crate::systems::gboar::effects::results::leader_captured(rules, state, l, &by)?);
     }
     // Where each mover stood, for the map's advance arrows.
     let from: BTreeMap<String, String> =
@@ -264,5 +266,5 @@ pub fn advance(
             .with("hex", target.to_string())
             .with("from", &from),
     );
-    events
+    Ok(events)
 }

@@ -92,6 +92,26 @@ pub fn resolve_phase(
     let layout = rules.module.map.layout;
     let start: BTreeMap<String, Option<HexId>> = next.units.keys().map(|u| (u.clone(), hex_of(&next, u))).collect();
     for (n, a) in d.attacks.iter().enumerate() {
+        // 16.3: "The game ends immediately" when an army is demoralized: no
+        // later combat of the step is fought.
+        let fallen = crate::systems::gboar::effects::morale::demoralized(rules, &next);
+        if !fallen.is_empty() {
+            let left: Vec<&str> = d.attacks[n..].iter().map(|a| a.field.as_str()).collect();
+            events.push(
+                Event::new(
+                    "16.3",
+                    "combats-not-fought",
+                    format!(
+                        "the {} army is demoralized and the game ends immediately: {} not fought",
+                        fallen.join(" and "),
+                        left.join(", ")
+                    ),
+                )
+                .with("armies", &fallen)
+                .with("attacks", &left),
+            );
+            return Ok(crate::systems::gboar::board::state::Resolution { state: next, events });
+        }
         let id = format!("{}-{}-close-combat-{}", state.turn, player, n + 1);
         let here = |s: &State, u: &str| hex_of(s, u).is_some() && hex_of(s, u) == start.get(u).copied().flatten();
         let attackers: Vec<String> = a.attackers.iter().filter(|u| here(&next, u)).cloned().collect();
@@ -152,7 +172,7 @@ pub fn resolve_phase(
                 )?);
             }
             if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
-                events.extend(advance(rules, &mut next, a, &lead, &start));
+                events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
         }
@@ -184,7 +204,10 @@ pub fn resolve_phase(
         };
         if open && cut_off.is_empty() {
             for u in &fighting_defenders {
-                if next.units.get(u).is_some_and(|s| s.pinned) {
+                // 12.4: "Pinned cavalry can choose the Cavalry Withdrawal
+                // option at a cost of -1 Army Morale": cavalry pinned when
+                // the phase began (12.22 has taken every pin off by now).
+                if pinned.contains(u) {
                     let why = format!("{u}, pinned, chooses Cavalry Withdrawal");
                     let army = rules.army_of(u).unwrap_or_default().to_string();
                     events.extend(crate::systems::gboar::effects::morale::apply(
@@ -216,7 +239,7 @@ pub fn resolve_phase(
                 }
             }
             if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
-                events.extend(advance(rules, &mut next, a, &lead, &start));
+                events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
         }
@@ -340,10 +363,10 @@ pub fn resolve_phase(
                     let (_, ev) = crate::systems::gboar::effects::retreat::retreat(rules, &mut next, &order, choice)?;
                     events.extend(ev);
                 }
-                events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
+                events.extend(advance(rules, &mut next, a, &attacker_lead, &start)?);
                 continue;
             }
-            Tactics::Drm(v, _) => mods.iter().map(|m| m.value).sum::<i32>() + v,
+            Tactics::Drm(v, _) | Tactics::Illegal(v, _) => mods.iter().map(|m| m.value).sum::<i32>() + v,
         };
         // Steps 5-6.
         let defence_policy = side_orders.and_then(|o| o.momentum.clone()).unwrap_or_default();
@@ -389,8 +412,13 @@ pub fn resolve_phase(
             }
         }
         // Step 9.
-        events.extend(advance(rules, &mut next, a, &attacker_lead, &start));
+        events.extend(advance(rules, &mut next, a, &attacker_lead, &start)?);
     }
-    events.extend(crate::systems::gboar::effects::results::end_of_close_combat_phase(rules, &mut next, player, dice)?);
+    // 16.3: a game the last combat ended has no end of phase.
+    if crate::systems::gboar::effects::morale::demoralized(rules, &next).is_empty() {
+        events.extend(crate::systems::gboar::effects::results::end_of_close_combat_phase(
+            rules, &mut next, player, dice,
+        )?);
+    }
     Ok(crate::systems::gboar::board::state::Resolution { state: next, events })
 }

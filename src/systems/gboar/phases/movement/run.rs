@@ -784,6 +784,16 @@ impl Phase<'_> {
                         .with("hex", hex.to_string())
                         .with("by", &movers),
                 );
+                let by = movers.first().and_then(|m| self.counters.get(m.as_str())).map(|c| c.army.clone());
+                match crate::systems::gboar::effects::results::leader_captured(
+                    self.rules,
+                    &mut run.state,
+                    leader,
+                    &by.unwrap_or_default(),
+                ) {
+                    Ok(events) => run.events.extend(events),
+                    Err(e) => problems.push(problem(field, e.to_string())),
+                }
             }
         }
     }
