@@ -5,6 +5,7 @@
 use serde::Deserialize;
 
 use super::*;
+use crate::base::error::echo;
 
 // ---------------------------------------------------------------------------
 // The Close Combat Phase: orders and designation (12.12-12.15, 12.21)
@@ -98,8 +99,16 @@ pub struct Defence {
 pub struct HexDefence {
     #[serde(default)]
     pub tactics: Option<String>,
+    /// 12.23 step 2: the Defender's lead unit (default: the best modified
+    /// morale, then the most SPs).
     #[serde(default)]
     pub lead: Option<String>,
+    /// 12.23 step 2: "Each side, starting with the Attacker, must choose one
+    /// unit to be its lead unit": the Defender, who chooses second, may name
+    /// his lead unit for each lead unit the Attacker may choose (attacker's
+    /// unit: ours); `lead` is the choice for any other.
+    #[serde(default)]
+    pub lead_after_attacker: BTreeMap<String, String>,
     /// 12.4: withdraw Parade Order cavalry instead of fighting, when allowed.
     #[serde(default)]
     pub cavalry_withdrawal: bool,
@@ -217,6 +226,34 @@ pub fn designate(
                                     crate::base::error::echo(hex)
                                 ),
                             );
+                        }
+                        // 12.23 step 2: the lead units named are ours, in
+                        // the hex; those they answer are the enemy's.
+                        let here = hex.parse::<HexId>().ok();
+                        let ours = |u: &str| {
+                            rules.counter(u).is_some_and(|c| !c.is_leader())
+                                && side_of(rules, u) == *side
+                                && here.is_some()
+                                && hex_of(state, u) == here
+                        };
+                        let leads = h.lead.iter().map(|u| (format!("defence.hexes.{hex}.lead"), u));
+                        let answers = h
+                            .lead_after_attacker
+                            .iter()
+                            .map(|(k, u)| (format!("defence.hexes.{hex}.lead_after_attacker.{}", echo(k)), u));
+                        for (field, u) in leads.chain(answers) {
+                            if !ours(u) {
+                                bad(side, field, format!("{} is not a combat unit of {side} in {hex}", echo(u)));
+                            }
+                        }
+                        for k in h.lead_after_attacker.keys() {
+                            if rules.counter(k).is_none_or(|c| c.is_leader()) || side_of(rules, k) == *side {
+                                bad(
+                                    side,
+                                    format!("defence.hexes.{hex}.lead_after_attacker"),
+                                    format!("{} is not an enemy combat unit: the keys are the Attacker's possible lead units (12.23 step 2)", echo(k)),
+                                );
+                            }
                         }
                         if let Some(t) = &h.tactics {
                             if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {

@@ -261,7 +261,10 @@ pub fn resolve_phase(
         }
         // Steps 1-4.
         let attacker_lead = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()).map_err(Error::refused)?;
-        let defender_lead = lead_unit(rules, &next, &fighting_defenders, hex_orders.and_then(|h| h.lead.as_deref()))
+        // 12.23 step 2: the Attacker chooses first; the Defender's choice
+        // may depend on it.
+        let wanted = hex_orders.and_then(|h| h.lead_after_attacker.get(&attacker_lead).or(h.lead.as_ref()));
+        let defender_lead = lead_unit(rules, &next, &fighting_defenders, wanted.map(String::as_str))
             .unwrap_or_else(|_| fighting_defenders[0].clone());
         let diversion_shift = d.diversion.map_or(0, |h| {
             u32::from(
