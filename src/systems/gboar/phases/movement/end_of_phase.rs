@@ -352,7 +352,12 @@ impl Phase<'_> {
                 strategic: false,
             };
             let occ = self.occupancy(&run.state, &group.ids);
-            let options: Vec<HexId> = self.disrupted_options(&run.state, &group, &occ).into_keys().collect();
+            // Savannah 4.1: a hex where it would end the phase stacked with
+            // a unit the orders leave there, which a restriction keeps
+            // apart, is no hex it can move to.
+            let open = |h: HexId| !self.ends_barred(&run.state, id, h);
+            let options: Vec<HexId> =
+                self.disrupted_options_where(&run.state, &group, &occ, open).into_keys().collect();
             if !options.is_empty() {
                 run.problems.push((
                     side.clone(),
@@ -490,6 +495,22 @@ impl Phase<'_> {
         }
     }
 
+    /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `id`
+    /// ending the phase in `hex` would end it stacked with a unit `state`
+    /// has there that a restriction forbids it to end a Movement Phase
+    /// stacked with.
+    pub(super) fn ends_barred(&self, state: &State, id: &str, hex: HexId) -> bool {
+        let (Some(stacking), Some(me)) = (&self.stacking, self.counters.get(id)) else { return false };
+        let here = hex.to_string();
+        state.units.iter().filter(|(other, u)| other.as_str() != id && u.hex.as_deref() == Some(&*here)).any(
+            |(other, _)| {
+                self.counters.get(other.as_str()).is_some_and(|c| {
+                    stacking.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c))
+                })
+            },
+        )
+    }
+
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
     /// not end a Movement Phase stacked together. A side's orders alone
     /// (`whole_phase` false) are held to it only for pairs of its own units.
@@ -537,12 +558,17 @@ impl Phase<'_> {
                                         == Some("always");
                                 let stacked_before =
                                     hex_of(start, &x.id) == Some(*hex) && hex_of(start, &y.id) == Some(*hex);
-                                // Only if one of them can move at all.
+                                // Only if one of them can move at all, to
+                                // a hex where it would not end the phase
+                                // stacked with a unit the orders leave
+                                // there that a restriction keeps apart.
                                 let can_move = || {
                                     let mut base = Run::new(start.clone(), None);
                                     self.place_arrivals(&mut base, &[]);
-                                    !self.one_unit_ends(&base, &x.id, |_| true, 1).is_empty()
-                                        || !self.one_unit_ends(&base, &y.id, |_| true, 1).is_empty()
+                                    [&x.id, &y.id].into_iter().any(|id| {
+                                        let open = |h: HexId| !self.ends_barred(&run.state, id, h);
+                                        !self.one_unit_ends(&base, id, open, 1).is_empty()
+                                    })
                                 };
                                 if always && stacked_before && can_move() {
                                     found.push((

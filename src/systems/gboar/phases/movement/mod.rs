@@ -63,6 +63,15 @@
 //! - 13.3: a disrupted unit that begins next to the enemy must move, to a
 //!   hex next to as few enemy units as it can reach (none if it can); the
 //!   orders are refused if they leave it where it is while it could.
+//!   "Could" counts the hexes where it may end the phase: not one where
+//!   the orders leave a unit that a restriction forbids it to end a
+//!   Movement Phase stacked with (Savannah 4.1: French and American), as
+//!   friendly units the orders leave count against the stacking limit
+//!   (7.1). A move there is legal, as 4.1 lets French and American units
+//!   pass through one another, if the other unit then moves out.
+//! - Savannah 4.1, units stacked by a retreat must unstack in the next
+//!   friendly Movement Phase when one of them can move to a hex where the
+//!   orders leave no unit it may not end the phase stacked with.
 //! - Stacking counts all the units of the phasing player (an alliance's
 //!   armies together); a unit's SPs are its reduced strength once it has
 //!   lost a step. 9.1's one-hex move is withdrawn by the hex entered

@@ -168,8 +168,20 @@ impl<'a> Phase<'a> {
     /// an enemy unit; one that begins next to the enemy must move away from
     /// as many enemy units as it can.
     pub(super) fn disrupted_options(&self, state: &State, group: &Group, occ: &Occupancy) -> BTreeMap<HexId, Step> {
+        self.disrupted_options_where(state, group, occ, |_| true)
+    }
+
+    /// [`Phase::disrupted_options`] among the hexes `open` keeps: "as many
+    /// enemy units as possible" counted over those hexes only.
+    pub(super) fn disrupted_options_where(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        open: impl Fn(HexId) -> bool,
+    ) -> BTreeMap<HexId, Step> {
         let mut legal: Vec<(HexId, usize, Step)> = Vec::new();
-        for n in neighbours(group.start, self.terrain.layout) {
+        for n in neighbours(group.start, self.terrain.layout).into_iter().filter(|n| open(*n)) {
             let Ok(step) = self.step(state, group, occ, group.start, n) else { continue };
             if step.mp > group.allowance && !self.minimum_move_into(group, n) {
                 continue;
