@@ -159,6 +159,10 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
         all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
     };
     for hex in hexes {
+        // A hex whose units hold no such pair holds none once some move.
+        if crate::systems::gboar::board::stacking::restricted_stack(rules, state, hex, always).is_none() {
+            continue;
+        }
         // While the units the moves so far leave in the hex hold a pair
         // the restriction keeps apart, and a move helps.
         loop {

@@ -394,7 +394,7 @@ impl Phase<'_> {
         let mut found = Vec::new();
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
-        let start = &base.state.clone();
+        let start = &base.state;
         let occupancy = crate::systems::gboar::board::units::Occupancy::new(self.rules, start);
         for (id, unit) in &start.units {
             let Some(c) = self.counter(id.as_str()) else { continue };
