@@ -170,6 +170,12 @@ impl FromStr for HexId {
 
     /// Exactly four ASCII digits `CCRR`; no sign, no spaces, nothing else.
     fn from_str(s: &str) -> Result<HexId, HexIdError> {
+        // The common case, four ASCII digits, without counting characters.
+        if let [a, b, c, d] = *s.as_bytes() {
+            if [a, b, c, d].iter().all(u8::is_ascii_digit) {
+                return Ok(HexId { col: (a - b'0') * 10 + (b - b'0'), row: (c - b'0') * 10 + (d - b'0') });
+            }
+        }
         let length = s.chars().count();
         if length != 4 {
             return Err(HexIdError::WrongLength { input: s.to_string(), length });

@@ -356,6 +356,27 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
 /// file's path). The case names its module as written (`module:`);
 /// `source_of` gives that module's files (a folder next to the case, or
 /// an embedded module): the caller reads files, the engine does not.
+/// A case's rules, the state it starts from and its (first) step (for
+/// tests that ask other questions of a case's position).
+pub fn position(
+    label: &str,
+    text: &str,
+    source_of: impl Fn(&str) -> Result<Source>,
+) -> Result<(Rules, State, Step)> {
+    let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
+    let rules = Rules::load(&source_of(&case.module)?, &case.scenario)?;
+    let mut state = State::setup(&rules.module, &case.scenario)?;
+    apply(&mut state, &case.state).map_err(|e| Error::refused(format!("{label}: {e}")))?;
+    let step = case
+        .step_list()
+        .map_err(|e| Error::refused(format!("{label}: {e}")))?
+        .into_iter()
+        .next()
+        .and_then(|s| s.step)
+        .ok_or_else(|| Error::refused(format!("{label}: the case names no step")))?;
+    Ok((rules, state, step))
+}
+
 pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) -> Result<Outcome> {
     let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
     let source = source_of(&case.module)?;

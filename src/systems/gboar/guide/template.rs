@@ -159,6 +159,10 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
         all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
     };
     for hex in hexes {
+        // A hex whose units hold no such pair holds none once some move.
+        if crate::systems::gboar::board::stacking::restricted_stack(rules, state, hex, always).is_none() {
+            continue;
+        }
         // While the units the moves so far leave in the hex hold a pair
         // the restriction keeps apart, and a move helps.
         loop {
@@ -1878,6 +1882,36 @@ mod tests {
             .collect();
         let both = [&french, &american].iter().filter(|u| attackers.contains(u)).count();
         assert_eq!(both, 1, "one of {french} and {american} attacks 1905: {orders:?}");
+    }
+
+    /// 13.3 and Savannah 4.1 (self-play, seed 1, games 278, 421 and 670):
+    /// a disrupted unit whose hexes away from the enemy all hold units of
+    /// the other army, and a retreat's French/American stack with no hex
+    /// to unstack to. In the positions of the conformance cases that show
+    /// the rule, the least orders of every side validate, alone and
+    /// together, and move no unit the rule does not make move.
+    #[test]
+    fn the_least_orders_validate_where_allied_units_fill_the_hexes_away() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/movement");
+        for name in [
+            "13-3-a-disrupted-unit-whose-hexes-hold-units-it-may-not-end-with.yaml",
+            "savannah-4-1-no-hex-to-unstack-to.yaml",
+        ] {
+            let text = std::fs::read_to_string(dir.join(name)).unwrap();
+            let (rules, state, step) =
+                crate::systems::gboar::case::position(name, &text, |m| Ok(Source::dir(&dir.join(m)))).unwrap();
+            let sides = crate::systems::gboar::phases::awaited(&rules, &state, &step);
+            assert_eq!(sides, ["blue", "green"], "{name}");
+            let least = minimal_of(&rules, &state, &step, &sides);
+            for (side, body) in &least {
+                let problems =
+                    crate::systems::gboar::phases::validate_body(&rules, &state, &step, side, body, "t.yaml", "");
+                assert!(problems.is_empty(), "{name} {side}: {problems:?}");
+                assert!(ordered_moves(body).is_empty(), "{name} {side}: {body:?}");
+            }
+            let together = crate::systems::gboar::phases::validate_step(&rules, &state, &step, &least);
+            assert!(together.is_empty(), "{name}: {together:?}");
+        }
     }
 
     /// Savannah Hist. Special Rules: a held gun that Defensive Artillery

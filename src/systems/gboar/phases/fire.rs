@@ -447,13 +447,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
     let mut problems = Vec::new();
     let mut fired: BTreeMap<String, String> = BTreeMap::new();
     let mut targets: BTreeMap<String, String> = BTreeMap::new();
-    let longest = rules.charts.fire.fire_table.ranges.iter().copied().max().unwrap_or(0);
-    let cap = state
-        .weather
-        .as_deref()
-        .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
-        .and_then(|c| u32::try_from(c.artillery_max_range).ok());
-    let reach = cap.map_or(longest, |c| longest.min(c));
+    let (reach, cap) = artillery_reach(rules, state);
     let own = |id: &str| crate::systems::gboar::board::units::side_of(rules, id) == side;
     for (i, f) in orders.fire.iter().enumerate() {
         let field = format!("fire[{i}]");
@@ -602,7 +596,30 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
 /// The enemy combat units `gun` of `side` could fire at alone this phase,
 /// by id, as [`check`] accepts the fire (11.1, 11.2, 11.4, the weather).
 pub fn gun_targets(rules: &Rules, state: &State, player: &str, side: &str, gun: &str) -> Vec<String> {
-    single_shot_targets(rules, state, gun, "fire", "guns", |body| check(rules, state, player, side, body).is_empty())
+    // A target out of range is one [`check`] refuses: only the others are
+    // tried as orders.
+    let (reach, _) = artillery_reach(rules, state);
+    let from = hex_of(state, gun);
+    let in_range = |t: &str| match (from, hex_of(state, t)) {
+        (Some(from), Some(to)) => (1..=reach).contains(&distance(from, to, rules.module.map.layout)),
+        _ => true,
+    };
+    single_shot_targets(rules, state, gun, "fire", "guns", |body| {
+        let target = body.get("fire").and_then(|f| f.get(0)).and_then(|f| f.get("target")).and_then(|t| t.as_str());
+        target.is_none_or(in_range) && check(rules, state, player, side, body).is_empty()
+    })
+}
+
+/// 11.2, Savannah 4.2: the longest artillery range this turn, and the
+/// weather's cap on it when there is one.
+fn artillery_reach(rules: &Rules, state: &State) -> (u32, Option<u32>) {
+    let longest = rules.charts.fire.fire_table.ranges.iter().copied().max().unwrap_or(0);
+    let cap = state
+        .weather
+        .as_deref()
+        .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+        .and_then(|c| u32::try_from(c.artillery_max_range).ok());
+    (cap.map_or(longest, |c| longest.min(c)), cap)
 }
 
 /// The enemy combat units on the map that `shooter` alone could fire at,

@@ -21,7 +21,7 @@ impl Phase<'_> {
                 .iter()
                 .filter(|(id, u)| {
                     u.pin_result.as_ref() == Some(result)
-                        && self.counters.get(id.as_str()).is_some_and(|c| !self.is_friendly(c))
+                        && self.counter(id.as_str()).is_some_and(|c| !self.is_friendly(c))
                 })
                 .filter_map(|(id, _)| hex_of(&run.state, id))
                 .collect();
@@ -72,7 +72,7 @@ impl Phase<'_> {
     /// when the phase began.
     pub(super) fn remove_pins(&self, rules: &Rules, start: &State, run: &mut Run<'_>) -> Result<()> {
         let enemy_of = |state: &State, id: &str, hex: HexId| -> Vec<String> {
-            let mine = self.counters.get(id).and_then(|c| self.player_of_army.get(&c.army)).cloned();
+            let mine = self.counter(id).and_then(|c| self.player_of_army.get(&c.army)).cloned();
             let around: Vec<HexId> = neighbours(hex, self.terrain.layout);
             let mut found: Vec<String> = state
                 .units
@@ -104,14 +104,14 @@ impl Phase<'_> {
         // Per PIN result: the phasing armies that pay for it.
         let mut results: BTreeMap<Option<String>, BTreeSet<String>> = BTreeMap::new();
         for id in &removed {
-            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(c) = self.counter(id.as_str()) else { continue };
             let result = run.state.units.get(id).and_then(|u| u.pin_result.clone());
             let paying = results.entry(result).or_default();
             if self.is_friendly(c) {
                 paying.insert(c.army.clone());
             } else if let Some(hex) = hex_of(start, id) {
                 for other in enemy_of(start, id, hex) {
-                    if let Some(o) = self.counters.get(other.as_str()) {
+                    if let Some(o) = self.counter(other.as_str()) {
                         if self.is_friendly(o) {
                             paying.insert(o.army.clone());
                         }
@@ -178,7 +178,7 @@ impl Phase<'_> {
                         .filter(|(id, u)| {
                             hex_of(&run.state, id) == Some(hex)
                                 && u.hex.is_some()
-                                && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c))
+                                && self.counter(id.as_str()).is_some_and(|c| self.is_friendly(c))
                         })
                         .map(|(id, _)| id.clone())
                         .collect();
@@ -280,8 +280,7 @@ impl Phase<'_> {
             if !unit.must_return || run.moved.contains_key(id) {
                 continue;
             }
-            let (Some(c), Some(hex), Some(home)) = (self.counters.get(id.as_str()), hex_of(start, id), self.home(id))
-            else {
+            let (Some(c), Some(hex), Some(home)) = (self.counter(id.as_str()), hex_of(start, id), self.home(id)) else {
                 continue;
             };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
@@ -326,7 +325,7 @@ impl Phase<'_> {
     /// use its one hex move to move away, when it can.
     pub(super) fn disrupted_must_move(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
         for (id, unit) in &start.units {
-            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
             if !sides.contains(&side.as_str()) || c.is_leader() || unit.condition != Condition::Disrupted || unit.pinned
             {
@@ -352,7 +351,12 @@ impl Phase<'_> {
                 strategic: false,
             };
             let occ = self.occupancy(&run.state, &group.ids);
-            let options: Vec<HexId> = self.disrupted_options(&run.state, &group, &occ).into_keys().collect();
+            // Savannah 4.1: a hex where it would end the phase stacked with
+            // a unit the orders leave there, which a restriction keeps
+            // apart, is no hex it can move to.
+            let open = |h: HexId| !self.ends_barred(&run.state, id, h);
+            let options: Vec<HexId> =
+                self.disrupted_options_where(&run.state, &group, &occ, open).into_keys().collect();
             if !options.is_empty() {
                 run.problems.push((
                     side.clone(),
@@ -390,10 +394,10 @@ impl Phase<'_> {
         let mut found = Vec::new();
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
-        let start = &base.state.clone();
+        let start = &base.state;
         let occupancy = crate::systems::gboar::board::units::Occupancy::new(self.rules, start);
         for (id, unit) in &start.units {
-            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
             if !self.is_friendly(c) || !sides.contains(&side.as_str()) || unit.pinned {
                 continue;
@@ -435,7 +439,7 @@ impl Phase<'_> {
         keep: impl Fn(HexId) -> bool,
         limit: usize,
     ) -> Vec<HexId> {
-        let Some(side) = self.counters.get(id).and_then(|c| self.side_of_army.get(&c.army)) else {
+        let Some(side) = self.counter(id).and_then(|c| self.side_of_army.get(&c.army)) else {
             return Vec::new();
         };
         let probe = MoveOrder {
@@ -490,6 +494,22 @@ impl Phase<'_> {
         }
     }
 
+    /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `id`
+    /// ending the phase in `hex` would end it stacked with a unit `state`
+    /// has there that a restriction forbids it to end a Movement Phase
+    /// stacked with.
+    pub(super) fn ends_barred(&self, state: &State, id: &str, hex: HexId) -> bool {
+        let (Some(stacking), Some(me)) = (&self.stacking, self.counter(id)) else { return false };
+        let here = hex.to_string();
+        state.units.iter().filter(|(other, u)| other.as_str() != id && u.hex.as_deref() == Some(&*here)).any(
+            |(other, _)| {
+                self.counter(other.as_str()).is_some_and(|c| {
+                    stacking.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c))
+                })
+            },
+        )
+    }
+
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
     /// not end a Movement Phase stacked together. A side's orders alone
     /// (`whole_phase` false) are held to it only for pairs of its own units.
@@ -497,7 +517,7 @@ impl Phase<'_> {
         let Some(stacking) = &self.stacking else { return };
         let mut by_hex: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
         for (id, unit) in &run.state.units {
-            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(c) = self.counter(id.as_str()) else { continue };
             if !self.is_friendly(c) {
                 continue;
             }
@@ -537,12 +557,17 @@ impl Phase<'_> {
                                         == Some("always");
                                 let stacked_before =
                                     hex_of(start, &x.id) == Some(*hex) && hex_of(start, &y.id) == Some(*hex);
-                                // Only if one of them can move at all.
+                                // Only if one of them can move at all, to
+                                // a hex where it would not end the phase
+                                // stacked with a unit the orders leave
+                                // there that a restriction keeps apart.
                                 let can_move = || {
                                     let mut base = Run::new(start.clone(), None);
                                     self.place_arrivals(&mut base, &[]);
-                                    !self.one_unit_ends(&base, &x.id, |_| true, 1).is_empty()
-                                        || !self.one_unit_ends(&base, &y.id, |_| true, 1).is_empty()
+                                    [&x.id, &y.id].into_iter().any(|id| {
+                                        let open = |h: HexId| !self.ends_barred(&run.state, id, h);
+                                        !self.one_unit_ends(&base, id, open, 1).is_empty()
+                                    })
                                 };
                                 if always && stacked_before && can_move() {
                                     found.push((

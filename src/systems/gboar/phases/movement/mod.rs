@@ -63,6 +63,15 @@
 //! - 13.3: a disrupted unit that begins next to the enemy must move, to a
 //!   hex next to as few enemy units as it can reach (none if it can); the
 //!   orders are refused if they leave it where it is while it could.
+//!   "Could" counts the hexes where it may end the phase: not one where
+//!   the orders leave a unit that a restriction forbids it to end a
+//!   Movement Phase stacked with (Savannah 4.1: French and American), as
+//!   friendly units the orders leave count against the stacking limit
+//!   (7.1). A move there is legal, as 4.1 lets French and American units
+//!   pass through one another, if the other unit then moves out.
+//! - Savannah 4.1, units stacked by a retreat must unstack in the next
+//!   friendly Movement Phase when one of them can move to a hex where the
+//!   orders leave no unit it may not end the phase stacked with.
 //! - Stacking counts all the units of the phasing player (an alliance's
 //!   armies together); a unit's SPs are its reduced strength once it has
 //!   lost a step. 9.1's one-hex move is withdrawn by the hex entered
@@ -501,8 +510,13 @@ impl<'a> Phase<'a> {
         })
     }
 
+    /// The module's counter `id` (the rules' hashed index).
+    fn counter(&self, id: &str) -> Option<&'a Counter> {
+        self.rules.counter(id)
+    }
+
     fn name(&self, id: &str) -> String {
-        self.counters.get(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string())
+        self.counter(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string())
     }
 
     fn names(&self, ids: &[String]) -> String {
@@ -530,7 +544,7 @@ impl<'a> Phase<'a> {
         let mut friendly: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         let mut enemy_leaders: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         for (id, unit) in &state.units {
-            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
             if self.is_friendly(c) {
                 if !moving.contains(id) {
@@ -545,7 +559,7 @@ impl<'a> Phase<'a> {
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.
     fn stacking_weight(&self, state: &State, id: &str) -> (i32, i32) {
-        let Some(c) = self.counters.get(id) else { return (0, 0) };
+        let Some(c) = self.counter(id) else { return (0, 0) };
         let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
         c.stacking_weight(state.units.get(id).map(|u| u.steps).unwrap_or(1), leaders_count)
     }
@@ -693,7 +707,7 @@ pub fn unit_moves(
     let field = "moves[0]";
     let mut out = Vec::new();
     for (id, unit) in &at_start.units {
-        let Some(c) = phase.counters.get(id.as_str()) else { continue };
+        let Some(c) = phase.counter(id.as_str()) else { continue };
         if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side) {
             continue;
         }
@@ -810,8 +824,7 @@ pub fn draw_moves(
         .arrived
         .keys()
         .filter(|id| {
-            phase.counters.get(id.as_str()).and_then(|c| phase.side_of_army.get(&c.army)).map(String::as_str)
-                == Some(side)
+            phase.counter(id.as_str()).and_then(|c| phase.side_of_army.get(&c.army)).map(String::as_str) == Some(side)
         })
         .filter_map(|id| {
             let unit = at_start.units.get(id)?;
@@ -820,7 +833,7 @@ pub fn draw_moves(
         .collect();
     let mut out = Vec::new();
     for id in units {
-        let (Some(unit), Some(c)) = (at_start.units.get(id), phase.counters.get(id.as_str())) else { continue };
+        let (Some(unit), Some(c)) = (at_start.units.get(id), phase.counter(id.as_str())) else { continue };
         if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side)
             || hex_of(&at_start, id).is_none()
             || base.moved.contains_key(id)

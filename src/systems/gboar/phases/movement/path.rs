@@ -16,12 +16,43 @@ impl<'a> Phase<'a> {
         from: HexId,
         to: HexId,
     ) -> std::result::Result<Step, String> {
+        self.step_priced(state, group, occ, from, to, true)
+    }
+
+    /// [`Phase::step`] for the search, which needs the MPs and whether the
+    /// hex may be entered, not the words: the parts and the refusal are
+    /// left unwritten (empty), the same otherwise.
+    pub(super) fn step_cost(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        from: HexId,
+        to: HexId,
+    ) -> std::result::Result<Step, String> {
+        self.step_priced(state, group, occ, from, to, false)
+    }
+
+    fn step_priced(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        from: HexId,
+        to: HexId,
+        texts: bool,
+    ) -> std::result::Result<Step, String> {
+        macro_rules! text {
+            ($($arg:tt)*) => {
+                if texts { format!($($arg)*) } else { String::new() }
+            };
+        }
         let Some(info) = self.terrain.hex(to) else {
-            return Err(format!("{to} is not on the map"));
+            return Err(text!("{to} is not on the map"));
         };
         // 9.2: prohibited terrain.
         if info.movement_cost == MovementCost::Prohibited {
-            return Err(format!("{to} is {}: prohibited terrain (9.2)", info.name));
+            return Err(text!("{to} is {}: prohibited terrain (9.2)", info.name));
         }
         // Savannah 4.9: along the Covered Way is from one of its hexes to an
         // adjacent one; entering it from outside pays the hex's terrain.
@@ -31,7 +62,7 @@ impl<'a> Phase<'a> {
         };
         // 9.2: never into an enemy-occupied hex.
         if let Some(enemies) = self.enemy_combat.get(&to) {
-            return Err(format!(
+            return Err(text!(
                 "{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)",
                 list(enemies)
             ));
@@ -39,7 +70,7 @@ impl<'a> Phase<'a> {
         let mut captures = Vec::new();
         if let Some(leaders) = occ.enemy_leaders.get(&to) {
             if !group.captures {
-                return Err(format!(
+                return Err(text!(
                     "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
                     list(leaders)
                 ));
@@ -56,7 +87,7 @@ impl<'a> Phase<'a> {
                 guns = guns.saturating_add(g);
             }
             if sps > limits.max_strength_points || guns > limits.max_artillery_units {
-                return Err(format!(
+                return Err(text!(
                     "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
                     list(&group.ids),
                     if there.is_empty() { "nothing".to_string() } else { list(there) },
@@ -69,12 +100,11 @@ impl<'a> Phase<'a> {
             for r in limits.restrictions.iter().filter(|r| !r.may_pass_through) {
                 for mover in &group.ids {
                     for other in there {
-                        let (Some(x), Some(y)) = (self.counters.get(mover.as_str()), self.counters.get(other.as_str()))
-                        else {
+                        let (Some(x), Some(y)) = (self.counter(mover.as_str()), self.counter(other.as_str())) else {
                             continue;
                         };
                         if r.applies(x, y) {
-                            return Err(format!(
+                            return Err(text!(
                                 "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
                                 r.rule_name(),
                                 r.id
@@ -88,7 +118,7 @@ impl<'a> Phase<'a> {
         let mut parts: Vec<(String, i32)> = Vec::new();
         if let Some(feature) = along {
             if group.strategic && feature.strategic_movement == Some(false) {
-                return Err(format!(
+                return Err(text!(
                     "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
                     feature.name
                 ));
@@ -96,12 +126,12 @@ impl<'a> Phase<'a> {
             // Savannah 4.9: its own cost replaces the hex's (swamp); streams
             // are not forded along it and cost `creek_cost_along`.
             let Some(cost) = feature.movement_cost_along else {
-                return Err(format!(
+                return Err(text!(
                     "charts/terrain.yaml gives the {} no movement_cost_along, so a move along it cannot be priced (Savannah 4.9)",
                     feature.name
                 ));
             };
-            parts.push((format!("along the {}", feature.name), cost));
+            parts.push((text!("along the {}", feature.name), cost));
             for c in self.terrain.crossing(from, to) {
                 if feature.streams.contains(&c.id) {
                     parts.push((
@@ -109,50 +139,50 @@ impl<'a> Phase<'a> {
                         feature.creek_cost_along.unwrap_or(c.movement_cost_added),
                     ));
                 } else if c.movement_cost_added != 0 {
-                    parts.push((c.name.to_lowercase(), c.movement_cost_added));
+                    parts.push((if texts { c.name.to_lowercase() } else { String::new() }, c.movement_cost_added));
                 }
             }
         } else if group.strategic {
             // 9.52: every hexside along a road or track, never next to the enemy.
             let Some(cost) = road.and_then(|r| r.strategic_cost) else {
-                return Err(format!(
+                return Err(text!(
                     "{from} to {to} does not follow a road or track: strategic movement crosses only hexsides with connected road or track (9.52)"
                 ));
             };
             let enemies = self.adjacent_enemies(to);
             if !enemies.is_empty() {
-                return Err(format!(
+                return Err(text!(
                     "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
                     list(&enemies)
                 ));
             }
-            parts.push((format!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
+            parts.push((text!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
         } else if let Some(r) = road {
             // 9.51: along a road the other terrain is ignored.
-            parts.push((r.names.join("/"), r.cost));
+            parts.push((if texts { r.names.join("/") } else { String::new() }, r.cost));
         } else {
             // 9.4: hex and hexside costs add up.
             let MovementCost::Mp(cost) = info.movement_cost else {
-                return Err(format!("{to} is {}: prohibited terrain (9.2)", info.name));
+                return Err(text!("{to} is {}: prohibited terrain (9.2)", info.name));
             };
-            parts.push((info.name.to_lowercase(), cost));
+            parts.push((if texts { info.name.to_lowercase() } else { String::new() }, cost));
             for c in self.terrain.crossing(from, to) {
                 if c.movement_cost_added != 0 {
-                    parts.push((c.name.to_lowercase(), c.movement_cost_added));
+                    parts.push((if texts { c.name.to_lowercase() } else { String::new() }, c.movement_cost_added));
                 }
             }
         }
         // Savannah 4.2: the weather's added cost per hex entered.
         if let Some(w) = self.weather.filter(|w| w.movement_cost_added != 0) {
-            parts.push((w.name.to_lowercase(), w.movement_cost_added));
+            parts.push((if texts { w.name.to_lowercase() } else { String::new() }, w.movement_cost_added));
         }
         // 8.31: +1 to enter, +1 to exit an enemy rifle unit's ZOC.
         let (entered, exited) = self.zoc.rifle_costs(from, to);
         if !entered.is_empty() {
-            parts.push((format!("entering the ZOC of rifle unit {}", list(&entered)), 1));
+            parts.push((text!("entering the ZOC of rifle unit {}", list(&entered)), 1));
         }
         if !exited.is_empty() {
-            parts.push((format!("leaving the ZOC of rifle unit {}", list(&exited)), 1));
+            parts.push((text!("leaving the ZOC of rifle unit {}", list(&exited)), 1));
         }
         let mp = parts.iter().map(|(_, v)| *v).fold(0i32, |a, v| a.saturating_add(v));
         Ok(Step { mp, parts, captures, along: along.is_some() })
@@ -168,9 +198,21 @@ impl<'a> Phase<'a> {
     /// an enemy unit; one that begins next to the enemy must move away from
     /// as many enemy units as it can.
     pub(super) fn disrupted_options(&self, state: &State, group: &Group, occ: &Occupancy) -> BTreeMap<HexId, Step> {
+        self.disrupted_options_where(state, group, occ, |_| true)
+    }
+
+    /// [`Phase::disrupted_options`] among the hexes `open` keeps: "as many
+    /// enemy units as possible" counted over those hexes only.
+    pub(super) fn disrupted_options_where(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        open: impl Fn(HexId) -> bool,
+    ) -> BTreeMap<HexId, Step> {
         let mut legal: Vec<(HexId, usize, Step)> = Vec::new();
-        for n in neighbours(group.start, self.terrain.layout) {
-            let Ok(step) = self.step(state, group, occ, group.start, n) else { continue };
+        for n in neighbours(group.start, self.terrain.layout).into_iter().filter(|n| open(*n)) {
+            let Ok(step) = self.step_cost(state, group, occ, group.start, n) else { continue };
             if step.mp > group.allowance && !self.minimum_move_into(group, n) {
                 continue;
             }
@@ -221,7 +263,7 @@ impl<'a> Phase<'a> {
                 if settled.contains(&n) {
                     continue;
                 }
-                let Ok(step) = self.step(state, group, occ, hex, n) else { continue };
+                let Ok(step) = self.step_cost(state, group, occ, hex, n) else { continue };
                 let total = mp.saturating_add(step.mp);
                 let one_hex = hex == group.start && self.minimum_move_into(group, n);
                 if total > allowance && !one_hex {

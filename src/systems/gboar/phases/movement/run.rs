@@ -20,7 +20,7 @@ impl Phase<'_> {
             .state
             .units
             .iter()
-            .filter(|(id, u)| u.lost && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c)))
+            .filter(|(id, u)| u.lost && self.counter(id.as_str()).is_some_and(|c| self.is_friendly(c)))
             .map(|(id, _)| id.clone())
             .collect();
         for id in &flipped {
@@ -88,12 +88,12 @@ impl Phase<'_> {
             .filter(|(id, u)| {
                 u.off_map == Some(OffMap::Reinforcement)
                     && u.arriving.as_ref().is_some_and(|a| a.turn == turn)
-                    && self.counters.get(id.as_str()).is_some_and(|c| self.is_friendly(c))
+                    && self.counter(id.as_str()).is_some_and(|c| self.is_friendly(c))
             })
             .map(|(id, _)| id.clone())
             .collect();
         let side_of =
-            |id: &str| self.counters.get(id).and_then(|c| self.side_of_army.get(&c.army)).cloned().unwrap_or_default();
+            |id: &str| self.counter(id).and_then(|c| self.side_of_army.get(&c.army)).cloned().unwrap_or_default();
         // Orders that name units which are not arriving.
         for (side, (_, o)) in &wanted {
             for (n, id) in o.delay.iter().enumerate() {
@@ -320,7 +320,7 @@ impl Phase<'_> {
                 ok = false;
                 continue;
             }
-            let (Some(counter), Some(unit)) = (self.counters.get(id.as_str()), state.units.get(id)) else {
+            let (Some(counter), Some(unit)) = (self.counter(id.as_str()), state.units.get(id)) else {
                 bad(
                     format!(
                         "there is no unit '{}' in this game; {}",
@@ -447,7 +447,7 @@ impl Phase<'_> {
         let mut allowances = BTreeMap::new();
         let mut max_hexes: Option<(u32, String)> = None;
         for id in &ids {
-            let (Some(c), Some(u)) = (self.counters.get(id.as_str()), state.units.get(id)) else { continue };
+            let (Some(c), Some(u)) = (self.counter(id.as_str()), state.units.get(id)) else { continue };
             let printed = c.movement.unwrap_or(0);
             // Savannah 4.7: the turn of arrival's bonus, then artillery
             // doubled, then strategic movement doubles again (4.7's example).
@@ -724,7 +724,7 @@ impl Phase<'_> {
                     .with("stopped_by", &walked.stopped_by),
             );
             let on_covered_way = self.terrain.hex(dest).is_some_and(|h| h.feature.is_some());
-            let mortar = self.counters.get(id.as_str()).is_some_and(|c| c.kind == "mortar");
+            let mortar = self.counter(id.as_str()).is_some_and(|c| c.kind == "mortar");
             let home = self.home(id);
             let turn = self.turn;
             if let Some(u) = run.state.units.get_mut(id) {
@@ -762,7 +762,7 @@ impl Phase<'_> {
         }
         // 14.32: lone leaders captured on the way; the movers do not stop.
         let movers: Vec<String> =
-            ids.iter().filter(|i| self.counters.get(i.as_str()).is_some_and(|c| !c.is_leader())).cloned().collect();
+            ids.iter().filter(|i| self.counter(i.as_str()).is_some_and(|c| !c.is_leader())).cloned().collect();
         for (hex, step) in walked.hexes.iter().zip(&walked.steps) {
             for leader in &step.captures {
                 if let Some(u) = run.state.units.get_mut(leader) {

@@ -7,7 +7,7 @@ use super::*;
 impl Phase<'_> {
     /// A unit's printed at-start hex.
     pub(super) fn home(&self, id: &str) -> Option<HexId> {
-        self.counters.get(id).and_then(|c| c.setup.as_ref()).and_then(|s| s.hex.parse().ok())
+        self.counter(id).and_then(|c| c.setup.as_ref()).and_then(|s| s.hex.parse().ok())
     }
 
     pub(super) fn in_region(&self, zone: &str, hex: HexId) -> bool {
@@ -19,7 +19,7 @@ impl Phase<'_> {
     /// been inside the perimeter.
     pub(super) fn sortie_bound(&self, state: &State, id: &str) -> Option<&SortieRestriction> {
         let rule = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn))?;
-        let c = self.counters.get(id)?;
+        let c = self.counter(id)?;
         if c.is_leader() || !rule.armies.contains(&c.army) {
             return None;
         }
@@ -41,7 +41,7 @@ impl Phase<'_> {
     ) -> Option<Problem> {
         let layout = self.terrain.layout;
         for id in ids {
-            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(c) = self.counter(id.as_str()) else { continue };
             for ban in self.scenario.zone_bans.iter().filter(|b| c.tags.contains(&b.tag)) {
                 if let Some(h) = path.iter().find(|h| self.in_region(&ban.zone, **h)) {
                     return Some(problem(
@@ -77,7 +77,7 @@ impl Phase<'_> {
         let rule = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn))?;
         let inside = |h: HexId| self.in_region(&rule.zone, h);
         let leaders: Vec<&String> =
-            ids.iter().filter(|i| self.counters.get(i.as_str()).is_some_and(|c| c.is_leader())).collect();
+            ids.iter().filter(|i| self.counter(i.as_str()).is_some_and(|c| c.is_leader())).collect();
         if inside(start) && !inside(dest) {
             let bound: Vec<&String> = ids.iter().filter(|i| self.sortie_bound(state, i).is_some()).collect();
             if !bound.is_empty() && leaders.is_empty() {
@@ -168,11 +168,11 @@ impl Phase<'_> {
         };
         let inside = |h: HexId| self.in_region(&rule.zone, h);
         let bound = self.sortie_bound(state, id).is_some();
-        let leader = ids.iter().find(|i| self.counters.get(i.as_str()).is_some_and(|c| c.is_leader())).cloned();
+        let leader = ids.iter().find(|i| self.counter(i.as_str()).is_some_and(|c| c.is_leader())).cloned();
         let Some(u) = state.units.get_mut(id) else { return };
         if inside(dest) {
             u.sortie_with = None;
-            if self.counters.get(id).is_some_and(|c| rule.armies.contains(&c.army)) {
+            if self.counter(id).is_some_and(|c| rule.armies.contains(&c.army)) {
                 u.been_inside = true;
             }
         } else if inside(start) && bound {
