@@ -558,6 +558,56 @@ impl Phase<'_> {
         }
         run.problems.extend(found);
     }
+
+    /// Savannah 4.18: "Huger may only stack with and command American
+    /// Militia and/or artillery": a leader whose counter gives `commands`
+    /// may not end a move stacked with a friendly combat unit outside them.
+    /// Held against the orders that moved the leader or the unit; a stack
+    /// that nobody moved (made by a retreat) is left as it is.
+    pub(super) fn end_of_phase_command_stacking(&self, run: &mut Run<'_>, sides: &[&str], whole_phase: bool) {
+        let mut by_hex: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
+        for (id, unit) in &run.state.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            if !self.is_friendly(c) {
+                continue;
+            }
+            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+                by_hex.entry(h).or_default().push(c);
+            }
+        }
+        let mut found = Vec::new();
+        for (hex, units) in &by_hex {
+            for leader in units.iter().filter(|c| c.is_leader() && c.commands.is_some()) {
+                for unit in units.iter().filter(|u| !leader.may_command(u)) {
+                    let Some((side, field)) = [leader, unit].into_iter().find_map(|c| run.moved.get(&c.id).cloned())
+                    else {
+                        continue;
+                    };
+                    if !(whole_phase || sides.contains(&side.as_str())) {
+                        continue;
+                    }
+                    let commands = leader
+                        .commands
+                        .as_ref()
+                        .map(|c| c.colour_groups.iter().chain(&c.types).cloned().collect::<Vec<_>>().join(", "));
+                    found.push((
+                        side,
+                        problem(
+                            field,
+                            format!(
+                                "{} and {} end a move stacked in {hex}: {} may stack with and command only {} (Savannah 4.18)",
+                                leader.id,
+                                unit.id,
+                                leader.id,
+                                commands.unwrap_or_default()
+                            ),
+                        ),
+                    ));
+                }
+            }
+        }
+        run.problems.extend(found);
+    }
 }
 
 impl Phase<'_> {
