@@ -64,7 +64,7 @@ impl Phase<'_> {
         self.guns_must_return(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
         self.end_of_phase_command_stacking(&mut run, &sides, whole_phase);
-        self.end_of_phase_arrivals(&mut run);
+        self.end_of_phase_arrivals(&mut run, orders);
         self.overstacking_penalty(&mut run, orders);
         match run.failure.take() {
             Some(e) => Err(e),
