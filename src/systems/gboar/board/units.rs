@@ -139,11 +139,13 @@ impl<'s> Occupancy<'s> {
     }
 }
 
-/// 14.1: the leader in command in a hex: the highest ranking friendly leader
-/// of the unit's army; between equal ranks the senior (Savannah 4.18), then
-/// the lower id so the choice is always the same.
-pub fn leader_in_command<'a>(rules: &'a Rules, state: &State, hex: HexId, army: &str) -> Option<&'a Counter> {
-    senior_leader_in(rules, state, &[hex], army)
+/// 14.1: the leader in command of `unit` in its hex: the highest ranking
+/// friendly leader of the unit's army who may command it (Savannah 4.18:
+/// Huger commands only militia and artillery); between equal ranks the
+/// senior (Savannah 4.18), then the lower id so the choice is always the
+/// same.
+pub fn leader_in_command<'a>(rules: &'a Rules, state: &State, hex: HexId, unit: &Counter) -> Option<&'a Counter> {
+    senior_leader_where(rules, state, &[hex], &unit.army, |l| l.may_command(unit))
 }
 
 /// The leader who commands in any of `hexes`: the one [`leader_in_command`]
@@ -151,11 +153,23 @@ pub fn leader_in_command<'a>(rules: &'a Rules, state: &State, hex: HexId, army: 
 /// is in command in his own hex too). 14.21's matrix: a leader's Close
 /// Combat DRM "applies to all CCs fought by units in the leader's hex".
 pub fn senior_leader_in<'a>(rules: &'a Rules, state: &State, hexes: &[HexId], army: &str) -> Option<&'a Counter> {
+    senior_leader_where(rules, state, hexes, army, |_| true)
+}
+
+/// [`senior_leader_in`] among the leaders `may` admits.
+pub fn senior_leader_where<'a>(
+    rules: &'a Rules,
+    state: &State,
+    hexes: &[HexId],
+    army: &str,
+    may: impl Fn(&Counter) -> bool,
+) -> Option<&'a Counter> {
     let mut leaders: Vec<&Counter> = state
         .units
         .keys()
         .filter_map(|id| rules.counter(id))
         .filter(|c| c.is_leader() && c.army == army && hex_of(state, &c.id).is_some_and(|h| hexes.contains(&h)))
+        .filter(|c| may(c))
         .collect();
     leaders.sort_by(|a, b| {
         let rank = b.rank.unwrap_or(0).cmp(&a.rank.unwrap_or(0));

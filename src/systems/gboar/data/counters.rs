@@ -170,6 +170,17 @@ impl Counter {
         ARTILLERY_TYPES.contains(&self.kind.as_str())
     }
 
+    /// Savannah 4.18: whether this leader may stack with and command
+    /// `unit`: any unit when the counter gives no `commands`, else a unit
+    /// of one of its colour groups or types. Other leaders are not
+    /// commanded and stack freely (14.1).
+    pub fn may_command(&self, unit: &Counter) -> bool {
+        let Some(commands) = &self.commands else { return true };
+        unit.is_leader()
+            || unit.colour_group.as_ref().is_some_and(|g| commands.colour_groups.contains(g))
+            || commands.types.contains(&unit.kind)
+    }
+
     /// 7.1: the SPs and artillery units the counter counts for stacking
     /// with `steps` left: its reduced SPs once it has lost a step, one
     /// artillery unit whatever its SPs, nothing for a leader unless the

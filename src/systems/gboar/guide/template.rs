@@ -963,6 +963,9 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
         text += "# Reinforcements due this turn (9.61), placed at the first hex offered unless:\n";
         let more = arrival_choices(rules, &arrivals);
         text += &choice_lines(false, &more.iter().collect::<Vec<_>>());
+        if rules.reinforcements.as_ref().is_some_and(|r| r.overstacked_arrival.is_some()) {
+            text += "# put_off: [ID, ...]   which arrivals wait a turn first if their entry hex ends over the limit (Savannah 4.7)\n";
+        }
         text += "# overstack_losses: [ID, ...]   who loses steps first if a hex ends over the limit (7.3)\n";
         g.choices.extend(more);
     }

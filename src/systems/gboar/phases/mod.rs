@@ -135,7 +135,7 @@ pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
     let (body, items) = match step.phase() {
         "initiative" => ("initiative orders are `momentum:`", None),
         "movement" => (
-            "movement orders are `moves:`, `delay:`, `enter:`, `overstack_losses:` and `declare_assault:`",
+            "movement orders are `moves:`, `delay:`, `enter:`, `put_off:`, `overstack_losses:` and `declare_assault:`",
             Some(("moves", "a move has unit or stack, path or to, and may have strategic and leave_pin")),
         ),
         "close-combat" if phasing => (

@@ -112,7 +112,7 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
         for m in check.modifiers.iter().filter(|m| m.applies_to.iter().any(|a| a == "rally")) {
             let value = match m.id.as_str() {
                 // 14.23: the leader in command adds his Leadership DRM.
-                "leadership" => leader_in_command(rules, state, hex, &counter.army)
+                "leadership" => leader_in_command(rules, state, hex, counter)
                     .map(|l| (format!("leadership ({})", l.name), l.leadership_drm.unwrap_or(0))),
                 // Savannah 4.19: behind an unbreached fieldwork.
                 "fieldworks-rally" => {

@@ -70,7 +70,7 @@ pub fn morale_check(
     for m in chart.modifiers.iter().filter(|m| m.applies_to.iter().any(|a| a == "morale-check")) {
         let value = match m.id.as_str() {
             // 14.23: the leader in command in the unit's hex.
-            "leadership" => crate::systems::gboar::board::units::leader_in_command(rules, state, hex, &c.army)
+            "leadership" => crate::systems::gboar::board::units::leader_in_command(rules, state, hex, c)
                 .map(|l| (format!("leadership ({})", l.name), l.leadership_drm.unwrap_or(0))),
             // 13.5: defending solely across unbreached fieldworks.
             "fieldworks-defence" => solely_across_fieldworks(rules, hex, check.attacked_from)

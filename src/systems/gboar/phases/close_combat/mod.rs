@@ -182,17 +182,24 @@ pub fn cell(rules: &Rules, column: &str, roll: i32) -> Result<(Vec<String>, Vec<
 /// CC". So the leader is sought in every hex of the side's combat units in
 /// this combat, not only the lead unit's; where several hexes have one, the
 /// one 14.1 would put in command of them all (highest rank, then
-/// seniority) gives the DRM, for the lead unit's army.
+/// seniority) gives the DRM, for the lead unit's army. Savannah 4.18: a
+/// leader who may command only some units (Huger: militia and artillery)
+/// is in command in this combat only if a unit of it in his hex is one of
+/// them.
 fn leader_for<'a>(rules: &'a Rules, state: &State, units: &[String], lead: &str) -> Option<&'a Counter> {
     let army = rules.army_of(lead)?;
-    let hexes: BTreeSet<HexId> = units
+    let fighting: Vec<(HexId, &Counter)> = units
         .iter()
-        .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()))
-        .filter_map(|u| hex_of(state, u))
-        .chain(hex_of(state, lead))
+        .chain(std::iter::once(&lead.to_string()))
+        .filter_map(|u| Some((hex_of(state, u)?, rules.counter(u)?)))
+        .filter(|(_, c)| !c.is_leader())
         .collect();
+    let hexes: BTreeSet<HexId> = fighting.iter().map(|(h, _)| *h).collect();
     let hexes: Vec<HexId> = hexes.into_iter().collect();
-    crate::systems::gboar::board::units::senior_leader_in(rules, state, &hexes, army)
+    crate::systems::gboar::board::units::senior_leader_where(rules, state, &hexes, army, |l| {
+        let at = hex_of(state, &l.id);
+        fighting.iter().any(|(h, c)| Some(*h) == at && l.may_command(c))
+    })
 }
 
 /// 12.52, 12.53: a leader stacked with or next to one of the units.
@@ -205,6 +212,53 @@ fn leader_near(rules: &Rules, state: &State, units: &[String]) -> bool {
             && player_of(rules, id) == player
             && hex_of(state, id)
                 .is_some_and(|h| hexes.iter().any(|x| *x == h || crate::base::hex::are_adjacent(*x, h, layout)))
+    })
+}
+
+/// Savannah 4.18: a demi-leader (counter `demi_leader`) counts as a leader
+/// for the play of tactics chits "for himself and" the units stacked with
+/// him that `applies_to` names (`stacked-own-army-cavalry`: "any American
+/// cavalry with whom he is stacked" for Pulaski; `stacked-friendly-units`
+/// for Tawes), only in `only_in_hex` when it gives one; `lost_when`
+/// `stacked-with-other-units`: not when any other combat unit is stacked
+/// with him; `multi-hex-attack`: not when his side attacks from more than
+/// one hex. Unlike a leader he reaches no adjacent unit.
+fn demi_leader_near(rules: &Rules, state: &State, units: &[String], attacker: bool) -> bool {
+    let attacking_hexes: BTreeSet<HexId> = units.iter().filter_map(|u| hex_of(state, u)).collect();
+    let player = units.first().map(|u| player_of(rules, u)).unwrap_or_default();
+    state.units.keys().filter_map(|id| rules.counter(id)).any(|d| {
+        let Some(demi) = &d.demi_leader else { return false };
+        let Some(hex) = hex_of(state, &d.id) else { return false };
+        if player_of(rules, &d.id) != player || state.units.get(&d.id).is_some_and(|u| u.steps == 0) {
+            return false;
+        }
+        if demi.only_in_hex.as_deref().is_some_and(|h| h.parse::<HexId>().ok() != Some(hex)) {
+            return false;
+        }
+        let lost = |why: &str| demi.lost_when.iter().any(|w| w == why);
+        if lost("multi-hex-attack") && attacker && attacking_hexes.len() > 1 {
+            return false;
+        }
+        let applies = |c: &Counter| {
+            demi.applies_to.iter().any(|a| match a.as_str() {
+                "self" => c.id == d.id,
+                "stacked-own-army-cavalry" => c.army == d.army && c.kind == "cavalry",
+                "stacked-friendly-units" => player_of(rules, &c.id) == player,
+                _ => false,
+            })
+        };
+        let stacked: Vec<&Counter> = combat_units_at(rules, state, hex)
+            .iter()
+            .filter_map(|u| rules.counter(u))
+            .filter(|c| c.id != d.id && player_of(rules, &c.id) == player)
+            .collect();
+        if lost("stacked-with-other-units") && stacked.iter().any(|c| !applies(c)) {
+            return false;
+        }
+        units
+            .iter()
+            .filter_map(|u| rules.counter(u))
+            .any(|c| (c.id == d.id && applies(c)) || (c.id != d.id && hex_of(state, &c.id) == Some(hex) && applies(c)))
     })
 }
 
@@ -240,7 +294,7 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
     let (own, other) = if attacker { (&e.attackers, &e.defenders) } else { (&e.defenders, &e.attackers) };
     for need in &def.requires {
         let ok = match need.as_str() {
-            "leader" => leader_near(rules, state, own),
+            "leader" => leader_near(rules, state, own) || demi_leader_near(rules, state, own, attacker),
             "open-flank" => open_flank(rules, state, e),
             other => return Some(format!("charts/tactics.yaml: the engine does not know the requirement '{other}'")),
         };

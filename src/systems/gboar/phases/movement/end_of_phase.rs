@@ -155,11 +155,53 @@ impl Phase<'_> {
 
     /// Savannah 4.7 (the scenario's `overstacked_arrival`): reinforcements
     /// that did not move out of an entry hex still over the stacking limit
-    /// are put off a turn, and enter ahead of later arrivals there; the last
-    /// placed (in id order) go first, until the hex is within the limit.
-    /// Then the turn of arrival is over for every unit placed.
-    pub(super) fn end_of_phase_arrivals(&self, run: &mut Run<'_>) {
+    /// are put off a turn, and enter ahead of later arrivals there, until
+    /// the hex is within the limit. Only a unit that counts for what is
+    /// over goes (its SPs when the SPs are over, an artillery unit when the
+    /// artillery is): never a leader, who does not count for stacking
+    /// (7.1). The orders' `put_off` go first, in their order; then the last
+    /// placed (in id order). Units put off once already go last. Then the
+    /// turn of arrival is over for every unit placed.
+    pub(super) fn end_of_phase_arrivals(&self, run: &mut Run<'_>, orders: &[(&str, &crate::base::yaml::Value)]) {
         let turn = run.state.turn;
+        let mut chosen: Vec<String> = Vec::new();
+        for (side, body) in orders {
+            let Some(list) = body.get("put_off") else { continue };
+            let Ok(list) = crate::base::yaml::from_value::<Vec<String>>(list.clone()) else { continue };
+            for (n, id) in list.iter().enumerate() {
+                let own = self.counters.get(id.as_str()).and_then(|c| self.side_of_army.get(&c.army));
+                if own.map(String::as_str) != Some(*side) || !run.arrived.contains_key(id) {
+                    run.problems.push((
+                        side.to_string(),
+                        problem(
+                            format!("put_off[{n}]"),
+                            format!(
+                                "'{}' is not a reinforcement of this side placed this turn: only those may be put off (Savannah 4.7)",
+                                crate::base::error::echo(id)
+                            ),
+                        ),
+                    ));
+                } else if self.stacking_weight(&run.state, id) == (0, 0) {
+                    run.problems.push((
+                        side.to_string(),
+                        problem(
+                            format!("put_off[{n}]"),
+                            format!("{id} does not count for stacking (7.1): putting it off brings no hex within the limit (Savannah 4.7)"),
+                        ),
+                    ));
+                } else if run.moved.contains_key(id) {
+                    run.problems.push((
+                        side.to_string(),
+                        problem(
+                            format!("put_off[{n}]"),
+                            format!("{id} moves this phase: only arrivals left in their entry hex are put off (Savannah 4.7)"),
+                        ),
+                    ));
+                } else {
+                    chosen.push(id.clone());
+                }
+            }
+        }
         if let (Some(rule), Some(limits)) =
             (self.reinforcements.and_then(|r| r.overstacked_arrival.as_ref()), self.stacking.as_ref())
         {
@@ -191,18 +233,20 @@ impl Phase<'_> {
                     }
                     // Units with priority (put off once already) stay if they can.
                     let waiting = |id: &&String, priority: bool| {
+                        let (s, g) = self.stacking_weight(&run.state, id);
                         run.arrived.get(*id) == Some(&hex)
                             && !run.moved.contains_key(*id)
+                            && (sps > limits.max_strength_points && s > 0 || guns > limits.max_artillery_units && g > 0)
                             && run.state.units.get(*id).and_then(|u| u.arriving.as_ref()).is_some_and(|a| a.priority)
                                 == priority
                     };
-                    let Some(back) = here
-                        .iter()
-                        .rev()
-                        .find(|id| waiting(id, false))
-                        .or_else(|| here.iter().rev().find(|id| waiting(id, true)))
-                        .cloned()
-                    else {
+                    let pick = |priority: bool| {
+                        chosen
+                            .iter()
+                            .find(|id| waiting(id, priority))
+                            .or_else(|| here.iter().rev().find(|id| waiting(id, priority)))
+                    };
+                    let Some(back) = pick(false).or_else(|| pick(true)).cloned() else {
                         break;
                     };
                     let later = turn.saturating_add(rule.delay_turns);
@@ -578,6 +622,56 @@ impl Phase<'_> {
                             }
                         }
                     }
+                }
+            }
+        }
+        run.problems.extend(found);
+    }
+
+    /// Savannah 4.18: "Huger may only stack with and command American
+    /// Militia and/or artillery": a leader whose counter gives `commands`
+    /// may not end a move stacked with a friendly combat unit outside them.
+    /// Held against the orders that moved the leader or the unit; a stack
+    /// that nobody moved (made by a retreat) is left as it is.
+    pub(super) fn end_of_phase_command_stacking(&self, run: &mut Run<'_>, sides: &[&str], whole_phase: bool) {
+        let mut by_hex: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
+        for (id, unit) in &run.state.units {
+            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            if !self.is_friendly(c) {
+                continue;
+            }
+            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+                by_hex.entry(h).or_default().push(c);
+            }
+        }
+        let mut found = Vec::new();
+        for (hex, units) in &by_hex {
+            for leader in units.iter().filter(|c| c.is_leader() && c.commands.is_some()) {
+                for unit in units.iter().filter(|u| !leader.may_command(u)) {
+                    let Some((side, field)) = [leader, unit].into_iter().find_map(|c| run.moved.get(&c.id).cloned())
+                    else {
+                        continue;
+                    };
+                    if !(whole_phase || sides.contains(&side.as_str())) {
+                        continue;
+                    }
+                    let commands = leader
+                        .commands
+                        .as_ref()
+                        .map(|c| c.colour_groups.iter().chain(&c.types).cloned().collect::<Vec<_>>().join(", "));
+                    found.push((
+                        side,
+                        problem(
+                            field,
+                            format!(
+                                "{} and {} end a move stacked in {hex}: {} may stack with and command only {} (Savannah 4.18)",
+                                leader.id,
+                                unit.id,
+                                leader.id,
+                                commands.unwrap_or_default()
+                            ),
+                        ),
+                    ));
                 }
             }
         }

@@ -97,8 +97,10 @@
 //! - Reinforcements (9.6, Savannah 4.7; the arrivals themselves are
 //!   decided by [`crate::systems::gboar::effects::arrivals`]): placement over the stacking limit
 //!   is allowed; units that do not move out of an entry hex still over the
-//!   limit are put off a turn (the scenario's `overstacked_arrival`), last
-//!   placed in id order first, those already put off once last.
+//!   limit are put off a turn (the scenario's `overstacked_arrival`): the
+//!   orders' `put_off` first, then the last placed in id order, those
+//!   already put off once last; only units that count for what is over
+//!   (never a leader, 7.1).
 //! - The scenario's `fixed_artillery` (Savannah Historical Scenario): those
 //!   artillery types do not move until attacked in Close Combat; one that
 //!   Defensive Artillery Fire sends back (`must_return`) must end each move
@@ -192,6 +194,10 @@ pub struct MovementOrders {
     /// stacking limit when the phase ends.
     #[serde(default)]
     pub overstack_losses: Vec<String>,
+    /// Savannah 4.7: the arrivals put off a turn first, in this order, if
+    /// their entry hex is still over the stacking limit when the phase ends.
+    #[serde(default)]
+    pub put_off: Vec<String>,
     /// Savannah 1.6 case A: the Allies announce their assault on the
     /// perimeter; the next turn is the first of the Tactical Turn Track.
     #[serde(default)]

@@ -63,7 +63,8 @@ impl Phase<'_> {
         self.stack_must_retreat(state, &mut run, &sides);
         self.guns_must_return(state, &mut run, &sides);
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
-        self.end_of_phase_arrivals(&mut run);
+        self.end_of_phase_command_stacking(&mut run, &sides, whole_phase);
+        self.end_of_phase_arrivals(&mut run, orders);
         self.overstacking_penalty(&mut run, orders);
         match run.failure.take() {
             Some(e) => Err(e),
