@@ -352,17 +352,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     Ok(())
 }
 
-/// Run the case whose text is `text` (`label` names it in messages, its
-/// file's path). The case names its module as written (`module:`);
-/// `source_of` gives that module's files (a folder next to the case, or
-/// an embedded module): the caller reads files, the engine does not.
 /// A case's rules, the state it starts from and its (first) step (for
 /// tests that ask other questions of a case's position).
-pub fn position(
-    label: &str,
-    text: &str,
-    source_of: impl Fn(&str) -> Result<Source>,
-) -> Result<(Rules, State, Step)> {
+pub fn position(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) -> Result<(Rules, State, Step)> {
     let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
     let rules = Rules::load(&source_of(&case.module)?, &case.scenario)?;
     let mut state = State::setup(&rules.module, &case.scenario)?;
@@ -377,6 +369,10 @@ pub fn position(
     Ok((rules, state, step))
 }
 
+/// Run the case whose text is `text` (`label` names it in messages, its
+/// file's path). The case names its module as written (`module:`);
+/// `source_of` gives that module's files (a folder next to the case, or
+/// an embedded module): the caller reads files, the engine does not.
 pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) -> Result<Outcome> {
     let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
     let source = source_of(&case.module)?;
