@@ -281,32 +281,7 @@ pub fn write_dir_atomic(target: &Path, files: &std::collections::BTreeMap<String
     if target.exists() {
         return Err(Error::io(target, io::Error::new(io::ErrorKind::AlreadyExists, "already exists")));
     }
-    let temp = parent_of(target).join(temp_name(&file_name_of(target)));
-    let written = (|| -> io::Result<()> {
-        fs::create_dir(&temp)?;
-        // Every file written first, then each fsynced: the disk flushes
-        // them together rather than one at a time.
-        let mut open = Vec::with_capacity(files.len());
-        for (name, bytes) in files {
-            let mut f = OpenOptions::new().write(true).create_new(true).open(temp.join(name))?;
-            f.write_all(bytes)?;
-            open.push(f);
-        }
-        for f in &open {
-            f.sync_all()?;
-        }
-        drop(open);
-        File::open(&temp)?.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_dir_all(&temp);
-        return Err(Error::io(target, e));
-    }
-    if let Err(e) = fs::rename(&temp, target) {
-        let _ = fs::remove_dir_all(&temp);
-        return Err(Error::io(target, e));
-    }
-    sync_dir(parent_of(target))
+    stage_and_rename(target, files)
 }
 
 /// Create the folder `target` holding `files` (a path in the folder, `/`
@@ -332,6 +307,15 @@ pub fn write_tree_atomic(target: &Path, files: &std::collections::BTreeMap<Strin
             return Err(Error::usage(format!("'{name}': not a file name inside a folder")));
         }
     }
+    stage_and_rename(target, files)
+}
+
+/// Write `files` into a temporary folder beside `target` (subfolders as
+/// their names say), make every file and folder durable, then rename it to
+/// `target`; on any failure the temporary folder is removed. Every file is
+/// written first, then each fsynced: the disk flushes them together rather
+/// than one at a time.
+fn stage_and_rename(target: &Path, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Result<()> {
     let temp = parent_of(target).join(temp_name(&file_name_of(target)));
     let written = (|| -> io::Result<()> {
         fs::create_dir(&temp)?;
