@@ -72,22 +72,11 @@ pub fn embedded_compact(id: &str, file: &str) -> Option<&'static [u8]> {
 /// Every YAML file of an embedded module, by its path in the module
 /// (`charts/fire.yaml`), sorted.
 pub fn embedded_yaml_files(id: &str) -> Vec<String> {
-    fn walk(dir: &Dir<'static>, out: &mut Vec<String>) {
-        for f in dir.files().filter(|f| f.path().extension().is_some_and(|e| e == "yaml")) {
-            out.push(f.path().to_string_lossy().into_owned());
-        }
-        for d in dir.dirs() {
-            walk(d, out);
-        }
-    }
-    let mut files = Vec::new();
-    if let Some(dir) = GAMES.get_dir(id) {
-        walk(dir, &mut files);
-    }
-    let prefix = format!("{id}/");
-    let mut files: Vec<String> = files.into_iter().map(|f| f.strip_prefix(&prefix).unwrap_or(&f).to_string()).collect();
-    files.sort();
-    files
+    embedded_all_files(id)
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| std::path::Path::new(name).extension().is_some_and(|e| e == "yaml"))
+        .collect()
 }
 
 /// Every file of an embedded module (by its path in the module,
