@@ -29,6 +29,14 @@ use crate::base::yaml::Value;
 
 pub use crate::base::module_files::ModuleFiles;
 
+/// An event's field naming the sides (or players) that may see the event:
+/// an array of ids. The referee sees every event (report/model.rs).
+pub const VISIBLE_TO: &str = "visible_to";
+
+/// An event's field naming, field by field, the sides that may see a field:
+/// an object `{field: [side, ...]}`.
+pub const FIELDS_VISIBLE_TO: &str = "fields_visible_to";
+
 /// One thing that happened, and why: what reports render, the journal
 /// records and conformance cases compare. `fields` carries every number
 /// that went into it; `visible_to` and `fields_visible_to` among them mark
@@ -242,6 +250,22 @@ pub trait Rules: Send + Sync {
     /// The map after `events`, as a report draws it; `None` for a system
     /// without a map.
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>>;
+    /// The map as `side` may see it (`None`: the referee, who sees all):
+    /// a system whose sides see different things ([`Rules::maps_differ`])
+    /// leaves out what a side may not see.
+    fn map_for(
+        &self,
+        state: &dyn GameState,
+        events: &[Event],
+        _side: Option<&str>,
+    ) -> Option<crate::base::hexmap::Picture<'_>> {
+        self.map(state, events)
+    }
+    /// Whether each side sees its own map (a dispatch then holds one map
+    /// per side, `SIDE-map.svg`, instead of one `map.svg`).
+    fn maps_differ(&self) -> bool {
+        false
+    }
     /// `adjutant odds`: the exact odds of a proposed combat in `state`;
     /// `None` for a system without them.
     fn odds(&self, _state: &dyn GameState, _query: &OddsQuery) -> Option<Result<OddsReport>> {

@@ -24,7 +24,9 @@ use crate::base::error::{Error, Result};
 use crate::base::fsio;
 use crate::game::folder::{FolderKind, GameFolder, GAME_FILE};
 use crate::mail::{self, Attachment, MailSettings, Outgoing};
-use crate::report::game::{dispatch_name, dispatches, entries, game_templates, Dispatch, MapIn, Steps, MAP_FILE};
+use crate::report::game::{
+    dispatch_name, dispatches, entries, game_templates, map_file, Dispatch, MapIn, Steps, MAP_FILE,
+};
 use crate::report::{Format, ReportModel, Viewer};
 
 /// The record of messages sent, in the game folder.
@@ -273,10 +275,17 @@ pub fn mail_reports(
             return Err(Error::refused(format!("reports/{name}: reports steps the journal does not have")));
         };
         let steps = Steps { folder: &folder, rules, templates: &templates, entries: &reported, state };
-        let svg = match steps.has_map() {
-            true => Some(String::from_utf8_lossy(&fsio::read(&d.path.join(MAP_FILE))?).into_owned()),
-            false => None,
+        // The map a side's mail carries: the dispatch's one, or the side's
+        // own when sides see different maps (`map_file`).
+        let read_map = |side: &str| -> Result<Option<String>> {
+            let file = map_file(rules, &Viewer::Side(side.to_string()));
+            match steps.has_map() {
+                true => Ok(Some(String::from_utf8_lossy(&fsio::read(&d.path.join(file))?).into_owned())),
+                false => Ok(None),
+            }
         };
+        let differ = rules.maps_differ();
+        let mut svg = if differ { None } else { read_map("")? };
         for side in sides.iter().filter(|s| selection.sides.is_empty() || selection.sides.contains(s)) {
             if selection.dispatch.is_none() && done.contains(&(name.clone(), side.clone())) {
                 continue;
@@ -297,6 +306,10 @@ pub fn mail_reports(
                     continue;
                 }
             };
+            if differ {
+                svg = read_map(side)?;
+                map_files = None;
+            }
             if map_files.is_none() {
                 map_files = Some(maps(&folder, d, svg.as_deref())?);
             }

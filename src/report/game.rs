@@ -109,8 +109,19 @@ impl Steps<'_> {
     /// The map after the last step, with the steps' arrows and markers;
     /// `None` for a system without a map.
     pub fn map_svg(&self) -> Option<String> {
+        self.map_svg_for(&Viewer::Referee)
+    }
+
+    /// The map after the last step as `viewer` may see it (a system whose
+    /// sides see different maps, [`Rules::maps_differ`], hides from a side
+    /// what it may not see).
+    pub fn map_svg_for(&self, viewer: &Viewer) -> Option<String> {
         let events: Vec<crate::system::Event> = self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
-        let picture = self.rules.map(self.state.as_ref(), &events)?;
+        let side = match viewer {
+            Viewer::Side(side) => Some(side.as_str()),
+            Viewer::Referee => None,
+        };
+        let picture = self.rules.map_for(self.state.as_ref(), &events, side)?;
         Some(svg::picture(picture, format!("{}, after step {}", self.folder.config.game_id, self.last())))
     }
 
@@ -160,10 +171,19 @@ impl Steps<'_> {
             .entries
             .last()
             .map(|e| super::model::JournalHead { step: e.step, sha256: self.folder.entry_sha256(e) });
-        let map = self.map_svg();
+        let differ = self.rules.maps_differ();
+        let map = if differ { None } else { self.map_svg() };
         for side in &self.rules.sides() {
+            // Each side's own map, when sides see different maps.
+            let viewer = Viewer::Side(side.id.clone());
+            let own = if differ { self.map_svg_for(&viewer) } else { None };
+            let file = map_file(self.rules, &viewer);
+            if let Some(own) = own {
+                files.insert(file.clone(), own.into_bytes());
+            }
             // One model per side, every format rendered from it.
-            let map_in = if map.is_some() { MapIn::File(MAP_FILE) } else { MapIn::None };
+            let drawn_map = map.is_some() || files.contains_key(&file);
+            let map_in = if drawn_map { MapIn::File(&file) } else { MapIn::None };
             let input = self.input(Viewer::Side(side.id.clone()), map_in, awaiting.clone());
             let model = super::model::model_with_head(&input, head.clone());
             let value = minijinja::Value::from(minijinja::value::Serde(&model));
@@ -176,6 +196,15 @@ impl Steps<'_> {
             files.insert(MAP_FILE.to_string(), map.into_bytes());
         }
         Ok(files)
+    }
+}
+
+/// The file of `viewer`'s map in a dispatch: `map.svg`, or `SIDE-map.svg`
+/// when each side sees its own map ([`Rules::maps_differ`]).
+pub fn map_file(rules: &dyn Rules, viewer: &Viewer) -> String {
+    match viewer {
+        Viewer::Side(side) if rules.maps_differ() => format!("{side}-map.svg"),
+        _ => MAP_FILE.to_string(),
     }
 }
 
@@ -235,11 +264,12 @@ pub fn game_report(folder: &GameFolder, viewer: Viewer, first: u32, last: u32, f
     };
     let templates = game_templates(folder)?;
     let steps = Steps { folder, rules, templates: &templates, entries: &entries, state: &state };
-    let svg = if format == Format::Html { steps.map_svg() } else { None };
+    let svg = if format == Format::Html { steps.map_svg_for(&viewer) } else { None };
+    let file = map_file(rules, &viewer);
     let map = match (format, &svg) {
         (_, Some(svg)) => MapIn::Inline(svg),
         (Format::Html, None) => MapIn::None,
-        _ if steps.has_map() => MapIn::File(MAP_FILE),
+        _ if steps.has_map() => MapIn::File(&file),
         _ => MapIn::None,
     };
     steps.render(viewer, format, map)

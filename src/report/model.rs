@@ -19,13 +19,8 @@ use crate::system::{Event, GameResult};
 /// a field is removed or changes meaning; adding a field keeps it.
 pub const REPORT_VERSION: u32 = 1;
 
-/// An event's field naming the sides that may see the event: an array of
-/// side (or player) ids. The referee sees every event.
-pub const VISIBLE_TO: &str = "visible_to";
-
-/// An event's field naming, field by field, the sides that may see a field:
-/// an object `{field: [side, ...]}`.
-pub const FIELDS_VISIBLE_TO: &str = "fields_visible_to";
+/// The events' visibility marks ([`crate::system::VISIBLE_TO`]).
+pub use crate::system::{FIELDS_VISIBLE_TO, VISIBLE_TO};
 
 /// The reports of the steps one `resolve` made, as one viewer may see them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

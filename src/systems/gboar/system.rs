@@ -15,6 +15,7 @@ use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::step_field;
 use crate::systems::gboar::data::sequence::Step;
 use crate::systems::gboar::data::{Module, Source};
+use crate::systems::gboar::effects::intel;
 
 /// The GBoAR series (Savannah 1779 and any module whose `system:` is
 /// `gboar`).
@@ -286,6 +287,60 @@ impl seam::Rules for Rules {
     fn selfplay(&self, setup: &dyn GameState, id: seam::SelfplayId, record: bool) -> Option<seam::SelfplayGame> {
         let setup = ours(setup).ok()?;
         Some(crate::systems::gboar::selfplay::play(self, setup, id, record))
+    }
+
+    fn maps_differ(&self) -> bool {
+        intel::hidden(self)
+    }
+
+    /// Series 7.4 under hidden stacks: a side's map draws its own and its
+    /// allies' units, and the enemy stacks it may examine now
+    /// (`State::examined`); any other enemy stack is one blank counter in
+    /// its army's colour with its number of counters, and the arrows and
+    /// markers are those of the events the side may see.
+    fn map_for(
+        &self,
+        state: &dyn GameState,
+        events: &[Event],
+        side: Option<&str>,
+    ) -> Option<crate::base::hexmap::Picture<'_>> {
+        let Some(side) = side.filter(|_| intel::hidden(self)) else { return self.map(state, events) };
+        let ours_state = ours(state).ok()?;
+        let player = self.player_of_side(side);
+        let reaches = |e: &&Event| match e.fields.get(seam::VISIBLE_TO) {
+            None => true,
+            Some(serde_json::Value::Array(list)) => list
+                .iter()
+                .filter_map(serde_json::Value::as_str)
+                .any(|s| s == side || (!player.is_empty() && s == player)),
+            Some(_) => false,
+        };
+        let seen: Vec<Event> = events.iter().filter(reaches).cloned().collect();
+        let mut picture = self.map(state, &seen)?;
+        let examined = ours_state.examined.get(side);
+        let mut hidden: BTreeMap<(crate::base::hex::HexId, String), usize> = BTreeMap::new();
+        picture.counters.clear();
+        for (id, u) in &ours_state.units {
+            let Some(hex) = u.hex.as_deref().and_then(|h| h.parse::<crate::base::hex::HexId>().ok()) else { continue };
+            let open = intel::friendly(self, side, id) || examined.is_some_and(|e| e.contains(&hex.to_string()));
+            if open {
+                picture.counters.extend(self.counter_look(id, hex));
+            } else if let Some(army) = self.army_of(id) {
+                *hidden.entry((hex, army.to_string())).or_default() += 1;
+            }
+        }
+        for ((hex, army), n) in hidden {
+            picture.counters.push(crate::base::hexmap::CounterView {
+                hex,
+                label: "stack".into(),
+                values: format!("×{n}"),
+                fill: crate::base::hexmap::army_colour(&army),
+                stripe: None,
+                leader: false,
+                markers: Vec::new(),
+            });
+        }
+        Some(picture)
     }
 
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>> {

@@ -42,6 +42,8 @@ pub struct Rules {
     pub entries: Vec<crate::systems::gboar::data::scenario::EntryDef>,
     /// module.yaml `close_combat`.
     pub close_combat: crate::systems::gboar::data::stacking::CloseCombatData,
+    /// module.yaml `intelligence` (series 7.4): open, or hidden enemy stacks.
+    pub intelligence: crate::systems::gboar::data::stacking::Intelligence,
     /// Each counter id's place in `module.counters` (the first, if an id
     /// repeats): a lookup index only, never iterated.
     counter_index: std::collections::HashMap<String, usize, std::hash::BuildHasherDefault<IdHasher>>,
@@ -93,6 +95,8 @@ struct SeniorityData {
     entry_hexes: Vec<crate::systems::gboar::data::scenario::EntryDef>,
     #[serde(default)]
     close_combat: crate::systems::gboar::data::stacking::CloseCombatData,
+    #[serde(default)]
+    intelligence: crate::systems::gboar::data::stacking::Intelligence,
 }
 
 /// The scenario's `reinforcements`: the whole of it, or just a schedule.
@@ -149,6 +153,7 @@ impl Rules {
             },
             entries: seniority.entry_hexes,
             close_combat: seniority.close_combat,
+            intelligence: seniority.intelligence,
             counter_index,
             terrain_index: std::sync::OnceLock::new(),
             counter_looks: Default::default(),

@@ -236,6 +236,13 @@ pub struct State {
     /// Random Events cards in each player's hand (Savannah 4.3), by card id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub cards: BTreeMap<String, Vec<String>>,
+    /// Series 7.4 under module.yaml `intelligence: hidden-stacks`: the
+    /// hexes whose enemy stacks each side may examine after the last step
+    /// (its fire targets' hexes, the enemy stacks next to its units in its
+    /// Close Combat Phase, and those it examined by order), by side. Set
+    /// anew by every step; always empty when every stack is open.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub examined: BTreeMap<String, std::collections::BTreeSet<String>>,
     pub units: BTreeMap<String, UnitState>,
 }
 
@@ -376,6 +383,7 @@ impl State {
             momentum,
             vp_halves,
             cards: BTreeMap::new(),
+            examined: BTreeMap::new(),
             units,
         };
         // The first turn's weather, where the weather chart fixes it.

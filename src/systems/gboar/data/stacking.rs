@@ -145,3 +145,18 @@ pub struct OptionalAdvance {
     pub when_leaving: String,
     pub rule: String,
 }
+
+/// module.yaml `intelligence` (series 7.4): whether each side may examine
+/// every stack, friendly and enemy (`open`, the series rule and Savannah's),
+/// or Exclusive Rules prohibit examining enemy stacks (`hidden-stacks`):
+/// then a side's reports show of an enemy stack its hex and its number of
+/// counters only, except the stacks 7.4 lets it examine (its fire targets'
+/// hexes, enemy stacks adjacent to its units in its Close Combat Phase) and
+/// those it examines by order, at -1 Army Morale each time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Intelligence {
+    #[default]
+    Open,
+    HiddenStacks,
+}

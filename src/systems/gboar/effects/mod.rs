@@ -6,6 +6,7 @@
 //! `board/` and `data/` only, never a phase or the guide.
 
 pub mod arrivals;
+pub mod intel;
 pub mod losses;
 pub mod morale;
 pub mod results;

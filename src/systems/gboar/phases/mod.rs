@@ -23,6 +23,7 @@ use crate::system::Dice;
 use crate::systems::gboar::board::state::{self, Resolution, State};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::effects::intel;
 
 /// Check the body of one side's orders for `step` (the header is already
 /// checked), reporting every problem. Phases that need no orders refuse a
@@ -55,7 +56,6 @@ pub fn validate_body(
             message,
         }
     };
-    let empty = body.as_mapping().is_none_or(|m| m.is_empty());
     // Problems located at the field they name (`moves[2].path[1]`), else at
     // the body's first key.
     let at_fields = |problems: Vec<(String, String)>, anchor: &str| -> Vec<crate::base::error::Located> {
@@ -78,6 +78,14 @@ pub fn validate_body(
     if !nulls.is_empty() {
         return at_fields(nulls, "step");
     }
+    // Series 7.4: `examine:` is the side's, whatever the phase; the phase
+    // reads the rest.
+    let (_, examine) = intel::examine_order(rules, body);
+    if !examine.is_empty() {
+        return at_fields(examine, intel::EXAMINE);
+    }
+    let body = &intel::without_examine(body);
+    let empty = body.as_mapping().is_none_or(|m| m.is_empty());
     let player = match step {
         Step::PlayerTurn { player, .. } => player.as_str(),
         _ => "",
@@ -246,7 +254,50 @@ pub fn validate_step(
 /// Resolve one step. Orders are each side's orders for the step, already
 /// checked to be for this game, turn, step and side. A phase the engine
 /// cannot resolve yet is refused, never silently passed over.
+///
+/// Under hidden enemy stacks (module.yaml `intelligence`, series 7.4) the
+/// step is resolved on the orders without their `examine:`; then each
+/// side's examinations are made on the state after it, and the events
+/// marked with what each side may see (`effects/intel.rs`).
 pub fn resolve(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
+    let mut examine = BTreeMap::new();
+    for (side, body) in orders {
+        let (hexes, problems) = intel::examine_order(rules, body);
+        if let Some((field, message)) = problems.first() {
+            return Err(Error::refused(format!("{side}'s orders, {field}: {message}")));
+        }
+        if !hexes.is_empty() {
+            examine.insert(side.clone(), hexes);
+        }
+    }
+    if !intel::hidden(rules) {
+        return resolve_step(rules, state, step, orders, dice);
+    }
+    let bodies: BTreeMap<String, crate::base::yaml::Value> =
+        orders.iter().map(|(side, body)| (side.clone(), intel::without_examine(body))).collect();
+    let done = resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice))?;
+    let free = intel::free_hexes(rules, state, step, &done.events);
+    let mut after = done.state;
+    after.examined =
+        free.iter().map(|(side, hexes)| (side.clone(), hexes.iter().map(|h| h.to_string()).collect())).collect();
+    let mut events = done.events;
+    events.extend(intel::examine(rules, &mut after, &examine, &free)?);
+    let mut may_see = free;
+    for (side, hexes) in examine {
+        may_see.entry(side).or_default().extend(hexes);
+    }
+    let events = intel::redact(rules, state, &after, &may_see, events);
+    Ok(Resolution { state: after, events })
+}
+
+/// [`resolve`] of one step, every stack open.
+fn resolve_step(
     rules: &Rules,
     state: &State,
     step: &Step,

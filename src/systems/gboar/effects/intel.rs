@@ -1,0 +1,414 @@
+//! Series 7.4 Intelligence, for a module whose Exclusive Rules prohibit
+//! examining enemy stacks (module.yaml `intelligence: hidden-stacks`; the
+//! series rule and Savannah leave every stack open, `open`, and nothing
+//! here then runs).
+//!
+//! 7.4: "Both sides may examine all stacks of friendly and enemy units.
+//! Where Exclusive Rules provide exceptions and players are prohibited from
+//! examining enemy stacks, follow the following procedure ...". By email
+//! no one looks at a table, so what a side may see is what its reports
+//! show; this module decides it, step by step, and leaves the rest to the
+//! events' `visible_to` marks (report/model.rs), which the reports obey:
+//!
+//! - A step's events that name an enemy unit a side may not examine are
+//!   kept whole for the sides that may see them (and the referee), and the
+//!   other sides get a copy that says what happened where, without units,
+//!   strengths or conditions ([`redact`]).
+//! - A side may examine, free: the hex of each target its fire names
+//!   ("Once a target hex is identified for Artillery or Rifle Fire, the
+//!   firing player is free to examine all units in that specific hex"),
+//!   and in its own Close Combat Phase the enemy stacks next to its units
+//!   ("It is also permitted to examine an enemy stack for purposes of
+//!   calculating odds in Close Combat but only after friendly units have
+//!   been moved adjacent and the Close Combat phase is in effect").
+//! - Any other enemy stack it examines by order (`examine: [HEX, ...]` in
+//!   its orders for any step), after the step, at the Army Morale
+//!   Adjustment Chart's entry `examined-enemy-stack` each time ("A penalty
+//!   of -1 Army Morale will be imposed upon a player EACH TIME he examines
+//!   an enemy stack other than for the above stated purposes"); an
+//!   `examine` order for a stack it may examine free costs nothing.
+//! - Roll purposes name no unit (the roll log is every side's): a unit's
+//!   name becomes its army's ([`Purposes`]).
+//!
+//! What a side may examine after a step is kept in the state
+//! (`examined`), for its map. effects/ imports board/ and data/ only.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value as Json;
+
+use crate::base::dice::Die;
+use crate::base::error::Result;
+use crate::base::hex::{neighbours, HexId};
+use crate::base::yaml::Value;
+use crate::system::{Dice, Event, VISIBLE_TO};
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::units::{hex_of, side_of};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::data::stacking::Intelligence;
+
+/// The orders field of a side's examinations (7.4).
+pub const EXAMINE: &str = "examine";
+
+/// The Army Morale Adjustment Chart's entry an examination by order costs.
+pub const CHART_ENTRY: &str = "examined-enemy-stack";
+
+/// Whether the module hides enemy stacks (module.yaml `intelligence`).
+pub fn hidden(rules: &Rules) -> bool {
+    rules.intelligence == Intelligence::HiddenStacks
+}
+
+/// Whether `unit` is `side`'s or its alliance's (7.4's "friendly units").
+pub fn friendly(rules: &Rules, side: &str, unit: &str) -> bool {
+    let own = side_of(rules, unit);
+    if own == side {
+        return true;
+    }
+    let player = rules.player_of_side(side);
+    !player.is_empty() && rules.army_of(unit).and_then(|a| rules.player_of_army(a)) == Some(player.as_str())
+}
+
+/// The side's `examine:` hexes, read and checked: (hexes, problems as
+/// (field, message)). Refused when every stack is open, when a hex is not
+/// one of the map's, or named twice.
+pub fn examine_order(rules: &Rules, body: &Value) -> (Vec<HexId>, Vec<(String, String)>) {
+    let Some(value) = body.as_mapping().and_then(|m| m.get(Value::String(EXAMINE.into()))) else {
+        return (Vec::new(), Vec::new());
+    };
+    if !hidden(rules) {
+        return (
+            Vec::new(),
+            vec![(
+                EXAMINE.into(),
+                "every stack may be examined already (series 7.4; module.yaml `intelligence` is `open`): remove `examine:`"
+                    .into(),
+            )],
+        );
+    }
+    let Some(items) = value.as_sequence() else {
+        return (
+            Vec::new(),
+            vec![(EXAMINE.into(), "is a list of hexes, e.g. `examine: [\"1709\"]` (series 7.4)".into())],
+        );
+    };
+    let mut hexes = Vec::new();
+    let mut problems = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let field = format!("{EXAMINE}[{i}]");
+        let text = match item {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => format!("{n:0>4}"),
+            _ => {
+                problems.push((field, "is a hex of the map (CCRR, e.g. \"1709\")".into()));
+                continue;
+            }
+        };
+        match text.parse::<HexId>() {
+            Ok(h) if rules.module.map.contains(h) && !hexes.contains(&h) => hexes.push(h),
+            Ok(h) if hexes.contains(&h) => {
+                problems.push((field, format!("{h} is named twice: each examination is one stack, once (7.4)")))
+            }
+            _ => problems.push((field, format!("'{text}' is not a hex of the map (CCRR, e.g. \"1709\")"))),
+        }
+    }
+    (hexes, problems)
+}
+
+/// The body without its `examine:` field (what the phase reads).
+pub fn without_examine(body: &Value) -> Value {
+    match body {
+        Value::Mapping(m) if m.contains_key(Value::String(EXAMINE.into())) => {
+            let mut m = m.clone();
+            m.remove(Value::String(EXAMINE.into()));
+            Value::Mapping(m)
+        }
+        other => other.clone(),
+    }
+}
+
+/// The enemy units in `hex` for `side`, in id order.
+fn enemies_in(rules: &Rules, state: &State, side: &str, hex: HexId) -> Vec<String> {
+    state
+        .units
+        .keys()
+        .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some() && !friendly(rules, side, u))
+        .cloned()
+        .collect()
+}
+
+/// What 7.4 lets each side examine free in `step`: the hexes of its fire's
+/// targets (the step's `to-hit` events, by the firers' side), and in its
+/// own Close Combat Phase every hex next to one of its units that holds an
+/// enemy unit (in the state before the step).
+pub fn free_hexes(rules: &Rules, before: &State, step: &Step, events: &[Event]) -> BTreeMap<String, BTreeSet<HexId>> {
+    let mut free: BTreeMap<String, BTreeSet<HexId>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.kind == "to-hit") {
+        let firer = e.fields.get("firers").and_then(Json::as_array).and_then(|f| f.first()).and_then(Json::as_str);
+        let hex = e.fields.get("hex").and_then(Json::as_str).and_then(|h| h.parse::<HexId>().ok());
+        if let (Some(firer), Some(hex)) = (firer, hex) {
+            free.entry(side_of(rules, firer)).or_default().insert(hex);
+        }
+    }
+    if let Step::PlayerTurn { player, phase, .. } = step {
+        if phase == "close-combat" {
+            let layout = rules.module.map.layout;
+            for side in rules.sequence.sides_of(player) {
+                for unit in before.units.keys().filter(|u| friendly(rules, &side, u)) {
+                    let Some(at) = hex_of(before, unit) else { continue };
+                    for next in neighbours(at, layout) {
+                        if !enemies_in(rules, before, &side, next).is_empty() {
+                            free.entry(side.clone()).or_default().insert(next);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    free
+}
+
+/// 7.4: each side's examinations by order, after the step (`examine` of
+/// its orders): an event per hex listing the enemy stack there for that
+/// side alone, free where `free` allows it, else at the chart's
+/// `examined-enemy-stack` entry. A hex with no enemy unit in it costs
+/// nothing: there is no stack to examine.
+pub fn examine(
+    rules: &Rules,
+    state: &mut State,
+    orders: &BTreeMap<String, Vec<HexId>>,
+    free: &BTreeMap<String, BTreeSet<HexId>>,
+) -> Result<Vec<Event>> {
+    let mut events = Vec::new();
+    for (side, hexes) in orders {
+        for &hex in hexes {
+            let units = enemies_in(rules, state, side, hex);
+            let costs = !units.is_empty() && !free.get(side).is_some_and(|f| f.contains(&hex));
+            let what: Vec<String> = units.iter().map(|u| stack_line(rules, state, u)).collect();
+            let text = match (units.is_empty(), costs) {
+                (true, _) => format!("{side} examines {hex}: no enemy stack there, no cost (7.4)"),
+                (false, false) => format!(
+                    "{side} examines the enemy stack in {hex}, free: 7.4 lets it examine this stack now: {}",
+                    what.join("; ")
+                ),
+                (false, true) => format!(
+                    "{side} examines the enemy stack in {hex} other than for fire or close combat (7.4): {}",
+                    what.join("; ")
+                ),
+            };
+            events.push(
+                Event::new("7.4", "examine", text)
+                    .with("side", side)
+                    .with("hex", hex.to_string())
+                    .with("units", &units)
+                    .with("free", !costs)
+                    .with(VISIBLE_TO, [side]),
+            );
+            if costs {
+                let army = rules.sequence.data.armies.iter().find(|a| &a.side == side).map(|a| a.id.clone());
+                if let Some(army) = army {
+                    let why = format!("{side} examined the enemy stack in {hex} (7.4)");
+                    events.extend(crate::systems::gboar::effects::morale::apply(
+                        rules,
+                        state,
+                        CHART_ENTRY,
+                        &army,
+                        &[],
+                        1,
+                        ("7.4", &why),
+                    )?);
+                }
+            }
+            if !units.is_empty() {
+                state.examined.entry(side.clone()).or_default().insert(hex.to_string());
+            }
+        }
+    }
+    Ok(events)
+}
+
+/// A unit as an examination shows it: name, strength, condition.
+fn stack_line(rules: &Rules, state: &State, unit: &str) -> String {
+    let name = rules.counter(unit).map(|c| c.name.as_str()).unwrap_or(unit);
+    match state.units.get(unit) {
+        Some(u) => {
+            let condition = serde_json::to_value(u.condition).ok();
+            let condition = condition.as_ref().and_then(Json::as_str).unwrap_or("?");
+            let steps = if u.steps == 1 { "1 step".to_string() } else { format!("{} steps", u.steps) };
+            format!("{name} ({unit}): {steps}, {condition}")
+        }
+        None => name.to_string(),
+    }
+}
+
+/// Every unit id an event names: in its fields (values and keys, at any
+/// depth) and, by id or name, in its text.
+fn named_units(rules: &Rules, event: &Event) -> BTreeSet<String> {
+    fn walk(rules: &Rules, v: &Json, out: &mut BTreeSet<String>) {
+        match v {
+            Json::String(s) if rules.counter(s).is_some() => {
+                out.insert(s.clone());
+            }
+            Json::Array(items) => items.iter().for_each(|i| walk(rules, i, out)),
+            Json::Object(map) => {
+                for (k, v) in map {
+                    if rules.counter(k).is_some() {
+                        out.insert(k.clone());
+                    }
+                    walk(rules, v, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    for (key, value) in &event.fields {
+        if key != VISIBLE_TO {
+            walk(rules, value, &mut out);
+        }
+    }
+    for c in &rules.module.counters {
+        if event.text.contains(&c.name) || event.text.contains(&c.id) {
+            out.insert(c.id.clone());
+        }
+    }
+    out
+}
+
+/// Fields a copy for a side that may not see the units keeps: the hexes
+/// (where things happened is in plain sight).
+fn hex_fields(rules: &Rules, event: &Event) -> BTreeMap<String, Json> {
+    let is_hex =
+        |v: &Json| v.as_str().and_then(|s| s.parse::<HexId>().ok()).is_some_and(|h| rules.module.map.contains(h));
+    event
+        .fields
+        .iter()
+        .filter(|(_, v)| match v {
+            Json::Array(items) => !items.is_empty() && items.iter().all(is_hex),
+            v => is_hex(v),
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The step's events as each side may see them (see the module's
+/// comment): `may_see` gives, by side, the hexes it may examine in this
+/// step; a unit in one of them before or after the step is seen.
+pub fn redact(
+    rules: &Rules,
+    before: &State,
+    after: &State,
+    may_see: &BTreeMap<String, BTreeSet<HexId>>,
+    events: Vec<Event>,
+) -> Vec<Event> {
+    let sides: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
+    let seen = |side: &str, unit: &str| {
+        friendly(rules, side, unit)
+            || may_see.get(side).is_some_and(|hexes| {
+                [hex_of(before, unit), hex_of(after, unit)].into_iter().flatten().any(|h| hexes.contains(&h))
+            })
+    };
+    let mut out = Vec::with_capacity(events.len());
+    for mut event in events {
+        let marks = event.fields.get(VISIBLE_TO).cloned();
+        let reaches = |side: &str| match &marks {
+            None => true,
+            Some(Json::Array(list)) => {
+                let player = rules.player_of_side(side);
+                list.iter().filter_map(Json::as_str).any(|s| s == side || (!player.is_empty() && s == player))
+            }
+            Some(_) => false,
+        };
+        let units = named_units(rules, &event);
+        // The sides that see it whole; the others grouped by the units
+        // they do see (their own and their allies', examined ones).
+        let mut full = Vec::new();
+        let mut shown_less: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+        for side in sides.iter().filter(|s| reaches(s)) {
+            let visible: Vec<String> = units.iter().filter(|u| seen(side, u)).cloned().collect();
+            if visible.len() == units.len() {
+                full.push(side.clone());
+            } else {
+                shown_less.entry(visible).or_default().push(side.clone());
+            }
+        }
+        if shown_less.is_empty() {
+            out.push(event);
+            continue;
+        }
+        let fields = hex_fields(rules, &event);
+        let hexes: BTreeSet<String> = fields
+            .values()
+            .flat_map(|v| match v {
+                Json::Array(items) => items.iter().filter_map(Json::as_str).map(str::to_string).collect(),
+                v => v.as_str().map(str::to_string).into_iter().collect::<Vec<_>>(),
+            })
+            .collect();
+        let at = if hexes.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", hexes.into_iter().collect::<Vec<_>>().join(", "))
+        };
+        let mut copies = Vec::new();
+        for (visible, to) in shown_less {
+            let hidden: BTreeSet<&str> =
+                units.iter().filter(|u| !visible.contains(u)).filter_map(|u| rules.army_of(u)).collect();
+            let names: Vec<&str> =
+                visible.iter().map(|u| rules.counter(u).map_or(u.as_str(), |c| c.name.as_str())).collect();
+            let hidden = format!("hidden {} units", hidden.into_iter().collect::<Vec<_>>().join(" and "));
+            let involving = if names.is_empty() { hidden } else { format!("{} and {hidden}", names.join(", ")) };
+            let mut copy = Event::new(
+                &event.rule,
+                &event.kind,
+                format!(
+                    "{} ({}){at}, involving {involving}: the enemy's units are not shown (7.4)",
+                    event.kind, event.rule
+                ),
+            );
+            copy.fields = fields.clone();
+            copies.push(copy.with("units", &visible).with("hidden", true).with(VISIBLE_TO, &to));
+        }
+        event.fields.insert(VISIBLE_TO.into(), serde_json::to_value(&full).unwrap_or(Json::Null));
+        out.push(event);
+        out.extend(copies);
+    }
+    out
+}
+
+/// The dice of a step under hidden stacks: each roll's purpose with every
+/// unit's name and id replaced by its army's (the roll log is in every
+/// side's report).
+pub struct Purposes<'a> {
+    pub dice: &'a mut dyn Dice,
+    /// (name or id, replacement), the longest first.
+    names: Vec<(String, String)>,
+}
+
+impl<'a> Purposes<'a> {
+    pub fn new(rules: &Rules, dice: &'a mut dyn Dice) -> Purposes<'a> {
+        let mut names: Vec<(String, String)> = rules
+            .module
+            .counters
+            .iter()
+            .flat_map(|c| {
+                let army = format!("a {} unit", c.army);
+                [(c.name.clone(), army.clone()), (c.id.clone(), army)]
+            })
+            .filter(|(n, _)| !n.is_empty())
+            .collect();
+        names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        Purposes { dice, names }
+    }
+}
+
+impl Dice for Purposes<'_> {
+    fn roll(&mut self, die: Die, purpose: &str) -> Result<u16> {
+        let mut text = purpose.to_string();
+        for (name, army) in &self.names {
+            if text.contains(name.as_str()) {
+                text = text.replace(name.as_str(), army);
+            }
+        }
+        self.dice.roll(die, &text)
+    }
+}
