@@ -436,3 +436,79 @@ fn reports_of_one_resolve_cover_only_its_steps() {
     let text = report::render(&input, Format::Text, &load_templates(None).unwrap()).unwrap();
     assert!(!text.contains(&game.entries[0].key.to_hex()), "an earlier step's key in a later report");
 }
+
+/// Series 7.4 under `intelligence: hidden-stacks` (tests/modules/intel):
+/// Red moves Red Horse and examines the Blue stack in 1614 by order. In the
+/// dispatch, Blue's and Green's reports (every format, and their maps) show
+/// the move without Red Horse; Red's show Blue Foot, examined, but never
+/// Blue Horse, which it did not examine; the referee's report shows all;
+/// Red's examination costs it 1 Army Morale, in every side's report.
+#[test]
+fn hidden_stacks_stay_hidden_from_a_side_until_it_examines_them() {
+    let dir = temp();
+    let d = dir.path();
+    let module = repo_root().join("tests/modules/intel");
+    run(
+        d,
+        &[
+            "new",
+            module.to_str().unwrap(),
+            "--scenario",
+            "battle",
+            "--dir",
+            "g",
+            "--player",
+            "red=R <r@example.org>",
+            "--player",
+            "blue=B <b@example.org>",
+            "--player",
+            "green=G <g@example.org>",
+        ],
+    )
+    .ok();
+    let g = d.join("g");
+    let orders = "game: g\nturn: 1\nstep: red-movement\nside: red\n\
+                  moves:\n  - {unit: red-horse, to: \"0412\"}\nexamine: [\"1614\"]\n";
+    fs::write(d.join("red.yaml"), orders).unwrap();
+    run(&g, &["submit", "../red.yaml"]).ok();
+    run(&g, &["resolve"]).ok();
+    let dispatch = g.join("reports/000001-000002");
+    let read = |file: &str| fs::read_to_string(dispatch.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    // Each side has its own map; there is no shared one to leak from.
+    assert!(!dispatch.join("map.svg").exists());
+    for side in ["blue", "green"] {
+        for file in [format!("{side}.txt"), format!("{side}.md"), format!("{side}.html"), format!("{side}.json")] {
+            let text = read(&file);
+            for name in ["Red Horse", "red-horse"] {
+                assert!(!text.contains(name), "{file} names {name}:\n{text}");
+            }
+            assert!(text.contains("involving hidden red units"), "{file} should say a red stack moved:\n{text}");
+            assert!(text.contains("red army morale -1: 15 → 14"), "{file}: the examination's cost is public");
+        }
+        let map = read(&format!("{side}-map.svg"));
+        assert!(!map.contains("Red Horse"), "{side}'s map draws Red Horse");
+        assert!(map.contains("Blue Foot"), "{side}'s map draws its own (or its ally's) units");
+        assert!(map.contains(">stack<"), "{side}'s map draws Red's stacks as blank stacks");
+    }
+    for file in ["red.txt", "red.md", "red.html", "red.json"] {
+        let text = read(file);
+        assert!(text.contains("Red Horse moves 0414"), "{file}: its own move, whole");
+        assert!(text.contains("Blue Foot"), "{file}: the stack it examined");
+        for name in ["Blue Horse", "blue-horse", "Blue Rifles", "blue-rifles"] {
+            assert!(!text.contains(name), "{file} names {name}, which Red did not examine");
+        }
+    }
+    let json: serde_json::Value = serde_json::from_str(&read("red.json")).unwrap();
+    let examine = json["steps"][0]["events"].as_array().unwrap().iter().find(|e| e["kind"] == "examine").unwrap();
+    assert_eq!(examine["fields"]["units"], serde_json::json!(["blue-foot"]));
+    assert_eq!(json["standing"]["army_morale"]["red"], 14);
+    let red_map = read("red-map.svg");
+    assert!(red_map.contains("Blue Foot"), "Red's map shows the stack it examined");
+    assert!(!red_map.contains("Blue Hors"), "Red's map hides Blue Horse");
+    let referee = run(&g, &["report", "--referee", "--steps", "1-2", "--as", "json"]).ok();
+    for name in ["Red Horse moves 0414", "Blue Foot", "red-horse"] {
+        assert!(referee.contains(name), "the referee sees everything: {name}");
+    }
+    // The dispatch is what the journal gives, per-side maps and all.
+    run(&g, &["verify"]).ok();
+}

@@ -294,9 +294,9 @@ impl seam::Rules for Rules {
     }
 
     /// Series 7.4 under hidden stacks: a side's map draws its own and its
-    /// allies' units, and the enemy stacks it may examine now
-    /// (`State::examined`); any other enemy stack is one blank counter in
-    /// its army's colour with its number of counters, and the arrows and
+    /// allies' units, and the enemy units it has examined where it saw them
+    /// (`State::examined`); the other enemy units of a hex are one blank
+    /// counter per army, in its colour, with their number of counters, and the arrows and
     /// markers are those of the events the side may see.
     fn map_for(
         &self,
@@ -317,12 +317,11 @@ impl seam::Rules for Rules {
         };
         let seen: Vec<Event> = events.iter().filter(reaches).cloned().collect();
         let mut picture = self.map(state, &seen)?;
-        let examined = ours_state.examined.get(side);
         let mut hidden: BTreeMap<(crate::base::hex::HexId, String), usize> = BTreeMap::new();
         picture.counters.clear();
         for (id, u) in &ours_state.units {
             let Some(hex) = u.hex.as_deref().and_then(|h| h.parse::<crate::base::hex::HexId>().ok()) else { continue };
-            let open = intel::friendly(self, side, id) || examined.is_some_and(|e| e.contains(&hex.to_string()));
+            let open = intel::friendly(self, side, id) || intel::known(ours_state, side, id);
             if open {
                 picture.counters.extend(self.counter_look(id, hex));
             } else if let Some(army) = self.army_of(id) {

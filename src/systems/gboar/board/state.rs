@@ -237,12 +237,12 @@ pub struct State {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub cards: BTreeMap<String, Vec<String>>,
     /// Series 7.4 under module.yaml `intelligence: hidden-stacks`: the
-    /// hexes whose enemy stacks each side may examine after the last step
-    /// (its fire targets' hexes, the enemy stacks next to its units in its
-    /// Close Combat Phase, and those it examined by order), by side. Set
-    /// anew by every step; always empty when every stack is open.
+    /// enemy units each side has examined (in its fire targets' hexes, next
+    /// to its units in its Close Combat Phase, or by order) and the hex it
+    /// saw each in, by side and unit; a unit is forgotten once it leaves
+    /// that hex. Always empty when every stack is open.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub examined: BTreeMap<String, std::collections::BTreeSet<String>>,
+    pub examined: BTreeMap<String, BTreeMap<String, String>>,
     pub units: BTreeMap<String, UnitState>,
 }
 

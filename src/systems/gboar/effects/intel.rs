@@ -30,8 +30,8 @@
 //! - Roll purposes name no unit (the roll log is every side's): a unit's
 //!   name becomes its army's ([`Purposes`]).
 //!
-//! What a side may examine after a step is kept in the state
-//! (`examined`), for its map. effects/ imports board/ and data/ only.
+//! What a side has examined is kept in the state (`examined`), unit by
+//! unit, until the unit leaves the hex it was seen in: its map shows it. effects/ imports board/ and data/ only.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -168,6 +168,32 @@ pub fn free_hexes(rules: &Rules, before: &State, step: &Step, events: &[Event]) 
     free
 }
 
+/// What each side knows of the enemy after a step (`State::examined`):
+/// the units it examined before, less those that have left the hex it saw
+/// them in, and every enemy unit now in a hex it examined free in the step.
+pub fn remember(rules: &Rules, state: &mut State, free: &BTreeMap<String, BTreeSet<HexId>>) {
+    let mut memory = std::mem::take(&mut state.examined);
+    for units in memory.values_mut() {
+        units.retain(|unit, hex| state.units.get(unit).and_then(|u| u.hex.as_deref()) == Some(hex.as_str()));
+    }
+    for (side, hexes) in free {
+        for &hex in hexes {
+            for unit in enemies_in(rules, state, side, hex) {
+                memory.entry(side.clone()).or_default().insert(unit, hex.to_string());
+            }
+        }
+    }
+    memory.retain(|_, units| !units.is_empty());
+    state.examined = memory;
+}
+
+/// Whether `side` knows enemy unit `unit` in `state`: it examined it in
+/// the hex it is still in.
+pub fn known(state: &State, side: &str, unit: &str) -> bool {
+    let here = state.units.get(unit).and_then(|u| u.hex.as_deref());
+    state.examined.get(side).and_then(|m| m.get(unit)).is_some_and(|hex| here == Some(hex.as_str()))
+}
+
 /// 7.4: each side's examinations by order, after the step (`examine` of
 /// its orders): an event per hex listing the enemy stack there for that
 /// side alone, free where `free` allows it, else at the chart's
@@ -220,7 +246,8 @@ pub fn examine(
                 }
             }
             if !units.is_empty() {
-                state.examined.entry(side.clone()).or_default().insert(hex.to_string());
+                let memory = state.examined.entry(side.clone()).or_default();
+                memory.extend(units.iter().map(|u| (u.clone(), hex.to_string())));
             }
         }
     }
@@ -293,7 +320,9 @@ fn hex_fields(rules: &Rules, event: &Event) -> BTreeMap<String, Json> {
 
 /// The step's events as each side may see them (see the module's
 /// comment): `may_see` gives, by side, the hexes it may examine in this
-/// step; a unit in one of them before or after the step is seen.
+/// step; a unit in one of them before or after the step is seen, and so is
+/// one the side knows (examined, and still where it was seen) before or
+/// after it.
 pub fn redact(
     rules: &Rules,
     before: &State,
@@ -304,6 +333,8 @@ pub fn redact(
     let sides: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
     let seen = |side: &str, unit: &str| {
         friendly(rules, side, unit)
+            || known(before, side, unit)
+            || known(after, side, unit)
             || may_see.get(side).is_some_and(|hexes| {
                 [hex_of(before, unit), hex_of(after, unit)].into_iter().flatten().any(|h| hexes.contains(&h))
             })
@@ -337,18 +368,21 @@ pub fn redact(
             continue;
         }
         let fields = hex_fields(rules, &event);
-        let hexes: BTreeSet<String> = fields
-            .values()
-            .flat_map(|v| match v {
-                Json::Array(items) => items.iter().filter_map(Json::as_str).map(str::to_string).collect(),
-                v => v.as_str().map(str::to_string).into_iter().collect::<Vec<_>>(),
-            })
-            .collect();
-        let at = if hexes.is_empty() {
-            String::new()
-        } else {
-            format!(" at {}", hexes.into_iter().collect::<Vec<_>>().join(", "))
-        };
+        // The hexes in the order the fields give them (`from`, `path`,
+        // `to`: a move's own order), each once.
+        let mut hexes: Vec<&str> = Vec::new();
+        for v in fields.values() {
+            let list: Vec<&str> = match v {
+                Json::Array(items) => items.iter().filter_map(Json::as_str).collect(),
+                v => v.as_str().into_iter().collect(),
+            };
+            for h in list {
+                if !hexes.contains(&h) {
+                    hexes.push(h);
+                }
+            }
+        }
+        let at = if hexes.is_empty() { String::new() } else { format!(" at {}", hexes.join(", ")) };
         let mut copies = Vec::new();
         for (visible, to) in shown_less {
             let hidden: BTreeSet<&str> =

@@ -284,8 +284,7 @@ pub fn resolve(
     let done = resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice))?;
     let free = intel::free_hexes(rules, state, step, &done.events);
     let mut after = done.state;
-    after.examined =
-        free.iter().map(|(side, hexes)| (side.clone(), hexes.iter().map(|h| h.to_string()).collect())).collect();
+    intel::remember(rules, &mut after, &free);
     let mut events = done.events;
     events.extend(intel::examine(rules, &mut after, &examine, &free)?);
     let mut may_see = free;
