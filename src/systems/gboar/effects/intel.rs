@@ -127,6 +127,121 @@ pub fn without_examine(body: &Value) -> Value {
     }
 }
 
+/// Fire orders' lists whose items may name a hex as their target under
+/// hidden stacks: (phase, list, firers' key).
+const FIRE_LISTS: [(&str, &str, &str); 2] =
+    [("defensive-artillery-fire", "fire", "guns"), ("rifle-fire", "rifle_fire", "rifles")];
+
+/// 7.4 by email: "Once a target hex is identified for Artillery or Rifle
+/// Fire, the firing player is free to examine all units in that specific
+/// hex in order to pick the specific target. One unit in the reviewed hex
+/// must be fired upon in that very same Fire Phase". A player cannot look
+/// and then pick within one set of orders, so under hidden stacks a fire's
+/// `target` may be a hex, with `prefer:`, a list of unit ids or unit types
+/// in the order the player would pick them: the engine picks for it the
+/// first enemy combat unit in the hex that a preference names (in the
+/// preferences' order), else the one of most Strength Points (then the
+/// first by id), never one another fire of the same orders picked (11.2).
+/// Returns the body with each hex replaced by the unit picked, and an event
+/// per pick for `side` alone; or the problems, by field.
+pub fn hex_targets(
+    rules: &Rules,
+    state: &State,
+    phase: &str,
+    side: &str,
+    body: &Value,
+) -> std::result::Result<(Value, Vec<Event>), Vec<(String, String)>> {
+    let Some((_, list, firers)) = FIRE_LISTS.iter().find(|(p, _, _)| *p == phase) else {
+        return Ok((body.clone(), Vec::new()));
+    };
+    let key = |k: &str| Value::String(k.to_string());
+    let mut body = body.clone();
+    let Some(items) = body.as_mapping_mut().and_then(|m| m.get_mut(key(list))).and_then(Value::as_sequence_mut) else {
+        return Ok((body, Vec::new()));
+    };
+    let mut problems = Vec::new();
+    let mut events = Vec::new();
+    let mut picked: Vec<String> = Vec::new();
+    for (i, item) in items.iter_mut().enumerate() {
+        let field = format!("{list}[{i}]");
+        let Some(map) = item.as_mapping_mut() else { continue };
+        let prefer: Option<Vec<String>> = match map.remove(key("prefer")) {
+            None => None,
+            Some(Value::Sequence(v)) if v.iter().all(|p| p.as_str().is_some()) => {
+                Some(v.iter().filter_map(|p| p.as_str().map(str::to_string)).collect())
+            }
+            Some(_) => {
+                problems.push((
+                    format!("{field}.prefer"),
+                    "is a list of unit ids or unit types, e.g. [artillery, infantry]".into(),
+                ));
+                continue;
+            }
+        };
+        let target = map.get(key("target")).and_then(Value::as_str).map(str::to_string);
+        let hex = target.as_deref().and_then(|t| t.parse::<HexId>().ok()).filter(|h| rules.module.map.contains(*h));
+        let Some(hex) = hex.filter(|_| hidden(rules)) else {
+            if prefer.is_some() {
+                problems.push((
+                    format!("{field}.prefer"),
+                    "is for a fire at a hex under hidden stacks (7.4): give the hex as `target:`, or remove `prefer:`"
+                        .into(),
+                ));
+            }
+            continue;
+        };
+        let firer_side = map
+            .get(key(firers))
+            .and_then(Value::as_sequence)
+            .and_then(|f| f.first())
+            .and_then(Value::as_str)
+            .map(|f| side_of(rules, f))
+            .unwrap_or_else(|| side.to_string());
+        let mut candidates: Vec<(&str, i32)> = enemies_in(rules, state, &firer_side, hex)
+            .into_iter()
+            .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()) && !picked.contains(u))
+            .filter_map(|u| {
+                let c = rules.counter(&u)?;
+                let steps = state.units.get(&u).map_or(1, |s| s.steps);
+                Some((c.id.as_str(), c.stacking_weight(steps, false).0))
+            })
+            .collect();
+        candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let preferred = prefer.iter().flatten().find_map(|p| {
+            candidates
+                .iter()
+                .find(|(u, _)| *u == p || rules.counter(u).is_some_and(|c| &c.kind == p))
+                .map(|c| (c.0, Some(p)))
+        });
+        let Some((unit, why)) = preferred.or_else(|| candidates.first().map(|c| (c.0, None))) else {
+            problems.push((
+                format!("{field}.target"),
+                format!("{hex} holds no enemy combat unit that no other fire of these orders picked (7.4, 11.2)"),
+            ));
+            continue;
+        };
+        let why = match why {
+            Some(p) => format!("the first of its preferences there: {p}"),
+            None => "no preference named one there: the most Strength Points".into(),
+        };
+        let name = rules.counter(unit).map_or(unit, |c| c.name.as_str());
+        events.push(
+            Event::new("7.4", "fire-target", format!("{side}'s {field} fires at {hex}: the target is {name} ({why})"))
+                .with("side", side)
+                .with("hex", hex.to_string())
+                .with("target", unit)
+                .with(VISIBLE_TO, [side]),
+        );
+        picked.push(unit.to_string());
+        map.insert(key("target"), Value::String(unit.to_string()));
+    }
+    if problems.is_empty() {
+        Ok((body, events))
+    } else {
+        Err(problems)
+    }
+}
+
 /// The enemy units in `hex` for `side`, in id order.
 fn enemies_in(rules: &Rules, state: &State, side: &str, hex: HexId) -> Vec<String> {
     state

@@ -85,6 +85,11 @@ pub fn validate_body(
         return at_fields(examine, intel::EXAMINE);
     }
     let body = &intel::without_examine(body);
+    // 7.4: a fire at a hex, its target picked as the side's preferences say.
+    let body = &match intel::hex_targets(rules, state, step.phase(), side, body) {
+        Ok((body, _)) => body,
+        Err(problems) => return at_fields(problems, "step"),
+    };
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
     let player = match step {
         Step::PlayerTurn { player, .. } => player.as_str(),
@@ -279,13 +284,26 @@ pub fn resolve(
     if !intel::hidden(rules) {
         return resolve_step(rules, state, step, orders, dice);
     }
-    let bodies: BTreeMap<String, crate::base::yaml::Value> =
-        orders.iter().map(|(side, body)| (side.clone(), intel::without_examine(body))).collect();
+    let mut bodies = BTreeMap::new();
+    let mut picks = Vec::new();
+    for (side, body) in orders {
+        match intel::hex_targets(rules, state, step.phase(), side, &intel::without_examine(body)) {
+            Ok((body, events)) => {
+                bodies.insert(side.clone(), body);
+                picks.extend(events);
+            }
+            Err(problems) => {
+                let (field, message) = &problems[0];
+                return Err(Error::refused(format!("{side}'s orders, {field}: {message}")));
+            }
+        }
+    }
     let done = resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice))?;
     let free = intel::free_hexes(rules, state, step, &done.events);
     let mut after = done.state;
     intel::remember(rules, &mut after, &free);
-    let mut events = done.events;
+    let mut events = picks;
+    events.extend(done.events);
     events.extend(intel::examine(rules, &mut after, &examine, &free)?);
     let mut may_see = free;
     for (side, hexes) in examine {
