@@ -304,7 +304,19 @@ pub fn resolve(
     intel::remember(rules, &mut after, &free);
     let mut events = picks;
     events.extend(done.events);
-    events.extend(intel::examine(rules, &mut after, &examine, &free)?);
+    if !examine.is_empty() {
+        let unexamined = after.clone();
+        events.extend(intel::examine(rules, &mut after, &examine, &free)?);
+        // 16.3: an examination's cost that demoralizes an army ends the
+        // game at once, as the step's own losses would have.
+        if after.result.is_none() {
+            if let Some(ended) = victory::immediate(rules, &unexamined, &after)? {
+                after = ended.state;
+                after.next = None;
+                events.extend(ended.events);
+            }
+        }
+    }
     let mut may_see = free;
     for (side, hexes) in examine {
         may_see.entry(side).or_default().extend(hexes);
