@@ -37,6 +37,8 @@ struct ModuleFacts {
     places: Vec<PlaceFact>,
     #[serde(default)]
     stacking: Option<Stacking>,
+    #[serde(default)]
+    intelligence: super::stacking::Intelligence,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -240,6 +242,24 @@ pub fn check(source: &Source) -> Report {
         .map(|h| h.id.clone())
         .collect();
 
+    // Series 7.4: hidden enemy stacks charge each examination by order the
+    // Army Morale Adjustment Chart's entry for it.
+    if let (Some(facts), Some(charts)) = (&facts, &charts) {
+        let entry = super::stacking::EXAMINED_ENEMY_STACK;
+        let has = charts.army_morale.adjustments.entries.iter().any(|e| e.id == entry);
+        if facts.intelligence == super::stacking::Intelligence::HiddenStacks && !has {
+            f.add(
+                "module.yaml",
+                Some("intelligence:"),
+                None,
+                "intelligence",
+                format!(
+                    "hidden-stacks needs the entry '{entry}' in charts/army-morale.yaml's adjustments: what each \
+                     examination of an enemy stack by order costs (series 7.4: -1 Army Morale)"
+                ),
+            );
+        }
+    }
     if let (Some(facts), Some(map)) = (&facts, &map) {
         check_module_facts(&mut f, facts, map);
         checked.insert("places and entry hexes".into(), facts.places.len() + facts.entry_hexes.len());

@@ -160,3 +160,7 @@ pub enum Intelligence {
     Open,
     HiddenStacks,
 }
+
+/// The Army Morale Adjustment Chart's entry an examination of an enemy
+/// stack by order costs under hidden stacks (series 7.4).
+pub const EXAMINED_ENEMY_STACK: &str = "examined-enemy-stack";

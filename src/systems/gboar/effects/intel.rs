@@ -52,7 +52,7 @@ use crate::systems::gboar::data::stacking::Intelligence;
 pub const EXAMINE: &str = "examine";
 
 /// The Army Morale Adjustment Chart's entry an examination by order costs.
-pub const CHART_ENTRY: &str = "examined-enemy-stack";
+pub const CHART_ENTRY: &str = crate::systems::gboar::data::stacking::EXAMINED_ENEMY_STACK;
 
 /// Whether the module hides enemy stacks (module.yaml `intelligence`).
 pub fn hidden(rules: &Rules) -> bool {
