@@ -324,7 +324,7 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
         }
         if let Some(reports) = &progress.reports {
             text += &format!(
-                "{} {reports}/ (each side's report as text, Markdown, HTML and JSON; map.svg)\n",
+                "{} {reports}/ (each side's report as text, Markdown, HTML and JSON; the map, map.svg or, where sides see different maps, SIDE-map.svg)\n",
                 s.bold("reports:")
             );
         }

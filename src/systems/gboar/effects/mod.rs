@@ -2,7 +2,9 @@
 //! tables applied ([`results`]), retreats ([`retreat`]), step losses and
 //! eliminations ([`losses`]) and army morale ([`morale`]); and the arrival
 //! of reinforcements ([`arrivals`]), which both the Reinforcement Phase and,
-//! in a turn without one, the Movement Phase apply (9.6, 9.61). effects/ imports
+//! in a turn without one, the Movement Phase apply (9.6, 9.61); and what
+//! each side may see of the enemy's stacks under hidden stacks ([`intel`],
+//! series 7.4), which every step applies. effects/ imports
 //! `board/` and `data/` only, never a phase or the guide.
 
 pub mod arrivals;
