@@ -127,6 +127,10 @@ pub fn without_examine(body: &Value) -> Value {
     }
 }
 
+/// A side's orders with their hex targets replaced by the units picked,
+/// and the picks as events.
+pub type Targeted = (Value, Vec<Event>);
+
 /// Fire orders' lists whose items may name a hex as their target under
 /// hidden stacks: (phase, list, firers' key).
 const FIRE_LISTS: [(&str, &str, &str); 2] =
@@ -150,7 +154,7 @@ pub fn hex_targets(
     phase: &str,
     side: &str,
     body: &Value,
-) -> std::result::Result<(Value, Vec<Event>), Vec<(String, String)>> {
+) -> std::result::Result<Targeted, Vec<(String, String)>> {
     let Some((_, list, firers)) = FIRE_LISTS.iter().find(|(p, _, _)| *p == phase) else {
         return Ok((body.clone(), Vec::new()));
     };
