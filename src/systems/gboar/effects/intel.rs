@@ -421,8 +421,14 @@ fn named_units(rules: &Rules, event: &Event) -> BTreeSet<String> {
     out
 }
 
+/// Events whose numbers are on the public tracks (Army Morale, series 16;
+/// victory points): a copy keeps these fields of them.
+const PUBLIC: [(&str, &[&str]); 2] =
+    [("army-morale", &["army", "delta", "before", "after", "level"]), ("victory-points", &["army", "halves"])];
+
 /// Fields a copy for a side that may not see the units keeps: the hexes
-/// (where things happened is in plain sight).
+/// (where things happened is in plain sight), and the public tracks'
+/// numbers.
 fn hex_fields(rules: &Rules, event: &Event) -> BTreeMap<String, Json> {
     let is_hex =
         |v: &Json| v.as_str().and_then(|s| s.parse::<HexId>().ok()).is_some_and(|h| rules.module.map.contains(h));
@@ -435,6 +441,12 @@ fn hex_fields(rules: &Rules, event: &Event) -> BTreeMap<String, Json> {
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// The public tracks' fields of `event`, if it is of a kind that moves one.
+fn public_fields(event: &Event) -> BTreeMap<String, Json> {
+    let keep = PUBLIC.iter().find(|(kind, _)| *kind == event.kind).map_or(&[][..], |(_, keys)| *keys);
+    event.fields.iter().filter(|(k, _)| keep.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
 /// The step's events as each side may see them (see the module's
@@ -502,6 +514,16 @@ pub fn redact(
             }
         }
         let at = if hexes.is_empty() { String::new() } else { format!(" at {}", hexes.join(", ")) };
+        let public = public_fields(&event);
+        let numbers = if public.is_empty() {
+            String::new()
+        } else {
+            let shown: Vec<String> = public
+                .iter()
+                .map(|(k, v)| format!("{k} {}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .collect();
+            format!(" ({})", shown.join(", "))
+        };
         let mut copies = Vec::new();
         for (visible, to) in shown_less {
             let hidden: BTreeSet<&str> =
@@ -514,11 +536,12 @@ pub fn redact(
                 &event.rule,
                 &event.kind,
                 format!(
-                    "{} ({}){at}, involving {involving}: the enemy's units are not shown (7.4)",
+                    "{} ({}){at}{numbers}, involving {involving}: the enemy's units are not shown (7.4)",
                     event.kind, event.rule
                 ),
             );
             copy.fields = fields.clone();
+            copy.fields.extend(public.clone());
             copies.push(copy.with("units", &visible).with("hidden", true).with(VISIBLE_TO, &to));
         }
         event.fields.insert(VISIBLE_TO.into(), serde_json::to_value(&full).unwrap_or(Json::Null));
