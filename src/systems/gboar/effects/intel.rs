@@ -588,3 +588,62 @@ impl Dice for Purposes<'_> {
         self.dice.roll(die, &text)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::gboar::data::Source;
+
+    fn rules() -> Rules {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/intel");
+        Rules::load(&Source::dir(&dir), "battle").unwrap()
+    }
+
+    /// Rolls that keep their purposes.
+    struct Log(Vec<String>);
+
+    impl Dice for Log {
+        fn roll(&mut self, _die: Die, purpose: &str) -> Result<u16> {
+            self.0.push(purpose.to_string());
+            Ok(1)
+        }
+    }
+
+    #[test]
+    fn roll_purposes_name_armies_not_units() {
+        let rules = rules();
+        let mut log = Log(Vec::new());
+        let mut dice = Purposes::new(&rules, &mut log);
+        dice.roll(Die::D10, "morale check (13.5), Blue Foot in 0506").unwrap();
+        dice.roll(Die::D10, "rifle fire at red-gun-2: damage").unwrap();
+        dice.roll(Die::D10, "weather, turn 1").unwrap();
+        assert_eq!(
+            log.0,
+            ["morale check (13.5), a blue unit in 0506", "rifle fire at a red unit: damage", "weather, turn 1"]
+        );
+    }
+
+    #[test]
+    fn an_event_naming_an_unseen_enemy_unit_has_a_copy_without_it() {
+        let rules = rules();
+        let state = State::setup(&rules.module, "battle").unwrap();
+        let event = Event::new("9.1", "move", "Red Horse moves 0414 → 0413")
+            .with("unit", "red-horse")
+            .with("from", "0414")
+            .with("to", "0413");
+        let out = redact(&rules, &state, &state, &BTreeMap::new(), vec![event]);
+        assert_eq!(out.len(), 2, "{out:#?}");
+        assert_eq!(out[0].fields[VISIBLE_TO], serde_json::json!(["red"]));
+        assert_eq!(out[1].fields[VISIBLE_TO], serde_json::json!(["blue", "green"]));
+        assert!(!out[1].text.contains("Red Horse") && !out[1].text.contains("red-horse"), "{}", out[1].text);
+        assert_eq!(out[1].fields.get("unit"), None);
+        assert_eq!(out[1].fields["from"], "0414");
+        // A side that may examine the hex sees it whole (sides in module order).
+        let may_see = BTreeMap::from([("blue".to_string(), BTreeSet::from(["0414".parse::<HexId>().unwrap()]))]);
+        let mut event = out[0].clone();
+        event.fields.remove(VISIBLE_TO);
+        let out = redact(&rules, &state, &state, &may_see, vec![event]);
+        assert_eq!(out[0].fields[VISIBLE_TO], serde_json::json!(["red", "blue"]));
+        assert_eq!(out[1].fields[VISIBLE_TO], serde_json::json!(["green"]));
+    }
+}
