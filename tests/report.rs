@@ -458,11 +458,11 @@ fn hidden_stacks_stay_hidden_from_a_side_until_it_examines_them() {
             "--dir",
             "g",
             "--player",
-            "red=R <r@example.org>",
+            "red=R <red@example.org>",
             "--player",
-            "blue=B <b@example.org>",
+            "blue=B <blue@example.org>",
             "--player",
-            "green=G <g@example.org>",
+            "green=G <green@example.org>",
         ],
     )
     .ok();
@@ -511,4 +511,20 @@ fn hidden_stacks_stay_hidden_from_a_side_until_it_examines_them() {
     }
     // The dispatch is what the journal gives, per-side maps and all.
     run(&g, &["verify"]).ok();
+    // Each side's mail carries its own map, as stored.
+    run(&g, &["mail", "--transport", "folder", "--folder", "out", "--from", "Referee <ref@example.org>"]).ok();
+    let mut mailed = 0;
+    for (path, bytes) in all_files(&g.join("out")) {
+        let m = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
+        let to = m.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string();
+        let side = to.split('@').next().unwrap().to_string();
+        let svg = m
+            .attachments()
+            .find(|a| mail_parser::MimeHeaders::attachment_name(*a).is_some_and(|n| n.ends_with(".svg")))
+            .unwrap_or_else(|| panic!("{}: no map", path.display()));
+        let want = fs::read(dispatch.join(format!("{side}-map.svg"))).unwrap();
+        assert_eq!(svg.contents(), want, "{}: {side}'s own map", path.display());
+        mailed += 1;
+    }
+    assert_eq!(mailed, 3);
 }
