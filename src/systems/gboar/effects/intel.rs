@@ -184,6 +184,13 @@ pub fn hex_targets(
         };
         let target = map.get(key("target")).and_then(Value::as_str).map(str::to_string);
         let hex = target.as_deref().and_then(|t| t.parse::<HexId>().ok()).filter(|h| rules.module.map.contains(*h));
+        let firer_side = map
+            .get(key(firers))
+            .and_then(Value::as_sequence)
+            .and_then(|f| f.first())
+            .and_then(Value::as_str)
+            .map(|f| side_of(rules, f))
+            .unwrap_or_else(|| side.to_string());
         let Some(hex) = hex.filter(|_| hidden(rules)) else {
             if prefer.is_some() {
                 problems.push((
@@ -192,15 +199,21 @@ pub fn hex_targets(
                         .into(),
                 ));
             }
+            // A unit the side has not examined is named by its hex: a
+            // refusal must not tell where an unseen unit is (or is not).
+            let unseen = target.as_deref().is_some_and(|t| {
+                rules.counter(t).is_some() && !friendly(rules, &firer_side, t) && !known(state, &firer_side, t)
+            });
+            if hidden(rules) && unseen {
+                problems.push((
+                    format!("{field}.target"),
+                    "names an enemy unit this side has not examined: under hidden stacks (7.4) a fire names the \
+                     hex of the stack, e.g. `target: \"0506\"`, with `prefer:` (docs/orders.md)"
+                        .into(),
+                ));
+            }
             continue;
         };
-        let firer_side = map
-            .get(key(firers))
-            .and_then(Value::as_sequence)
-            .and_then(|f| f.first())
-            .and_then(Value::as_str)
-            .map(|f| side_of(rules, f))
-            .unwrap_or_else(|| side.to_string());
         let mut candidates: Vec<(&str, i32)> = enemies_in(rules, state, &firer_side, hex)
             .into_iter()
             .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()) && !picked.contains(u))
