@@ -259,6 +259,45 @@ pub fn hex_targets(
     }
 }
 
+/// Problems of orders whose fires at hexes were given units
+/// ([`hex_targets`]' `picks`), with each unit picked named as "the unit
+/// picked in HEX": the side has not seen which it is.
+pub fn unnamed_picks(
+    rules: &Rules,
+    picks: &[Event],
+    mut problems: Vec<crate::base::error::Located>,
+) -> Vec<crate::base::error::Located> {
+    for pick in picks {
+        let (Some(unit), Some(hex)) =
+            (pick.fields.get("target").and_then(Json::as_str), pick.fields.get("hex").and_then(Json::as_str))
+        else {
+            continue;
+        };
+        let name = rules.counter(unit).map(|c| c.name.as_str());
+        let instead = format!("the unit picked in {hex}");
+        for p in &mut problems {
+            for n in std::iter::once(unit).chain(name) {
+                if p.message.contains(n) {
+                    p.message = p.message.replace(n, &instead);
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// A refusal's text with the units of `picks` unnamed, as [`unnamed_picks`].
+pub fn unnamed_text(rules: &Rules, picks: &[Event], text: String) -> String {
+    let one = crate::base::error::Located {
+        file: String::new(),
+        line: None,
+        column: None,
+        field: String::new(),
+        message: text,
+    };
+    unnamed_picks(rules, picks, vec![one]).remove(0).message
+}
+
 /// The enemy units in `hex` for `side`, in id order.
 fn enemies_in(rules: &Rules, state: &State, side: &str, hex: HexId) -> Vec<String> {
     state

@@ -86,16 +86,17 @@ pub fn validate_body(
     }
     let body = &intel::without_examine(body);
     // 7.4: a fire at a hex, its target picked as the side's preferences say.
-    let body = &match intel::hex_targets(rules, state, step.phase(), side, body) {
-        Ok((body, _)) => body,
+    let (body, picks) = match intel::hex_targets(rules, state, step.phase(), side, body) {
+        Ok(targeted) => targeted,
         Err(problems) => return at_fields(problems, "step"),
     };
+    let body = &body;
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
     let player = match step {
         Step::PlayerTurn { player, .. } => player.as_str(),
         _ => "",
     };
-    match step.phase() {
+    let found = match step.phase() {
         "movement" => at_fields(
             movement::validate(rules, state, player, side, body).into_iter().map(|p| (p.field, p.message)).collect(),
             "moves",
@@ -124,7 +125,10 @@ pub fn validate_body(
             vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
         }
         other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
-    }
+    };
+    // 7.4: a problem of a fire at a hex names the hex, never the unit the
+    // engine picked there for the side (which it has not seen).
+    intel::unnamed_picks(rules, &picks, found)
 }
 
 /// A problem found in a body's shape: the field path and what is wrong.
@@ -298,7 +302,12 @@ pub fn resolve(
             }
         }
     }
-    let done = resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice))?;
+    let done = match resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice)) {
+        Ok(done) => done,
+        // 7.4: a refusal names the hex of a fire at a hex, not the unit picked.
+        Err(e) if !picks.is_empty() => return Err(Error::refused(intel::unnamed_text(rules, &picks, e.to_string()))),
+        Err(e) => return Err(e),
+    };
     let free = intel::free_hexes(rules, state, step, &done.events);
     let mut after = done.state;
     intel::remember(rules, &mut after, &free);
