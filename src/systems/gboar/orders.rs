@@ -264,6 +264,11 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
     if !empty.is_empty() {
         return empty;
     }
+    // Series 7.4's fields (`examine:`, a fire's `prefer:`); the rest is the phase's.
+    let body = &match crate::systems::gboar::effects::intel::without_own_fields(rules, step.phase(), body) {
+        Ok(body) => body,
+        Err(problems) => return problems,
+    };
     let Some(h) = hints(rules, step, side) else {
         return if body.as_mapping().is_none_or(|m| m.is_empty()) {
             Vec::new()

@@ -259,6 +259,44 @@ pub fn hex_targets(
     }
 }
 
+/// The shape of 7.4's fields in a body, without a position (standing
+/// orders): `examine:` checked and taken out, and under hidden stacks each
+/// fire's `prefer:` checked and taken out; the rest is the phase's.
+pub fn without_own_fields(
+    rules: &Rules,
+    phase: &str,
+    body: &Value,
+) -> std::result::Result<Value, Vec<(String, String)>> {
+    let (_, problems) = examine_order(rules, body);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut body = without_examine(body);
+    let Some((_, list, _)) = FIRE_LISTS.iter().find(|(p, _, _)| *p == phase).filter(|_| hidden(rules)) else {
+        return Ok(body);
+    };
+    let key = |k: &str| Value::String(k.to_string());
+    let mut problems = Vec::new();
+    if let Some(items) = body.as_mapping_mut().and_then(|m| m.get_mut(key(list))).and_then(Value::as_sequence_mut) {
+        for (i, item) in items.iter_mut().enumerate() {
+            let Some(map) = item.as_mapping_mut() else { continue };
+            match map.remove(key("prefer")) {
+                Some(Value::Sequence(v)) if v.iter().all(|p| p.as_str().is_some()) => {}
+                Some(_) => problems.push((
+                    format!("{list}[{i}].prefer"),
+                    "is a list of unit ids or unit types, e.g. [artillery, infantry]".into(),
+                )),
+                None => {}
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(body)
+    } else {
+        Err(problems)
+    }
+}
+
 /// Problems of orders whose fires at hexes were given units
 /// ([`hex_targets`]' `picks`), with each unit picked named as "the unit
 /// picked in HEX": the side has not seen which it is.
