@@ -43,6 +43,7 @@ use crate::systems::gboar::board::state::{Condition, OffMap, State};
 use crate::systems::gboar::board::units::hex_of;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::effects::intel;
 
 /// The invariants of one module and scenario, with what they read of the
 /// module computed once.
@@ -196,13 +197,16 @@ impl<'a> Invariants<'a> {
     /// 16.1, Savannah 2.9: army morale and VPs change only by the events
     /// that say so, each from the value the one before left.
     fn ledger(&self, before: &State, after: &State, events: &[Event]) -> Vec<String> {
+        // 7.4: a copy of an event for the sides that may not see its units
+        // repeats it; it changes nothing.
+        let events: Vec<&Event> = events.iter().filter(|e| !intel::is_copy(e)).collect();
         let mut broken = Vec::new();
         let int = |e: &Event, k: &str| e.fields.get(k).and_then(|v| v.as_i64());
         let text = |e: &Event, k: &str| e.fields.get(k).and_then(|v| v.as_str()).map(str::to_string);
         // Army morale: the events chain before → after per army.
         let mut morale: BTreeMap<String, i64> =
             before.army_morale.iter().map(|(a, v)| (a.clone(), i64::from(*v))).collect();
-        for e in events.iter().filter(|e| e.kind == "army-morale") {
+        for e in events.iter().copied().filter(|e| e.kind == "army-morale") {
             let (Some(army), Some(from), Some(to)) = (text(e, "army"), int(e, "before"), int(e, "after")) else {
                 broken.push(format!("army-morale event without army, before and after: {}", e.text));
                 continue;
@@ -226,7 +230,7 @@ impl<'a> Invariants<'a> {
         // VPs: each victory-points event scores its halves for its army;
         // hex control counts when the game ends with a result (Savannah 2.8).
         let mut vps: BTreeMap<String, i64> = before.vp_halves.iter().map(|(a, v)| (a.clone(), i64::from(*v))).collect();
-        for e in events {
+        for e in events.iter().copied() {
             let counts = e.kind == "victory-points" || (e.kind == "hex-controlled" && after.result.is_some());
             if !counts {
                 continue;

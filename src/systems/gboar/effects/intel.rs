@@ -641,6 +641,12 @@ pub fn redact(
     out
 }
 
+/// Whether `event` is a copy [`redact`] made for the sides that may not
+/// see an event's units: a view of that event, not a second happening.
+pub fn is_copy(event: &Event) -> bool {
+    event.fields.get("hidden") == Some(&Json::Bool(true))
+}
+
 /// The dice of a step under hidden stacks: each roll's purpose with every
 /// unit's name and id replaced by its army's (the roll log is in every
 /// side's report).
