@@ -509,6 +509,11 @@ fn hidden_stacks_stay_hidden_from_a_side_until_it_examines_them() {
     for name in ["Red Horse moves 0414", "Blue Foot", "red-horse"] {
         assert!(referee.contains(name), "the referee sees everything: {name}");
     }
+    // Blue's guide to its fire names the hidden Red stack by its hex (Red
+    // Elite is there), as its orders must.
+    let guide = run(&g, &["template", "--side", "blue"]).ok();
+    assert!(guide.contains("{guns: [blue-gun], target: \"1014\"}"), "{guide}");
+    assert!(!guide.contains("red-elite") && !guide.contains("Red Elite"), "{guide}");
     // The dispatch is what the journal gives, per-side maps and all.
     run(&g, &["verify"]).ok();
     // Each side's mail carries its own map, as stored.

@@ -1412,14 +1412,20 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
                 format!("may aim at {} (Savannah 4.12)", hexes_text(&aims))
             });
         } else {
-            let targets = gun_targets(rules, state, player, side, &e.unit);
+            let targets = seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit));
             for t in &targets {
-                let Some(th) = hex_of(state, t) else { continue };
+                let Some(th) = target_hex(state, t) else { continue };
                 let Ok(aim) = gun_aim(rules, state, std::slice::from_ref(&e.unit), th) else { continue };
                 guns.push(Choice {
                     key: "fire".into(),
-                    yaml: Some(format!("{{guns: [{}], target: {t}}}", e.unit)),
-                    text: format!("{t} in {th}: range {}, needs {}{}", aim.range, aim.to_hit, drms_text(&aim.drms)),
+                    yaml: Some(format!("{{guns: [{}], target: {}}}", e.unit, target_yaml(t))),
+                    text: format!(
+                        "{} in {th}: range {}, needs {}{}",
+                        target_text(t),
+                        aim.range,
+                        aim.to_hit,
+                        drms_text(&aim.drms)
+                    ),
                     details: aim_details(&aim),
                     ..Choice::default()
                 });
@@ -1435,20 +1441,21 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
     let mut by_target: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for e in &g.units {
         if rules.counter(&e.unit).is_some_and(|c| c.is_artillery() && c.kind != "mortar") && !phasing {
-            for t in gun_targets(rules, state, player, side, &e.unit) {
+            for t in seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit)) {
                 by_target.entry(t).or_default().push(e.unit.clone());
             }
         }
     }
     for (t, together) in by_target.iter().filter(|(_, list)| list.len() > 1) {
-        let Some(th) = hex_of(state, t) else { continue };
+        let Some(th) = target_hex(state, t) else { continue };
         let Ok(aim) = gun_aim(rules, state, together, th) else { continue };
         guns.push(Choice {
             key: "fire".into(),
-            yaml: Some(format!("{{guns: {}, target: {t}}}", yaml_list(together))),
+            yaml: Some(format!("{{guns: {}, target: {}}}", yaml_list(together), target_yaml(t))),
             text: format!(
-                "together (11.2): {} SP at {t} in {th}: range {}, needs {}{}",
+                "together (11.2): {} SP at {} in {th}: range {}, needs {}{}",
                 aim.sps,
+                target_text(t),
                 aim.range,
                 aim.to_hit,
                 drms_text(&aim.drms)
@@ -1513,11 +1520,16 @@ fn rifle_guide(rules: &Rules, state: &State, side: &str) -> Guide {
         if !rules.counter(&e.unit).is_some_and(crate::systems::gboar::board::units::is_rifle) {
             continue;
         }
-        let targets = crate::systems::gboar::phases::fire::rifle_targets(rules, state, side, &e.unit);
+        let targets = seen_targets(
+            rules,
+            state,
+            side,
+            crate::systems::gboar::phases::fire::rifle_targets(rules, state, side, &e.unit),
+        );
         for t in &targets {
             fires.push(Choice {
                 key: "rifle_fire".into(),
-                yaml: Some(format!("{{rifles: [{}], target: {t}}}", e.unit)),
+                yaml: Some(format!("{{rifles: [{}], target: {}}}", e.unit, target_yaml(t))),
                 text: format!("{} at {t} (10.2)", e.unit),
                 ..Choice::default()
             });
@@ -1610,6 +1622,50 @@ fn initiative_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     g.choices = choices;
     g.comment = comment;
     g
+}
+
+/// Fire targets as the side may name them (series 7.4): under hidden
+/// stacks, an enemy unit it has not examined by its hex (each hex once, in
+/// the order first met); otherwise, and for units it has examined, by id.
+fn seen_targets(rules: &Rules, state: &State, side: &str, targets: Vec<String>) -> Vec<String> {
+    use crate::systems::gboar::effects::intel;
+    if !intel::hidden(rules) {
+        return targets;
+    }
+    let mut named: Vec<String> = Vec::new();
+    for t in targets {
+        let name = match hex_of(state, &t) {
+            Some(h) if !intel::friendly(rules, side, &t) && !intel::known(state, side, &t) => h.to_string(),
+            _ => t,
+        };
+        if !named.contains(&name) {
+            named.push(name);
+        }
+    }
+    named
+}
+
+/// The hex of a target [`seen_targets`] names: a unit's, or the hex itself.
+fn target_hex(state: &State, target: &str) -> Option<crate::base::hex::HexId> {
+    hex_of(state, target).or_else(|| target.parse().ok())
+}
+
+/// A target in words: a unit's id, or "a hidden stack" for a hex.
+fn target_text(target: &str) -> String {
+    if target.parse::<crate::base::hex::HexId>().is_ok() {
+        "a hidden stack (7.4)".to_string()
+    } else {
+        target.to_string()
+    }
+}
+
+/// A target as an orders file writes it: a hex quoted, a unit id bare.
+fn target_yaml(target: &str) -> String {
+    if target.parse::<crate::base::hex::HexId>().is_ok() {
+        format!("\"{target}\"")
+    } else {
+        target.to_string()
+    }
 }
 
 #[cfg(test)]
