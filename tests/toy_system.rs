@@ -60,7 +60,8 @@ fn duel(state: &dyn GameState) -> Duel {
 }
 
 fn problem(label: &str, field: &str, message: &str) -> Located {
-    Located { file: label.into(), line: None, column: None, field: field.into(), message: message.into() }
+    Located { file: label.into(), line: None, column: None, field: field.into(), message: message.into(), code: None },
+    code: None,
 }
 
 impl system::Rules for Toy {

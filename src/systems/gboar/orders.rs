@@ -17,6 +17,7 @@ use crate::base::yaml::{Mapping, Value};
 
 use crate::base::error::Located;
 use crate::base::yaml::locate::{Index, Position};
+use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::{step_field, Step};
@@ -71,12 +72,13 @@ pub fn check_header(
     text: &str,
 ) -> Result<Checked, Vec<Located>> {
     let text = crate::base::yaml::without_bom(text);
-    let at = |field: &str, line: Option<(usize, usize)>, message: String| Located {
+    let at = |code: Code, field: &str, line: Option<(usize, usize)>, message: String| Located {
         file: label.to_string(),
         line: line.map(|l| l.0),
         column: line.map(|l| l.1),
         field: field.to_string(),
         message,
+        code: Some(code.carried()),
     };
     let value: Value = match crate::base::yaml::from_str(text) {
         Ok(v) => v,
@@ -86,11 +88,11 @@ pub fn check_header(
             if let Some(i) = message.find(" at line ") {
                 message.truncate(i);
             }
-            return Err(vec![at("", loc, crate::base::error::echo_serde(&message))]);
+            return Err(vec![at(Code::NotYaml, "", loc, crate::base::error::echo_serde(&message))]);
         }
     };
     let Value::Mapping(map) = value else {
-        return Err(vec![at(
+        return Err(vec![at(Code::NotYaml, 
             "",
             Some((1, 1)),
             "an orders file is a mapping: game, turn, step, side, then the orders".into(),
@@ -101,7 +103,7 @@ pub fn check_header(
     let line_of = |key: &str| index.as_ref().and_then(|i| i.locate(key));
     let mut problems = Vec::new();
     let missing = |key: &str| {
-        at(
+        at(Code::BadHeader, 
             key,
             Some((1, 1)),
             format!("the file does not say its {key}: every orders file names game, turn, step and side"),
@@ -112,11 +114,11 @@ pub fn check_header(
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(Value::Null) => {
-                problems.push(at(key, line_of(key), format!("{key} is empty: write the {key} these orders are for")));
+                problems.push(at(Code::BadHeader, key, line_of(key), format!("{key} is empty: write the {key} these orders are for")));
                 None
             }
             Some(_) => {
-                problems.push(at(key, line_of(key), format!("{key} is a single value")));
+                problems.push(at(Code::BadHeader, key, line_of(key), format!("{key} is a single value")));
                 None
             }
             None => {
@@ -134,7 +136,7 @@ pub fn check_header(
         Some(v) => match read_turn(index.as_ref(), v) {
             Ok(turn) => Some(turn),
             Err((place, message)) => {
-                problems.push(at("turn", place, message));
+                problems.push(at(Code::BadHeader, "turn", place, message));
                 None
             }
         },
@@ -144,7 +146,7 @@ pub fn check_header(
     let echo = crate::base::error::echo;
     if let Some(game) = &game {
         if game != game_id {
-            problems.push(at(
+            problems.push(at(Code::WrongGame, 
                 "game",
                 line_of("game"),
                 format!("these orders are for game '{}'; this game is '{game_id}'", echo(game)),
@@ -152,13 +154,13 @@ pub fn check_header(
         }
     }
     let Some(next) = &state.next else {
-        problems.push(at("step", line_of("step"), "the game is over: it awaits no orders".into()));
+        problems.push(at(Code::GameOver, "step", line_of("step"), "the game is over: it awaits no orders".into()));
         return Err(problems);
     };
     let expected_step = step_field(next);
     if let Some(turn) = turn {
         if turn != next.turn() {
-            problems.push(at(
+            problems.push(at(Code::WrongTurn, 
                 "turn",
                 line_of("turn"),
                 format!("these orders are for turn {turn}; the game is at turn {} (step {expected_step})", next.turn()),
@@ -167,7 +169,7 @@ pub fn check_header(
     }
     if let Some(step) = &step_name {
         if step != &expected_step {
-            problems.push(at(
+            problems.push(at(Code::WrongStep, 
                 "step",
                 line_of("step"),
                 format!(
@@ -182,7 +184,7 @@ pub fn check_header(
     if let Some(side) = &side {
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
-            problems.push(at(
+            problems.push(at(Code::UnknownSide, 
                 "side",
                 line_of("side"),
                 format!(
@@ -197,7 +199,7 @@ pub fn check_header(
             // unit in contact, no gun in range) may still send orders: they
             // are checked like any, and nothing waits for them.
             let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
-            problems.push(at(
+            problems.push(at(Code::SideNotAwaited, 
                 "side",
                 line_of("side"),
                 format!("step '{expected_step}' awaits orders from {who}, not from {side}"),

@@ -115,7 +115,7 @@ fn next_of(state: &State) -> Result<&Step> {
 }
 
 fn problem(label: &str, message: String) -> Located {
-    Located { file: label.to_string(), line: None, column: None, field: String::new(), message }
+    Located { file: label.to_string(), line: None, column: None, field: String::new(), message, code: None }
 }
 
 /// Every player order a turn's player turns could come in: the fixed one,
@@ -186,7 +186,9 @@ impl seam::Rules for Rules {
                 crate::systems::gboar::phases::validate_body(self, state, step, &header.side, &header.body, label, text)
             }
             Ok((_, step)) => {
-                vec![problem(label, format!("step {}: these orders are for step {}", step.name(), header.step.name))]
+                let code = crate::systems::gboar::board::refusals::Code::WrongStep;
+                let message = format!("step {}: these orders are for step {}", step.name(), header.step.name);
+                vec![Located { code: Some(code.carried()), ..problem(label, message) }]
             }
             Err(e) => vec![problem(label, e.to_string())],
         }

@@ -159,6 +159,7 @@ impl Files<'_> {
                     column: None,
                     field: String::new(),
                     message: e.to_string(),
+                    code: None,
                 });
                 None
             }
@@ -181,6 +182,7 @@ impl Files<'_> {
             column: place.map(|p| p.1),
             field: field.into(),
             message: message.into(),
+            code: None,
         });
     }
 }

@@ -97,6 +97,7 @@ use serde::Deserialize;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, neighbours, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::terrain::Terrain;
 use crate::systems::gboar::board::units::hex_of;
@@ -714,7 +715,7 @@ fn chosen_route(
 ) -> Result<Route> {
     let unit = &ground.unit.id;
     let refuse = |why: String| {
-        Error::refused(format!(
+        refusals::refuse(Code::ResultChoice, format!(
             "retreat of {unit} from {}: path {}: {why}; the legal retreats: {}",
             ground.start,
             choice.join("-"),
