@@ -60,8 +60,7 @@ fn duel(state: &dyn GameState) -> Duel {
 }
 
 fn problem(label: &str, field: &str, message: &str) -> Located {
-    Located { file: label.into(), line: None, column: None, field: field.into(), message: message.into(), code: None },
-    code: None,
+    Located { file: label.into(), line: None, column: None, field: field.into(), message: message.into(), code: None }
 }
 
 impl system::Rules for Toy {

@@ -96,7 +96,12 @@ fn every_header_mistake_is_listed_with_its_line() {
         .collect();
     assert_eq!(
         codes,
-        [("wrong-game", "docs/orders.md"), ("wrong-turn", "5"), ("wrong-step", "5"), ("unknown-side", "docs/orders.md")]
+        [
+            ("wrong-game", "docs/orders.md"),
+            ("wrong-turn", "5"),
+            ("wrong-step", "5"),
+            ("unknown-side", "docs/orders.md")
+        ]
     );
 }
 

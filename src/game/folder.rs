@@ -625,7 +625,14 @@ impl GameFolder {
             let path = self.root.join(GAME_FILE);
             // Placed in game.yaml's text, read again only for the problem.
             let at = fs::read_to_string(&path).ok().and_then(|text| crate::base::yaml::locate::locate(&text, &field));
-            Located { file: path.display().to_string(), line: at.map(|a| a.0), column: at.map(|a| a.1), field, message, code: None }
+            Located {
+                file: path.display().to_string(),
+                line: at.map(|a| a.0),
+                column: at.map(|a| a.1),
+                field,
+                message,
+                code: None,
+            }
         };
         let address =
             crate::base::address::parse(email.trim()).map_err(|e| located(format!("players[{i}].email"), e))?;

@@ -493,7 +493,11 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
         let shown = |found: &[(String, String, String, String)]| -> String {
             let list: Vec<String> =
                 found.iter().map(|(side, code, rule, text)| format!("{side}: [{code}, {rule}] {text}")).collect();
-            if list.is_empty() { "nothing".into() } else { list.join("; ") }
+            if list.is_empty() {
+                "nothing".into()
+            } else {
+                list.join("; ")
+            }
         };
         match wanted {
             ExpectedValidation::Valid(true) if !found.is_empty() => {
@@ -525,7 +529,8 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
         (Err(e), Some(wanted)) => {
             let listed: Vec<String> = wanted.code.iter().chain(&wanted.codes).cloned().collect();
             if listed.is_empty() || (wanted.code.is_some() && !wanted.codes.is_empty()) {
-                failures.push("refused: give the code of the refusal (`code: X`), or every code (`codes: [X, Y]`)".into());
+                failures
+                    .push("refused: give the code of the refusal (`code: X`), or every code (`codes: [X, Y]`)".into());
             }
             for c in &listed {
                 failures.extend(unknown_code(c));

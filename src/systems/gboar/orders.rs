@@ -92,7 +92,8 @@ pub fn check_header(
         }
     };
     let Value::Mapping(map) = value else {
-        return Err(vec![at(Code::NotYaml, 
+        return Err(vec![at(
+            Code::NotYaml,
             "",
             Some((1, 1)),
             "an orders file is a mapping: game, turn, step, side, then the orders".into(),
@@ -103,7 +104,8 @@ pub fn check_header(
     let line_of = |key: &str| index.as_ref().and_then(|i| i.locate(key));
     let mut problems = Vec::new();
     let missing = |key: &str| {
-        at(Code::BadHeader, 
+        at(
+            Code::BadHeader,
             key,
             Some((1, 1)),
             format!("the file does not say its {key}: every orders file names game, turn, step and side"),
@@ -114,7 +116,12 @@ pub fn check_header(
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(Value::Null) => {
-                problems.push(at(Code::BadHeader, key, line_of(key), format!("{key} is empty: write the {key} these orders are for")));
+                problems.push(at(
+                    Code::BadHeader,
+                    key,
+                    line_of(key),
+                    format!("{key} is empty: write the {key} these orders are for"),
+                ));
                 None
             }
             Some(_) => {
@@ -146,7 +153,8 @@ pub fn check_header(
     let echo = crate::base::error::echo;
     if let Some(game) = &game {
         if game != game_id {
-            problems.push(at(Code::WrongGame, 
+            problems.push(at(
+                Code::WrongGame,
                 "game",
                 line_of("game"),
                 format!("these orders are for game '{}'; this game is '{game_id}'", echo(game)),
@@ -160,7 +168,8 @@ pub fn check_header(
     let expected_step = step_field(next);
     if let Some(turn) = turn {
         if turn != next.turn() {
-            problems.push(at(Code::WrongTurn, 
+            problems.push(at(
+                Code::WrongTurn,
                 "turn",
                 line_of("turn"),
                 format!("these orders are for turn {turn}; the game is at turn {} (step {expected_step})", next.turn()),
@@ -169,7 +178,8 @@ pub fn check_header(
     }
     if let Some(step) = &step_name {
         if step != &expected_step {
-            problems.push(at(Code::WrongStep, 
+            problems.push(at(
+                Code::WrongStep,
                 "step",
                 line_of("step"),
                 format!(
@@ -184,7 +194,8 @@ pub fn check_header(
     if let Some(side) = &side {
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
-            problems.push(at(Code::UnknownSide, 
+            problems.push(at(
+                Code::UnknownSide,
                 "side",
                 line_of("side"),
                 format!(
@@ -199,7 +210,8 @@ pub fn check_header(
             // unit in contact, no gun in range) may still send orders: they
             // are checked like any, and nothing waits for them.
             let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
-            problems.push(at(Code::SideNotAwaited, 
+            problems.push(at(
+                Code::SideNotAwaited,
                 "side",
                 line_of("side"),
                 format!("step '{expected_step}' awaits orders from {who}, not from {side}"),

@@ -203,7 +203,8 @@ mod tests {
         for c in Code::ALL {
             assert!(seen.insert(c.id()), "two entries share the code {}", c.id());
             assert!(
-                !c.id().is_empty() && c.id().chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
+                !c.id().is_empty()
+                    && c.id().chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
                 "{} is not kebab-case",
                 c.id()
             );

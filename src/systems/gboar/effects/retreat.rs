@@ -715,12 +715,15 @@ fn chosen_route(
 ) -> Result<Route> {
     let unit = &ground.unit.id;
     let refuse = |why: String| {
-        refusals::refuse(Code::ResultChoice, format!(
-            "retreat of {unit} from {}: path {}: {why}; the legal retreats: {}",
-            ground.start,
-            choice.join("-"),
-            legal_words(&legal.routes)
-        ))
+        refusals::refuse(
+            Code::ResultChoice,
+            format!(
+                "retreat of {unit} from {}: path {}: {why}; the legal retreats: {}",
+                ground.start,
+                choice.join("-"),
+                legal_words(&legal.routes)
+            ),
+        )
     };
     if choice.len() != hexes {
         return Err(refuse(format!("a retreat of {hexes} hex{} enters {hexes}", if hexes == 1 { "" } else { "es" })));

@@ -439,7 +439,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
     let orders: FireOrders = match serde_path_to_error::deserialize(body.clone()) {
         Ok(o) => o,
         Err(e) => {
-            return vec![(Code::OrdersShape, 
+            return vec![(Code::OrdersShape,
                 e.path().to_string(),
                 format!("{} (fire orders are `fire: [{{guns: [...], target: ...}}]`, `mortars: [{{unit, hex}}]`, `mortar_targets`, `choices`)", crate::base::error::echo_serde(e.inner())),
             )]
@@ -455,17 +455,23 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         let Some(target_hex) =
             hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
         else {
-            problems.push((Code::NotEnemyTarget, 
+            problems.push((
+                Code::NotEnemyTarget,
                 format!("{field}.target"),
                 format!("'{}' is not a combat unit on the map", crate::base::error::echo(&f.target)),
             ));
             continue;
         };
         if player_of(rules, &f.target) == player_of(rules, f.guns.first().map(String::as_str).unwrap_or("")) {
-            problems.push((Code::NotEnemyTarget, format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+            problems.push((
+                Code::NotEnemyTarget,
+                format!("{field}.target"),
+                format!("{} is not an enemy unit", f.target),
+            ));
         }
         if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
-            problems.push((Code::TargetedTwice, 
+            problems.push((
+                Code::TargetedTwice,
                 format!("{field}.target"),
                 format!(
                     "{} is already the target of {other}: no unit is the target of more than one fire per phase (11.2)",
@@ -479,7 +485,11 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         for (k, g) in f.guns.iter().enumerate() {
             let at = format!("{field}.guns[{k}]");
             let Some(c) = rules.counter(g).filter(|_| state.units.contains_key(g)) else {
-                problems.push((Code::UnknownUnit, at, format!("there is no unit '{}' in this game", crate::base::error::echo(g))));
+                problems.push((
+                    Code::UnknownUnit,
+                    at,
+                    format!("there is no unit '{}' in this game", crate::base::error::echo(g)),
+                ));
                 continue;
             };
             if !own(g) {
@@ -491,25 +501,34 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
                 continue;
             }
             if player_of(rules, g) == player {
-                problems.push((Code::GunOfPhasingPlayer, 
+                problems.push((
+                    Code::GunOfPhasingPlayer,
                     at,
                     format!("{g} belongs to the phasing player: Defensive Artillery Fire is the other player's (11.1)"),
                 ));
                 continue;
             }
             if !may_fire(state, g) {
-                problems.push((Code::MayNotFire, at, format!("{g} may not fire: it is not on the map in Parade Order (13.3, 13.4)")));
+                problems.push((
+                    Code::MayNotFire,
+                    at,
+                    format!("{g} may not fire: it is not on the map in Parade Order (13.3, 13.4)"),
+                ));
                 continue;
             }
             if let Some(other) = fired.insert(g.clone(), field.clone()) {
-                problems
-                    .push((Code::FiresTwice, at, format!("{g} already fires in {other}: no unit fires more than once per phase (11.1)")));
+                problems.push((
+                    Code::FiresTwice,
+                    at,
+                    format!("{g} already fires in {other}: no unit fires more than once per phase (11.1)"),
+                ));
                 continue;
             }
             let Some(from) = hex_of(state, g) else { continue };
             let range = distance(from, target_hex, layout);
             if range > reach || range == 0 {
-                problems.push((Code::OutOfRange, 
+                problems.push((
+                    Code::OutOfRange,
                     at,
                     format!(
                         "{} is {range} hexes from {g}: the range is at most {reach} (11.2{})",
@@ -531,23 +550,32 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
     for (i, m) in orders.mortars.iter().enumerate() {
         let field = format!("mortars[{i}]");
         let Some(c) = rules.counter(&m.unit).filter(|_| state.units.contains_key(&m.unit)) else {
-            problems.push((Code::UnknownUnit, 
+            problems.push((
+                Code::UnknownUnit,
                 format!("{field}.unit"),
                 format!("there is no unit '{}' in this game", crate::base::error::echo(&m.unit)),
             ));
             continue;
         };
         if !own(&m.unit) || c.kind != "mortar" {
-            problems.push((Code::NotOwnFirer, format!("{field}.unit"), format!("{} is not a mortar of the {side} side", m.unit)));
+            problems.push((
+                Code::NotOwnFirer,
+                format!("{field}.unit"),
+                format!("{} is not a mortar of the {side} side", m.unit),
+            ));
             continue;
         }
         if player_of(rules, &m.unit) != player {
-            problems
-                .push((Code::MortarOwnTurn, format!("{field}.unit"), format!("{} fires in its own player's turn (Savannah 3 IX)", m.unit)));
+            problems.push((
+                Code::MortarOwnTurn,
+                format!("{field}.unit"),
+                format!("{} fires in its own player's turn (Savannah 3 IX)", m.unit),
+            ));
             continue;
         }
         if mortar_moved(rules, state, &m.unit) {
-            problems.push((Code::MortarMoved, 
+            problems.push((
+                Code::MortarMoved,
                 format!("{field}.unit"),
                 format!(
                     "{} moved this turn: on the tactical turns a mortar moves or fires, not both (Savannah 4.12)",
@@ -559,24 +587,34 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         if !may_fire(state, &m.unit)
             || state.units.get(&m.unit).and_then(|u| u.no_fire_until).is_some_and(|t| state.turn < t)
         {
-            problems.push((Code::MayNotFire, 
+            problems.push((
+                Code::MayNotFire,
                 format!("{field}.unit"),
                 format!("{} may not fire this phase (13.3, 13.4; a disabled mortar, Savannah 4.12)", m.unit),
             ));
             continue;
         }
         if let Some(other) = fired.insert(m.unit.clone(), field.clone()) {
-            problems.push((Code::FiresTwice, format!("{field}.unit"), format!("{} already fires in {other} (11.1)", m.unit)));
+            problems.push((
+                Code::FiresTwice,
+                format!("{field}.unit"),
+                format!("{} already fires in {other} (11.1)", m.unit),
+            ));
             continue;
         }
         let Ok(aim) = m.hex.parse::<HexId>() else {
-            problems.push((Code::NotAHexId, format!("{field}.hex"), format!("'{}' is not a hex id", crate::base::error::echo(&m.hex))));
+            problems.push((
+                Code::NotAHexId,
+                format!("{field}.hex"),
+                format!("'{}' is not a hex id", crate::base::error::echo(&m.hex)),
+            ));
             continue;
         };
         let Some(from) = hex_of(state, &m.unit) else { continue };
         let range = i32::try_from(distance(from, aim, layout)).unwrap_or(i32::MAX);
         if range < mortar.range.min || range > mortar.range.max {
-            problems.push((Code::OutOfRange, 
+            problems.push((
+                Code::OutOfRange,
                 format!("{field}.hex"),
                 format!(
                     "{aim} is {range} hexes away: mortars fire {} to {} hexes (Savannah 4.12)",
@@ -587,8 +625,11 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
     }
     for (h, u) in &orders.mortar_targets {
         if h.parse::<HexId>().is_err() || !own(u) {
-            problems
-                .push((Code::MortarTargetChoice, format!("mortar_targets.{h}"), format!("name a hex and one of the {side} side's units in it")));
+            problems.push((
+                Code::MortarTargetChoice,
+                format!("mortar_targets.{h}"),
+                format!("name a hex and one of the {side} side's units in it"),
+            ));
         }
     }
     problems
@@ -982,7 +1023,8 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
     let orders: RifleOrders = match serde_path_to_error::deserialize(body.clone()) {
         Ok(o) => o,
         Err(e) => {
-            return vec![(Code::OrdersShape, 
+            return vec![(
+                Code::OrdersShape,
                 e.path().to_string(),
                 format!(
                     "{} (rifle fire orders are `rifle_fire: [{{rifles: [...], target: ...}}]` and `choices`)",
@@ -999,7 +1041,8 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
         let Some(target_hex) =
             hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
         else {
-            problems.push((Code::NotEnemyTarget, 
+            problems.push((
+                Code::NotEnemyTarget,
                 format!("{field}.target"),
                 format!("'{}' is not a combat unit on the map", crate::base::error::echo(&f.target)),
             ));
@@ -1008,7 +1051,11 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
         if crate::systems::gboar::board::units::side_of(rules, &f.target) == side
             || player_of(rules, &f.target) == f.rifles.first().map(|r| player_of(rules, r)).unwrap_or_default()
         {
-            problems.push((Code::NotEnemyTarget, format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+            problems.push((
+                Code::NotEnemyTarget,
+                format!("{field}.target"),
+                format!("{} is not an enemy unit", f.target),
+            ));
         }
         if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
             problems.push((Code::TargetedTwice, format!("{field}.target"), format!("{} is already the target of {other}: no unit is the target of more than one Rifle Fire per phase (10.2)", f.target)));
@@ -1016,7 +1063,11 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
         for (k, r) in f.rifles.iter().enumerate() {
             let at = format!("{field}.rifles[{k}]");
             let Some(c) = rules.counter(r).filter(|_| state.units.contains_key(r)) else {
-                problems.push((Code::UnknownUnit, at, format!("there is no unit '{}' in this game", crate::base::error::echo(r))));
+                problems.push((
+                    Code::UnknownUnit,
+                    at,
+                    format!("there is no unit '{}' in this game", crate::base::error::echo(r)),
+                ));
                 continue;
             };
             if crate::systems::gboar::board::units::side_of(rules, r) != side || !is_rifle(c) {
@@ -1024,17 +1075,27 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
                 continue;
             }
             if !may_fire(state, r) {
-                problems.push((Code::MayNotFire, at, format!("{r} may not fire: only Parade Order rifle units fire (13.3, 13.4)")));
+                problems.push((
+                    Code::MayNotFire,
+                    at,
+                    format!("{r} may not fire: only Parade Order rifle units fire (13.3, 13.4)"),
+                ));
                 continue;
             }
             if let Some(other) = fired.insert(r.clone(), field.clone()) {
-                problems
-                    .push((Code::FiresTwice, at, format!("{r} already fires in {other}: no unit fires more than once per phase (10.1)")));
+                problems.push((
+                    Code::FiresTwice,
+                    at,
+                    format!("{r} already fires in {other}: no unit fires more than once per phase (10.1)"),
+                ));
                 continue;
             }
             if hex_of(state, r).is_none_or(|h| distance(h, target_hex, layout) != 1) {
-                problems
-                    .push((Code::RifleFireNotAdjacent, at, format!("{r} is not next to {}: rifle fire is at an adjacent target (10.2)", f.target)));
+                problems.push((
+                    Code::RifleFireNotAdjacent,
+                    at,
+                    format!("{r} is not next to {}: rifle fire is at an adjacent target (10.2)", f.target),
+                ));
             }
         }
     }

@@ -155,7 +155,8 @@ fn spending(
     state: &State,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Result<Spending, Refusal> {
-    let (decides_first, decides_second) = decision_order(rules, state).map_err(|e| (Vec::new(), Code::ModuleData, e.to_string()))?;
+    let (decides_first, decides_second) =
+        decision_order(rules, state).map_err(|e| (Vec::new(), Code::ModuleData, e.to_string()))?;
     let mut spent: BTreeMap<String, u32> = BTreeMap::new();
     let mut dictate: BTreeMap<String, bool> = BTreeMap::new();
     for player in [&decides_first, &decides_second] {

@@ -597,12 +597,15 @@ impl Apply<'_> {
         let (leader, by) = match &self.choices.leader {
             Some(l) => {
                 let Some(c) = leaders.iter().find(|c| &c.id == l) else {
-                    return Err(refusals::refuse(Code::ResultChoice, format!(
-                        "\"*\" ({}): {l} is not a leader of {player} in {}; the leaders there: {}",
-                        self.label(),
-                        hex_words.join(", "),
-                        ids.join(", ")
-                    )));
+                    return Err(refusals::refuse(
+                        Code::ResultChoice,
+                        format!(
+                            "\"*\" ({}): {l} is not a leader of {player} in {}; the leaders there: {}",
+                            self.label(),
+                            hex_words.join(", "),
+                            ids.join(", ")
+                        ),
+                    ));
                 };
                 (*c, "choice")
             }
@@ -704,11 +707,14 @@ impl Apply<'_> {
         let (unit, by) = match &self.choices.second_step {
             Some(u) if candidates.contains(u) => (u.clone(), "choice"),
             Some(u) => {
-                return Err(refusals::refuse(Code::ResultChoice, format!(
-                    "\"2\" ({}): {u} cannot take the second step; the side's other units in the hex: {}",
-                    self.label(),
-                    if candidates.is_empty() { "none".to_string() } else { candidates.join(", ") }
-                )))
+                return Err(refusals::refuse(
+                    Code::ResultChoice,
+                    format!(
+                        "\"2\" ({}): {u} cannot take the second step; the side's other units in the hex: {}",
+                        self.label(),
+                        if candidates.is_empty() { "none".to_string() } else { candidates.join(", ") }
+                    ),
+                ))
             }
             None => {
                 let mut sorted = candidates.clone();
@@ -771,12 +777,15 @@ impl Apply<'_> {
         let (unit, by) = match &self.choices.captured {
             Some(u) if candidates.contains(u) => (u.clone(), "choice"),
             Some(u) => {
-                return Err(refusals::refuse(Code::ResultChoice, format!(
+                return Err(refusals::refuse(
+                    Code::ResultChoice,
+                    format!(
                     "\"{symbol}\" ({}): {u} is not a combat unit of the affected side; the {}'s choice is among: {}",
                     self.label(),
                     chooser.word(),
                     candidates.join(", ")
-                )))
+                ),
+                ))
             }
             None => {
                 let mut sorted = candidates.clone();

@@ -162,28 +162,41 @@ pub struct Designation {
 /// marker (12.4). Leaders may be listed with their units.
 pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) -> Option<Refusal> {
     let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
-        return Some(Refusal::new(Code::UnknownUnit, format!("there is no unit '{}' in this game", crate::base::error::echo(id))));
+        return Some(Refusal::new(
+            Code::UnknownUnit,
+            format!("there is no unit '{}' in this game", crate::base::error::echo(id)),
+        ));
     };
     // An alliance's sides may designate attacks together (a combined
     // attack, where 4.13 allows it): any unit of the phasing player, never
     // the enemy's.
     if player_of(rules, id) != player {
-        return Some(Refusal::new(Code::AttackerIsEnemy, format!("{id} is an enemy unit: the {player} player attacks with its own units")));
+        return Some(Refusal::new(
+            Code::AttackerIsEnemy,
+            format!("{id} is an enemy unit: the {player} player attacks with its own units"),
+        ));
     }
     let Some(u) = state.units.get(id).filter(|u| u.hex.is_some()) else {
         return Some(Refusal::new(Code::UnitOffMap, format!("{id} is not on the map")));
     };
     if !c.is_leader() && u.condition != Condition::ParadeOrder {
-        return Some(Refusal::new(Code::AttackerNotParadeOrder, 
+        return Some(Refusal::new(
+            Code::AttackerNotParadeOrder,
             format!("{id} is {:?}: disrupted and shattered units may not attack (13.3, 13.4)", u.condition)
                 .to_lowercase(),
         ));
     }
     if !c.is_leader() && may_not_attack(rules, state, id) {
-        return Some(Refusal::new(Code::AttackerRestricted, format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)")));
+        return Some(Refusal::new(
+            Code::AttackerRestricted,
+            format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"),
+        ));
     }
     if u.cavalry_withdrawn {
-        return Some(Refusal::new(Code::AttackerWithdrawn, format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)")));
+        return Some(Refusal::new(
+            Code::AttackerWithdrawn,
+            format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)"),
+        ));
     }
     None
 }
@@ -222,7 +235,8 @@ pub fn designate(
                     for (hex, h) in &o.defence.hexes {
                         if hex.parse::<HexId>().is_err() {
                             bad(
-                                side, Code::NotAHexId,
+                                side,
+                                Code::NotAHexId,
                                 format!("defence.hexes.{hex}"),
                                 format!(
                                     "'{}' is not a hex id; write hex ids as quoted strings of four digits",
@@ -246,7 +260,12 @@ pub fn designate(
                             .map(|(k, u)| (format!("defence.hexes.{hex}.lead_after_attacker.{}", echo(k)), u));
                         for (field, u) in leads.chain(answers) {
                             if !ours(u) {
-                                bad(side, Code::LeadUnitNotInHex, field, format!("{} is not a combat unit of {side} in {hex}", echo(u)));
+                                bad(
+                                    side,
+                                    Code::LeadUnitNotInHex,
+                                    field,
+                                    format!("{} is not a combat unit of {side} in {hex}", echo(u)),
+                                );
                             }
                         }
                         for k in h.lead_after_attacker.keys() {
@@ -261,7 +280,8 @@ pub fn designate(
                         if let Some(t) = &h.tactics {
                             if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {
                                 bad(
-                                    side, Code::UnknownTacticsChit,
+                                    side,
+                                    Code::UnknownTacticsChit,
                                     format!("defence.hexes.{hex}.tactics"),
                                     format!("'{}' is not a tactics chit", crate::base::error::echo(t)),
                                 );
@@ -271,7 +291,8 @@ pub fn designate(
                     d.defence.insert(side.clone(), o);
                 }
                 Err(e) => bad(
-                    side, Code::OrdersShape,
+                    side,
+                    Code::OrdersShape,
                     e.path().to_string(),
                     format!(
                         "{} (defence orders are `defence:` and `momentum:`)",
@@ -285,7 +306,8 @@ pub fn designate(
             Ok(o) => o,
             Err(e) => {
                 bad(
-                    side, Code::OrdersShape,
+                    side,
+                    Code::OrdersShape,
                     e.path().to_string(),
                     format!(
                         "{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)",
@@ -297,9 +319,12 @@ pub fn designate(
         };
         if let Some(h) = &parsed.diversion {
             match h.parse::<HexId>() {
-                Ok(hex) if d.diversion.is_some() && d.diversion != Some(hex) => {
-                    bad(side, Code::OneDiversion, "diversion".into(), "only one stack receives a diversion in a phase (12.14)".into())
-                }
+                Ok(hex) if d.diversion.is_some() && d.diversion != Some(hex) => bad(
+                    side,
+                    Code::OneDiversion,
+                    "diversion".into(),
+                    "only one stack receives a diversion in a phase (12.14)".into(),
+                ),
                 Ok(hex) => d.diversion = Some(hex),
                 Err(e) => bad(side, Code::NotAHexId, "diversion".into(), e.to_string()),
             }
@@ -310,7 +335,8 @@ pub fn designate(
                 Ok(a) => a,
                 Err(e) => {
                     bad(
-                        side, Code::OrdersShape,
+                        side,
+                        Code::OrdersShape,
                         format!("{field}.{}", e.path()),
                         format!(
                             "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum)",
@@ -331,7 +357,8 @@ pub fn designate(
                 }
                 if let Some(other) = used.insert(id.clone(), field.clone()) {
                     bad(
-                        side, Code::AttacksOnce,
+                        side,
+                        Code::AttacksOnce,
                         at,
                         format!("{id} is already in {other}: each unit is in one Close Combat per player turn (12.15)"),
                     );
@@ -360,7 +387,12 @@ pub fn designate(
                     continue;
                 }
                 if d.diversion == Some(hex) {
-                    bad(side, Code::DiversionAttacked, at, format!("{hex} receives the diversion: its units are not attacked (12.14)"));
+                    bad(
+                        side,
+                        Code::DiversionAttacked,
+                        at,
+                        format!("{hex} receives the diversion: its units are not attacked (12.14)"),
+                    );
                     ok = false;
                     continue;
                 }
@@ -368,7 +400,12 @@ pub fn designate(
             }
             if !ok || attackers.is_empty() || hexes.is_empty() {
                 if ok {
-                    bad(side, Code::AttackNeedsUnits, field.clone(), "an attack needs attackers and defending hexes (12.21)".into());
+                    bad(
+                        side,
+                        Code::AttackNeedsUnits,
+                        field.clone(),
+                        "an attack needs attackers and defending hexes (12.21)".into(),
+                    );
                 }
                 continue;
             }
@@ -376,7 +413,8 @@ pub fn designate(
             // may not lead, so an attack needs a unit that is neither.
             if attackers.iter().all(|u| rules.counter(u).is_none_or(|c| c.is_leader() || c.is_artillery())) {
                 bad(
-                    side, Code::ArtilleryAlone,
+                    side,
+                    Code::ArtilleryAlone,
                     format!("{field}.attackers"),
                     "an attack needs a combat unit that is not artillery: artillery SPs never count in Close Combat \
                      and artillery may not be the lead unit (12.3, 12.23 step 2)"
@@ -387,7 +425,8 @@ pub fn designate(
             let attacking_hexes: BTreeSet<HexId> = attackers.iter().filter_map(|u| hex_of(state, u)).collect();
             if attacking_hexes.len() > 1 && hexes.len() > 1 {
                 bad(
-                    side, Code::TwoHexesAgainstTwo,
+                    side,
+                    Code::TwoHexesAgainstTwo,
                     field.clone(),
                     "each Close Combat involves one attacking hex or one defending hex (12.15)".into(),
                 );
@@ -399,12 +438,22 @@ pub fn designate(
                     continue;
                 }
                 if !hexes.iter().any(|d| crate::base::hex::are_adjacent(h, *d, layout)) {
-                    bad(side, Code::NotAdjacentToAttack, field.clone(), format!("{id} in {h} is next to none of the defending hexes"));
+                    bad(
+                        side,
+                        Code::NotAdjacentToAttack,
+                        field.clone(),
+                        format!("{id} in {h} is next to none of the defending hexes"),
+                    );
                 }
             }
             for d in &hexes {
                 if !attacking_hexes.iter().any(|h| crate::base::hex::are_adjacent(*h, *d, layout)) {
-                    bad(side, Code::NotAdjacentToAttack, field.clone(), format!("{d} is next to none of the attackers"));
+                    bad(
+                        side,
+                        Code::NotAdjacentToAttack,
+                        field.clone(),
+                        format!("{d} is next to none of the attackers"),
+                    );
                 }
             }
             // Savannah 4.13 (module.yaml close_combat.cooperation).
@@ -416,7 +465,8 @@ pub fn designate(
                         if let (Some(cx), Some(cy)) = (rules.counter(x), rules.counter(y)) {
                             if r.applies(cx, cy) {
                                 bad(
-                                    side, Code::NoCombinedAttack,
+                                    side,
+                                    Code::NoCombinedAttack,
                                     field.clone(),
                                     format!(
                                         "{x} and {y} may not combine in one attack ({}, {})",
@@ -467,7 +517,8 @@ pub fn designate(
                 if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {
                     let known: Vec<&str> = rules.charts.tactics.chits.iter().map(|c| c.id.as_str()).collect();
                     bad(
-                        side, Code::UnknownTacticsChit,
+                        side,
+                        Code::UnknownTacticsChit,
                         format!("{field}.tactics"),
                         format!(
                             "'{}' is not a tactics chit; the chits are {}",
@@ -480,7 +531,8 @@ pub fn designate(
             for (k, id) in a.advance.iter().enumerate() {
                 if !attackers.contains(id) {
                     bad(
-                        side, Code::AdvanceNotAttacker,
+                        side,
+                        Code::AdvanceNotAttacker,
                         format!("{field}.advance[{k}]"),
                         format!(
                             "{} is not one of this attack's attackers (12.23 step 9)",
@@ -573,7 +625,8 @@ pub fn designate(
             let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
             let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
             bad(
-                &side, Code::MustAttack,
+                &side,
+                Code::MustAttack,
                 "attacks".into(),
                 format!("{id} in {hex} is next to {} and must attack (12.12)", enemies.join(", ")),
             );
@@ -604,7 +657,8 @@ pub fn designate(
         }
         let side = by.first().map(|u| side_of(rules, u)).unwrap_or_default();
         bad(
-            &side, Code::MustBeAttacked,
+            &side,
+            Code::MustBeAttacked,
             "attacks".into(),
             format!("{hex} is next to {} and must be attacked, or receive the diversion (12.13, 12.14)", by.join(", ")),
         );
@@ -614,7 +668,8 @@ pub fn designate(
         if pinned {
             let side = orders.keys().find(|s| phasing.contains(s)).cloned().unwrap_or_default();
             bad(
-                &side, Code::DiversionOnPinned,
+                &side,
+                Code::DiversionOnPinned,
                 "diversion".into(),
                 format!("{hex} holds pinned units, which may not receive a diversion (13.1 PIN, 12.14)"),
             );

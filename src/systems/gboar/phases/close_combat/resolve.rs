@@ -55,7 +55,8 @@ pub fn resolve_phase(
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let (d, problems) = designate(rules, state, player, orders, true);
     if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(|p| refusals::line(&p.side, &p.field, &p.message, p.code)).collect();
+        let lines: Vec<String> =
+            problems.iter().map(|p| refusals::line(&p.side, &p.field, &p.message, p.code)).collect();
         return Err(Error::coded(
             format!(
                 "close combat orders refused ({} problem{}), nothing happened:\n{}",

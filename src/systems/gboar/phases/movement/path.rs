@@ -52,7 +52,10 @@ impl<'a> Phase<'a> {
         };
         // 9.2: prohibited terrain.
         if info.movement_cost == MovementCost::Prohibited {
-            return Err(Refusal::new(Code::ProhibitedTerrain, text!("{to} is {}: prohibited terrain (9.2)", info.name)));
+            return Err(Refusal::new(
+                Code::ProhibitedTerrain,
+                text!("{to} is {}: prohibited terrain (9.2)", info.name),
+            ));
         }
         // Savannah 4.9: along the Covered Way is from one of its hexes to an
         // adjacent one; entering it from outside pays the hex's terrain.
@@ -62,10 +65,10 @@ impl<'a> Phase<'a> {
         };
         // 9.2: never into an enemy-occupied hex.
         if let Some(enemies) = self.enemy_combat.get(&to) {
-            return Err(Refusal::new(Code::EnemyOccupiedHex, text!(
-                "{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)",
-                list(enemies)
-            )));
+            return Err(Refusal::new(
+                Code::EnemyOccupiedHex,
+                text!("{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)", list(enemies)),
+            ));
         }
         let mut captures = Vec::new();
         if let Some(leaders) = occ.enemy_leaders.get(&to) {
@@ -104,11 +107,14 @@ impl<'a> Phase<'a> {
                             continue;
                         };
                         if r.applies(x, y) {
-                            return Err(Refusal::new(Code::MayNotPassThrough, text!(
-                                "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
-                                r.rule_name(),
-                                r.id
-                            )));
+                            return Err(Refusal::new(
+                                Code::MayNotPassThrough,
+                                text!(
+                                    "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
+                                    r.rule_name(),
+                                    r.id
+                                ),
+                            ));
                         }
                     }
                 }
@@ -118,10 +124,13 @@ impl<'a> Phase<'a> {
         let mut parts: Vec<(String, i32)> = Vec::new();
         if let Some(feature) = along {
             if group.strategic && feature.strategic_movement == Some(false) {
-                return Err(Refusal::new(Code::StrategicAlongCoveredWay, text!(
-                    "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
-                    feature.name
-                )));
+                return Err(Refusal::new(
+                    Code::StrategicAlongCoveredWay,
+                    text!(
+                        "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
+                        feature.name
+                    ),
+                ));
             }
             // Savannah 4.9: its own cost replaces the hex's (swamp); streams
             // are not forded along it and cost `creek_cost_along`.
@@ -151,10 +160,13 @@ impl<'a> Phase<'a> {
             };
             let enemies = self.adjacent_enemies(to);
             if !enemies.is_empty() {
-                return Err(Refusal::new(Code::StrategicAdjacent, text!(
-                    "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
-                    list(&enemies)
-                )));
+                return Err(Refusal::new(
+                    Code::StrategicAdjacent,
+                    text!(
+                        "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
+                        list(&enemies)
+                    ),
+                ));
             }
             parts.push((text!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
         } else if let Some(r) = road {
@@ -163,7 +175,10 @@ impl<'a> Phase<'a> {
         } else {
             // 9.4: hex and hexside costs add up.
             let MovementCost::Mp(cost) = info.movement_cost else {
-                return Err(Refusal::new(Code::ProhibitedTerrain, text!("{to} is {}: prohibited terrain (9.2)", info.name)));
+                return Err(Refusal::new(
+                    Code::ProhibitedTerrain,
+                    text!("{to} is {}: prohibited terrain (9.2)", info.name),
+                ));
             };
             parts.push((if texts { info.name.to_lowercase() } else { String::new() }, cost));
             for c in self.terrain.crossing(from, to) {
@@ -327,7 +342,10 @@ impl<'a> Phase<'a> {
             return Err((None, Refusal::new(Code::OrdersShape, "the path is empty: list the hexes entered, in order")));
         }
         if group.disrupted && path.len() > 1 {
-            return Err((Some(1), Refusal::new(Code::DisruptedOneHex, "disrupted units may move only one hex per turn (13.3)")));
+            return Err((
+                Some(1),
+                Refusal::new(Code::DisruptedOneHex, "disrupted units may move only one hex per turn (13.3)"),
+            ));
         }
         for (k, &to) in path.iter().enumerate() {
             if k > 0 && self.zoc.contains(at) {

@@ -44,7 +44,8 @@ impl Phase<'_> {
             if !self.sides.iter().any(|s| s == side) {
                 run.problems.push((
                     side.to_string(),
-                    problem(Code::SideNotPhasing, 
+                    problem(
+                        Code::SideNotPhasing,
                         "",
                         format!(
                             "the {side} side does not move in the {} player turn; its sides are {}",
@@ -101,7 +102,8 @@ impl Phase<'_> {
                 if !due.contains(id) {
                     run.problems.push((
                         side.clone(),
-                        problem(Code::NotArriving, 
+                        problem(
+                            Code::NotArriving,
                             format!("delay[{n}]"),
                             format!(
                                 "{} is not a reinforcement arriving this turn; those arriving are {}",
@@ -113,7 +115,11 @@ impl Phase<'_> {
                 } else if self.reinforcements.is_some_and(|r| !r.voluntary_delay) {
                     run.problems.push((
                         side.clone(),
-                        problem(Code::DelayForbidden, format!("delay[{n}]"), "this scenario's rules forbid delaying reinforcements (9.61)"),
+                        problem(
+                            Code::DelayForbidden,
+                            format!("delay[{n}]"),
+                            "this scenario's rules forbid delaying reinforcements (9.61)",
+                        ),
                     ));
                 }
             }
@@ -121,7 +127,8 @@ impl Phase<'_> {
                 if !due.contains(id) {
                     run.problems.push((
                         side.clone(),
-                        problem(Code::NotArriving, 
+                        problem(
+                            Code::NotArriving,
                             format!("enter.{id}"),
                             format!(
                                 "{} is not a reinforcement arriving this turn; those arriving are {}",
@@ -154,7 +161,8 @@ impl Phase<'_> {
                     Ok(h) => {
                         run.problems.push((
                             side.clone(),
-                            problem(Code::WrongEntryHex, 
+                            problem(
+                                Code::WrongEntryHex,
                                 format!("enter.{id}"),
                                 format!(
                                     "{id} may enter at {}, not at {h} (9.61, Savannah 4.7)",
@@ -200,7 +208,8 @@ impl Phase<'_> {
                 let field = if path == "." { String::new() } else { path };
                 run.problems.push((
                     side.to_string(),
-                    problem(Code::OrdersShape, 
+                    problem(
+                        Code::OrdersShape,
                         field,
                         format!(
                             "{} (movement orders are `moves:`, a list of moves)",
@@ -223,7 +232,8 @@ impl Phase<'_> {
                     let at = if path == "." { field.clone() } else { format!("{field}.{path}") };
                     run.problems.push((
                         side.to_string(),
-                        problem(Code::OrdersShape, 
+                        problem(
+                            Code::OrdersShape,
                             at,
                             format!(
                                 "{} (a move has unit or stack, path or to, and may have strategic and leave_pin)",
@@ -294,8 +304,11 @@ impl Phase<'_> {
             (Some(u), None) => (vec![u.clone()], format!("{field}.unit")),
             (None, Some(s)) if !s.is_empty() => (s.clone(), format!("{field}.stack")),
             (None, Some(_)) => {
-                problems
-                    .push(problem(Code::OrdersShape, format!("{field}.stack"), "the stack is empty: list the units that move together"));
+                problems.push(problem(
+                    Code::OrdersShape,
+                    format!("{field}.stack"),
+                    "the stack is empty: list the units that move together",
+                ));
                 return None;
             }
             (Some(_), Some(_)) => {
@@ -303,7 +316,8 @@ impl Phase<'_> {
                 return None;
             }
             (None, None) => {
-                problems.push(problem(Code::OrdersShape, 
+                problems.push(problem(
+                    Code::OrdersShape,
                     field,
                     "give the unit that moves (unit: ID) or the units moving together (stack: [ID, ...])",
                 ));
@@ -324,7 +338,8 @@ impl Phase<'_> {
                 continue;
             }
             let (Some(counter), Some(unit)) = (self.counter(id.as_str()), state.units.get(id)) else {
-                bad(Code::UnknownUnit, 
+                bad(
+                    Code::UnknownUnit,
                     format!(
                         "there is no unit '{}' in this game; {}",
                         crate::base::error::echo(id),
@@ -342,7 +357,11 @@ impl Phase<'_> {
                 } else {
                     format!("an enemy unit (the {} army)", counter.army)
                 };
-                bad(Code::NotOwnUnit, format!("{id} is {whose}; a side moves only its own army's units (9.1)"), problems);
+                bad(
+                    Code::NotOwnUnit,
+                    format!("{id} is {whose}; a side moves only its own army's units (9.1)"),
+                    problems,
+                );
                 ok = false;
                 continue;
             }
@@ -367,7 +386,11 @@ impl Phase<'_> {
                 continue;
             }
             if unit.condition == Condition::Shattered && !counter.is_leader() {
-                bad(Code::ShatteredMayNotMove, format!("{id} is shattered: shattered units may not move (13.4, 9.2)"), problems);
+                bad(
+                    Code::ShatteredMayNotMove,
+                    format!("{id} is shattered: shattered units may not move (13.4, 9.2)"),
+                    problems,
+                );
                 ok = false;
                 continue;
             }
@@ -376,7 +399,8 @@ impl Phase<'_> {
                     && (fixed.armies.is_empty() || fixed.armies.contains(&counter.army))
                     && !fixed.except_units.contains(id);
                 if held && !unit.released && !unit.must_return {
-                    bad(Code::FixedArtillery, 
+                    bad(
+                        Code::FixedArtillery,
                         format!(
                             "{id} may not move: no {} may move until attacked in Close Combat ({}){}",
                             counter.kind,
@@ -399,7 +423,7 @@ impl Phase<'_> {
                 continue;
             }
             if unit.pinned && !order.leave_pin {
-                bad(Code::PinnedNeedsLeavePin, 
+                bad(Code::PinnedNeedsLeavePin,
                     format!(
                         "{id} is pinned: a pinned unit may move only if it ends the Movement Phase not adjacent to any enemy unit, and its pin then costs army morale (9.3); to move it, add `leave_pin: true`"
                     ),
@@ -409,7 +433,8 @@ impl Phase<'_> {
                 continue;
             }
             if !unit.pinned && order.leave_pin && !counter.is_leader() {
-                problems.push(problem(Code::LeavePinNotPinned, 
+                problems.push(problem(
+                    Code::LeavePinNotPinned,
                     format!("{field}.leave_pin"),
                     format!("{id} is not pinned: remove `leave_pin` (9.3)"),
                 ));
@@ -419,7 +444,8 @@ impl Phase<'_> {
             match start {
                 None => start = Some(hex),
                 Some(s) if s != hex => {
-                    bad(Code::StackNotInOneHex, 
+                    bad(
+                        Code::StackNotInOneHex,
                         format!(
                             "{id} is in {hex}, not in {s} with {}: a stack moves from one hex",
                             ids.first().map(String::as_str).unwrap_or("")
@@ -462,7 +488,8 @@ impl Phase<'_> {
                     base = base.saturating_mul(a.artillery_mp_multiplier);
                 }
                 if order.strategic && !a.strategic_movement {
-                    problems.push(problem(Code::NoStrategicOnArrival, 
+                    problems.push(problem(
+                        Code::NoStrategicOnArrival,
                         format!("{field}.strategic"),
                         format!(
                             "{id} arrived at {} this turn: no strategic movement on the turn of arrival (Savannah 4.7)",
@@ -500,7 +527,7 @@ impl Phase<'_> {
         let occ = self.occupancy(state, &ids);
         if order.strategic {
             if let Some(w) = self.weather.filter(|w| !w.strategic_movement) {
-                problems.push(problem(Code::NoStrategicInWeather, 
+                problems.push(problem(Code::NoStrategicInWeather,
                     format!("{field}.strategic"),
                     format!(
                         "the weather this turn is {}: no strategic movement (Savannah 4.2, Weather Table); move without `strategic`",
@@ -510,7 +537,8 @@ impl Phase<'_> {
                 return None;
             }
             if group.disrupted {
-                problems.push(problem(Code::NoStrategicWhenDisrupted, 
+                problems.push(problem(
+                    Code::NoStrategicWhenDisrupted,
                     format!("{field}.strategic"),
                     "a disrupted unit moves only one hex (13.3): no strategic movement",
                 ));
@@ -518,7 +546,8 @@ impl Phase<'_> {
             }
             let enemies = self.adjacent_enemies(start);
             if !enemies.is_empty() {
-                problems.push(problem(Code::StrategicBeginsAdjacent, 
+                problems.push(problem(
+                    Code::StrategicBeginsAdjacent,
                     format!("{field}.strategic"),
                     format!(
                         "{} begins next to enemy {}: strategic movement may not begin adjacent to enemy units (9.52)",
@@ -554,7 +583,8 @@ impl Phase<'_> {
                 return;
             }
             (None, None) => {
-                problems.push(problem(Code::OrdersShape, 
+                problems.push(problem(
+                    Code::OrdersShape,
                     field,
                     format!(
                         "give the path (path: [HEX, ...]) or the destination (to: HEX); {}",
@@ -609,7 +639,7 @@ impl Phase<'_> {
         };
         if let Some((n, id)) = &max_hexes {
             if walked.hexes.len() > *n as usize {
-                problems.push(problem(Code::ArrivalMaxHexes, 
+                problems.push(problem(Code::ArrivalMaxHexes,
                     field,
                     format!(
                         "{id} may move only {n} hex{} on its turn of arrival (Reinforcement Schedule); the move enters {}",
@@ -638,7 +668,7 @@ impl Phase<'_> {
                     .copied()
                     .filter(|h| Some(crate::base::hex::distance(*h, home, layout)) == best)
                     .collect();
-                problems.push(problem(Code::GunMustReturn, 
+                problems.push(problem(Code::GunMustReturn,
                     field,
                     format!(
                         "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {}",
@@ -660,7 +690,7 @@ impl Phase<'_> {
                 .map(|(u, (f, _))| format!("{u} ({f})"))
                 .collect();
             if !split.is_empty() {
-                problems.push(problem(Code::CoveredWayStackSplits, 
+                problems.push(problem(Code::CoveredWayStackSplits,
                     field,
                     format!(
                         "{} began the phase stacked with {}, which moved along the Covered Way: units that begin stacked move along it as one stack (Savannah 4.9)",
