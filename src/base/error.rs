@@ -116,8 +116,9 @@ pub struct Located {
     pub column: Option<usize>,
     pub field: String,
     pub message: String,
-    /// Orders refused by a system's rules: the code and rule of the reason.
-    pub code: Option<RefusalCode>,
+    /// Orders refused by a system's rules: the code and rule of the reason
+    /// (boxed, so that an error holding a problem stays small).
+    pub code: Option<Box<RefusalCode>>,
 }
 
 /// A located problem is one line: whatever player text reached its file

@@ -280,7 +280,7 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
             }
         };
         (v.problems, v.more_problems) = crate::base::error::first_problems(&found);
-        v.codes = found.iter().take(v.problems.len()).map(|l| l.code.clone()).collect();
+        v.codes = found.iter().take(v.problems.len()).map(|l| l.code.as_deref().cloned()).collect();
         out.push(v);
     }
     Ok(out)

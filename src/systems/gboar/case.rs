@@ -480,7 +480,7 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
         let mut found: Vec<(String, String, String, String)> = Vec::new();
         for (side, body) in &part.orders {
             for p in crate::systems::gboar::phases::validate_body(rules, state, step, side, body, "case", "") {
-                let (code, rule) = p.code.map(|c| (c.code, c.rule)).unwrap_or_default();
+                let (code, rule) = p.code.map(|c| (c.code.clone(), c.rule.clone())).unwrap_or_default();
                 found.push((side.clone(), code, rule, format!("{}: {}", p.field, p.message)));
             }
         }

@@ -78,7 +78,7 @@ pub fn check_header(
         column: line.map(|l| l.1),
         field: field.to_string(),
         message,
-        code: Some(code.carried()),
+        code: Some(Box::new(code.carried())),
     };
     let value: Value = match crate::base::yaml::from_str(text) {
         Ok(v) => v,

@@ -188,7 +188,7 @@ impl seam::Rules for Rules {
             Ok((_, step)) => {
                 let code = crate::systems::gboar::board::refusals::Code::WrongStep;
                 let message = format!("step {}: these orders are for step {}", step.name(), header.step.name);
-                vec![Located { code: Some(code.carried()), ..problem(label, message) }]
+                vec![Located { code: Some(Box::new(code.carried())), ..problem(label, message) }]
             }
             Err(e) => vec![problem(label, e.to_string())],
         }

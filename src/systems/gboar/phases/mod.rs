@@ -54,7 +54,7 @@ pub fn validate_body(
             column: line.map(|l| l.1),
             field: String::new(),
             message,
-            code: Some(code.carried()),
+            code: Some(Box::new(code.carried())),
         }
     };
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
@@ -71,7 +71,7 @@ pub fn validate_body(
                     column: line.map(|l| l.1),
                     field,
                     message,
-                    code: Some(code.carried()),
+                    code: Some(Box::new(code.carried())),
                 }
             })
             .collect()
