@@ -318,9 +318,9 @@ pub fn check(
             ));
             continue;
         }
-        for (at, message) in rules.check_shape(&kind.field, side, body) {
-            let path = if at.is_empty() { field.clone() } else { format!("{field}.{at}") };
-            problems.push(problem(label, &path, message));
+        for p in rules.check_shape(&kind.field, side, body) {
+            let path = if p.field.is_empty() { field.clone() } else { format!("{}.{}", field, p.field) };
+            problems.push(Located { code: p.code.map(Box::new), ..problem(label, &path, p.message) });
         }
     }
     if problems.is_empty() {
@@ -527,7 +527,8 @@ pub fn orders_for(
                         "" | "." => format!("standing.{kind}"),
                         f => format!("standing.{kind}.{f}"),
                     };
-                    problem(&label, &field, format!("at step {}: {}", step.name, p.message))
+                    let message = format!("at step {}: {}", step.name, p.message);
+                    Located { code: p.code.clone(), ..problem(&label, &field, message) }
                 })
                 .collect();
             crate::base::error::capped_problems(&placed(text, moved))

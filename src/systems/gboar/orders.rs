@@ -245,7 +245,7 @@ fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &st
 /// depends on the position (which units, which hexes, what is in range) is
 /// checked by `validate_body` when the step comes. Used for standing
 /// orders, which name a kind of step rather than one step of one turn.
-pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<(Code, String, String)> {
     use crate::systems::gboar::phases::close_combat;
     use crate::systems::gboar::phases::fire;
     use crate::systems::gboar::phases::initiative;
@@ -276,17 +276,17 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
     }
     let empty = empty_fields(rules, step, side, body);
     if !empty.is_empty() {
-        return empty;
+        return empty.into_iter().map(|(f, m)| (Code::EmptyField, f, m)).collect();
     }
     let Some(h) = hints(rules, step, side) else {
         return if body.as_mapping().is_none_or(|m| m.is_empty()) {
             Vec::new()
         } else {
-            vec![(String::new(), format!("the {} phase takes no orders", step.phase()))]
+            vec![(Code::NoOrdersTaken, String::new(), format!("the {} phase takes no orders", step.phase()))]
         };
     };
     let item_hint = h.items.map(|(_, hint)| hint).unwrap_or_default();
-    match (step.phase(), h.items.is_some()) {
+    let shape = match (step.phase(), h.items.is_some()) {
         ("initiative", _) => whole::<initiative::InitiativeOrders>(body, h.body),
         ("movement", _) => {
             with_items::<movement::MovementOrders, movement::MoveOrder>(body, h.body, "moves", |o| &o.moves, item_hint)
@@ -301,8 +301,11 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
         ("close-combat", false) => whole::<close_combat::DefenceOrders>(body, h.body),
         ("defensive-artillery-fire", _) => whole::<fire::FireOrders>(body, h.body),
         ("rifle-fire", _) => whole::<fire::RifleOrders>(body, h.body),
-        (phase, _) => vec![(String::new(), format!("the {phase} phase takes no orders"))],
-    }
+        (phase, _) => {
+            return vec![(Code::NoOrdersTaken, String::new(), format!("the {phase} phase takes no orders"))];
+        }
+    };
+    shape.into_iter().map(|(f, m)| (Code::OrdersShape, f, m)).collect()
 }
 
 #[cfg(test)]
@@ -312,7 +315,8 @@ mod tests {
 
     fn shape(step: &Step, side: &str, body: &str) -> Vec<ShapeProblem> {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
-        check_shape(&rules, step, side, &crate::base::yaml::from_str(body).unwrap())
+        let found = check_shape(&rules, step, side, &crate::base::yaml::from_str(body).unwrap());
+        found.into_iter().map(|(_, f, m)| (f, m)).collect()
     }
 
     fn close_combat(player: &str) -> Step {

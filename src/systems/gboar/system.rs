@@ -241,14 +241,23 @@ impl seam::Rules for Rules {
             .collect())
     }
 
-    fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<(String, String)> {
-        match self.sequence.step_kinds() {
+    fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<seam::ShapeProblem> {
+        use crate::systems::gboar::board::refusals::Code;
+        let found = match self.sequence.step_kinds() {
             Ok(kinds) => match kinds.get(kind) {
                 Some(step) => crate::systems::gboar::orders::check_shape(self, step, side, body),
-                None => vec![(String::new(), format!("'{kind}' is not a step of this scenario's sequence of play"))],
+                None => vec![(
+                    Code::WrongStep,
+                    String::new(),
+                    format!("'{kind}' is not a step of this scenario's sequence of play"),
+                )],
             },
-            Err(e) => vec![(String::new(), e.to_string())],
-        }
+            Err(e) => vec![(Code::ModuleData, String::new(), e.to_string())],
+        };
+        found
+            .into_iter()
+            .map(|(code, field, message)| seam::ShapeProblem { field, message, code: Some(code.carried()) })
+            .collect()
     }
 
     fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {
