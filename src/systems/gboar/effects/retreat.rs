@@ -953,9 +953,12 @@ pub fn retreat_with(
             } else {
                 "it can retreat"
             };
-            return Err(Error::refused(format!(
-                "retreat of {id}: step_loss: {step_loss} is for 13.23's exception, which does not apply: {why}"
-            )));
+            return Err(refusals::refuse(
+                Code::ResultChoice,
+                format!(
+                    "retreat of {id}: step_loss: {step_loss} is for 13.23's exception, which does not apply: {why}"
+                ),
+            ));
         }
         open
     };
