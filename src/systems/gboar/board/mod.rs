@@ -8,6 +8,7 @@
 //! phase or the guide.
 
 pub mod los;
+pub mod refusals;
 pub mod stacking;
 pub mod state;
 pub mod terrain;

@@ -325,6 +325,7 @@ impl State {
                     column: None,
                     field: "units".into(),
                     message: format!("{} is placed twice", counter.id),
+                    code: None,
                 }));
             }
         }
@@ -344,6 +345,7 @@ impl State {
                         column: None,
                         field: "reinforcements.schedule".into(),
                         message: format!("no counter '{id}' in counters.yaml"),
+                        code: None,
                     }));
                 };
                 let steps = if counter.is_leader() { 1 } else { counter.steps.unwrap_or(1) };

@@ -161,6 +161,7 @@ impl Files<'_> {
                     column: None,
                     field: String::new(),
                     message: e.to_string(),
+                    code: None,
                 });
                 None
             }
@@ -183,6 +184,7 @@ impl Files<'_> {
             column: place.map(|p| p.1),
             field: field.into(),
             message: message.into(),
+            code: None,
         });
     }
 }

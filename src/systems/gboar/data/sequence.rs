@@ -149,7 +149,14 @@ impl Sequence {
     }
 
     fn problem(&self, message: String) -> Error {
-        Error::Data(Located { file: "scenario".into(), line: None, column: None, field: String::new(), message })
+        Error::Data(Located {
+            file: "scenario".into(),
+            line: None,
+            column: None,
+            field: String::new(),
+            message,
+            code: None,
+        })
     }
 
     /// The turn track a turn is on (Savannah 1.6).

@@ -54,6 +54,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::units::{
     combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, player_of, side_of,
@@ -719,11 +720,14 @@ pub fn lead_unit(
     state: &State,
     units: &[String],
     wanted: Option<&str>,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<String, Refusal> {
     let candidates: Vec<&String> =
         units.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())).collect();
     if candidates.is_empty() {
-        return Err("no unit but artillery and leaders: there is no lead unit (12.23 step 2)".into());
+        return Err(Refusal::new(
+            Code::NoLeadUnit,
+            "no unit but artillery and leaders: there is no lead unit (12.23 step 2)",
+        ));
     }
     let parade: Vec<&String> = candidates
         .iter()
@@ -735,10 +739,10 @@ pub fn lead_unit(
         if pool.iter().any(|u| u.as_str() == w) {
             return Ok(w.to_string());
         }
-        return Err(format!(
+        return Err(Refusal::new(Code::LeadUnitMayNotLead, format!(
             "{w} may not lead: the lead unit must be a Parade Order unit when there is one, never artillery (12.23 step 2); it may be {}",
             pool.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        ));
+        )));
     }
     let score = |u: &String| {
         let m = rules
