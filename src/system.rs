@@ -107,6 +107,16 @@ pub struct Header {
     pub body: Value,
 }
 
+/// A problem in the shape of orders (standing orders, checked without a
+/// position): the field, what is wrong, and the system's code and rule
+/// for it (docs/refusals.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeProblem {
+    pub field: String,
+    pub message: String,
+    pub code: Option<crate::base::error::RefusalCode>,
+}
+
 /// A side of a module.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Side {
@@ -240,8 +250,8 @@ pub trait Rules: Send + Sync {
     /// `field`), with the sides each may await (none: it takes no orders).
     fn step_kinds(&self) -> Result<Vec<StepKind>>;
     /// Check the shape of a body for a kind of step without a position
-    /// (standing orders): (field, problem) pairs.
-    fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<(String, String)>;
+    /// (standing orders): every problem.
+    fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<ShapeProblem>;
     /// The least orders `side` must send for the state's next step, and the
     /// guide to the rest.
     fn template(&self, state: &dyn GameState, side: &str) -> Result<Template>;

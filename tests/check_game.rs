@@ -85,6 +85,13 @@ fn each_broken_module_gets_its_precise_complaint() {
             says: "belongs to the american army, not the french",
         },
         Broken {
+            what: "leaders command an unknown colour group",
+            file: "module.yaml",
+            from: "leaders_command: [continentals, american-militia]",
+            to: "leaders_command: [continentals, american-milita]",
+            says: "army american: leaders_command names 'american-milita', which is not a colour group",
+        },
+        Broken {
             what: "unknown unit type",
             file: "counters.yaml",
             from: "type: infantry",

@@ -242,6 +242,9 @@ fn bad_standing_orders_are_refused_and_change_nothing() {
         assert!(err.contains(wanted), "{name}: expected '{wanted}' in:\n{err}");
         assert_eq!(all_files(&d.join("g")), before, "{name} changed the game folder");
     }
+    // The shape problems the rules find carry their refusal code (docs/refusals.md).
+    let err = run(d, &["submit", "--dir", "g", "--standing", "unknown-key.yaml"]).fails(1);
+    assert!(err.contains("unknown field `tacticz`") && err.ends_with(" [orders-shape, docs/orders.md]\n"), "{err}");
     // Orders for one step are not standing orders; nor is text that is not YAML.
     fs::write(d.join("one-step.yaml"), orders(16, "allies-movement", "french", "moves: []\n")).unwrap();
     let err = run(d, &["submit", "--dir", "g", "--standing", "one-step.yaml"]).fails(1);
@@ -309,7 +312,7 @@ fn standing_orders_invalid_at_their_step_refuse_it_and_change_nothing() {
         out.stdout.contains(
             "refused: standing/british.yaml:7:18: standing.allies-close-combat.defence.hexes.1905.tactics: \
              at step 16-allies-close-combat: 'no-such-chit' is not a tactics chit"
-        ),
+        ) && out.stdout.contains("[unknown-tactics-chit, 12.23]"),
         "{}",
         out.stdout
     );

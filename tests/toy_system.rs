@@ -60,7 +60,7 @@ fn duel(state: &dyn GameState) -> Duel {
 }
 
 fn problem(label: &str, field: &str, message: &str) -> Located {
-    Located { file: label.into(), line: None, column: None, field: field.into(), message: message.into() }
+    Located { file: label.into(), line: None, column: None, field: field.into(), message: message.into(), code: None }
 }
 
 impl system::Rules for Toy {
@@ -136,7 +136,7 @@ impl system::Rules for Toy {
     fn step_kinds(&self) -> Result<Vec<StepKind>> {
         Ok(vec![StepKind { field: "roll".into(), may_await: vec!["red".into()] }])
     }
-    fn check_shape(&self, _: &str, _: &str, _: &Value) -> Vec<(String, String)> {
+    fn check_shape(&self, _: &str, _: &str, _: &Value) -> Vec<adjutant::system::ShapeProblem> {
         Vec::new()
     }
     fn template(&self, _: &dyn GameState, _: &str) -> Result<system::Template> {

@@ -80,9 +80,29 @@ fn every_header_mistake_is_listed_with_its_line() {
     assert!(out.contains("an orders file is a mapping"), "{out}");
     // Nothing in the game changed.
     assert_eq!(all_files(&dir.path().join("g")), before);
-    // JSON for scripts.
+    // Each problem ends in its refusal code and rule (docs/refusals.md).
+    assert!(lines[0].ends_with(" [wrong-game, docs/orders.md]"), "{}", result.stdout);
+    assert!(lines[1].ends_with(" [wrong-turn, 5]"), "{}", result.stdout);
+    assert!(lines[2].ends_with(" [wrong-step, 5]"), "{}", result.stdout);
+    assert!(lines[3].ends_with(" [unknown-side, docs/orders.md]"), "{}", result.stdout);
+    // JSON for scripts: the lines, and each one's code and rule.
     let json = run(dir.path(), &["validate", "--dir", "g", "o.yaml", "--format", "json"]).json();
     assert_eq!(json[0]["problems"].as_array().unwrap().len(), 4);
+    let codes: Vec<(&str, &str)> = json[0]["codes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["code"].as_str().unwrap(), c["rule"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("wrong-game", "docs/orders.md"),
+            ("wrong-turn", "5"),
+            ("wrong-step", "5"),
+            ("unknown-side", "docs/orders.md")
+        ]
+    );
 }
 
 #[test]
@@ -102,6 +122,7 @@ fn movement_orders_are_checked_and_a_game_resolves_and_replays() {
         "{}",
         out.stdout
     );
+    assert!(out.stdout.contains(" [unknown-unit, docs/orders.md]\n"), "{}", out.stdout);
     // Movement and rally resolve; defensive artillery fire then awaits the British.
     let done = run(dir.path(), &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
     assert!(done.contains("16-allies-movement") && done.contains("16-allies-rally"), "{done}");

@@ -12,6 +12,11 @@ pub enum Error {
     /// The input was refused: an invalid file, a failed verification. Exit 1.
     #[error("{0}")]
     Refused(String),
+    /// Orders refused by a system's rules, with the stable code and the
+    /// rule of each reason (docs/refusals.md): the message lists them.
+    /// Exit 1.
+    #[error("{message}")]
+    Coded { message: String, codes: Vec<RefusalCode> },
     /// The request itself is wrong (a bad argument). Exit 2.
     #[error("{0}")]
     Usage(String),
@@ -32,7 +37,7 @@ impl Error {
     /// 0 ok, 1 refused input, 2 usage, I/O or data error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Refused(_) => 1,
+            Error::Refused(_) | Error::Coded { .. } => 1,
             _ => 2,
         }
     }
@@ -49,6 +54,28 @@ impl Error {
         Error::Refused(message.into())
     }
 
+    /// Orders refused for the reasons `codes` name (each with its rule).
+    pub fn coded(message: impl Into<String>, codes: Vec<RefusalCode>) -> Self {
+        Error::Coded { message: message.into(), codes }
+    }
+
+    /// The codes of a refusal by a system's rules; none for any other error.
+    pub fn codes(&self) -> &[RefusalCode] {
+        match self {
+            Error::Coded { codes, .. } => codes,
+            _ => &[],
+        }
+    }
+
+    /// The text of a refusal (exit 1): its message, for the refusals the
+    /// shell passes on as text (an inbox entry, a mailed reply).
+    pub fn refusal_text(&self) -> Option<String> {
+        match self {
+            Error::Refused(message) | Error::Coded { message, .. } => Some(message.clone()),
+            _ => None,
+        }
+    }
+
     pub fn hex(what: &str, e: HexError) -> Self {
         Error::Usage(format!("{what}: {e}"))
     }
@@ -63,7 +90,25 @@ fn describe_io(e: &io::Error) -> String {
     }
 }
 
-/// A problem at a place in a data file: `file:line:column: field.path: message`.
+/// Why a system refuses orders, as the shell carries it without knowing
+/// the system: a stable code (`over-stacked`) and the rule that decides it
+/// (`7.1`, `Savannah 4.1`). A system keeps its list of codes in one place
+/// and documents it (GBoAR's: docs/refusals.md).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RefusalCode {
+    pub code: String,
+    pub rule: String,
+}
+
+impl fmt::Display for RefusalCode {
+    /// `[over-stacked, 7.1]`, as a problem line ends.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {}]", self.code, self.rule)
+    }
+}
+
+/// A problem at a place in a data file: `file:line:column: field.path:
+/// message`, and for orders a system refuses, ` [code, rule]` after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
     pub file: String,
@@ -71,6 +116,9 @@ pub struct Located {
     pub column: Option<usize>,
     pub field: String,
     pub message: String,
+    /// Orders refused by a system's rules: the code and rule of the reason
+    /// (boxed, so that an error holding a problem stays small).
+    pub code: Option<Box<RefusalCode>>,
 }
 
 /// A located problem is one line: whatever player text reached its file
@@ -89,7 +137,11 @@ impl fmt::Display for Located {
         if !self.field.is_empty() && self.field != "." {
             write!(f, ": {}", echo_at_most(&self.field, FIELD_CHARS))?;
         }
-        write!(f, ": {}", echo_at_most(&self.message, MESSAGE_CHARS))
+        write!(f, ": {}", echo_at_most(&self.message, MESSAGE_CHARS))?;
+        if let Some(code) = &self.code {
+            write!(f, " {code}")?;
+        }
+        Ok(())
     }
 }
 
@@ -283,6 +335,7 @@ mod tests {
             column: Some(7),
             field: format!("enter.{}", "u".repeat(1000)),
             message: format!("there is no unit '{}'\u{1b}[2J", "v".repeat(1_000_000)),
+            code: None,
         };
         let shown = l.to_string();
         assert!(!shown.contains('\n') && !shown.contains('\u{1b}'), "{shown}");

@@ -177,6 +177,7 @@ pub fn read_text(path: &Path, label: &str) -> Result<String> {
             column: None,
             field: String::new(),
             message: format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+            code: None,
         })
     })
 }

@@ -117,6 +117,7 @@ impl ModuleFiles {
                         column: None,
                         field: String::new(),
                         message: format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
+                        code: None,
                     })
                 })
             }

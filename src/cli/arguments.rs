@@ -236,6 +236,8 @@ Every orders file names its game, turn, step and side, then gives the step's ord
     - {stack: [armagnac, dillon], to: \"2013\"}
 The whole format, phase by phase, is docs/orders.md in the source.
 Exits 0 when every file is valid, 1 listing every problem with its line and column.
+A problem the rules find ends in its stable code and rule, e.g. [over-stacked, 7.1]
+(JSON: `codes`, one {code, rule} or null per problem); docs/refusals.md lists them.
 
 Limits: an orders file is at most 1 MiB of UTF-8 text (a byte order mark is
 skipped), nested at most 64 deep; a file past them is refused before it is parsed.

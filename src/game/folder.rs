@@ -211,6 +211,7 @@ impl GameConfig {
             column: None,
             field: field.to_string(),
             message,
+            code: None,
         };
         if self.adjutant != FORMAT_VERSION {
             return Err(located(
@@ -624,7 +625,14 @@ impl GameFolder {
             let path = self.root.join(GAME_FILE);
             // Placed in game.yaml's text, read again only for the problem.
             let at = fs::read_to_string(&path).ok().and_then(|text| crate::base::yaml::locate::locate(&text, &field));
-            Located { file: path.display().to_string(), line: at.map(|a| a.0), column: at.map(|a| a.1), field, message }
+            Located {
+                file: path.display().to_string(),
+                line: at.map(|a| a.0),
+                column: at.map(|a| a.1),
+                field,
+                message,
+                code: None,
+            }
         };
         let address =
             crate::base::address::parse(email.trim()).map_err(|e| located(format!("players[{i}].email"), e))?;
@@ -682,6 +690,7 @@ impl GameFolder {
                 "this chain top does not lead to the anchor in {GAME_FILE} through {} steps",
                 self.config.dice.chain_length
             ),
+            code: None,
         })
     }
 
@@ -697,6 +706,7 @@ impl GameFolder {
                 column: None,
                 field: String::new(),
                 message: "not a chain top (64 hexadecimal digits)".into(),
+                code: None,
             })
         })?;
         Ok(top)

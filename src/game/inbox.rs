@@ -341,8 +341,10 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
             outcome.receipt = receipt;
             outcome.standing = standing;
         }
-        Err(Error::Refused(message)) => outcome.refused = Some(message),
-        Err(e) => return Err(e),
+        Err(e) => match e.refusal_text() {
+            Some(message) => outcome.refused = Some(message),
+            None => return Err(e),
+        },
     }
     Ok(outcome)
 }

@@ -40,6 +40,7 @@ fn refusal(label: &str, position: Option<(usize, usize)>, message: String) -> Lo
         column: position.map(|p| p.1),
         field: String::new(),
         message,
+        code: None,
     }
 }
 

@@ -204,6 +204,9 @@ pub struct Validation {
     pub step: Option<String>,
     /// The first problems ([`crate::base::error::MAX_PROBLEMS`]), one a line.
     pub problems: Vec<String>,
+    /// Each listed problem's code and rule, in the same order: `None` for a
+    /// problem that is no refusal by the game's rules (docs/refusals.md).
+    pub codes: Vec<Option<crate::base::error::RefusalCode>>,
     /// How many more problems the file has than are listed.
     #[serde(skip_serializing_if = "is_zero")]
     pub more_problems: usize,
@@ -242,7 +245,14 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
     let mut loaded = None;
     let mut out = Vec::new();
     for (label, bytes) in &read {
-        let mut v = Validation { file: label.clone(), side: None, step: None, problems: Vec::new(), more_problems: 0 };
+        let mut v = Validation {
+            file: label.clone(),
+            side: None,
+            step: None,
+            problems: Vec::new(),
+            codes: Vec::new(),
+            more_problems: 0,
+        };
         let text = match bytes.as_ref().map(|b| crate::game::input::orders_text(label, b)) {
             Err(refused) => Err(refused.clone()),
             Ok(Err(located)) => Err(located.to_string()),
@@ -252,6 +262,7 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
             Ok(text) => text,
             Err(refused) => {
                 v.problems.push(refused);
+                v.codes.push(None);
                 out.push(v);
                 continue;
             }
@@ -269,6 +280,7 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
             }
         };
         (v.problems, v.more_problems) = crate::base::error::first_problems(&found);
+        v.codes = found.iter().take(v.problems.len()).map(|l| l.code.as_deref().cloned()).collect();
         out.push(v);
     }
     Ok(out)

@@ -337,6 +337,7 @@ impl ReadAccess {
                 column: None,
                 field: String::new(),
                 message: what.clone(),
+                code: None,
             })),
         }
     }

@@ -101,7 +101,7 @@ pub struct ForStep {
 
 /// A problem at `field`, placed in the text later by [`placed`].
 fn problem(label: &str, field: &str, message: String) -> Located {
-    Located { file: label.to_string(), line: None, column: None, field: field.to_string(), message }
+    Located { file: label.to_string(), line: None, column: None, field: field.to_string(), message, code: None }
 }
 
 /// The problems not yet placed, placed where their fields are written in
@@ -149,6 +149,7 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
             column: crate::base::yaml::error_location(&e).map(|l| l.1),
             field: String::new(),
             message: format!("not YAML: {message}"),
+            code: None,
         }]
     })?;
     let Value::Mapping(map) = value else {
@@ -187,6 +188,7 @@ fn read(label: &str, text: &str) -> std::result::Result<(Option<Standing>, Vec<L
         column: Some(1),
         field: key.to_string(),
         message: format!("the file does not say its {what}: a standing orders file names game, side and standing"),
+        code: None,
     };
     let mut text_field = |key: &str| match map.get(key) {
         Some(Value::String(s)) => Some(s.clone()),
@@ -316,9 +318,9 @@ pub fn check(
             ));
             continue;
         }
-        for (at, message) in rules.check_shape(&kind.field, side, body) {
-            let path = if at.is_empty() { field.clone() } else { format!("{field}.{at}") };
-            problems.push(problem(label, &path, message));
+        for p in rules.check_shape(&kind.field, side, body) {
+            let path = if p.field.is_empty() { field.clone() } else { format!("{}.{}", field, p.field) };
+            problems.push(Located { code: p.code.map(Box::new), ..problem(label, &path, p.message) });
         }
     }
     if problems.is_empty() {
@@ -525,7 +527,8 @@ pub fn orders_for(
                         "" | "." => format!("standing.{kind}"),
                         f => format!("standing.{kind}.{f}"),
                     };
-                    problem(&label, &field, format!("at step {}: {}", step.name, p.message))
+                    let message = format!("at step {}: {}", step.name, p.message);
+                    Located { code: p.code.clone(), ..problem(&label, &field, message) }
                 })
                 .collect();
             crate::base::error::capped_problems(&placed(text, moved))

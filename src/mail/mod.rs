@@ -225,6 +225,7 @@ fn settings_error(field: &str, message: impl Into<String>) -> Error {
         column: None,
         field: format!("mail.{field}"),
         message: message.into(),
+        code: None,
     })
 }
 

@@ -118,7 +118,14 @@ fn located(file: &str, e: &minijinja::Error) -> Error {
         let short: String = text.chars().take(80).collect();
         message += &format!(", near `{short}`");
     }
-    Error::Data(Located { file: file.to_string(), line: e.line(), column: None, field: String::new(), message })
+    Error::Data(Located {
+        file: file.to_string(),
+        line: e.line(),
+        column: None,
+        field: String::new(),
+        message,
+        code: None,
+    })
 }
 
 /// Filter `md`: text safe inside a Markdown paragraph or table cell: the

@@ -95,6 +95,7 @@ pub fn parse<T: DeserializeOwned>(label: &str, text: &str) -> Result<T, Located>
             column: location.as_ref().map(|l| l.column()),
             field,
             message,
+            code: None,
         }
     })
 }

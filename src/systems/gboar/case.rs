@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::system::Dice;
+use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
@@ -190,9 +191,10 @@ pub struct Expect {
     /// The step the game moves on to, by name (e.g. `2-red-movement`).
     #[serde(default)]
     pub next_step: Option<String>,
-    /// The step is refused with a message containing this text.
+    /// The step is refused for this reason: its code (docs/refusals.md),
+    /// and the rule and words of the message where given.
     #[serde(default)]
-    pub refused: Option<String>,
+    pub refused: Option<ExpectedRefusal>,
     /// The orders as `validate` checks them before the step: `true`, every
     /// side's validates alone and all together; or the problems it finds,
     /// each side's alone (`validate_body`) and, where those have none, all
@@ -209,12 +211,55 @@ pub enum ExpectedValidation {
     Problems(Vec<ExpectedProblem>),
 }
 
-/// A problem `validate` must find: the side and text of its message.
+/// A problem `validate` must find: the side and the code of its reason
+/// (docs/refusals.md); the rule, and words its message contains, if given.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedProblem {
     pub side: String,
-    pub text: String,
+    pub code: String,
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// Why a step must be refused: the code of one of its reasons
+/// (docs/refusals.md); the rule, and words the refusal's message contains
+/// (a hint it gives), if given.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedRefusal {
+    /// One of the refusal's reasons.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// Every reason of the refusal, in order (orders with several problems).
+    #[serde(default)]
+    pub codes: Vec<String>,
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// Whether a refusal's code, rule and message are the ones a case expects.
+fn refusal_matches(
+    code: &str,
+    rule: &str,
+    message: &str,
+    want_code: &str,
+    want_rule: Option<&String>,
+    want_message: Option<&String>,
+) -> bool {
+    code == want_code
+        && want_rule.is_none_or(|r| r == rule)
+        && want_message.is_none_or(|m| message.contains(m.as_str()))
+}
+
+/// A code a case names that is no code of docs/refusals.md, as a failure.
+fn unknown_code(code: &str) -> Option<String> {
+    (!Code::ALL.iter().any(|c| c.id() == code))
+        .then(|| format!("'{code}' is not a refusal code (docs/refusals.md lists them)"))
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -430,40 +475,96 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
     }
     if let Some(wanted) = &expect.validate {
         // Each side's orders alone, as `validate` and `submit` check a
-        // file; then, where those pass, every side's together.
-        let mut found: Vec<(String, String)> = Vec::new();
+        // file; then, where those pass, every side's together. Each
+        // problem: side, code, rule, `field: message`.
+        let mut found: Vec<(String, String, String, String)> = Vec::new();
         for (side, body) in &part.orders {
             for p in crate::systems::gboar::phases::validate_body(rules, state, step, side, body, "case", "") {
-                found.push((side.clone(), format!("{}: {}", p.field, p.message)));
+                let (code, rule) = p.code.map(|c| (c.code.clone(), c.rule.clone())).unwrap_or_default();
+                found.push((side.clone(), code, rule, format!("{}: {}", p.field, p.message)));
             }
         }
         if found.is_empty() {
             for p in crate::systems::gboar::phases::validate_step(rules, state, step, &part.orders) {
-                found.push((p.side, format!("{}: {}", p.field, p.message)));
+                let text = format!("{}: {}", p.field, p.message);
+                found.push((p.side, p.code.id().into(), p.code.rule().into(), text));
             }
         }
+        let shown = |found: &[(String, String, String, String)]| -> String {
+            let list: Vec<String> =
+                found.iter().map(|(side, code, rule, text)| format!("{side}: [{code}, {rule}] {text}")).collect();
+            if list.is_empty() {
+                "nothing".into()
+            } else {
+                list.join("; ")
+            }
+        };
         match wanted {
             ExpectedValidation::Valid(true) if !found.is_empty() => {
-                failures.push(format!("the orders should validate, but: {found:?}"))
+                failures.push(format!("the orders should validate, but: {}", shown(&found)))
             }
             ExpectedValidation::Valid(_) => {}
             ExpectedValidation::Problems(list) => {
                 for w in list {
-                    if !found.iter().any(|(side, text)| side == &w.side && text.contains(&w.text)) {
-                        failures.push(format!("validate should find for {}: '{}'; it found {found:?}", w.side, w.text));
+                    failures.extend(unknown_code(&w.code));
+                    let hit = found.iter().any(|(side, code, rule, text)| {
+                        side == &w.side
+                            && refusal_matches(code, rule, text, &w.code, w.rule.as_ref(), w.message.as_ref())
+                    });
+                    if !hit {
+                        failures.push(format!(
+                            "validate should find for {}: code {}{}{}; it found {}",
+                            w.side,
+                            w.code,
+                            w.rule.as_ref().map(|r| format!(", rule {r}")).unwrap_or_default(),
+                            w.message.as_ref().map(|m| format!(", saying '{m}'")).unwrap_or_default(),
+                            shown(&found)
+                        ));
                     }
                 }
             }
         }
     }
     let done = match (resolve(rules, state, step, &part.orders, &mut dice), &expect.refused) {
-        (Err(e), Some(wanted)) if e.to_string().contains(wanted.as_str()) => return None,
-        (Err(e), _) => {
+        (Err(e), Some(wanted)) => {
+            let listed: Vec<String> = wanted.code.iter().chain(&wanted.codes).cloned().collect();
+            if listed.is_empty() || (wanted.code.is_some() && !wanted.codes.is_empty()) {
+                failures
+                    .push("refused: give the code of the refusal (`code: X`), or every code (`codes: [X, Y]`)".into());
+            }
+            for c in &listed {
+                failures.extend(unknown_code(c));
+            }
+            let message = e.to_string();
+            let got_codes: Vec<&str> = e.codes().iter().map(|c| c.code.as_str()).collect();
+            let hit = match &wanted.code {
+                Some(code) => e.codes().iter().any(|c| {
+                    refusal_matches(&c.code, &c.rule, &message, code, wanted.rule.as_ref(), wanted.message.as_ref())
+                }),
+                None => {
+                    got_codes == wanted.codes.iter().map(String::as_str).collect::<Vec<_>>()
+                        && wanted.message.as_ref().is_none_or(|m| message.contains(m.as_str()))
+                }
+            };
+            if !hit {
+                let got: Vec<String> = e.codes().iter().map(|c| format!("{} ({})", c.code, c.rule)).collect();
+                failures.push(format!(
+                    "refused: expected code {}{}{}, got {} ({message})",
+                    listed.join(", "),
+                    wanted.rule.as_ref().map(|r| format!(" ({r})")).unwrap_or_default(),
+                    wanted.message.as_ref().map(|m| format!(" saying '{m}'")).unwrap_or_default(),
+                    if got.is_empty() { "no code".to_string() } else { got.join(", ") }
+                ));
+            }
+            return None;
+        }
+        (Err(e), None) => {
             failures.push(format!("refused: {e}"));
             return None;
         }
         (Ok(_), Some(wanted)) => {
-            failures.push(format!("expected a refusal saying '{wanted}', but the step resolved"));
+            let listed: Vec<String> = wanted.code.iter().chain(&wanted.codes).cloned().collect();
+            failures.push(format!("expected a refusal with code {}, but the step resolved", listed.join(", ")));
             return None;
         }
         (Ok(done), None) => done,

@@ -17,6 +17,7 @@ use crate::base::yaml::{Mapping, Value};
 
 use crate::base::error::Located;
 use crate::base::yaml::locate::{Index, Position};
+use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::{step_field, Step};
@@ -71,12 +72,13 @@ pub fn check_header(
     text: &str,
 ) -> Result<Checked, Vec<Located>> {
     let text = crate::base::yaml::without_bom(text);
-    let at = |field: &str, line: Option<(usize, usize)>, message: String| Located {
+    let at = |code: Code, field: &str, line: Option<(usize, usize)>, message: String| Located {
         file: label.to_string(),
         line: line.map(|l| l.0),
         column: line.map(|l| l.1),
         field: field.to_string(),
         message,
+        code: Some(Box::new(code.carried())),
     };
     let value: Value = match crate::base::yaml::from_str(text) {
         Ok(v) => v,
@@ -86,11 +88,12 @@ pub fn check_header(
             if let Some(i) = message.find(" at line ") {
                 message.truncate(i);
             }
-            return Err(vec![at("", loc, crate::base::error::echo_serde(&message))]);
+            return Err(vec![at(Code::NotYaml, "", loc, crate::base::error::echo_serde(&message))]);
         }
     };
     let Value::Mapping(map) = value else {
         return Err(vec![at(
+            Code::NotYaml,
             "",
             Some((1, 1)),
             "an orders file is a mapping: game, turn, step, side, then the orders".into(),
@@ -102,6 +105,7 @@ pub fn check_header(
     let mut problems = Vec::new();
     let missing = |key: &str| {
         at(
+            Code::BadHeader,
             key,
             Some((1, 1)),
             format!("the file does not say its {key}: every orders file names game, turn, step and side"),
@@ -112,11 +116,16 @@ pub fn check_header(
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(Value::Null) => {
-                problems.push(at(key, line_of(key), format!("{key} is empty: write the {key} these orders are for")));
+                problems.push(at(
+                    Code::BadHeader,
+                    key,
+                    line_of(key),
+                    format!("{key} is empty: write the {key} these orders are for"),
+                ));
                 None
             }
             Some(_) => {
-                problems.push(at(key, line_of(key), format!("{key} is a single value")));
+                problems.push(at(Code::BadHeader, key, line_of(key), format!("{key} is a single value")));
                 None
             }
             None => {
@@ -134,7 +143,7 @@ pub fn check_header(
         Some(v) => match read_turn(index.as_ref(), v) {
             Ok(turn) => Some(turn),
             Err((place, message)) => {
-                problems.push(at("turn", place, message));
+                problems.push(at(Code::BadHeader, "turn", place, message));
                 None
             }
         },
@@ -145,6 +154,7 @@ pub fn check_header(
     if let Some(game) = &game {
         if game != game_id {
             problems.push(at(
+                Code::WrongGame,
                 "game",
                 line_of("game"),
                 format!("these orders are for game '{}'; this game is '{game_id}'", echo(game)),
@@ -152,13 +162,14 @@ pub fn check_header(
         }
     }
     let Some(next) = &state.next else {
-        problems.push(at("step", line_of("step"), "the game is over: it awaits no orders".into()));
+        problems.push(at(Code::GameOver, "step", line_of("step"), "the game is over: it awaits no orders".into()));
         return Err(problems);
     };
     let expected_step = step_field(next);
     if let Some(turn) = turn {
         if turn != next.turn() {
             problems.push(at(
+                Code::WrongTurn,
                 "turn",
                 line_of("turn"),
                 format!("these orders are for turn {turn}; the game is at turn {} (step {expected_step})", next.turn()),
@@ -168,6 +179,7 @@ pub fn check_header(
     if let Some(step) = &step_name {
         if step != &expected_step {
             problems.push(at(
+                Code::WrongStep,
                 "step",
                 line_of("step"),
                 format!(
@@ -183,6 +195,7 @@ pub fn check_header(
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
             problems.push(at(
+                Code::UnknownSide,
                 "side",
                 line_of("side"),
                 format!(
@@ -198,6 +211,7 @@ pub fn check_header(
             // are checked like any, and nothing waits for them.
             let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
             problems.push(at(
+                Code::SideNotAwaited,
                 "side",
                 line_of("side"),
                 format!("step '{expected_step}' awaits orders from {who}, not from {side}"),
@@ -231,7 +245,7 @@ fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &st
 /// depends on the position (which units, which hexes, what is in range) is
 /// checked by `validate_body` when the step comes. Used for standing
 /// orders, which name a kind of step rather than one step of one turn.
-pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<(Code, String, String)> {
     use crate::systems::gboar::phases::close_combat;
     use crate::systems::gboar::phases::fire;
     use crate::systems::gboar::phases::initiative;
@@ -262,7 +276,7 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
     }
     let empty = empty_fields(rules, step, side, body);
     if !empty.is_empty() {
-        return empty;
+        return empty.into_iter().map(|(f, m)| (Code::EmptyField, f, m)).collect();
     }
     // Series 7.4's fields (`examine:`, a fire's `prefer:`); the rest is the phase's.
     let body = &match crate::systems::gboar::effects::intel::without_own_fields(rules, step.phase(), body) {
@@ -273,11 +287,11 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
         return if body.as_mapping().is_none_or(|m| m.is_empty()) {
             Vec::new()
         } else {
-            vec![(String::new(), format!("the {} phase takes no orders", step.phase()))]
+            vec![(Code::NoOrdersTaken, String::new(), format!("the {} phase takes no orders", step.phase()))]
         };
     };
     let item_hint = h.items.map(|(_, hint)| hint).unwrap_or_default();
-    match (step.phase(), h.items.is_some()) {
+    let shape = match (step.phase(), h.items.is_some()) {
         ("initiative", _) => whole::<initiative::InitiativeOrders>(body, h.body),
         ("movement", _) => {
             with_items::<movement::MovementOrders, movement::MoveOrder>(body, h.body, "moves", |o| &o.moves, item_hint)
@@ -292,8 +306,11 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
         ("close-combat", false) => whole::<close_combat::DefenceOrders>(body, h.body),
         ("defensive-artillery-fire", _) => whole::<fire::FireOrders>(body, h.body),
         ("rifle-fire", _) => whole::<fire::RifleOrders>(body, h.body),
-        (phase, _) => vec![(String::new(), format!("the {phase} phase takes no orders"))],
-    }
+        (phase, _) => {
+            return vec![(Code::NoOrdersTaken, String::new(), format!("the {phase} phase takes no orders"))];
+        }
+    };
+    shape.into_iter().map(|(f, m)| (Code::OrdersShape, f, m)).collect()
 }
 
 #[cfg(test)]
@@ -303,7 +320,8 @@ mod tests {
 
     fn shape(step: &Step, side: &str, body: &str) -> Vec<ShapeProblem> {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
-        check_shape(&rules, step, side, &crate::base::yaml::from_str(body).unwrap())
+        let found = check_shape(&rules, step, side, &crate::base::yaml::from_str(body).unwrap());
+        found.into_iter().map(|(_, f, m)| (f, m)).collect()
     }
 
     fn close_combat(player: &str) -> Step {

@@ -116,7 +116,7 @@ fn next_of(state: &State) -> Result<&Step> {
 }
 
 fn problem(label: &str, message: String) -> Located {
-    Located { file: label.to_string(), line: None, column: None, field: String::new(), message }
+    Located { file: label.to_string(), line: None, column: None, field: String::new(), message, code: None }
 }
 
 /// Every player order a turn's player turns could come in: the fixed one,
@@ -187,7 +187,9 @@ impl seam::Rules for Rules {
                 crate::systems::gboar::phases::validate_body(self, state, step, &header.side, &header.body, label, text)
             }
             Ok((_, step)) => {
-                vec![problem(label, format!("step {}: these orders are for step {}", step.name(), header.step.name))]
+                let code = crate::systems::gboar::board::refusals::Code::WrongStep;
+                let message = format!("step {}: these orders are for step {}", step.name(), header.step.name);
+                vec![Located { code: Some(Box::new(code.carried())), ..problem(label, message) }]
             }
             Err(e) => vec![problem(label, e.to_string())],
         }
@@ -240,14 +242,23 @@ impl seam::Rules for Rules {
             .collect())
     }
 
-    fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<(String, String)> {
-        match self.sequence.step_kinds() {
+    fn check_shape(&self, kind: &str, side: &str, body: &Value) -> Vec<seam::ShapeProblem> {
+        use crate::systems::gboar::board::refusals::Code;
+        let found = match self.sequence.step_kinds() {
             Ok(kinds) => match kinds.get(kind) {
                 Some(step) => crate::systems::gboar::orders::check_shape(self, step, side, body),
-                None => vec![(String::new(), format!("'{kind}' is not a step of this scenario's sequence of play"))],
+                None => vec![(
+                    Code::WrongStep,
+                    String::new(),
+                    format!("'{kind}' is not a step of this scenario's sequence of play"),
+                )],
             },
-            Err(e) => vec![(String::new(), e.to_string())],
-        }
+            Err(e) => vec![(Code::ModuleData, String::new(), e.to_string())],
+        };
+        found
+            .into_iter()
+            .map(|(code, field, message)| seam::ShapeProblem { field, message, code: Some(code.carried()) })
+            .collect()
     }
 
     fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {

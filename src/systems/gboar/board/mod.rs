@@ -8,6 +8,7 @@
 //! phase or the guide.
 
 pub mod los;
+pub mod refusals;
 pub mod stacking;
 pub mod state;
 pub mod terrain;
@@ -167,6 +168,26 @@ impl Rules {
 
     pub fn player_of_army(&self, army: &str) -> Option<&str> {
         self.sequence.data.alliances.iter().find(|a| a.armies.iter().any(|x| x == army)).map(|a| a.id.as_str())
+    }
+
+    /// Savannah 4.18 "Leader Stacking": whether `leader` may command `unit`.
+    /// His army's `leaders_command` (module.yaml) must name the unit's
+    /// colour group (without the list, or for a unit of no colour group, the
+    /// unit must be of his army), and his own counter's `commands` must
+    /// admit it ("Huger may only stack with and command American Militia
+    /// and/or artillery").
+    pub fn may_command(
+        &self,
+        leader: &crate::systems::gboar::data::counters::Counter,
+        unit: &crate::systems::gboar::data::counters::Counter,
+    ) -> bool {
+        let groups =
+            self.sequence.data.armies.iter().find(|a| a.id == leader.army).and_then(|a| a.leaders_command.as_ref());
+        let army_admits = match (groups, &unit.colour_group) {
+            (Some(groups), Some(group)) => groups.contains(group),
+            _ => unit.army == leader.army,
+        };
+        army_admits && leader.may_command(unit)
     }
 
     pub fn counter(&self, id: &str) -> Option<&crate::systems::gboar::data::counters::Counter> {

@@ -332,6 +332,7 @@ impl State {
                     column: None,
                     field: "units".into(),
                     message: format!("{} is placed twice", counter.id),
+                    code: None,
                 }));
             }
         }
@@ -351,6 +352,7 @@ impl State {
                         column: None,
                         field: "reinforcements.schedule".into(),
                         message: format!("no counter '{id}' in counters.yaml"),
+                        code: None,
                     }));
                 };
                 let steps = if counter.is_leader() { 1 } else { counter.steps.unwrap_or(1) };

@@ -145,7 +145,7 @@ impl<'s> Occupancy<'s> {
 /// senior (Savannah 4.18), then the lower id so the choice is always the
 /// same.
 pub fn leader_in_command<'a>(rules: &'a Rules, state: &State, hex: HexId, unit: &Counter) -> Option<&'a Counter> {
-    senior_leader_where(rules, state, &[hex], &unit.army, |l| l.may_command(unit))
+    senior_leader_where(rules, state, &[hex], &unit.army, |l| rules.may_command(l, unit))
 }
 
 /// The leader who commands in any of `hexes`: the one [`leader_in_command`]

@@ -45,6 +45,8 @@ struct ModuleFacts {
 struct Army {
     id: String,
     side: String,
+    #[serde(default)]
+    leaders_command: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -161,6 +163,7 @@ impl Files<'_> {
                     column: None,
                     field: String::new(),
                     message: e.to_string(),
+                    code: None,
                 });
                 None
             }
@@ -183,6 +186,7 @@ impl Files<'_> {
             column: place.map(|p| p.1),
             field: field.into(),
             message: message.into(),
+            code: None,
         });
     }
 }
@@ -415,6 +419,23 @@ fn check_counters(
         }
     }
     let groups: BTreeMap<&str, &str> = facts.colour_groups.iter().map(|g| (g.id.as_str(), g.army.as_str())).collect();
+    for a in &facts.armies {
+        for g in a.leaders_command.iter().filter(|g| !groups.contains_key(g.as_str())) {
+            let known: Vec<&str> = groups.keys().copied().collect();
+            f.add(
+                "module.yaml",
+                Some(&format!("id: {}", a.id)),
+                Some("leaders_command:"),
+                "armies",
+                format!(
+                    "army {}: leaders_command names '{}', which is not a colour group; the colour groups are {}",
+                    a.id,
+                    crate::base::error::echo(g),
+                    known.join(", ")
+                ),
+            );
+        }
+    }
     let mut seen = BTreeSet::new();
     for (n, u) in counters.iter().enumerate() {
         let anchor = format!("id: {}", u.id);

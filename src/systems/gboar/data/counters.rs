@@ -247,7 +247,7 @@ pub fn setup_positions(counters: &[Counter], scenario: &ScenarioSetup, label: &s
         .filter_map(|o| o.hex.as_deref().map(|h| (o.unit.as_str(), h)))
         .collect();
     let problem = |field: String, message: String| {
-        Error::Data(Located { file: label.to_string(), line: None, column: None, field, message })
+        Error::Data(Located { file: label.to_string(), line: None, column: None, field, message, code: None })
     };
     let mut placed = Vec::new();
     for (army, ids) in armies {

@@ -114,6 +114,7 @@ impl<'a> Problems<'a> {
             column: line.map(|(_, c)| c),
             field: field.into(),
             message: message.into(),
+            code: None,
         });
     }
 }

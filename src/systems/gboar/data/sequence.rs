@@ -32,6 +32,12 @@ pub struct SideData {
 pub struct ArmyData {
     pub id: String,
     pub side: String,
+    /// Savannah 4.18 "Leader Stacking": the colour groups this army's
+    /// leaders may stack with and command ("Any French leader may stack with
+    /// and command any French units, whether Regulars, Colonial Regulars,
+    /// Mercenaries or Militia"). Without it, the army's own units.
+    #[serde(default)]
+    pub leaders_command: Option<Vec<String>>,
 }
 
 /// The players of a turn: armies that take their player turn together.
@@ -143,7 +149,14 @@ impl Sequence {
     }
 
     fn problem(&self, message: String) -> Error {
-        Error::Data(Located { file: "scenario".into(), line: None, column: None, field: String::new(), message })
+        Error::Data(Located {
+            file: "scenario".into(),
+            line: None,
+            column: None,
+            field: String::new(),
+            message,
+            code: None,
+        })
     }
 
     /// The turn track a turn is on (Savannah 1.6).

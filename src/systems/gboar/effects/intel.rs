@@ -42,6 +42,7 @@ use crate::base::error::Result;
 use crate::base::hex::{neighbours, HexId};
 use crate::base::yaml::Value;
 use crate::system::{Dice, Event, VISIBLE_TO};
+use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::units::{hex_of, side_of};
 use crate::systems::gboar::board::Rules;
@@ -72,7 +73,7 @@ pub fn friendly(rules: &Rules, side: &str, unit: &str) -> bool {
 /// The side's `examine:` hexes, read and checked: (hexes, problems as
 /// (field, message)). Refused when every stack is open, when a hex is not
 /// one of the map's, or named twice.
-pub fn examine_order(rules: &Rules, body: &Value) -> (Vec<HexId>, Vec<(String, String)>) {
+pub fn examine_order(rules: &Rules, body: &Value) -> (Vec<HexId>, Vec<Problem>) {
     let Some(value) = body.as_mapping().and_then(|m| m.get(Value::String(EXAMINE.into()))) else {
         return (Vec::new(), Vec::new());
     };
@@ -80,6 +81,7 @@ pub fn examine_order(rules: &Rules, body: &Value) -> (Vec<HexId>, Vec<(String, S
         return (
             Vec::new(),
             vec![(
+                Code::StacksOpen,
                 EXAMINE.into(),
                 "every stack may be examined already (series 7.4; module.yaml `intelligence` is `open`): remove `examine:`"
                     .into(),
@@ -89,7 +91,11 @@ pub fn examine_order(rules: &Rules, body: &Value) -> (Vec<HexId>, Vec<(String, S
     let Some(items) = value.as_sequence() else {
         return (
             Vec::new(),
-            vec![(EXAMINE.into(), "is a list of hexes, e.g. `examine: [\"1709\"]` (series 7.4)".into())],
+            vec![(
+                Code::OrdersShape,
+                EXAMINE.into(),
+                "is a list of hexes, e.g. `examine: [\"1709\"]` (series 7.4)".into(),
+            )],
         );
     };
     let mut hexes = Vec::new();
@@ -100,16 +106,22 @@ pub fn examine_order(rules: &Rules, body: &Value) -> (Vec<HexId>, Vec<(String, S
             Value::String(s) => s.clone(),
             Value::Number(n) => format!("{n:0>4}"),
             _ => {
-                problems.push((field, "is a hex of the map (CCRR, e.g. \"1709\")".into()));
+                problems.push((Code::NotAHexId, field, "is a hex of the map (CCRR, e.g. \"1709\")".into()));
                 continue;
             }
         };
         match text.parse::<HexId>() {
             Ok(h) if rules.module.map.contains(h) && !hexes.contains(&h) => hexes.push(h),
-            Ok(h) if hexes.contains(&h) => {
-                problems.push((field, format!("{h} is named twice: each examination is one stack, once (7.4)")))
-            }
-            _ => problems.push((field, format!("'{text}' is not a hex of the map (CCRR, e.g. \"1709\")"))),
+            Ok(h) if hexes.contains(&h) => problems.push((
+                Code::ListedTwice,
+                field,
+                format!("{h} is named twice: each examination is one stack, once (7.4)"),
+            )),
+            _ => problems.push((
+                Code::NotAHexId,
+                field,
+                format!("'{text}' is not a hex of the map (CCRR, e.g. \"1709\")"),
+            )),
         }
     }
     (hexes, problems)
@@ -126,6 +138,9 @@ pub fn without_examine(body: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+/// A problem of 7.4's fields: its code, field and message.
+pub type Problem = (Code, String, String);
 
 /// A side's orders with their hex targets replaced by the units picked,
 /// and the picks as events.
@@ -154,7 +169,7 @@ pub fn hex_targets(
     phase: &str,
     side: &str,
     body: &Value,
-) -> std::result::Result<Targeted, Vec<(String, String)>> {
+) -> std::result::Result<Targeted, Vec<Problem>> {
     let Some((_, list, firers)) = FIRE_LISTS.iter().find(|(p, _, _)| *p == phase) else {
         return Ok((body.clone(), Vec::new()));
     };
@@ -176,6 +191,7 @@ pub fn hex_targets(
             }
             Some(_) => {
                 problems.push((
+                    Code::OrdersShape,
                     format!("{field}.prefer"),
                     "is a list of unit ids or unit types, e.g. [artillery, infantry]".into(),
                 ));
@@ -194,6 +210,7 @@ pub fn hex_targets(
         let Some(hex) = hex.filter(|_| hidden(rules)) else {
             if prefer.is_some() {
                 problems.push((
+                    Code::OrdersShape,
                     format!("{field}.prefer"),
                     "is for a fire at a hex under hidden stacks (7.4): give the hex as `target:`, or remove `prefer:`"
                         .into(),
@@ -206,6 +223,7 @@ pub fn hex_targets(
             });
             if hidden(rules) && unseen {
                 problems.push((
+                    Code::TargetNotExamined,
                     format!("{field}.target"),
                     "names an enemy unit this side has not examined: under hidden stacks (7.4) a fire names the \
                      hex of the stack, e.g. `target: \"0506\"`, with `prefer:` (docs/orders.md)"
@@ -232,6 +250,7 @@ pub fn hex_targets(
         });
         let Some((unit, why)) = preferred.or_else(|| candidates.first().map(|c| (c.0, None))) else {
             problems.push((
+                Code::NoTargetInHex,
                 format!("{field}.target"),
                 format!("{hex} holds no enemy combat unit that no other fire of these orders picked (7.4, 11.2)"),
             ));
@@ -262,11 +281,7 @@ pub fn hex_targets(
 /// The shape of 7.4's fields in a body, without a position (standing
 /// orders): `examine:` checked and taken out, and under hidden stacks each
 /// fire's `prefer:` checked and taken out; the rest is the phase's.
-pub fn without_own_fields(
-    rules: &Rules,
-    phase: &str,
-    body: &Value,
-) -> std::result::Result<Value, Vec<(String, String)>> {
+pub fn without_own_fields(rules: &Rules, phase: &str, body: &Value) -> std::result::Result<Value, Vec<Problem>> {
     let (_, problems) = examine_order(rules, body);
     if !problems.is_empty() {
         return Err(problems);
@@ -283,6 +298,7 @@ pub fn without_own_fields(
             match map.remove(key("prefer")) {
                 Some(Value::Sequence(v)) if v.iter().all(|p| p.as_str().is_some()) => {}
                 Some(_) => problems.push((
+                    Code::OrdersShape,
                     format!("{list}[{i}].prefer"),
                     "is a list of unit ids or unit types, e.g. [artillery, infantry]".into(),
                 )),
@@ -332,6 +348,7 @@ pub fn unnamed_text(rules: &Rules, picks: &[Event], text: String) -> String {
         column: None,
         field: String::new(),
         message: text,
+        code: None,
     };
     unnamed_picks(rules, picks, vec![one]).remove(0).message
 }

@@ -97,6 +97,7 @@ use serde::Deserialize;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, neighbours, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::terrain::Terrain;
 use crate::systems::gboar::board::units::hex_of;
@@ -714,12 +715,15 @@ fn chosen_route(
 ) -> Result<Route> {
     let unit = &ground.unit.id;
     let refuse = |why: String| {
-        Error::refused(format!(
-            "retreat of {unit} from {}: path {}: {why}; the legal retreats: {}",
-            ground.start,
-            choice.join("-"),
-            legal_words(&legal.routes)
-        ))
+        refusals::refuse(
+            Code::ResultChoice,
+            format!(
+                "retreat of {unit} from {}: path {}: {why}; the legal retreats: {}",
+                ground.start,
+                choice.join("-"),
+                legal_words(&legal.routes)
+            ),
+        )
     };
     if choice.len() != hexes {
         return Err(refuse(format!("a retreat of {hexes} hex{} enters {hexes}", if hexes == 1 { "" } else { "es" })));
@@ -949,9 +953,12 @@ pub fn retreat_with(
             } else {
                 "it can retreat"
             };
-            return Err(Error::refused(format!(
-                "retreat of {id}: step_loss: {step_loss} is for 13.23's exception, which does not apply: {why}"
-            )));
+            return Err(refusals::refuse(
+                Code::ResultChoice,
+                format!(
+                    "retreat of {id}: step_loss: {step_loss} is for 13.23's exception, which does not apply: {why}"
+                ),
+            ));
         }
         open
     };

@@ -119,7 +119,7 @@ pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsRepo
                 }
             }
             let lead = |units: &[String], wanted: &Option<String>| {
-                close_combat::lead_unit(rules, state, units, wanted.as_deref()).map_err(Error::usage)
+                close_combat::lead_unit(rules, state, units, wanted.as_deref()).map_err(|r| Error::usage(r.message))
             };
             let first_chit = rules.charts.tactics.chits.first().map(|c| c.id.clone()).unwrap_or_default();
             let e = Engagement {

@@ -1149,7 +1149,7 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
             continue;
         }
         if let Some(why) = attacker_refused(rules, state, player, &e.unit) {
-            e.notes.push(format!("may not attack: {why}"));
+            e.notes.push(format!("may not attack: {}", why.message));
             continue;
         }
         if must_attack(rules, state, &e.unit) {

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{distance, HexId};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::units::{hex_of, is_rifle, may_fire, mortar_moved, player_of};
 use crate::systems::gboar::board::Rules;
@@ -429,8 +430,8 @@ pub struct MortarOrder {
     pub hex: String,
 }
 
-/// A problem, with its field.
-pub type Problem = (String, String);
+/// A problem: why (docs/refusals.md), its field and what is wrong.
+pub type Problem = (Code, String, String);
 
 /// Check one side's fire orders against 11.1, 11.2, 11.4 and 4.12.
 pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
@@ -438,7 +439,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
     let orders: FireOrders = match serde_path_to_error::deserialize(body.clone()) {
         Ok(o) => o,
         Err(e) => {
-            return vec![(
+            return vec![(Code::OrdersShape,
                 e.path().to_string(),
                 format!("{} (fire orders are `fire: [{{guns: [...], target: ...}}]`, `mortars: [{{unit, hex}}]`, `mortar_targets`, `choices`)", crate::base::error::echo_serde(e.inner())),
             )]
@@ -455,16 +456,22 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
             hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
         else {
             problems.push((
+                Code::NotEnemyTarget,
                 format!("{field}.target"),
                 format!("'{}' is not a combat unit on the map", crate::base::error::echo(&f.target)),
             ));
             continue;
         };
         if player_of(rules, &f.target) == player_of(rules, f.guns.first().map(String::as_str).unwrap_or("")) {
-            problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+            problems.push((
+                Code::NotEnemyTarget,
+                format!("{field}.target"),
+                format!("{} is not an enemy unit", f.target),
+            ));
         }
         if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
             problems.push((
+                Code::TargetedTwice,
                 format!("{field}.target"),
                 format!(
                     "{} is already the target of {other}: no unit is the target of more than one fire per phase (11.2)",
@@ -473,42 +480,55 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
             ));
         }
         if f.guns.is_empty() {
-            problems.push((format!("{field}.guns"), "name the guns that fire".into()));
+            problems.push((Code::OrdersShape, format!("{field}.guns"), "name the guns that fire".into()));
         }
         for (k, g) in f.guns.iter().enumerate() {
             let at = format!("{field}.guns[{k}]");
             let Some(c) = rules.counter(g).filter(|_| state.units.contains_key(g)) else {
-                problems.push((at, format!("there is no unit '{}' in this game", crate::base::error::echo(g))));
+                problems.push((
+                    Code::UnknownUnit,
+                    at,
+                    format!("there is no unit '{}' in this game", crate::base::error::echo(g)),
+                ));
                 continue;
             };
             if !own(g) {
-                problems.push((at, format!("{g} is not a unit of the {side} side")));
+                problems.push((Code::NotOwnFirer, at, format!("{g} is not a unit of the {side} side")));
                 continue;
             }
             if !c.is_artillery() || c.kind == "mortar" {
-                problems.push((at, format!("{g} is not a gun: mortars fire under `mortars` and never combine with other artillery (Savannah 4.12)")));
+                problems.push((Code::NotOwnFirer, at, format!("{g} is not a gun: mortars fire under `mortars` and never combine with other artillery (Savannah 4.12)")));
                 continue;
             }
             if player_of(rules, g) == player {
                 problems.push((
+                    Code::GunOfPhasingPlayer,
                     at,
                     format!("{g} belongs to the phasing player: Defensive Artillery Fire is the other player's (11.1)"),
                 ));
                 continue;
             }
             if !may_fire(state, g) {
-                problems.push((at, format!("{g} may not fire: it is not on the map in Parade Order (13.3, 13.4)")));
+                problems.push((
+                    Code::MayNotFire,
+                    at,
+                    format!("{g} may not fire: it is not on the map in Parade Order (13.3, 13.4)"),
+                ));
                 continue;
             }
             if let Some(other) = fired.insert(g.clone(), field.clone()) {
-                problems
-                    .push((at, format!("{g} already fires in {other}: no unit fires more than once per phase (11.1)")));
+                problems.push((
+                    Code::FiresTwice,
+                    at,
+                    format!("{g} already fires in {other}: no unit fires more than once per phase (11.1)"),
+                ));
                 continue;
             }
             let Some(from) = hex_of(state, g) else { continue };
             let range = distance(from, target_hex, layout);
             if range > reach || range == 0 {
                 problems.push((
+                    Code::OutOfRange,
                     at,
                     format!(
                         "{} is {range} hexes from {g}: the range is at most {reach} (11.2{})",
@@ -521,7 +541,7 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
             if range > 1 {
                 let sight = crate::systems::gboar::board::los::line_of_sight(rules, state, from, target_hex);
                 if !sight.clear {
-                    problems.push((at, format!("{g} cannot see {}: {} ", f.target, sight.reason)));
+                    problems.push((Code::NoLineOfSight, at, format!("{g} cannot see {}: {} ", f.target, sight.reason)));
                 }
             }
         }
@@ -531,22 +551,31 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
         let field = format!("mortars[{i}]");
         let Some(c) = rules.counter(&m.unit).filter(|_| state.units.contains_key(&m.unit)) else {
             problems.push((
+                Code::UnknownUnit,
                 format!("{field}.unit"),
                 format!("there is no unit '{}' in this game", crate::base::error::echo(&m.unit)),
             ));
             continue;
         };
         if !own(&m.unit) || c.kind != "mortar" {
-            problems.push((format!("{field}.unit"), format!("{} is not a mortar of the {side} side", m.unit)));
+            problems.push((
+                Code::NotOwnFirer,
+                format!("{field}.unit"),
+                format!("{} is not a mortar of the {side} side", m.unit),
+            ));
             continue;
         }
         if player_of(rules, &m.unit) != player {
-            problems
-                .push((format!("{field}.unit"), format!("{} fires in its own player's turn (Savannah 3 IX)", m.unit)));
+            problems.push((
+                Code::MortarOwnTurn,
+                format!("{field}.unit"),
+                format!("{} fires in its own player's turn (Savannah 3 IX)", m.unit),
+            ));
             continue;
         }
         if mortar_moved(rules, state, &m.unit) {
             problems.push((
+                Code::MortarMoved,
                 format!("{field}.unit"),
                 format!(
                     "{} moved this turn: on the tactical turns a mortar moves or fires, not both (Savannah 4.12)",
@@ -559,23 +588,33 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
             || state.units.get(&m.unit).and_then(|u| u.no_fire_until).is_some_and(|t| state.turn < t)
         {
             problems.push((
+                Code::MayNotFire,
                 format!("{field}.unit"),
                 format!("{} may not fire this phase (13.3, 13.4; a disabled mortar, Savannah 4.12)", m.unit),
             ));
             continue;
         }
         if let Some(other) = fired.insert(m.unit.clone(), field.clone()) {
-            problems.push((format!("{field}.unit"), format!("{} already fires in {other} (11.1)", m.unit)));
+            problems.push((
+                Code::FiresTwice,
+                format!("{field}.unit"),
+                format!("{} already fires in {other} (11.1)", m.unit),
+            ));
             continue;
         }
         let Ok(aim) = m.hex.parse::<HexId>() else {
-            problems.push((format!("{field}.hex"), format!("'{}' is not a hex id", crate::base::error::echo(&m.hex))));
+            problems.push((
+                Code::NotAHexId,
+                format!("{field}.hex"),
+                format!("'{}' is not a hex id", crate::base::error::echo(&m.hex)),
+            ));
             continue;
         };
         let Some(from) = hex_of(state, &m.unit) else { continue };
         let range = i32::try_from(distance(from, aim, layout)).unwrap_or(i32::MAX);
         if range < mortar.range.min || range > mortar.range.max {
             problems.push((
+                Code::OutOfRange,
                 format!("{field}.hex"),
                 format!(
                     "{aim} is {range} hexes away: mortars fire {} to {} hexes (Savannah 4.12)",
@@ -586,8 +625,11 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
     }
     for (h, u) in &orders.mortar_targets {
         if h.parse::<HexId>().is_err() || !own(u) {
-            problems
-                .push((format!("mortar_targets.{h}"), format!("name a hex and one of the {side} side's units in it")));
+            problems.push((
+                Code::MortarTargetChoice,
+                format!("mortar_targets.{h}"),
+                format!("name a hex and one of the {side} side's units in it"),
+            ));
         }
     }
     problems
@@ -733,17 +775,21 @@ pub fn resolve_phase(
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let mut problems = Vec::new();
     for (side, body) in orders {
-        for (field, message) in check(rules, state, player, side, body) {
-            problems.push(format!("  {side}: {field}: {message}"));
+        for (code, field, message) in check(rules, state, player, side, body) {
+            problems.push((refusals::line(side, &field, &message, code), code));
         }
     }
     if !problems.is_empty() {
-        return Err(Error::refused(format!(
-            "fire orders refused ({} problem{}), nothing happened:\n{}",
-            problems.len(),
-            if problems.len() == 1 { "" } else { "s" },
-            problems.join("\n")
-        )));
+        let lines: Vec<String> = problems.iter().map(|(l, _)| l.clone()).collect();
+        return Err(Error::coded(
+            format!(
+                "fire orders refused ({} problem{}), nothing happened:\n{}",
+                lines.len(),
+                if lines.len() == 1 { "" } else { "s" },
+                lines.join("\n")
+            ),
+            problems.iter().map(|(_, c)| c.carried()).collect(),
+        ));
     }
     let mut next = state.clone();
     let mut events = Vec::new();
@@ -978,6 +1024,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
         Ok(o) => o,
         Err(e) => {
             return vec![(
+                Code::OrdersShape,
                 e.path().to_string(),
                 format!(
                     "{} (rifle fire orders are `rifle_fire: [{{rifles: [...], target: ...}}]` and `choices`)",
@@ -995,6 +1042,7 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
             hex_of(state, &f.target).filter(|_| rules.counter(&f.target).is_some_and(|c| !c.is_leader()))
         else {
             problems.push((
+                Code::NotEnemyTarget,
                 format!("{field}.target"),
                 format!("'{}' is not a combat unit on the map", crate::base::error::echo(&f.target)),
             ));
@@ -1003,33 +1051,51 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
         if crate::systems::gboar::board::units::side_of(rules, &f.target) == side
             || player_of(rules, &f.target) == f.rifles.first().map(|r| player_of(rules, r)).unwrap_or_default()
         {
-            problems.push((format!("{field}.target"), format!("{} is not an enemy unit", f.target)));
+            problems.push((
+                Code::NotEnemyTarget,
+                format!("{field}.target"),
+                format!("{} is not an enemy unit", f.target),
+            ));
         }
         if let Some(other) = targets.insert(f.target.clone(), field.clone()) {
-            problems.push((format!("{field}.target"), format!("{} is already the target of {other}: no unit is the target of more than one Rifle Fire per phase (10.2)", f.target)));
+            problems.push((Code::TargetedTwice, format!("{field}.target"), format!("{} is already the target of {other}: no unit is the target of more than one Rifle Fire per phase (10.2)", f.target)));
         }
         for (k, r) in f.rifles.iter().enumerate() {
             let at = format!("{field}.rifles[{k}]");
             let Some(c) = rules.counter(r).filter(|_| state.units.contains_key(r)) else {
-                problems.push((at, format!("there is no unit '{}' in this game", crate::base::error::echo(r))));
+                problems.push((
+                    Code::UnknownUnit,
+                    at,
+                    format!("there is no unit '{}' in this game", crate::base::error::echo(r)),
+                ));
                 continue;
             };
             if crate::systems::gboar::board::units::side_of(rules, r) != side || !is_rifle(c) {
-                problems.push((at, format!("{r} is not a rifle unit of the {side} side (10.1)")));
+                problems.push((Code::NotOwnFirer, at, format!("{r} is not a rifle unit of the {side} side (10.1)")));
                 continue;
             }
             if !may_fire(state, r) {
-                problems.push((at, format!("{r} may not fire: only Parade Order rifle units fire (13.3, 13.4)")));
+                problems.push((
+                    Code::MayNotFire,
+                    at,
+                    format!("{r} may not fire: only Parade Order rifle units fire (13.3, 13.4)"),
+                ));
                 continue;
             }
             if let Some(other) = fired.insert(r.clone(), field.clone()) {
-                problems
-                    .push((at, format!("{r} already fires in {other}: no unit fires more than once per phase (10.1)")));
+                problems.push((
+                    Code::FiresTwice,
+                    at,
+                    format!("{r} already fires in {other}: no unit fires more than once per phase (10.1)"),
+                ));
                 continue;
             }
             if hex_of(state, r).is_none_or(|h| distance(h, target_hex, layout) != 1) {
-                problems
-                    .push((at, format!("{r} is not next to {}: rifle fire is at an adjacent target (10.2)", f.target)));
+                problems.push((
+                    Code::RifleFireNotAdjacent,
+                    at,
+                    format!("{r} is not next to {}: rifle fire is at an adjacent target (10.2)", f.target),
+                ));
             }
         }
     }
@@ -1048,17 +1114,21 @@ pub fn resolve_rifle_phase(
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let mut problems = Vec::new();
     for (side, body) in orders {
-        for (field, message) in check_rifles(rules, state, side, body) {
-            problems.push(format!("  {side}: {field}: {message}"));
+        for (code, field, message) in check_rifles(rules, state, side, body) {
+            problems.push((refusals::line(side, &field, &message, code), code));
         }
     }
     if !problems.is_empty() {
-        return Err(Error::refused(format!(
-            "rifle fire orders refused ({} problem{}), nothing happened:\n{}",
-            problems.len(),
-            if problems.len() == 1 { "" } else { "s" },
-            problems.join("\n")
-        )));
+        let lines: Vec<String> = problems.iter().map(|(l, _)| l.clone()).collect();
+        return Err(Error::coded(
+            format!(
+                "rifle fire orders refused ({} problem{}), nothing happened:\n{}",
+                lines.len(),
+                if lines.len() == 1 { "" } else { "s" },
+                lines.join("\n")
+            ),
+            problems.iter().map(|(_, c)| c.carried()).collect(),
+        ));
     }
     let layout = rules.module.map.layout;
     let mut events = Vec::new();

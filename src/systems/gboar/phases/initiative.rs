@@ -23,6 +23,7 @@ use serde::Deserialize;
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
@@ -140,8 +141,9 @@ struct Spending {
     dictate: BTreeMap<String, bool>,
 }
 
-/// Orders the rules refuse: the sides whose orders they are, and why.
-type Refusal = (Vec<String>, String);
+/// Orders the rules refuse: the sides whose orders they are, why
+/// (docs/refusals.md) and the message.
+type Refusal = (Vec<String>, Code, String);
 
 /// 12.62: the chits each player spends before the roll, its sides'
 /// spending added up (Savannah 1.4: the Allies share theirs), the player
@@ -153,14 +155,15 @@ fn spending(
     state: &State,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Result<Spending, Refusal> {
-    let (decides_first, decides_second) = decision_order(rules, state).map_err(|e| (Vec::new(), e.to_string()))?;
+    let (decides_first, decides_second) =
+        decision_order(rules, state).map_err(|e| (Vec::new(), Code::ModuleData, e.to_string()))?;
     let mut spent: BTreeMap<String, u32> = BTreeMap::new();
     let mut dictate: BTreeMap<String, bool> = BTreeMap::new();
     for player in [&decides_first, &decides_second] {
         let mut chits: u32 = 0;
         let sides = rules.sequence.sides_of(player);
         for side in &sides {
-            let o = parse(orders, side).map_err(|e| (vec![side.clone()], e.to_string()))?;
+            let o = parse(orders, side).map_err(|e| (vec![side.clone()], Code::OrdersShape, e.to_string()))?;
             let n = match o.momentum.before_roll {
                 None => 0,
                 Some(Spend::Chits(n)) => n,
@@ -168,6 +171,7 @@ fn spending(
                     if player == &decides_first {
                         return Err((
                             vec![side.clone()],
+                            Code::FirstDeciderWaits,
                             format!(
                                 "{side}: {player} had the initiative last turn and decides first (12.62); it cannot wait for the other player's spending"
                             ),
@@ -185,7 +189,11 @@ fn spending(
         let held = state.momentum.get(player).copied().unwrap_or(0);
         if chits > held {
             let spenders: Vec<String> = sides.iter().filter(|s| orders.contains_key(*s)).cloned().collect();
-            return Err((spenders, format!("{player} spends {chits} momentum chits before the roll but holds {held}")));
+            return Err((
+                spenders,
+                Code::MomentumOverspent,
+                format!("{player} spends {chits} momentum chits before the roll but holds {held}"),
+            ));
         }
         spent.insert(player.clone(), chits);
     }
@@ -199,12 +207,12 @@ pub fn check(
     rules: &Rules,
     state: &State,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
-) -> Vec<(String, String, String)> {
+) -> Vec<(String, Code, String, String)> {
     match spending(rules, state, orders) {
         Ok(_) => Vec::new(),
-        Err((sides, message)) if sides.is_empty() => vec![(String::new(), String::new(), message)],
-        Err((sides, message)) => {
-            sides.into_iter().map(|side| (side, "momentum.before_roll".to_string(), message.clone())).collect()
+        Err((sides, code, message)) if sides.is_empty() => vec![(String::new(), code, String::new(), message)],
+        Err((sides, code, message)) => {
+            sides.into_iter().map(|side| (side, code, "momentum.before_roll".to_string(), message.clone())).collect()
         }
     }
 }
@@ -224,7 +232,7 @@ pub fn resolve(
     let mut next = state.clone();
     let mut events = Vec::new();
     let Spending { before_roll: mut spent, dictate } =
-        spending(rules, state, orders).map_err(|(_, message)| Error::refused(message))?;
+        spending(rules, state, orders).map_err(|(_, code, message)| refusals::refuse(code, message))?;
     for player in [&decides_first, &decides_second] {
         let chits = spent.get(player).copied().unwrap_or(0);
         if chits > 0 {

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use crate::base::error::{Error, Result};
 use crate::base::yaml::Value;
 use crate::system::Dice;
+use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::{self, Resolution, State};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
@@ -46,7 +47,7 @@ pub fn validate_body(
         let index = index.as_ref()?;
         index.locate(field).or_else(|| index.locate(anchor))
     };
-    let located = |message: String| {
+    let located = |code: Code, message: String| {
         let line = place("step", "step");
         crate::base::error::Located {
             file: label.to_string(),
@@ -54,14 +55,15 @@ pub fn validate_body(
             column: line.map(|l| l.1),
             field: String::new(),
             message,
+            code: Some(Box::new(code.carried())),
         }
     };
     // Problems located at the field they name (`moves[2].path[1]`), else at
     // the body's first key.
-    let at_fields = |problems: Vec<(String, String)>, anchor: &str| -> Vec<crate::base::error::Located> {
+    let at_fields = |problems: Vec<(Code, String, String)>, anchor: &str| -> Vec<crate::base::error::Located> {
         problems
             .into_iter()
-            .map(|(field, message)| {
+            .map(|(code, field, message)| {
                 let line = place(&field, anchor);
                 crate::base::error::Located {
                     file: label.to_string(),
@@ -69,6 +71,7 @@ pub fn validate_body(
                     column: line.map(|l| l.1),
                     field,
                     message,
+                    code: Some(Box::new(code.carried())),
                 }
             })
             .collect()
@@ -76,7 +79,7 @@ pub fn validate_body(
     // No field is ever empty (null): refused with what the field would hold.
     let nulls = empty_fields(rules, step, side, body);
     if !nulls.is_empty() {
-        return at_fields(nulls, "step");
+        return at_fields(nulls.into_iter().map(|(f, m)| (Code::EmptyField, f, m)).collect(), "step");
     }
     // Series 7.4: `examine:` is the side's, whatever the phase; the phase
     // reads the rest.
@@ -98,14 +101,17 @@ pub fn validate_body(
     };
     let found = match step.phase() {
         "movement" => at_fields(
-            movement::validate(rules, state, player, side, body).into_iter().map(|p| (p.field, p.message)).collect(),
+            movement::validate(rules, state, player, side, body)
+                .into_iter()
+                .map(|p| (p.code, p.field, p.message))
+                .collect(),
             "moves",
         ),
         "close-combat" => {
             let mut one = BTreeMap::new();
             one.insert(side.to_string(), body.clone());
             let (_, problems) = close_combat::designate(rules, state, player, &one, false);
-            at_fields(problems.into_iter().map(|p| (p.field, p.message)).collect(), "step")
+            at_fields(problems.into_iter().map(|p| (p.code, p.field, p.message)).collect(), "step")
         }
         "initiative" => match crate::base::yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
             // 12.62: what the side spends alone (its alliance's other
@@ -113,18 +119,29 @@ pub fn validate_body(
             // `validate_step`).
             Ok(_) => {
                 let one = BTreeMap::from([(side.to_string(), body.clone())]);
-                at_fields(initiative::check(rules, state, &one).into_iter().map(|(_, f, m)| (f, m)).collect(), "step")
+                at_fields(
+                    initiative::check(rules, state, &one).into_iter().map(|(_, c, f, m)| (c, f, m)).collect(),
+                    "step",
+                )
             }
-            Err(e) => vec![located(format!("initiative orders: {}", crate::base::error::echo_serde(&e)))],
+            Err(e) => {
+                vec![located(Code::OrdersShape, format!("initiative orders: {}", crate::base::error::echo_serde(&e)))]
+            }
         },
         "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step"),
         "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step"),
         // Series 15: rally needs no orders; nor do these.
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
         "rally" | "victory-determination" | "reinforcement" | "weather" => {
-            vec![located(format!("the {} phase takes no orders; remove everything after `side:`", step.phase()))]
+            vec![located(
+                Code::NoOrdersTaken,
+                format!("the {} phase takes no orders; remove everything after `side:`", step.phase()),
+            )]
         }
-        other => vec![located(format!("this version of adjutant cannot check orders for the {other} phase yet"))],
+        other => vec![located(
+            Code::PhaseNotChecked,
+            format!("this version of adjutant cannot check orders for the {other} phase yet"),
+        )],
     };
     // 7.4: a problem of a fire at a hex names the hex, never the unit the
     // engine picked there for the side (which it has not seen).
@@ -217,6 +234,8 @@ pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec
 /// A problem of orders that spans sides: the side, the field, what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SideProblem {
+    /// Why (docs/refusals.md).
+    pub code: Code,
     pub side: String,
     pub field: String,
     pub message: String,
@@ -236,12 +255,12 @@ pub fn validate_step(
     step: &Step,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Vec<SideProblem> {
-    let one = |(side, field, message): (String, String, String)| SideProblem { side, field, message };
+    let one = |(side, code, field, message): (String, Code, String, String)| SideProblem { code, side, field, message };
     match step {
         Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
             movement::validate_sides(rules, state, player, orders)
                 .into_iter()
-                .map(|(side, p)| SideProblem { side, field: p.field, message: p.message })
+                .map(|(side, p)| SideProblem { code: p.code, side, field: p.field, message: p.message })
                 .collect()
         }
         Step::PlayerTurn { player, phase, .. }
@@ -250,7 +269,7 @@ pub fn validate_step(
             close_combat::designate(rules, state, player, orders, true)
                 .1
                 .into_iter()
-                .map(|p| SideProblem { side: p.side, field: p.field, message: p.message })
+                .map(|p| SideProblem { code: p.code, side: p.side, field: p.field, message: p.message })
                 .collect()
         }
         Step::GameTurn { phase, .. } if phase == "initiative" => {
@@ -278,8 +297,11 @@ pub fn resolve(
     let mut examine = BTreeMap::new();
     for (side, body) in orders {
         let (hexes, problems) = intel::examine_order(rules, body);
-        if let Some((field, message)) = problems.first() {
-            return Err(Error::refused(format!("{side}'s orders, {field}: {message}")));
+        if let Some((code, field, message)) = problems.first() {
+            return Err(crate::systems::gboar::board::refusals::refuse(
+                *code,
+                format!("{side}'s orders, {field}: {message}"),
+            ));
         }
         if !hexes.is_empty() {
             examine.insert(side.clone(), hexes);
@@ -297,15 +319,22 @@ pub fn resolve(
                 picks.extend(events);
             }
             Err(problems) => {
-                let (field, message) = &problems[0];
-                return Err(Error::refused(format!("{side}'s orders, {field}: {message}")));
+                let (code, field, message) = &problems[0];
+                return Err(crate::systems::gboar::board::refusals::refuse(
+                    *code,
+                    format!("{side}'s orders, {field}: {message}"),
+                ));
             }
         }
     }
     let done = match resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice)) {
         Ok(done) => done,
         // 7.4: a refusal names the hex of a fire at a hex, not the unit picked.
-        Err(e) if !picks.is_empty() => return Err(Error::refused(intel::unnamed_text(rules, &picks, e.to_string()))),
+        Err(e) if !picks.is_empty() => {
+            let codes = e.codes().to_vec();
+            let text = intel::unnamed_text(rules, &picks, e.to_string());
+            return Err(if codes.is_empty() { Error::refused(text) } else { Error::coded(text, codes) });
+        }
         Err(e) => return Err(e),
     };
     let free = intel::free_hexes(rules, state, step, &done.events);
@@ -373,11 +402,16 @@ fn resolve_step(
         {
             combat::resolve(rules, state, step)
         }
-        _ => Err(Error::refused(format!(
-            "step {}: this version of the engine cannot resolve the {} phase yet",
-            step.name(),
-            step.phase()
-        ))),
+        _ => Err(Error::coded(
+            format!(
+                "step {}: this version of the engine cannot resolve the {} phase yet [{}, {}]",
+                step.name(),
+                step.phase(),
+                Code::PhaseNotChecked.id(),
+                Code::PhaseNotChecked.rule()
+            ),
+            vec![Code::PhaseNotChecked.carried()],
+        )),
     }?;
     // Savannah 2.1 Case A: after the last phase of a player turn, the
     // conditions checked at the end of that player's turn, with this step's dice.

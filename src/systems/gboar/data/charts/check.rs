@@ -145,6 +145,7 @@ impl Problems<'_> {
             column: place.map(|p| p.1),
             field,
             message: message.into(),
+            code: None,
         });
     }
 }

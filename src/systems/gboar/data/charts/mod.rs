@@ -438,7 +438,14 @@ impl Reader<'_> {
             Err(e) => {
                 let message = e.to_string();
                 let message = message.strip_prefix(&format!("{label}: ")).unwrap_or(&message).to_string();
-                self.problems.push(Located { file: label, line: None, column: None, field: String::new(), message });
+                self.problems.push(Located {
+                    file: label,
+                    line: None,
+                    column: None,
+                    field: String::new(),
+                    message,
+                    code: None,
+                });
                 None
             }
         }

@@ -133,6 +133,7 @@ use serde::Deserialize;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId, Hexside};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::{Condition, OffMap, State};
 use crate::systems::gboar::board::units::{hex_of, side_of_army};
 use crate::systems::gboar::board::Rules;
@@ -596,12 +597,15 @@ impl Apply<'_> {
         let (leader, by) = match &self.choices.leader {
             Some(l) => {
                 let Some(c) = leaders.iter().find(|c| &c.id == l) else {
-                    return Err(Error::refused(format!(
-                        "\"*\" ({}): {l} is not a leader of {player} in {}; the leaders there: {}",
-                        self.label(),
-                        hex_words.join(", "),
-                        ids.join(", ")
-                    )));
+                    return Err(refusals::refuse(
+                        Code::ResultChoice,
+                        format!(
+                            "\"*\" ({}): {l} is not a leader of {player} in {}; the leaders there: {}",
+                            self.label(),
+                            hex_words.join(", "),
+                            ids.join(", ")
+                        ),
+                    ));
                 };
                 (*c, "choice")
             }
@@ -703,11 +707,14 @@ impl Apply<'_> {
         let (unit, by) = match &self.choices.second_step {
             Some(u) if candidates.contains(u) => (u.clone(), "choice"),
             Some(u) => {
-                return Err(Error::refused(format!(
-                    "\"2\" ({}): {u} cannot take the second step; the side's other units in the hex: {}",
-                    self.label(),
-                    if candidates.is_empty() { "none".to_string() } else { candidates.join(", ") }
-                )))
+                return Err(refusals::refuse(
+                    Code::ResultChoice,
+                    format!(
+                        "\"2\" ({}): {u} cannot take the second step; the side's other units in the hex: {}",
+                        self.label(),
+                        if candidates.is_empty() { "none".to_string() } else { candidates.join(", ") }
+                    ),
+                ))
             }
             None => {
                 let mut sorted = candidates.clone();
@@ -770,12 +777,15 @@ impl Apply<'_> {
         let (unit, by) = match &self.choices.captured {
             Some(u) if candidates.contains(u) => (u.clone(), "choice"),
             Some(u) => {
-                return Err(Error::refused(format!(
+                return Err(refusals::refuse(
+                    Code::ResultChoice,
+                    format!(
                     "\"{symbol}\" ({}): {u} is not a combat unit of the affected side; the {}'s choice is among: {}",
                     self.label(),
                     chooser.word(),
                     candidates.join(", ")
-                )))
+                ),
+                ))
             }
             None => {
                 let mut sorted = candidates.clone();

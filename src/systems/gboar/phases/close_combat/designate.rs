@@ -124,6 +124,8 @@ pub struct HexDefence {
 /// A problem in close combat orders: the side, the field, what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// Why (docs/refusals.md).
+    pub code: Code,
     pub side: String,
     pub field: String,
     pub message: String,
@@ -158,30 +160,43 @@ pub struct Designation {
 /// player, off the map, disrupted or shattered (13.3, 13.4), held back by
 /// the scenario's turn restrictions, or carrying a Cavalry Withdrawal
 /// marker (12.4). Leaders may be listed with their units.
-pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) -> Option<String> {
+pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) -> Option<Refusal> {
     let Some(c) = rules.counter(id).filter(|_| state.units.contains_key(id)) else {
-        return Some(format!("there is no unit '{}' in this game", crate::base::error::echo(id)));
+        return Some(Refusal::new(
+            Code::UnknownUnit,
+            format!("there is no unit '{}' in this game", crate::base::error::echo(id)),
+        ));
     };
     // An alliance's sides may designate attacks together (a combined
     // attack, where 4.13 allows it): any unit of the phasing player, never
     // the enemy's.
     if player_of(rules, id) != player {
-        return Some(format!("{id} is an enemy unit: the {player} player attacks with its own units"));
+        return Some(Refusal::new(
+            Code::AttackerIsEnemy,
+            format!("{id} is an enemy unit: the {player} player attacks with its own units"),
+        ));
     }
     let Some(u) = state.units.get(id).filter(|u| u.hex.is_some()) else {
-        return Some(format!("{id} is not on the map"));
+        return Some(Refusal::new(Code::UnitOffMap, format!("{id} is not on the map")));
     };
     if !c.is_leader() && u.condition != Condition::ParadeOrder {
-        return Some(
+        return Some(Refusal::new(
+            Code::AttackerNotParadeOrder,
             format!("{id} is {:?}: disrupted and shattered units may not attack (13.3, 13.4)", u.condition)
                 .to_lowercase(),
-        );
+        ));
     }
     if !c.is_leader() && may_not_attack(rules, state, id) {
-        return Some(format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"));
+        return Some(Refusal::new(
+            Code::AttackerRestricted,
+            format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"),
+        ));
     }
     if u.cavalry_withdrawn {
-        return Some(format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)"));
+        return Some(Refusal::new(
+            Code::AttackerWithdrawn,
+            format!("{id} carries a Cavalry Withdrawal marker: it may not attack (12.4)"),
+        ));
     }
     None
 }
@@ -207,8 +222,9 @@ pub fn designate(
     let mut d = Designation::default();
     let occupancy = Occupancy::new(rules, state);
     let mut problems = Vec::new();
-    let mut bad =
-        |side: &str, field: String, message: String| problems.push(Problem { side: side.into(), field, message });
+    let mut bad = |side: &str, code: Code, field: String, message: String| {
+        problems.push(Problem { code, side: side.into(), field, message })
+    };
     let phasing = rules.sequence.sides_of(player);
     let mut used: BTreeMap<String, String> = BTreeMap::new();
     let mut attacked_hexes: BTreeMap<HexId, String> = BTreeMap::new();
@@ -220,6 +236,7 @@ pub fn designate(
                         if hex.parse::<HexId>().is_err() {
                             bad(
                                 side,
+                                Code::NotAHexId,
                                 format!("defence.hexes.{hex}"),
                                 format!(
                                     "'{}' is not a hex id; write hex ids as quoted strings of four digits",
@@ -243,13 +260,18 @@ pub fn designate(
                             .map(|(k, u)| (format!("defence.hexes.{hex}.lead_after_attacker.{}", echo(k)), u));
                         for (field, u) in leads.chain(answers) {
                             if !ours(u) {
-                                bad(side, field, format!("{} is not a combat unit of {side} in {hex}", echo(u)));
+                                bad(
+                                    side,
+                                    Code::LeadUnitNotInHex,
+                                    field,
+                                    format!("{} is not a combat unit of {side} in {hex}", echo(u)),
+                                );
                             }
                         }
                         for k in h.lead_after_attacker.keys() {
                             if rules.counter(k).is_none_or(|c| c.is_leader()) || side_of(rules, k) == *side {
                                 bad(
-                                    side,
+                                    side, Code::LeadKeyNotEnemy,
                                     format!("defence.hexes.{hex}.lead_after_attacker"),
                                     format!("{} is not an enemy combat unit: the keys are the Attacker's possible lead units (12.23 step 2)", echo(k)),
                                 );
@@ -259,6 +281,7 @@ pub fn designate(
                             if rules.charts.tactics.chits.iter().all(|c| &c.id != t) {
                                 bad(
                                     side,
+                                    Code::UnknownTacticsChit,
                                     format!("defence.hexes.{hex}.tactics"),
                                     format!("'{}' is not a tactics chit", crate::base::error::echo(t)),
                                 );
@@ -269,6 +292,7 @@ pub fn designate(
                 }
                 Err(e) => bad(
                     side,
+                    Code::OrdersShape,
                     e.path().to_string(),
                     format!(
                         "{} (defence orders are `defence:` and `momentum:`)",
@@ -283,6 +307,7 @@ pub fn designate(
             Err(e) => {
                 bad(
                     side,
+                    Code::OrdersShape,
                     e.path().to_string(),
                     format!(
                         "{} (close combat orders are `attacks:`, `diversion:` and `momentum:`)",
@@ -294,11 +319,14 @@ pub fn designate(
         };
         if let Some(h) = &parsed.diversion {
             match h.parse::<HexId>() {
-                Ok(hex) if d.diversion.is_some() && d.diversion != Some(hex) => {
-                    bad(side, "diversion".into(), "only one stack receives a diversion in a phase (12.14)".into())
-                }
+                Ok(hex) if d.diversion.is_some() && d.diversion != Some(hex) => bad(
+                    side,
+                    Code::OneDiversion,
+                    "diversion".into(),
+                    "only one stack receives a diversion in a phase (12.14)".into(),
+                ),
                 Ok(hex) => d.diversion = Some(hex),
-                Err(e) => bad(side, "diversion".into(), e.to_string()),
+                Err(e) => bad(side, Code::NotAHexId, "diversion".into(), e.to_string()),
             }
         }
         for (i, value) in parsed.attacks.iter().enumerate() {
@@ -308,6 +336,7 @@ pub fn designate(
                 Err(e) => {
                     bad(
                         side,
+                        Code::OrdersShape,
                         format!("{field}.{}", e.path()),
                         format!(
                             "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum)",
@@ -321,14 +350,15 @@ pub fn designate(
             let mut attackers = Vec::new();
             for (k, id) in a.attackers.iter().enumerate() {
                 let at = format!("{field}.attackers[{k}]");
-                if let Some(message) = attacker_refused(rules, state, player, id) {
-                    bad(side, at, message);
+                if let Some(refusal) = attacker_refused(rules, state, player, id) {
+                    bad(side, refusal.code, at, refusal.message);
                     ok = false;
                     continue;
                 }
                 if let Some(other) = used.insert(id.clone(), field.clone()) {
                     bad(
                         side,
+                        Code::AttacksOnce,
                         at,
                         format!("{id} is already in {other}: each unit is in one Close Combat per player turn (12.15)"),
                     );
@@ -341,23 +371,28 @@ pub fn designate(
             for (k, h) in a.defenders.iter().enumerate() {
                 let at = format!("{field}.defenders[{k}]");
                 let Ok(hex) = h.parse::<HexId>() else {
-                    bad(side, at, format!("'{}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)", crate::base::error::echo(h)));
+                    bad(side, Code::NotAHexId, at, format!("'{}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)", crate::base::error::echo(h)));
                     ok = false;
                     continue;
                 };
                 let units = combat_units_at(rules, state, hex);
                 if units.is_empty() || units.iter().any(|u| player_of(rules, u) == player) {
-                    bad(side, at, format!("{hex} holds no enemy combat unit"));
+                    bad(side, Code::NoEnemyInHex, at, format!("{hex} holds no enemy combat unit"));
                     ok = false;
                     continue;
                 }
                 if let Some(other) = attacked_hexes.insert(hex, field.clone()) {
-                    bad(side, at, format!("{hex} is already attacked in {other}: all the units of a hex are attacked in one Close Combat (12.15)"));
+                    bad(side, Code::HexAttackedTwice, at, format!("{hex} is already attacked in {other}: all the units of a hex are attacked in one Close Combat (12.15)"));
                     ok = false;
                     continue;
                 }
                 if d.diversion == Some(hex) {
-                    bad(side, at, format!("{hex} receives the diversion: its units are not attacked (12.14)"));
+                    bad(
+                        side,
+                        Code::DiversionAttacked,
+                        at,
+                        format!("{hex} receives the diversion: its units are not attacked (12.14)"),
+                    );
                     ok = false;
                     continue;
                 }
@@ -365,7 +400,12 @@ pub fn designate(
             }
             if !ok || attackers.is_empty() || hexes.is_empty() {
                 if ok {
-                    bad(side, field.clone(), "an attack needs attackers and defending hexes (12.21)".into());
+                    bad(
+                        side,
+                        Code::AttackNeedsUnits,
+                        field.clone(),
+                        "an attack needs attackers and defending hexes (12.21)".into(),
+                    );
                 }
                 continue;
             }
@@ -374,6 +414,7 @@ pub fn designate(
             if attackers.iter().all(|u| rules.counter(u).is_none_or(|c| c.is_leader() || c.is_artillery())) {
                 bad(
                     side,
+                    Code::ArtilleryAlone,
                     format!("{field}.attackers"),
                     "an attack needs a combat unit that is not artillery: artillery SPs never count in Close Combat \
                      and artillery may not be the lead unit (12.3, 12.23 step 2)"
@@ -385,6 +426,7 @@ pub fn designate(
             if attacking_hexes.len() > 1 && hexes.len() > 1 {
                 bad(
                     side,
+                    Code::TwoHexesAgainstTwo,
                     field.clone(),
                     "each Close Combat involves one attacking hex or one defending hex (12.15)".into(),
                 );
@@ -396,12 +438,22 @@ pub fn designate(
                     continue;
                 }
                 if !hexes.iter().any(|d| crate::base::hex::are_adjacent(h, *d, layout)) {
-                    bad(side, field.clone(), format!("{id} in {h} is next to none of the defending hexes"));
+                    bad(
+                        side,
+                        Code::NotAdjacentToAttack,
+                        field.clone(),
+                        format!("{id} in {h} is next to none of the defending hexes"),
+                    );
                 }
             }
             for d in &hexes {
                 if !attacking_hexes.iter().any(|h| crate::base::hex::are_adjacent(*h, *d, layout)) {
-                    bad(side, field.clone(), format!("{d} is next to none of the attackers"));
+                    bad(
+                        side,
+                        Code::NotAdjacentToAttack,
+                        field.clone(),
+                        format!("{d} is next to none of the attackers"),
+                    );
                 }
             }
             // Savannah 4.13 (module.yaml close_combat.cooperation).
@@ -414,6 +466,7 @@ pub fn designate(
                             if r.applies(cx, cy) {
                                 bad(
                                     side,
+                                    Code::NoCombinedAttack,
                                     field.clone(),
                                     format!(
                                         "{x} and {y} may not combine in one attack ({}, {})",
@@ -441,7 +494,7 @@ pub fn designate(
                     })
                 {
                     bad(
-                        side,
+                        side, Code::MixedStackMayNotAttack,
                         field.clone(),
                         format!(
                             "{id} in {h} is in a stack of {x} and {y}, which {} restricts: its units may not attack voluntarily until they are separated, only where they must attack (12.12) ({})",
@@ -457,7 +510,7 @@ pub fn designate(
                 .collect();
             if let Some(l) = &a.lead {
                 if let Err(e) = lead_unit(rules, state, &attackers, Some(l)) {
-                    bad(side, format!("{field}.lead"), e);
+                    bad(side, e.code, format!("{field}.lead"), e.message);
                 }
             }
             if let Some(t) = &a.tactics {
@@ -465,6 +518,7 @@ pub fn designate(
                     let known: Vec<&str> = rules.charts.tactics.chits.iter().map(|c| c.id.as_str()).collect();
                     bad(
                         side,
+                        Code::UnknownTacticsChit,
                         format!("{field}.tactics"),
                         format!(
                             "'{}' is not a tactics chit; the chits are {}",
@@ -478,6 +532,7 @@ pub fn designate(
                 if !attackers.contains(id) {
                     bad(
                         side,
+                        Code::AdvanceNotAttacker,
                         format!("{field}.advance[{k}]"),
                         format!(
                             "{} is not one of this attack's attackers (12.23 step 9)",
@@ -571,6 +626,7 @@ pub fn designate(
             let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
             bad(
                 &side,
+                Code::MustAttack,
                 "attacks".into(),
                 format!("{id} in {hex} is next to {} and must attack (12.12)", enemies.join(", ")),
             );
@@ -602,6 +658,7 @@ pub fn designate(
         let side = by.first().map(|u| side_of(rules, u)).unwrap_or_default();
         bad(
             &side,
+            Code::MustBeAttacked,
             "attacks".into(),
             format!("{hex} is next to {} and must be attacked, or receive the diversion (12.13, 12.14)", by.join(", ")),
         );
@@ -612,6 +669,7 @@ pub fn designate(
             let side = orders.keys().find(|s| phasing.contains(s)).cloned().unwrap_or_default();
             bad(
                 &side,
+                Code::DiversionOnPinned,
                 "diversion".into(),
                 format!("{hex} holds pinned units, which may not receive a diversion (13.1 PIN, 12.14)"),
             );
@@ -632,7 +690,7 @@ pub fn designate(
                         && attacker_refused(rules, state, player, u).is_none()
                 });
             if (whole_phase || sides_here.contains(&side)) && could && !attacking {
-                bad(&side, "attacks".into(), format!("{leader} must take part in a Close Combat attack this turn: the units in his hex {hex} must attack (the scenario's turn restrictions)"));
+                bad(&side, Code::LeaderMustAttack, "attacks".into(), format!("{leader} must take part in a Close Combat attack this turn: the units in his hex {hex} must attack (the scenario's turn restrictions)"));
             }
         }
     }

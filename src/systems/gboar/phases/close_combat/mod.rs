@@ -54,6 +54,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
 use crate::system::Event;
+use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::units::{
     combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, player_of, side_of,
@@ -198,20 +199,23 @@ fn leader_for<'a>(rules: &'a Rules, state: &State, units: &[String], lead: &str)
     let hexes: Vec<HexId> = hexes.into_iter().collect();
     crate::systems::gboar::board::units::senior_leader_where(rules, state, &hexes, army, |l| {
         let at = hex_of(state, &l.id);
-        fighting.iter().any(|(h, c)| Some(*h) == at && l.may_command(c))
+        fighting.iter().any(|(h, c)| Some(*h) == at && rules.may_command(l, c))
     })
 }
 
-/// 12.52, 12.53: a leader stacked with or next to one of the units.
+/// 12.52, 12.53: a leader stacked with or next to one of the units, who may
+/// command it (12.52: "See Exclusive Rules for leader restrictions";
+/// Savannah 4.18 "Leader Stacking": a leader commands his own army's units,
+/// Huger only militia and artillery).
 fn leader_near(rules: &Rules, state: &State, units: &[String]) -> bool {
     let layout = rules.module.map.layout;
-    let player = units.first().map(|u| player_of(rules, u)).unwrap_or_default();
-    let hexes: BTreeSet<HexId> = units.iter().filter_map(|u| hex_of(state, u)).collect();
-    state.units.keys().any(|id| {
-        rules.counter(id).is_some_and(|c| c.is_leader())
-            && player_of(rules, id) == player
-            && hex_of(state, id)
-                .is_some_and(|h| hexes.iter().any(|x| *x == h || crate::base::hex::are_adjacent(*x, h, layout)))
+    let near: Vec<(HexId, &Counter)> =
+        units.iter().filter_map(|u| Some((hex_of(state, u)?, rules.counter(u)?))).collect();
+    state.units.keys().filter_map(|id| rules.counter(id)).filter(|l| l.is_leader()).any(|l| {
+        hex_of(state, &l.id).is_some_and(|h| {
+            near.iter()
+                .any(|(x, c)| (*x == h || crate::base::hex::are_adjacent(*x, h, layout)) && rules.may_command(l, c))
+        })
     })
 }
 
@@ -300,7 +304,7 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
         };
         if !ok {
             let why = if need == "leader" {
-                "no leader is stacked with or next to a unit in this combat (12.52, 12.53)"
+                "no leader who may command one of its units is stacked with or next to it (12.52, 12.53; Savannah 4.18)"
             } else {
                 "there is no empty hex next to both sides' units (12.52)"
             };
@@ -716,11 +720,14 @@ pub fn lead_unit(
     state: &State,
     units: &[String],
     wanted: Option<&str>,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<String, Refusal> {
     let candidates: Vec<&String> =
         units.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())).collect();
     if candidates.is_empty() {
-        return Err("no unit but artillery and leaders: there is no lead unit (12.23 step 2)".into());
+        return Err(Refusal::new(
+            Code::NoLeadUnit,
+            "no unit but artillery and leaders: there is no lead unit (12.23 step 2)",
+        ));
     }
     let parade: Vec<&String> = candidates
         .iter()
@@ -732,10 +739,10 @@ pub fn lead_unit(
         if pool.iter().any(|u| u.as_str() == w) {
             return Ok(w.to_string());
         }
-        return Err(format!(
+        return Err(Refusal::new(Code::LeadUnitMayNotLead, format!(
             "{w} may not lead: the lead unit must be a Parade Order unit when there is one, never artillery (12.23 step 2); it may be {}",
             pool.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        ));
+        )));
     }
     let score = |u: &String| {
         let m = rules

@@ -55,13 +55,17 @@ pub fn resolve_phase(
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let (d, problems) = designate(rules, state, player, orders, true);
     if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(|p| format!("  {}: {}: {}", p.side, p.field, p.message)).collect();
-        return Err(Error::refused(format!(
-            "close combat orders refused ({} problem{}), nothing happened:\n{}",
-            lines.len(),
-            if lines.len() == 1 { "" } else { "s" },
-            lines.join("\n")
-        )));
+        let lines: Vec<String> =
+            problems.iter().map(|p| refusals::line(&p.side, &p.field, &p.message, p.code)).collect();
+        return Err(Error::coded(
+            format!(
+                "close combat orders refused ({} problem{}), nothing happened:\n{}",
+                lines.len(),
+                if lines.len() == 1 { "" } else { "s" },
+                lines.join("\n")
+            ),
+            problems.iter().map(|p| p.code.carried()).collect(),
+        ));
     }
     let mut next = state.clone();
     let mut events = Vec::new();
@@ -260,7 +264,8 @@ pub fn resolve_phase(
             events.push(Event::new("12.4", "no-withdrawal", "Cavalry Withdrawal is not open to these defenders (all Parade Order cavalry, no attacking cavalry, not already withdrawn)".to_string()));
         }
         // Steps 1-4.
-        let attacker_lead = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()).map_err(Error::refused)?;
+        let attacker_lead = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref())
+            .map_err(|r| refusals::refuse(r.code, r.message))?;
         // 12.23 step 2: the Attacker chooses first; the Defender's choice
         // may depend on it.
         let wanted = hex_orders.and_then(|h| h.lead_after_attacker.get(&attacker_lead).or(h.lead.as_ref()));

@@ -33,7 +33,7 @@ impl Phase<'_> {
                 if let Some(h) = held.iter().find(|h| crate::base::hex::are_adjacent(hex, **h, self.terrain.layout)) {
                     run.problems.push((
                         side.clone(),
-                        problem(
+                        problem(Code::NextToPinnedEnemy,
                             field.clone(),
                             format!(
                                 "{id} ends its move next to {h}, held by the PIN result {result} that this turn's orders leave: no other friendly unit may move next to the enemy units pinned there (13.1 PIN, case B)"
@@ -52,7 +52,7 @@ impl Phase<'_> {
             let (side, field) = run.moved.get(id).cloned().unwrap_or_default();
             run.problems.push((
                 side,
-                problem(
+                problem(Code::PinnedEndsAdjacent,
                     field,
                     format!(
                         "{id} is pinned and ends its move in {hex}, next to enemy {}: a pinned unit may move only if it ends the Movement Phase not adjacent to any enemy unit (9.3)",
@@ -173,7 +173,7 @@ impl Phase<'_> {
                 if own.map(String::as_str) != Some(*side) || !run.arrived.contains_key(id) {
                     run.problems.push((
                         side.to_string(),
-                        problem(
+                        problem(Code::PutOffNotArrival,
                             format!("put_off[{n}]"),
                             format!(
                                 "'{}' is not a reinforcement of this side placed this turn: only those may be put off (Savannah 4.7)",
@@ -184,7 +184,7 @@ impl Phase<'_> {
                 } else if self.stacking_weight(&run.state, id) == (0, 0) {
                     run.problems.push((
                         side.to_string(),
-                        problem(
+                        problem(Code::PutOffNotArrival,
                             format!("put_off[{n}]"),
                             format!("{id} does not count for stacking (7.1): putting it off brings no hex within the limit (Savannah 4.7)"),
                         ),
@@ -192,7 +192,7 @@ impl Phase<'_> {
                 } else if run.moved.contains_key(id) {
                     run.problems.push((
                         side.to_string(),
-                        problem(
+                        problem(Code::PutOffNotArrival,
                             format!("put_off[{n}]"),
                             format!("{id} moves this phase: only arrivals left in their entry hex are put off (Savannah 4.7)"),
                         ),
@@ -311,7 +311,7 @@ impl Phase<'_> {
             }
             Err(e) => {
                 let side = if chooser.is_empty() { self.sides.first().cloned().unwrap_or_default() } else { chooser };
-                run.problems.push((side, problem("overstack_losses", e.to_string())));
+                run.problems.push((side, problem(Code::OverstackLossChoice, "overstack_losses", e.to_string())));
             }
         }
     }
@@ -353,7 +353,7 @@ impl Phase<'_> {
             if !closer.is_empty() {
                 run.problems.push((
                     side.clone(),
-                    problem(
+                    problem(Code::GunMustReturn,
                         "moves",
                         format!(
                             "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules); it can move to {}",
@@ -404,7 +404,7 @@ impl Phase<'_> {
             if !options.is_empty() {
                 run.problems.push((
                     side.clone(),
-                    problem(
+                    problem(Code::DisruptedNextToEnemy,
                         "moves",
                         format!(
                             "{id} is disrupted and begins next to enemy {}: it must use its one hex move to move away from as many enemy units as possible (13.3); it can move to {}",
@@ -520,7 +520,7 @@ impl Phase<'_> {
             let field = run.moved.get(&f.unit).map(|(_, field)| field.clone()).unwrap_or_else(|| "moves".into());
             run.problems.push((
                 f.side.clone(),
-                problem(
+                problem(Code::RestrictedStackMustRetreat,
                     field,
                     format!(
                         "{} begins the Movement Phase in {} in a stack of {} and {}, which {} restricts, next to enemy {} where it would have to attack (12.12): it must retreat instead, ending the phase next to no enemy unit ({}); it can move to {}",
@@ -593,7 +593,7 @@ impl Phase<'_> {
                         match mover {
                             Some(c) => {
                                 let (side, field) = run.moved.get(&c.id).cloned().unwrap_or_default();
-                                found.push((side, problem(field, text)));
+                                found.push((side, problem(Code::RestrictedStackEnds, field, text)));
                             }
                             None => {
                                 let always =
@@ -616,7 +616,11 @@ impl Phase<'_> {
                                 if always && stacked_before && can_move() {
                                     found.push((
                                         sx.clone(),
-                                        problem("moves", format!("{text}: they must unstack this Movement Phase")),
+                                        problem(
+                                            Code::RestrictedStackMustUnstack,
+                                            "moves",
+                                            format!("{text}: they must unstack this Movement Phase"),
+                                        ),
                                     ));
                                 }
                             }
@@ -661,7 +665,7 @@ impl Phase<'_> {
                         .map(|c| c.colour_groups.iter().chain(&c.types).cloned().collect::<Vec<_>>().join(", "));
                     found.push((
                         side,
-                        problem(
+                        problem(Code::LeaderMayNotCommand,
                             field,
                             format!(
                                 "{} and {} end a move stacked in {hex}: {} may stack with and command only {} (Savannah 4.18)",

@@ -154,6 +154,7 @@ use serde::Deserialize;
 use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
 use crate::system::{Dice, Event};
+use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::stacking::restricted_stack;
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::{Condition, OffMap, State};
@@ -256,6 +257,8 @@ impl HexText {
 /// what, saying what would be legal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// Why (docs/refusals.md).
+    pub code: Code,
     pub field: String,
     pub message: String,
 }
@@ -270,8 +273,8 @@ impl fmt::Display for Problem {
     }
 }
 
-fn problem(field: impl Into<String>, message: impl Into<String>) -> Problem {
-    Problem { field: field.into(), message: message.into() }
+fn problem(code: Code, field: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem { code, field: field.into(), message: message.into() }
 }
 
 /// Savannah 4.1: a unit that must retreat instead of making a forced
@@ -635,12 +638,12 @@ pub fn validate(
 ) -> Vec<Problem> {
     let phase = match Phase::new(rules, state, player) {
         Ok(p) => p,
-        Err(e) => return vec![problem("", e)],
+        Err(e) => return vec![problem(Code::ModuleData, "", e)],
     };
     let state = &*as_phase_begins(rules, state, player);
     match phase.run(state, &[(side, body)], false, None) {
         Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
-        Err(e) => vec![problem("", e.to_string())],
+        Err(e) => vec![problem(Code::ModuleData, "", e.to_string())],
     }
 }
 
@@ -656,13 +659,13 @@ pub fn validate_sides(
 ) -> Vec<(String, Problem)> {
     let phase = match Phase::new(rules, state, player) {
         Ok(p) => p,
-        Err(e) => return vec![(String::new(), problem("", e))],
+        Err(e) => return vec![(String::new(), problem(Code::ModuleData, "", e))],
     };
     let state = &*as_phase_begins(rules, state, player);
     let list: Vec<(&str, &crate::base::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
     match phase.run(state, &list, true, None) {
         Ok(run) => run.problems,
-        Err(e) => vec![(String::new(), problem("", e.to_string()))],
+        Err(e) => vec![(String::new(), problem(Code::ModuleData, "", e.to_string()))],
     }
 }
 
@@ -914,13 +917,17 @@ pub fn resolve(
     };
     let checked = phase.run(state, &list, true, None)?;
     if !checked.problems.is_empty() {
-        let lines: Vec<String> = checked.problems.iter().map(|(side, p)| format!("  {side}: {p}")).collect();
-        return Err(Error::refused(format!(
-            "movement orders refused ({} problem{}), nothing moved:\n{}",
-            lines.len(),
-            if lines.len() == 1 { "" } else { "s" },
-            lines.join("\n")
-        )));
+        let lines: Vec<String> =
+            checked.problems.iter().map(|(side, p)| refusals::line(side, &p.field, &p.message, p.code)).collect();
+        return Err(Error::coded(
+            format!(
+                "movement orders refused ({} problem{}), nothing moved:\n{}",
+                lines.len(),
+                if lines.len() == 1 { "" } else { "s" },
+                lines.join("\n")
+            ),
+            checked.problems.iter().map(|(_, p)| p.code.carried()).collect(),
+        ));
     }
     let mut run = phase.run(state, &list, true, Some(dice))?;
     for (side, p) in std::mem::take(&mut run.problems) {

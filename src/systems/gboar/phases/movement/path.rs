@@ -15,7 +15,7 @@ impl<'a> Phase<'a> {
         occ: &Occupancy,
         from: HexId,
         to: HexId,
-    ) -> std::result::Result<Step, String> {
+    ) -> std::result::Result<Step, Refusal> {
         self.step_priced(state, group, occ, from, to, true)
     }
 
@@ -29,7 +29,7 @@ impl<'a> Phase<'a> {
         occ: &Occupancy,
         from: HexId,
         to: HexId,
-    ) -> std::result::Result<Step, String> {
+    ) -> std::result::Result<Step, Refusal> {
         self.step_priced(state, group, occ, from, to, false)
     }
 
@@ -41,18 +41,21 @@ impl<'a> Phase<'a> {
         from: HexId,
         to: HexId,
         texts: bool,
-    ) -> std::result::Result<Step, String> {
+    ) -> std::result::Result<Step, Refusal> {
         macro_rules! text {
             ($($arg:tt)*) => {
                 if texts { format!($($arg)*) } else { String::new() }
             };
         }
         let Some(info) = self.terrain.hex(to) else {
-            return Err(text!("{to} is not on the map"));
+            return Err(Refusal::new(Code::HexOffMap, text!("{to} is not on the map")));
         };
         // 9.2: prohibited terrain.
         if info.movement_cost == MovementCost::Prohibited {
-            return Err(text!("{to} is {}: prohibited terrain (9.2)", info.name));
+            return Err(Refusal::new(
+                Code::ProhibitedTerrain,
+                text!("{to} is {}: prohibited terrain (9.2)", info.name),
+            ));
         }
         // Savannah 4.9: along the Covered Way is from one of its hexes to an
         // adjacent one; entering it from outside pays the hex's terrain.
@@ -62,18 +65,18 @@ impl<'a> Phase<'a> {
         };
         // 9.2: never into an enemy-occupied hex.
         if let Some(enemies) = self.enemy_combat.get(&to) {
-            return Err(text!(
-                "{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)",
-                list(enemies)
+            return Err(Refusal::new(
+                Code::EnemyOccupiedHex,
+                text!("{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)", list(enemies)),
             ));
         }
         let mut captures = Vec::new();
         if let Some(leaders) = occ.enemy_leaders.get(&to) {
             if !group.captures {
-                return Err(text!(
+                return Err(Refusal::new(Code::EnemyLeaderHex, text!(
                     "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
                     list(leaders)
-                ));
+                )));
             }
             captures = leaders.clone();
         }
@@ -87,14 +90,14 @@ impl<'a> Phase<'a> {
                 guns = guns.saturating_add(g);
             }
             if sps > limits.max_strength_points || guns > limits.max_artillery_units {
-                return Err(text!(
+                return Err(Refusal::new(Code::OverStacked, text!(
                     "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
                     list(&group.ids),
                     if there.is_empty() { "nothing".to_string() } else { list(there) },
                     limits.max_strength_points,
                     limits.max_artillery_units,
                     if limits.max_artillery_units == 1 { "" } else { "s" }
-                ));
+                )));
             }
             // Savannah 4.1: units that may not even pass through each other.
             for r in limits.restrictions.iter().filter(|r| !r.may_pass_through) {
@@ -104,10 +107,13 @@ impl<'a> Phase<'a> {
                             continue;
                         };
                         if r.applies(x, y) {
-                            return Err(text!(
-                                "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
-                                r.rule_name(),
-                                r.id
+                            return Err(Refusal::new(
+                                Code::MayNotPassThrough,
+                                text!(
+                                    "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
+                                    r.rule_name(),
+                                    r.id
+                                ),
                             ));
                         }
                     }
@@ -118,18 +124,21 @@ impl<'a> Phase<'a> {
         let mut parts: Vec<(String, i32)> = Vec::new();
         if let Some(feature) = along {
             if group.strategic && feature.strategic_movement == Some(false) {
-                return Err(text!(
-                    "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
-                    feature.name
+                return Err(Refusal::new(
+                    Code::StrategicAlongCoveredWay,
+                    text!(
+                        "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
+                        feature.name
+                    ),
                 ));
             }
             // Savannah 4.9: its own cost replaces the hex's (swamp); streams
             // are not forded along it and cost `creek_cost_along`.
             let Some(cost) = feature.movement_cost_along else {
-                return Err(text!(
+                return Err(Refusal::new(Code::CoveredWayUnpriced, text!(
                     "charts/terrain.yaml gives the {} no movement_cost_along, so a move along it cannot be priced (Savannah 4.9)",
                     feature.name
-                ));
+                )));
             };
             parts.push((text!("along the {}", feature.name), cost));
             for c in self.terrain.crossing(from, to) {
@@ -145,15 +154,18 @@ impl<'a> Phase<'a> {
         } else if group.strategic {
             // 9.52: every hexside along a road or track, never next to the enemy.
             let Some(cost) = road.and_then(|r| r.strategic_cost) else {
-                return Err(text!(
+                return Err(Refusal::new(Code::StrategicOffRoad, text!(
                     "{from} to {to} does not follow a road or track: strategic movement crosses only hexsides with connected road or track (9.52)"
-                ));
+                )));
             };
             let enemies = self.adjacent_enemies(to);
             if !enemies.is_empty() {
-                return Err(text!(
-                    "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
-                    list(&enemies)
+                return Err(Refusal::new(
+                    Code::StrategicAdjacent,
+                    text!(
+                        "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
+                        list(&enemies)
+                    ),
                 ));
             }
             parts.push((text!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
@@ -163,7 +175,10 @@ impl<'a> Phase<'a> {
         } else {
             // 9.4: hex and hexside costs add up.
             let MovementCost::Mp(cost) = info.movement_cost else {
-                return Err(text!("{to} is {}: prohibited terrain (9.2)", info.name));
+                return Err(Refusal::new(
+                    Code::ProhibitedTerrain,
+                    text!("{to} is {}: prohibited terrain (9.2)", info.name),
+                ));
             };
             parts.push((if texts { info.name.to_lowercase() } else { String::new() }, cost));
             for c in self.terrain.crossing(from, to) {
@@ -318,31 +333,40 @@ impl<'a> Phase<'a> {
         group: &Group,
         occ: &Occupancy,
         path: &[HexId],
-    ) -> std::result::Result<Walk, (Option<usize>, String)> {
+    ) -> std::result::Result<Walk, (Option<usize>, Refusal)> {
         let mut at = group.start;
         let mut mp: i32 = 0;
         let mut steps = Vec::new();
         let mut minimum_move = false;
         if path.is_empty() {
-            return Err((None, "the path is empty: list the hexes entered, in order".into()));
+            return Err((None, Refusal::new(Code::OrdersShape, "the path is empty: list the hexes entered, in order")));
         }
         if group.disrupted && path.len() > 1 {
-            return Err((Some(1), "disrupted units may move only one hex per turn (13.3)".into()));
+            return Err((
+                Some(1),
+                Refusal::new(Code::DisruptedOneHex, "disrupted units may move only one hex per turn (13.3)"),
+            ));
         }
         for (k, &to) in path.iter().enumerate() {
             if k > 0 && self.zoc.contains(at) {
                 return Err((
                     Some(k),
-                    format!(
-                        "{at} is in the ZOC of enemy {}: the move must stop there (8.31)",
-                        list(&self.zoc.exerted_on(at))
+                    Refusal::new(
+                        Code::ZocStopsMove,
+                        format!(
+                            "{at} is in the ZOC of enemy {}: the move must stop there (8.31)",
+                            list(&self.zoc.exerted_on(at))
+                        ),
                     ),
                 ));
             }
             if !crate::base::hex::are_adjacent(at, to, self.terrain.layout) {
                 return Err((
                     Some(k),
-                    format!("{to} does not adjoin {at}: a path lists adjacent hexes, every hex entered"),
+                    Refusal::new(
+                        Code::PathNotAdjacent,
+                        format!("{to} does not adjoin {at}: a path lists adjacent hexes, every hex entered"),
+                    ),
                 ));
             }
             let step = self.step(state, group, occ, at, to).map_err(|e| (Some(k), e))?;
@@ -358,9 +382,12 @@ impl<'a> Phase<'a> {
                     };
                     return Err((
                         Some(k),
-                        format!(
-                            "entering {to} costs {} MP, {mp} MP in all: more than the movement allowance of {} MP (9.1){why}",
-                            step.mp, group.allowance
+                        Refusal::new(
+                            Code::OverAllowance,
+                            format!(
+                                "entering {to} costs {} MP, {mp} MP in all: more than the movement allowance of {} MP (9.1){why}",
+                                step.mp, group.allowance
+                            ),
                         ),
                     ));
                 }
@@ -384,7 +411,7 @@ impl<'a> Phase<'a> {
                         if enemies.is_empty() { "none".to_string() } else { list(&enemies) }
                     )
                 };
-                return Err((None, why));
+                return Err((None, Refusal::new(Code::DisruptedNextToEnemy, why)));
             }
         }
         let stopped_by = if self.zoc.contains(at) {
@@ -412,9 +439,9 @@ impl Phase<'_> {
         group: &Group,
         occ: &Occupancy,
         to: HexId,
-    ) -> std::result::Result<Walk, String> {
+    ) -> std::result::Result<Walk, Refusal> {
         if to == group.start {
-            return Err(format!("{} is already in {to}", list(&group.ids)));
+            return Err(Refusal::new(Code::AlreadyThere, format!("{} is already in {to}", list(&group.ids))));
         }
         let reach = self.search(state, group, occ, None);
         if reach.contains_key(&to) {
@@ -428,22 +455,32 @@ impl Phase<'_> {
                 return None;
             }
             match self.step(state, group, occ, n, to) {
-                Err(e) if !e.contains("strategic") && !e.contains("does not follow") => Some(e),
+                Err(e)
+                    if !matches!(
+                        e.code,
+                        Code::StrategicOffRoad | Code::StrategicAdjacent | Code::StrategicAlongCoveredWay
+                    ) =>
+                {
+                    Some(e)
+                }
                 _ => None,
             }
         }) {
-            return Err(format!("{to} cannot be entered: {reason}; {reachable}"));
+            return Err(Refusal::new(reason.code, format!("{to} cannot be entered: {}; {reachable}", reason.message)));
         }
         if group.disrupted {
-            return Err(format!("disrupted units move one hex, never next to an enemy unit (13.3); {reachable}"));
+            return Err(Refusal::new(
+                Code::DisruptedNextToEnemy,
+                format!("disrupted units move one hex, never next to an enemy unit (13.3); {reachable}"),
+            ));
         }
         let far = self.search(state, group, occ, Some(i32::MAX / 4));
-        let mut message = match far.get(&to) {
-            Some(node) => format!(
+        let (code, mut message) = match far.get(&to) {
+            Some(node) => (Code::OverAllowance, format!(
                 "{to} is beyond reach: the cheapest legal path costs {} MP, and the allowance is {} MP (9.1)",
                 node.mp, group.allowance
-            ),
-            None => format!("no legal path leads to {to} (enemy ZOCs stop a move, 8.31; enemy units and prohibited terrain bar it, 9.2)"),
+            )),
+            None => (Code::NoLegalPath, format!("no legal path leads to {to} (enemy ZOCs stop a move, 8.31; enemy units and prohibited terrain bar it, 9.2)")),
         };
         if !group.strategic {
             let mut by_road = group.clone();
@@ -456,6 +493,6 @@ impl Phase<'_> {
                 message.push_str(" (it can get there by strategic movement: add `strategic: true`, 9.52)");
             }
         }
-        Err(format!("{message}; {reachable}"))
+        Err(Refusal::new(code, format!("{message}; {reachable}")))
     }
 }

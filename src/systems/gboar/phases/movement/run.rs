@@ -45,6 +45,7 @@ impl Phase<'_> {
                 run.problems.push((
                     side.to_string(),
                     problem(
+                        Code::SideNotPhasing,
                         "",
                         format!(
                             "the {side} side does not move in the {} player turn; its sides are {}",
@@ -102,6 +103,7 @@ impl Phase<'_> {
                     run.problems.push((
                         side.clone(),
                         problem(
+                            Code::NotArriving,
                             format!("delay[{n}]"),
                             format!(
                                 "{} is not a reinforcement arriving this turn; those arriving are {}",
@@ -113,7 +115,11 @@ impl Phase<'_> {
                 } else if self.reinforcements.is_some_and(|r| !r.voluntary_delay) {
                     run.problems.push((
                         side.clone(),
-                        problem(format!("delay[{n}]"), "this scenario's rules forbid delaying reinforcements (9.61)"),
+                        problem(
+                            Code::DelayForbidden,
+                            format!("delay[{n}]"),
+                            "this scenario's rules forbid delaying reinforcements (9.61)",
+                        ),
                     ));
                 }
             }
@@ -122,6 +128,7 @@ impl Phase<'_> {
                     run.problems.push((
                         side.clone(),
                         problem(
+                            Code::NotArriving,
                             format!("enter.{id}"),
                             format!(
                                 "{} is not a reinforcement arriving this turn; those arriving are {}",
@@ -155,6 +162,7 @@ impl Phase<'_> {
                         run.problems.push((
                             side.clone(),
                             problem(
+                                Code::WrongEntryHex,
                                 format!("enter.{id}"),
                                 format!(
                                     "{id} may enter at {}, not at {h} (9.61, Savannah 4.7)",
@@ -165,7 +173,7 @@ impl Phase<'_> {
                         None
                     }
                     Err(e) => {
-                        run.problems.push((side.clone(), problem(format!("enter.{id}"), e)));
+                        run.problems.push((side.clone(), problem(Code::NotAHexId, format!("enter.{id}"), e)));
                         None
                     }
                 },
@@ -201,6 +209,7 @@ impl Phase<'_> {
                 run.problems.push((
                     side.to_string(),
                     problem(
+                        Code::OrdersShape,
                         field,
                         format!(
                             "{} (movement orders are `moves:`, a list of moves)",
@@ -224,6 +233,7 @@ impl Phase<'_> {
                     run.problems.push((
                         side.to_string(),
                         problem(
+                            Code::OrdersShape,
                             at,
                             format!(
                                 "{} (a move has unit or stack, path or to, and may have strategic and leave_pin)",
@@ -294,16 +304,20 @@ impl Phase<'_> {
             (Some(u), None) => (vec![u.clone()], format!("{field}.unit")),
             (None, Some(s)) if !s.is_empty() => (s.clone(), format!("{field}.stack")),
             (None, Some(_)) => {
-                problems
-                    .push(problem(format!("{field}.stack"), "the stack is empty: list the units that move together"));
+                problems.push(problem(
+                    Code::OrdersShape,
+                    format!("{field}.stack"),
+                    "the stack is empty: list the units that move together",
+                ));
                 return None;
             }
             (Some(_), Some(_)) => {
-                problems.push(problem(field, "give unit or stack, not both"));
+                problems.push(problem(Code::OrdersShape, field, "give unit or stack, not both"));
                 return None;
             }
             (None, None) => {
                 problems.push(problem(
+                    Code::OrdersShape,
                     field,
                     "give the unit that moves (unit: ID) or the units moving together (stack: [ID, ...])",
                 ));
@@ -315,14 +329,17 @@ impl Phase<'_> {
         let mut listed = BTreeSet::new();
         for (n, id) in ids.iter().enumerate() {
             let at = if order.stack.is_some() { format!("{ids_field}[{n}]") } else { ids_field.clone() };
-            let bad = |message: String, problems: &mut Vec<Problem>| problems.push(problem(at.clone(), message));
+            let bad = |code: Code, message: String, problems: &mut Vec<Problem>| {
+                problems.push(problem(code, at.clone(), message))
+            };
             if !listed.insert(id.as_str()) {
-                bad(format!("{} is listed twice", crate::base::error::echo(id)), problems);
+                bad(Code::ListedTwice, format!("{} is listed twice", crate::base::error::echo(id)), problems);
                 ok = false;
                 continue;
             }
             let (Some(counter), Some(unit)) = (self.counter(id.as_str()), state.units.get(id)) else {
                 bad(
+                    Code::UnknownUnit,
                     format!(
                         "there is no unit '{}' in this game; {}",
                         crate::base::error::echo(id),
@@ -340,7 +357,11 @@ impl Phase<'_> {
                 } else {
                     format!("an enemy unit (the {} army)", counter.army)
                 };
-                bad(format!("{id} is {whose}; a side moves only its own army's units (9.1)"), problems);
+                bad(
+                    Code::NotOwnUnit,
+                    format!("{id} is {whose}; a side moves only its own army's units (9.1)"),
+                    problems,
+                );
                 ok = false;
                 continue;
             }
@@ -355,17 +376,21 @@ impl Phase<'_> {
                     Some(OffMap::Removed) => "removed from play",
                     None => "off the map",
                 };
-                bad(format!("{id} is {where_}, so it cannot move"), problems);
+                bad(Code::UnitOffMap, format!("{id} is {where_}, so it cannot move"), problems);
                 ok = false;
                 continue;
             };
             if let Some((_, by)) = run.moved.get(id) {
-                bad(format!("{id} has already moved ({by}); each unit moves at most once and completes its move before another moves (9.1)"), problems);
+                bad(Code::MovedTwice, format!("{id} has already moved ({by}); each unit moves at most once and completes its move before another moves (9.1)"), problems);
                 ok = false;
                 continue;
             }
             if unit.condition == Condition::Shattered && !counter.is_leader() {
-                bad(format!("{id} is shattered: shattered units may not move (13.4, 9.2)"), problems);
+                bad(
+                    Code::ShatteredMayNotMove,
+                    format!("{id} is shattered: shattered units may not move (13.4, 9.2)"),
+                    problems,
+                );
                 ok = false;
                 continue;
             }
@@ -375,6 +400,7 @@ impl Phase<'_> {
                     && !fixed.except_units.contains(id);
                 if held && !unit.released && !unit.must_return {
                     bad(
+                        Code::FixedArtillery,
                         format!(
                             "{id} may not move: no {} may move until attacked in Close Combat ({}){}",
                             counter.kind,
@@ -392,12 +418,12 @@ impl Phase<'_> {
                 }
             }
             if unit.cavalry_withdrawn {
-                bad(format!("{id} carries a Cavalry Withdrawal marker: it may not move until the marker comes off in its Rally Phase (12.4)"), problems);
+                bad(Code::CavalryWithdrawnMayNotMove, format!("{id} carries a Cavalry Withdrawal marker: it may not move until the marker comes off in its Rally Phase (12.4)"), problems);
                 ok = false;
                 continue;
             }
             if unit.pinned && !order.leave_pin {
-                bad(
+                bad(Code::PinnedNeedsLeavePin,
                     format!(
                         "{id} is pinned: a pinned unit may move only if it ends the Movement Phase not adjacent to any enemy unit, and its pin then costs army morale (9.3); to move it, add `leave_pin: true`"
                     ),
@@ -408,6 +434,7 @@ impl Phase<'_> {
             }
             if !unit.pinned && order.leave_pin && !counter.is_leader() {
                 problems.push(problem(
+                    Code::LeavePinNotPinned,
                     format!("{field}.leave_pin"),
                     format!("{id} is not pinned: remove `leave_pin` (9.3)"),
                 ));
@@ -418,6 +445,7 @@ impl Phase<'_> {
                 None => start = Some(hex),
                 Some(s) if s != hex => {
                     bad(
+                        Code::StackNotInOneHex,
                         format!(
                             "{id} is in {hex}, not in {s} with {}: a stack moves from one hex",
                             ids.first().map(String::as_str).unwrap_or("")
@@ -461,6 +489,7 @@ impl Phase<'_> {
                 }
                 if order.strategic && !a.strategic_movement {
                     problems.push(problem(
+                        Code::NoStrategicOnArrival,
                         format!("{field}.strategic"),
                         format!(
                             "{id} arrived at {} this turn: no strategic movement on the turn of arrival (Savannah 4.7)",
@@ -498,7 +527,7 @@ impl Phase<'_> {
         let occ = self.occupancy(state, &ids);
         if order.strategic {
             if let Some(w) = self.weather.filter(|w| !w.strategic_movement) {
-                problems.push(problem(
+                problems.push(problem(Code::NoStrategicInWeather,
                     format!("{field}.strategic"),
                     format!(
                         "the weather this turn is {}: no strategic movement (Savannah 4.2, Weather Table); move without `strategic`",
@@ -509,6 +538,7 @@ impl Phase<'_> {
             }
             if group.disrupted {
                 problems.push(problem(
+                    Code::NoStrategicWhenDisrupted,
                     format!("{field}.strategic"),
                     "a disrupted unit moves only one hex (13.3): no strategic movement",
                 ));
@@ -517,6 +547,7 @@ impl Phase<'_> {
             let enemies = self.adjacent_enemies(start);
             if !enemies.is_empty() {
                 problems.push(problem(
+                    Code::StrategicBeginsAdjacent,
                     format!("{field}.strategic"),
                     format!(
                         "{} begins next to enemy {}: strategic movement may not begin adjacent to enemy units (9.52)",
@@ -548,11 +579,12 @@ impl Phase<'_> {
         // The path.
         let walked = match (&order.path, &order.to) {
             (Some(_), Some(_)) => {
-                problems.push(problem(field, "give path or to, not both"));
+                problems.push(problem(Code::OrdersShape, field, "give path or to, not both"));
                 return;
             }
             (None, None) => {
                 problems.push(problem(
+                    Code::OrdersShape,
                     field,
                     format!(
                         "give the path (path: [HEX, ...]) or the destination (to: HEX); {}",
@@ -567,19 +599,23 @@ impl Phase<'_> {
                     match h.parse() {
                         Ok(hex) => hexes.push(hex),
                         Err(e) => {
-                            problems.push(problem(format!("{field}.path[{k}]"), e));
+                            problems.push(problem(Code::NotAHexId, format!("{field}.path[{k}]"), e));
                             return;
                         }
                     }
                 }
                 match self.walk(state, &group, &occ, &hexes) {
                     Ok(w) => w,
-                    Err((k, message)) => {
+                    Err((k, refusal)) => {
                         let at = match k {
                             Some(k) => format!("{field}.path[{k}]"),
                             None => format!("{field}.path"),
                         };
-                        problems.push(problem(at, format!("{message}; {}", self.reachable_text(state, &group, &occ))));
+                        problems.push(problem(
+                            refusal.code,
+                            at,
+                            format!("{}; {}", refusal.message, self.reachable_text(state, &group, &occ)),
+                        ));
                         return;
                     }
                 }
@@ -588,14 +624,14 @@ impl Phase<'_> {
                 let to = match to.parse() {
                     Ok(h) => h,
                     Err(e) => {
-                        problems.push(problem(format!("{field}.to"), e));
+                        problems.push(problem(Code::NotAHexId, format!("{field}.to"), e));
                         return;
                     }
                 };
                 match self.find(state, &group, &occ, to) {
                     Ok(w) => w,
-                    Err(message) => {
-                        problems.push(problem(format!("{field}.to"), message));
+                    Err(refusal) => {
+                        problems.push(problem(refusal.code, format!("{field}.to"), refusal.message));
                         return;
                     }
                 }
@@ -603,7 +639,7 @@ impl Phase<'_> {
         };
         if let Some((n, id)) = &max_hexes {
             if walked.hexes.len() > *n as usize {
-                problems.push(problem(
+                problems.push(problem(Code::ArrivalMaxHexes,
                     field,
                     format!(
                         "{id} may move only {n} hex{} on its turn of arrival (Reinforcement Schedule); the move enters {}",
@@ -632,7 +668,7 @@ impl Phase<'_> {
                     .copied()
                     .filter(|h| Some(crate::base::hex::distance(*h, home, layout)) == best)
                     .collect();
-                problems.push(problem(
+                problems.push(problem(Code::GunMustReturn,
                     field,
                     format!(
                         "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {}",
@@ -654,7 +690,7 @@ impl Phase<'_> {
                 .map(|(u, (f, _))| format!("{u} ({f})"))
                 .collect();
             if !split.is_empty() {
-                problems.push(problem(
+                problems.push(problem(Code::CoveredWayStackSplits,
                     field,
                     format!(
                         "{} began the phase stacked with {}, which moved along the Covered Way: units that begin stacked move along it as one stack (Savannah 4.9)",
@@ -793,7 +829,7 @@ impl Phase<'_> {
                     &by.unwrap_or_default(),
                 ) {
                     Ok(events) => run.events.extend(events),
-                    Err(e) => problems.push(problem(field, e.to_string())),
+                    Err(e) => problems.push(problem(Code::ModuleData, field, e.to_string())),
                 }
             }
         }

@@ -45,6 +45,7 @@ impl Phase<'_> {
             for ban in self.scenario.zone_bans.iter().filter(|b| c.tags.contains(&b.tag)) {
                 if let Some(h) = path.iter().find(|h| self.in_region(&ban.zone, **h)) {
                     return Some(problem(
+                        Code::ZoneBanned,
                         field,
                         format!("{id} may never enter the {} ({}): {h} is in it", ban.zone, ban.rule),
                     ));
@@ -61,6 +62,7 @@ impl Phase<'_> {
                         };
                         if let Some(h) = path.iter().find(|h| next_to(**h)) {
                             return Some(problem(
+                                Code::PerimeterBeforeAssault,
                                 field,
                                 format!(
                                     "{id} would move next to the {} at {h}: on the Strategic Turn Track that is attacking it, which the Allies may not do before declaring their assault ({})",
@@ -81,7 +83,7 @@ impl Phase<'_> {
         if inside(start) && !inside(dest) {
             let bound: Vec<&String> = ids.iter().filter(|i| self.sortie_bound(state, i).is_some()).collect();
             if !bound.is_empty() && leaders.is_empty() {
-                return Some(problem(
+                return Some(problem(Code::SortieNeedsLeader,
                     field,
                     format!(
                         "{} may sortie outside the {} on turns {}-{} only stacked with a leader ({}): move them as a stack with one",
@@ -108,6 +110,7 @@ impl Phase<'_> {
                     .collect();
                 if !out.is_empty() {
                     return Some(problem(
+                        Code::SortieLeaderReturnsLast,
                         field,
                         format!(
                             "{leader} may not return inside the {} before the units that sortied with him: {} ({})",
@@ -128,7 +131,11 @@ impl Phase<'_> {
         let Some(d) = track.and_then(|t| t.declaration.as_ref()) else {
             run.problems.push((
                 side.to_string(),
-                problem("declare_assault", "this scenario has no declaration of an assault (Savannah 1.6)"),
+                problem(
+                    Code::AssaultDeclaration,
+                    "declare_assault",
+                    "this scenario has no declaration of an assault (Savannah 1.6)",
+                ),
             ));
             return;
         };
@@ -143,7 +150,7 @@ impl Phase<'_> {
             None
         };
         if let Some(why) = why {
-            run.problems.push((side.to_string(), problem("declare_assault", why)));
+            run.problems.push((side.to_string(), problem(Code::AssaultDeclaration, "declare_assault", why)));
             return;
         }
         run.state.assault_declared = true;
