@@ -272,24 +272,75 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     // resolved, and any a killed `resolve` left without theirs.
     let reported = reports::reported_through(&folder, first_new - 1)?;
     let last = k - 1;
-    let dispatch = (reported < last)
-        .then(|| -> Result<(u32, BTreeMap<String, Vec<u8>>)> {
+    // The entries the dispatch reports are read here; the dispatch is
+    // rendered on another thread while the steps are written and flushed
+    // (its bytes are written only after them, as before: rendering writes
+    // nothing).
+    let reported_entries = (reported < last)
+        .then(|| -> Result<Vec<JournalEntry>> {
             let mut reported_entries = if reported + 1 < first_new {
                 reports::entries(&folder, reported + 1, first_new - 1)?
             } else {
                 Vec::new()
             };
             reported_entries.extend(entries.iter().map(|(entry, _)| entry.clone()));
-            let steps = reports::Steps {
-                folder: &folder,
-                rules,
-                templates: &templates,
-                entries: &reported_entries,
-                state: &state,
-            };
-            Ok((reported + 1, steps.dispatch()?))
+            Ok(reported_entries)
         })
         .transpose();
+    let (folder, templates, state) = (&folder, &templates, &state);
+    std::thread::scope(|scope| {
+        let rendering = reported_entries.map(|to_report| {
+            to_report.map(|reported_entries| {
+                scope.spawn(move || -> Result<(u32, BTreeMap<String, Vec<u8>>)> {
+                    let steps = reports::Steps { folder, rules, templates, entries: &reported_entries, state };
+                    Ok((reported + 1, steps.dispatch()?))
+                })
+            })
+        });
+        let dispatch = move || -> Result<Option<(u32, BTreeMap<String, Vec<u8>>)>> {
+            match rendering? {
+                None => Ok(None),
+                Some(handle) => match handle.join() {
+                    Ok(rendered) => rendered.map(Some),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+            }
+        };
+        write_steps(
+            folder,
+            rules,
+            state,
+            &journal,
+            first_new,
+            last,
+            &entries,
+            &orders_files,
+            &used_inbox,
+            refused,
+            resolved,
+            dispatch,
+        )
+    })
+}
+
+/// The writes of [`resolve_game`]: the steps resolved (`entries`, their
+/// `orders_files`), state.yaml, the inbox files they used; then the
+/// reports `dispatch` gives, the steps standing whatever happens to them.
+#[allow(clippy::too_many_arguments)]
+fn write_steps(
+    folder: &GameFolder,
+    rules: &dyn Rules,
+    state: &State,
+    journal: &crate::game::journal::Journal,
+    first_new: u32,
+    last: u32,
+    entries: &[(JournalEntry, String)],
+    orders_files: &[(String, Vec<u8>)],
+    used_inbox: &[PathBuf],
+    refused: Vec<String>,
+    resolved: Vec<Resolved>,
+    dispatch: impl FnOnce() -> Result<Option<(u32, BTreeMap<String, Vec<u8>>)>>,
+) -> Result<Progress> {
     let marker = reports::read_pending_marker(&folder)?;
 
     // Now the writes. Every file up to state.yaml is written first, each to
@@ -333,7 +384,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             staged.rename(state_at)?;
             fsio::sync_dir(&folder.root)?;
         }
-        for path in &used_inbox {
+        for path in used_inbox {
             std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
         }
         if let Some(dir) = used_inbox.first().and_then(|p| p.parent()) {
@@ -345,7 +396,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     // The steps stand whatever happens to their reports: a failure (a full
     // disk) is reported with them, the marker stays, and the next resolve
     // writes the reports.
-    let (reports, reports_failed) = match dispatch {
+    let (reports, reports_failed) = match dispatch() {
         Ok(None) => (None, None),
         Ok(Some((first, files))) => match reports::write_dispatch_files(&folder, first, last, &files) {
             Ok(path) => {
