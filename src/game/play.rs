@@ -78,6 +78,7 @@ fn bodies(offered: &[&Offered]) -> BTreeMap<String, crate::base::yaml::Value> {
 
 /// Resolve one step from its orders: the pure part that `resolve` and
 /// `verify` share. Returns the entry (without `previous`) and the new state.
+#[allow(clippy::too_many_arguments)]
 fn resolve_step(
     rules: &dyn Rules,
     game: &crate::game::folder::GameConfig,
@@ -291,13 +292,13 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     std::thread::scope(|scope| {
         let rendering = reported_entries.map(|to_report| {
             to_report.map(|reported_entries| {
-                scope.spawn(move || -> Result<(u32, BTreeMap<String, Vec<u8>>)> {
+                scope.spawn(move || -> Result<(u32, DispatchFiles)> {
                     let steps = reports::Steps { folder, rules, templates, entries: &reported_entries, state };
                     Ok((reported + 1, steps.dispatch()?))
                 })
             })
         });
-        let dispatch = move || -> Result<Option<(u32, BTreeMap<String, Vec<u8>>)>> {
+        let dispatch = move || -> Result<Option<(u32, DispatchFiles)>> {
             match rendering? {
                 None => Ok(None),
                 Some(handle) => match handle.join() {
@@ -323,6 +324,9 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     })
 }
 
+/// A dispatch's files by name ([`reports::Steps::dispatch`]).
+type DispatchFiles = BTreeMap<String, Vec<u8>>;
+
 /// The writes of [`resolve_game`]: the steps resolved (`entries`, their
 /// `orders_files`), state.yaml, the inbox files they used; then the
 /// reports `dispatch` gives, the steps standing whatever happens to them.
@@ -339,9 +343,9 @@ fn write_steps(
     used_inbox: &[PathBuf],
     refused: Vec<String>,
     resolved: Vec<Resolved>,
-    dispatch: impl FnOnce() -> Result<Option<(u32, BTreeMap<String, Vec<u8>>)>>,
+    dispatch: impl FnOnce() -> Result<Option<(u32, DispatchFiles)>>,
 ) -> Result<Progress> {
-    let marker = reports::read_pending_marker(&folder)?;
+    let marker = reports::read_pending_marker(folder)?;
 
     // Now the writes. Every file up to state.yaml is written first, each to
     // a temporary beside it, and flushed to disk with the others; then each
@@ -353,7 +357,7 @@ fn write_steps(
     let state_yaml = (!entries.is_empty()).then(|| state.to_yaml()).transpose()?;
     let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
     if let Some(text) = &marker_text {
-        files.push((reports::pending_path(&folder), text.as_bytes()));
+        files.push((reports::pending_path(folder), text.as_bytes()));
     }
     let orders_at = files.len();
     files.extend(orders_files.iter().map(|(file, bytes)| (folder.root.join(file), bytes.as_slice())));
@@ -398,7 +402,7 @@ fn write_steps(
     // writes the reports.
     let (reports, reports_failed) = match dispatch() {
         Ok(None) => (None, None),
-        Ok(Some((first, files))) => match reports::write_dispatch_files(&folder, first, last, &files) {
+        Ok(Some((first, files))) => match reports::write_dispatch_files(folder, first, last, &files) {
             Ok(path) => {
                 let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 (Some(format!("{REPORTS_DIR}/{name}")), None)
@@ -408,7 +412,7 @@ fn write_steps(
         Err(e) => (None, Some(e.to_string())),
     };
     if reports_failed.is_none() && (marker.is_some() || !entries.is_empty()) {
-        reports::remove_pending_marker(&folder)?;
+        reports::remove_pending_marker(folder)?;
     }
     let awaiting = rules.awaited(state.as_ref());
     Ok(Progress {
