@@ -701,21 +701,32 @@ impl GameFolder {
     /// checked against the anchor: one walk down the chain for a command
     /// that reveals several keys. Never printed.
     pub fn chain_keys_from(&self, from: u32) -> Result<Vec<Bytes32>> {
+        self.chain_walk_from(from)?()
+    }
+
+    /// [`GameFolder::chain_keys_from`] in two parts: the chain top is read
+    /// now, and the walk down the chain (thousands of hashes, no file) is
+    /// returned, to run where the caller likes (`resolve` runs it on
+    /// another thread); it gives what `chain_keys_from` gives.
+    pub fn chain_walk_from(&self, from: u32) -> Result<impl FnOnce() -> Result<Vec<Bytes32>> + Send + 'static> {
         let top = self.read_chain_top()?;
-        let length = self.config.dice.chain_length;
-        let mut keys = vec![top];
-        let mut key = top;
-        for k in (0..length).rev() {
-            key = crate::base::dice::chain_previous(&key);
-            if k >= from {
-                keys.push(key);
+        let (length, anchor, wrong) =
+            (self.config.dice.chain_length, self.config.dice.anchor, self.not_the_anchors_chain());
+        Ok(move || {
+            let mut keys = vec![top];
+            let mut key = top;
+            for k in (0..length).rev() {
+                key = crate::base::dice::chain_previous(&key);
+                if k >= from {
+                    keys.push(key);
+                }
             }
-        }
-        if key != self.config.dice.anchor {
-            return Err(self.not_the_anchors_chain());
-        }
-        keys.reverse();
-        Ok(keys)
+            if key != anchor {
+                return Err(wrong);
+            }
+            keys.reverse();
+            Ok(keys)
+        })
     }
 
     fn not_the_anchors_chain(&self) -> Error {

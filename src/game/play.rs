@@ -134,6 +134,11 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; resolve plays games (see `adjutant new`)", dir.display())));
     }
+    // The walk down the dice chain (thousands of hashes, from the chain
+    // top, which never changes) runs on another thread while the lock is
+    // taken and the rules load; what it finds counts below, where the keys
+    // were always worked out (its errors too).
+    let walk = folder.chain_walk_from(0).map(std::thread::spawn);
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let journal = folder.journal();
     let rules = load_rules(&folder)?;
@@ -144,7 +149,15 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;
     // The keys this resolve may reveal, from one walk down the chain.
-    let keys = folder.chain_keys_from(k)?;
+    let all_keys = match walk?.join() {
+        Ok(walked) => walked?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    // As chain_keys_from(k): the keys s_k ..= s_N (only s_N past the chain's end).
+    let keys = match all_keys.get(k as usize..) {
+        Some(from_k) if !from_k.is_empty() => from_k,
+        _ => &all_keys[all_keys.len() - 1..],
+    };
     if state.resolved_steps() + 1 != k {
         return Err(Error::refused(format!(
             "{}: state.yaml says {} steps are resolved but the journal has {}; run `adjutant verify`",

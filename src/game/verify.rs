@@ -181,7 +181,7 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
         // §6.4: the dice hold; now every step must replay to the same events and state.
         let rules = crate::game::load_rules(&folder)?;
         let (dispatches, _) = crate::report::game::dispatches(&folder)?;
-        let journal: Vec<JournalEntry> = entries.iter().map(|(entry, _)| entry.clone()).collect();
+        let journal: Vec<JournalEntry> = entries.into_iter().map(|(entry, _)| entry).collect();
         let (replayed, states, last_state, checked) =
             replay_and_render(&folder, rules, &dispatches, &journal, verdict.steps)?;
         // An empty journal: the state is the set-up's.
