@@ -279,7 +279,51 @@ pub struct GameFolder {
     state: std::sync::Arc<std::sync::Mutex<Option<(String, crate::system::State)>>>,
     /// The rules of the game's module and scenario, loaded at first use
     /// ([`GameFolder::rules`]).
-    rules: std::sync::Arc<std::sync::OnceLock<Box<dyn crate::system::Rules>>>,
+    rules: std::sync::Arc<std::sync::OnceLock<LoadedRules>>,
+}
+
+/// A game's rules as [`GameFolder::rules`] keeps them.
+#[derive(Debug)]
+enum LoadedRules {
+    /// An embedded module's: loaded once per process and kept for its
+    /// whole life (never dropped: freeing them at the end of a short
+    /// command cost a tenth of it).
+    Kept(&'static dyn crate::system::Rules),
+    /// A module folder's, this folder's own.
+    Owned(Box<dyn crate::system::Rules>),
+}
+
+impl LoadedRules {
+    fn get(&self) -> &dyn crate::system::Rules {
+        match self {
+            LoadedRules::Kept(rules) => *rules,
+            LoadedRules::Owned(rules) => rules.as_ref(),
+        }
+    }
+}
+
+/// The rules of the embedded module `id` and `scenario`, loaded at their
+/// first use in the process and kept.
+fn embedded_rules(
+    id: &str,
+    scenario: &str,
+    files: &crate::system::ModuleFiles,
+) -> Result<&'static dyn crate::system::Rules> {
+    type Kept = Vec<((String, String), &'static dyn crate::system::Rules)>;
+    static KEPT: std::sync::Mutex<Kept> = std::sync::Mutex::new(Vec::new());
+    let key = (id.to_string(), scenario.to_string());
+    if let Some(rules) = KEPT.lock().ok().and_then(|kept| kept.iter().find(|(k, _)| *k == key).map(|(_, r)| *r)) {
+        return Ok(rules);
+    }
+    let loaded: &'static dyn crate::system::Rules =
+        Box::leak(crate::game::modules::system_of_files(files)?.load(files, scenario)?);
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    // Another thread may have loaded them meanwhile: the first kept is used.
+    if let Some((_, rules)) = kept.iter().find(|(k, _)| *k == key) {
+        return Ok(*rules);
+    }
+    kept.push((key, loaded));
+    Ok(loaded)
 }
 
 /// A journal entry as parsed from its file's text, and the SHA-256 of that
@@ -486,14 +530,17 @@ impl GameFolder {
     /// module names (`system.rs`'s registry); loaded once per process.
     pub fn rules(&self) -> Result<&dyn crate::system::Rules> {
         if let Some(rules) = self.rules.get() {
-            return Ok(rules.as_ref());
+            return Ok(rules.get());
         }
         let (Some(_), Some(scenario)) = (&self.config.module, &self.config.scenario) else {
             return Err(Error::usage(format!("{}: a roll log, not a game", self.root.display())));
         };
         let files = self.module_files()?;
-        let loaded = crate::game::modules::system_of_files(&files)?.load(&files, scenario)?;
-        Ok(self.rules.get_or_init(|| loaded).as_ref())
+        let loaded = match files.embedded_id() {
+            Some(id) => LoadedRules::Kept(embedded_rules(id, scenario, &files)?),
+            None => LoadedRules::Owned(crate::game::modules::system_of_files(&files)?.load(&files, scenario)?),
+        };
+        Ok(self.rules.get_or_init(|| loaded).get())
     }
 
     /// Create a new folder at `root` holding `config` and the secret `top`.
@@ -662,21 +709,32 @@ impl GameFolder {
     /// checked against the anchor: one walk down the chain for a command
     /// that reveals several keys. Never printed.
     pub fn chain_keys_from(&self, from: u32) -> Result<Vec<Bytes32>> {
+        self.chain_walk_from(from)?()
+    }
+
+    /// [`GameFolder::chain_keys_from`] in two parts: the chain top is read
+    /// now, and the walk down the chain (thousands of hashes, no file) is
+    /// returned, to run where the caller likes (`resolve` runs it on
+    /// another thread); it gives what `chain_keys_from` gives.
+    pub fn chain_walk_from(&self, from: u32) -> Result<impl FnOnce() -> Result<Vec<Bytes32>> + Send + 'static> {
         let top = self.read_chain_top()?;
-        let length = self.config.dice.chain_length;
-        let mut keys = vec![top];
-        let mut key = top;
-        for k in (0..length).rev() {
-            key = crate::base::dice::chain_previous(&key);
-            if k >= from {
-                keys.push(key);
+        let (length, anchor, wrong) =
+            (self.config.dice.chain_length, self.config.dice.anchor, self.not_the_anchors_chain());
+        Ok(move || {
+            let mut keys = vec![top];
+            let mut key = top;
+            for k in (0..length).rev() {
+                key = crate::base::dice::chain_previous(&key);
+                if k >= from {
+                    keys.push(key);
+                }
             }
-        }
-        if key != self.config.dice.anchor {
-            return Err(self.not_the_anchors_chain());
-        }
-        keys.reverse();
-        Ok(keys)
+            if key != anchor {
+                return Err(wrong);
+            }
+            keys.reverse();
+            Ok(keys)
+        })
     }
 
     fn not_the_anchors_chain(&self) -> Error {

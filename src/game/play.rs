@@ -78,6 +78,7 @@ fn bodies(offered: &[&Offered]) -> BTreeMap<String, crate::base::yaml::Value> {
 
 /// Resolve one step from its orders: the pure part that `resolve` and
 /// `verify` share. Returns the entry (without `previous`) and the new state.
+#[allow(clippy::too_many_arguments)]
 fn resolve_step(
     rules: &dyn Rules,
     game: &crate::game::folder::GameConfig,
@@ -133,6 +134,11 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; resolve plays games (see `adjutant new`)", dir.display())));
     }
+    // The walk down the dice chain (thousands of hashes, from the chain
+    // top, which never changes) runs on another thread while the lock is
+    // taken and the rules load; what it finds counts below, where the keys
+    // were always worked out (its errors too).
+    let walk = folder.chain_walk_from(0).map(std::thread::spawn);
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let journal = folder.journal();
     let rules = load_rules(&folder)?;
@@ -143,7 +149,15 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;
     // The keys this resolve may reveal, from one walk down the chain.
-    let keys = folder.chain_keys_from(k)?;
+    let all_keys = match walk?.join() {
+        Ok(walked) => walked?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    // As chain_keys_from(k): the keys s_k ..= s_N (only s_N past the chain's end).
+    let keys = match all_keys.get(k as usize..) {
+        Some(from_k) if !from_k.is_empty() => from_k,
+        _ => &all_keys[all_keys.len() - 1..],
+    };
     if state.resolved_steps() + 1 != k {
         return Err(Error::refused(format!(
             "{}: state.yaml says {} steps are resolved but the journal has {}; run `adjutant verify`",
@@ -272,25 +286,79 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     // resolved, and any a killed `resolve` left without theirs.
     let reported = reports::reported_through(&folder, first_new - 1)?;
     let last = k - 1;
-    let dispatch = (reported < last)
-        .then(|| -> Result<(u32, BTreeMap<String, Vec<u8>>)> {
+    // The entries the dispatch reports are read here; the dispatch is
+    // rendered on another thread while the steps are written and flushed
+    // (its bytes are written only after them, as before: rendering writes
+    // nothing).
+    let reported_entries = (reported < last)
+        .then(|| -> Result<Vec<JournalEntry>> {
             let mut reported_entries = if reported + 1 < first_new {
                 reports::entries(&folder, reported + 1, first_new - 1)?
             } else {
                 Vec::new()
             };
             reported_entries.extend(entries.iter().map(|(entry, _)| entry.clone()));
-            let steps = reports::Steps {
-                folder: &folder,
-                rules,
-                templates: &templates,
-                entries: &reported_entries,
-                state: &state,
-            };
-            Ok((reported + 1, steps.dispatch()?))
+            Ok(reported_entries)
         })
         .transpose();
-    let marker = reports::read_pending_marker(&folder)?;
+    let (folder, templates, state) = (&folder, &templates, &state);
+    std::thread::scope(|scope| {
+        let rendering = reported_entries.map(|to_report| {
+            to_report.map(|reported_entries| {
+                scope.spawn(move || -> Result<(u32, DispatchFiles)> {
+                    let steps = reports::Steps { folder, rules, templates, entries: &reported_entries, state };
+                    Ok((reported + 1, steps.dispatch()?))
+                })
+            })
+        });
+        let dispatch = move || -> Result<Option<(u32, DispatchFiles)>> {
+            match rendering? {
+                None => Ok(None),
+                Some(handle) => match handle.join() {
+                    Ok(rendered) => rendered.map(Some),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+            }
+        };
+        write_steps(
+            folder,
+            rules,
+            state,
+            &journal,
+            first_new,
+            last,
+            &entries,
+            &orders_files,
+            &used_inbox,
+            refused,
+            resolved,
+            dispatch,
+        )
+    })
+}
+
+/// A dispatch's files by name ([`reports::Steps::dispatch`]).
+type DispatchFiles = BTreeMap<String, Vec<u8>>;
+
+/// The writes of [`resolve_game`]: the steps resolved (`entries`, their
+/// `orders_files`), state.yaml, the inbox files they used; then the
+/// reports `dispatch` gives, the steps standing whatever happens to them.
+#[allow(clippy::too_many_arguments)]
+fn write_steps(
+    folder: &GameFolder,
+    rules: &dyn Rules,
+    state: &State,
+    journal: &crate::game::journal::Journal,
+    first_new: u32,
+    last: u32,
+    entries: &[(JournalEntry, String)],
+    orders_files: &[(String, Vec<u8>)],
+    used_inbox: &[PathBuf],
+    refused: Vec<String>,
+    resolved: Vec<Resolved>,
+    dispatch: impl FnOnce() -> Result<Option<(u32, DispatchFiles)>>,
+) -> Result<Progress> {
+    let marker = reports::read_pending_marker(folder)?;
 
     // Now the writes. Every file up to state.yaml is written first, each to
     // a temporary beside it, and flushed to disk with the others; then each
@@ -302,7 +370,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let state_yaml = (!entries.is_empty()).then(|| state.to_yaml()).transpose()?;
     let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
     if let Some(text) = &marker_text {
-        files.push((reports::pending_path(&folder), text.as_bytes()));
+        files.push((reports::pending_path(folder), text.as_bytes()));
     }
     let orders_at = files.len();
     files.extend(orders_files.iter().map(|(file, bytes)| (folder.root.join(file), bytes.as_slice())));
@@ -333,7 +401,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             staged.rename(state_at)?;
             fsio::sync_dir(&folder.root)?;
         }
-        for path in &used_inbox {
+        for path in used_inbox {
             std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
         }
         if let Some(dir) = used_inbox.first().and_then(|p| p.parent()) {
@@ -345,9 +413,9 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     // The steps stand whatever happens to their reports: a failure (a full
     // disk) is reported with them, the marker stays, and the next resolve
     // writes the reports.
-    let (reports, reports_failed) = match dispatch {
+    let (reports, reports_failed) = match dispatch() {
         Ok(None) => (None, None),
-        Ok(Some((first, files))) => match reports::write_dispatch_files(&folder, first, last, &files) {
+        Ok(Some((first, files))) => match reports::write_dispatch_files(folder, first, last, &files) {
             Ok(path) => {
                 let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 (Some(format!("{REPORTS_DIR}/{name}")), None)
@@ -357,7 +425,7 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         Err(e) => (None, Some(e.to_string())),
     };
     if reports_failed.is_none() && (marker.is_some() || !entries.is_empty()) {
-        reports::remove_pending_marker(&folder)?;
+        reports::remove_pending_marker(folder)?;
     }
     let awaiting = rules.awaited(state.as_ref());
     Ok(Progress {

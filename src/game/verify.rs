@@ -14,6 +14,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -25,6 +27,7 @@ use crate::game::folder::{FolderKind, GameFolder, STATE_FILE};
 use crate::game::journal::{JournalEntry, Listing};
 use crate::game::roll_log::{self, PURPOSE_SIDE};
 use crate::report::game::ReportsCheck;
+use crate::system::State;
 
 /// Which check failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -140,7 +143,13 @@ pub fn verify_waiting(dir: &Path, wait: Duration) -> Result<Verdict> {
 pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
     let wait = options.wait;
     let folder = GameFolder::open(dir)?;
-    let access = crate::game::recovery::for_reading(&folder, wait)?;
+    // The journal's entries are parsed on another thread while the lock is
+    // taken and the rules load: check_all reads each file again, and the
+    // parse is used only when its text is the same.
+    let access = std::thread::scope(|scope| {
+        scope.spawn(|| parse_journal_ahead(&folder));
+        crate::game::recovery::for_reading(&folder, wait)
+    })?;
     let listing = folder.journal().list()?;
     let mut verdict = Verdict {
         ok: true,
@@ -172,19 +181,9 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
         // §6.4: the dice hold; now every step must replay to the same events and state.
         let rules = crate::game::load_rules(&folder)?;
         let (dispatches, _) = crate::report::game::dispatches(&folder)?;
-        let ends: BTreeSet<u32> = dispatches.iter().map(|d| d.last).collect();
-        let mut states = BTreeMap::new();
-        let mut last_state = None;
-        let replayed = crate::game::play::replay_each(&folder, rules, |entry, state| {
-            if ends.contains(&entry.step) {
-                states.insert(entry.step, state.clone());
-            }
-            // check_all has read the journal as steps 1 to verdict.steps.
-            if entry.step == verdict.steps {
-                last_state = Some(state.clone());
-            }
-            Ok(())
-        })?;
+        let journal: Vec<JournalEntry> = entries.into_iter().map(|(entry, _)| entry).collect();
+        let (replayed, states, last_state, checked) =
+            replay_and_render(&folder, rules, &dispatches, &journal, verdict.steps)?;
         // An empty journal: the state is the set-up's.
         let last_state = match last_state {
             Some(state) => state,
@@ -200,8 +199,7 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
                 Some(Failure { entry: STATE_FILE.to_string(), step: None, check: Check::Replay, message });
         } else {
             // The reports: each must be exactly what the journal gives.
-            let journal: Vec<JournalEntry> = entries.into_iter().map(|(entry, _)| entry).collect();
-            match crate::report::game::check_dispatches(&folder, rules, &journal, &states)? {
+            match crate::report::game::check_dispatches(&folder, rules, &journal, &states, checked)? {
                 ReportsCheck::Complete => {}
                 ReportsCheck::Pending { first, last } => verdict.reports_pending = Some(StepRange { first, last }),
                 ReportsCheck::Failed { file, message } => {
@@ -213,6 +211,107 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
     }
     drop(access);
     Ok(verdict)
+}
+
+/// Parse every entry of the journal into the folder's cache
+/// ([`GameFolder::journal_entry`]), reading no file it cannot: whatever
+/// fails here fails again where the entry is read for its checks.
+fn parse_journal_ahead(folder: &GameFolder) {
+    let Ok(listing) = folder.journal().list() else { return };
+    for file in &listing.entries {
+        if let Ok(text) = fsio::read_text(&file.path, &file.label) {
+            let _ = folder.journal_entry(&file.label, &text);
+        }
+    }
+}
+
+/// What [`replay_and_render`] returns: the first step that does not replay
+/// (its entry and why), the state after the last step of each dispatch,
+/// the state after step `steps`, and the dispatches checked meanwhile.
+type Replayed = (
+    Option<(String, String)>,
+    BTreeMap<u32, std::sync::Arc<State>>,
+    Option<State>,
+    BTreeMap<(u32, u32), crate::report::game::DispatchCheck>,
+);
+
+/// §6.4's replay of every step (on this thread), and meanwhile each
+/// dispatch of `dispatches` rendered again and compared with its files on
+/// other threads, as soon as the replay reaches its last step: the replay
+/// is one step after another, but the reports of one dispatch need nothing
+/// of another's. What the other threads find is only a result kept for
+/// [`crate::report::game::check_dispatches`], which reports it (or not)
+/// exactly where the reports are checked one after another; a dispatch
+/// they did not check is checked there.
+fn replay_and_render(
+    folder: &GameFolder,
+    rules: &dyn crate::system::Rules,
+    dispatches: &[crate::report::game::Dispatch],
+    journal: &[JournalEntry],
+    steps: u32,
+) -> Result<Replayed> {
+    // The templates as check_dispatches will read them; if they fail, it
+    // says so there, and nothing is rendered ahead.
+    let templates = crate::report::game::game_templates(folder).ok();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).clamp(1, 4);
+    let stop = AtomicBool::new(false);
+    let (send, receive) = mpsc::channel::<(&crate::report::game::Dispatch, std::sync::Arc<State>)>();
+    let receive = Mutex::new(receive);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = match &templates {
+            None => Vec::new(),
+            Some(templates) => (0..threads)
+                .map(|_| {
+                    let (receive, stop) = (&receive, &stop);
+                    scope.spawn(move || {
+                        let mut checked = BTreeMap::new();
+                        loop {
+                            let job = receive.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ()));
+                            let Ok((dispatch, state)) = job else { break };
+                            if stop.load(Ordering::Relaxed) {
+                                continue;
+                            }
+                            let result = crate::report::game::check_dispatch(
+                                folder, rules, templates, journal, dispatch, &state,
+                            );
+                            checked.insert((dispatch.first, dispatch.last), result);
+                        }
+                        checked
+                    })
+                })
+                .collect(),
+        };
+        let mut states = BTreeMap::new();
+        let mut last_state = None;
+        let replayed = crate::game::play::replay_each(folder, rules, |entry, state| {
+            let ends: Vec<_> = dispatches.iter().filter(|d| d.last == entry.step).collect();
+            if !ends.is_empty() {
+                let shared = std::sync::Arc::new(state.clone());
+                // check_all has read the journal as steps 1 to `steps`.
+                if !workers.is_empty() && entry.step <= steps {
+                    for dispatch in ends {
+                        let _ = send.send((dispatch, shared.clone()));
+                    }
+                }
+                states.insert(entry.step, shared);
+            }
+            if entry.step == steps {
+                last_state = Some(state.clone());
+            }
+            Ok(())
+        });
+        drop(send);
+        if !matches!(replayed, Ok(None)) {
+            // The reports will not be checked: what is queued is not rendered.
+            stop.store(true, Ordering::Relaxed);
+        }
+        let mut checked = BTreeMap::new();
+        for worker in workers {
+            // A worker that panicked has checked nothing: check_dispatches does it again.
+            checked.extend(worker.join().unwrap_or_default());
+        }
+        Ok((replayed?, states, last_state, checked))
+    })
 }
 
 /// `state.yaml`, the cache of the game's current state, must be exactly the

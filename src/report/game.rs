@@ -354,17 +354,62 @@ pub enum ReportsCheck {
     Failed { file: String, message: String },
 }
 
+/// One dispatch checked against what the journal gives: `None` when each
+/// of its files is exactly what [`Steps::dispatch`] renders, else the first
+/// file that is not (its label) and why.
+pub type DispatchCheck = Result<Option<(String, String)>>;
+
+/// Render the dispatch `found` of journal steps `first..=last` again from
+/// `journal` (steps 1 to its length) and `state` (the replayed state after
+/// its last step), and compare every file of its folder with it. The
+/// caller has checked that the steps are in the journal.
+pub fn check_dispatch(
+    folder: &GameFolder,
+    rules: &dyn Rules,
+    templates: &Templates,
+    journal: &[JournalEntry],
+    found: &Dispatch,
+    state: &State,
+) -> DispatchCheck {
+    let Dispatch { first, last, path: dir } = found;
+    let name = format!("{REPORTS_DIR}/{}", dispatch_name(*first, *last));
+    let entries = &journal[(first - 1) as usize..*last as usize];
+    let steps = Steps { folder, rules, templates, entries, state };
+    let expected = steps.dispatch()?;
+    for file in fsio::list_names(dir)? {
+        if !expected.contains_key(&file) {
+            return Ok(Some((format!("{name}/{file}"), "not a file adjutant writes in a dispatch".into())));
+        }
+    }
+    for (file, want) in &expected {
+        let label = format!("{name}/{file}");
+        let path = dir.join(file);
+        if !path.exists() {
+            return Ok(Some((label, "missing: every dispatch has each side's report in each format".into())));
+        }
+        let got = fsio::read(&path)?;
+        if &got != want {
+            return Ok(Some((label, difference(&got, want))));
+        }
+    }
+    Ok(None)
+}
+
 /// `verify`: every dispatch in `reports/` must be exactly what the journal
 /// gives, and every step of the journal reported by one, except the last
 /// steps when `reports/pending.yaml` says that their reports are pending.
 /// `journal` is the journal's entries, steps 1 to its length, as `verify`
 /// read and checked them; `states` the replayed state after the last step
-/// of every dispatch.
+/// of every dispatch. `checked` holds dispatches already checked
+/// ([`check_dispatch`], by `verify` on other threads while it replayed the
+/// journal), by first and last step: those are not rendered again, and
+/// their result counts exactly where the dispatch comes in the order.
 pub fn check_dispatches(
     folder: &GameFolder,
     rules: &dyn Rules,
     journal: &[JournalEntry],
-    states: &BTreeMap<u32, State>,
+    states: &BTreeMap<u32, std::sync::Arc<State>>,
+    mut checked: BTreeMap<(u32, u32), DispatchCheck>,
 ) -> Result<ReportsCheck> {
     let count = journal.len() as u32;
     let failed = |file: String, message: String| Ok(ReportsCheck::Failed { file, message });
@@ -377,37 +422,26 @@ pub fn check_dispatches(
     }
     let templates = game_templates(folder)?;
     let mut next = 1;
-    for Dispatch { first, last, path: dir } in &found {
-        let name = format!("{REPORTS_DIR}/{}", dispatch_name(*first, *last));
-        if *first != next {
-            let why = if *first < next {
+    for dispatch in &found {
+        let (first, last) = (dispatch.first, dispatch.last);
+        let name = format!("{REPORTS_DIR}/{}", dispatch_name(first, last));
+        if first != next {
+            let why = if first < next {
                 "overlaps the dispatch before it".to_string()
             } else {
                 format!("leaves steps {next} to {} without reports", first - 1)
             };
             return failed(name, why);
         }
-        if *last > count {
+        if last > count {
             return failed(name, format!("reports steps the journal does not have (it has {count})"));
         }
-        let entries = &journal[(first - 1) as usize..*last as usize];
-        let steps = Steps { folder, rules, templates: &templates, entries, state: &states[last] };
-        let expected = steps.dispatch()?;
-        for file in fsio::list_names(dir)? {
-            if !expected.contains_key(&file) {
-                return failed(format!("{name}/{file}"), "not a file adjutant writes in a dispatch".into());
-            }
-        }
-        for (file, want) in &expected {
-            let label = format!("{name}/{file}");
-            let path = dir.join(file);
-            if !path.exists() {
-                return failed(label, "missing: every dispatch has each side's report in each format".into());
-            }
-            let got = fsio::read(&path)?;
-            if &got != want {
-                return failed(label, difference(&got, want));
-            }
+        let result = match checked.remove(&(first, last)) {
+            Some(result) => result,
+            None => check_dispatch(folder, rules, &templates, journal, dispatch, &states[&last]),
+        };
+        if let Some((file, message)) = result? {
+            return failed(file, message);
         }
         next = last + 1;
     }

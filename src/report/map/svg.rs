@@ -109,8 +109,39 @@ fn side_ends(c: (i32, i32), dir: Direction) -> ((i32, i32), (i32, i32)) {
     }
 }
 
+/// `x,y x,y ...`: the points of a polygon or polyline.
 fn points(ps: &[(i32, i32)]) -> String {
-    ps.iter().map(|(x, y)| format!("{x},{y}")).collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(ps.len() * 8);
+    for (i, (x, y)) in ps.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_int(&mut out, *x);
+        out.push(',');
+        push_int(&mut out, *y);
+    }
+    out
+}
+
+/// `n` in decimal, as `{n}` formats it, without the formatting machinery
+/// (a map writes tens of thousands of coordinates).
+fn push_int(out: &mut String, n: i32) {
+    let mut digits = [0u8; 11];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        at -= 1;
+        digits[at] = b'-';
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// The frame of the whole map, or of a region of it.
@@ -190,13 +221,14 @@ fn base_layers(map: &Map, frame: &Frame) -> String {
     let _ = writeln!(svg, r##"<g id="terrain" stroke="#8c8468" stroke-width="1">"##);
     for h in &hexes {
         let t = &map.terrain[h];
-        let _ = writeln!(
-            svg,
-            r#"<polygon points="{}" fill="{}"><title>{h} {}</title></polygon>"#,
-            points(&corners(frame.centre(*h))),
-            terrain_fill(t),
-            xml(t)
-        );
+        // As `<polygon points="{points}" fill="{fill}"><title>{h} {t}</title></polygon>`, written piece by piece.
+        svg.push_str(r#"<polygon points=""#);
+        svg.push_str(&points(&corners(frame.centre(*h))));
+        svg.push_str(r#"" fill=""#);
+        svg.push_str(terrain_fill(t));
+        let _ = write!(svg, r#""><title>{h} "#);
+        svg.push_str(&xml(t));
+        svg.push_str("</title></polygon>\n");
     }
     let _ = writeln!(svg, "</g>");
     let _ = writeln!(svg, r#"<g id="terrain-symbols" fill="none" stroke-linecap="round">"#);
@@ -378,7 +410,12 @@ fn base_layers(map: &Map, frame: &Frame) -> String {
     let _ = writeln!(svg, r##"<g id="hex-numbers" font-size="10" fill="#4a4536" text-anchor="middle">"##);
     for h in &hexes {
         let (x, y) = frame.centre(*h);
-        let _ = writeln!(svg, r#"<text x="{x}" y="{}">{h}</text>"#, y - 24);
+        // As `<text x="{x}" y="{y - 24}">{h}</text>`, written piece by piece.
+        svg.push_str(r#"<text x=""#);
+        push_int(&mut svg, x);
+        svg.push_str(r#"" y=""#);
+        push_int(&mut svg, y - 24);
+        let _ = writeln!(svg, r#"">{h}</text>"#);
     }
     let _ = writeln!(svg, "</g>");
 
@@ -747,6 +784,16 @@ mod tests {
                 .collect(),
             ..Options::default()
         }
+    }
+
+    #[test]
+    fn push_int_writes_what_format_does() {
+        for n in [0, 7, -7, 10, 99, -100, 12345, i32::MAX, i32::MIN] {
+            let mut out = String::from("x");
+            push_int(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+        assert_eq!(points(&[(1, -2), (30, 400)]), "1,-2 30,400");
     }
 
     #[test]

@@ -190,7 +190,6 @@ pub fn check_header(
             ));
         }
     }
-    let awaited = crate::systems::gboar::phases::awaited(rules, state, next);
     if let Some(side) = &side {
         if rules.module.info.sides.iter().all(|s| &s.id != side) {
             let known: Vec<&str> = rules.module.info.sides.iter().map(|s| s.id.as_str()).collect();
@@ -205,17 +204,22 @@ pub fn check_header(
                     known.join(", ")
                 ),
             ));
-        } else if !awaited.contains(side) && !crate::systems::gboar::phases::may_await(rules, next).contains(side) {
+        } else if !crate::systems::gboar::phases::may_await(rules, next).contains(side) {
             // A side the phase could await but this state does not (no
             // unit in contact, no gun in range) may still send orders: they
-            // are checked like any, and nothing waits for them.
-            let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
-            problems.push(at(
-                Code::SideNotAwaited,
-                "side",
-                line_of("side"),
-                format!("step '{expected_step}' awaits orders from {who}, not from {side}"),
-            ));
+            // are checked like any, and nothing waits for them. What this
+            // state awaits (units in contact, guns in range) is worked out
+            // only for a side the phase could not await.
+            let awaited = crate::systems::gboar::phases::awaited(rules, state, next);
+            if !awaited.contains(side) {
+                let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
+                problems.push(at(
+                    Code::SideNotAwaited,
+                    "side",
+                    line_of("side"),
+                    format!("step '{expected_step}' awaits orders from {who}, not from {side}"),
+                ));
+            }
         }
     }
     if !problems.is_empty() {

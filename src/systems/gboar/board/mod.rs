@@ -116,8 +116,16 @@ enum ReinforcementsForm {
 
 impl Rules {
     pub fn load(source: &Source, scenario: &str) -> Result<Rules> {
-        let module = Module::load(source).map_err(|e| e.into_error())?;
-        let charts = charts::load(source).map_err(|list| {
+        // The charts are read on another thread while the module's map and
+        // counters are: neither needs the other (a module error is still
+        // the one reported first).
+        let (module, charts) = std::thread::scope(|scope| {
+            let charts = scope.spawn(|| charts::load(source));
+            let module = Module::load(source);
+            (module, charts.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        });
+        let module = module.map_err(|e| e.into_error())?;
+        let charts = charts.map_err(|list| {
             let first = list.first().map(|l| l.to_string()).unwrap_or_default();
             Error::refused(format!("{first} (run `adjutant check-game`)"))
         })?;

@@ -83,6 +83,20 @@ pub fn enemy_zoc(
     player_of_army: &BTreeMap<String, String>,
     player: &str,
 ) -> Zoc {
+    enemy_zoc_in(terrain, state, counters, player_of_army, player, |_| true)
+}
+
+/// [`enemy_zoc`] in the hexes `wanted` takes only: exactly the same in
+/// those hexes, none in the others (a rule that asks about a few hexes
+/// need not work out the ZOC of the whole board).
+pub fn enemy_zoc_in(
+    terrain: &Terrain,
+    state: &State,
+    counters: &BTreeMap<&str, &Counter>,
+    player_of_army: &BTreeMap<String, String>,
+    player: &str,
+    wanted: impl Fn(HexId) -> bool,
+) -> Zoc {
     let mut zoc = Zoc::default();
     for (id, unit) in &state.units {
         let Some(counter) = counters.get(id.as_str()) else { continue };
@@ -92,7 +106,7 @@ pub fn enemy_zoc(
         let Some(at) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
         let rifle = is_rifle(counter);
         for n in neighbours(at, terrain.layout()) {
-            if !extends(terrain, at, n) {
+            if !wanted(n) || !extends(terrain, at, n) {
                 continue;
             }
             zoc.by_hex.entry(n).or_default().insert(id.clone());
