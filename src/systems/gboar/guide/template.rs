@@ -49,6 +49,19 @@ pub fn minimal_of(rules: &Rules, state: &State, step: &Step, sides: &[String]) -
     let mut all = BTreeMap::new();
     for side in sides {
         let mut body = Mapping::new();
+        // The set-up step: each unit the side deploys, at its printed hex
+        // (what no orders would do too), to be changed.
+        if matches!(step, Step::GameTurn { phase, .. } if phase == "set-up") {
+            let mut deploy = Mapping::new();
+            for choice in crate::systems::gboar::phases::set_up::choices(rules, side) {
+                if let Some(hex) = state.units.get(&choice.unit).and_then(|u| u.hex.clone()) {
+                    deploy.insert(key(&choice.unit), Value::String(hex));
+                }
+            }
+            if !deploy.is_empty() {
+                body.insert(key("deploy"), Value::Mapping(deploy));
+            }
+        }
         if let Step::PlayerTurn { player, phase, .. } = step {
             match phase.as_str() {
                 "movement" => {
@@ -560,7 +573,7 @@ pub fn minimal_all(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Guide {
     /// What the step asks of the side: `movement`, `attack`, `defence`,
-    /// `fire`, `rifle-fire`, `initiative`, or `none`.
+    /// `fire`, `rifle-fire`, `initiative`, `set-up`, or `none`.
     pub kind: String,
     /// The section of docs/orders.md that describes these orders.
     pub doc: String,
@@ -793,6 +806,7 @@ pub fn guide(rules: &Rules, state: &State, step: &Step, side: &str, least: &Valu
             _ => plain_guide(rules, state, side, "none", ""),
         },
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative_guide(rules, state, side),
+        Step::GameTurn { phase, .. } if phase == "set-up" => set_up_guide(rules, state, side),
         _ => plain_guide(rules, state, side, "none", ""),
     };
     let heading = format!(
@@ -1612,6 +1626,52 @@ fn initiative_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     g
 }
 
+/// The set-up step: the units the side deploys, each with the hexes of its
+/// zone it may take (the stacking checks of the step's own validation).
+fn set_up_guide(rules: &Rules, state: &State, side: &str) -> Guide {
+    use crate::systems::gboar::phases::set_up::{choices, validate, zone_hexes};
+    let mut g = plain_guide(rules, state, side, "set-up", "docs/orders.md, Set-up");
+    let mut text = String::new();
+    let mut open = Vec::new();
+    for choice in choices(rules, side) {
+        let zone = choice.anywhere_in_zone.clone().unwrap_or_default();
+        let rule = choice.rule.clone().unwrap_or_default();
+        let printed = state.units.get(&choice.unit).and_then(|u| u.hex.clone()).unwrap_or_default();
+        let legal: Vec<HexId> = zone_hexes(rules, &zone)
+            .into_iter()
+            .filter(|h| {
+                let mut deploy = Mapping::new();
+                deploy.insert(key(&choice.unit), Value::String(h.to_string()));
+                let mut body = Mapping::new();
+                body.insert(key("deploy"), Value::Mapping(deploy));
+                validate(rules, state, side, &Value::Mapping(body)).is_empty()
+            })
+            .collect();
+        text += &format!(
+            "{} may deploy in any hex within {zone} ({rule}), subject to stacking limits: {}. Printed hex: \
+             {printed}, where it stays if you name no other. ",
+            choice.unit,
+            runs_text(&legal)
+        );
+        if let Some(h) = legal.iter().find(|h| h.to_string() != printed) {
+            open.push(Choice {
+                key: "deploy".into(),
+                yaml: Some(format!("{{{}: \"{h}\"}}", choice.unit)),
+                text: format!("deploy {} in {h} instead of {printed} ({rule})", choice.unit),
+                ..Choice::default()
+            });
+        }
+    }
+    let mut comment = wrap("# ", "#   ", text.trim_end());
+    if !open.is_empty() {
+        comment += "# Under `deploy:`, e.g.:\n";
+        comment += &choice_lines(false, &open.iter().collect::<Vec<_>>());
+    }
+    g.choices = open;
+    g.comment = comment;
+    g
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1657,6 +1717,32 @@ mod tests {
         assert_eq!(out.matches("word").count(), 40);
     }
 
+    /// Hist. Set Up: the first step is the British set-up; the least
+    /// orders keep the Loyal Savannah Militia at its printed hex (and
+    /// validate), and the guide offers the perimeter's hexes it may take,
+    /// not the Negro Volunteers' (Savannah 4.1).
+    #[test]
+    fn the_set_up_template_keeps_the_printed_hex() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        let step = state.next.clone().unwrap();
+        assert_eq!(step.name(), "16-set-up");
+        let least = minimal(&rules, &state, &step, "british");
+        let printed = state.units["loyal-savannah-militia"].hex.clone().unwrap();
+        let deployed = least.get("deploy").and_then(|d| d.get("loyal-savannah-militia")).and_then(Value::as_str);
+        assert_eq!(deployed, Some(printed.as_str()), "{least:?}");
+        let problems = crate::systems::gboar::phases::set_up::validate(&rules, &state, "british", &least);
+        assert!(problems.is_empty(), "{problems:?}");
+        let g = guide(&rules, &state, &step, "british", &least);
+        assert_eq!(g.kind, "set-up");
+        assert!(g.comment.contains("within savannah-defensive-perimeter"), "{}", g.comment);
+        let nv = state.units["negro-volunteers"].hex.clone().unwrap();
+        let list = g.comment.split("stacking limits:").nth(1).and_then(|t| t.split("Printed hex").next()).unwrap();
+        let list = list.replace("#  ", " ");
+        assert!(list.contains(" 2002 ") && !list.contains(&format!(" {nv} ")), "{list}");
+        assert!(g.choices.iter().all(|c| c.key == "deploy"), "{:?}", g.choices);
+    }
+
     /// The set-up of the Historical Scenario: the guide to the French
     /// movement lists every French unit on the map, in comments only, and
     /// says why the guns the scenario holds may not move.
@@ -1664,7 +1750,7 @@ mod tests {
     fn the_movement_guide_lists_every_unit_of_the_side() {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
         let state = State::setup(&rules.module, "historical").unwrap();
-        let step = state.next.clone().unwrap();
+        let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "movement".into() };
         let least = minimal(&rules, &state, &step, "french");
         let g = guide(&rules, &state, &step, "french", &least);
         assert_eq!(g.kind, "movement");
@@ -1690,7 +1776,7 @@ mod tests {
         let dillon = state.units.get_mut("dillon-irish").unwrap();
         dillon.hex = Some(free[1].to_string());
         dillon.pinned = true;
-        let step = state.next.clone().unwrap();
+        let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "movement".into() };
         let least = minimal(&rules, &state, &step, "french");
         assert!(ordered_moves(&least).contains("auxerrois"), "{least:?}");
         let g = guide(&rules, &state, &step, "french", &least);
@@ -1746,7 +1832,7 @@ mod tests {
         for id in [&french, &american] {
             state.units.get_mut(id.as_str()).unwrap().hex = Some(free[0].to_string());
         }
-        let step = state.next.clone().unwrap();
+        let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "movement".into() };
         // The French unit would have to attack (12.12), so it retreats.
         let least = minimal(&rules, &state, &step, "french");
         assert!(ordered_moves(&least).contains(french.as_str()), "{least:?}");
