@@ -191,6 +191,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// mortar's fire at 1904, the Allied close combat (Auxerrois attacks 1905,
 /// Prevost stands fast). Returns what each resolve printed.
 pub fn play_turn_16_opening(d: &Path) -> Vec<String> {
+    resolve_set_up(d, "g");
     let write = |name: &str, text: String| std::fs::write(d.join(name), text).unwrap();
     let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
     write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
@@ -213,6 +214,16 @@ pub fn play_turn_16_opening(d: &Path) -> Vec<String> {
     ]
 }
 
+/// Hist. Set Up: resolve the Historical game `dir/game`'s first step, the
+/// British set-up, with `adjutant template`'s least orders (the Loyal
+/// Savannah Militia at its printed hex); returns what `resolve` printed.
+pub fn resolve_set_up(dir: &Path, game: &str) -> String {
+    let text = run(dir, &["template", "--dir", game, "--side", "british"]).ok();
+    let least = text.split("#\n# Your units (").next().unwrap_or(&text).to_string();
+    std::fs::write(dir.join("set-up.yaml"), least).unwrap();
+    run(dir, &["resolve", "--dir", game, "set-up.yaml"]).ok()
+}
+
 /// The demo's shipped orders file of a step and side, e.g.
 /// `16-allies-movement--french`.
 pub fn demo_orders(step_and_side: &str) -> PathBuf {
@@ -227,15 +238,18 @@ pub fn new_demo_game(dir: &Path) -> PathBuf {
 }
 
 /// A demo game (`new_demo_game`) whose first steps are resolved (the
-/// Allied movement and rally of turn 16) and whose next orders are in the
-/// inbox, so that one `resolve` resolves steps 3 and 4 (the French mortar's
-/// fire and the Allied close combat: 3 rolls, 3 orders files) and writes
-/// their dispatch; with `british_movement`, the British movement's orders
-/// too, and the resolve goes on to step 7 (4 orders files, 5 entries).
+/// British set-up, the Allied movement and rally of turn 16) and whose next
+/// orders are in the inbox, so that one `resolve` resolves steps 4 and 5
+/// (the French mortar's fire and the Allied close combat: 3 rolls, 3 orders
+/// files) and writes their dispatch; with `british_movement`, the British
+/// movement's orders too, and the resolve goes on to step 8 (4 orders
+/// files, 5 entries).
 /// Returns the game's path.
 pub fn demo_game_awaiting_resolve(dir: &Path, british_movement: bool) -> PathBuf {
     let game = new_demo_game(dir);
     let g = game.to_str().unwrap();
+    run(dir, &["submit", "--dir", g, demo_orders("16-set-up--british").to_str().unwrap()]).ok();
+    run(dir, &["resolve", "--dir", g]).ok();
     for file in ["16-allies-movement--french", "16-allies-movement--american"] {
         run(dir, &["submit", "--dir", g, demo_orders(file).to_str().unwrap()]).ok();
     }
