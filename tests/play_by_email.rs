@@ -221,7 +221,8 @@ fn the_historical_scenario_played_by_email_end_to_end() {
     let server = start_server(true, PASSWORD);
     let dir = temp();
     let d = dir.path();
-    new_historical_game(d);
+    // The set-up step too is played by email.
+    new_historical_game_awaiting_set_up(d);
     let g = d.join("g");
     known_dice(&g);
     let mut config = fs::read_to_string(g.join("game.yaml")).unwrap();

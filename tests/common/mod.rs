@@ -130,7 +130,8 @@ pub fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Give a new game folder known dice: its chain top is replaced by a fixed
 /// one (and the anchor by the one it leads to), so a test can follow a
-/// whole game whose every roll is fixed.
+/// whole game whose every roll is fixed. Giving a game known dice twice
+/// changes nothing the second time.
 pub fn known_dice(game: &Path) {
     let top = "1".repeat(64);
     let chain = run(game, &["dice", "chain", "--top", &top, "--length", "4096", "--format", "json"]).json();
@@ -147,8 +148,18 @@ pub fn known_dice(game: &Path) {
 }
 
 /// `adjutant new` of a Historical Scenario game `club-7` in `dir/g`, with a
-/// player and an address for each side.
+/// player and an address for each side, known dice (`known_dice`), and its
+/// first step, the British set-up (Hist. Set Up), resolved with the
+/// template's orders: the game awaits the Allied movement of turn 16.
 pub fn new_historical_game(dir: &Path) {
+    new_historical_game_awaiting_set_up(dir);
+    known_dice(&dir.join("g"));
+    resolve_set_up(dir, "g");
+}
+
+/// As `new_historical_game`, with the chain top `new` drew, the game
+/// awaiting its first step: the British set-up.
+pub fn new_historical_game_awaiting_set_up(dir: &Path) {
     run(
         dir,
         &[
@@ -216,8 +227,13 @@ pub fn play_turn_16_opening(d: &Path) -> Vec<String> {
 
 /// Hist. Set Up: resolve the Historical game `dir/game`'s first step, the
 /// British set-up, with `adjutant template`'s least orders (the Loyal
-/// Savannah Militia at its printed hex); returns what `resolve` printed.
+/// Savannah Militia at its printed hex), if the game awaits it; returns
+/// what `resolve` printed (nothing if it did not).
 pub fn resolve_set_up(dir: &Path, game: &str) -> String {
+    let status = run(dir, &["status", "--dir", game, "--format", "json"]).json();
+    if !status["step"].as_str().is_some_and(|s| s.ends_with("-set-up")) {
+        return String::new();
+    }
     let text = run(dir, &["template", "--dir", game, "--side", "british"]).ok();
     let least = text.split("#\n# Your units (").next().unwrap_or(&text).to_string();
     std::fs::write(dir.join("set-up.yaml"), least).unwrap();

@@ -39,9 +39,10 @@ pub fn choices<'a>(rules: &'a Rules, side: &'a str) -> Vec<&'a DeploymentOverrid
     rules.sequence.scenario.deployment.iter().flat_map(|d| d.chosen_by(side)).collect()
 }
 
-/// The hexes of `zone` (map.yaml `zones`), sorted.
+/// The hexes of `zone` (map.yaml `zones`, or `places`), sorted.
 pub fn zone_hexes(rules: &Rules, zone: &str) -> Vec<HexId> {
-    let mut hexes = rules.module.map.zone(zone).map(|z| z.hexes.clone()).unwrap_or_default();
+    let map = &rules.module.map;
+    let mut hexes = map.zone(zone).or_else(|| map.place(zone)).map(|z| z.hexes.clone()).unwrap_or_default();
     hexes.sort();
     hexes
 }
