@@ -145,7 +145,7 @@ fn a_resolve_killed_at_random_moments_is_finished_by_the_next_command_as_if_neve
     demo_game_awaiting_resolve(&base, true);
     let before = snapshot(&base.join("savannah"));
     let args = ["resolve", "--dir", "savannah"];
-    // The run never killed (steps 3 to 7 and their dispatch), and how long
+    // The run never killed (steps 4 to 8 and their dispatch), and how long
     // it takes, to spread the kills over a resolve's whole life.
     let reference = d.join("reference");
     copy_dir(&base, &reference);
@@ -165,7 +165,7 @@ fn a_resolve_killed_at_random_moments_is_finished_by_the_next_command_as_if_neve
     let span = start.elapsed().as_micros() as u64;
     let writes = marked.map_or(span, |m| m.elapsed().as_micros() as u64).max(1);
     let want = snapshot(&reference.join("savannah"));
-    assert!(reference.join("savannah/reports/000003-000007").is_dir());
+    assert!(reference.join("savannah/reports/000004-000008").is_dir());
 
     let mut gen = Gen(0x1779_0916);
     let mut left = std::collections::BTreeMap::new();
@@ -286,13 +286,13 @@ fn leftovers_of_killed_commands_are_cleared_by_the_next_command_that_writes() {
     let consistent = snapshot(&game);
     // What killed commands leave: temporary files wherever adjutant
     // writes, an orders file of a step whose entry never came (the journal
-    // is at step 4), state.yaml behind the journal, a marker of reports
+    // is at step 5), state.yaml behind the journal, a marker of reports
     // already written.
     let temps = [
         ".tmp-4242-0-state.yaml",
-        "journal/.tmp-4242-1-000005.yaml",
-        "orders/.tmp-4242-2-000005-british.yaml",
-        "reports/.tmp-4242-3-000005-000005/british.txt",
+        "journal/.tmp-4242-1-000006.yaml",
+        "orders/.tmp-4242-2-000006-british.yaml",
+        "reports/.tmp-4242-3-000006-000006/british.txt",
         "inbox/.tmp-4242-4-16-british-movement--british.yaml",
         "standing/.tmp-4242-5-british.yaml",
         ".secret/.tmp-4242-6-chain-top",
@@ -302,16 +302,16 @@ fn leftovers_of_killed_commands_are_cleared_by_the_next_command_that_writes() {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(&path, b"half").unwrap();
     }
-    fs::write(game.join("orders/000005-british.yaml"), b"game: savannah-demo\n").unwrap();
+    fs::write(game.join("orders/000006-british.yaml"), b"game: savannah-demo\n").unwrap();
     fs::write(game.join("state.yaml"), &stale_state).unwrap();
-    fs::write(game.join("reports/pending.yaml"), b"first_step: 3\n").unwrap();
+    fs::write(game.join("reports/pending.yaml"), b"first_step: 4\n").unwrap();
     // The next command that writes (a submit) finishes it first...
     let file = demo_orders("16-british-movement--british");
     run(d, &["submit", "--dir", g, file.to_str().unwrap()]).ok();
     for temp in temps {
         assert!(!game.join(temp).exists(), "{temp} is left");
     }
-    assert!(!game.join("orders/000005-british.yaml").exists(), "an orders file no entry records is left");
+    assert!(!game.join("orders/000006-british.yaml").exists(), "an orders file no entry records is left");
     assert!(!game.join("reports/pending.yaml").exists(), "a stale marker is left");
     // ...and otherwise leaves the folder as it was, but for the submission.
     let mut now = snapshot(&game);

@@ -175,7 +175,7 @@ fn a_resolve_killed_at_any_write_is_finished_by_the_next_as_if_never_killed() {
     let reference = d.join("reference");
     copy_dir(&base, &reference);
     let out = run(&reference, &args).ok();
-    assert!(out.contains("\"reports\": \"reports/000003-000004\""), "{out}");
+    assert!(out.contains("\"reports\": \"reports/000004-000005\""), "{out}");
     run(&reference, &["verify", "--dir", "savannah"]).ok();
     let want = snapshot(&reference.join("savannah"));
     let traced = d.join("traced");
@@ -288,12 +288,12 @@ fn a_resolve_killed_before_its_reports_verifies_and_a_deleted_dispatch_is_named(
     run(&reference, &args).ok();
 
     // Killed after its journal entries and state.yaml, as it made the
-    // dispatch's folder: steps 3 and 4 are committed, their reports not.
+    // dispatch's folder: steps 4 and 5 are committed, their reports not.
     let killed = d.join("killed");
     copy_dir(&base, &killed);
     killed_at(&killed, &args, "mkdir", 1);
     let game = killed.join("savannah");
-    assert!(game.join("journal/000004.yaml").exists() && !game.join("reports/000003-000004").exists());
+    assert!(game.join("journal/000005.yaml").exists() && !game.join("reports/000004-000005").exists());
     // A published copy (no .lock: nobody writes there) verifies as it is,
     // and is not changed.
     let published = d.join("published");
@@ -302,7 +302,7 @@ fn a_resolve_killed_before_its_reports_verifies_and_a_deleted_dispatch_is_named(
     let before = snapshot(&published);
     let v = run(d, &["verify", "--dir", "published"]).ok();
     assert!(
-        v.contains("4 steps and 3 rolls") && v.contains("steps 3-4 await their reports: run `adjutant resolve`"),
+        v.contains("5 steps and 3 rolls") && v.contains("steps 4-5 await their reports: run `adjutant resolve`"),
         "{v}"
     );
     assert_eq!(snapshot_difference(&snapshot(&published), &before), "", "a reader changed a published copy");
@@ -318,9 +318,9 @@ fn a_resolve_killed_before_its_reports_verifies_and_a_deleted_dispatch_is_named(
     // The same reports deleted (nothing says they are to come): named.
     let deleted = d.join("deleted");
     copy_dir(&reference.join("savannah"), &deleted);
-    std::fs::remove_dir_all(deleted.join("reports/000003-000004")).unwrap();
+    std::fs::remove_dir_all(deleted.join("reports/000004-000005")).unwrap();
     let v = run(d, &["verify", "--dir", "deleted"]).exits(1);
-    assert!(v.contains("reports/000003-000004: reports check: missing: steps 3-4 have no reports"), "{v}");
+    assert!(v.contains("reports/000004-000005: reports check: missing: steps 4-5 have no reports"), "{v}");
 }
 
 #[test]
@@ -331,8 +331,8 @@ fn a_reader_of_a_copy_it_cannot_finish_says_what_is_unfinished_and_changes_nothi
     std::fs::create_dir(&base).unwrap();
     demo_game_awaiting_resolve(&base, false);
     // Killed as it renamed state.yaml into place (renames: the marker,
-    // state.yaml, the dispatch): the journal has steps 3 and 4, state.yaml
-    // is still the state after step 2.
+    // state.yaml, the dispatch): the journal has steps 4 and 5, state.yaml
+    // is still the state after step 3.
     let killed = d.join("killed");
     copy_dir(&base, &killed);
     killed_at(&killed, &["resolve", "--dir", "savannah"], "rename", 2);
@@ -342,15 +342,15 @@ fn a_reader_of_a_copy_it_cannot_finish_says_what_is_unfinished_and_changes_nothi
     let before = snapshot(&published);
     let v = run(d, &["verify", "--dir", "published"]).exits(1);
     assert!(
-        v.contains("state.yaml: unfinished check: state.yaml holds the state after step 2 but the journal has 4 steps"),
+        v.contains("state.yaml: unfinished check: state.yaml holds the state after step 3 but the journal has 5 steps"),
         "{v}"
     );
     let s = run(d, &["status", "--dir", "published"]).fails(2);
-    assert!(s.contains("state.yaml holds the state after step 2"), "{s}");
+    assert!(s.contains("state.yaml holds the state after step 3"), "{s}");
     assert_eq!(snapshot_difference(&snapshot(&published), &before), "", "a reader changed a published copy");
     // Where it can write, the reader finishes the work and reads.
     let s = run(&killed, &["status", "--dir", "savannah"]).ok();
-    assert!(s.contains("4 steps resolved"), "{s}");
+    assert!(s.contains("5 steps resolved"), "{s}");
     run(&killed, &["verify", "--dir", "savannah"]).ok();
 }
 
@@ -389,19 +389,19 @@ fn a_mail_killed_between_sending_and_recording_sends_that_message_again_and_no_r
     let d = dir.path();
     demo_game_awaiting_resolve(d, false);
     let mail = ["mail", "--dir", "savannah", "--transport", "folder", "--from", "Referee <ref@example.org>"];
-    // The first dispatch is mailed; then steps 3 and 4 are resolved.
+    // The first dispatches (the set-up's, the movement's) are mailed; then steps 4 and 5 are resolved.
     run(d, &mail).ok();
     run(d, &["resolve", "--dir", "savannah"]).ok();
     let outbox = d.join("savannah/outbox");
     let count = || std::fs::read_dir(&outbox).unwrap().count();
-    assert_eq!(count(), 3);
+    assert_eq!(count(), 6);
     // Killed as it renames mailed.yaml into place with the second message
     // of the new dispatch recorded (renames: one per message): that
     // message is in the outbox, its record is not.
     killed_at(d, &mail, "rename", 2);
-    assert_eq!(count(), 5);
+    assert_eq!(count(), 8);
     let mailed = std::fs::read_to_string(d.join("savannah/mailed.yaml")).unwrap();
-    assert_eq!(mailed.matches("- dispatch: 000003-000004").count(), 1, "{mailed}");
+    assert_eq!(mailed.matches("- dispatch: 000004-000005").count(), 1, "{mailed}");
     // Killed amid writing the next mailed.yaml (writes: the message, then
     // the record, per message), the French message sent a second time: the
     // file is the old one, whole.
@@ -417,10 +417,10 @@ fn a_mail_killed_between_sending_and_recording_sends_that_message_again_and_no_r
     run(d, &mail).ok();
     let mailed = std::fs::read_to_string(d.join("savannah/mailed.yaml")).unwrap();
     for side in ["british", "french", "american"] {
-        let record = format!("- dispatch: 000003-000004\n  side: {side}\n");
+        let record = format!("- dispatch: 000004-000005\n  side: {side}\n");
         assert_eq!(mailed.matches(&record).count(), 1, "{side}: {mailed}");
     }
-    assert_eq!(count(), 3 + 3 + 2, "a message sent and not recorded goes again (at least once)");
+    assert_eq!(count(), 6 + 3 + 2, "a message sent and not recorded goes again (at least once)");
     run(d, &["verify", "--dir", "savannah"]).ok();
 }
 

@@ -2,7 +2,8 @@
 //! Scenario played by email with the shipped orders, ending "verified". The
 //! shipped orders are written to make an interesting game: fire, close
 //! combat, a PIN, momentum spent on the initiative, retreats, and the
-//! British army demoralized in an Allied assault (16.3).
+//! British army demoralized, its commander falling in its last
+//! counter-attack (16.3).
 
 mod common;
 use common::*;
@@ -13,8 +14,8 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     let out = run(dir.path(), &["demo"]).ok();
     // It ends with the verification and the journal head a player keeps.
     let end: Vec<&str> = out.trim_end().lines().rev().take(2).collect();
-    assert!(end[1].contains("verified") && end[0].contains("journal head: step 34, "), "{out}");
-    assert!(out.contains("34 steps and 26 rolls"), "{out}");
+    assert!(end[1].contains("verified") && end[0].contains("journal head: step 29, "), "{out}");
+    assert!(out.contains("29 steps and 20 rolls"), "{out}");
     assert!(out.contains("game over: allies substantial victory"), "{out}");
     // Fire, close combat, a PIN, momentum spent and a retreat, with their
     // rolls, in the British player's reports.
@@ -26,7 +27,7 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     let json = run(dir.path(), &["demo", "--keep", kept.to_str().unwrap(), "--format", "json"]).json();
     assert_eq!(json["verified"]["ok"], true);
     assert_eq!(json["forged"]["failure"]["entry"], "journal/000003.yaml");
-    assert_eq!(json["steps"], 34);
+    assert_eq!(json["steps"], 29);
     // Every shipped orders file was used: the inbox is empty.
     let shipped = std::fs::read_dir(repo_root().join("games/savannah-1779/demo/historical")).unwrap().count();
     assert_eq!(json["orders_files"].as_u64().unwrap() as usize, shipped);
@@ -36,7 +37,7 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     run(dir.path(), &["verify", "--dir", game.to_str().unwrap()]).ok();
     // The game's journal, every step: what the demo is written to show.
     let report =
-        run(dir.path(), &["report", "--dir", game.to_str().unwrap(), "--referee", "--steps", "1-34", "--as", "json"])
+        run(dir.path(), &["report", "--dir", game.to_str().unwrap(), "--referee", "--steps", "1-29", "--as", "json"])
             .json();
     let events: Vec<(&str, &str, &str)> = report["steps"]
         .as_array()
@@ -60,7 +61,12 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     // 14.32 with Savannah 2.7: Maitland, captured alone, costs as a casualty would.
     assert!(has("leader-captured", "maitland"), "a leader captured: {events:?}");
     assert!(has("army-morale", "Maitland captured"), "the capture's army morale: {events:?}");
-    assert_eq!((last.0, last.1), ("19-allies-close-combat", "victory"), "{events:?}");
+    // Hist. Set Up: the game's first step, the British deploying the Loyal Savannah Militia.
+    assert_eq!(events[0].0, "16-set-up", "{events:?}");
+    assert!(has("deployed", "loyal-savannah-militia in 1803"), "the militia deployed: {events:?}");
+    // The last British counter-attack, the militia in it, costs Prevost and the army.
+    assert!(has("army-morale", "Prevost a casualty"), "Prevost falls: {events:?}");
+    assert_eq!((last.0, last.1), ("18-british-close-combat", "victory"), "{events:?}");
 }
 
 /// The HTML report of a real game, with its map inline, renders in

@@ -43,7 +43,8 @@ fn each_resolve_writes_every_sides_report_of_its_steps_in_four_formats_with_the_
     let (dir, outs) = played();
     let g = dir.path().join("g");
     let found = dispatches(&g);
-    assert_eq!(found.len(), 3, "one dispatch per resolve that resolved steps: {found:?}");
+    // The set-up's (new_historical_game resolves it), then the opening's three.
+    assert_eq!(found.len(), 4, "one dispatch per resolve that resolved steps: {found:?}");
     let journal = fs::read_dir(g.join("journal")).unwrap().count() as u32;
     let mut next = 1;
     for (n, dispatch) in found.iter().enumerate() {
@@ -51,7 +52,9 @@ fn each_resolve_writes_every_sides_report_of_its_steps_in_four_formats_with_the_
         assert_eq!(first, next, "dispatches follow each other without gaps");
         next = last + 1;
         let name = dispatch.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(outs[n].contains(&format!("reports/{name}/")), "resolve names its dispatch:\n{}", outs[n]);
+        if n > 0 {
+            assert!(outs[n - 1].contains(&format!("reports/{name}/")), "resolve names its dispatch:\n{}", outs[n - 1]);
+        }
         let mut files: Vec<String> =
             fs::read_dir(dispatch).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         files.sort();
@@ -85,7 +88,7 @@ fn each_resolve_writes_every_sides_report_of_its_steps_in_four_formats_with_the_
     }
     assert_eq!(next, journal + 1, "the dispatches cover the whole journal");
     // The mortar's dispatch has rolls; a French secret-free text still names them.
-    let mortar = fs::read_to_string(found[1].join("british.txt")).unwrap();
+    let mortar = fs::read_to_string(found[2].join("british.txt")).unwrap();
     assert!(mortar.contains("scatter"), "{mortar}");
     let v = run(&g, &["verify", "--dir", "."]).ok();
     assert!(v.starts_with("verified"), "{v}");
@@ -97,7 +100,7 @@ fn any_byte_changed_in_any_report_makes_verify_fail_naming_the_file() {
     let g = dir.path().join("g");
     let found = dispatches(&g);
     // A roll's value in the text report: the "Rolls" table's first row.
-    let target = &found[1];
+    let target = &found[2];
     let name = target.file_name().unwrap().to_string_lossy().into_owned();
     let text = fs::read_to_string(target.join("british.txt")).unwrap();
     let row = text.lines().find(|l| l.starts_with("| 0 | d10 |")).expect("a roll row in the mortar's dispatch");
@@ -178,17 +181,18 @@ fn reports_a_killed_resolve_did_not_write_are_written_by_the_next() {
 fn a_report_of_earlier_steps_shows_the_game_as_it_stood_after_them() {
     let (dir, _) = played();
     let g = dir.path().join("g");
-    let json = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "1-2", "--as", "json"]).ok();
+    // Steps 2-3: the Allied movement and rally, after the British set-up.
+    let json = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "2-3", "--as", "json"]).ok();
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(json["standing"]["resolved_steps"], 2);
+    assert_eq!(json["standing"]["resolved_steps"], 3);
     assert_eq!(json["standing"]["next_step"], "16-allies-defensive-artillery-fire");
     // The same as the dispatch that resolve wrote for those steps.
-    let first = &dispatches(&g)[0];
-    assert_eq!(range(first), (1, 2));
+    let first = &dispatches(&g)[1];
+    assert_eq!(range(first), (2, 3));
     let stored = fs::read_to_string(first.join("french.json")).unwrap();
     assert_eq!(serde_json::from_str::<serde_json::Value>(&stored).unwrap(), json);
-    let html = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "1-2", "--as", "html"]).ok();
-    assert!(html.contains("club-7, after step 2"), "the map is the one after step 2");
+    let html = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "2-3", "--as", "html"]).ok();
+    assert!(html.contains("club-7, after step 3"), "the map is the one after step 3");
 }
 
 #[test]
@@ -222,20 +226,20 @@ fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() 
     let mut args = vec!["mail", "--dir", ".", "--dry-run"];
     args.extend(folder);
     let dry = run(&g, &args).ok();
-    assert_eq!(dry.matches("would send:").count(), 9, "3 dispatches x 3 players:\n{dry}");
+    assert_eq!(dry.matches("would send:").count(), 12, "4 dispatches x 3 players:\n{dry}");
     assert!(all_files(&g) == before, "a dry run writes nothing");
     let not_mailed = |g: &Path| run(g, &["status", "--dir", ".", "--format", "json"]).json()["not_mailed"].clone();
-    assert_eq!(not_mailed(&g), 9, "status counts the messages mail would send");
+    assert_eq!(not_mailed(&g), 12, "status counts the messages mail would send");
     let mut args = vec!["mail", "--dir", "."];
     args.extend(folder);
     let sent = run(&g, &args).ok();
     assert_eq!(not_mailed(&g), 0);
     assert!(run(&g, &["status", "--dir", "."]).ok().contains("every dispatch mailed"));
-    assert_eq!(sent.matches("sent:").count(), 9, "{sent}");
+    assert_eq!(sent.matches("sent:").count(), 12, "{sent}");
     let emls = fs::read_dir(dir.path().join("outbox")).unwrap().count();
-    assert_eq!(emls, 9);
+    assert_eq!(emls, 12);
     let mailed = fs::read_to_string(g.join("mailed.yaml")).unwrap();
-    assert_eq!(mailed.matches("- dispatch: ").count(), 9, "{mailed}");
+    assert_eq!(mailed.matches("- dispatch: ").count(), 12, "{mailed}");
     let again = run(&g, &args).ok();
     assert!(again.contains("nothing to send"), "{again}");
     // One dispatch again, to one side, on purpose.

@@ -4,7 +4,8 @@
 //! French mortar fires, Auxerrois attacks); every other orders file is what
 //! `adjutant template` prints for the side: the least the rules require of
 //! it, which includes the close combats 12.12 forces (turn 16's British
-//! attack on Auxerrois, which loses a step). Each template is
+//! attack on Auxerrois, which is disrupted), and the British set-up that
+//! keeps the militia at its printed hex (Hist. Set Up). Each template is
 //! validated whole, its guide included, and played without the guide's
 //! comments (the dice bind to the files' bytes). The game ends with a
 //! victory determination and `verify` replays it.
@@ -63,9 +64,11 @@ fn the_historical_scenario_plays_to_its_end() {
     }
     // Fire and close combat took place, with their modifiers and rolls.
     for text in [
-        "mortar-battery (2 SPs, range 5) at 1-ga-militia in 1904: needs 8",
+        "scatter roll 7: the shells drift to 1905",
+        "mortar-battery (2 SPs, range 5) at 2-ga-militia in 1905: needs 8",
         "roll 0 +1 = 1 on 3-1",
-        "Auxerrois (auxerrois, 1905) loses 1 step for combat",
+        "roll 6 +0 = 6 on 3-2: attacker no-effect, defender disrupt",
+        "Auxerrois (auxerrois) retreats 3 hexes from 1905 to 1908",
         "17-allies-close-combat",
         "army morale",
     ] {
@@ -74,5 +77,6 @@ fn the_historical_scenario_plays_to_its_end() {
     assert!(log.contains("20-victory-determination"), "{log}");
     assert!(log.contains("game over: british marginal victory"), "{log}");
     let verified = run(d, &["verify", "--dir", "g"]).ok();
-    assert!(verified.contains("49 steps"), "{verified}");
+    // The British set-up (Hist. Set Up), 9 steps of turn 16, 10 of each later turn.
+    assert!(verified.contains("50 steps"), "{verified}");
 }

@@ -203,7 +203,7 @@ fn a_byte_order_mark_is_accepted_by_every_path_and_kept_for_the_dice() {
     assert_eq!(fs::read(d.join("g/inbox/16-allies-movement--french.yaml")).unwrap(), french);
     let out = run(d, &["resolve", "--dir", "g", "a.yaml"]).ok();
     assert!(out.contains("16-allies-movement"), "{out}");
-    assert_eq!(fs::read(d.join("g/orders/000001-french.yaml")).unwrap(), french, "kept byte for byte");
+    assert_eq!(fs::read(d.join("g/orders/000002-french.yaml")).unwrap(), french, "kept byte for byte"); // step 1: the set-up
     assert!(run(d, &["verify", "--dir", "g"]).ok().starts_with("verified"));
     // Standing orders with a mark.
     let standing = with_bom("game: club-7\nside: british\nstanding:\n  initiative: {}\n");
@@ -503,6 +503,10 @@ fn player_addresses_are_read_as_the_mail_is_sent() {
             && out.contains("players[0].email: 'ann@@example.org' is not a mail address"),
         "{out}"
     );
-    assert_eq!(out.matches("sent: ").count() - out.matches("not sent: ").count(), 6, "3 dispatches to 2 sides:\n{out}");
-    assert_eq!(fs::read_dir(g.join("outbox")).unwrap().count(), 6);
+    assert_eq!(
+        out.matches("sent: ").count() - out.matches("not sent: ").count(),
+        8,
+        "4 dispatches (the set-up's too) to 2 sides:\n{out}"
+    );
+    assert_eq!(fs::read_dir(g.join("outbox")).unwrap().count(), 8);
 }

@@ -221,7 +221,8 @@ fn the_historical_scenario_played_by_email_end_to_end() {
     let server = start_server(true, PASSWORD);
     let dir = temp();
     let d = dir.path();
-    new_historical_game(d);
+    // The set-up step too is played by email.
+    new_historical_game_awaiting_set_up(d);
     let g = d.join("g");
     known_dice(&g);
     let mut config = fs::read_to_string(g.join("game.yaml")).unwrap();
@@ -376,7 +377,7 @@ fn the_historical_scenario_played_by_email_end_to_end() {
     type Change = Box<dyn Fn(Vec<u8>) -> Vec<u8>>;
     let changes: Vec<(PathBuf, Change)> = vec![
         (
-            PathBuf::from("orders/000001-french.yaml"),
+            PathBuf::from("orders/000002-french.yaml"), // step 1 is the British set-up
             Box::new(|b: Vec<u8>| String::from_utf8(b).unwrap().replace("1906", "1907").into_bytes()),
         ),
         (

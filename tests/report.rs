@@ -217,7 +217,7 @@ fn hashes_keys_and_anchor_appear_but_never_the_chain_top() {
     let anchor = game.config.dice.anchor.to_hex();
     assert_ne!(anchor, CHAIN_TOP);
     let orders: usize = game.entries.iter().map(|e| e.orders.len()).sum();
-    assert_eq!(orders, 6, "the three resolves took six orders files");
+    assert_eq!(orders, 7, "the set-up took one orders file, the three resolves six");
     for (viewer, format, report) in reports(&game) {
         assert!(report.contains(&anchor), "{viewer:?} {format}: no anchor");
         assert!(report.contains(&game.config.game_id), "{viewer:?} {format}");

@@ -148,7 +148,7 @@ fn british_standing_defence_orders_are_used_at_an_allied_close_combat() {
     let out = run(d, &["resolve", "--dir", "g", "cf.yaml"]).ok();
     assert!(out.contains("· 16-allies-close-combat"), "{out}");
     assert!(out.contains("tactics: skirmish against stand-fast"), "{out}");
-    let written = fs::read_to_string(d.join("g/orders/000004-british.yaml")).unwrap();
+    let written = fs::read_to_string(d.join("g/orders/000005-british.yaml")).unwrap();
     assert_eq!(
         written,
         format!(
@@ -177,7 +177,7 @@ fn explicit_orders_win_over_standing_ones() {
     fs::write(d.join("cf.yaml"), orders(16, "allies-close-combat", "french", AUXERROIS_ATTACKS)).unwrap();
     let out = run(d, &["resolve", "--dir", "g", "cf.yaml"]).ok();
     assert!(out.contains("tactics: skirmish against withdraw"), "{out}");
-    assert_eq!(fs::read_to_string(d.join("g/orders/000004-british.yaml")).unwrap(), mine);
+    assert_eq!(fs::read_to_string(d.join("g/orders/000005-british.yaml")).unwrap(), mine);
     run(d, &["verify", "--dir", "g"]).ok();
 }
 

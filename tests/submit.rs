@@ -115,7 +115,7 @@ fn orders_sent_ahead_are_used_when_their_step_comes() {
     assert!(out.contains("next: 16-allies-defensive-artillery-fire"), "{out}");
     assert!(d.join("g/inbox/16-british-movement--british.yaml").exists());
     assert!(!d.join("g/inbox/16-allies-movement--french.yaml").exists(), "used files leave the inbox");
-    assert_eq!(fs::read(d.join("g/orders/000001-french.yaml")).unwrap(), fs::read(d.join("f.yaml")).unwrap());
+    assert_eq!(fs::read(d.join("g/orders/000002-french.yaml")).unwrap(), fs::read(d.join("f.yaml")).unwrap());
     // Through fire and close combat to the British movement, which takes
     // the file sent ahead.
     let mut log = out;

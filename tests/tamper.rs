@@ -46,14 +46,14 @@ fn a_stray_orders_or_inbox_file_is_named() {
     assert_eq!(verify(&g, &[]).0, 0);
 
     // An orders file no journal entry records, beside the recorded ones.
-    let recorded = fs::read(g.join("orders/000001-french.yaml")).unwrap();
-    fs::write(g.join("orders/000002-american.yaml"), &recorded).unwrap();
+    let recorded = fs::read(g.join("orders/000002-french.yaml")).unwrap();
+    fs::write(g.join("orders/000003-american.yaml"), &recorded).unwrap();
     let (code, out, json) = verify(&g, &[]);
     assert_eq!(code, 1, "{out}");
     let (entry, check, message) = failure(&json);
-    assert_eq!((entry.as_str(), check.as_str()), ("orders/000002-american.yaml", "files"), "{message}");
+    assert_eq!((entry.as_str(), check.as_str()), ("orders/000003-american.yaml", "files"), "{message}");
     assert!(message.contains("no journal entry records it"), "{message}");
-    fs::remove_file(g.join("orders/000002-american.yaml")).unwrap();
+    fs::remove_file(g.join("orders/000003-american.yaml")).unwrap();
 
     // An inbox file for a step already resolved (not the file the step
     // used: an exact copy of that is what a killed resolve leaves, and the

@@ -27,6 +27,8 @@ impl Game {
         let dir = temp();
         new_historical_game(dir.path());
         known_dice(&dir.path().join("g"));
+        // Hist. Set Up: the British set-up, the militia at its printed hex.
+        resolve_set_up(dir.path(), "g");
         Game { dir }
     }
 

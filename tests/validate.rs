@@ -7,18 +7,31 @@ use common::*;
 
 use std::fs;
 
+/// A new Historical game `club-7` in `dir/g`, past its first step (the
+/// British set-up, Hist. Set Up, the template's orders).
 fn game(dir: &std::path::Path) {
+    new_game(dir);
+    resolve_set_up(dir, "g");
+}
+
+fn new_game(dir: &std::path::Path) {
     run(dir, &["new", "savannah-1779", "--scenario", "historical", "--dir", "g", "--game-id", "club-7"]).ok();
 }
 
 #[test]
 fn new_writes_the_set_up_state_and_its_first_step() {
     let dir = temp();
-    game(dir.path());
+    new_game(dir.path());
     let state: adjutant::base::yaml::Value =
         adjutant::base::yaml::from_str(&fs::read_to_string(dir.path().join("g/state.yaml")).unwrap()).unwrap();
     assert_eq!(state["turn"], 16);
-    // Savannah Historical Scenario, turn 16: the Allies move first.
+    // Savannah Historical Scenario: the British set-up first (Hist. Set Up),
+    // then on turn 16 the Allies move first.
+    assert_eq!(state["next"]["kind"], "game-turn");
+    assert_eq!(state["next"]["phase"], "set-up");
+    resolve_set_up(dir.path(), "g");
+    let state: adjutant::base::yaml::Value =
+        adjutant::base::yaml::from_str(&fs::read_to_string(dir.path().join("g/state.yaml")).unwrap()).unwrap();
     assert_eq!(state["next"]["player"], "allies");
     assert_eq!(state["next"]["phase"], "movement");
     assert_eq!(state["army_morale"]["french"], 12);
@@ -128,11 +141,11 @@ fn movement_orders_are_checked_and_a_game_resolves_and_replays() {
     assert!(done.contains("16-allies-movement") && done.contains("16-allies-rally"), "{done}");
     // Savannah 3 IX: the French mortar could fire in the Allies' own turn.
     assert!(done.contains("next: 16-allies-defensive-artillery-fire, awaiting orders from french"), "{done}");
-    assert!(dir.path().join("g/orders/000001-french.yaml").is_file());
+    assert!(dir.path().join("g/orders/000002-french.yaml").is_file());
     let verified = run(dir.path(), &["verify", "--dir", "g"]).ok();
-    assert!(verified.contains("2 steps"), "{verified}");
-    // An orders file changed after the step fails verification.
-    let orders = dir.path().join("g/orders/000001-french.yaml");
+    assert!(verified.contains("3 steps"), "{verified}"); // the set-up, movement, rally
+                                                         // An orders file changed after the step fails verification.
+    let orders = dir.path().join("g/orders/000002-french.yaml");
     fs::write(&orders, "game: club-7\nturn: 16\nstep: allies-movement\nside: french\nmoves: []\n# edited\n").unwrap();
     run(dir.path(), &["verify", "--dir", "g"]).fails(1);
     run(dir.path(), &["validate", "--dir", "nowhere", "o.yaml"]).fails(2);
@@ -240,20 +253,22 @@ fn the_first_turn_advances_through_every_step() {
     let out = run(dir.path(), &args).ok();
     assert!(out.contains("has the initiative on turn 17 and moves first"), "{out}");
     let verified = run(dir.path(), &["verify", "--dir", "g"]).ok();
-    assert!(verified.contains("10 steps"), "{verified}");
+    assert!(verified.contains("11 steps"), "{verified}"); // the set-up and turn 16's ten
 }
 
 /// Issue 5's must-show, begun: the Historical Scenario's first turn with
 /// fire and close combat from real orders files: the French mortar fires,
 /// Auxerrois attacks the 2nd Georgia Militia, which retreats, and advances;
 /// in the British turn four units must attack Auxerrois (12.12), with
-/// Prevost's +1 from a hex that takes part (14.21): the French lose army
-/// morale; turn 17 begins. verify replays it all.
+/// Prevost's +1 from a hex that takes part (14.21): a PIN holds them all;
+/// turn 17 begins. verify replays it all (after the British set-up, Hist.
+/// Set Up, whose step shifts every later roll).
 #[test]
 fn the_first_turn_with_fire_and_close_combat() {
     let dir = temp();
-    game(dir.path());
+    new_game(dir.path());
     known_dice(&dir.path().join("g"));
+    resolve_set_up(dir.path(), "g");
     let write = |name: &str, step: &str, side: &str, body: &str| {
         fs::write(dir.path().join(name), format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n{body}"))
             .unwrap();
@@ -274,8 +289,8 @@ fn the_first_turn_with_fire_and_close_combat() {
     );
     let out = run(dir.path(), &["resolve", "--dir", "g", "m.yaml"]).ok();
     assert!(
-        out.contains("scatter roll")
-            && out.contains("mortar-battery (2 SPs, range 5) at 1-ga-militia in 1904: needs 8"),
+        out.contains("scatter roll 7: the shells drift to 1905")
+            && out.contains("mortar-battery (2 SPs, range 5) at 2-ga-militia in 1905: needs 8"),
         "{out}"
     );
     assert!(out.contains("-1 Fog (Savannah 4.2)"), "{out}");
@@ -326,13 +341,13 @@ fn the_first_turn_with_fire_and_close_combat() {
         "frontal-assault against stand-fast: -2 (12.23 step 4)",
         // 14.21: Prevost's hex takes part, though the lead unit is in another.
         "+1 Prevost in command (14.21)",
-        "roll 4 -2 = 2 on 3-2: attacker no-effect, defender army-morale",
+        "roll 3 -2 = 1 on 3-2: attacker pin, defender pin",
         "next: 17-initiative",
     ] {
         assert!(out.contains(text), "{text}\n{out}");
     }
     let verified = run(dir.path(), &["verify", "--dir", "g"]).ok();
-    assert!(verified.contains("9 steps"), "{verified}");
+    assert!(verified.contains("10 steps"), "{verified}");
 }
 
 const TEN: &str = r#"game: club-7

@@ -130,7 +130,8 @@ pub fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Give a new game folder known dice: its chain top is replaced by a fixed
 /// one (and the anchor by the one it leads to), so a test can follow a
-/// whole game whose every roll is fixed.
+/// whole game whose every roll is fixed. Giving a game known dice twice
+/// changes nothing the second time.
 pub fn known_dice(game: &Path) {
     let top = "1".repeat(64);
     let chain = run(game, &["dice", "chain", "--top", &top, "--length", "4096", "--format", "json"]).json();
@@ -147,8 +148,18 @@ pub fn known_dice(game: &Path) {
 }
 
 /// `adjutant new` of a Historical Scenario game `club-7` in `dir/g`, with a
-/// player and an address for each side.
+/// player and an address for each side, known dice (`known_dice`), and its
+/// first step, the British set-up (Hist. Set Up), resolved with the
+/// template's orders: the game awaits the Allied movement of turn 16.
 pub fn new_historical_game(dir: &Path) {
+    new_historical_game_awaiting_set_up(dir);
+    known_dice(&dir.join("g"));
+    resolve_set_up(dir, "g");
+}
+
+/// As `new_historical_game`, with the chain top `new` drew, the game
+/// awaiting its first step: the British set-up.
+pub fn new_historical_game_awaiting_set_up(dir: &Path) {
     run(
         dir,
         &[
@@ -191,6 +202,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// mortar's fire at 1904, the Allied close combat (Auxerrois attacks 1905,
 /// Prevost stands fast). Returns what each resolve printed.
 pub fn play_turn_16_opening(d: &Path) -> Vec<String> {
+    resolve_set_up(d, "g");
     let write = |name: &str, text: String| std::fs::write(d.join(name), text).unwrap();
     let head = |step: &str, side: &str| format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n");
     write("f.yaml", head("allies-movement", "french") + "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
@@ -213,6 +225,21 @@ pub fn play_turn_16_opening(d: &Path) -> Vec<String> {
     ]
 }
 
+/// Hist. Set Up: resolve the Historical game `dir/game`'s first step, the
+/// British set-up, with `adjutant template`'s least orders (the Loyal
+/// Savannah Militia at its printed hex), if the game awaits it; returns
+/// what `resolve` printed (nothing if it did not).
+pub fn resolve_set_up(dir: &Path, game: &str) -> String {
+    let status = run(dir, &["status", "--dir", game, "--format", "json"]).json();
+    if !status["step"].as_str().is_some_and(|s| s.ends_with("-set-up")) {
+        return String::new();
+    }
+    let text = run(dir, &["template", "--dir", game, "--side", "british"]).ok();
+    let least = text.split("#\n# Your units (").next().unwrap_or(&text).to_string();
+    std::fs::write(dir.join("set-up.yaml"), least).unwrap();
+    run(dir, &["resolve", "--dir", game, "set-up.yaml"]).ok()
+}
+
 /// The demo's shipped orders file of a step and side, e.g.
 /// `16-allies-movement--french`.
 pub fn demo_orders(step_and_side: &str) -> PathBuf {
@@ -227,15 +254,18 @@ pub fn new_demo_game(dir: &Path) -> PathBuf {
 }
 
 /// A demo game (`new_demo_game`) whose first steps are resolved (the
-/// Allied movement and rally of turn 16) and whose next orders are in the
-/// inbox, so that one `resolve` resolves steps 3 and 4 (the French mortar's
-/// fire and the Allied close combat: 3 rolls, 3 orders files) and writes
-/// their dispatch; with `british_movement`, the British movement's orders
-/// too, and the resolve goes on to step 7 (4 orders files, 5 entries).
+/// British set-up, the Allied movement and rally of turn 16) and whose next
+/// orders are in the inbox, so that one `resolve` resolves steps 4 and 5
+/// (the French mortar's fire and the Allied close combat: 3 rolls, 3 orders
+/// files) and writes their dispatch; with `british_movement`, the British
+/// movement's orders too, and the resolve goes on to step 8 (4 orders
+/// files, 5 entries).
 /// Returns the game's path.
 pub fn demo_game_awaiting_resolve(dir: &Path, british_movement: bool) -> PathBuf {
     let game = new_demo_game(dir);
     let g = game.to_str().unwrap();
+    run(dir, &["submit", "--dir", g, demo_orders("16-set-up--british").to_str().unwrap()]).ok();
+    run(dir, &["resolve", "--dir", g]).ok();
     for file in ["16-allies-movement--french", "16-allies-movement--american"] {
         run(dir, &["submit", "--dir", g, demo_orders(file).to_str().unwrap()]).ok();
     }

@@ -310,6 +310,7 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
         ("close-combat", false) => whole::<close_combat::DefenceOrders>(body, h.body),
         ("defensive-artillery-fire", _) => whole::<fire::FireOrders>(body, h.body),
         ("rifle-fire", _) => whole::<fire::RifleOrders>(body, h.body),
+        ("set-up", _) => whole::<crate::systems::gboar::phases::set_up::SetUpOrders>(body, h.body),
         (phase, _) => {
             return vec![(Code::NoOrdersTaken, String::new(), format!("the {phase} phase takes no orders"))];
         }

@@ -12,7 +12,7 @@
 //! hashes.
 //!
 //! Each awaited side's orders start from `adjutant template`'s least
-//! orders ([`template::minimal`], which must always validate), add a random
+//! orders ([`crate::systems::gboar::guide::least::minimal`], which must always validate), add a random
 //! subset of the choices its guide offers ([`template::guide`]: moves within
 //! each unit's reach, stack moves, reinforcements entered or delayed, the
 //! assault declared; attacks with tactics chits, leads, advances and
@@ -452,7 +452,7 @@ fn step_orders(
     sides: &[String],
     draw: &mut Draw,
 ) -> std::result::Result<(BTreeMap<String, Value>, OrderCounts), String> {
-    let least = template::minimal_of(rules, state, step, sides);
+    let least = crate::systems::gboar::guide::least::minimal_of(rules, state, step, sides);
     // Every problem as (side, field, message): each side's alone, then
     // (when there are none) all sides' together.
     let problems = |bodies: &BTreeMap<String, Value>| -> Vec<(String, String, String)> {

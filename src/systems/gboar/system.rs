@@ -264,7 +264,7 @@ impl seam::Rules for Rules {
     fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {
         let state = ours(state)?;
         let step = next_of(state)?;
-        let body = crate::systems::gboar::guide::template::minimal(self, state, step, side);
+        let body = crate::systems::gboar::guide::least::minimal(self, state, step, side);
         let guide = crate::systems::gboar::guide::template::guide(self, state, step, side, &body);
         let json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
         Ok(seam::Template {

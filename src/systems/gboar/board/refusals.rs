@@ -160,6 +160,11 @@ codes! {
     StacksOpen = "stacks-open", "7.4", "every stack may be examined already: the module's stacks are open";
     TargetNotExamined = "target-not-examined", "7.4", "under hidden stacks a fire names the hex of an enemy stack the side has not examined";
     NoTargetInHex = "no-target-in-hex", "7.4", "a fire at a hex finds there no enemy combat unit that no other fire of the orders picked";
+    // The set-up step (Savannah Historical Scenario, Set Up).
+    DeployNotAllowed = "deploy-not-allowed", "Savannah Hist. Set Up", "the unit is not one the side places at the set-up";
+    DeployOutsideZone = "deploy-outside-zone", "Savannah Hist. Set Up", "the hex is not within the zone the unit may deploy in";
+    DeployOnEnemy = "deploy-on-enemy", "Savannah Hist. Set Up", "the hex holds an enemy unit";
+    DeployRestrictedStack = "deploy-restricted-stack", "Savannah 4.1", "the unit would deploy stacked with units it may not stack with";
     // Choices for results (series 7.3, 13).
     ResultChoice = "result-choice", "13.1", "a choice for a combat result names a unit or a retreat the result does not allow";
 }

@@ -244,6 +244,23 @@ pub struct State {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub examined: BTreeMap<String, BTreeMap<String, String>>,
     pub units: BTreeMap<String, UnitState>,
+    /// Savannah 4.13: while one close combat is resolved, the army that
+    /// receives the army morale adjustments and VPs of another ("If Army
+    /// Morale adjustments or Victory Points result while Pulaski is
+    /// cooperating with the French, those adjustments or VPs are applied to
+    /// the French"; module.yaml `close_combat.cooperation_credit`). Set and
+    /// cleared by the Close Combat Phase around each combat; empty
+    /// otherwise, never saved.
+    #[serde(skip)]
+    pub credit: BTreeMap<String, String>,
+}
+
+impl State {
+    /// The army that receives an adjustment or VPs of `army` now: itself,
+    /// or the army [`State::credit`] names for it (Savannah 4.13).
+    pub fn credited<'a>(&'a self, army: &'a str) -> &'a str {
+        self.credit.get(army).map(String::as_str).unwrap_or(army)
+    }
 }
 
 /// Savannah 1.6, 4.2: the weather the chart fixes for `turn` of the
@@ -387,6 +404,7 @@ impl State {
             cards: BTreeMap::new(),
             examined: BTreeMap::new(),
             units,
+            credit: BTreeMap::new(),
         };
         // The first turn's weather, where the weather chart fixes it.
         let charts = crate::systems::gboar::data::charts::load(source).map_err(|list| {

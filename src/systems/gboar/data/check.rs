@@ -84,6 +84,8 @@ struct ScenarioFacts {
     deployment: Option<DeploymentFacts>,
     #[serde(default)]
     reinforcements: Option<Reinforcements>,
+    #[serde(default)]
+    phases: BTreeMap<String, crate::base::yaml::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -104,6 +106,8 @@ struct OverrideFacts {
     hex: Option<String>,
     #[serde(default)]
     anywhere_in_zone: Option<String>,
+    #[serde(default)]
+    chosen_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -687,6 +691,28 @@ fn check_scenario(
                     &prohibited,
                 ) {
                     overridden.insert(o.unit.as_str(), h);
+                }
+            }
+            // The set-up step deploys it: a side chooses, in a step the
+            // scenario's phases list (Savannah Hist. Set Up).
+            if o.anywhere_in_zone.is_some() {
+                let listed = s
+                    .phases
+                    .get("used")
+                    .and_then(|v| v.as_sequence())
+                    .is_some_and(|l| l.iter().any(|p| p.as_str() == Some("set-up")));
+                if o.chosen_by.is_none() || !listed {
+                    f.add(
+                        file,
+                        Some("deployment:"),
+                        Some(&o.unit),
+                        format!("deployment.overrides[{i}]"),
+                        format!(
+                            "{} may deploy anywhere in a zone: it needs `chosen_by` (the side that chooses) and \
+                             the set-up step in `phases.used`",
+                            o.unit
+                        ),
+                    );
                 }
             }
             if let (Some(zone), Some(map)) = (&o.anywhere_in_zone, map) {

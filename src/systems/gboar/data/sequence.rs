@@ -59,6 +59,9 @@ pub struct PhaseData {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
+    /// Before the first turn: the scenario's set-up choices (the
+    /// Historical Scenario's Set Up), once.
+    SetUp,
     GameTurn,
     PlayerTurn,
     EndOfTurn,
@@ -77,6 +80,41 @@ pub struct ScenarioSequence {
     pub turns: Turns,
     pub phases: BTreeMap<String, crate::base::yaml::Value>,
     pub player_order: Vec<OrderRule>,
+    /// The set-up: units placed at their printed hexes, and those a side
+    /// chooses where to deploy (the set-up step's orders).
+    #[serde(default)]
+    pub deployment: Option<Deployment>,
+}
+
+/// A scenario's `deployment`: the printed set-up, with overrides.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Deployment {
+    #[serde(default)]
+    pub overrides: Vec<DeploymentOverride>,
+}
+
+/// One unit's deployment: a fixed `hex`, or any hex of the zone
+/// `anywhere_in_zone` (map.yaml `zones`) that the side `chosen_by` picks in
+/// the set-up step, subject to stacking limits (series 7.1); the printed
+/// hex when it picks none.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DeploymentOverride {
+    pub unit: String,
+    #[serde(default)]
+    pub hex: Option<String>,
+    #[serde(default)]
+    pub anywhere_in_zone: Option<String>,
+    #[serde(default)]
+    pub chosen_by: Option<String>,
+    #[serde(default)]
+    pub rule: Option<String>,
+}
+
+impl Deployment {
+    /// The units `side` chooses the hex of in the set-up step, with their zones.
+    pub fn chosen_by<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a DeploymentOverride> + 'a {
+        self.overrides.iter().filter(move |o| o.anywhere_in_zone.is_some() && o.chosen_by.as_deref() == Some(side))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -236,6 +274,12 @@ impl Sequence {
         let in_module_order = |scope: Scope| -> Vec<String> {
             self.data.phases.iter().filter(|p| p.scope == scope && used.contains(&p.id)).map(|p| p.id.clone()).collect()
         };
+        // The set-up step comes once, before the first turn's phases.
+        if turn == self.scenario.turns.first {
+            for phase in in_module_order(Scope::SetUp) {
+                steps.push(Step::GameTurn { turn, phase });
+            }
+        }
         for phase in in_module_order(Scope::GameTurn) {
             // Series 6: initiative only decides a random player order.
             if phase == "initiative" && !random {
@@ -314,6 +358,20 @@ impl Sequence {
         };
         match step {
             Step::GameTurn { phase, .. } if phase == "initiative" => everyone(),
+            // The sides that choose where a unit deploys.
+            Step::GameTurn { turn, phase } if phase == "set-up" && *turn == self.scenario.turns.first => {
+                let mut sides: Vec<String> = self
+                    .scenario
+                    .deployment
+                    .iter()
+                    .flat_map(|d| &d.overrides)
+                    .filter(|o| o.anywhere_in_zone.is_some())
+                    .filter_map(|o| o.chosen_by.clone())
+                    .collect();
+                sides.sort();
+                sides.dedup();
+                sides
+            }
             Step::PlayerTurn { player, phase, .. } => match phase.as_str() {
                 "movement" => self.sides_of(player),
                 "defensive-artillery-fire" => {
@@ -370,7 +428,8 @@ mod tests {
 
     /// Historical Scenario: turn 16 is Allied then British with no
     /// initiative; only Initiative, Movement, Rally, Defensive Artillery
-    /// Fire, Close Combat and Victory Determination are used.
+    /// Fire, Close Combat and Victory Determination are used, after the
+    /// set-up step of Hist. Set Up (the British player's militia).
     #[test]
     fn historical_turn_16_has_a_fixed_order_and_six_phases() {
         let s = savannah("historical");
@@ -380,6 +439,7 @@ mod tests {
         assert_eq!(
             names(&steps),
             [
+                "16-set-up",
                 "16-allies-movement",
                 "16-allies-rally",
                 "16-allies-defensive-artillery-fire",
@@ -391,9 +451,12 @@ mod tests {
                 "16-victory-determination",
             ]
         );
-        assert_eq!(s.awaited(&steps[0]), ["american", "french"]);
-        assert!(s.awaited(&steps[1]).is_empty(), "rally needs no orders (15)");
-        assert_eq!(s.awaited(&steps[2]), ["british"]);
+        assert_eq!(s.awaited(&steps[0]), ["british"], "Hist. Set Up: the British deploy the militia");
+        assert_eq!(s.awaited(&steps[1]), ["american", "french"]);
+        assert!(s.awaited(&steps[2]).is_empty(), "rally needs no orders (15)");
+        assert_eq!(s.awaited(&steps[3]), ["british"]);
+        // Only the first turn has the set-up step.
+        assert_eq!(s.steps_of_turn(17, &order).unwrap()[1].name(), "17-allies-movement");
     }
 
     #[test]
@@ -426,12 +489,13 @@ mod tests {
             names.push(next.name());
             step = next;
         }
-        assert_eq!(names.first().unwrap(), "16-allies-movement");
-        assert_eq!(names[9], "17-initiative");
-        assert_eq!(names[10], "17-british-movement");
+        assert_eq!(names.first().unwrap(), "16-set-up");
+        assert_eq!(names[1], "16-allies-movement");
+        assert_eq!(names[10], "17-initiative");
+        assert_eq!(names[11], "17-british-movement");
         assert_eq!(names.last().unwrap(), "20-victory-determination");
-        // 9 steps on turn 16 (no initiative), 10 on each of turns 17 to 20.
-        assert_eq!(names.len(), 9 + 4 * 10);
+        // The set-up and 9 steps on turn 16 (no initiative), 10 on each of turns 17 to 20.
+        assert_eq!(names.len(), 1 + 9 + 4 * 10);
     }
 
     /// What standing orders may name: every step of any turn, under any
@@ -453,6 +517,7 @@ mod tests {
                 "british-movement",
                 "british-rally",
                 "initiative",
+                "set-up",
                 "victory-determination",
             ]
         );
@@ -465,6 +530,9 @@ mod tests {
     fn campaign_turn_tracks() {
         let s = savannah("campaign");
         assert_eq!(s.fixed_order(1).unwrap().unwrap(), ["british"]);
+        // The Campaign Game lists no set-up step (its own set-up is to come).
+        let first = names(&s.steps_of_turn(1, &s.fixed_order(1).unwrap().unwrap()).unwrap());
+        assert!(!first.iter().any(|n| n.ends_with("set-up")), "{first:?}");
         assert_eq!(s.track(15), Some("strategic"));
         assert_eq!(s.track(16), Some("tactical"));
         let strategic = names(&s.steps_of_turn(5, &s.fixed_order(5).unwrap().unwrap()).unwrap());

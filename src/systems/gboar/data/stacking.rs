@@ -136,6 +136,23 @@ pub struct CloseCombatData {
     /// of the zone.
     #[serde(default)]
     pub optional_advance: Vec<OptionalAdvance>,
+    /// Savannah 4.13: units of one army that may cooperate with another's,
+    /// and the army that then receives their side's army morale
+    /// adjustments and VPs.
+    #[serde(default)]
+    pub cooperation_credit: Vec<CooperationCredit>,
+}
+
+/// module.yaml `close_combat.cooperation_credit[]` (Savannah 4.13): when a
+/// side of a close combat holds one of `units` and a combat unit of the
+/// army `credited_to`, every army morale adjustment and VP of that combat
+/// that would go to the army of one of `units` goes to `credited_to`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CooperationCredit {
+    pub units: Vec<String>,
+    pub credited_to: String,
+    pub rule: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

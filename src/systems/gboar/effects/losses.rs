@@ -377,6 +377,8 @@ pub fn lose_steps(rules: &Rules, state: &mut State, unit: &str, steps: u8, cause
     };
     match (&award, scorer) {
         (Some(_), Some(army_scoring)) if halves != 0 => {
+            // Savannah 4.13: the VPs of a cooperating army's units go to the army they cooperate with.
+            let army_scoring = state.credited(&army_scoring).to_string();
             let was = state.vp_halves.get(&army_scoring).copied().unwrap_or(0);
             let now = was.saturating_add(halves);
             state.vp_halves.insert(army_scoring.clone(), now);
@@ -521,6 +523,8 @@ pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &st
     };
     match scorer {
         Some(army_scoring) if halves != 0 => {
+            // Savannah 4.13: the VPs of a cooperating army's units go to the army they cooperate with.
+            let army_scoring = state.credited(&army_scoring).to_string();
             let was = state.vp_halves.get(&army_scoring).copied().unwrap_or(0);
             let now = was.saturating_add(halves);
             state.vp_halves.insert(army_scoring.clone(), now);

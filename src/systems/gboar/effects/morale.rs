@@ -51,7 +51,18 @@ pub fn level(rules: &Rules, value: i32) -> Option<&MoraleLevel> {
 /// game ends immediately": an army on a level that ends the game stays
 /// there, whatever gain the rest of the step would bring it (the event says
 /// so, and the step's victory check then ends the game).
+///
+/// Savannah 4.13: an adjustment of an army whose units cooperate with
+/// another's in the close combat being resolved goes to that army
+/// ([`State::credited`]); the event says so.
 pub fn adjust(rules: &Rules, state: &mut State, army: &str, delta: i32, rule: &str, why: &str) -> Event {
+    let (army, why) = match state.credited(army) {
+        credited if credited != army => {
+            (credited.to_string(), format!("{why}; applied to {credited}, not {army} (Savannah 4.13)"))
+        }
+        _ => (army.to_string(), why.to_string()),
+    };
+    let army = army.as_str();
     let track = &rules.charts.army_morale.track;
     let before = state.army_morale.get(army).copied().unwrap_or(0);
     if let Some(ended) = level(rules, before).filter(|l| l.ends_game) {

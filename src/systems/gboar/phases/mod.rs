@@ -12,6 +12,7 @@ pub mod initiative;
 pub mod movement;
 pub mod rally;
 pub mod reinforcement;
+pub mod set_up;
 pub mod victory;
 pub mod weather;
 
@@ -129,6 +130,7 @@ pub fn validate_body(
             }
         },
         "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step"),
+        "set-up" => at_fields(set_up::validate(rules, state, side, body), "deploy"),
         "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step"),
         // Series 15: rally needs no orders; nor do these.
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
@@ -182,6 +184,7 @@ pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
         "close-combat" => ("defence orders are `defence:` and `momentum:`", None),
         "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
         "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
+        "set-up" => ("set-up orders are `deploy:`, a map of unit to hex", None),
         _ => return None,
     };
     Some(Hints { body, items })
@@ -374,6 +377,7 @@ fn resolve_step(
     let mut resolved = match step {
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
         Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
+        Step::GameTurn { phase, .. } if phase == "set-up" => set_up::resolve(rules, state, orders),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {
             reinforcement::resolve(rules, state, player, dice)

@@ -341,10 +341,13 @@ fn morale_showing(c: &Counter, steps: u8) -> Option<i32> {
 }
 
 /// Score `halves` for `army` (Savannah 2.9), with an event.
+/// Savannah 4.13: `army` may be credited to another ([`State::credited`]).
 fn score(state: &mut State, army: &str, halves: i32, rule: &str, what: &str) -> Option<Event> {
     if halves == 0 {
         return None;
     }
+    let army = state.credited(army).to_string();
+    let army = army.as_str();
     let was = state.vp_halves.get(army).copied().unwrap_or(0);
     let now = was.saturating_add(halves);
     state.vp_halves.insert(army.to_string(), now);

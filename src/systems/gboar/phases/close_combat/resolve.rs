@@ -19,6 +19,27 @@ pub fn cavalry_may_withdraw(rules: &Rules, state: &State, defenders: &[String], 
     all_cavalry && !attacking_cavalry
 }
 
+/// Savannah 4.13 (module.yaml `close_combat.cooperation_credit`): for one
+/// side's combat units, each `(army, credited army, unit, rule)` whose
+/// credit moves: a unit of an entry's `units` fights beside a combat unit
+/// of the entry's `credited_to` army.
+pub(super) fn cooperation_credit(rules: &Rules, units: &[String]) -> Vec<(String, String, String, String)> {
+    let mut credit: Vec<(String, String, String, String)> = Vec::new();
+    for entry in &rules.close_combat.cooperation_credit {
+        let beside = units.iter().any(|u| rules.army_of(u) == Some(entry.credited_to.as_str()));
+        if !beside {
+            continue;
+        }
+        for u in units.iter().filter(|u| entry.units.contains(u)) {
+            let Some(army) = rules.army_of(u) else { continue };
+            if army != entry.credited_to && !credit.iter().any(|(from, ..)| from.as_str() == army) {
+                credit.push((army.to_string(), entry.credited_to.clone(), u.clone(), entry.rule.clone()));
+            }
+        }
+    }
+    credit
+}
+
 /// The first chit of the chart a side may legally play (the default).
 pub(super) fn default_chit(rules: &Rules, state: &State, e: &Engagement, attacker: bool) -> String {
     let chits = &rules.charts.tactics.chits;
@@ -96,6 +117,8 @@ pub fn resolve_phase(
     let layout = rules.module.map.layout;
     let start: BTreeMap<String, Option<HexId>> = next.units.keys().map(|u| (u.clone(), hex_of(&next, u))).collect();
     for (n, a) in d.attacks.iter().enumerate() {
+        // Savannah 4.13: the credit of the last combat ends with it.
+        next.credit.clear();
         // 16.3: "The game ends immediately" when an army is demoralized: no
         // later combat of the step is fought.
         let fallen = crate::systems::gboar::effects::morale::demoralized(rules, &next);
@@ -162,6 +185,29 @@ pub fn resolve_phase(
             .with("defenders", &defenders)
             .with("defending_hexes", a.defending_hexes.iter().map(|h| h.to_string()).collect::<Vec<_>>()),
         );
+        // Savannah 4.13: a side on which units cooperate with another army's
+        // credits that army with the combat's adjustments and VPs.
+        for units in [&fighting_attackers, &fighting_defenders] {
+            for (from, to, unit, rule) in cooperation_credit(rules, units) {
+                events.push(
+                    Event::new(
+                        &rule,
+                        "cooperation-credit",
+                        format!(
+                            "{unit} cooperates with the {to} army in {}: army morale adjustments and VPs of the {from} army in this \
+                             combat are applied to the {to} army",
+                            a.field
+                        ),
+                    )
+                    .with("unit", &unit)
+                    .with("from", &from)
+                    .with("to", &to),
+                );
+                next.credit.insert(from, to);
+            }
+        }
+        let by_attacker = next.credited(&by_attacker).to_string();
+        let by_defender = next.credited(&by_defender).to_string();
         // 12.3: defenders that are all artillery are captured.
         if fighting_defenders.iter().all(|u| rules.counter(u).is_some_and(|c| c.is_artillery())) {
             let data = crate::systems::gboar::effects::retreat::Data::load(rules)?;
@@ -422,6 +468,7 @@ pub fn resolve_phase(
         // Step 9.
         events.extend(advance(rules, &mut next, a, &attacker_lead, &start)?);
     }
+    next.credit.clear();
     // 16.3: a game the last combat ended has no end of phase.
     if crate::systems::gboar::effects::morale::demoralized(rules, &next).is_empty() {
         events.extend(crate::systems::gboar::effects::results::end_of_close_combat_phase(

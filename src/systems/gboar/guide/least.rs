@@ -1,0 +1,556 @@
+//! The least a side must order for a step: the orders body that does
+//! nothing voluntary and everything the rules require — disrupted units
+//! next to the enemy move away (13.3), every unit that must attack does and
+//! every enemy unit that must be attacked is (12.12, 12.13), and no fire
+//! (11.1, 10.1). It is what a player who sends nothing would be held to,
+//! and the skeleton an orders template starts from.
+//!
+//! Attacks group hexes as 12.15 allows (one attacking hex against several
+//! defending hexes, or several against one): first an attacking hex takes
+//! the defending hexes no other attacking hex faces; then each defending
+//! hex left, the one with the fewest free attacking hexes first, takes the
+//! free hexes facing it (keeping back one that is another hex's last);
+//! a defending hex left over joins an attack from a single hex facing it,
+//! and an attacking hex left over joins an attack on one hex it faces.
+//!
+//! The guide of `adjutant template` built on them is [`super::template`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::base::yaml::{Mapping, Value};
+
+use crate::base::hex::{are_adjacent, HexId};
+use crate::systems::gboar::board::state::State;
+use crate::systems::gboar::board::units::{hex_of, player_of};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::sequence::Step;
+
+pub(super) fn key(k: &str) -> Value {
+    Value::String(k.to_string())
+}
+
+/// The least `side` must order for `step` in `state`.
+pub fn minimal(rules: &Rules, state: &State, step: &Step, side: &str) -> Value {
+    minimal_of(rules, state, step, &[side.to_string()]).remove(side).unwrap_or_default()
+}
+
+/// The least orders of each of `sides` for `step`: the phasing player's
+/// moves and attacks are found once, for all its sides together.
+pub fn minimal_of(rules: &Rules, state: &State, step: &Step, sides: &[String]) -> BTreeMap<String, Value> {
+    let mut moves = None;
+    let mut attacks_of_player = None;
+    let mut all = BTreeMap::new();
+    for side in sides {
+        let mut body = Mapping::new();
+        // The set-up step: each unit the side deploys, at its printed hex
+        // (what no orders would do too), to be changed.
+        if matches!(step, Step::GameTurn { phase, .. } if phase == "set-up") {
+            let mut deploy = Mapping::new();
+            for choice in crate::systems::gboar::phases::set_up::choices(rules, side) {
+                if let Some(hex) = state.units.get(&choice.unit).and_then(|u| u.hex.clone()) {
+                    deploy.insert(key(&choice.unit), Value::String(hex));
+                }
+            }
+            if !deploy.is_empty() {
+                body.insert(key("deploy"), Value::Mapping(deploy));
+            }
+        }
+        if let Step::PlayerTurn { player, phase, .. } = step {
+            match phase.as_str() {
+                "movement" => {
+                    let list = moves.get_or_insert_with(|| least_moves(rules, state, player)).remove(side);
+                    body.insert(key("moves"), Value::Sequence(list.unwrap_or_default()));
+                }
+                "defensive-artillery-fire" => {
+                    body.insert(key("fire"), Value::Sequence(Vec::new()));
+                }
+                "rifle-fire" => {
+                    body.insert(key("rifle_fire"), Value::Sequence(Vec::new()));
+                }
+                "close-combat" if rules.sequence.sides_of(player).iter().any(|s| s == side) => {
+                    let list = attacks_of_player.get_or_insert_with(|| attacks(rules, state, player)).remove(side);
+                    body.insert(key("attacks"), Value::Sequence(list.unwrap_or_default()));
+                }
+                _ => {}
+            }
+        }
+        all.insert(side.clone(), Value::Mapping(body));
+    }
+    all
+}
+
+/// The least moves of every side of the phasing player, made side after
+/// side so that they validate together, as the phase checks them: two
+/// sides' units moving away from the enemy do not end the phase stacked
+/// where Savannah 4.1 forbids it.
+fn least_moves(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<Value>> {
+    let mut all: BTreeMap<String, Vec<Value>> =
+        rules.sequence.sides_of(player).into_iter().map(|s| (s, Vec::new())).collect();
+    let sides: Vec<String> = all.keys().cloned().collect();
+    for side in &sides {
+        disrupted_moves(rules, state, player, side, &mut all);
+    }
+    for side in &sides {
+        retreat_moves(rules, state, player, side, &mut all);
+    }
+    unstack_moves(rules, state, player, &mut all);
+    for side in &sides {
+        return_moves(rules, state, player, side, &mut all);
+    }
+    all
+}
+
+/// Savannah Hist. Special Rules: a held gun that Defensive Artillery Fire
+/// sent back (`must_return`) moves toward its at-start hex as quickly as it
+/// can: to the hex of its reach nearest that hex (the first, in order, that
+/// adds no problem to the orders).
+fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
+    let layout = rules.module.map.layout;
+    let sent_back: Vec<(&String, HexId, HexId)> = state
+        .units
+        .iter()
+        .filter(|(id, u)| u.must_return && crate::systems::gboar::board::units::side_of(rules, id) == side)
+        .filter_map(|(id, _)| {
+            let home = rules.counter(id)?.setup.as_ref()?.hex.parse::<HexId>().ok()?;
+            Some((id, hex_of(state, id)?, home))
+        })
+        .filter(|(_, at, home)| at != home)
+        .collect();
+    for (id, at, home) in sent_back {
+        let body = |moves: &[Value]| {
+            let mut b = Mapping::new();
+            b.insert(key("moves"), Value::Sequence(moves.to_vec()));
+            Value::Mapping(b)
+        };
+        let mine = all.get(side).cloned().unwrap_or_default();
+        let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves(rules, state, player, side, &body(&mine))
+        else {
+            continue;
+        };
+        let Some(m) = moves.into_iter().find(|m| &m.unit == id && m.ordered.is_none()) else { continue };
+        let mut to: Vec<HexId> = m
+            .reach
+            .into_iter()
+            .filter(|h| crate::base::hex::distance(*h, home, layout) < crate::base::hex::distance(at, home, layout))
+            .collect();
+        to.sort_by_key(|h| (crate::base::hex::distance(*h, home, layout), *h));
+        let before = check_moves(rules, state, player, all);
+        for h in to {
+            let mut one = Mapping::new();
+            one.insert(key("unit"), key(id));
+            one.insert(key("to"), key(&h.to_string()));
+            let mut trial = all.clone();
+            trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
+            let after = check_moves(rules, state, player, &trial);
+            if after.iter().all(|p| before.contains(p)) && after.len() < before.len() {
+                *all = trial;
+                break;
+            }
+        }
+    }
+}
+
+/// Savannah 4.1: units a retreat left stacked where a restriction forbids
+/// it to end a Movement Phase (`after_retreat.unstack_next_friendly_movement:
+/// always`) unstack: one of them moves, to the first hex next to it (else
+/// of its reach) that takes away a problem of the orders and adds none.
+fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<String, Vec<Value>>) {
+    let always = |r: &crate::systems::gboar::data::stacking::Restriction| {
+        !r.may_end_movement_phase_stacked
+            && r.after_retreat.as_ref().and_then(|a| a.unstack_next_friendly_movement.as_deref()) == Some("always")
+    };
+    let hexes: BTreeSet<HexId> =
+        state.units.keys().filter(|u| player_of(rules, u) == player).filter_map(|u| hex_of(state, u)).collect();
+    let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
+        all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
+    };
+    for hex in hexes {
+        // A hex whose units hold no such pair holds none once some move.
+        if crate::systems::gboar::board::stacking::restricted_stack(rules, state, hex, always).is_none() {
+            continue;
+        }
+        // While the units the moves so far leave in the hex hold a pair
+        // the restriction keeps apart, and a move helps.
+        loop {
+            let mut staying = state.clone();
+            staying.units.retain(|id, _| !moved(all, id));
+            let Some((_, x, y)) =
+                crate::systems::gboar::board::stacking::restricted_stack(rules, &staying, hex, always)
+            else {
+                break;
+            };
+            let before = check_moves(rules, state, player, all);
+            let helps = |trial: &BTreeMap<String, Vec<Value>>| {
+                let after = check_moves(rules, state, player, trial);
+                after.len() < before.len() && after.iter().all(|p| before.contains(p))
+            };
+            let mut helped = None;
+            'unit: for id in [&x, &y] {
+                let side = crate::systems::gboar::board::units::side_of(rules, id);
+                if !all.contains_key(&side) {
+                    continue;
+                }
+                let mut to: Vec<HexId> = crate::base::hex::neighbours(hex, rules.module.map.layout);
+                let mut body = Mapping::new();
+                body.insert(key("moves"), Value::Sequence(all[&side].clone()));
+                if let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves(
+                    rules,
+                    state,
+                    player,
+                    &side,
+                    &Value::Mapping(body),
+                ) {
+                    to.extend(moves.iter().filter(|m| &m.unit == id).flat_map(|m| m.reach.iter().copied()));
+                }
+                for h in to {
+                    let mut one = Mapping::new();
+                    one.insert(key("unit"), key(id));
+                    one.insert(key("to"), key(&h.to_string()));
+                    let mut trial = all.clone();
+                    trial.entry(side.clone()).or_default().push(Value::Mapping(one));
+                    if helps(&trial) {
+                        helped = Some(trial);
+                        break 'unit;
+                    }
+                }
+            }
+            match helped {
+                Some(trial) => *all = trial,
+                None => break,
+            }
+        }
+    }
+}
+
+/// Every side's moves checked together, as the phase checks them before
+/// moving anything: each problem with its side.
+fn check_moves(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    all: &BTreeMap<String, Vec<Value>>,
+) -> Vec<(String, String, String)> {
+    let bodies: BTreeMap<String, Value> = all
+        .iter()
+        .map(|(side, moves)| {
+            let mut b = Mapping::new();
+            b.insert(key("moves"), Value::Sequence(moves.clone()));
+            (side.clone(), Value::Mapping(b))
+        })
+        .collect();
+    crate::systems::gboar::phases::movement::validate_sides(rules, state, player, &bodies)
+        .into_iter()
+        .map(|(side, p)| (side, p.field, p.message))
+        .collect()
+}
+
+/// 13.3: a disrupted unit next to the enemy moves to the first hex its
+/// rule allows (the movement checker lists them; here, the first
+/// neighbour that takes it furthest from the enemy), with the moves of the
+/// player's other sides.
+fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
+    for (id, u) in &state.units {
+        let Some(c) = rules.counter(id) else { continue };
+        if c.is_leader()
+            || u.condition != crate::systems::gboar::board::state::Condition::Disrupted
+            || crate::systems::gboar::board::units::side_of(rules, id) != side
+            || player_of(rules, id) != player
+        {
+            continue;
+        }
+        let Some(hex) = hex_of(state, id) else { continue };
+        let enemy_next = |h: HexId| {
+            state.units.keys().any(|e| {
+                player_of(rules, e) != player
+                    && rules.counter(e).is_some_and(|x| !x.is_leader())
+                    && hex_of(state, e).is_some_and(|eh| are_adjacent(h, eh, rules.module.map.layout))
+            })
+        };
+        if !enemy_next(hex) {
+            continue;
+        }
+        let before = check_moves(rules, state, player, all);
+        for n in crate::base::hex::neighbours(hex, rules.module.map.layout) {
+            let mut one = Mapping::new();
+            one.insert(key("unit"), key(id));
+            one.insert(key("path"), Value::Sequence(vec![key(&n.to_string())]));
+            let mut trial = all.clone();
+            let moves = trial.entry(side.to_string()).or_default();
+            let at = format!("moves[{}]", moves.len());
+            moves.push(Value::Mapping(one));
+            // The move takes away the unit's problem and adds none (another
+            // problem may name it: a stack it leaves, say).
+            let problems = check_moves(rules, state, player, &trial);
+            if problems.len() < before.len()
+                && problems.iter().all(|p| before.contains(p) && !(p.0 == side && p.1.starts_with(&at)))
+            {
+                *all = trial;
+                break;
+            }
+        }
+    }
+}
+
+/// Savannah 4.1: a unit of a restricted stack next to the enemy that must
+/// retreat instead of attacking moves to the cheapest hex next to no enemy
+/// unit that adds no problem to the orders of the player's sides (the
+/// movement checker lists the hexes; a stack's units end apart, as 4.1
+/// wants them).
+fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
+    for f in crate::systems::gboar::phases::movement::forced_retreats(rules, state, player, side) {
+        let before = check_moves(rules, state, player, all);
+        let own = format!("{} begins the Movement Phase", f.unit);
+        for to in &f.options {
+            let mut one = Mapping::new();
+            one.insert(key("unit"), key(&f.unit));
+            one.insert(key("to"), key(&to.to_string()));
+            let mut trial = all.clone();
+            trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
+            let after = check_moves(rules, state, player, &trial);
+            if after.iter().all(|p| !p.2.starts_with(&own) && before.contains(p)) {
+                *all = trial;
+                break;
+            }
+        }
+    }
+}
+
+/// Savannah 4.13 (module.yaml `close_combat.cooperation`): whether the
+/// units may all take part in one attack.
+fn may_combine(rules: &Rules, units: &[String]) -> bool {
+    let fighting: Vec<&crate::systems::gboar::data::counters::Counter> =
+        units.iter().filter_map(|u| rules.counter(u)).filter(|c| !c.is_leader()).collect();
+    rules
+        .close_combat
+        .cooperation
+        .iter()
+        .all(|r| fighting.iter().enumerate().all(|(n, x)| fighting.iter().skip(n + 1).all(|y| !r.applies(x, y))))
+}
+
+/// 12.12, 12.13, 12.15, Savannah 4.13: the attacks the phasing player's
+/// units must make, every side's together (so that no two sides attack one
+/// hex, and units that may not cooperate never combine), each attack in
+/// the orders of the side most of its attackers belong to.
+fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<Value>> {
+    let layout = rules.module.map.layout;
+    let must: Vec<String> = state
+        .units
+        .keys()
+        .filter(|u| player_of(rules, u) == player && crate::systems::gboar::board::units::must_attack(rules, state, u))
+        .cloned()
+        .collect();
+    let mut defending: BTreeSet<HexId> = BTreeSet::new();
+    for u in &must {
+        let Some(h) = hex_of(state, u) else { continue };
+        for e in state.units.keys() {
+            if player_of(rules, e) != player && rules.counter(e).is_some_and(|c| !c.is_leader()) {
+                if let Some(eh) = hex_of(state, e).filter(|eh| are_adjacent(h, *eh, layout)) {
+                    defending.insert(eh);
+                }
+            }
+        }
+    }
+    // The units that must attack, by hex, and which hexes face which.
+    let mut units_at: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+    for u in &must {
+        if let Some(h) = hex_of(state, u) {
+            units_at.entry(h).or_default().push(u.clone());
+        }
+    }
+    let faces = |a: HexId, d: HexId| are_adjacent(a, d, layout);
+    // Savannah 4.13: attacking hexes whose units may combine in one attack.
+    let combine =
+        |hexes: &[HexId]| may_combine(rules, &hexes.iter().flat_map(|h| units_at[h].clone()).collect::<Vec<_>>());
+    let mut free: BTreeSet<HexId> = units_at.keys().copied().collect();
+    let mut left: BTreeSet<HexId> = defending.clone();
+    let mut list: Vec<(Vec<HexId>, Vec<HexId>)> = Vec::new();
+    // 1. An attacking hex with defending hexes no other attacking hex faces
+    //    takes them all: one hex against several (12.15).
+    for &a in units_at.keys() {
+        let own: Vec<HexId> =
+            left.iter().copied().filter(|&d| faces(a, d) && units_at.keys().all(|&o| o == a || !faces(o, d))).collect();
+        if !own.is_empty() {
+            left.retain(|d| !own.contains(d));
+            free.remove(&a);
+            list.push((vec![a], own));
+        }
+    }
+    // 2. Each defending hex left, the one with the fewest free attacking
+    //    hexes first: several hexes against it (12.15) that may combine
+    //    (Savannah 4.13), keeping back a hex that is another defending
+    //    hex's last free attacker.
+    loop {
+        let options = |d: HexId, free: &BTreeSet<HexId>| free.iter().filter(|&&a| faces(a, d)).count();
+        let Some(d) = left.iter().copied().filter(|&d| options(d, &free) > 0).min_by_key(|&d| (options(d, &free), d))
+        else {
+            break;
+        };
+        let others: Vec<HexId> = left.iter().copied().filter(|&o| o != d).collect();
+        let mut take: Vec<HexId> = Vec::new();
+        for a in free
+            .iter()
+            .copied()
+            .filter(|&a| faces(a, d) && !others.iter().any(|&o| faces(a, o) && options(o, &free) == 1))
+        {
+            if combine(&[take.clone(), vec![a]].concat()) {
+                take.push(a);
+            }
+        }
+        if take.is_empty() {
+            take = free.iter().copied().filter(|&a| faces(a, d)).take(1).collect();
+        }
+        for a in &take {
+            free.remove(a);
+        }
+        left.remove(&d);
+        list.push((take, vec![d]));
+    }
+    // 3. Defending hexes no free hex faces join an attack from a single
+    //    hex that faces them.
+    for d in left {
+        if let Some(attack) = list.iter_mut().find(|(atts, _)| atts.len() == 1 && faces(atts[0], d)) {
+            attack.1.push(d);
+        }
+    }
+    // 4. Attacking hexes still free (every hex they face is attacked) join
+    //    an attack on one hex they face, when they may combine with its
+    //    attackers; from an attack on several hexes, that hex is taken out
+    //    into an attack of its own.
+    for a in free {
+        if let Some(attack) = list
+            .iter_mut()
+            .find(|(atts, ds)| ds.len() == 1 && faces(a, ds[0]) && combine(&[atts.clone(), vec![a]].concat()))
+        {
+            attack.0.push(a);
+            continue;
+        }
+        if let Some(i) = list.iter().position(|(_, ds)| ds.iter().any(|&d| faces(a, d))) {
+            let d = list[i].1.iter().copied().find(|&d| faces(a, d)).unwrap_or(list[i].1[0]);
+            list[i].1.retain(|&x| x != d);
+            let (atts, _) = list[i].clone();
+            if list[i].1.is_empty() && combine(&[atts.clone(), vec![a]].concat()) {
+                list.remove(i);
+                list.push(([atts, vec![a]].concat(), vec![d]));
+            } else if list[i].1.is_empty() {
+                // The hex it took out was that attack's only one: it stays there.
+                list[i].1.push(d);
+            } else {
+                list.push((vec![a], vec![d]));
+            }
+        }
+    }
+    list.sort();
+    let greedy: Vec<(Vec<String>, Vec<HexId>)> = list
+        .into_iter()
+        .map(|(hexes, ds)| (hexes.iter().flat_map(|h| units_at[h].iter().cloned()).collect(), ds))
+        .collect();
+    let bodies = attack_bodies(rules, &greedy);
+    if designation_refused(rules, state, player, &bodies) {
+        let built = attack_bodies(rules, &built_attacks(rules, state, &must, &defending));
+        return built.into_iter().map(|(side, body)| (side, attacks_of(&body))).collect();
+    }
+    bodies.into_iter().map(|(side, body)| (side, attacks_of(&body))).collect()
+}
+
+fn attacks_of(body: &Value) -> Vec<Value> {
+    body.get("attacks").and_then(Value::as_sequence).cloned().unwrap_or_default()
+}
+
+/// Each side's attack orders: the attacks (attackers, defending hexes) in
+/// their order, each in the orders of the side most of its attackers
+/// belong to (the first such side on a tie).
+fn attack_bodies(rules: &Rules, list: &[(Vec<String>, Vec<HexId>)]) -> BTreeMap<String, Value> {
+    let list: Vec<(Vec<String>, Vec<HexId>)> = list
+        .iter()
+        .map(|(a, d)| {
+            let (mut a, mut d) = (a.clone(), d.clone());
+            a.sort();
+            d.sort();
+            (a, d)
+        })
+        .collect();
+    let mut by_side: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for (atts, ds) in list {
+        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+        for a in &atts {
+            *count.entry(crate::systems::gboar::board::units::side_of(rules, a)).or_default() += 1;
+        }
+        let most = count.values().copied().max().unwrap_or(0);
+        let side = count.into_iter().find(|(_, n)| *n == most).map(|(s, _)| s).unwrap_or_default();
+        let mut m = Mapping::new();
+        m.insert(key("attackers"), Value::Sequence(atts.iter().map(|a| key(a)).collect()));
+        m.insert(key("defenders"), Value::Sequence(ds.iter().map(|d| key(&d.to_string())).collect()));
+        by_side.entry(side).or_default().push(Value::Mapping(m));
+    }
+    by_side
+        .into_iter()
+        .map(|(side, list)| {
+            let mut b = Mapping::new();
+            b.insert(key("attacks"), Value::Sequence(list));
+            (side, Value::Mapping(b))
+        })
+        .collect()
+}
+
+/// Whether the designation's own check (12.12-12.15, Savannah 4.13, ...)
+/// refuses these orders of the player's sides, taken together.
+fn designation_refused(rules: &Rules, state: &State, player: &str, bodies: &BTreeMap<String, Value>) -> bool {
+    let mut all: BTreeMap<String, Value> =
+        rules.sequence.sides_of(player).into_iter().map(|s| (s, Value::Mapping(Mapping::new()))).collect();
+    all.extend(bodies.iter().map(|(s, b)| (s.clone(), b.clone())));
+    !crate::systems::gboar::phases::close_combat::designate(rules, state, player, &all, true).1.is_empty()
+}
+
+/// When the grouping above leaves the designation refused (Savannah
+/// 4.13 forbids a combination it made, or it leaves a hex or a unit out):
+/// a designation built unit by unit, which the designation's check always
+/// accepts. Each defending hex, in order, is taken by the first unit that
+/// must attack next to it: one unit against the hexes it takes (12.15).
+/// Each unit left then, in order, joins the attack on a hex next to it
+/// that has one defending hex and attackers it may combine with (several
+/// hexes against one, 12.15); else it takes out of an attack on several
+/// hexes one next to it and attacks that alone; else every hex next to it
+/// is attacked, alone, by units it may not combine with, and Savannah 4.13
+/// leaves it no attack (the designation's check excuses it from 12.12).
+fn built_attacks(
+    rules: &Rules,
+    state: &State,
+    must: &[String],
+    defending: &BTreeSet<HexId>,
+) -> Vec<(Vec<String>, Vec<HexId>)> {
+    let layout = rules.module.map.layout;
+    let next_to = |u: &str, d: HexId| hex_of(state, u).is_some_and(|h| are_adjacent(h, d, layout));
+    let mut list: Vec<(Vec<String>, Vec<HexId>)> = Vec::new();
+    for &d in defending {
+        let Some(u) = must.iter().find(|u| next_to(u, d)) else { continue };
+        match list.iter_mut().find(|(atts, _)| atts.len() == 1 && &atts[0] == u) {
+            Some(attack) => attack.1.push(d),
+            None => list.push((vec![u.clone()], vec![d])),
+        }
+    }
+    for u in must {
+        if list.iter().any(|(atts, _)| atts.contains(u)) {
+            continue;
+        }
+        let mine: Vec<HexId> = defending.iter().copied().filter(|&d| next_to(u, d)).collect();
+        let joins = list.iter().position(|(atts, ds)| {
+            ds.len() == 1 && mine.contains(&ds[0]) && may_combine(rules, &[atts.clone(), vec![u.clone()]].concat())
+        });
+        if let Some(i) = joins {
+            list[i].0.push(u.clone());
+            continue;
+        }
+        let split = list.iter().position(|(_, ds)| ds.len() > 1 && ds.iter().any(|d| mine.contains(d)));
+        if let Some(i) = split {
+            let Some(d) = list[i].1.iter().copied().find(|d| mine.contains(d)) else { continue };
+            list[i].1.retain(|&x| x != d);
+            list.push((vec![u.clone()], vec![d]));
+        }
+    }
+    list
+}
+
+/// Every side's least orders for a step, keyed by side (for tests and the demo).
+pub fn minimal_all(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, Value> {
+    minimal_of(rules, state, step, &crate::systems::gboar::phases::awaited(rules, state, step))
+}
