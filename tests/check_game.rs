@@ -92,6 +92,21 @@ fn each_broken_module_gets_its_precise_complaint() {
             says: "army american: leaders_command names 'american-milita', which is not a colour group",
         },
         Broken {
+            what: "cooperation credit for a unit that does not exist",
+            file: "module.yaml",
+            from: "units: [pulaskis-legion, pulaskis-legion-replacement], credited_to: french",
+            to: "units: [pulaski-legion, pulaskis-legion-replacement], credited_to: french",
+            says:
+                "close_combat.cooperation_credit[0].units: no counter 'pulaski-legion' in counters.yaml (Savannah 4.13)",
+        },
+        Broken {
+            what: "cooperation credit to an army that does not exist",
+            file: "module.yaml",
+            from: "credited_to: french, rule: \"Savannah 4.13\"",
+            to: "credited_to: spanish, rule: \"Savannah 4.13\"",
+            says: "'spanish' is not an army; the armies are american, british, french (Savannah 4.13)",
+        },
+        Broken {
             what: "unknown unit type",
             file: "counters.yaml",
             from: "type: infantry",

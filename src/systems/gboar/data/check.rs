@@ -39,6 +39,8 @@ struct ModuleFacts {
     stacking: Option<Stacking>,
     #[serde(default)]
     intelligence: super::stacking::Intelligence,
+    #[serde(default)]
+    close_combat: super::stacking::CloseCombatData,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -573,6 +575,34 @@ fn check_counters(
                 Some("strength:"),
                 field("strength.reduced"),
                 format!("{}: a two-step unit needs its reduced strength", u.id),
+            );
+        }
+    }
+    // Savannah 4.13: the units that cooperate and the army credited must
+    // exist, or the credit would silently never apply.
+    for (n, credit) in facts.close_combat.cooperation_credit.iter().enumerate() {
+        for unit in credit.units.iter().filter(|u| !seen.contains(u.as_str())) {
+            f.add(
+                "module.yaml",
+                Some("cooperation_credit:"),
+                None,
+                format!("close_combat.cooperation_credit[{n}].units"),
+                format!("no counter '{}' in counters.yaml ({})", crate::base::error::echo(unit), credit.rule),
+            );
+        }
+        if !armies.contains(credit.credited_to.as_str()) {
+            let known: Vec<&str> = armies.iter().copied().collect();
+            f.add(
+                "module.yaml",
+                Some("cooperation_credit:"),
+                None,
+                format!("close_combat.cooperation_credit[{n}].credited_to"),
+                format!(
+                    "'{}' is not an army; the armies are {} ({})",
+                    crate::base::error::echo(&credit.credited_to),
+                    known.join(", "),
+                    credit.rule
+                ),
             );
         }
     }
