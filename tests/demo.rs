@@ -22,11 +22,14 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     for text in ["scatter roll", "on 3-1:", "pinned: \"PIN\"", "momentum-spent:", "retreats", "Report for british"] {
         assert!(out.contains(text), "{text}\n{out}");
     }
-    assert!(out.contains("FAILED") && out.contains("journal/000003.yaml"), "{out}");
+    // The forged copy: the journal's first roll changed (step 4's: the
+    // steps before it roll no die), and verify names that roll.
+    assert!(out.contains("changed the first roll (journal/000004.yaml)"), "{out}");
+    assert!(out.contains("FAILED") && out.contains("journal/000004.yaml: rolls check: roll 0"), "{out}");
     let kept = dir.path().join("kept");
     let json = run(dir.path(), &["demo", "--keep", kept.to_str().unwrap(), "--format", "json"]).json();
     assert_eq!(json["verified"]["ok"], true);
-    assert_eq!(json["forged"]["failure"]["entry"], "journal/000003.yaml");
+    assert_eq!(json["forged"]["failure"]["entry"], "journal/000004.yaml");
     assert_eq!(json["steps"], 29);
     // Every shipped orders file was used: the inbox is empty.
     let shipped = std::fs::read_dir(repo_root().join("games/savannah-1779/demo/historical")).unwrap().count();

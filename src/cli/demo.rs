@@ -158,9 +158,9 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         say(format!("\n{} {} {} victory\n", s.good("game over:"), r.winner, r.level))?;
     }
     let forged_dir = base.join("savannah-forged");
-    let forged = forge(&game_dir, &forged_dir)?;
+    let (forged, forged_entry) = forge(&game_dir, &forged_dir)?;
     say(format!(
-        "\nA copy of the game in which someone changed the first roll of step 3 does not verify:\n{}",
+        "\nA copy of the game in which someone changed the first roll ({forged_entry}) does not verify:\n{}",
         indent(&render_verdict(&forged_dir, &forged, &s))
     ))?;
     let verified = verify::verify(&game_dir)?;
@@ -181,20 +181,32 @@ fn indent(text: &str) -> String {
 }
 
 /// Copy the game and change one logged roll, as a cheat would.
-fn forge(from: &Path, to: &Path) -> Result<verify::Verdict, Error> {
+/// A copy of the game with the first roll of the journal changed (the first
+/// entry that rolled, whichever step that is): its verdict, and the entry.
+fn forge(from: &Path, to: &Path) -> Result<(verify::Verdict, String), Error> {
     copy_dir(from, to)?;
-    let name = to.join("journal/000003.yaml");
-    let text = fs::read_to_string(&name).map_err(|e| Error::io(&name, e))?;
-    let forged = match text.find("  value: ") {
-        Some(at) => {
-            let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
-            let value: u16 = text[at + 9..end].trim().parse().unwrap_or(0);
-            format!("{}  value: {}{}", &text[..at], if value == 9 { 8 } else { 9 }, &text[end..])
-        }
-        None => text.replacen("step: 3", "step: 4", 1),
-    };
-    fs::write(&name, forged).map_err(|e| Error::io(&name, e))?;
-    verify::verify(to)
+    let journal = to.join("journal");
+    let mut entries: Vec<PathBuf> = fs::read_dir(&journal)
+        .map_err(|e| Error::io(&journal, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    entries.sort();
+    for name in entries {
+        let text = fs::read_to_string(&name).map_err(|e| Error::io(&name, e))?;
+        let Some(at) = text.find("  value: ") else { continue };
+        let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
+        let value: u16 = text[at + 9..end].trim().parse().unwrap_or(0);
+        let forged = format!("{}  value: {}{}", &text[..at], if value == 9 { 8 } else { 9 }, &text[end..]);
+        fs::write(&name, forged).map_err(|e| Error::io(&name, e))?;
+        let entry =
+            format!("journal/{}", name.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        return Ok((verify::verify(to)?, entry));
+    }
+    Err(Error::refused(format!(
+        "{}: no journal entry rolled a die, so the demo has no roll to forge",
+        journal.display()
+    )))
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), Error> {
