@@ -22,18 +22,25 @@ pub fn cavalry_may_withdraw(rules: &Rules, state: &State, defenders: &[String], 
 /// Savannah 4.13 (module.yaml `close_combat.cooperation_credit`): for one
 /// side's combat units, each `(army, credited army, unit, rule)` whose
 /// credit moves: a unit of an entry's `units` fights beside a combat unit
-/// of the entry's `credited_to` army.
+/// of the entry's `credited_to` army, and no other combat unit of its own
+/// army fights on the side ("Pulaski's Legion is the only American combat
+/// unit that may cooperate in Close Combat with French player units": with
+/// other Americans beside him the side is not Pulaski cooperating with the
+/// French, and each army keeps its own adjustments). Leaders are not combat
+/// units (3.2) and change nothing.
 pub(super) fn cooperation_credit(rules: &Rules, units: &[String]) -> Vec<(String, String, String, String)> {
+    let combat: Vec<&String> = units.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader())).collect();
     let mut credit: Vec<(String, String, String, String)> = Vec::new();
     for entry in &rules.close_combat.cooperation_credit {
-        let beside = units.iter().any(|u| rules.army_of(u) == Some(entry.credited_to.as_str()));
+        let beside = combat.iter().any(|u| rules.army_of(u) == Some(entry.credited_to.as_str()));
         if !beside {
             continue;
         }
-        for u in units.iter().filter(|u| entry.units.contains(u)) {
+        for u in combat.iter().filter(|u| entry.units.contains(u)) {
             let Some(army) = rules.army_of(u) else { continue };
-            if army != entry.credited_to && !credit.iter().any(|(from, ..)| from.as_str() == army) {
-                credit.push((army.to_string(), entry.credited_to.clone(), u.clone(), entry.rule.clone()));
+            let others_of_army = combat.iter().any(|o| !entry.units.contains(o) && rules.army_of(o) == Some(army));
+            if army != entry.credited_to && !others_of_army && !credit.iter().any(|(from, ..)| from.as_str() == army) {
+                credit.push((army.to_string(), entry.credited_to.clone(), (*u).clone(), entry.rule.clone()));
             }
         }
     }
