@@ -353,6 +353,100 @@ pub fn unnamed_text(rules: &Rules, picks: &[Event], text: String) -> String {
     unnamed_picks(rules, picks, vec![one]).remove(0).message
 }
 
+/// Whether `side` may see enemy `unit` in `state` outside a step's events
+/// (a refusal, the orders template): its own and its allies' units, the
+/// enemy units it knows (examined, and still where it saw them), and in
+/// its own Close Combat Phase the enemy units next to its units (7.4: "It
+/// is also permitted to examine an enemy stack for purposes of calculating
+/// odds in Close Combat but only after friendly units have been moved
+/// adjacent and the Close Combat phase is in effect"). Every unit when
+/// stacks are open.
+pub fn sees(rules: &Rules, state: &State, step: &Step, side: &str, unit: &str) -> bool {
+    if !hidden(rules) || rules.counter(unit).is_none() || friendly(rules, side, unit) || known(state, side, unit) {
+        return true;
+    }
+    let Step::PlayerTurn { player, phase, .. } = step else { return false };
+    if phase != "close-combat" || !rules.sequence.sides_of(player).iter().any(|s| s == side) {
+        return false;
+    }
+    let Some(at) = hex_of(state, unit) else { return false };
+    let layout = rules.module.map.layout;
+    state
+        .units
+        .keys()
+        .any(|u| friendly(rules, side, u) && hex_of(state, u).is_some_and(|h| neighbours(h, layout).contains(&at)))
+}
+
+/// `text` with each unit id or name that `seen` refuses replaced by "a
+/// hidden ARMY unit" (7.4): what a side reads of a refusal or a guide
+/// names no enemy unit it may not examine. The longest name is matched
+/// first, and only whole words (`blue-foot` is not in `blue-foot-2`).
+pub fn hide_unseen(rules: &Rules, text: &str, seen: impl Fn(&str) -> bool) -> String {
+    let names = unit_names(rules);
+    let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let starts = text[..i].chars().next_back().is_none_or(|c| !word(c));
+        let found = names.iter().filter(|_| starts).find(|(name, _, _)| {
+            rest.starts_with(name.as_str()) && rest[name.len()..].chars().next().is_none_or(|c| !word(c))
+        });
+        match found {
+            Some((name, id, army)) => {
+                if seen(id) {
+                    out.push_str(name);
+                } else {
+                    out.push_str(&format!("a hidden {army} unit"));
+                }
+                i += name.len();
+            }
+            None => {
+                let c = rest.chars().next().unwrap_or(' ');
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// Every unit's name and id: (name or id, id, army), the longest first.
+fn unit_names(rules: &Rules) -> Vec<(String, String, String)> {
+    let mut names: Vec<(String, String, String)> = rules
+        .module
+        .counters
+        .iter()
+        .flat_map(|c| [(c.name.clone(), c.id.clone(), c.army.clone()), (c.id.clone(), c.id.clone(), c.army.clone())])
+        .filter(|(n, _, _)| !n.is_empty())
+        .collect();
+    names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    names.dedup();
+    names
+}
+
+/// A refusal of a step under hidden stacks as its readers may see it
+/// (7.4): a line about one side's orders (`red: ...`, `red's orders, ...`)
+/// names only the units that side may see; any other line only those
+/// every side of `sides` may see.
+pub fn hidden_refusal(rules: &Rules, state: &State, step: &Step, sides: &[String], text: &str) -> String {
+    let all: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let trimmed = line.trim_start();
+            let about =
+                all.iter().find(|s| trimmed.starts_with(&format!("{s}:")) || trimmed.starts_with(&format!("{s}'s ")));
+            let readers: Vec<&str> = match about {
+                Some(s) => vec![s.as_str()],
+                None => sides.iter().map(String::as_str).collect(),
+            };
+            hide_unseen(rules, line, |u| readers.iter().all(|s| sees(rules, state, step, s, u)))
+        })
+        .collect();
+    lines.join("\n")
+}
+
 /// The enemy units in `hex` for `side`, in id order.
 fn enemies_in(rules: &Rules, state: &State, side: &str, hex: HexId) -> Vec<String> {
     state
@@ -675,17 +769,7 @@ pub struct Purposes<'a> {
 
 impl<'a> Purposes<'a> {
     pub fn new(rules: &Rules, dice: &'a mut dyn Dice) -> Purposes<'a> {
-        let mut names: Vec<(String, String)> = rules
-            .module
-            .counters
-            .iter()
-            .flat_map(|c| {
-                let army = format!("a {} unit", c.army);
-                [(c.name.clone(), army.clone()), (c.id.clone(), army)]
-            })
-            .filter(|(n, _)| !n.is_empty())
-            .collect();
-        names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        let names = unit_names(rules).into_iter().map(|(name, _, army)| (name, format!("a {army} unit"))).collect();
         Purposes { dice, names }
     }
 }
