@@ -651,10 +651,11 @@ fn public_fields(event: &Event) -> BTreeMap<String, Json> {
 }
 
 /// The step's events as each side may see them (see the module's
-/// comment): `may_see` gives, by side, the hexes it may examine in this
-/// step; a unit in one of them before or after the step is seen, and so is
-/// one the side knows (examined, and still where it was seen) before or
-/// after it.
+/// comment): `may_see` gives, by side, the hexes it may examine free in
+/// this step; a unit in one of them before or after the step is seen, and
+/// so is one the side knows (examined, and still where it was seen) before
+/// or after it. What a side examined by order is in `after`'s memory: a
+/// hex examined after the step shows only the units there after it.
 pub fn redact(
     rules: &Rules,
     before: &State,

@@ -415,11 +415,10 @@ pub fn resolve(
             }
         }
     }
-    let mut may_see = free;
-    for (side, hexes) in examine {
-        may_see.entry(side).or_default().extend(hexes);
-    }
-    let events = intel::redact(rules, state, &after, &may_see, events);
+    // 7.4: what a side examined by order it examined after the step, in
+    // the state after it (`after.examined` holds those units): a hex it
+    // examines does not show the units that were there before the step.
+    let events = intel::redact(rules, state, &after, &free, events);
     Ok(Resolution { state: after, events })
 }
 
