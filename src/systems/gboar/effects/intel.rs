@@ -238,7 +238,10 @@ pub fn hex_targets(
             .filter_map(|u| {
                 let c = rules.counter(&u)?;
                 let steps = state.units.get(&u).map_or(1, |s| s.steps);
-                Some((c.id.as_str(), c.stacking_weight(steps, false).0))
+                // The printed SPs for the steps it has left (an
+                // artillery unit's too: 7.1's stacking weight counts it as
+                // a unit, not by SPs).
+                Some((c.id.as_str(), c.strength_points(steps)))
             })
             .collect();
         candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
