@@ -385,6 +385,15 @@ pub fn sees(rules: &Rules, state: &State, step: &Step, side: &str, unit: &str) -
 /// names no enemy unit it may not examine. The longest name is matched
 /// first, and only whole words (`blue-foot` is not in `blue-foot-2`).
 pub fn hide_unseen(rules: &Rules, text: &str, seen: impl Fn(&str) -> bool) -> String {
+    replace_units(rules, text, |id| {
+        (!seen(id)).then(|| format!("a hidden {} unit", rules.counter(id).map_or("enemy", |c| c.army.as_str())))
+    })
+}
+
+/// `text` with each unit id or name for which `hide` gives a replacement
+/// replaced by it, the longest name first and whole words only; a
+/// replacement repeated in a list ("X, X", "X and X") is written once.
+pub fn replace_units(rules: &Rules, text: &str, hide: impl Fn(&str) -> Option<String>) -> String {
     let names = unit_names(rules);
     let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
     let mut out = String::with_capacity(text.len());
@@ -396,11 +405,22 @@ pub fn hide_unseen(rules: &Rules, text: &str, seen: impl Fn(&str) -> bool) -> St
             rest.starts_with(name.as_str()) && rest[name.len()..].chars().next().is_none_or(|c| !word(c))
         });
         match found {
-            Some((name, id, army)) => {
-                if seen(id) {
-                    out.push_str(name);
-                } else {
-                    out.push_str(&format!("a hidden {army} unit"));
+            Some((name, id, _)) => {
+                match hide(id) {
+                    None => out.push_str(name),
+                    Some(r) => {
+                        let mut repeated = false;
+                        for sep in [", ", " and ", "; "] {
+                            if out.ends_with(&format!("{r}{sep}")) {
+                                out.truncate(out.len() - sep.len());
+                                repeated = true;
+                                break;
+                            }
+                        }
+                        if !repeated {
+                            out.push_str(&r);
+                        }
+                    }
                 }
                 i += name.len();
             }
