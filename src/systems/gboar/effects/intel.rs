@@ -198,6 +198,11 @@ pub fn hex_targets(
                 continue;
             }
         };
+        let unknown = unknown_preferences(rules, &field, prefer.as_deref().unwrap_or_default());
+        if !unknown.is_empty() {
+            problems.extend(unknown);
+            continue;
+        }
         let target = map.get(key("target")).and_then(Value::as_str).map(str::to_string);
         let hex = target.as_deref().and_then(|t| t.parse::<HexId>().ok()).filter(|h| rules.module.map.contains(*h));
         let firer_side = map
@@ -281,6 +286,29 @@ pub fn hex_targets(
     }
 }
 
+/// The entries of a fire's `prefer:` (field `FIELD.prefer[i]`) that are
+/// neither a unit id nor a unit type of the module, as problems. Any of the
+/// module's ids and types is accepted, whether or not the side has seen
+/// such a unit or one is on the map, so the check tells nothing.
+fn unknown_preferences(rules: &Rules, field: &str, prefer: &[String]) -> Vec<Problem> {
+    let types: BTreeSet<&str> = rules.module.counters.iter().map(|c| c.kind.as_str()).collect();
+    prefer
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| rules.counter(p).is_none() && !types.contains(p.as_str()))
+        .map(|(i, p)| {
+            (
+                Code::UnknownUnit,
+                format!("{field}.prefer[{i}]"),
+                format!(
+                    "'{p}' is neither a unit id nor a unit type of the module (7.4); the types are {}",
+                    types.iter().copied().collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
 /// The shape of 7.4's fields in a body, without a position (standing
 /// orders): `examine:` checked and taken out, and under hidden stacks each
 /// fire's `prefer:` checked and taken out; the rest is the phase's.
@@ -299,7 +327,10 @@ pub fn without_own_fields(rules: &Rules, phase: &str, body: &Value) -> std::resu
         for (i, item) in items.iter_mut().enumerate() {
             let Some(map) = item.as_mapping_mut() else { continue };
             match map.remove(key("prefer")) {
-                Some(Value::Sequence(v)) if v.iter().all(|p| p.as_str().is_some()) => {}
+                Some(Value::Sequence(v)) if v.iter().all(|p| p.as_str().is_some()) => {
+                    let prefer: Vec<String> = v.iter().filter_map(|p| p.as_str().map(str::to_string)).collect();
+                    problems.extend(unknown_preferences(rules, &format!("{list}[{i}]"), &prefer));
+                }
                 Some(_) => problems.push((
                     Code::OrdersShape,
                     format!("{list}[{i}].prefer"),
