@@ -192,13 +192,18 @@ impl Counter {
         if self.is_artillery() {
             return (0, 1);
         }
-        let sps = match self.strength {
+        (self.strength_points(steps), 0)
+    }
+
+    /// The counter's printed Strength Points with `steps` left: full, or
+    /// reduced once it has lost a step; an artillery unit's too.
+    pub fn strength_points(&self, steps: u8) -> i32 {
+        match self.strength {
             _ if steps == 0 => 0,
             Some(s) if steps < self.steps.unwrap_or(1) => s.reduced.unwrap_or(s.full),
             Some(s) => s.full,
             None => 0,
-        };
-        (sps, 0)
+        }
     }
 }
 

@@ -198,6 +198,11 @@ pub fn hex_targets(
                 continue;
             }
         };
+        let unknown = unknown_preferences(rules, &field, prefer.as_deref().unwrap_or_default());
+        if !unknown.is_empty() {
+            problems.extend(unknown);
+            continue;
+        }
         let target = map.get(key("target")).and_then(Value::as_str).map(str::to_string);
         let hex = target.as_deref().and_then(|t| t.parse::<HexId>().ok()).filter(|h| rules.module.map.contains(*h));
         let firer_side = map
@@ -238,7 +243,10 @@ pub fn hex_targets(
             .filter_map(|u| {
                 let c = rules.counter(&u)?;
                 let steps = state.units.get(&u).map_or(1, |s| s.steps);
-                Some((c.id.as_str(), c.stacking_weight(steps, false).0))
+                // The printed SPs for the steps it has left (an
+                // artillery unit's too: 7.1's stacking weight counts it as
+                // a unit, not by SPs).
+                Some((c.id.as_str(), c.strength_points(steps)))
             })
             .collect();
         candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -278,6 +286,29 @@ pub fn hex_targets(
     }
 }
 
+/// The entries of a fire's `prefer:` (field `FIELD.prefer[i]`) that are
+/// neither a unit id nor a unit type of the module, as problems. Any of the
+/// module's ids and types is accepted, whether or not the side has seen
+/// such a unit or one is on the map, so the check tells nothing.
+fn unknown_preferences(rules: &Rules, field: &str, prefer: &[String]) -> Vec<Problem> {
+    let types: BTreeSet<&str> = rules.module.counters.iter().map(|c| c.kind.as_str()).collect();
+    prefer
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| rules.counter(p).is_none() && !types.contains(p.as_str()))
+        .map(|(i, p)| {
+            (
+                Code::UnknownUnit,
+                format!("{field}.prefer[{i}]"),
+                format!(
+                    "'{p}' is neither a unit id nor a unit type of the module (7.4); the types are {}",
+                    types.iter().copied().collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
 /// The shape of 7.4's fields in a body, without a position (standing
 /// orders): `examine:` checked and taken out, and under hidden stacks each
 /// fire's `prefer:` checked and taken out; the rest is the phase's.
@@ -296,7 +327,10 @@ pub fn without_own_fields(rules: &Rules, phase: &str, body: &Value) -> std::resu
         for (i, item) in items.iter_mut().enumerate() {
             let Some(map) = item.as_mapping_mut() else { continue };
             match map.remove(key("prefer")) {
-                Some(Value::Sequence(v)) if v.iter().all(|p| p.as_str().is_some()) => {}
+                Some(Value::Sequence(v)) if v.iter().all(|p| p.as_str().is_some()) => {
+                    let prefer: Vec<String> = v.iter().filter_map(|p| p.as_str().map(str::to_string)).collect();
+                    problems.extend(unknown_preferences(rules, &format!("{list}[{i}]"), &prefer));
+                }
                 Some(_) => problems.push((
                     Code::OrdersShape,
                     format!("{list}[{i}].prefer"),
@@ -351,6 +385,120 @@ pub fn unnamed_text(rules: &Rules, picks: &[Event], text: String) -> String {
         code: None,
     };
     unnamed_picks(rules, picks, vec![one]).remove(0).message
+}
+
+/// Whether `side` may see enemy `unit` in `state` outside a step's events
+/// (a refusal, the orders template): its own and its allies' units, the
+/// enemy units it knows (examined, and still where it saw them), and in
+/// its own Close Combat Phase the enemy units next to its units (7.4: "It
+/// is also permitted to examine an enemy stack for purposes of calculating
+/// odds in Close Combat but only after friendly units have been moved
+/// adjacent and the Close Combat phase is in effect"). Every unit when
+/// stacks are open.
+pub fn sees(rules: &Rules, state: &State, step: &Step, side: &str, unit: &str) -> bool {
+    if !hidden(rules) || rules.counter(unit).is_none() || friendly(rules, side, unit) || known(state, side, unit) {
+        return true;
+    }
+    let Step::PlayerTurn { player, phase, .. } = step else { return false };
+    if phase != "close-combat" || !rules.sequence.sides_of(player).iter().any(|s| s == side) {
+        return false;
+    }
+    let Some(at) = hex_of(state, unit) else { return false };
+    let layout = rules.module.map.layout;
+    state
+        .units
+        .keys()
+        .any(|u| friendly(rules, side, u) && hex_of(state, u).is_some_and(|h| neighbours(h, layout).contains(&at)))
+}
+
+/// `text` with each unit id or name that `seen` refuses replaced by "a
+/// hidden ARMY unit" (7.4): what a side reads of a refusal or a guide
+/// names no enemy unit it may not examine. The longest name is matched
+/// first, and only whole words (`blue-foot` is not in `blue-foot-2`).
+pub fn hide_unseen(rules: &Rules, text: &str, seen: impl Fn(&str) -> bool) -> String {
+    replace_units(rules, text, |id| {
+        (!seen(id)).then(|| format!("a hidden {} unit", rules.counter(id).map_or("enemy", |c| c.army.as_str())))
+    })
+}
+
+/// `text` with each unit id or name for which `hide` gives a replacement
+/// replaced by it, the longest name first and whole words only; a
+/// replacement repeated in a list ("X, X", "X and X") is written once.
+pub fn replace_units(rules: &Rules, text: &str, hide: impl Fn(&str) -> Option<String>) -> String {
+    let names = unit_names(rules);
+    let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let starts = text[..i].chars().next_back().is_none_or(|c| !word(c));
+        let found = names.iter().filter(|_| starts).find(|(name, _, _)| {
+            rest.starts_with(name.as_str()) && rest[name.len()..].chars().next().is_none_or(|c| !word(c))
+        });
+        match found {
+            Some((name, id, _)) => {
+                match hide(id) {
+                    None => out.push_str(name),
+                    Some(r) => {
+                        let mut repeated = false;
+                        for sep in [", ", " and ", "; "] {
+                            if out.ends_with(&format!("{r}{sep}")) {
+                                out.truncate(out.len() - sep.len());
+                                repeated = true;
+                                break;
+                            }
+                        }
+                        if !repeated {
+                            out.push_str(&r);
+                        }
+                    }
+                }
+                i += name.len();
+            }
+            None => {
+                let c = rest.chars().next().unwrap_or(' ');
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// Every unit's name and id: (name or id, id, army), the longest first.
+fn unit_names(rules: &Rules) -> Vec<(String, String, String)> {
+    let mut names: Vec<(String, String, String)> = rules
+        .module
+        .counters
+        .iter()
+        .flat_map(|c| [(c.name.clone(), c.id.clone(), c.army.clone()), (c.id.clone(), c.id.clone(), c.army.clone())])
+        .filter(|(n, _, _)| !n.is_empty())
+        .collect();
+    names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    names.dedup();
+    names
+}
+
+/// A refusal of a step under hidden stacks as its readers may see it
+/// (7.4): a line about one side's orders (`red: ...`, `red's orders, ...`)
+/// names only the units that side may see; any other line only those
+/// every side of `sides` may see.
+pub fn hidden_refusal(rules: &Rules, state: &State, step: &Step, sides: &[String], text: &str) -> String {
+    let all: Vec<String> = rules.module.info.sides.iter().map(|s| s.id.clone()).collect();
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let trimmed = line.trim_start();
+            let about =
+                all.iter().find(|s| trimmed.starts_with(&format!("{s}:")) || trimmed.starts_with(&format!("{s}'s ")));
+            let readers: Vec<&str> = match about {
+                Some(s) => vec![s.as_str()],
+                None => sides.iter().map(String::as_str).collect(),
+            };
+            hide_unseen(rules, line, |u| readers.iter().all(|s| sees(rules, state, step, s, u)))
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// The enemy units in `hex` for `side`, in id order.
@@ -557,10 +705,11 @@ fn public_fields(event: &Event) -> BTreeMap<String, Json> {
 }
 
 /// The step's events as each side may see them (see the module's
-/// comment): `may_see` gives, by side, the hexes it may examine in this
-/// step; a unit in one of them before or after the step is seen, and so is
-/// one the side knows (examined, and still where it was seen) before or
-/// after it.
+/// comment): `may_see` gives, by side, the hexes it may examine free in
+/// this step; a unit in one of them before or after the step is seen, and
+/// so is one the side knows (examined, and still where it was seen) before
+/// or after it. What a side examined by order is in `after`'s memory: a
+/// hex examined after the step shows only the units there after it.
 pub fn redact(
     rules: &Rules,
     before: &State,
@@ -675,17 +824,7 @@ pub struct Purposes<'a> {
 
 impl<'a> Purposes<'a> {
     pub fn new(rules: &Rules, dice: &'a mut dyn Dice) -> Purposes<'a> {
-        let mut names: Vec<(String, String)> = rules
-            .module
-            .counters
-            .iter()
-            .flat_map(|c| {
-                let army = format!("a {} unit", c.army);
-                [(c.name.clone(), army.clone()), (c.id.clone(), army)]
-            })
-            .filter(|(n, _)| !n.is_empty())
-            .collect();
-        names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        let names = unit_names(rules).into_iter().map(|(name, _, army)| (name, format!("a {army} unit"))).collect();
         Purposes { dice, names }
     }
 }

@@ -17,6 +17,7 @@ use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::units::{hex_of, player_of};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::effects::intel;
 
 use super::least::key;
 
@@ -273,7 +274,66 @@ pub fn guide(rules: &Rules, state: &State, step: &Step, side: &str, least: &Valu
         if g.doc.is_empty() { String::new() } else { format!("; {}", g.doc) }
     );
     g.comment = heading + &units_text(&g.units) + &g.comment;
+    if intel::hidden(rules) {
+        hide_unseen(rules, state, step, side, &mut g);
+    }
     g
+}
+
+/// Series 7.4 under hidden stacks: every enemy unit the guide names that
+/// the side may not see ([`intel::sees`]: friendly, examined, or next to
+/// its units in its own Close Combat Phase) becomes "a hidden stack in
+/// HEX", in the comment lines and in the data alike.
+fn hide_unseen(rules: &Rules, state: &State, step: &Step, side: &str, g: &mut Guide) {
+    let hide = |id: &str| -> Option<String> {
+        if intel::sees(rules, state, step, side, id) {
+            return None;
+        }
+        Some(match hex_of(state, id) {
+            Some(h) => format!("a hidden stack in {h}"),
+            None => "a hidden stack".to_string(),
+        })
+    };
+    let text = |t: &str| intel::replace_units(rules, t, hide);
+    fn json(v: &mut serde_json::Value, hide: &dyn Fn(&str) -> Option<String>) {
+        match v {
+            serde_json::Value::String(s) => {
+                if let Some(r) = hide(s) {
+                    *s = r;
+                }
+            }
+            serde_json::Value::Array(items) => {
+                items.iter_mut().for_each(|i| json(i, hide));
+                items.dedup();
+            }
+            serde_json::Value::Object(map) => {
+                let old = std::mem::take(map);
+                for (k, mut v) in old {
+                    json(&mut v, hide);
+                    map.insert(hide(&k).unwrap_or(k), v);
+                }
+            }
+            _ => {}
+        }
+    }
+    g.comment = text(&g.comment);
+    for u in &mut g.units {
+        let mut next: Vec<String> = Vec::new();
+        for n in &u.next_to {
+            let n = hide(n).unwrap_or_else(|| n.clone());
+            if !next.contains(&n) {
+                next.push(n);
+            }
+        }
+        u.next_to = next;
+        u.notes = u.notes.iter().map(|n| text(n)).collect();
+    }
+    for c in &mut g.choices {
+        c.text = text(&c.text);
+        for v in c.details.values_mut() {
+            json(v, &hide);
+        }
+    }
 }
 
 /// The side's units, with no choices beyond the least orders.
@@ -1100,7 +1160,6 @@ fn initiative_guide(rules: &Rules, state: &State, side: &str) -> Guide {
 /// stacks, an enemy unit it has not examined by its hex (each hex once, in
 /// the order first met); otherwise, and for units it has examined, by id.
 fn seen_targets(rules: &Rules, state: &State, side: &str, targets: Vec<String>) -> Vec<String> {
-    use crate::systems::gboar::effects::intel;
     if !intel::hidden(rules) {
         return targets;
     }
@@ -1256,6 +1315,55 @@ mod tests {
         let list = list.replace("#  ", " ");
         assert!(list.contains(" 2002 ") && !list.contains(&format!(" {nv} ")), "{list}");
         assert!(g.choices.iter().all(|c| c.key == "deploy"), "{:?}", g.choices);
+    }
+
+    /// Series 7.4 under hidden stacks (tests/modules/intel): Red Foot in
+    /// 0505 next to Blue Foot in 0506, Red Mortar within range of it. In
+    /// Blue's guides (its units "next to", the defence's attackers) and in
+    /// Red's fire guide (the mortar's target hex) the enemy unit the side
+    /// may not see is "a hidden stack in HEX", in the comment and the data;
+    /// in Red's own Close Combat Phase Blue Foot, next to its unit, is seen
+    /// (7.4: "after friendly units have been moved adjacent").
+    #[test]
+    fn hidden_stacks_keep_unseen_enemy_units_out_of_the_guide() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/intel");
+        let rules = Rules::load(&Source::dir(&dir), "battle").unwrap();
+        let mut state = State::setup(&rules.module, "battle").unwrap();
+        for (unit, hex) in [("red-foot", "0505"), ("blue-foot", "0506"), ("red-mortar", "0503")] {
+            state.units.get_mut(unit).unwrap().hex = Some(hex.into());
+        }
+        let text = |g: &Guide| {
+            format!(
+                "{}\n{}\n{}",
+                g.comment,
+                serde_json::to_string(&g.units).unwrap(),
+                serde_json::to_string(&g.choices).unwrap()
+            )
+        };
+        let cases = [
+            ("blue", "movement", "blue", "red-foot"),
+            ("red", "close-combat", "blue", "red-foot"),
+            ("red", "defensive-artillery-fire", "red", "blue-foot"),
+        ];
+        for (player, phase, side, unseen) in cases {
+            let step = Step::PlayerTurn { turn: 1, player: player.into(), phase: phase.into() };
+            let least = minimal(&rules, &state, &step, side);
+            let g = guide(&rules, &state, &step, side, &least);
+            let all = text(&g);
+            let name = &rules.counter(unseen).unwrap().name;
+            assert!(!all.contains(unseen) && !all.contains(name.as_str()), "{side}, {phase}: names {unseen}:\n{all}");
+            let hex = state.units[unseen].hex.clone().unwrap();
+            assert!(all.contains(&format!("a hidden stack in {hex}")), "{side}, {phase}:\n{all}");
+            if phase == "defensive-artillery-fire" {
+                let mortar = g.choices.iter().find(|c| c.key == "mortars").expect("the mortar's choice");
+                assert_eq!(mortar.details["units"], serde_json::json!([format!("a hidden stack in {hex}")]));
+            }
+        }
+        // Red's own Close Combat Phase: the enemy next to its units is seen.
+        let step = Step::PlayerTurn { turn: 1, player: "red".into(), phase: "close-combat".into() };
+        let least = minimal(&rules, &state, &step, "red");
+        let all = text(&guide(&rules, &state, &step, "red", &least));
+        assert!(all.contains("blue-foot"), "{all}");
     }
 
     /// The set-up of the Historical Scenario: the guide to the French

@@ -40,6 +40,27 @@ pub fn validate_body(
     label: &str,
     text: &str,
 ) -> Vec<crate::base::error::Located> {
+    let mut found = check_body(rules, state, step, side, body, label, text);
+    // 7.4: a problem names no enemy unit the side may not examine, or a
+    // refusal would tell where an unseen unit is, free.
+    if intel::hidden(rules) {
+        for p in &mut found {
+            p.message = intel::hide_unseen(rules, &p.message, |u| intel::sees(rules, state, step, side, u));
+        }
+    }
+    found
+}
+
+/// [`validate_body`]'s checks, every unit named.
+fn check_body(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    side: &str,
+    body: &crate::base::yaml::Value,
+    label: &str,
+    text: &str,
+) -> Vec<crate::base::error::Located> {
     let text = crate::base::yaml::without_bom(text);
     // The text is read for places once, and only if there is a problem.
     let index = std::cell::OnceCell::new();
@@ -258,6 +279,39 @@ pub fn validate_step(
     step: &Step,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Vec<SideProblem> {
+    // 7.4: `examine:` and each fire's `prefer:` are the side's, not the
+    // phase's (as `validate_body` and `resolve` read them).
+    let stripped: BTreeMap<String, Value>;
+    let orders = if intel::hidden(rules) || orders.values().any(|b| b.get(intel::EXAMINE).is_some()) {
+        stripped = orders
+            .iter()
+            .map(|(side, body)| {
+                let body = intel::without_own_fields(rules, step.phase(), body)
+                    .unwrap_or_else(|_| intel::without_examine(body));
+                (side.clone(), body)
+            })
+            .collect();
+        &stripped
+    } else {
+        orders
+    };
+    let mut found = check_step(rules, state, step, orders);
+    // 7.4: a problem names no enemy unit its side may not examine.
+    if intel::hidden(rules) {
+        for p in &mut found {
+            p.message = intel::hide_unseen(rules, &p.message, |u| intel::sees(rules, state, step, &p.side, u));
+        }
+    }
+    found
+}
+
+/// [`validate_step`]'s checks, on the phase's own fields.
+fn check_step(
+    rules: &Rules,
+    state: &State,
+    step: &Step,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+) -> Vec<SideProblem> {
     let one = |(side, code, field, message): (String, Code, String, String)| SideProblem { code, side, field, message };
     match step {
         Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
@@ -332,10 +386,13 @@ pub fn resolve(
     }
     let done = match resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice)) {
         Ok(done) => done,
-        // 7.4: a refusal names the hex of a fire at a hex, not the unit picked.
-        Err(e) if !picks.is_empty() => {
+        // 7.4: a refusal names the hex of a fire at a hex, not the unit
+        // picked, and no enemy unit its reader may not examine.
+        Err(e @ (Error::Refused(_) | Error::Coded { .. })) => {
             let codes = e.codes().to_vec();
             let text = intel::unnamed_text(rules, &picks, e.to_string());
+            let sides: Vec<String> = orders.keys().cloned().collect();
+            let text = intel::hidden_refusal(rules, state, step, &sides, &text);
             return Err(if codes.is_empty() { Error::refused(text) } else { Error::coded(text, codes) });
         }
         Err(e) => return Err(e),
@@ -358,11 +415,10 @@ pub fn resolve(
             }
         }
     }
-    let mut may_see = free;
-    for (side, hexes) in examine {
-        may_see.entry(side).or_default().extend(hexes);
-    }
-    let events = intel::redact(rules, state, &after, &may_see, events);
+    // 7.4: what a side examined by order it examined after the step, in
+    // the state after it (`after.examined` holds those units): a hex it
+    // examines does not show the units that were there before the step.
+    let events = intel::redact(rules, state, &after, &free, events);
     Ok(Resolution { state: after, events })
 }
 
