@@ -354,7 +354,7 @@ impl<'a> Phase<'a> {
                     Refusal::new(
                         Code::ZocStopsMove,
                         format!(
-                            "{at} is in the ZOC of enemy {}: the move must stop there (8.31)",
+                            "{at} is in an enemy ZOC ({}): the move must stop there (8.31)",
                             list(&self.zoc.exerted_on(at))
                         ),
                     ),
