@@ -762,6 +762,38 @@ pub fn mortar_victim(
     list.into_iter().next().map(|u| (u, false))
 }
 
+/// 11.2 across a player's sides: "No unit may be the target of more than
+/// one Defensive Artillery Fire per phase", so two sides of one player (the
+/// French and the Americans) may not each fire at the same unit: the later
+/// side (in side order) is refused. As `(side, code, field, message)`.
+pub fn check_sides(orders: &BTreeMap<String, crate::base::yaml::Value>) -> Vec<(String, Code, String, String)> {
+    let mut fired_at: BTreeMap<String, String> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (side, body) in orders {
+        let Ok(o) = crate::base::yaml::from_value::<FireOrders>(body.clone()) else { continue };
+        let mut own: Vec<&str> = Vec::new();
+        for (n, f) in o.fire.iter().enumerate() {
+            match fired_at.get(&f.target) {
+                Some(other) if other != side => problems.push((
+                    side.clone(),
+                    Code::TargetedTwice,
+                    format!("fire[{n}].target"),
+                    format!(
+                        "{} is already the target of the {other} side's fire: no unit is the target of more than one \
+                         Defensive Artillery Fire per phase (11.2)",
+                        crate::base::error::echo(&f.target)
+                    ),
+                )),
+                _ => own.push(&f.target),
+            }
+        }
+        for t in own {
+            fired_at.entry(t.to_string()).or_insert_with(|| side.clone());
+        }
+    }
+    problems
+}
+
 /// Series 11, Savannah 4.12: the Defensive Artillery Fire Phase of the
 /// phasing `player`: the orders are checked whole (nothing happens if any
 /// is wrong), then each side's fires are resolved in the order given, the
@@ -774,6 +806,9 @@ pub fn resolve_phase(
     dice: &mut dyn Dice,
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let mut problems = Vec::new();
+    for (side, code, field, message) in check_sides(orders) {
+        problems.push((refusals::line(&side, &field, &message, code), code));
+    }
     for (side, body) in orders {
         for (code, field, message) in check(rules, state, player, side, body) {
             problems.push((refusals::line(side, &field, &message, code), code));

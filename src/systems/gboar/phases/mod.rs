@@ -332,6 +332,9 @@ fn check_step(
         Step::GameTurn { phase, .. } if phase == "initiative" => {
             initiative::check(rules, state, orders).into_iter().map(one).collect()
         }
+        Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" => {
+            fire::check_sides(orders).into_iter().map(one).collect()
+        }
         _ => Vec::new(),
     }
 }
