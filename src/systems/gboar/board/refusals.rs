@@ -202,6 +202,29 @@ pub fn line(side: &str, field: &str, message: &str, code: Code) -> String {
     format!("  {side}: {at}{message} [{}, {}]", code.id(), code.rule())
 }
 
+/// A step refused for every problem its orders have, each line ending in its
+/// code and rule: "`what` orders refused (2 problems), `outcome`:" and the
+/// lines of [`line`]. `problems` are `(side, field, message, code)`.
+pub fn refuse_all<'a>(
+    what: &str,
+    outcome: &str,
+    problems: impl IntoIterator<Item = (&'a str, &'a str, &'a str, Code)>,
+) -> Error {
+    let (lines, codes): (Vec<String>, Vec<RefusalCode>) = problems
+        .into_iter()
+        .map(|(side, field, message, code)| (line(side, field, message, code), code.carried()))
+        .unzip();
+    Error::coded(
+        format!(
+            "{what} orders refused ({} problem{}), {outcome}:\n{}",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join("\n")
+        ),
+        codes,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

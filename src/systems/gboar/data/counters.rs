@@ -213,7 +213,7 @@ pub struct ScenarioSetup {
     pub id: String,
     pub units: ScenarioUnits,
     #[serde(default)]
-    pub deployment: Option<Deployment>,
+    pub deployment: Option<super::sequence::Deployment>,
 }
 
 /// Units on the map at the start, by army: a plain list per army, or the
@@ -223,19 +223,6 @@ pub struct ScenarioSetup {
 pub enum ScenarioUnits {
     WithAtStart { at_start: BTreeMap<String, Vec<String>> },
     ByArmy(BTreeMap<String, Vec<String>>),
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Deployment {
-    #[serde(default)]
-    pub overrides: Vec<DeploymentOverride>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct DeploymentOverride {
-    pub unit: String,
-    #[serde(default)]
-    pub hex: Option<String>,
 }
 
 /// Where each counter of a scenario starts, in scenario order.

@@ -111,6 +111,20 @@ pub struct DeploymentOverride {
 }
 
 impl Deployment {
+    /// The sides that choose where a unit deploys in the set-up step, in
+    /// id order, each once.
+    pub fn choosing_sides(&self) -> Vec<String> {
+        let mut sides: Vec<String> = self
+            .overrides
+            .iter()
+            .filter(|o| o.anywhere_in_zone.is_some())
+            .filter_map(|o| o.chosen_by.clone())
+            .collect();
+        sides.sort();
+        sides.dedup();
+        sides
+    }
+
     /// The units `side` chooses the hex of in the set-up step, with their zones.
     pub fn chosen_by<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a DeploymentOverride> + 'a {
         self.overrides.iter().filter(move |o| o.anywhere_in_zone.is_some() && o.chosen_by.as_deref() == Some(side))
@@ -360,17 +374,7 @@ impl Sequence {
             Step::GameTurn { phase, .. } if phase == "initiative" => everyone(),
             // The sides that choose where a unit deploys.
             Step::GameTurn { turn, phase } if phase == "set-up" && *turn == self.scenario.turns.first => {
-                let mut sides: Vec<String> = self
-                    .scenario
-                    .deployment
-                    .iter()
-                    .flat_map(|d| &d.overrides)
-                    .filter(|o| o.anywhere_in_zone.is_some())
-                    .filter_map(|o| o.chosen_by.clone())
-                    .collect();
-                sides.sort();
-                sides.dedup();
-                sides
+                self.scenario.deployment.as_ref().map(Deployment::choosing_sides).unwrap_or_default()
             }
             Step::PlayerTurn { player, phase, .. } => match phase.as_str() {
                 "movement" => self.sides_of(player),

@@ -805,25 +805,17 @@ pub fn resolve_phase(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
-    let mut problems = Vec::new();
-    for (side, code, field, message) in check_sides(orders) {
-        problems.push((refusals::line(&side, &field, &message, code), code));
-    }
+    let mut problems = check_sides(orders);
     for (side, body) in orders {
-        for (code, field, message) in check(rules, state, player, side, body) {
-            problems.push((refusals::line(side, &field, &message, code), code));
-        }
+        problems.extend(check(rules, state, player, side, body).into_iter().map(|(c, f, m)| (side.clone(), c, f, m)));
     }
     if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(|(l, _)| l.clone()).collect();
-        return Err(Error::coded(
-            format!(
-                "fire orders refused ({} problem{}), nothing happened:\n{}",
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" },
-                lines.join("\n")
-            ),
-            problems.iter().map(|(_, c)| c.carried()).collect(),
+        return Err(refusals::refuse_all(
+            "fire",
+            "nothing happened",
+            problems
+                .iter()
+                .map(|(side, code, field, message)| (side.as_str(), field.as_str(), message.as_str(), *code)),
         ));
     }
     let mut next = state.clone();
@@ -1149,20 +1141,15 @@ pub fn resolve_rifle_phase(
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let mut problems = Vec::new();
     for (side, body) in orders {
-        for (code, field, message) in check_rifles(rules, state, side, body) {
-            problems.push((refusals::line(side, &field, &message, code), code));
-        }
+        problems.extend(check_rifles(rules, state, side, body).into_iter().map(|(c, f, m)| (side.clone(), c, f, m)));
     }
     if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(|(l, _)| l.clone()).collect();
-        return Err(Error::coded(
-            format!(
-                "rifle fire orders refused ({} problem{}), nothing happened:\n{}",
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" },
-                lines.join("\n")
-            ),
-            problems.iter().map(|(_, c)| c.carried()).collect(),
+        return Err(refusals::refuse_all(
+            "rifle fire",
+            "nothing happened",
+            problems
+                .iter()
+                .map(|(side, code, field, message)| (side.as_str(), field.as_str(), message.as_str(), *code)),
         ));
     }
     let layout = rules.module.map.layout;

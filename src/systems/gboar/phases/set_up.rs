@@ -174,70 +174,48 @@ pub fn validate(rules: &Rules, state: &State, side: &str, body: &Value) -> Vec<(
 /// side and unit order; the units not named stay at their printed hexes.
 /// Orders are checked whole first (nothing happens if any is wrong).
 pub fn resolve(rules: &Rules, state: &State, orders: &BTreeMap<String, Value>) -> Result<Resolution> {
-    let mut lines = Vec::new();
-    let mut codes = Vec::new();
+    let mut problems = Vec::new();
     for (side, body) in orders {
-        for (code, field, message) in validate(rules, state, side, body) {
-            lines.push(refusals::line(side, &field, &message, code));
-            codes.push(code.carried());
-        }
+        problems.extend(validate(rules, state, side, body).into_iter().map(|(c, f, m)| (side.as_str(), c, f, m)));
     }
-    if !lines.is_empty() {
-        return Err(crate::base::error::Error::coded(
-            format!("set-up orders refused, nothing happened:\n{}", lines.join("\n")),
-            codes,
+    if !problems.is_empty() {
+        return Err(refusals::refuse_all(
+            "set-up",
+            "nothing happened",
+            problems.iter().map(|(side, code, field, message)| (*side, field.as_str(), message.as_str(), *code)),
         ));
     }
     let mut next = state.clone();
     let mut events = Vec::new();
-    let mut sides: Vec<&str> = rules
-        .sequence
-        .scenario
-        .deployment
-        .iter()
-        .flat_map(|d| &d.overrides)
-        .filter(|o| o.anywhere_in_zone.is_some())
-        .filter_map(|o| o.chosen_by.as_deref())
-        .collect();
-    sides.sort();
-    sides.dedup();
-    for side in sides {
+    let sides = rules.sequence.scenario.deployment.as_ref().map(|d| d.choosing_sides()).unwrap_or_default();
+    for side in sides.iter().map(String::as_str) {
         let body = orders.get(side).cloned().unwrap_or(Value::Null);
         let chosen = read(&body).unwrap_or_default();
         for choice in choices(rules, side) {
             let rule = choice.rule.clone().unwrap_or_else(|| "the scenario's set-up".into());
             let printed = hex_of(state, &choice.unit).map(|h| h.to_string()).unwrap_or_default();
             let zone = choice.anywhere_in_zone.clone().unwrap_or_default();
-            match chosen.deploy.get(&choice.unit) {
+            let (at, text) = match chosen.deploy.get(&choice.unit) {
                 Some(hex) => {
                     let at = hex.parse::<HexId>().map(|h| h.to_string()).unwrap_or_else(|_| hex.clone());
                     if let Some(u) = next.units.get_mut(&choice.unit) {
                         u.hex = Some(at.clone());
                     }
-                    events.push(
-                        Event::new(
-                            &rule,
-                            "deployed",
-                            format!("{side} deploys {} in {at}, within {zone} (printed hex {printed})", choice.unit),
-                        )
-                        .with("unit", &choice.unit)
-                        .with("side", side)
-                        .with("hex", &at)
-                        .with("printed", &printed),
-                    );
+                    let text = format!("{side} deploys {} in {at}, within {zone} (printed hex {printed})", choice.unit);
+                    (at, text)
                 }
-                None => events.push(
-                    Event::new(
-                        &rule,
-                        "deployed",
-                        format!("{side} chooses no hex for {}: it deploys at its printed hex {printed}", choice.unit),
-                    )
+                None => (
+                    printed.clone(),
+                    format!("{side} chooses no hex for {}: it deploys at its printed hex {printed}", choice.unit),
+                ),
+            };
+            events.push(
+                Event::new(&rule, "deployed", text)
                     .with("unit", &choice.unit)
                     .with("side", side)
-                    .with("hex", &printed)
+                    .with("hex", &at)
                     .with("printed", &printed),
-                ),
-            }
+            );
         }
     }
     Ok(Resolution { state: next, events })

@@ -83,16 +83,10 @@ pub fn resolve_phase(
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let (d, problems) = designate(rules, state, player, orders, true);
     if !problems.is_empty() {
-        let lines: Vec<String> =
-            problems.iter().map(|p| refusals::line(&p.side, &p.field, &p.message, p.code)).collect();
-        return Err(Error::coded(
-            format!(
-                "close combat orders refused ({} problem{}), nothing happened:\n{}",
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" },
-                lines.join("\n")
-            ),
-            problems.iter().map(|p| p.code.carried()).collect(),
+        return Err(refusals::refuse_all(
+            "close combat",
+            "nothing happened",
+            problems.iter().map(|p| (p.side.as_str(), p.field.as_str(), p.message.as_str(), p.code)),
         ));
     }
     let mut next = state.clone();

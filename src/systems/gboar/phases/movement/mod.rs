@@ -917,16 +917,10 @@ pub fn resolve(
     };
     let checked = phase.run(state, &list, true, None)?;
     if !checked.problems.is_empty() {
-        let lines: Vec<String> =
-            checked.problems.iter().map(|(side, p)| refusals::line(side, &p.field, &p.message, p.code)).collect();
-        return Err(Error::coded(
-            format!(
-                "movement orders refused ({} problem{}), nothing moved:\n{}",
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" },
-                lines.join("\n")
-            ),
-            checked.problems.iter().map(|(_, p)| p.code.carried()).collect(),
+        return Err(refusals::refuse_all(
+            "movement",
+            "nothing moved",
+            checked.problems.iter().map(|(side, p)| (side.as_str(), p.field.as_str(), p.message.as_str(), p.code)),
         ));
     }
     let mut run = phase.run(state, &list, true, Some(dice))?;
