@@ -211,12 +211,14 @@ A password is never written in game.yaml: only where to read it from.")]
 Examples:
   adjutant report --dir savannah --side british                 the last step, as text
   adjutant report --dir savannah --side french --steps 1-4 --as html > turn16.html
-  adjutant report --dir savannah --referee --as json
+  adjutant report --dir savannah --referee --format json
 
 A side's report leaves out what it may not see (another side's cards in hand, events
-marked for other sides). Formats: text, markdown, html (a whole page with the map
-inline), json (docs/report-schema.md). A game folder's own templates/ folder
-overrides the built-in templates of the same name (templates/README.md).")]
+marked for other sides). Formats: --as text, markdown or html (a whole page with the
+map inline); --format json gives the JSON report (docs/report-schema.md), as it gives
+every command's results in JSON (`--as json`, its older spelling, still works). A game
+folder's own templates/ folder overrides the built-in templates of the same name
+(templates/README.md).")]
     Report(ReportArgs),
 
     /// Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather.
