@@ -84,7 +84,8 @@ pub fn run() -> i32 {
     match dispatch(&cli, &out) {
         Ok(code) => code,
         Err(Stop::BrokenPipe) => 0,
-        // Whatever player text an error quotes reaches the terminal escaped.
+        // Whatever player text an error quotes reaches the terminal escaped,
+        // in JSON too (whose reader may print the message as it is).
         Err(Stop::Error(e)) if cli.format == Format::Json => {
             let mut more = serde_json::Map::new();
             if let Error::Data(located) = &e {
