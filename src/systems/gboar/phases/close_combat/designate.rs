@@ -519,7 +519,7 @@ pub fn designate(
                 }
                 let Some(h) = hex_of(state, id) else { continue };
                 if let Some((r, x, y)) =
-                    crate::systems::gboar::board::stacking::restricted_stack(rules, state, h, |r| {
+                    crate::systems::gboar::board::stacking::restricted_pair_of(rules, state, h, id, |r| {
                         !r.stacked_may_attack_voluntarily
                     })
                 {
