@@ -293,7 +293,7 @@ pub fn designate(
                         // written, so choosing it for the unit's hex is
                         // refused (a withdrawal another hex's instructions
                         // choose is not open to it: `cavalry_may_withdraw`).
-                        if h.cavalry_withdrawal {
+                        if h.cavalry_withdrawal && !rules.charts.covered_way.lost_effects.cavalry_withdrawal {
                             let lost: Vec<&String> = state
                                 .units
                                 .iter()
