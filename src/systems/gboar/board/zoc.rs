@@ -101,7 +101,9 @@ pub fn enemy_zoc_in(
     let mut zoc = Zoc::default();
     for (id, unit) in &state.units {
         let Some(counter) = counters.get(id.as_str()) else { continue };
-        if player_of_army.get(&counter.army).map(String::as_str) == Some(player) || !exerts_zoc(counter, unit, terrain.lost_zoc) {
+        if player_of_army.get(&counter.army).map(String::as_str) == Some(player)
+            || !exerts_zoc(counter, unit, terrain.lost_zoc)
+        {
             continue;
         }
         let Some(at) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
