@@ -184,6 +184,20 @@ fn each_broken_module_gets_its_precise_complaint() {
             says: "does not adjoin",
         },
         Broken {
+            what: "a Lost strength the engine does not know (Savannah 4.9)",
+            file: "charts/covered-way.yaml",
+            from: "strength: half-rounded-up",
+            to: "strength: halved",
+            says: "lost_effects.strength: unknown variant `halved`, expected one of `full`, `half-rounded-up`, `half-rounded-down`",
+        },
+        Broken {
+            what: "a Lost switch that is not true or false (Savannah 4.9)",
+            file: "charts/covered-way.yaml",
+            from: "zoc: false",
+            to: "zoc: none",
+            says: "lost_effects.zoc: invalid type: string \"none\", expected a boolean",
+        },
+        Broken {
             what: "YAML syntax error",
             file: "counters.yaml",
             from: "  - id: dillon-irish",
