@@ -37,6 +37,24 @@ fn the_shipped_module_is_consistent() {
     run(dir.path(), &["check-game", "./copy"]).ok();
 }
 
+/// The test modules the conformance cases run on are held to the same
+/// checks as a shipped one: a case proves a rule only on a consistent
+/// module (their leaders' DRMs once fell outside their own chart's bounds).
+#[test]
+fn every_test_module_is_consistent() {
+    let dir = temp();
+    let mut checked = 0;
+    let mut entries: Vec<_> =
+        fs::read_dir(repo_root().join("tests/modules")).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for module in entries.iter().filter(|p| p.join("module.yaml").is_file()) {
+        let out = run(dir.path(), &["check-game", module.to_str().unwrap()]).ok();
+        assert!(out.starts_with("ok "), "{}: {out}", module.display());
+        checked += 1;
+    }
+    assert!(checked >= 6, "only {checked} test modules found");
+}
+
 struct Broken {
     what: &'static str,
     file: &'static str,
