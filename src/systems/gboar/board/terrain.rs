@@ -287,6 +287,27 @@ impl<'a> Terrain<'a> {
             .collect()
     }
 
+    /// [`Terrain::crossing`]'s features' ids and added MPs only, in the
+    /// same order, without writing their names: what the movement search
+    /// prices each hexside with.
+    pub fn crossing_costs(&self, from: HexId, to: HexId) -> impl Iterator<Item = (&'a str, i32)> + 'a {
+        let (index, tec) = (self.index, self.tec);
+        Hexside::between(from, to, self.layout)
+            .and_then(|side| index.sides.get(&side))
+            .into_iter()
+            .flatten()
+            .filter_map(move |sf| {
+                let f = tec.hexsides.get(sf.feature)?;
+                let mp = if f.directional {
+                    let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
+                    effects.map_or(0, |e| e.movement_cost_added)
+                } else {
+                    f.movement_cost_added.unwrap_or(0)
+                };
+                Some((f.id.as_str(), mp))
+            })
+    }
+
     /// 9.51: the road, track or path along the hexside between two hexes.
     pub fn road(&self, a: HexId, b: HexId) -> Option<&RoadCrossing> {
         Hexside::between(a, b, self.layout).and_then(|s| self.index.roads.get(&s))

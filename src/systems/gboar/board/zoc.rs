@@ -48,6 +48,17 @@ impl Zoc {
         let exited = a.difference(b).cloned().collect();
         (entered, exited)
     }
+
+    /// Whether [`Zoc::rifle_costs`] finds a rifle ZOC entered, and one
+    /// exited, without listing the units: what the movement search prices.
+    pub fn rifle_crossed(&self, from: HexId, to: HexId) -> (bool, bool) {
+        let a = self.rifle_by_hex.get(&from);
+        let b = self.rifle_by_hex.get(&to);
+        let outside = |set: Option<&BTreeSet<String>>, u: &String| !set.is_some_and(|s| s.contains(u));
+        let entered = b.is_some_and(|b| b.iter().any(|u| outside(a, u)));
+        let exited = a.is_some_and(|a| a.iter().any(|u| outside(b, u)));
+        (entered, exited)
+    }
 }
 
 /// 8.1: a Parade Order combat unit exerts a ZOC; disrupted and shattered

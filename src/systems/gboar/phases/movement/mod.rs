@@ -157,7 +157,7 @@ use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::stacking::restricted_stack;
 use crate::systems::gboar::board::state::Resolution;
-use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::state::{Condition, OffMap, State, UnitState};
 use crate::systems::gboar::board::terrain::Terrain;
 use crate::systems::gboar::board::units::hex_of;
 use crate::systems::gboar::board::zoc::{self, Zoc};
@@ -325,6 +325,11 @@ struct Phase<'a> {
     /// found once per phase, so that a file naming many unknown units
     /// costs one look at the units, not one per unknown id.
     on_map: std::cell::RefCell<BTreeMap<String, Vec<String>>>,
+    /// The state's units that have a counter, in `state.units`' order as
+    /// the phase begins, each with its counter and whether it is the
+    /// phasing player's: [`Phase::units`] walks a state beside it rather
+    /// than hashing every id again for every move tried.
+    roster: Vec<(&'a str, &'a Counter, bool)>,
 }
 
 /// A unit or stack about to move.
@@ -372,6 +377,10 @@ struct Walk {
 /// the state stands when a move begins.
 struct Occupancy {
     friendly: BTreeMap<HexId, Vec<String>>,
+    /// 7.1: what the friendly units of each hex weigh together for
+    /// stacking (SPs, artillery units), found once per move, not per hex
+    /// the search tries.
+    friendly_weight: BTreeMap<HexId, (i32, i32)>,
     enemy_leaders: BTreeMap<HexId, Vec<String>>,
 }
 
@@ -469,6 +478,13 @@ impl<'a> Phase<'a> {
             }
         }
         let zoc = zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
+        let player_of_army_is = |army: &String| player_of_army.get(army).map(String::as_str) == Some(player);
+        let roster = state
+            .units
+            .keys()
+            .filter_map(|id| rules.counter(id))
+            .map(|c| (c.id.as_str(), c, player_of_army_is(&c.army)))
+            .collect();
         let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         for (id, unit) in &state.units {
             let Some(c) = counters.get(id.as_str()) else { continue };
@@ -516,6 +532,28 @@ impl<'a> Phase<'a> {
                 ),
             },
             on_map: Default::default(),
+            roster,
+        })
+    }
+
+    /// Each unit of `state` that has a counter, in id order, with its
+    /// counter and whether it is the phasing player's (the roster's, found
+    /// once, while the state's ids are the phase's; any other id is looked
+    /// up).
+    fn units<'s>(
+        &'s self,
+        state: &'s State,
+    ) -> impl Iterator<Item = (&'s String, &'s UnitState, &'a Counter, bool)> + 's {
+        let mut k = 0;
+        state.units.iter().filter_map(move |(id, unit)| {
+            if let Some(&(rid, c, friendly)) = self.roster.get(k) {
+                if rid == id.as_str() {
+                    k += 1;
+                    return Some((id, unit, c, friendly));
+                }
+            }
+            let c = self.counter(id.as_str())?;
+            Some((id, unit, c, self.is_friendly(c)))
         })
     }
 
@@ -551,19 +589,24 @@ impl<'a> Phase<'a> {
 
     fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy {
         let mut friendly: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        let mut friendly_weight: BTreeMap<HexId, (i32, i32)> = BTreeMap::new();
         let mut enemy_leaders: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-        for (id, unit) in &state.units {
-            let Some(c) = self.counter(id.as_str()) else { continue };
+        let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
+        for (id, unit, c, is_friendly) in self.units(state) {
             let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
-            if self.is_friendly(c) {
+            if is_friendly {
                 if !moving.contains(id) {
                     friendly.entry(h).or_default().push(id.clone());
+                    // 7.1 as `stacking_weight` weighs it.
+                    let (s, g) = c.stacking_weight(unit.steps, leaders_count);
+                    let w = friendly_weight.entry(h).or_insert((0, 0));
+                    *w = (w.0.saturating_add(s), w.1.saturating_add(g));
                 }
             } else if c.is_leader() {
                 enemy_leaders.entry(h).or_default().push(id.clone());
             }
         }
-        Occupancy { friendly, enemy_leaders }
+        Occupancy { friendly, friendly_weight, enemy_leaders }
     }
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.

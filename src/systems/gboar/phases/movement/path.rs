@@ -35,7 +35,7 @@ impl<'a> Phase<'a> {
 
     fn step_priced(
         &self,
-        state: &State,
+        _state: &State,
         group: &Group,
         occ: &Occupancy,
         from: HexId,
@@ -83,12 +83,10 @@ impl<'a> Phase<'a> {
         // 7.1, 7.2: never through or into a hex in excess of stacking limits.
         let there: &[String] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
         if let Some(limits) = &self.stacking {
-            let (mut sps, mut guns) = (group.sps, group.guns);
-            for id in there {
-                let (s, g) = self.stacking_weight(state, id);
-                sps = sps.saturating_add(s);
-                guns = guns.saturating_add(g);
-            }
+            // The friendly units there, weighed once for the move (the
+            // occupancy is of this state, as every caller makes it).
+            let (s, g) = occ.friendly_weight.get(&to).copied().unwrap_or((0, 0));
+            let (sps, guns) = (group.sps.saturating_add(s), group.guns.saturating_add(g));
             if sps > limits.max_strength_points || guns > limits.max_artillery_units {
                 return Err(Refusal::new(Code::OverStacked, text!(
                     "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
@@ -122,6 +120,19 @@ impl<'a> Phase<'a> {
         }
         let road = self.terrain.road(from, to);
         let mut parts: Vec<(String, i32)> = Vec::new();
+        // The MPs add up as the parts are found (in the same order, as
+        // saturating sums); the parts themselves, the words of the move's
+        // event, are written only when the texts are wanted.
+        let mut mp = 0i32;
+        macro_rules! part {
+            ($label:expr, $value:expr) => {{
+                let value: i32 = $value;
+                mp = mp.saturating_add(value);
+                if texts {
+                    parts.push(($label, value));
+                }
+            }};
+        }
         if let Some(feature) = along {
             if group.strategic && feature.strategic_movement == Some(false) {
                 return Err(Refusal::new(
@@ -140,15 +151,25 @@ impl<'a> Phase<'a> {
                     feature.name
                 )));
             };
-            parts.push((text!("along the {}", feature.name), cost));
-            for c in self.terrain.crossing(from, to) {
-                if feature.streams.contains(&c.id) {
-                    parts.push((
-                        format!("{} along the {}", c.name.to_lowercase(), feature.name),
-                        feature.creek_cost_along.unwrap_or(c.movement_cost_added),
-                    ));
-                } else if c.movement_cost_added != 0 {
-                    parts.push((if texts { c.name.to_lowercase() } else { String::new() }, c.movement_cost_added));
+            part!(format!("along the {}", feature.name), cost);
+            if texts {
+                for c in self.terrain.crossing(from, to) {
+                    if feature.streams.contains(&c.id) {
+                        part!(
+                            format!("{} along the {}", c.name.to_lowercase(), feature.name),
+                            feature.creek_cost_along.unwrap_or(c.movement_cost_added)
+                        );
+                    } else if c.movement_cost_added != 0 {
+                        part!(c.name.to_lowercase(), c.movement_cost_added);
+                    }
+                }
+            } else {
+                for (id, added) in self.terrain.crossing_costs(from, to) {
+                    if feature.streams.iter().any(|s| s == id) {
+                        mp = mp.saturating_add(feature.creek_cost_along.unwrap_or(added));
+                    } else if added != 0 {
+                        mp = mp.saturating_add(added);
+                    }
                 }
             }
         } else if group.strategic {
@@ -168,10 +189,10 @@ impl<'a> Phase<'a> {
                     ),
                 ));
             }
-            parts.push((text!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
+            part!(format!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost);
         } else if let Some(r) = road {
             // 9.51: along a road the other terrain is ignored.
-            parts.push((if texts { r.names.join("/") } else { String::new() }, r.cost));
+            part!(r.names.join("/"), r.cost);
         } else {
             // 9.4: hex and hexside costs add up.
             let MovementCost::Mp(cost) = info.movement_cost else {
@@ -180,26 +201,36 @@ impl<'a> Phase<'a> {
                     text!("{to} is {}: prohibited terrain (9.2)", info.name),
                 ));
             };
-            parts.push((if texts { info.name.to_lowercase() } else { String::new() }, cost));
-            for c in self.terrain.crossing(from, to) {
-                if c.movement_cost_added != 0 {
-                    parts.push((if texts { c.name.to_lowercase() } else { String::new() }, c.movement_cost_added));
+            part!(info.name.to_lowercase(), cost);
+            if texts {
+                for c in self.terrain.crossing(from, to) {
+                    if c.movement_cost_added != 0 {
+                        part!(c.name.to_lowercase(), c.movement_cost_added);
+                    }
+                }
+            } else {
+                for (_, added) in self.terrain.crossing_costs(from, to) {
+                    mp = mp.saturating_add(added);
                 }
             }
         }
         // Savannah 4.2: the weather's added cost per hex entered.
         if let Some(w) = self.weather.filter(|w| w.movement_cost_added != 0) {
-            parts.push((if texts { w.name.to_lowercase() } else { String::new() }, w.movement_cost_added));
+            part!(w.name.to_lowercase(), w.movement_cost_added);
         }
         // 8.31: +1 to enter, +1 to exit an enemy rifle unit's ZOC.
-        let (entered, exited) = self.zoc.rifle_costs(from, to);
-        if !entered.is_empty() {
-            parts.push((text!("entering the ZOC of rifle unit {}", list(&entered)), 1));
+        if texts {
+            let (entered, exited) = self.zoc.rifle_costs(from, to);
+            if !entered.is_empty() {
+                part!(format!("entering the ZOC of rifle unit {}", list(&entered)), 1);
+            }
+            if !exited.is_empty() {
+                part!(format!("leaving the ZOC of rifle unit {}", list(&exited)), 1);
+            }
+        } else {
+            let (entered, exited) = self.zoc.rifle_crossed(from, to);
+            mp = mp.saturating_add(i32::from(entered)).saturating_add(i32::from(exited));
         }
-        if !exited.is_empty() {
-            parts.push((text!("leaving the ZOC of rifle unit {}", list(&exited)), 1));
-        }
-        let mp = parts.iter().map(|(_, v)| *v).fold(0i32, |a, v| a.saturating_add(v));
         Ok(Step { mp, parts, captures, along: along.is_some() })
     }
 
