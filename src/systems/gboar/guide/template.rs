@@ -897,6 +897,9 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
     let phasing = rules.player_of_side(side) == player;
     let mut guns = Vec::new();
     let mut mortars = Vec::new();
+    // Each gun's targets, found once: its own choices, then 11.2's fires
+    // together.
+    let mut gun_targets_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for e in &mut g.units {
         let Some(c) = rules.counter(&e.unit) else { continue };
         if !c.is_artillery() {
@@ -945,6 +948,7 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
             });
         } else {
             let targets = seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit));
+            gun_targets_of.insert(e.unit.clone(), targets.clone());
             for t in &targets {
                 let Some(th) = target_hex(state, t) else { continue };
                 let Ok(aim) = gun_aim(rules, state, std::slice::from_ref(&e.unit), th) else { continue };
@@ -973,7 +977,11 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
     let mut by_target: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for e in &g.units {
         if rules.counter(&e.unit).is_some_and(|c| c.is_artillery() && c.kind != "mortar") && !phasing {
-            for t in seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit)) {
+            let targets = match gun_targets_of.get(&e.unit) {
+                Some(t) => t.clone(),
+                None => seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit)),
+            };
+            for t in targets {
                 by_target.entry(t).or_default().push(e.unit.clone());
             }
         }

@@ -293,20 +293,26 @@ impl<'a> Phase<'a> {
         let allowance = allowance.unwrap_or(group.allowance);
         let start = Node { mp: 0, steps: 0, prev: None };
         best.insert(group.start, start);
-        let mut frontier: BTreeSet<(i32, u32, HexId)> = BTreeSet::new();
-        frontier.insert((0, 0, group.start));
-        let mut settled: BTreeSet<HexId> = BTreeSet::new();
-        while let Some((mp, steps, hex)) = frontier.pop_first() {
-            if !settled.insert(hex) {
+        // The frontier pops its least (MPs, hexes entered, hex id) first,
+        // as an ordered set would (an entry pushed twice is settled once);
+        // the settled hexes are bits indexed by hex number.
+        let mut frontier: std::collections::BinaryHeap<std::cmp::Reverse<(i32, u32, HexId)>> =
+            std::collections::BinaryHeap::new();
+        frontier.push(std::cmp::Reverse((0, 0, group.start)));
+        let mut settled_bits = [0u64; 10_000 / 64 + 1];
+        let is_settled = |bits: &[u64], h: HexId| bits[usize::from(h.number()) / 64] & (1 << (h.number() % 64)) != 0;
+        while let Some(std::cmp::Reverse((mp, steps, hex))) = frontier.pop() {
+            if is_settled(&settled_bits, hex) {
                 continue;
             }
+            settled_bits[usize::from(hex.number()) / 64] |= 1 << (hex.number() % 64);
             // 8.31: a unit entering an enemy ZOC stops there (8.32: the
             // hex it begins in does not hold it).
             if hex != group.start && self.zoc.contains(hex) {
                 continue;
             }
             for n in neighbours(hex, self.terrain.layout) {
-                if settled.contains(&n) {
+                if is_settled(&settled_bits, n) {
                     continue;
                 }
                 let Ok(step) = self.step_cost(state, group, occ, hex, n) else { continue };
@@ -318,7 +324,7 @@ impl<'a> Phase<'a> {
                 let better = best.get(&n).is_none_or(|old| (total, steps + 1) < (old.mp, old.steps));
                 if better {
                     best.insert(n, Node { mp: total, steps: steps + 1, prev: Some(hex) });
-                    frontier.insert((total, steps + 1, n));
+                    frontier.push(std::cmp::Reverse((total, steps + 1, n)));
                 }
             }
         }
