@@ -81,7 +81,7 @@ pub fn is_rifle(counter: &Counter) -> bool {
 /// stop a ZOC going into them, not coming out of them).
 pub fn extends(terrain: &Terrain, from: HexId, to: HexId) -> bool {
     let Some(hex) = terrain.hex(to) else { return false };
-    hex.zoc_enters && terrain.crossing(from, to).iter().all(|f| f.zoc_crosses)
+    hex.zoc_enters && terrain.zoc_crosses(from, to)
 }
 
 /// The ZOC of every unit that is an enemy of `player` (8.1), with rifle

@@ -310,7 +310,7 @@ struct Phase<'a> {
     zoc: Zoc,
     /// Hexes holding enemy combat units, and those units.
     enemy_combat: BTreeMap<HexId, Vec<String>>,
-    stacking: Option<Stacking>,
+    stacking: Option<&'a Stacking>,
     /// This turn's weather (Savannah 4.2), from the weather chart.
     weather: Option<&'a crate::systems::gboar::data::charts::WeatherCondition>,
     fixed_artillery: Option<&'a FixedArtillery>,
@@ -319,7 +319,8 @@ struct Phase<'a> {
     rules: &'a Rules,
     scenario: &'a ScenarioMovement,
     /// The hexes of the map's zones and places, by id.
-    regions: BTreeMap<&'a str, BTreeSet<HexId>>,
+    /// Made at the first question about a zone: most runs ask none.
+    regions: std::cell::OnceCell<BTreeMap<&'a str, BTreeSet<HexId>>>,
     turn: u32,
     /// Each side's units on the map, as "did you mean" first lists them:
     /// found once per phase, so that a file naming many unknown units
@@ -375,17 +376,19 @@ struct Walk {
 
 /// Friendly units by hex (not those moving) and enemy leaders by hex, as
 /// the state stands when a move begins.
-struct Occupancy {
-    friendly: BTreeMap<HexId, Vec<String>>,
+struct Occupancy<'a> {
+    /// The units' ids, borrowed from their counters (the rules), so that a
+    /// move tried costs no copy of them.
+    friendly: BTreeMap<HexId, Vec<&'a str>>,
     /// 7.1: what the friendly units of each hex weigh together for
     /// stacking (SPs, artillery units), found once per move, not per hex
     /// the search tries.
     friendly_weight: BTreeMap<HexId, (i32, i32)>,
-    enemy_leaders: BTreeMap<HexId, Vec<String>>,
+    enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
 }
 
 /// A move's units, checked and grouped, before its path ([`Phase::prepare`]).
-struct Prepared {
+struct Prepared<'a> {
     ids: Vec<String>,
     start: HexId,
     group: Group,
@@ -393,7 +396,7 @@ struct Prepared {
     allowances: BTreeMap<String, i32>,
     /// The Reinforcement Schedule's hexes a unit may move on arrival.
     max_hexes: Option<(u32, String)>,
-    occ: Occupancy,
+    occ: Occupancy<'a>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -504,20 +507,13 @@ impl<'a> Phase<'a> {
             sides: rules.sequence.sides_of(player),
             zoc,
             enemy_combat,
-            stacking: rules.stacking.clone(),
+            stacking: rules.stacking.as_ref(),
             fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
             covered_way: &rules.charts.covered_way,
             reinforcements: rules.reinforcements.as_ref(),
             rules,
             scenario: &rules.scenario_movement,
-            regions: rules
-                .module
-                .map
-                .zones
-                .iter()
-                .chain(&rules.module.map.places)
-                .map(|r| (r.id.as_str(), r.hexes.iter().copied().collect()))
-                .collect(),
+            regions: std::cell::OnceCell::new(),
             turn: state.turn,
             weather: match &state.weather {
                 None => None,
@@ -587,23 +583,23 @@ impl<'a> Phase<'a> {
         found
     }
 
-    fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy {
-        let mut friendly: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+    fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy<'a> {
+        let mut friendly: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
         let mut friendly_weight: BTreeMap<HexId, (i32, i32)> = BTreeMap::new();
-        let mut enemy_leaders: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        let mut enemy_leaders: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
         let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
         for (id, unit, c, is_friendly) in self.units(state) {
             let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
             if is_friendly {
                 if !moving.contains(id) {
-                    friendly.entry(h).or_default().push(id.clone());
+                    friendly.entry(h).or_default().push(c.id.as_str());
                     // 7.1 as `stacking_weight` weighs it.
                     let (s, g) = c.stacking_weight(unit.steps, leaders_count);
                     let w = friendly_weight.entry(h).or_insert((0, 0));
                     *w = (w.0.saturating_add(s), w.1.saturating_add(g));
                 }
             } else if c.is_leader() {
-                enemy_leaders.entry(h).or_default().push(id.clone());
+                enemy_leaders.entry(h).or_default().push(c.id.as_str());
             }
         }
         Occupancy { friendly, friendly_weight, enemy_leaders }

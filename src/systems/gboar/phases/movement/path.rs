@@ -75,13 +75,13 @@ impl<'a> Phase<'a> {
             if !group.captures {
                 return Err(Refusal::new(Code::EnemyLeaderHex, text!(
                     "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
-                    list(leaders)
+                    leaders.join(", ")
                 )));
             }
-            captures = leaders.clone();
+            captures = leaders.iter().map(|l| l.to_string()).collect();
         }
         // 7.1, 7.2: never through or into a hex in excess of stacking limits.
-        let there: &[String] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
+        let there: &[&str] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
         if let Some(limits) = &self.stacking {
             // The friendly units there, weighed once for the move (the
             // occupancy is of this state, as every caller makes it).
@@ -91,7 +91,7 @@ impl<'a> Phase<'a> {
                 return Err(Refusal::new(Code::OverStacked, text!(
                     "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
                     list(&group.ids),
-                    if there.is_empty() { "nothing".to_string() } else { list(there) },
+                    if there.is_empty() { "nothing".to_string() } else { there.join(", ") },
                     limits.max_strength_points,
                     limits.max_artillery_units,
                     if limits.max_artillery_units == 1 { "" } else { "s" }
@@ -101,7 +101,7 @@ impl<'a> Phase<'a> {
             for r in limits.restrictions.iter().filter(|r| !r.may_pass_through) {
                 for mover in &group.ids {
                     for other in there {
-                        let (Some(x), Some(y)) = (self.counter(mover.as_str()), self.counter(other.as_str())) else {
+                        let (Some(x), Some(y)) = (self.counter(mover.as_str()), self.counter(other)) else {
                             continue;
                         };
                         if r.applies(x, y) {
