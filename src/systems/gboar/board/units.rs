@@ -136,6 +136,21 @@ impl<'s> Occupancy<'s> {
         Occupancy { layout: rules.module.map.layout, by_hex }
     }
 
+    /// [`enemies_next_to`] from this index: the same units, in id order.
+    pub fn enemies_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> Vec<String> {
+        let mut found: Vec<String> = neighbours(hex, self.layout)
+            .iter()
+            .filter(|n| crate::base::hex::are_adjacent(hex, **n, self.layout))
+            .filter_map(|n| self.by_hex.get(n))
+            .flatten()
+            .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()) && player_of(rules, u) != player)
+            .map(|u| u.to_string())
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    }
+
     /// Whether [`enemies_next_to`] would find any.
     fn enemy_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> bool {
         neighbours(hex, self.layout).iter().filter_map(|n| self.by_hex.get(n)).flatten().any(|u| {
