@@ -455,19 +455,37 @@ fn step_orders(
     let least = crate::systems::gboar::guide::least::minimal_of(rules, state, step, sides);
     // Every problem as (side, field, message): each side's alone, then
     // (when there are none) all sides' together.
-    let problems = |bodies: &BTreeMap<String, Value>| -> Vec<(String, String, String)> {
+    // Validation is a pure function of the state, the step and the
+    // orders: a side's file (or every side's together) already checked
+    // in this step is not checked again (the least orders of a side that
+    // drew no choice, the files a dropped choice left as they were).
+    type Found = Vec<(String, String, String)>;
+    let alone: std::cell::RefCell<Vec<(String, Value, Found)>> = Default::default();
+    let together: std::cell::RefCell<Vec<(BTreeMap<String, Value>, Found)>> = Default::default();
+    let problems = |bodies: &BTreeMap<String, Value>| -> Found {
         let mut found = Vec::new();
         for (side, body) in bodies {
-            found.extend(
-                phases::validate_body(rules, state, step, side, body, "selfplay", "")
+            let known = alone.borrow().iter().find(|(s, b, _)| s == side && b == body).map(|(_, _, f)| f.clone());
+            let side_found = known.unwrap_or_else(|| {
+                let f: Found = phases::validate_body(rules, state, step, side, body, "selfplay", "")
                     .into_iter()
-                    .map(|p| (side.clone(), p.field, p.message)),
-            );
+                    .map(|p| (side.clone(), p.field, p.message))
+                    .collect();
+                alone.borrow_mut().push((side.clone(), body.clone(), f.clone()));
+                f
+            });
+            found.extend(side_found);
         }
         if found.is_empty() {
-            found.extend(
-                phases::validate_step(rules, state, step, bodies).into_iter().map(|p| (p.side, p.field, p.message)),
-            );
+            let known = together.borrow().iter().find(|(b, _)| b == bodies).map(|(_, f)| f.clone());
+            found = known.unwrap_or_else(|| {
+                let f: Found = phases::validate_step(rules, state, step, bodies)
+                    .into_iter()
+                    .map(|p| (p.side, p.field, p.message))
+                    .collect();
+                together.borrow_mut().push((bodies.clone(), f.clone()));
+                f
+            });
         }
         found
     };
@@ -689,11 +707,15 @@ fn play_inner(
             }
         };
         let mut broken = checks.check(&state, &step, &done.state, &done.events);
+        // The state as the journal hashes it: its canonical bytes, whose
+        // SHA-256 is the state hash.
+        let bytes = done.state.canonical_bytes();
         // The same step from the same state with the same dice: the same
-        // state, events and rolls (DICE.md §6.4).
+        // state, events and rolls (DICE.md §6.4). The same canonical bytes
+        // are the same state hash, without hashing them twice.
         match resolve() {
             Ok((again, again_rolls)) => {
-                if again.state.hash() != done.state.hash() {
+                if again.state.canonical_bytes() != bytes {
                     broken.push("resolved again, the step gives another state hash".into());
                 }
                 if again.events != done.events {
@@ -705,9 +727,8 @@ fn play_inner(
             }
             Err(e) => broken.push(format!("resolved again, the engine refuses the step: {e}")),
         }
-        // The state as the journal hashes it (state.yaml's YAML is read back
-        // by the game folders of `--keep`).
-        let bytes = done.state.canonical_bytes();
+        // The state reads back from those bytes (state.yaml's YAML is read
+        // back by the game folders of `--keep`).
         if serde_json::from_slice::<State>(&bytes).ok().as_ref() != Some(&done.state) {
             broken.push("the state does not read back from its canonical bytes".into());
         }
@@ -725,7 +746,7 @@ fn play_inner(
                 journal_step: k,
                 step: step.name(),
                 files,
-                state_sha256: done.state.hash(),
+                state_sha256: Bytes32::sha256(&bytes),
             });
         }
         played.result = done.state.result.clone();

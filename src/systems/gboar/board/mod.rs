@@ -56,21 +56,39 @@ pub struct Rules {
     counter_looks: std::sync::Mutex<BTreeMap<String, Option<crate::base::hexmap::CounterView>>>,
 }
 
-/// FNV-1a, for indexes keyed by the module's short ids: several times
-/// faster than the default hasher, and a lookup index never shows its order.
+/// A multiply-rotate hash taking eight bytes at a time (FxHash's step),
+/// for indexes keyed by the module's short ids: many times faster than the
+/// default hasher on ids of twenty-odd bytes, and a lookup index never
+/// shows its order.
+#[derive(Default)]
 struct IdHasher(u64);
 
-impl Default for IdHasher {
-    fn default() -> Self {
-        IdHasher(0xcbf2_9ce4_8422_2325)
+impl IdHasher {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
     }
 }
 
 impl std::hash::Hasher for IdHasher {
     fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.add(u64::from_le_bytes(word));
         }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
     }
 
     fn finish(&self) -> u64 {

@@ -295,6 +295,43 @@ impl<'a> Terrain<'a> {
             .collect()
     }
 
+    /// [`Terrain::crossing`]'s features' ids and added MPs only, in the
+    /// same order, without writing their names: what the movement search
+    /// prices each hexside with.
+    pub fn crossing_costs(&self, from: HexId, to: HexId) -> impl Iterator<Item = (&'a str, i32)> + 'a {
+        let (index, tec) = (self.index, self.tec);
+        Hexside::between(from, to, self.layout)
+            .and_then(|side| index.sides.get(&side))
+            .into_iter()
+            .flatten()
+            .filter_map(move |sf| {
+                let f = tec.hexsides.get(sf.feature)?;
+                let mp = if f.directional {
+                    let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
+                    effects.map_or(0, |e| e.movement_cost_added)
+                } else {
+                    f.movement_cost_added.unwrap_or(0)
+                };
+                Some((f.id.as_str(), mp))
+            })
+    }
+
+    /// 8.1: whether every hexside feature [`Terrain::crossing`] finds
+    /// going from `from` into `to` lets a ZOC cross (without writing their
+    /// names).
+    pub fn zoc_crosses(&self, from: HexId, to: HexId) -> bool {
+        let Some(side) = Hexside::between(from, to, self.layout) else { return true };
+        let Some(list) = self.index.sides.get(&side) else { return true };
+        list.iter().filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?))).all(|(sf, f)| {
+            if f.directional {
+                let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
+                effects.is_none_or(|e| e.zoc_crosses)
+            } else {
+                f.zoc_crosses.unwrap_or(true)
+            }
+        })
+    }
+
     /// 9.51: the road, track or path along the hexside between two hexes.
     pub fn road(&self, a: HexId, b: HexId) -> Option<&RoadCrossing> {
         Hexside::between(a, b, self.layout).and_then(|s| self.index.roads.get(&s))

@@ -18,7 +18,13 @@ pub fn side_of_army(rules: &Rules, army: &str) -> Option<String> {
 
 /// A counter that is on the map, with its hex.
 pub fn hex_of(state: &State, id: &str) -> Option<HexId> {
-    state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
+    state.units.get(id).and_then(unit_hex)
+}
+
+/// [`hex_of`] for a unit already in hand: the loops over `state.units`
+/// read each unit's hex here rather than looking its id up again.
+pub fn unit_hex(unit: &crate::systems::gboar::board::state::UnitState) -> Option<HexId> {
+    unit.hex.as_deref().and_then(|h| h.parse().ok())
 }
 
 /// The side (orders side) of a unit's army; empty if it has none.
@@ -34,8 +40,8 @@ pub fn player_of(rules: &Rules, id: &str) -> String {
 /// Units of both sides by hex.
 pub fn occupants(rules: &Rules, state: &State) -> BTreeMap<HexId, Vec<String>> {
     let mut by_hex: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-    for id in state.units.keys() {
-        if let (Some(h), Some(_)) = (hex_of(state, id), rules.counter(id)) {
+    for (id, unit) in &state.units {
+        if let (Some(h), Some(_)) = (unit_hex(unit), rules.counter(id)) {
             by_hex.entry(h).or_default().push(id.clone());
         }
     }
@@ -46,9 +52,9 @@ pub fn occupants(rules: &Rules, state: &State) -> BTreeMap<HexId, Vec<String>> {
 pub fn combat_units_at(rules: &Rules, state: &State, hex: HexId) -> Vec<String> {
     state
         .units
-        .keys()
-        .filter(|u| hex_of(state, u) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
-        .cloned()
+        .iter()
+        .filter(|(u, unit)| unit_hex(unit) == Some(hex) && rules.counter(u).is_some_and(|c| !c.is_leader()))
+        .map(|(u, _)| u.clone())
         .collect()
 }
 
@@ -58,13 +64,13 @@ pub fn enemies_next_to(rules: &Rules, state: &State, hex: HexId, player: &str) -
     // The cheap test first: most units are nowhere near.
     state
         .units
-        .keys()
-        .filter(|u| {
-            hex_of(state, u).is_some_and(|h| crate::base::hex::are_adjacent(hex, h, layout))
+        .iter()
+        .filter(|(u, unit)| {
+            unit_hex(unit).is_some_and(|h| crate::base::hex::are_adjacent(hex, h, layout))
                 && rules.counter(u).is_some_and(|c| !c.is_leader())
                 && player_of(rules, u) != player
         })
-        .cloned()
+        .map(|(u, _)| u.clone())
         .collect()
 }
 
@@ -122,12 +128,27 @@ pub struct Occupancy<'s> {
 impl<'s> Occupancy<'s> {
     pub fn new(rules: &Rules, state: &'s State) -> Occupancy<'s> {
         let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
-        for id in state.units.keys() {
-            if let (Some(h), Some(_)) = (hex_of(state, id), rules.counter(id)) {
+        for (id, unit) in &state.units {
+            if let (Some(h), Some(_)) = (unit_hex(unit), rules.counter(id)) {
                 by_hex.entry(h).or_default().push(id);
             }
         }
         Occupancy { layout: rules.module.map.layout, by_hex }
+    }
+
+    /// [`enemies_next_to`] from this index: the same units, in id order.
+    pub fn enemies_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> Vec<String> {
+        let mut found: Vec<String> = neighbours(hex, self.layout)
+            .iter()
+            .filter(|n| crate::base::hex::are_adjacent(hex, **n, self.layout))
+            .filter_map(|n| self.by_hex.get(n))
+            .flatten()
+            .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()) && player_of(rules, u) != player)
+            .map(|u| u.to_string())
+            .collect();
+        found.sort();
+        found.dedup();
+        found
     }
 
     /// Whether [`enemies_next_to`] would find any.
@@ -166,9 +187,10 @@ pub fn senior_leader_where<'a>(
 ) -> Option<&'a Counter> {
     let mut leaders: Vec<&Counter> = state
         .units
-        .keys()
-        .filter_map(|id| rules.counter(id))
-        .filter(|c| c.is_leader() && c.army == army && hex_of(state, &c.id).is_some_and(|h| hexes.contains(&h)))
+        .iter()
+        .filter(|(_, unit)| unit_hex(unit).is_some_and(|h| hexes.contains(&h)))
+        .filter_map(|(id, _)| rules.counter(id))
+        .filter(|c| c.is_leader() && c.army == army)
         .filter(|c| may(c))
         .collect();
     leaders.sort_by(|a, b| {

@@ -48,6 +48,17 @@ impl Zoc {
         let exited = a.difference(b).cloned().collect();
         (entered, exited)
     }
+
+    /// Whether [`Zoc::rifle_costs`] finds a rifle ZOC entered, and one
+    /// exited, without listing the units: what the movement search prices.
+    pub fn rifle_crossed(&self, from: HexId, to: HexId) -> (bool, bool) {
+        let a = self.rifle_by_hex.get(&from);
+        let b = self.rifle_by_hex.get(&to);
+        let outside = |set: Option<&BTreeSet<String>>, u: &String| !set.is_some_and(|s| s.contains(u));
+        let entered = b.is_some_and(|b| b.iter().any(|u| outside(a, u)));
+        let exited = a.is_some_and(|a| a.iter().any(|u| outside(b, u)));
+        (entered, exited)
+    }
 }
 
 /// 8.1: a Parade Order combat unit exerts a ZOC; disrupted and shattered
@@ -71,7 +82,7 @@ pub fn is_rifle(counter: &Counter) -> bool {
 /// stop a ZOC going into them, not coming out of them).
 pub fn extends(terrain: &Terrain, from: HexId, to: HexId) -> bool {
     let Some(hex) = terrain.hex(to) else { return false };
-    hex.zoc_enters && terrain.crossing(from, to).iter().all(|f| f.zoc_crosses)
+    hex.zoc_enters && terrain.zoc_crosses(from, to)
 }
 
 /// The ZOC of every unit that is an enemy of `player` (8.1), with rifle

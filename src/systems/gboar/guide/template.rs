@@ -151,7 +151,12 @@ fn side_units(rules: &Rules, state: &State, side: &str) -> Vec<String> {
 }
 
 /// A unit's entry: its counter's values and its state.
-fn unit_entry(rules: &Rules, state: &State, id: &str) -> UnitEntry {
+fn unit_entry(
+    rules: &Rules,
+    state: &State,
+    occupancy: &crate::systems::gboar::board::units::Occupancy<'_>,
+    id: &str,
+) -> UnitEntry {
     let u = state.units.get(id);
     let c = rules.counter(id);
     let morale = c
@@ -172,9 +177,7 @@ fn unit_entry(rules: &Rules, state: &State, id: &str) -> UnitEntry {
         steps: u.map(|u| u.steps).unwrap_or(0),
         condition: u.map(|u| u.condition).unwrap_or(Condition::ParadeOrder),
         pinned: u.is_some_and(|u| u.pinned),
-        next_to: hex_of(state, id)
-            .map(|h| crate::systems::gboar::board::units::enemies_next_to(rules, state, h, &player))
-            .unwrap_or_default(),
+        next_to: hex_of(state, id).map(|h| occupancy.enemies_next_to(rules, h, &player)).unwrap_or_default(),
         notes: Vec::new(),
         reach: None,
         strategic_reach: Vec::new(),
@@ -341,7 +344,10 @@ fn plain_guide(rules: &Rules, state: &State, side: &str, kind: &str, doc: &str) 
     Guide {
         kind: kind.into(),
         doc: doc.into(),
-        units: side_units(rules, state, side).iter().map(|id| unit_entry(rules, state, id)).collect(),
+        units: {
+            let occupancy = crate::systems::gboar::board::units::Occupancy::new(rules, state);
+            side_units(rules, state, side).iter().map(|id| unit_entry(rules, state, &occupancy, id)).collect()
+        },
         ..Guide::default()
     }
 }
@@ -390,8 +396,9 @@ fn movement_guide(rules: &Rules, state: &State, player: &str, side: &str, least:
     };
     let forced = ordered_moves(least);
     let mut example: Option<Choice> = None;
+    let occupancy = crate::systems::gboar::board::units::Occupancy::new(rules, state);
     for m in &moves {
-        let mut e = unit_entry(rules, state, &m.unit);
+        let mut e = unit_entry(rules, state, &occupancy, &m.unit);
         e.hex = m.hex.to_string();
         e.next_to = crate::systems::gboar::board::units::enemies_next_to(rules, state, m.hex, player);
         if m.allowance.is_some() {
@@ -897,6 +904,9 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
     let phasing = rules.player_of_side(side) == player;
     let mut guns = Vec::new();
     let mut mortars = Vec::new();
+    // Each gun's targets, found once: its own choices, then 11.2's fires
+    // together.
+    let mut gun_targets_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for e in &mut g.units {
         let Some(c) = rules.counter(&e.unit) else { continue };
         if !c.is_artillery() {
@@ -945,6 +955,7 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
             });
         } else {
             let targets = seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit));
+            gun_targets_of.insert(e.unit.clone(), targets.clone());
             for t in &targets {
                 let Some(th) = target_hex(state, t) else { continue };
                 let Ok(aim) = gun_aim(rules, state, std::slice::from_ref(&e.unit), th) else { continue };
@@ -973,7 +984,11 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
     let mut by_target: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for e in &g.units {
         if rules.counter(&e.unit).is_some_and(|c| c.is_artillery() && c.kind != "mortar") && !phasing {
-            for t in seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit)) {
+            let targets = match gun_targets_of.get(&e.unit) {
+                Some(t) => t.clone(),
+                None => seen_targets(rules, state, side, gun_targets(rules, state, player, side, &e.unit)),
+            };
+            for t in targets {
                 by_target.entry(t).or_default().push(e.unit.clone());
             }
         }

@@ -160,7 +160,7 @@ use crate::base::hex::{neighbours, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::Resolution;
-use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::state::{Condition, OffMap, State, UnitState};
 use crate::systems::gboar::board::terrain::Terrain;
 use crate::systems::gboar::board::units::hex_of;
 use crate::systems::gboar::board::zoc::{self, Zoc};
@@ -313,7 +313,7 @@ struct Phase<'a> {
     zoc: Zoc,
     /// Hexes holding enemy combat units, and those units.
     enemy_combat: BTreeMap<HexId, Vec<String>>,
-    stacking: Option<Stacking>,
+    stacking: Option<&'a Stacking>,
     /// This turn's weather (Savannah 4.2), from the weather chart.
     weather: Option<&'a crate::systems::gboar::data::charts::WeatherCondition>,
     fixed_artillery: Option<&'a FixedArtillery>,
@@ -322,12 +322,18 @@ struct Phase<'a> {
     rules: &'a Rules,
     scenario: &'a ScenarioMovement,
     /// The hexes of the map's zones and places, by id.
-    regions: BTreeMap<&'a str, BTreeSet<HexId>>,
+    /// Made at the first question about a zone: most runs ask none.
+    regions: std::cell::OnceCell<BTreeMap<&'a str, BTreeSet<HexId>>>,
     turn: u32,
     /// Each side's units on the map, as "did you mean" first lists them:
     /// found once per phase, so that a file naming many unknown units
     /// costs one look at the units, not one per unknown id.
     on_map: std::cell::RefCell<BTreeMap<String, Vec<String>>>,
+    /// The state's units that have a counter, in `state.units`' order as
+    /// the phase begins, each with its counter and whether it is the
+    /// phasing player's: [`Phase::units`] walks a state beside it rather
+    /// than hashing every id again for every move tried.
+    roster: Vec<(&'a str, &'a Counter, bool)>,
 }
 
 /// A unit or stack about to move.
@@ -373,13 +379,19 @@ struct Walk {
 
 /// Friendly units by hex (not those moving) and enemy leaders by hex, as
 /// the state stands when a move begins.
-struct Occupancy {
-    friendly: BTreeMap<HexId, Vec<String>>,
-    enemy_leaders: BTreeMap<HexId, Vec<String>>,
+struct Occupancy<'a> {
+    /// The units' ids, borrowed from their counters (the rules), so that a
+    /// move tried costs no copy of them.
+    friendly: BTreeMap<HexId, Vec<&'a str>>,
+    /// 7.1: what the friendly units of each hex weigh together for
+    /// stacking (SPs, artillery units), found once per move, not per hex
+    /// the search tries.
+    friendly_weight: BTreeMap<HexId, (i32, i32)>,
+    enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
 }
 
 /// A move's units, checked and grouped, before its path ([`Phase::prepare`]).
-struct Prepared {
+struct Prepared<'a> {
     ids: Vec<String>,
     start: HexId,
     group: Group,
@@ -387,7 +399,7 @@ struct Prepared {
     allowances: BTreeMap<String, i32>,
     /// The Reinforcement Schedule's hexes a unit may move on arrival.
     max_hexes: Option<(u32, String)>,
-    occ: Occupancy,
+    occ: Occupancy<'a>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -472,6 +484,13 @@ impl<'a> Phase<'a> {
             }
         }
         let zoc = zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
+        let player_of_army_is = |army: &String| player_of_army.get(army).map(String::as_str) == Some(player);
+        let roster = state
+            .units
+            .keys()
+            .filter_map(|id| rules.counter(id))
+            .map(|c| (c.id.as_str(), c, player_of_army_is(&c.army)))
+            .collect();
         let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         for (id, unit) in &state.units {
             let Some(c) = counters.get(id.as_str()) else { continue };
@@ -491,20 +510,13 @@ impl<'a> Phase<'a> {
             sides: rules.sequence.sides_of(player),
             zoc,
             enemy_combat,
-            stacking: rules.stacking.clone(),
+            stacking: rules.stacking.as_ref(),
             fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
             covered_way: &rules.charts.covered_way,
             reinforcements: rules.reinforcements.as_ref(),
             rules,
             scenario: &rules.scenario_movement,
-            regions: rules
-                .module
-                .map
-                .zones
-                .iter()
-                .chain(&rules.module.map.places)
-                .map(|r| (r.id.as_str(), r.hexes.iter().copied().collect()))
-                .collect(),
+            regions: std::cell::OnceCell::new(),
             turn: state.turn,
             weather: match &state.weather {
                 None => None,
@@ -519,6 +531,28 @@ impl<'a> Phase<'a> {
                 ),
             },
             on_map: Default::default(),
+            roster,
+        })
+    }
+
+    /// Each unit of `state` that has a counter, in id order, with its
+    /// counter and whether it is the phasing player's (the roster's, found
+    /// once, while the state's ids are the phase's; any other id is looked
+    /// up).
+    fn units<'s>(
+        &'s self,
+        state: &'s State,
+    ) -> impl Iterator<Item = (&'s String, &'s UnitState, &'a Counter, bool)> + 's {
+        let mut k = 0;
+        state.units.iter().filter_map(move |(id, unit)| {
+            if let Some(&(rid, c, friendly)) = self.roster.get(k) {
+                if rid == id.as_str() {
+                    k += 1;
+                    return Some((id, unit, c, friendly));
+                }
+            }
+            let c = self.counter(id.as_str())?;
+            Some((id, unit, c, self.is_friendly(c)))
         })
     }
 
@@ -552,21 +586,26 @@ impl<'a> Phase<'a> {
         found
     }
 
-    fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy {
-        let mut friendly: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-        let mut enemy_leaders: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-        for (id, unit) in &state.units {
-            let Some(c) = self.counter(id.as_str()) else { continue };
+    fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy<'a> {
+        let mut friendly: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
+        let mut friendly_weight: BTreeMap<HexId, (i32, i32)> = BTreeMap::new();
+        let mut enemy_leaders: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
+        let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
+        for (id, unit, c, is_friendly) in self.units(state) {
             let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
-            if self.is_friendly(c) {
+            if is_friendly {
                 if !moving.contains(id) {
-                    friendly.entry(h).or_default().push(id.clone());
+                    friendly.entry(h).or_default().push(c.id.as_str());
+                    // 7.1 as `stacking_weight` weighs it.
+                    let (s, g) = c.stacking_weight(unit.steps, leaders_count);
+                    let w = friendly_weight.entry(h).or_insert((0, 0));
+                    *w = (w.0.saturating_add(s), w.1.saturating_add(g));
                 }
             } else if c.is_leader() {
-                enemy_leaders.entry(h).or_default().push(id.clone());
+                enemy_leaders.entry(h).or_default().push(c.id.as_str());
             }
         }
-        Occupancy { friendly, enemy_leaders }
+        Occupancy { friendly, friendly_weight, enemy_leaders }
     }
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.

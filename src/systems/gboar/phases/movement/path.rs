@@ -35,7 +35,7 @@ impl<'a> Phase<'a> {
 
     fn step_priced(
         &self,
-        state: &State,
+        _state: &State,
         group: &Group,
         occ: &Occupancy,
         from: HexId,
@@ -75,25 +75,23 @@ impl<'a> Phase<'a> {
             if !group.captures {
                 return Err(Refusal::new(Code::EnemyLeaderHex, text!(
                     "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
-                    list(leaders)
+                    leaders.join(", ")
                 )));
             }
-            captures = leaders.clone();
+            captures = leaders.iter().map(|l| l.to_string()).collect();
         }
         // 7.1, 7.2: never through or into a hex in excess of stacking limits.
-        let there: &[String] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
+        let there: &[&str] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
         if let Some(limits) = &self.stacking {
-            let (mut sps, mut guns) = (group.sps, group.guns);
-            for id in there {
-                let (s, g) = self.stacking_weight(state, id);
-                sps = sps.saturating_add(s);
-                guns = guns.saturating_add(g);
-            }
+            // The friendly units there, weighed once for the move (the
+            // occupancy is of this state, as every caller makes it).
+            let (s, g) = occ.friendly_weight.get(&to).copied().unwrap_or((0, 0));
+            let (sps, guns) = (group.sps.saturating_add(s), group.guns.saturating_add(g));
             if sps > limits.max_strength_points || guns > limits.max_artillery_units {
                 return Err(Refusal::new(Code::OverStacked, text!(
                     "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
                     list(&group.ids),
-                    if there.is_empty() { "nothing".to_string() } else { list(there) },
+                    if there.is_empty() { "nothing".to_string() } else { there.join(", ") },
                     limits.max_strength_points,
                     limits.max_artillery_units,
                     if limits.max_artillery_units == 1 { "" } else { "s" }
@@ -103,7 +101,7 @@ impl<'a> Phase<'a> {
             for r in limits.restrictions.iter().filter(|r| !r.may_pass_through) {
                 for mover in &group.ids {
                     for other in there {
-                        let (Some(x), Some(y)) = (self.counter(mover.as_str()), self.counter(other.as_str())) else {
+                        let (Some(x), Some(y)) = (self.counter(mover.as_str()), self.counter(other)) else {
                             continue;
                         };
                         if r.applies(x, y) {
@@ -122,6 +120,19 @@ impl<'a> Phase<'a> {
         }
         let road = self.terrain.road(from, to);
         let mut parts: Vec<(String, i32)> = Vec::new();
+        // The MPs add up as the parts are found (in the same order, as
+        // saturating sums); the parts themselves, the words of the move's
+        // event, are written only when the texts are wanted.
+        let mut mp = 0i32;
+        macro_rules! part {
+            ($label:expr, $value:expr) => {{
+                let value: i32 = $value;
+                mp = mp.saturating_add(value);
+                if texts {
+                    parts.push(($label, value));
+                }
+            }};
+        }
         if let Some(feature) = along {
             if group.strategic && feature.strategic_movement == Some(false) {
                 return Err(Refusal::new(
@@ -140,15 +151,25 @@ impl<'a> Phase<'a> {
                     feature.name
                 )));
             };
-            parts.push((text!("along the {}", feature.name), cost));
-            for c in self.terrain.crossing(from, to) {
-                if feature.streams.contains(&c.id) {
-                    parts.push((
-                        format!("{} along the {}", c.name.to_lowercase(), feature.name),
-                        feature.creek_cost_along.unwrap_or(c.movement_cost_added),
-                    ));
-                } else if c.movement_cost_added != 0 {
-                    parts.push((if texts { c.name.to_lowercase() } else { String::new() }, c.movement_cost_added));
+            part!(format!("along the {}", feature.name), cost);
+            if texts {
+                for c in self.terrain.crossing(from, to) {
+                    if feature.streams.contains(&c.id) {
+                        part!(
+                            format!("{} along the {}", c.name.to_lowercase(), feature.name),
+                            feature.creek_cost_along.unwrap_or(c.movement_cost_added)
+                        );
+                    } else if c.movement_cost_added != 0 {
+                        part!(c.name.to_lowercase(), c.movement_cost_added);
+                    }
+                }
+            } else {
+                for (id, added) in self.terrain.crossing_costs(from, to) {
+                    if feature.streams.iter().any(|s| s == id) {
+                        mp = mp.saturating_add(feature.creek_cost_along.unwrap_or(added));
+                    } else if added != 0 {
+                        mp = mp.saturating_add(added);
+                    }
                 }
             }
         } else if group.strategic {
@@ -168,10 +189,10 @@ impl<'a> Phase<'a> {
                     ),
                 ));
             }
-            parts.push((text!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost));
+            part!(format!("{} (strategic)", road.map(|r| r.names.join("/")).unwrap_or_default()), cost);
         } else if let Some(r) = road {
             // 9.51: along a road the other terrain is ignored.
-            parts.push((if texts { r.names.join("/") } else { String::new() }, r.cost));
+            part!(r.names.join("/"), r.cost);
         } else {
             // 9.4: hex and hexside costs add up.
             let MovementCost::Mp(cost) = info.movement_cost else {
@@ -180,26 +201,36 @@ impl<'a> Phase<'a> {
                     text!("{to} is {}: prohibited terrain (9.2)", info.name),
                 ));
             };
-            parts.push((if texts { info.name.to_lowercase() } else { String::new() }, cost));
-            for c in self.terrain.crossing(from, to) {
-                if c.movement_cost_added != 0 {
-                    parts.push((if texts { c.name.to_lowercase() } else { String::new() }, c.movement_cost_added));
+            part!(info.name.to_lowercase(), cost);
+            if texts {
+                for c in self.terrain.crossing(from, to) {
+                    if c.movement_cost_added != 0 {
+                        part!(c.name.to_lowercase(), c.movement_cost_added);
+                    }
+                }
+            } else {
+                for (_, added) in self.terrain.crossing_costs(from, to) {
+                    mp = mp.saturating_add(added);
                 }
             }
         }
         // Savannah 4.2: the weather's added cost per hex entered.
         if let Some(w) = self.weather.filter(|w| w.movement_cost_added != 0) {
-            parts.push((if texts { w.name.to_lowercase() } else { String::new() }, w.movement_cost_added));
+            part!(w.name.to_lowercase(), w.movement_cost_added);
         }
         // 8.31: +1 to enter, +1 to exit an enemy rifle unit's ZOC.
-        let (entered, exited) = self.zoc.rifle_costs(from, to);
-        if !entered.is_empty() {
-            parts.push((text!("entering the ZOC of rifle unit {}", list(&entered)), 1));
+        if texts {
+            let (entered, exited) = self.zoc.rifle_costs(from, to);
+            if !entered.is_empty() {
+                part!(format!("entering the ZOC of rifle unit {}", list(&entered)), 1);
+            }
+            if !exited.is_empty() {
+                part!(format!("leaving the ZOC of rifle unit {}", list(&exited)), 1);
+            }
+        } else {
+            let (entered, exited) = self.zoc.rifle_crossed(from, to);
+            mp = mp.saturating_add(i32::from(entered)).saturating_add(i32::from(exited));
         }
-        if !exited.is_empty() {
-            parts.push((text!("leaving the ZOC of rifle unit {}", list(&exited)), 1));
-        }
-        let mp = parts.iter().map(|(_, v)| *v).fold(0i32, |a, v| a.saturating_add(v));
         Ok(Step { mp, parts, captures, along: along.is_some() })
     }
 
@@ -272,20 +303,26 @@ impl<'a> Phase<'a> {
         let allowance = allowance.unwrap_or(group.allowance);
         let start = Node { mp: 0, steps: 0, prev: None };
         best.insert(group.start, start);
-        let mut frontier: BTreeSet<(i32, u32, HexId)> = BTreeSet::new();
-        frontier.insert((0, 0, group.start));
-        let mut settled: BTreeSet<HexId> = BTreeSet::new();
-        while let Some((mp, steps, hex)) = frontier.pop_first() {
-            if !settled.insert(hex) {
+        // The frontier pops its least (MPs, hexes entered, hex id) first,
+        // as an ordered set would (an entry pushed twice is settled once);
+        // the settled hexes are bits indexed by hex number.
+        let mut frontier: std::collections::BinaryHeap<std::cmp::Reverse<(i32, u32, HexId)>> =
+            std::collections::BinaryHeap::new();
+        frontier.push(std::cmp::Reverse((0, 0, group.start)));
+        let mut settled_bits = [0u64; 10_000 / 64 + 1];
+        let is_settled = |bits: &[u64], h: HexId| bits[usize::from(h.number()) / 64] & (1 << (h.number() % 64)) != 0;
+        while let Some(std::cmp::Reverse((mp, steps, hex))) = frontier.pop() {
+            if is_settled(&settled_bits, hex) {
                 continue;
             }
+            settled_bits[usize::from(hex.number()) / 64] |= 1 << (hex.number() % 64);
             // 8.31: a unit entering an enemy ZOC stops there (8.32: the
             // hex it begins in does not hold it).
             if hex != group.start && self.zoc.contains(hex) {
                 continue;
             }
             for n in neighbours(hex, self.terrain.layout) {
-                if settled.contains(&n) {
+                if is_settled(&settled_bits, n) {
                     continue;
                 }
                 let Ok(step) = self.step_cost(state, group, occ, hex, n) else { continue };
@@ -297,7 +334,7 @@ impl<'a> Phase<'a> {
                 let better = best.get(&n).is_none_or(|old| (total, steps + 1) < (old.mp, old.steps));
                 if better {
                     best.insert(n, Node { mp: total, steps: steps + 1, prev: Some(hex) });
-                    frontier.insert((total, steps + 1, n));
+                    frontier.push(std::cmp::Reverse((total, steps + 1, n)));
                 }
             }
         }

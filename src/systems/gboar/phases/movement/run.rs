@@ -297,7 +297,7 @@ impl Phase<'_> {
         field: &str,
         order: &MoveOrder,
         problems: &mut Vec<Problem>,
-    ) -> Option<Prepared> {
+    ) -> Option<Prepared<'_>> {
         let state = &run.state;
         // The units.
         let (ids, ids_field): (Vec<String>, String) = match (&order.unit, &order.stack) {

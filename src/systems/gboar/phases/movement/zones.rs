@@ -11,7 +11,11 @@ impl Phase<'_> {
     }
 
     pub(super) fn in_region(&self, zone: &str, hex: HexId) -> bool {
-        self.regions.get(zone).is_some_and(|r| r.contains(&hex))
+        let map = &self.rules.module.map;
+        let regions = self.regions.get_or_init(|| {
+            map.zones.iter().chain(&map.places).map(|r| (r.id.as_str(), r.hexes.iter().copied().collect())).collect()
+        });
+        regions.get(zone).is_some_and(|r| r.contains(&hex))
     }
 
     /// Savannah 4.10: whether the sortie restriction binds `id` now: a unit
