@@ -260,17 +260,18 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
             .collect();
-        let (mut entry, next) = match resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine)) {
-            Ok(done) => done,
-            // A step that awaits no one and that the rules engine refuses
-            // (a phase it cannot resolve yet) stops the run there: the
-            // steps before it stand, and the refusal says why it stopped.
-            Err(e) if awaited.is_empty() && matches!(e, Error::Refused(_) | Error::Coded { .. }) => {
-                refused.push(e.to_string());
-                break;
-            }
-            Err(e) => return Err(e),
-        };
+        let (mut entry, next) =
+            match resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine)) {
+                Ok(done) => done,
+                // A step that awaits no one and that the rules engine refuses
+                // (a phase it cannot resolve yet) stops the run there: the
+                // steps before it stand, and the refusal says why it stopped.
+                Err(e) if awaited.is_empty() && matches!(e, Error::Refused(_) | Error::Coded { .. }) => {
+                    refused.push(e.to_string());
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
         entry.previous = previous;
         // The entry's bytes, made once: hashed for the next entry's link and
         // the reports' journal head, and written as they are.

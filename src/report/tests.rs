@@ -114,7 +114,9 @@ fn a_side_sees_the_size_of_the_other_hand() {
     let json_sizes = |out: &str| -> serde_json::Value {
         serde_json::from_str::<serde_json::Value>(out).unwrap()["standing"]["hand_sizes"].clone()
     };
-    for (viewer, words, other) in [("french", "2 cards (not shown)", "british"), ("british", "1 card (not shown)", "allies")] {
+    for (viewer, words, other) in
+        [("french", "2 cards (not shown)", "british"), ("british", "1 card (not shown)", "allies")]
+    {
         for (format, out) in all_formats(Viewer::Side(viewer.into())) {
             if format == Format::Json {
                 let sizes = json_sizes(&out);

@@ -32,7 +32,7 @@ use super::least::key;
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Guide {
     /// What the step asks of the side: `movement`, `attack`, `defence`,
-    /// `fire`, `rifle-fire`, `initiative`, `set-up`, or `none`.
+    /// `fire`, `rifle-fire`, `initiative`, `set-up`, `random-events`, or `none`.
     pub kind: String,
     /// The section of docs/orders.md that describes these orders.
     pub doc: String,
