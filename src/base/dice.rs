@@ -578,4 +578,22 @@ mod tests {
         assert_eq!(draw_from(Die::D100, &[u32::MAX - 95, 99]), (100, 2));
         assert_eq!(draw_from(Die::D100, &[u32::MAX - 96]), (((u32::MAX - 96) % 100) as u16 + 1, 1));
     }
+
+    /// §5: `cN`, one card of N: written and read back as `c55`, drawn by
+    /// the same rejection sampling, read `face + 1` (1..N).
+    #[test]
+    fn a_card_die() {
+        let die: Die = "c55".parse().unwrap();
+        assert_eq!(die, Die::Cards(55));
+        assert_eq!(die.to_string(), "c55");
+        assert_eq!(die.range(), (1, 55));
+        let limit = (1u64 << 32) - ((1u64 << 32) % 55);
+        assert_eq!(draw_from(die, &[(limit as u32), 54]), (55, 2));
+        assert_eq!(draw_from(die, &[110]), (1, 1));
+        let json = serde_json::to_string(&die).unwrap();
+        assert_eq!(json, "\"c55\"");
+        assert_eq!(serde_json::from_str::<Die>(&json).unwrap(), die);
+        assert_eq!(serde_json::from_str::<Die>("\"d10\"").unwrap(), Die::D10);
+        assert!("c0".parse::<Die>().is_err() && "d8".parse::<Die>().is_err());
+    }
 }
