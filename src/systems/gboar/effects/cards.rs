@@ -20,8 +20,16 @@ use crate::systems::gboar::data::charts::{Card, Param};
 /// card with any other effect is refused when played (`card-effect-not-built`)
 /// and never offered by the template; a red card with one is drawn and set
 /// aside, its effect reported as not played.
-pub const BUILT: &[&str] =
-    &["army-morale", "momentum", "vp", "draw-cards", "reveal-hand", "set-weather", "cancel-card"];
+pub const BUILT: &[&str] = &[
+    "army-morale",
+    "momentum",
+    "vp",
+    "draw-cards",
+    "reveal-hand",
+    "set-weather",
+    "cancel-card",
+    "delay-reinforcements",
+];
 
 /// 4.3: the trumping effect (Local Superiority).
 pub const CANCEL: &str = "cancel-card";
@@ -405,6 +413,11 @@ pub fn play(
                     player,
                 ));
             }
+            "delay-reinforcements" => {
+                let turns = u32::try_from(int(e, "turns").unwrap_or(1).max(0)).unwrap_or(0);
+                let list = armies(rules, player, side, word(e, "side").unwrap_or("self"));
+                events.push(delay_reinforcements(rules, state, &list, turns, &name));
+            }
             // Resolved where the plays of a step are matched (phases/mod.rs).
             CANCEL => {}
             other => {
@@ -643,4 +656,57 @@ pub fn play_all(
         }
     }
     Ok(events)
+}
+
+/// A card's `delay-reinforcements`: the armies' reinforcements due this
+/// turn and not yet arrived (the schedule's, and those put off to this
+/// turn) arrive `turns` later, at the same entry (series 9.61's delay, not
+/// a blocked entry).
+fn delay_reinforcements(rules: &Rules, state: &mut State, armies: &[String], turns: u32, why: &str) -> Event {
+    use crate::systems::gboar::board::state::{Arrival, OffMap};
+    let turn = state.turn;
+    let later = turn.saturating_add(turns);
+    let mut delayed: Vec<String> = Vec::new();
+    if let Some(data) = &rules.reinforcements {
+        for s in data.schedule.iter().filter(|s| s.turn == turn && armies.contains(&s.army)) {
+            let strategic =
+                rules.entries.iter().find(|d| d.letter == s.entry).is_none_or(|d| d.strategic_movement_on_arrival);
+            for id in &s.units {
+                let Some(u) = state.units.get_mut(id) else { continue };
+                if u.off_map != Some(OffMap::Reinforcement) || u.arriving.is_some() {
+                    continue;
+                }
+                u.arriving = Some(Arrival {
+                    turn: later,
+                    entry: s.entry.clone(),
+                    hexes: Vec::new(),
+                    mp_bonus: 0,
+                    artillery_mp_multiplier: 1,
+                    strategic_movement: strategic,
+                    max_hexes: s.arrival.as_ref().and_then(|a| a.max_hexes),
+                    pays_entry_cost: false,
+                    blocked: false,
+                    priority: false,
+                });
+                delayed.push(id.clone());
+            }
+        }
+    }
+    for (id, u) in state.units.iter_mut() {
+        let Some(army) = rules.army_of(id) else { continue };
+        if !armies.iter().any(|a| a == army) || u.off_map != Some(OffMap::Reinforcement) || delayed.contains(id) {
+            continue;
+        }
+        if let Some(a) = u.arriving.as_mut().filter(|a| a.turn == turn) {
+            a.turn = later;
+            delayed.push(id.clone());
+        }
+    }
+    delayed.sort();
+    let text = if delayed.is_empty() {
+        format!("{why}: no reinforcement of {} is due this turn; nothing is delayed", armies.join(", "))
+    } else {
+        format!("{why}: the reinforcements due this turn ({}) arrive on turn {later}", delayed.join(", "))
+    };
+    Event::new("Savannah 4.3", "reinforcements-delayed", text).with("units", &delayed).with("turn", later)
 }
