@@ -29,6 +29,13 @@ fn the_campaign_game_runs_to_the_construct_siege_works_phase() {
             let side = side.as_str().unwrap();
             let name = format!("{step}-{side}.yaml");
             let text = run(d, &["template", "--dir", "g", "--side", side]).ok();
+            // The whole template, its guide (the hand, the cards offered) included, validates.
+            write(&name, text.clone());
+            let checked = run(d, &["validate", "--dir", "g", &name]);
+            assert_eq!(checked.code, 0, "{text}\n{}", checked.stdout);
+            if step.ends_with("random-events") {
+                assert!(text.contains("Random Events Phase (Savannah 4.3)"), "{text}");
+            }
             let least = text.split("#\n# Your units (").next().unwrap_or(&text).to_string();
             write(&name, least);
             files.push(name);

@@ -608,7 +608,17 @@ pub fn play_all(
             crate::systems::gboar::board::refusals::refuse(*code, format!("{side}'s orders, {field}: {message}"))
         })?;
         for p in list {
-            all.push((side.clone(), rules.player_of_side(side), p));
+            let player = rules.player_of_side(side);
+            if let Some((first, _, _)) = all.iter().find(|(_, pl, q)| *pl == player && q.card == p.card) {
+                return Err(crate::systems::gboar::board::refusals::refuse(
+                    Code::CardNotHeld,
+                    format!(
+                        "{side}'s orders, {PLAY}: {} is played by {first} too; the card is played once",
+                        title(rules, &p.card)
+                    ),
+                ));
+            }
+            all.push((side.clone(), player, p));
         }
     }
     let mut cancelled: Vec<(String, String)> = Vec::new(); // (card, by)

@@ -692,6 +692,39 @@ mod tests {
     use super::*;
     use crate::systems::gboar::data::Source;
 
+    /// Savannah 3, 1.6: on the Strategic Turn Track each game-turn phase is
+    /// a step only on its turns (stand-in tracks: weather 1-5, 7, 9, 11,
+    /// 13, 15; Random Events 1, 3-6, 8, 10-12, 14; siege works 9-12; Siege
+    /// & Bombardment never without a completed siege work), the player
+    /// order fixed (no Initiative Phase) and the British first.
+    #[test]
+    fn the_strategic_turn_track() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "campaign").unwrap();
+        let mut state = State::setup(&rules.module, "campaign").unwrap();
+        state.weather = Some("favorable".into());
+        let on = |phase: &str| -> Vec<u32> {
+            (1..=15)
+                .filter(|&turn| {
+                    let mut s = state.clone();
+                    s.turn = turn;
+                    offered(&rules, &s, &Step::GameTurn { turn, phase: phase.into() })
+                })
+                .collect()
+        };
+        assert_eq!(on("weather"), [1, 2, 3, 4, 5, 7, 9, 11, 13, 15]);
+        assert_eq!(on("random-events"), [1, 3, 4, 5, 6, 8, 10, 11, 12, 14]);
+        assert_eq!(on("construct-siege-works"), [9, 10, 11, 12]);
+        assert!(on("siege-and-bombardment").is_empty());
+        assert!(on("movement").len() == 15, "other phases are always steps");
+        for turn in 2..=15 {
+            assert_eq!(rules.sequence.fixed_order(turn).unwrap().unwrap(), ["british", "allies"], "turn {turn}");
+        }
+        // After a Squall the next turn has a Weather Phase, weather turn or not (4.2).
+        state.weather = Some("squall".into());
+        state.turn = 6;
+        assert!(offered(&rules, &state, &Step::GameTurn { turn: 6, phase: "weather".into() }));
+    }
+
     /// Savannah Historical Scenario: Fog on turn 16, then Favorable; the
     /// new turn's fixed weather comes with the turn.
     #[test]
