@@ -162,6 +162,7 @@ codes! {
     CardFlagForbids = "card-flag-forbids", "Savannah 4.3", "the card's flags do not let this side's player play it (it may hold it)";
     CardTimingForbids = "card-timing-forbids", "Savannah 4.3", "the card's game turn mark (or its turns) does not allow its play now";
     CardEffectNotBuilt = "card-effect-not-built", "Savannah 4.3", "this version cannot play an effect of the card yet";
+    CardUnits = "card-units", "Savannah 4.3", "the units a card's play names are missing, too many, or not ones its effect may take";
     CardCancelsNothing = "card-cancels-nothing", "Savannah 4.3", "a trumping card is played without `cancels:`, or another card with it";
     NoMomentumChit = "no-momentum-chit", "Savannah 1.4", "the player holds no momentum chit to spend for an extra Random Events card";
     ExtraCardOnce = "extra-card-once", "Savannah 1.4, 4.3", "a player spends at most 1 momentum chit per Random Events Phase";

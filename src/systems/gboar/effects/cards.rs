@@ -29,7 +29,12 @@ pub const BUILT: &[&str] = &[
     "set-weather",
     "cancel-card",
     "delay-reinforcements",
+    "auto-rally",
 ];
+
+/// The effect that names units (cards.yaml `auto-rally`): the play gives
+/// them, `{card: ID, units: [UNIT, ...]}`.
+pub const AUTO_RALLY: &str = "auto-rally";
 
 /// 4.3: the trumping effect (Local Superiority).
 pub const CANCEL: &str = "cancel-card";
@@ -180,7 +185,22 @@ pub fn playable(rules: &Rules, state: &State, player: &str) -> Vec<String> {
     hand.into_iter()
         .filter(|id| refusal(rules, state, player, id).is_none())
         .filter(|id| card(rules, id).is_some_and(|c| !c.effects.iter().any(|e| e.effect == CANCEL)))
+        .filter(|id| {
+            card(rules, id).and_then(units_taken).is_none() || !rally_candidates(rules, state, player).is_empty()
+        })
         .collect()
+}
+
+/// The `play:` item that plays `id` now (what the template offers): the
+/// card's id, or with the first units its effect may take.
+pub fn play_item(rules: &Rules, state: &State, player: &str, id: &str) -> String {
+    match card(rules, id).and_then(units_taken) {
+        Some(count) => {
+            let units: Vec<String> = rally_candidates(rules, state, player).into_iter().take(count.max(1)).collect();
+            format!("{{card: {id}, units: [{}]}}", units.join(", "))
+        }
+        None => id.to_string(),
+    }
 }
 
 fn secret(event: Event, player: &str) -> Event {
@@ -251,7 +271,7 @@ pub fn draw(rules: &Rules, state: &mut State, player: &str, why: &str, dice: &mu
                 ),
             ));
         } else {
-            events.extend(play(rules, state, player, None, &id, dice)?);
+            events.extend(play(rules, state, player, None, &id, &[], dice)?);
         }
     }
     Ok(events)
@@ -305,6 +325,7 @@ pub fn play(
     player: &str,
     side: Option<&str>,
     id: &str,
+    units: &[String],
     dice: &mut dyn Dice,
 ) -> Result<Vec<Event>> {
     let Some(c) = card(rules, id) else {
@@ -418,6 +439,29 @@ pub fn play(
                 let list = armies(rules, player, side, word(e, "side").unwrap_or("self"));
                 events.push(delay_reinforcements(rules, state, &list, turns, &name));
             }
+            AUTO_RALLY => {
+                // codes.yaml: "count friendly disrupted or shattered units
+                // rally without a die roll (one level each, 15.2)".
+                use crate::systems::gboar::board::state::Condition;
+                for id in units {
+                    let Some(u) = state.units.get_mut(id) else { continue };
+                    let before = u.condition;
+                    u.condition = match before {
+                        Condition::Shattered => Condition::Disrupted,
+                        _ => Condition::ParadeOrder,
+                    };
+                    let after = u.condition;
+                    events.push(
+                        Event::new(
+                            "15.2",
+                            "rally",
+                            format!("{name}: {id} rallies without a roll, {before:?} to {after:?} (15.2)"),
+                        )
+                        .with("unit", id)
+                        .with("card", &c.id),
+                    );
+                }
+            }
             // Resolved where the plays of a step are matched (phases/mod.rs).
             CANCEL => {}
             other => {
@@ -480,11 +524,13 @@ fn draw_from_opponent(
 /// may be played at any time during the game").
 pub const PLAY: &str = "play";
 
-/// One card played: its id, and for a trumping card the card it cancels.
+/// One card played: its id, for a trumping card the card it cancels, and
+/// for a card whose effect takes units (auto-rally) the units.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Play {
     pub card: String,
     pub cancels: Option<String>,
+    pub units: Vec<String>,
 }
 
 /// A problem of `play:`: its code, field and message.
@@ -496,7 +542,11 @@ pub fn plays(body: &crate::base::yaml::Value) -> std::result::Result<Vec<Play>, 
     use crate::base::yaml::Value;
     let Some(list) = body.get(PLAY) else { return Ok(Vec::new()) };
     let shape = |field: String, what: &str| {
-        (Code::OrdersShape, field, format!("{what}: `play:` is a list of card ids, or of `{{card: ID, cancels: ID}}`"))
+        (
+            Code::OrdersShape,
+            field,
+            format!("{what}: `play:` is a list of card ids, or of `{{card: ID, cancels: ID}}` or `{{card: ID, units: [ID]}}`"),
+        )
     };
     let Value::Sequence(items) = list else { return Err(vec![shape(PLAY.into(), "not a list")]) };
     let mut out = Vec::new();
@@ -504,17 +554,26 @@ pub fn plays(body: &crate::base::yaml::Value) -> std::result::Result<Vec<Play>, 
     for (i, item) in items.iter().enumerate() {
         let field = format!("{PLAY}[{i}]");
         match item {
-            Value::String(id) => out.push(Play { card: id.clone(), cancels: None }),
+            Value::String(id) => out.push(Play { card: id.clone(), cancels: None, units: Vec::new() }),
             Value::Mapping(m) => {
                 let text = |k: &str| match m.get(Value::String(k.into())) {
                     Some(Value::String(s)) => Ok(Some(s.clone())),
                     None => Ok(None),
                     Some(_) => Err(()),
                 };
-                let unknown = m.keys().any(|k| !matches!(k, Value::String(s) if s == "card" || s == "cancels"));
-                match (text("card"), text("cancels")) {
-                    (Ok(Some(card)), Ok(cancels)) if !unknown => out.push(Play { card, cancels }),
-                    _ => problems.push(shape(field, "an item has keys other than card and cancels, or no card")),
+                let unknown =
+                    m.keys().any(|k| !matches!(k, Value::String(s) if s == "card" || s == "cancels" || s == "units"));
+                let units = match m.get(Value::String("units".into())) {
+                    None => Ok(Vec::new()),
+                    Some(Value::Sequence(list)) => list
+                        .iter()
+                        .map(|u| u.as_str().map(str::to_string).ok_or(()))
+                        .collect::<std::result::Result<Vec<String>, ()>>(),
+                    Some(_) => Err(()),
+                };
+                match (text("card"), text("cancels"), units) {
+                    (Ok(Some(card)), Ok(cancels), Ok(units)) if !unknown => out.push(Play { card, cancels, units }),
+                    _ => problems.push(shape(field, "an item has keys other than card, cancels and units, or no card")),
                 }
             }
             _ => problems.push(shape(field, "an item is neither a card id nor a mapping")),
@@ -560,6 +619,10 @@ pub fn check_plays(rules: &Rules, state: &State, side: &str, body: &crate::base:
         seen.push(&p.card);
         if let Some((code, message)) = refusal(rules, state, &player, &p.card) {
             found.push((code, field, message));
+            continue;
+        }
+        if let Some(problem) = units_problem(rules, state, &player, p) {
+            found.push((Code::CardUnits, field, problem));
             continue;
         }
         let trumps = card(rules, &p.card).is_some_and(|c| c.effects.iter().any(|e| e.effect == CANCEL));
@@ -662,7 +725,7 @@ pub fn play_all(
                 .with("by", by),
             );
         } else if p.cancels.is_none() || cancelled.iter().any(|(_, by)| by == &p.card) {
-            events.extend(play(rules, state, player, Some(side), &p.card, dice)?);
+            events.extend(play(rules, state, player, Some(side), &p.card, &p.units, dice)?);
         }
     }
     Ok(events)
@@ -719,4 +782,58 @@ fn delay_reinforcements(rules: &Rules, state: &mut State, armies: &[String], tur
         format!("{why}: the reinforcements due this turn ({}) arrive on turn {later}", delayed.join(", "))
     };
     Event::new("Savannah 4.3", "reinforcements-delayed", text).with("units", &delayed).with("turn", later)
+}
+
+/// The units an `auto-rally` effect may take for `player`: its armies'
+/// disrupted or shattered units on the map, in id order.
+pub fn rally_candidates(rules: &Rules, state: &State, player: &str) -> Vec<String> {
+    use crate::systems::gboar::board::state::Condition;
+    state
+        .units
+        .iter()
+        .filter(|(id, u)| {
+            u.hex.is_some()
+                && u.off_map.is_none()
+                && matches!(u.condition, Condition::Disrupted | Condition::Shattered)
+                && rules.army_of(id).and_then(|a| rules.player_of_army(a)) == Some(player)
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// How many units the card's effects take (`auto-rally`'s `count`), if any.
+fn units_taken(c: &Card) -> Option<usize> {
+    c.effects
+        .iter()
+        .find(|e| e.effect == AUTO_RALLY)
+        .map(|e| usize::try_from(int(e, "count").unwrap_or(1).max(0)).unwrap_or(0))
+}
+
+/// What is wrong with the units of a play: `units:` on a card that takes
+/// none; none, too many, or one that is not the player's disrupted or
+/// shattered unit on the map, on one that does.
+fn units_problem(rules: &Rules, state: &State, player: &str, p: &Play) -> Option<String> {
+    let c = card(rules, &p.card)?;
+    let name = title(rules, &p.card);
+    let Some(count) = units_taken(c) else {
+        return (!p.units.is_empty()).then(|| format!("{name} takes no `units:`"));
+    };
+    let open = rally_candidates(rules, state, player);
+    let open_text = if open.is_empty() {
+        format!("the {player} player has no disrupted or shattered unit on the map")
+    } else {
+        format!("it may rally {}", open.join(", "))
+    };
+    if p.units.is_empty() || p.units.len() > count {
+        return Some(format!(
+            "{name} rallies up to {count} unit(s): write `{{card: {}, units: [UNIT]}}`; {open_text}",
+            p.card
+        ));
+    }
+    for (i, u) in p.units.iter().enumerate() {
+        if !open.contains(u) || p.units[..i].contains(u) {
+            return Some(format!("{name}: {u} is not one of the units it may rally; {open_text}"));
+        }
+    }
+    None
 }

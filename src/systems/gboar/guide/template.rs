@@ -1230,7 +1230,7 @@ fn cards_guide(rules: &Rules, state: &State, side: &str, g: &mut Guide) {
                 .unwrap_or_default();
             Choice {
                 key: cards::PLAY.into(),
-                yaml: Some(format!("[{id}]")),
+                yaml: Some(format!("[{}]", cards::play_item(rules, state, &player, id))),
                 text: format!("play {} ({})", cards::title(rules, id), effects.join(", ")),
                 ..Choice::default()
             }
