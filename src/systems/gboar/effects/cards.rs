@@ -30,6 +30,8 @@ pub const BUILT: &[&str] = &[
     "cancel-card",
     "delay-reinforcements",
     "auto-rally",
+    "replace-counter",
+    "remove-leader",
 ];
 
 /// The effect that names units (cards.yaml `auto-rally`): the play gives
@@ -462,6 +464,15 @@ pub fn play(
                     );
                 }
             }
+            "replace-counter" => {
+                let unit = word(e, "unit").unwrap_or_default().to_string();
+                let replacement = word(e, "replacement").unwrap_or_default().to_string();
+                events.push(replace_counter(rules, state, &unit, &replacement, &name));
+            }
+            "remove-leader" => {
+                let leader = word(e, "leader").unwrap_or_default().to_string();
+                events.push(remove_unit(rules, state, &leader, &name));
+            }
             // Resolved where the plays of a step are matched (phases/mod.rs).
             CANCEL => {}
             other => {
@@ -836,4 +847,86 @@ fn units_problem(rules: &Rules, state: &State, player: &str, p: &Play) -> Option
         }
     }
     None
+}
+
+/// The name of a counter, for events.
+fn unit_name(rules: &Rules, id: &str) -> String {
+    rules.counter(id).map(|c| format!("{} ({id})", c.name)).unwrap_or_else(|| id.to_string())
+}
+
+/// A card's `replace-counter` (Savannah 4.8: "Random Events may cause any
+/// or all of these units to be replaced with their substitute counters"):
+/// the replacement takes the unit's place, hex, condition and markers (its
+/// steps at most its own), on the map or still to arrive (on the unit's
+/// scheduled turn and entry); the unit leaves play, with no VP or army
+/// morale (a removal, not a loss). A unit no longer in play is not replaced.
+fn replace_counter(rules: &Rules, state: &mut State, unit: &str, replacement: &str, why: &str) -> Event {
+    use crate::systems::gboar::board::state::{Arrival, OffMap};
+    let (from, to) = (unit_name(rules, unit), unit_name(rules, replacement));
+    let in_play =
+        state.units.get(unit).filter(|u| u.hex.is_some() || u.off_map == Some(OffMap::Reinforcement)).cloned();
+    let Some(mut taken) = in_play.filter(|_| !state.units.contains_key(replacement)) else {
+        return Event::new(
+            "Savannah 4.8",
+            "counter-replaced",
+            format!("{why}: {from} is not in play (or already replaced); nothing is replaced"),
+        )
+        .with("unit", unit);
+    };
+    if let Some(max) = rules.counter(replacement).and_then(|c| c.steps) {
+        taken.steps = taken.steps.min(max);
+    }
+    if taken.off_map == Some(OffMap::Reinforcement) && taken.arriving.is_none() {
+        let scheduled =
+            rules.reinforcements.as_ref().and_then(|d| d.schedule.iter().find(|s| s.units.iter().any(|u| u == unit)));
+        if let Some(s) = scheduled {
+            taken.arriving = Some(Arrival {
+                turn: s.turn.max(state.turn),
+                entry: s.entry.clone(),
+                hexes: Vec::new(),
+                mp_bonus: 0,
+                artillery_mp_multiplier: 1,
+                strategic_movement: rules
+                    .entries
+                    .iter()
+                    .find(|d| d.letter == s.entry)
+                    .is_none_or(|d| d.strategic_movement_on_arrival),
+                max_hexes: s.arrival.as_ref().and_then(|a| a.max_hexes),
+                pays_entry_cost: false,
+                blocked: false,
+                priority: false,
+            });
+        }
+    }
+    let hex = taken.hex.clone();
+    state.units.insert(replacement.to_string(), taken);
+    if let Some(u) = state.units.get_mut(unit) {
+        u.hex = None;
+        u.off_map = Some(OffMap::Removed);
+        u.arriving = None;
+    }
+    let place = hex.as_ref().map(|h| format!(" in {h}")).unwrap_or_else(|| " (still to arrive)".into());
+    Event::new("Savannah 4.8", "counter-replaced", format!("{why}: {from}{place} is replaced by {to}"))
+        .with("unit", unit)
+        .with("replacement", replacement)
+}
+
+/// A card's `remove-leader` (Savannah 4.18: "the play of Random Events may
+/// cause the removal of Dillon"): the leader leaves play, on the map or
+/// still to arrive; a removal, not a casualty (no VPs, chosen).
+fn remove_unit(rules: &Rules, state: &mut State, id: &str, why: &str) -> Event {
+    use crate::systems::gboar::board::state::OffMap;
+    let name = unit_name(rules, id);
+    let Some(u) = state.units.get_mut(id).filter(|u| u.hex.is_some() || u.off_map == Some(OffMap::Reinforcement))
+    else {
+        return Event::new("Savannah 4.18", "unit-removed", format!("{why}: {name} is not in play; nothing happens"))
+            .with("unit", id);
+    };
+    let was = u.hex.clone();
+    u.hex = None;
+    u.off_map = Some(OffMap::Removed);
+    u.arriving = None;
+    let place = was.map(|h| format!(" from {h}")).unwrap_or_else(|| " before he arrives".into());
+    Event::new("Savannah 4.18", "unit-removed", format!("{why}: {name} is removed from play{place} (no VPs)"))
+        .with("unit", id)
 }
