@@ -32,6 +32,7 @@ pub const BUILT: &[&str] = &[
     "auto-rally",
     "replace-counter",
     "remove-leader",
+    "add-unit",
 ];
 
 /// The effect that names units (cards.yaml `auto-rally`): the play gives
@@ -468,6 +469,11 @@ pub fn play(
                 let unit = word(e, "unit").unwrap_or_default().to_string();
                 let replacement = word(e, "replacement").unwrap_or_default().to_string();
                 events.push(replace_counter(rules, state, &unit, &replacement, &name));
+            }
+            "add-unit" => {
+                let unit = word(e, "unit").unwrap_or_default().to_string();
+                let entry = word(e, "entry").unwrap_or_default().to_string();
+                events.push(add_unit(rules, state, &unit, &entry, &name));
             }
             "remove-leader" => {
                 let leader = word(e, "leader").unwrap_or_default().to_string();
@@ -929,4 +935,51 @@ fn remove_unit(rules: &Rules, state: &mut State, id: &str, why: &str) -> Event {
     let place = was.map(|h| format!(" from {h}")).unwrap_or_else(|| " before he arrives".into());
     Event::new("Savannah 4.18", "unit-removed", format!("{why}: {name} is removed from play{place} (no VPs)"))
         .with("unit", id)
+}
+
+/// A card's `add-unit` (Savannah 4.8: units that "may appear in the
+/// Campaign Game as the result of Random Events"): the unit comes into play
+/// as a reinforcement at `entry`, this turn if the player turns are still
+/// to come (the card played in a game-turn phase), else next turn.
+fn add_unit(rules: &Rules, state: &mut State, unit: &str, entry: &str, why: &str) -> Event {
+    use crate::systems::gboar::board::state::{Arrival, OffMap, UnitState};
+    use crate::systems::gboar::data::sequence::Step;
+    let name = unit_name(rules, unit);
+    let Some(counter) = rules.counter(unit) else {
+        return Event::new("Savannah 4.8", "unit-added", format!("{why}: {unit} is no counter of the module"));
+    };
+    if state.units.contains_key(unit) {
+        return Event::new("Savannah 4.8", "unit-added", format!("{why}: {name} is already in play; nothing happens"))
+            .with("unit", unit);
+    }
+    let turn = match &state.next {
+        Some(Step::GameTurn { .. }) => state.turn,
+        _ => state.turn.saturating_add(1),
+    };
+    let mut u = UnitState::fresh(None, Some(OffMap::Reinforcement), counter.steps.unwrap_or(1));
+    u.arriving = Some(Arrival {
+        turn,
+        entry: entry.to_string(),
+        hexes: Vec::new(),
+        mp_bonus: 0,
+        artillery_mp_multiplier: 1,
+        strategic_movement: rules
+            .entries
+            .iter()
+            .find(|d| d.letter == entry)
+            .is_none_or(|d| d.strategic_movement_on_arrival),
+        max_hexes: None,
+        pays_entry_cost: false,
+        blocked: false,
+        priority: false,
+    });
+    state.units.insert(unit.to_string(), u);
+    Event::new(
+        "Savannah 4.8",
+        "unit-added",
+        format!("{why}: {name} comes into play, arriving at {entry} on turn {turn} (9.6)"),
+    )
+    .with("unit", unit)
+    .with("entry", entry)
+    .with("turn", turn)
 }
