@@ -118,7 +118,7 @@ pub struct ShapeProblem {
 }
 
 /// A side of a module.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Side {
     pub id: String,
     pub name: String,

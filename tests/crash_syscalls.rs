@@ -61,10 +61,20 @@ fn strace() -> PathBuf {
 }
 
 /// The writes of one run of `adjutant ARGS` in `cwd`, in order: each call's
-/// syscall and its number among that syscall's calls (1-based, as strace's
-/// `when=` counts them). Asserts that the run succeeds.
+/// syscall and its number among that syscall's calls in its thread
+/// (1-based, as strace's `when=` counts them: per thread). Asserts that
+/// the run succeeds. A point the threads share (the first fsync of the
+/// main thread and of each thread that fsyncs files together, fsio.rs
+/// `sync_all_together`) is listed once: the kill there ends whichever
+/// thread reaches it first, and each is a moment a kill can come.
 fn writes(cwd: &Path, args: &[&str], log: &Path) -> Vec<(String, usize)> {
-    traced_writes(cwd, args, log, 0).into_iter().map(|(name, n, _)| (name, n)).collect()
+    let mut points = Vec::new();
+    for (name, n, _) in traced_writes(cwd, args, log, 0) {
+        if !points.contains(&(name.clone(), n)) {
+            points.push((name, n));
+        }
+    }
+    points
 }
 
 /// As [`writes`], with each call as strace wrote it, for a run that exits
@@ -84,16 +94,17 @@ fn traced_writes(cwd: &Path, args: &[&str], log: &Path, code: i32) -> Vec<(Strin
         .unwrap();
     assert_eq!(status.code(), Some(code), "adjutant {args:?} under strace: {status}");
     let text = std::fs::read_to_string(log).unwrap();
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut found = Vec::new();
     for line in text.lines() {
-        // "PID name(args) = result", the PID there with -f.
+        // "PID name(args) = result", the PID (the thread's) there with -f.
         let call = line.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+        let pid = line[..line.len() - call.len()].trim().to_string();
         let Some((name, rest)) = call.split_once('(') else { continue };
         if !WRITES.contains(&name) {
             continue;
         }
-        let n = seen.entry(name.to_string()).or_default();
+        let n = seen.entry((pid, name.to_string())).or_default();
         *n += 1;
         // An open that cannot create only reads.
         if matches!(name, "openat" | "open") && !rest.contains("O_CREAT") {

@@ -39,9 +39,11 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     let game = kept.join("savannah");
     run(dir.path(), &["verify", "--dir", game.to_str().unwrap()]).ok();
     // The game's journal, every step: what the demo is written to show.
-    let report =
-        run(dir.path(), &["report", "--dir", game.to_str().unwrap(), "--referee", "--steps", "1-29", "--as", "json"])
-            .json();
+    let report = run(
+        dir.path(),
+        &["report", "--dir", game.to_str().unwrap(), "--referee", "--steps", "1-29", "--format", "json"],
+    )
+    .json();
     let events: Vec<(&str, &str, &str)> = report["steps"]
         .as_array()
         .unwrap()

@@ -182,7 +182,7 @@ fn a_report_of_earlier_steps_shows_the_game_as_it_stood_after_them() {
     let (dir, _) = played();
     let g = dir.path().join("g");
     // Steps 2-3: the Allied movement and rally, after the British set-up.
-    let json = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "2-3", "--as", "json"]).ok();
+    let json = run(&g, &["report", "--dir", ".", "--side", "french", "--steps", "2-3", "--format", "json"]).ok();
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(json["standing"]["resolved_steps"], 3);
     assert_eq!(json["standing"]["next_step"], "16-allies-defensive-artillery-fire");

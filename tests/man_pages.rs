@@ -28,3 +28,31 @@ fn the_check_notices_a_stale_or_extra_page() {
     let err = run(dir.path(), &["generate", "--check", "--out", "man"]).fails(1);
     assert!(err.contains("adjutant-gone.1"), "{err}");
 }
+
+/// Every page reads cleanly with groff's warnings all on: no raw UTF-8 (a
+/// character past ASCII is `\[uXXXX]`), no escape broken by upper-casing a
+/// heading (`\fB` read as `\FB`, a font family).
+#[test]
+fn groff_reads_every_page_without_a_warning() {
+    let Ok(version) = std::process::Command::new("groff").arg("--version").output() else {
+        eprintln!("SKIPPED: groff is not installed, so the man pages' roff is not checked (apt-get install groff)");
+        return;
+    };
+    assert!(version.status.success());
+    let man = repo_root().join("man");
+    let mut pages: Vec<_> = std::fs::read_dir(&man)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "1" || e == "5"))
+        .collect();
+    pages.sort();
+    assert!(pages.len() > 20, "{} pages", pages.len());
+    for page in &pages {
+        let out = std::process::Command::new("groff").args(["-ww", "-man", "-Tutf8"]).arg(page).output().unwrap();
+        let warnings = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && warnings.is_empty(), "{}:\n{warnings}", page.display());
+        let text = std::fs::read_to_string(page).unwrap();
+        assert!(text.is_ascii(), "{}: raw UTF-8", page.display());
+        assert!(!text.contains("\\F"), "{}: \\F (an upper-cased \\f escape?)", page.display());
+    }
+}

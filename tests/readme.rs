@@ -17,7 +17,10 @@
 //! - `cargo test` is this suite itself: the shim checks that `.ci/run` runs
 //!   exactly it;
 //! - `cargo bench --bench NAME` builds a release and measures for minutes:
-//!   the shim checks that NAME is a `[[bench]]` of Cargo.toml with its file.
+//!   the shim checks that NAME is a `[[bench]]` of Cargo.toml with its file;
+//! - `cargo install --path .` builds a release too: the shim checks that
+//!   the folder is this crate with its binary, and that the release
+//!   profile strips it (the README says so).
 //! - `man -l PAGE` checks that the page exists (man may not be installed).
 //!
 //! Any other `cargo` or `man` use fails the test, so a new kind of example
@@ -127,6 +130,11 @@ case "${1:-}" in
   test)
     [ $# -eq 1 ] || { echo "cargo shim: only a bare 'cargo test' is known" >&2; exit 97; }
     grep -qx 'cargo test' .ci/run || { echo "cargo shim: .ci/run does not run 'cargo test'" >&2; exit 97; }
+    exit 0 ;;
+  install)
+    [ "$*" = "install --path ." ] || { echo "cargo shim: only 'cargo install --path .' is known" >&2; exit 97; }
+    grep -q '^name = "adjutant"' Cargo.toml && [ -f src/main.rs ] || { echo "cargo shim: no adjutant crate here" >&2; exit 97; }
+    grep -A3 '^\[profile.release\]' Cargo.toml | grep -qx 'strip = true' || { echo "cargo shim: the release profile does not strip" >&2; exit 97; }
     exit 0 ;;
   bench)
     [ "${2:-}" = "--bench" ] && [ -n "${3:-}" ] || { echo "cargo shim: write cargo bench --bench NAME" >&2; exit 97; }

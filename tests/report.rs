@@ -505,7 +505,7 @@ fn hidden_stacks_stay_hidden_from_a_side_until_it_examines_them() {
     let red_map = read("red-map.svg");
     assert!(red_map.contains("Blue Foot"), "Red's map shows the stack it examined");
     assert!(!red_map.contains("Blue Hors"), "Red's map hides Blue Horse");
-    let referee = run(&g, &["report", "--referee", "--steps", "1-2", "--as", "json"]).ok();
+    let referee = run(&g, &["report", "--referee", "--steps", "1-2", "--format", "json"]).ok();
     for name in ["Red Horse moves 0414", "Blue Foot", "red-horse"] {
         assert!(referee.contains(name), "the referee sees everything: {name}");
     }

@@ -43,6 +43,9 @@ _adjutant() {
             adjutant,module)
                 cmd="adjutant__subcmd__module"
                 ;;
+            adjutant,modules)
+                cmd="adjutant__subcmd__modules"
+                ;;
             adjutant,new)
                 cmd="adjutant__subcmd__new"
                 ;;
@@ -148,6 +151,9 @@ _adjutant() {
             adjutant__subcmd__help,module)
                 cmd="adjutant__subcmd__help__subcmd__module"
                 ;;
+            adjutant__subcmd__help,modules)
+                cmd="adjutant__subcmd__help__subcmd__modules"
+                ;;
             adjutant__subcmd__help,new)
                 cmd="adjutant__subcmd__help__subcmd__new"
                 ;;
@@ -236,7 +242,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --wait --help --version new roll resolve submit mail report status template odds validate player verify dice check-game case module map selfplay demo generate help"
+            opts="-h -V --format --color --help --version new roll resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -250,10 +256,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -262,7 +264,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__case)
-            opts="-h --format --color --wait --help run help"
+            opts="-h --format --color --help run help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -274,10 +276,6 @@ _adjutant() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -330,7 +328,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__case__subcmd__run)
-            opts="-h --format --color --wait --help"
+            opts="-h --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -344,10 +342,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -356,7 +350,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__check__subcmd__game)
-            opts="-h --games-dir --format --color --wait --help"
+            opts="-h --games-dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -374,10 +368,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -386,7 +376,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__demo)
-            opts="-h --keep --only-new --format --color --wait --help"
+            opts="-h --keep --only-new --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -404,10 +394,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -416,7 +402,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__dice)
-            opts="-h --format --color --wait --help chain digest seed rolls help"
+            opts="-h --format --color --help chain digest seed rolls help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -430,10 +416,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -442,7 +424,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__dice__subcmd__chain)
-            opts="-h --top --length --format --color --wait --help"
+            opts="-h --top --length --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -464,10 +446,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -476,7 +454,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__dice__subcmd__digest)
-            opts="-h --format --color --wait --help"
+            opts="-h --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -488,10 +466,6 @@ _adjutant() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -586,7 +560,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__dice__subcmd__rolls)
-            opts="-h --seed --format --color --wait --help"
+            opts="-h --seed --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -604,10 +578,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -616,7 +586,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__dice__subcmd__seed)
-            opts="-h --game-id --step --key --digest --player-key --format --color --wait --help"
+            opts="-h --game-id --step --key --digest --player-key --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -650,10 +620,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -662,7 +628,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__generate)
-            opts="-h --out --check --format --color --wait --help"
+            opts="-h --out --check --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,10 +646,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -692,7 +654,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve submit mail report status template odds validate player verify dice check-game case module map selfplay demo generate help"
+            opts="new roll resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -915,6 +877,20 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__help__subcmd__modules)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__help__subcmd__new)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1098,12 +1074,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__mail)
-            opts="-h --dry-run --dispatch --side --transport --from --host --port --security --username --password-env --folder --sendmail --ca-file --dir --format --color --wait --help"
+            opts="-h --wait --dry-run --dispatch --side --transport --from --host --port --security --username --password-env --folder --sendmail --ca-file --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dispatch)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1113,7 +1093,7 @@ _adjutant() {
                     return 0
                     ;;
                 --transport)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "smtp sendmail folder" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -1129,7 +1109,7 @@ _adjutant() {
                     return 0
                     ;;
                 --security)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "starttls tls none" -- "${cur}"))
                     return 0
                     ;;
                 --username)
@@ -1164,10 +1144,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1176,7 +1152,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__map)
-            opts="-o -h --games-dir --scenario --region --highlight --output --png --format --color --wait --help"
+            opts="-o -h --games-dir --scenario --region --highlight --output --png --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1214,10 +1190,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1226,7 +1198,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__module)
-            opts="-h --format --color --wait --help export help"
+            opts="-h --format --color --help export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1240,10 +1212,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1252,7 +1220,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__module__subcmd__export)
-            opts="-h --format --color --wait --help"
+            opts="-h --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1264,10 +1232,6 @@ _adjutant() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1319,8 +1283,30 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__modules)
+            opts="-h --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__new)
-            opts="-h --scenario --dir --game-id --player --chain-length --format --color --wait --help"
+            opts="-h --scenario --dir --game-id --player --chain-length --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1354,10 +1340,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1366,12 +1348,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__odds)
-            opts="-h --dir --module --scenario --games-dir --attackers --defenders --attacker-lead --defender-lead --attacker-tactics --defender-tactics --diversion --column --drm --attacker-chits --defender-chits --attacker-reroll-if --defender-reroll-if --attacker-at-most --defender-at-most --format --color --wait --help"
+            opts="-h --wait --dir --module --scenario --games-dir --attackers --defenders --attacker-lead --defender-lead --attacker-tactics --defender-tactics --diversion --column --drm --attacker-chits --defender-chits --attacker-reroll-if --defender-reroll-if --attacker-at-most --defender-at-most --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1456,10 +1442,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1468,12 +1450,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__player)
-            opts="-h --dir --format --color --wait --help"
+            opts="-h --wait --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1486,10 +1472,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1498,12 +1480,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__report)
-            opts="-o -h --side --referee --steps --as --output --dir --format --color --wait --help"
+            opts="-o -h --wait --side --referee --steps --as --output --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --side)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1513,7 +1499,7 @@ _adjutant() {
                     return 0
                     ;;
                 --as)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "text markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1536,10 +1522,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1548,12 +1530,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__resolve)
-            opts="-h --dir --format --color --wait --help"
+            opts="-h --wait --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1566,10 +1552,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1578,12 +1560,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__roll)
-            opts="-h --purpose --dir --format --color --wait --help init help"
+            opts="-h --wait --purpose --dir --format --color --help init help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --purpose)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1598,10 +1584,6 @@ _adjutant() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1654,7 +1636,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__roll__subcmd__init)
-            opts="-h --dir --game-id --chain-length --format --color --wait --help"
+            opts="-h --dir --game-id --chain-length --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1680,10 +1662,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1692,7 +1670,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__selfplay)
-            opts="-h --module --games-dir --scenario --games --seed --game --keep --format --color --wait --help"
+            opts="-h --module --games-dir --scenario --games --seed --game --keep --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1734,10 +1712,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1746,12 +1720,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__status)
-            opts="-h --dir --format --color --wait --help"
+            opts="-h --wait --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1762,10 +1740,6 @@ _adjutant() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1776,12 +1750,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__submit)
-            opts="-h --replace --email --reply --standing --withdraw --side --dir --format --color --wait --help"
+            opts="-h --wait --replace --email --reply --standing --withdraw --side --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --side)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1796,10 +1774,6 @@ _adjutant() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1810,12 +1784,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__template)
-            opts="-h --side --dir --format --color --wait --help"
+            opts="-h --wait --side --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --side)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1832,10 +1810,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1844,12 +1818,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__validate)
-            opts="-h --dir --format --color --wait --help"
+            opts="-h --wait --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1862,10 +1840,6 @@ _adjutant() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1874,12 +1848,16 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__verify)
-            opts="-h --dir --head --format --color --wait --help"
+            opts="-h --wait --dir --head --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1894,10 +1872,6 @@ _adjutant() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

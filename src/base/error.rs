@@ -42,6 +42,19 @@ impl Error {
         }
     }
 
+    /// What kind of error, in one word, as `--format json` names it:
+    /// refused, usage, data, io, locked or dice.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Refused(_) | Error::Coded { .. } => "refused",
+            Error::Usage(_) => "usage",
+            Error::Data(_) => "data",
+            Error::Io { .. } => "io",
+            Error::Locked { .. } => "locked",
+            Error::Dice(_) => "dice",
+        }
+    }
+
     pub fn io(path: impl AsRef<Path>, source: io::Error) -> Self {
         Error::Io { path: path.as_ref().to_path_buf(), source }
     }

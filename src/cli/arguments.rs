@@ -28,17 +28,13 @@ the step's rolls come from that key and the exact bytes of the orders.",
     after_help = MAIN_EXAMPLES
 )]
 pub struct Cli {
-    /// Print results as text for people or JSON for scripts.
+    /// Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error.
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Colour the text output: auto colours only on a terminal, and never when NO_COLOR is set.
+    /// Colour the text output and the help: auto colours only on a terminal, and never when NO_COLOR is set.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-
-    /// Seconds to wait for another adjutant command working on the same folder.
-    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 60)]
-    pub wait: u64,
 
     #[command(subcommand)]
     pub command: Command,
@@ -55,6 +51,53 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
+}
+
+/// `--wait`, on the commands that lock a folder (the others touch none).
+#[derive(Debug, Args)]
+pub struct Wait {
+    /// Seconds to wait for another adjutant command working on the same folder.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub wait: u64,
+}
+
+impl Wait {
+    pub fn duration(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.wait)
+    }
+}
+
+/// `report --as`: the report's format. JSON is asked for with `--format
+/// json`, as everywhere; `--as json` is kept as a hidden alias.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportAs {
+    Text,
+    Markdown,
+    Html,
+    #[value(hide = true)]
+    Json,
+}
+
+/// `mail --transport`: how the messages leave (game.yaml's mail.transport).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// An SMTP server (mail.host).
+    Smtp,
+    /// The local sendmail binary.
+    Sendmail,
+    /// .eml files in a folder, sent by nobody.
+    Folder,
+}
+
+/// `mail --security`: how the SMTP connection is protected (mail.security).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Security {
+    /// Plain connection upgraded with STARTTLS (port 587).
+    Starttls,
+    /// TLS from the first byte (port 465).
+    Tls,
+    /// No encryption: only to a server on this machine (loopback).
+    None,
 }
 
 #[derive(Debug, Subcommand)]
@@ -168,12 +211,14 @@ A password is never written in game.yaml: only where to read it from.")]
 Examples:
   adjutant report --dir savannah --side british                 the last step, as text
   adjutant report --dir savannah --side french --steps 1-4 --as html > turn16.html
-  adjutant report --dir savannah --referee --as json
+  adjutant report --dir savannah --referee --format json
 
 A side's report leaves out what it may not see (another side's cards in hand, events
-marked for other sides). Formats: text, markdown, html (a whole page with the map
-inline), json (docs/report-schema.md). A game folder's own templates/ folder
-overrides the built-in templates of the same name (templates/README.md).")]
+marked for other sides). Formats: --as text, markdown or html (a whole page with the
+map inline); --format json gives the JSON report (docs/report-schema.md), as it gives
+every command's results in JSON (`--as json`, its older spelling, still works). A game
+folder's own templates/ folder overrides the built-in templates of the same name
+(templates/README.md).")]
     Report(ReportArgs),
 
     /// Where a game stands: turn, step, who is awaited, morale, VPs, momentum, weather.
@@ -277,7 +322,18 @@ back unseen. Exits 0 when every check holds, 1 naming the first file that fails
     Verify(VerifyArgs),
 
     /// The dice protocol's primitives, to check any roll by hand.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  adjutant dice chain --top 73cd705da8bc456e2a1d96c9747673fdfb9d952a384f2fe9a51af86c9be3d08a --length 3
+  adjutant dice digest british=orders/16-british.yaml french=orders/16-french.yaml
+  adjutant dice rolls --seed 22816f46f9d5af05266937a2291cc7f0c5307ea05598a0ab5632d07b9024f780 d10 20
+
+Together they recompute a step's rolls from its revealed key and orders files
+(DICE.md): chain checks the key against the anchor, digest hashes the orders,
+seed makes the step's seed, rolls draws from it."
+    )]
     Dice(DiceCommand),
 
     /// Check a game module whole and list every problem with its file and line.
@@ -294,12 +350,39 @@ Exits 0 when the module is consistent, 1 listing every problem."
     CheckGame(CheckGameArgs),
 
     /// Run conformance cases (rule behaviour as data) and print pass or fail.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  adjutant case run tests/cases
+  adjutant case run tests/cases/rally --format json
+
+A case is a YAML file: a position, the orders, the dice, and the events or
+refusal the rules must give (docs/conformance-cases.md)."
+    )]
     Case(CaseCommand),
 
     /// Game modules: write an embedded one out as a folder to edit.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  adjutant module export savannah-1779 my-charts
+  adjutant modules                  the embedded modules, their scenarios and sides"
+    )]
     Module(ModuleCommand),
+
+    /// The embedded game modules: their scenarios, sides, and the sides one player may hold together.
+    #[command(after_help = "\
+Examples:
+  adjutant modules
+  adjutant modules --format json
+
+A module's sides send orders; sides of one player (an alliance, e.g. the French and the
+Americans of Savannah 1779) may be given to one person with `new --player`, and share
+what the rules make them share (momentum, cards). Sides of different players are
+opponents: a person should not hold two of them.")]
+    Modules,
 
     /// Draw the board as SVG: terrain, hexsides, roads, places, and a scenario's set-up.
     #[command(after_help = "\
@@ -337,7 +420,13 @@ Examples:
     Demo(DemoArgs),
 
     /// Write the man pages and shell completions (for maintainers).
-    #[command(hide = true)]
+    #[command(
+        hide = true,
+        after_help = "\
+Examples:
+  adjutant generate                 rewrite man/ and man/completions/
+  adjutant generate --check         exit 1 naming each file that is stale"
+    )]
     Generate(GenerateArgs),
 }
 
@@ -365,6 +454,8 @@ pub struct NewArgs {
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct RollArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     #[command(subcommand)]
     pub command: Option<RollCommand>,
     /// Dice to roll: NdK, where K is 6, 10 or 100 (3d10, d6, 2d100).
@@ -381,6 +472,13 @@ pub struct RollArgs {
 #[derive(Debug, Subcommand)]
 pub enum RollCommand {
     /// Start a new roll log with a fresh key chain and print its anchor.
+    #[command(after_help = "\
+Examples:
+  adjutant roll init --dir rolls
+  adjutant roll init --dir rolls --game-id club-7-weather --chain-length 1000
+
+The folder gets the log's config with the anchor, and the secret chain top in
+.secret/ (mode 0600): publish the anchor, never that folder.")]
     Init(RollInitArgs),
 }
 
@@ -399,6 +497,8 @@ pub struct RollInitArgs {
 
 #[derive(Debug, Args)]
 pub struct ResolveArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// Orders files for the steps to resolve.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -409,6 +509,8 @@ pub struct ResolveArgs {
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// The orders file (standing orders file, with --standing), or - for standard input.
     #[arg(value_name = "FILE", required_unless_present = "withdraw")]
     pub file: Option<PathBuf>,
@@ -437,6 +539,8 @@ pub struct SubmitArgs {
 
 #[derive(Debug, Args)]
 pub struct MailArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// Build the messages and show them; send nothing, record nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -446,9 +550,9 @@ pub struct MailArgs {
     /// Only to this side (repeatable).
     #[arg(long, value_name = "SIDE")]
     pub side: Vec<String>,
-    /// smtp, sendmail or folder (overrides game.yaml's mail.transport).
-    #[arg(long, value_name = "KIND")]
-    pub transport: Option<String>,
+    /// How the messages leave (overrides game.yaml's mail.transport).
+    #[arg(long, value_enum)]
+    pub transport: Option<Transport>,
     /// The sender, "Name <address>" (overrides mail.from).
     #[arg(long, value_name = "MAILBOX")]
     pub from: Option<String>,
@@ -458,9 +562,9 @@ pub struct MailArgs {
     /// SMTP port (overrides mail.port).
     #[arg(long)]
     pub port: Option<u16>,
-    /// starttls, tls or none (overrides mail.security).
-    #[arg(long, value_name = "MODE")]
-    pub security: Option<String>,
+    /// How the SMTP connection is protected (overrides mail.security).
+    #[arg(long, value_enum)]
+    pub security: Option<Security>,
     /// SMTP user name (overrides mail.username).
     #[arg(long)]
     pub username: Option<String>,
@@ -483,6 +587,8 @@ pub struct MailArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// The side whose report it is.
     #[arg(long, required_unless_present = "referee", conflicts_with = "referee")]
     pub side: Option<String>,
@@ -492,9 +598,9 @@ pub struct ReportArgs {
     /// Journal steps, e.g. 3 or 1-4 (default: the last step).
     #[arg(long, value_name = "N or A-B")]
     pub steps: Option<String>,
-    /// text, markdown, html or json.
-    #[arg(long = "as", value_name = "FORMAT", default_value = "text")]
-    pub report_format: String,
+    /// The report as text, Markdown or a whole HTML page; for the JSON report give --format json.
+    #[arg(long = "as", value_enum, value_name = "FORMAT")]
+    pub report_format: Option<ReportAs>,
     /// Write the report here instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -505,6 +611,8 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
@@ -512,6 +620,8 @@ pub struct StatusArgs {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// The orders files.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -522,6 +632,8 @@ pub struct ValidateArgs {
 
 #[derive(Debug, Args)]
 pub struct TemplateArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// The side whose orders are wanted.
     #[arg(long)]
     pub side: String,
@@ -532,6 +644,8 @@ pub struct TemplateArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// The folder to verify.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
@@ -543,6 +657,8 @@ pub struct VerifyArgs {
 
 #[derive(Debug, Args)]
 pub struct PlayerArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// The side's new player: SIDE=NAME <ADDRESS>, as `new --player` takes it.
     #[arg(value_name = "SIDE=NAME <ADDRESS>")]
     pub player: String,
@@ -579,6 +695,7 @@ pub enum DiceCommand {
         after_help = "Example:\n  adjutant dice seed --game-id savannah-demo --step 1 \\\n      --key 4463b3396ee50e86dd2404a78b3de7acc715d886faeb6ba6b64099d1f928a602 \\\n      --digest acd7c2cbeafbfc20015f1c18111a68b4bb3aed7d9abeec62a880dd368852276b"
     )]
     Seed {
+        /// The game id bound into every roll (game.yaml's game_id).
         #[arg(long, value_name = "ID")]
         game_id: String,
         /// The step number k.
@@ -599,11 +716,13 @@ pub enum DiceCommand {
         after_help = "Example:\n  adjutant dice rolls --seed 22816f46f9d5af05266937a2291cc7f0c5307ea05598a0ab5632d07b9024f780 d10 20"
     )]
     Rolls {
+        /// The step seed (64 hex digits), as `dice seed` prints it.
         #[arg(long, value_name = "HEX")]
         seed: String,
         /// d6, d10 or d100.
         #[arg(value_name = "DIE")]
         die: String,
+        /// How many rolls, from 1 to 1,000,000.
         #[arg(value_name = "COUNT")]
         count: String,
     },
@@ -685,12 +804,15 @@ pub struct MapArgs {
 
 #[derive(Debug, Args)]
 pub struct OddsArgs {
+    #[command(flatten)]
+    pub wait: Wait,
     /// A game folder: the combat is weighed in its current state.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["module", "scenario"])]
     pub dir: Option<PathBuf>,
     /// Or a module and scenario: the combat is weighed in the scenario's set-up.
     #[arg(long, requires = "scenario")]
     pub module: Option<String>,
+    /// The scenario whose set-up the combat is weighed in (module savannah-1779 unless --module).
     #[arg(long)]
     pub scenario: Option<String>,
     /// Read modules from this folder instead of the embedded ones.
@@ -702,13 +824,16 @@ pub struct OddsArgs {
     /// The defending units (every unit of a defending hex, 12.15).
     #[arg(long, value_name = "ID,...", value_delimiter = ',', required_unless_present = "column")]
     pub defenders: Vec<String>,
+    /// The Attacker's lead unit (12.23 step 2; default: the best modified morale among the legal ones).
     #[arg(long, value_name = "ID")]
     pub attacker_lead: Option<String>,
+    /// The Defender's lead unit (12.23 step 2; default as for the Attacker).
     #[arg(long, value_name = "ID")]
     pub defender_lead: Option<String>,
     /// The Attacker's tactics chit (charts/tactics.yaml id; default: the chart's first).
     #[arg(long, value_name = "CHIT")]
     pub attacker_tactics: Option<String>,
+    /// The Defender's tactics chit (default: the chart's first).
     #[arg(long, value_name = "CHIT")]
     pub defender_tactics: Option<String>,
     /// Columns shifted left for a diversion (12.14).
@@ -720,19 +845,22 @@ pub struct OddsArgs {
     /// ...with this total DRM.
     #[arg(long, allow_hyphen_values = true)]
     pub drm: Option<i32>,
-    /// Momentum chits each side holds (default: the state's).
+    /// Momentum chits the Attacker holds (default: the state's).
     #[arg(long)]
     pub attacker_chits: Option<u32>,
+    /// Momentum chits the Defender holds (default: the state's).
     #[arg(long)]
     pub defender_chits: Option<u32>,
     /// 12.23 step 6: the Attacker re-rolls when its own results include one of these.
     #[arg(long, value_name = "RESULT,...", value_delimiter = ',')]
     pub attacker_reroll_if: Vec<String>,
+    /// 12.23 step 6: the Defender re-rolls when its own results include one of these.
     #[arg(long, value_name = "RESULT,...", value_delimiter = ',')]
     pub defender_reroll_if: Vec<String>,
-    /// At most this many re-rolls per side (both sides together at most 20).
+    /// At most this many re-rolls by the Attacker (both sides together at most 20).
     #[arg(long, default_value_t = 1)]
     pub attacker_at_most: u32,
+    /// At most this many re-rolls by the Defender.
     #[arg(long, default_value_t = 1)]
     pub defender_at_most: u32,
 }

@@ -112,9 +112,25 @@ fn module_format_page() -> String {
     roff
 }
 
+/// Text for roff: a backslash and a hyphen escaped, and every character
+/// past ASCII written as groff's `\[uXXXX]` (raw UTF-8 is not portable
+/// roff: groff -Tutf8 warns of each byte).
+fn roff_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\e"),
+            '-' => out.push_str("\\-"),
+            c if c.is_ascii() => out.push(c),
+            c => out.push_str(&format!("\\[u{:04X}]", u32::from(c))),
+        }
+    }
+    out
+}
+
 /// Escape text for roff, with `code` and **bold** in bold.
 fn roff_inline(text: &str) -> String {
-    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    let escaped = roff_escape(text);
     let mut out = String::new();
     let mut bold = false;
     let mut rest = escaped.as_str();
@@ -165,7 +181,8 @@ fn markdown_to_roff(md: &str) -> String {
         }
         let trimmed = line.trim();
         if let Some(h) = trimmed.strip_prefix("# ") {
-            roff += &format!(".SH \"{}\"\n", roff_inline(h).to_uppercase());
+            // Upper-cased before escaping: `\fB` upper-cased is `\FB`, a font family.
+            roff += &format!(".SH \"{}\"\n", roff_inline(&h.to_uppercase()));
         } else if let Some(h) = trimmed.strip_prefix("## ").or_else(|| trimmed.strip_prefix("### ")) {
             roff += &format!(".SS \"{}\"\n", roff_inline(h));
         } else if trimmed.starts_with('|') {
@@ -203,7 +220,7 @@ fn markdown_to_roff(md: &str) -> String {
 fn literal(text: &str) -> String {
     let mut roff = String::from(".nf\n");
     for line in text.lines() {
-        let escaped = line.replace('\\', "\\e").replace('-', "\\-");
+        let escaped = roff_escape(line);
         if escaped.starts_with('.') || escaped.starts_with('\'') {
             roff.push_str("\\&");
         }
@@ -270,7 +287,9 @@ pub fn run(args: &GenerateArgs, out: &Out) -> Outcome {
             }
         }
         if stale.is_empty() {
-            out.line(&format!("{}: {} files up to date", args.out.display(), files.len()))?;
+            let checked =
+                serde_json::json!({ "files": files.len(), "out": args.out.display().to_string(), "up_to_date": true });
+            out.result(&checked, |_| format!("{}: {} files up to date\n", args.out.display(), files.len()))?;
             return Ok(0);
         }
         return Err(Error::refused(format!(
@@ -287,6 +306,7 @@ pub fn run(args: &GenerateArgs, out: &Out) -> Outcome {
         }
         fsio::write_atomic(&full, bytes)?;
     }
-    out.line(&format!("wrote {} files to {}", files.len(), args.out.display()))?;
+    let written = serde_json::json!({ "files": files.len(), "out": args.out.display().to_string() });
+    out.result(&written, |_| format!("wrote {} files to {}\n", files.len(), args.out.display()))?;
     Ok(0)
 }

@@ -8,25 +8,23 @@ use adjutant::mail::post::{self, Selection};
 use adjutant::mail::{self, MailSettings, Outgoing, Security, TransportKind};
 use adjutant::Error;
 
-use super::arguments::{MailArgs, SubmitArgs};
+use super::arguments::{self, MailArgs, SubmitArgs};
 use super::output::{Out, Style};
 use super::{receipt_text, standing_receipt_text, Outcome};
 
-fn parse_transport(s: &str) -> Result<TransportKind, Error> {
-    match s {
-        "smtp" => Ok(TransportKind::Smtp),
-        "sendmail" => Ok(TransportKind::Sendmail),
-        "folder" => Ok(TransportKind::Folder),
-        other => Err(Error::usage(format!("--transport '{other}': choose smtp, sendmail or folder"))),
+fn transport(t: arguments::Transport) -> TransportKind {
+    match t {
+        arguments::Transport::Smtp => TransportKind::Smtp,
+        arguments::Transport::Sendmail => TransportKind::Sendmail,
+        arguments::Transport::Folder => TransportKind::Folder,
     }
 }
 
-fn parse_security(s: &str) -> Result<Security, Error> {
+fn security(s: arguments::Security) -> Security {
     match s {
-        "starttls" => Ok(Security::Starttls),
-        "tls" => Ok(Security::Tls),
-        "none" => Ok(Security::None),
-        other => Err(Error::usage(format!("--security '{other}': choose starttls, tls or none"))),
+        arguments::Security::Starttls => Security::Starttls,
+        arguments::Security::Tls => Security::Tls,
+        arguments::Security::None => Security::None,
     }
 }
 
@@ -54,11 +52,11 @@ fn settings(folder: &GameFolder, args: &MailArgs) -> Result<Option<MailSettings>
                     "game.yaml has no mail settings: give at least --transport and --from (or add a `mail:` section)",
                 ));
             };
-            MailSettings::new(from.clone(), parse_transport(kind)?)
+            MailSettings::new(from.clone(), transport(*kind))
         }
     };
-    if let Some(kind) = &args.transport {
-        s.transport = parse_transport(kind)?;
+    if let Some(kind) = args.transport {
+        s.transport = transport(kind);
     }
     if let Some(from) = &args.from {
         s.from = from.clone();
@@ -78,8 +76,8 @@ fn settings(folder: &GameFolder, args: &MailArgs) -> Result<Option<MailSettings>
         };
         s.folder = Some(dir);
     }
-    if let Some(security) = &args.security {
-        s.security = Some(parse_security(security)?);
+    if let Some(mode) = args.security {
+        s.security = Some(security(mode));
     }
     Ok(Some(s))
 }

@@ -5,17 +5,19 @@ mod demo;
 mod generate;
 mod mail;
 mod map;
+mod modules;
 mod odds;
 mod output;
 mod selfplay;
 mod status;
 
+use std::ffi::OsString;
 use std::fs;
 use std::io::{self, IsTerminal, Read};
 use std::path::Path;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches, ValueEnum};
 use serde::Serialize;
 
 use adjutant::base::dice::{self, Bytes32, DiceExpr, Die, PlayerKey, SideHash};
@@ -23,7 +25,7 @@ use adjutant::game::{self, roll_log, verify};
 use adjutant::Error;
 
 pub use arguments::Cli;
-use arguments::{Command, DiceCommand, RollCommand};
+use arguments::{ColorChoice, Command, DiceCommand, Format, RollCommand};
 use output::{BrokenPipe, Out, Style};
 
 /// Why a command stopped early.
@@ -48,51 +50,129 @@ type Outcome = Result<i32, Stop>;
 
 /// Run the command line; return the exit status.
 pub fn run() -> i32 {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    // `--format` and `--color` rule clap's own output too (help, usage
+    // errors), so they are read before clap parses the rest.
+    let (format, color) = early_choices(&argv);
+    let mut command = Cli::command().color(match color {
+        ColorChoice::Auto => clap::ColorChoice::Auto,
+        ColorChoice::Always => clap::ColorChoice::Always,
+        ColorChoice::Never => clap::ColorChoice::Never,
+    });
+    let parsed = command
+        .try_get_matches_from_mut(&argv)
+        .and_then(|matches| Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command)));
+    let cli = match parsed {
         Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help, --version: what was asked for, on standard output.
+            let _ = e.print();
+            return 0;
+        }
+        Err(e) if format == Format::Json => {
+            let text = e.render().to_string();
+            let message = text.trim().strip_prefix("error: ").unwrap_or(text.trim());
+            json_error("usage", message, 2, serde_json::Map::new());
+            return 2;
+        }
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return 2;
         }
     };
     let out = Out::new(cli.format, cli.color);
     match dispatch(&cli, &out) {
         Ok(code) => code,
         Err(Stop::BrokenPipe) => 0,
+        // Whatever player text an error quotes reaches the terminal escaped,
+        // in JSON too (whose reader may print the message as it is).
+        Err(Stop::Error(e)) if cli.format == Format::Json => {
+            let mut more = serde_json::Map::new();
+            if let Error::Data(located) = &e {
+                more.insert("file".into(), located.file.clone().into());
+                more.insert("line".into(), located.line.into());
+                more.insert("column".into(), located.column.into());
+                more.insert("field".into(), located.field.clone().into());
+            }
+            if !e.codes().is_empty() {
+                more.insert("codes".into(), serde_json::to_value(e.codes()).unwrap_or_default());
+            }
+            json_error(e.kind(), &adjutant::base::error::escape_lines(&e.to_string()), e.exit_code(), more);
+            e.exit_code()
+        }
         Err(Stop::Error(e)) => {
             let style = Style::decide(cli.color, io::stderr().is_terminal());
-            // Whatever player text an error quotes reaches the terminal escaped.
             eprintln!("{} {}", style.bad("error:"), adjutant::base::error::escape_lines(&e.to_string()));
             e.exit_code()
         }
     }
 }
 
+/// An error under `--format json`: one JSON object on standard error,
+/// `{"error": {"kind", "message", "exit_code", ...}}` (README, For scripts).
+fn json_error(kind: &str, message: &str, exit_code: i32, more: serde_json::Map<String, serde_json::Value>) {
+    let mut error = serde_json::Map::new();
+    error.insert("kind".into(), kind.into());
+    error.insert("message".into(), message.into());
+    error.insert("exit_code".into(), exit_code.into());
+    error.extend(more);
+    let value = serde_json::json!({ "error": error });
+    eprintln!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+}
+
+/// `--format` and `--color` as the command line gives them (the last of
+/// each wins, as clap takes them), before clap has parsed it: a value clap
+/// would refuse counts as the default.
+fn early_choices(argv: &[OsString]) -> (Format, ColorChoice) {
+    let mut format = Format::Text;
+    let mut color = ColorChoice::Auto;
+    let mut args = argv.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        let (name, value) = match arg.split_once('=') {
+            Some((name, value)) => (name.to_string(), Some(value.to_string())),
+            None => (arg.to_string(), None),
+        };
+        if name != "--format" && name != "--color" {
+            continue;
+        }
+        let Some(value) = value.or_else(|| args.next().map(|v| v.into_owned())) else { break };
+        if name == "--format" {
+            format = Format::from_str(&value, false).unwrap_or(format);
+        } else {
+            color = ColorChoice::from_str(&value, false).unwrap_or(color);
+        }
+    }
+    (format, color)
+}
+
 fn dispatch(cli: &Cli, out: &Out) -> Outcome {
-    let wait = Duration::from_secs(cli.wait);
     match &cli.command {
         Command::New(args) => new(args, out),
         Command::Roll(args) => match &args.command {
             Some(RollCommand::Init(init)) => roll_init(init, out),
-            None => roll(args, wait, out),
+            None => roll(args, args.wait.duration(), out),
         },
-        Command::Verify(args) => verify_folder(args, wait, out),
-        Command::Player(args) => player(args, wait, out),
-        Command::Validate(args) => validate(args, wait, out),
-        Command::Resolve(args) => resolve_game(args, wait, out),
+        Command::Verify(args) => verify_folder(args, args.wait.duration(), out),
+        Command::Player(args) => player(args, args.wait.duration(), out),
+        Command::Validate(args) => validate(args, args.wait.duration(), out),
+        Command::Resolve(args) => resolve_game(args, args.wait.duration(), out),
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
         Command::CheckGame(args) => check_game(args, out),
         Command::Case(arguments::CaseCommand::Run { paths }) => run_cases(paths, out),
         Command::Module(arguments::ModuleCommand::Export { module, dir }) => export_module(module, dir, out),
+        Command::Modules => modules::run(out),
         Command::Demo(args) => demo::run(args, out),
         Command::Selfplay(args) => selfplay::run(args, out),
-        Command::Odds(args) => odds::run(args, wait, out),
-        Command::Template(args) => template(args, wait, out),
-        Command::Submit(args) => submit(args, wait, out),
-        Command::Mail(args) => mail::run(args, wait, out),
-        Command::Status(args) => status::run(&args.dir, wait, out),
-        Command::Report(args) => report(args, wait, out),
+        Command::Odds(args) => odds::run(args, args.wait.duration(), out),
+        Command::Template(args) => template(args, args.wait.duration(), out),
+        Command::Submit(args) => submit(args, args.wait.duration(), out),
+        Command::Mail(args) => mail::run(args, args.wait.duration(), out),
+        Command::Status(args) => status::run(&args.dir, args.wait.duration(), out),
+        Command::Report(args) => report(args, args.wait.duration(), out),
         Command::Generate(args) => generate::run(args, out),
     }
 }
@@ -429,10 +509,10 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
 }
 
 fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {
-    use adjutant::report::{game::game_report, Format, Viewer};
+    use adjutant::report::{game::game_report, Viewer};
     let folder = adjutant::game::folder::GameFolder::open(&args.dir)?;
     let read = adjutant::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
-    let format: Format = args.report_format.parse()?;
+    let format = report_format(args.report_format, out.format)?;
     let count = folder.journal().list()?.entries.len() as u32;
     let bad = || Error::usage(format!("--steps '{}': write N or A-B", args.steps.as_deref().unwrap_or("")));
     let (first, last) = match args.steps.as_deref() {
@@ -456,6 +536,29 @@ fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {
         None => out.write(&text)?,
     }
     Ok(0)
+}
+
+/// The report's format: `--as`, or JSON under `--format json` (the one way
+/// every command is asked for JSON; `--as json` is the old spelling, kept
+/// hidden).
+fn report_format(
+    given: Option<arguments::ReportAs>,
+    out: arguments::Format,
+) -> Result<adjutant::report::Format, Error> {
+    use adjutant::report::Format;
+    use arguments::ReportAs;
+    Ok(match (given, out) {
+        (None | Some(ReportAs::Json), arguments::Format::Json) | (Some(ReportAs::Json), _) => Format::Json,
+        (Some(other), arguments::Format::Json) => {
+            return Err(Error::usage(format!(
+                "--as {} and --format json: a report is one or the other; give --format json alone for the JSON report",
+                other.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+            )))
+        }
+        (None | Some(ReportAs::Text), _) => Format::Text,
+        (Some(ReportAs::Markdown), _) => Format::Markdown,
+        (Some(ReportAs::Html), _) => Format::Html,
+    })
 }
 
 /// A receipt in words: what was stored, its hash, and what the game awaits.

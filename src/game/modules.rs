@@ -132,6 +132,82 @@ pub fn system_reading(files: &ModuleFiles) -> Result<&'static dyn crate::system:
     })
 }
 
+/// A module as `adjutant modules` shows it: its identity, system, sides
+/// and scenarios.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ModuleSummary {
+    pub id: String,
+    pub name: String,
+    pub system: String,
+    pub sides: Vec<Side>,
+    pub scenarios: Vec<ScenarioSummary>,
+}
+
+/// A scenario of a module, and who plays it: the sides grouped by player.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ScenarioSummary {
+    pub id: String,
+    pub name: String,
+    pub first_turn: u32,
+    pub last_turn: u32,
+    /// The module's sides grouped by the player (alliance) they belong
+    /// to ([`crate::system::Rules::players_of_sides`]): the sides of one
+    /// group may be held together by one person; a side of no player's is
+    /// a group of its own.
+    pub players: Vec<PlayerSides>,
+}
+
+/// One player of a scenario and the sides it holds, in module order.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PlayerSides {
+    pub player: String,
+    pub sides: Vec<String>,
+}
+
+/// Every module there is ([`ids`]), each scenario loaded by the module's
+/// system to ask who plays which sides.
+pub fn summaries() -> Result<Vec<ModuleSummary>> {
+    let mut out = Vec::new();
+    for id in ids() {
+        let info = load(&id)?;
+        let system = system_named(&id, &info)?;
+        let files = ModuleFiles::embedded(&id);
+        let mut scenarios = Vec::new();
+        for scenario in &info.scenarios {
+            let rules = system.load(&files, &scenario.id)?;
+            scenarios.push(ScenarioSummary {
+                id: scenario.id.clone(),
+                name: scenario.name.clone(),
+                first_turn: scenario.first_turn,
+                last_turn: scenario.last_turn,
+                players: players_of(&info.sides, &rules.players_of_sides()),
+            });
+        }
+        out.push(ModuleSummary {
+            id: info.id.clone(),
+            name: info.name.clone(),
+            system: system.id().to_string(),
+            sides: info.sides.clone(),
+            scenarios,
+        });
+    }
+    Ok(out)
+}
+
+/// The sides grouped by player, in the order each player's first side
+/// comes in the module.
+fn players_of(sides: &[Side], players: &std::collections::BTreeMap<String, String>) -> Vec<PlayerSides> {
+    let mut groups: Vec<PlayerSides> = Vec::new();
+    for side in sides {
+        let player = players.get(&side.id).filter(|p| !p.is_empty()).unwrap_or(&side.id);
+        match groups.iter_mut().find(|g| &g.player == player) {
+            Some(group) => group.sides.push(side.id.clone()),
+            None => groups.push(PlayerSides { player: player.clone(), sides: vec![side.id.clone()] }),
+        }
+    }
+    groups
+}
+
 /// What `adjutant module export` wrote.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Exported {
@@ -206,6 +282,44 @@ pub fn run_case(case_file: &Path, label: &str, text: &str) -> Result<crate::syst
 mod tests {
     use super::*;
     use crate::base::embedded::embedded_yaml_files;
+
+    /// Savannah 1.3, 1.4: the French and the Americans are one player's
+    /// (the Allies), the British another's, in every scenario.
+    #[test]
+    fn summaries_group_savannahs_sides_by_player() {
+        let all = summaries().unwrap();
+        let savannah = all.iter().find(|m| m.id == "savannah-1779").unwrap();
+        assert_eq!(savannah.system, "gboar");
+        assert_eq!(savannah.scenarios.len(), 2);
+        for scenario in &savannah.scenarios {
+            let groups: Vec<(&str, Vec<&str>)> = scenario
+                .players
+                .iter()
+                .map(|g| (g.player.as_str(), g.sides.iter().map(String::as_str).collect()))
+                .collect();
+            assert_eq!(
+                groups,
+                [("british", vec!["british"]), ("allies", vec!["french", "american"])],
+                "{}",
+                scenario.id
+            );
+        }
+    }
+
+    #[test]
+    fn a_side_of_no_player_is_a_group_of_its_own() {
+        let sides: Vec<Side> =
+            ["a", "b", "c"].iter().map(|id| Side { id: id.to_string(), name: id.to_uppercase() }).collect();
+        let players = [("a".to_string(), "p".to_string()), ("c".to_string(), "p".to_string())].into_iter().collect();
+        let groups = players_of(&sides, &players);
+        assert_eq!(
+            groups,
+            [
+                PlayerSides { player: "p".into(), sides: vec!["a".into(), "c".into()] },
+                PlayerSides { player: "b".into(), sides: vec!["b".into()] }
+            ]
+        );
+    }
 
     /// Every YAML file of every embedded module has a compact form: the
     /// speed of loading a module depends on it.

@@ -127,7 +127,7 @@ codes! {
     NoLineOfSight = "no-line-of-sight", "11.4", "the gun cannot see its target";
     RifleFireNotAdjacent = "rifle-fire-not-adjacent", "10.2", "rifle fire is at an adjacent target";
     MortarTargetChoice = "mortar-target-choice", "Savannah 4.12", "`mortar_targets` names a hex and one of the side's own units in it";
-    // Close Combat (series 12; Savannah 4.1, 4.13).
+    // Close Combat (series 12; Savannah 4.1, 4.9, 4.13).
     AttackerIsEnemy = "attacker-is-enemy", "12.11", "the phasing player attacks with its own units";
     AttackerNotParadeOrder = "attacker-not-parade-order", "13.3", "disrupted and shattered units may not attack (13.3, 13.4)";
     AttackerRestricted = "attacker-restricted", "Savannah Hist. Special Rules", "the scenario's turn restrictions forbid the unit to attack";
@@ -152,6 +152,7 @@ codes! {
     OneDiversion = "one-diversion", "12.14", "only one stack receives a diversion in a phase";
     DiversionAttacked = "diversion-attacked", "12.14", "the hex that receives the diversion is not attacked";
     DiversionOnPinned = "diversion-on-pinned", "13.1", "pinned units may not receive a diversion (13.1 PIN, 12.14)";
+    LostMayNotWithdraw = "lost-may-not-withdraw", "Savannah 4.9", "mounted units that are Lost may not select Cavalry Withdrawal";
     LeaderMustAttack = "leader-must-attack", "Savannah Hist. Special Rules", "the named leader's hex must attack this turn (the scenario's turn restrictions)";
     // The Initiative Phase (12.62; Savannah 1.4).
     MomentumOverspent = "momentum-overspent", "12.62", "a player's sides spend more momentum chits than it holds";

@@ -30,3 +30,26 @@ pub fn restricted_stack<'a>(
         })
     })
 }
+
+/// Savannah 4.1: every unit in `hex` that a restriction `keep` selects
+/// keeps apart from another unit there, in id order. A hex of three or
+/// more units may hold several pairs: the first pair may be two units
+/// that cannot move (a shattered unit, a fixed gun) while a third can.
+pub fn restricted_units(rules: &Rules, state: &State, hex: HexId, keep: impl Fn(&Restriction) -> bool) -> Vec<String> {
+    let Some(stacking) = rules.stacking.as_ref() else { return Vec::new() };
+    let here: Vec<&Counter> = state
+        .units
+        .iter()
+        .filter(|(_, u)| u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex))
+        .filter_map(|(id, _)| rules.counter(id))
+        .collect();
+    let restrictions: Vec<&Restriction> = stacking.restrictions.iter().filter(|r| keep(r)).collect();
+    let mut ids: Vec<String> = here
+        .iter()
+        .filter(|x| here.iter().any(|y| x.id != y.id && restrictions.iter().any(|r| r.applies(x, y))))
+        .map(|x| x.id.clone())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}

@@ -170,22 +170,24 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
             continue;
         }
         // While the units the moves so far leave in the hex hold a pair
-        // the restriction keeps apart, and a move helps.
+        // the restriction keeps apart, and a move of one of them helps
+        // (any unit of any pair: the first pair may be two that cannot
+        // move, a shattered unit and a fixed gun, while a third can;
+        // self-play, seed 1, games 920, 4394, 7624, 8996).
         loop {
             let mut staying = state.clone();
             staying.units.retain(|id, _| !moved(all, id));
-            let Some((_, x, y)) =
-                crate::systems::gboar::board::stacking::restricted_stack(rules, &staying, hex, always)
-            else {
+            let units = crate::systems::gboar::board::stacking::restricted_units(rules, &staying, hex, always);
+            if units.is_empty() {
                 break;
-            };
+            }
             let before = check_moves(rules, state, player, all);
             let helps = |trial: &BTreeMap<String, Vec<Value>>| {
                 let after = check_moves(rules, state, player, trial);
                 after.len() < before.len() && after.iter().all(|p| before.contains(p))
             };
             let mut helped = None;
-            'unit: for id in [&x, &y] {
+            'unit: for id in &units {
                 let side = crate::systems::gboar::board::units::side_of(rules, id);
                 if !all.contains_key(&side) {
                     continue;

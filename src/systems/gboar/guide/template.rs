@@ -1723,6 +1723,57 @@ mod tests {
         }
     }
 
+    /// Savannah 4.1 and 13.3 (self-play, seed 1, games 920, 4394, 7624,
+    /// 8996 and 2114): a retreat's stack whose first restricted pair cannot
+    /// move while a third unit can, and a disrupted unit whose best hex
+    /// away holds a unit of the other army. In the positions of the
+    /// conformance cases that show the rule, the least orders of every
+    /// side validate, alone and together, and move the unit the rule makes
+    /// move (and no other).
+    #[test]
+    fn the_least_orders_unstack_a_third_unit_and_move_a_disrupted_unit_where_the_orders_leave_room() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/movement");
+        for (name, mover) in [
+            ("savannah-4-1-a-third-unit-of-the-stack-must-unstack.yaml", "blue-rifles"),
+            ("13-3-away-from-as-many-as-the-hexes-the-orders-leave-open.yaml", "blue-foot"),
+        ] {
+            let text = std::fs::read_to_string(dir.join(name)).unwrap();
+            let (rules, state, step) =
+                crate::systems::gboar::case::position(name, &text, |m| Ok(Source::dir(&dir.join(m)))).unwrap();
+            let sides = crate::systems::gboar::phases::awaited(&rules, &state, &step);
+            let least = minimal_of(&rules, &state, &step, &sides);
+            for (side, body) in &least {
+                let problems =
+                    crate::systems::gboar::phases::validate_body(&rules, &state, &step, side, body, "t.yaml", "");
+                assert!(problems.is_empty(), "{name} {side}: {problems:?}");
+            }
+            let together = crate::systems::gboar::phases::validate_step(&rules, &state, &step, &least);
+            assert!(together.is_empty(), "{name}: {together:?}");
+            let moved: BTreeSet<String> = least.values().flat_map(ordered_moves).collect();
+            assert_eq!(moved, BTreeSet::from([mover.to_string()]), "{name}: {least:?}");
+        }
+    }
+
+    /// Savannah 4.9: a Lost mounted unit may not select Cavalry Withdrawal;
+    /// the defence guide does not offer it for its hex, as it does for the
+    /// same unit not Lost.
+    #[test]
+    fn the_guide_offers_no_withdrawal_to_lost_cavalry() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/close-combat");
+        let name = "savannah-4-9-lost-cavalry-may-not-select-cavalry-withdrawal.yaml";
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let (rules, mut state, step) =
+            crate::systems::gboar::case::position(name, &text, |m| Ok(Source::dir(&dir.join(m)))).unwrap();
+        let offered = |state: &State| {
+            let least = minimal(&rules, state, &step, "blue");
+            let g = guide(&rules, state, &step, "blue", &least);
+            g.choices.iter().filter_map(|c| c.details.get("cavalry_withdrawal").and_then(|w| w.as_bool())).any(|w| w)
+        };
+        assert!(!offered(&state), "Lost: no withdrawal");
+        state.units.get_mut("blue-horse").unwrap().lost = false;
+        assert!(offered(&state), "not Lost: the withdrawal is open");
+    }
+
     /// Savannah Hist. Special Rules: a held gun that Defensive Artillery
     /// Fire sent back moves toward its at-start hex as quickly as it can;
     /// the least orders make that move, so they validate.

@@ -120,9 +120,15 @@
 //! combat unit and not stacked with a friendly Parade Order combat unit is
 //! captured (13.4: "ANY Close Combat phase"); then every disrupted unit of
 //! the phasing player ("their own Close Combat phase") in the same case
-//! suffers "D": shattered, retreating three hexes or captured (13.3). A
-//! unit shattered so is not captured again by 13.4 that phase: the
-//! parenthesis of 13.3 gives its whole consequence. Captures are credited
+//! suffers "D": shattered, retreating three hexes or captured (13.3).
+//! Shattered so, it too ends the phase where the retreat took it: a
+//! retreat of three hexes ends next to the enemy when every hex three
+//! hexes away is (13.24), and there, stacked with no friendly Parade Order
+//! combat unit, 13.4 captures it ("if they end ANY Close Combat phase
+//! adjacent to enemy units"; 13.3's "(i.e. they must retreat 3 hexes or be
+//! captured)" says what the "D" does, not that 13.4 passes it by; a unit
+//! shattered by a "D" in a combat of the phase is held to 13.4 the same
+//! way). Captures are credited
 //! to the army of the lowest-id enemy unit next to the unit; retreats take
 //! the defaults, and Savannah 4.9 does not apply (not a close combat result).
 

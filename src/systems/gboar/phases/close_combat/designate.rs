@@ -287,6 +287,36 @@ pub fn designate(
                                 );
                             }
                         }
+                        // Savannah 4.9: "Mounted units that are lost may not
+                        // select 'Cavalry Withdrawal' prior to Close Combat":
+                        // the Lost marker is on the map as the orders are
+                        // written, so choosing it for the unit's hex is
+                        // refused (a withdrawal another hex's instructions
+                        // choose is not open to it: `cavalry_may_withdraw`).
+                        if h.cavalry_withdrawal {
+                            let lost: Vec<&String> = state
+                                .units
+                                .iter()
+                                .filter(|(u, s)| s.lost && here.is_some() && hex_of(state, u) == here)
+                                .filter(|(u, _)| {
+                                    side_of(rules, u) == *side && rules.counter(u).is_some_and(|c| c.kind == "cavalry")
+                                })
+                                .map(|(u, _)| u)
+                                .collect();
+                            if !lost.is_empty() {
+                                let names: Vec<&str> = lost.iter().map(|u| u.as_str()).collect();
+                                bad(
+                                    side,
+                                    Code::LostMayNotWithdraw,
+                                    format!("defence.hexes.{hex}.cavalry_withdrawal"),
+                                    format!(
+                                        "{} in {hex} {} Lost: mounted units that are lost may not select Cavalry Withdrawal (Savannah 4.9)",
+                                        names.join(", "),
+                                        if names.len() == 1 { "is" } else { "are" }
+                                    ),
+                                );
+                            }
+                        }
                     }
                     d.defence.insert(side.clone(), o);
                 }

@@ -8,12 +8,16 @@ use super::*;
 // The phase
 
 /// 12.4: whether `defenders` may choose Cavalry Withdrawal against
-/// `attackers`: all Parade Order cavalry not withdrawn already, and no
-/// cavalry among the attackers.
+/// `attackers`: all Parade Order cavalry not withdrawn already, none Lost
+/// (Savannah 4.9: "Mounted units that are lost may not select 'Cavalry
+/// Withdrawal'"), and no cavalry among the attackers.
 pub fn cavalry_may_withdraw(rules: &Rules, state: &State, defenders: &[String], attackers: &[String]) -> bool {
     let all_cavalry = defenders.iter().all(|u| {
         rules.counter(u).is_some_and(|c| c.kind == "cavalry")
-            && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder && !s.cavalry_withdrawn)
+            && state
+                .units
+                .get(u)
+                .is_some_and(|s| s.condition == Condition::ParadeOrder && !s.cavalry_withdrawn && !s.lost)
     });
     let attacking_cavalry = attackers.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
     all_cavalry && !attacking_cavalry
@@ -308,7 +312,7 @@ pub fn resolve_phase(
                 .with("units", &cut_off),
             );
         } else if withdraw {
-            events.push(Event::new("12.4", "no-withdrawal", "Cavalry Withdrawal is not open to these defenders (all Parade Order cavalry, no attacking cavalry, not already withdrawn)".to_string()));
+            events.push(Event::new("12.4", "no-withdrawal", "Cavalry Withdrawal is not open to these defenders (all Parade Order cavalry, no attacking cavalry, not already withdrawn, none Lost: 12.4, Savannah 4.9)".to_string()));
         }
         // Steps 1-4.
         let attacker_lead = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref())

@@ -375,9 +375,6 @@ impl Phase<'_> {
             {
                 continue;
             }
-            if run.moved.contains_key(id) {
-                continue;
-            }
             let Some(hex) = hex_of(start, id) else { continue };
             let enemies = self.adjacent_enemies(hex);
             if enemies.is_empty() {
@@ -401,6 +398,30 @@ impl Phase<'_> {
             let open = |h: HexId| !self.ends_barred(&run.state, id, h);
             let options: Vec<HexId> =
                 self.disrupted_options_where(&run.state, &group, &occ, open).into_keys().collect();
+            // A unit that moved: the move was taken as it was walked, when
+            // the orders' later moves could still empty a hex or fill it
+            // (`disrupted_options`); here it ends next to no more enemy
+            // units than the best hex the orders leave open, or the orders
+            // are refused. (A hex they leave barred to it is end of phase
+            // stacking's problem.)
+            if let Some((_, field)) = run.moved.get(id) {
+                let best = options.iter().map(|o| self.adjacent_enemies(*o).len()).min();
+                let worse = |h: HexId| best.is_some_and(|b| self.adjacent_enemies(h).len() > b);
+                if let Some(now) = hex_of(&run.state, id).filter(|h| open(*h) && worse(*h)) {
+                    run.problems.push((
+                        side.clone(),
+                        problem(Code::DisruptedNextToEnemy,
+                            field.clone(),
+                            format!(
+                                "{id} is disrupted and begins next to enemy {}: it must use its one hex move to move away from as many enemy units as possible (13.3); where the orders leave the other units, {now} is not such a hex: it can move to {}",
+                                list(&enemies),
+                                hexes_text(&options)
+                            ),
+                        ),
+                    ));
+                }
+                continue;
+            }
             if !options.is_empty() {
                 run.problems.push((
                     side.clone(),

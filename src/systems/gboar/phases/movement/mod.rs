@@ -68,7 +68,11 @@
 //!   Movement Phase stacked with (Savannah 4.1: French and American), as
 //!   friendly units the orders leave count against the stacking limit
 //!   (7.1). A move there is legal, as 4.1 lets French and American units
-//!   pass through one another, if the other unit then moves out.
+//!   pass through one another, if the other unit then moves out. A unit
+//!   that moves is held to the same count when the phase ends: next to no
+//!   more enemy units than the best hex the orders leave open (as it is
+//!   walked, a move is taken if it is the best with or without the hexes
+//!   then held, since a later move may empty one).
 //! - Savannah 4.1, units stacked by a retreat must unstack in the next
 //!   friendly Movement Phase when one of them can move to a hex where the
 //!   orders leave no unit it may not end the phase stacked with.

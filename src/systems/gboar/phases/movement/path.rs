@@ -211,9 +211,19 @@ impl<'a> Phase<'a> {
 
     /// 13.3: the hexes a disrupted group may move to: one hex, not next to
     /// an enemy unit; one that begins next to the enemy must move away from
-    /// as many enemy units as it can.
+    /// as many enemy units as it can. "As many as it can" counts the hexes
+    /// where it may end the phase (Savannah 4.1, the module documentation);
+    /// as a move is walked, the orders' other moves may still empty a hex
+    /// or fill it, so a move is taken here if it is the best either way,
+    /// the hexes `state` holds a unit there it may not end the phase
+    /// stacked with counted or not (self-play, seed 1, game 2114); the
+    /// phase's end holds it to the hexes the orders leave open
+    /// ([`Phase::disrupted_must_move`]).
     pub(super) fn disrupted_options(&self, state: &State, group: &Group, occ: &Occupancy) -> BTreeMap<HexId, Step> {
-        self.disrupted_options_where(state, group, occ, |_| true)
+        let mut options = self.disrupted_options_where(state, group, occ, |_| true);
+        let open = |h: HexId| !group.ids.iter().any(|id| self.ends_barred(state, id, h));
+        options.extend(self.disrupted_options_where(state, group, occ, open));
+        options
     }
 
     /// [`Phase::disrupted_options`] among the hexes `open` keeps: "as many
