@@ -142,7 +142,16 @@ impl seam::Rules for Rules {
     }
 
     fn players_of_sides(&self) -> BTreeMap<String, String> {
-        self.players_of_armies()
+        // By side, as the trait says: a side's armies name it (module.yaml
+        // `armies[].side`), and their alliance is its player. Savannah's
+        // army ids equal its side ids; a module's need not.
+        let mut players = BTreeMap::new();
+        for army in &self.sequence.data.armies {
+            if let Some(player) = self.player_of_army(&army.id) {
+                players.entry(army.side.clone()).or_insert_with(|| player.to_string());
+            }
+        }
+        players
     }
 
     fn setup(&self) -> Result<seam::State> {

@@ -31,6 +31,37 @@ pub fn restricted_stack<'a>(
     })
 }
 
+/// Savannah 4.1: the first restriction `keep` selects that keeps `id`
+/// apart from another unit in `hex`, with that pair (in id order); else,
+/// when `id` is in no such pair (a leader, an exempt unit), the stack's
+/// first ([`restricted_stack`]). A hex of three or more units may hold
+/// several pairs, and the first need not hold `id`.
+pub fn restricted_pair_of<'a>(
+    rules: &'a Rules,
+    state: &State,
+    hex: HexId,
+    id: &str,
+    keep: impl Fn(&Restriction) -> bool,
+) -> Option<(&'a Restriction, String, String)> {
+    let stacking = rules.stacking.as_ref()?;
+    let me = rules.counter(id)?;
+    let here: Vec<&Counter> = state
+        .units
+        .iter()
+        .filter(|(other, u)| {
+            other.as_str() != id && u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex)
+        })
+        .filter_map(|(other, _)| rules.counter(other))
+        .collect();
+    let own = stacking.restrictions.iter().filter(|r| keep(r)).find_map(|r| {
+        here.iter().find(|y| r.applies(me, y)).map(|y| {
+            let (a, b) = if me.id <= y.id { (&me.id, &y.id) } else { (&y.id, &me.id) };
+            (r, a.clone(), b.clone())
+        })
+    });
+    own.or_else(|| restricted_stack(rules, state, hex, keep))
+}
+
 /// Savannah 4.1: every unit in `hex` that a restriction `keep` selects
 /// keeps apart from another unit there, in id order. A hex of three or
 /// more units may hold several pairs: the first pair may be two units

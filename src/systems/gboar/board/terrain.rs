@@ -91,6 +91,9 @@ pub struct Terrain<'a> {
     pub layout: Layout,
     index: &'a TerrainIndex,
     tec: &'a crate::systems::gboar::data::charts::TerrainFile,
+    /// Savannah 4.9 (charts/covered-way.yaml `lost_effects.zoc`): whether
+    /// Lost units exert a ZOC.
+    pub lost_zoc: bool,
 }
 
 fn road_id(kind: RoadKind) -> &'static str {
@@ -227,7 +230,12 @@ impl<'a> Terrain<'a> {
     /// The rules' terrain, indexed at its first use.
     pub fn new(rules: &'a Rules) -> Terrain<'a> {
         let index = rules.terrain_index.get_or_init(|| TerrainIndex::build(rules));
-        Terrain { layout: rules.module.map.layout, index, tec: &rules.charts.terrain }
+        Terrain {
+            layout: rules.module.map.layout,
+            index,
+            tec: &rules.charts.terrain,
+            lost_zoc: rules.charts.covered_way.lost_effects.zoc,
+        }
     }
 
     pub fn layout(&self) -> Layout {

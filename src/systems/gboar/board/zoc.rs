@@ -52,9 +52,10 @@ impl Zoc {
 
 /// 8.1: a Parade Order combat unit exerts a ZOC; disrupted and shattered
 /// units (13.3, 13.4), leaders (3.2: not combat units), units off the map
-/// and units lost on the Covered Way (Savannah 4.9) do not.
-pub fn exerts_zoc(counter: &Counter, unit: &UnitState) -> bool {
-    !counter.is_leader() && unit.hex.is_some() && unit.condition == Condition::ParadeOrder && !unit.lost
+/// and units lost on the Covered Way (Savannah 4.9: "They have no ZOC";
+/// `lost_zoc`, charts/covered-way.yaml `lost_effects.zoc`) do not.
+pub fn exerts_zoc(counter: &Counter, unit: &UnitState, lost_zoc: bool) -> bool {
+    !counter.is_leader() && unit.hex.is_some() && unit.condition == Condition::ParadeOrder && (lost_zoc || !unit.lost)
 }
 
 /// 3.2, 8.31: a rifle unit: type `rifle` or `musket-rifle`, or any unit
@@ -100,7 +101,9 @@ pub fn enemy_zoc_in(
     let mut zoc = Zoc::default();
     for (id, unit) in &state.units {
         let Some(counter) = counters.get(id.as_str()) else { continue };
-        if player_of_army.get(&counter.army).map(String::as_str) == Some(player) || !exerts_zoc(counter, unit) {
+        if player_of_army.get(&counter.army).map(String::as_str) == Some(player)
+            || !exerts_zoc(counter, unit, terrain.lost_zoc)
+        {
             continue;
         }
         let Some(at) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };

@@ -815,13 +815,16 @@ pub fn retreat_with(
         hex_of(state, id).ok_or_else(|| Error::refused(format!("{id} is not on the map: it cannot retreat")))?;
     let mut events = Vec::new();
 
-    // Savannah 4.9: a Lost unit is pinned instead.
-    if now.lost {
-        if order.distance == Distance::CavalryWithdrawal {
-            return Err(Error::refused(format!(
-                "Savannah 4.9: {id} is Lost: mounted units that are lost may not select Cavalry Withdrawal"
-            )));
-        }
+    // Savannah 4.9: a Lost unit is pinned instead (charts/covered-way.yaml
+    // `lost_effects`: `retreat_becomes_pin`, `cavalry_withdrawal`).
+    let lost = &rules.charts.covered_way.lost_effects;
+    if now.lost && !lost.cavalry_withdrawal && order.distance == Distance::CavalryWithdrawal {
+        return Err(Error::refused(format!(
+            "Savannah 4.9: {id} is Lost: mounted units that are lost may not select Cavalry Withdrawal"
+        )));
+    }
+    // A withdrawal the chart allows is no Retreat result: it is made.
+    if now.lost && lost.retreat_becomes_pin && order.distance != Distance::CavalryWithdrawal {
         if let Some(pin) = order.close_combat {
             if let Some(u) = state.units.get_mut(id) {
                 u.pinned = true;

@@ -767,28 +767,57 @@ pub fn mortar_victim(
 /// French and the Americans) may not each fire at the same unit: the later
 /// side (in side order) is refused. As `(side, code, field, message)`.
 pub fn check_sides(orders: &BTreeMap<String, crate::base::yaml::Value>) -> Vec<(String, Code, String, String)> {
+    targeted_across_sides(orders, "fire", "Defensive Artillery Fire per phase (11.2)", |body| {
+        crate::base::yaml::from_value::<FireOrders>(body.clone())
+            .map(|o| o.fire.into_iter().map(|f| f.target).collect())
+            .unwrap_or_default()
+    })
+}
+
+/// 10.2 across a player's sides, as 11.2 ([`check_sides`]): "No unit may
+/// be the target of more than one Rifle Fire per phase". Each side's
+/// orders are one Rifle Fire per target; two sides of one player (the
+/// French and the Americans) each firing at one unit would be two: the
+/// later side (in side order) is refused. (10.2's combined SPs are the
+/// units of one fire, of one side's orders.)
+pub fn check_rifle_sides(orders: &BTreeMap<String, crate::base::yaml::Value>) -> Vec<(String, Code, String, String)> {
+    targeted_across_sides(orders, "rifle_fire", "Rifle Fire per phase (10.2)", |body| {
+        crate::base::yaml::from_value::<RifleOrders>(body.clone())
+            .map(|o| o.rifle_fire.into_iter().map(|f| f.target).collect())
+            .unwrap_or_default()
+    })
+}
+
+/// The targets of each side's fires (`field`'s list, read by `targets`)
+/// that an earlier side (in side order) already fires at, refused: "no
+/// unit is the target of more than one `what`". One side's own fires are
+/// its own check's (`check`, [`check_rifles`]).
+fn targeted_across_sides(
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    field: &str,
+    what: &str,
+    targets: impl Fn(&crate::base::yaml::Value) -> Vec<String>,
+) -> Vec<(String, Code, String, String)> {
     let mut fired_at: BTreeMap<String, String> = BTreeMap::new();
     let mut problems = Vec::new();
     for (side, body) in orders {
-        let Ok(o) = crate::base::yaml::from_value::<FireOrders>(body.clone()) else { continue };
-        let mut own: Vec<&str> = Vec::new();
-        for (n, f) in o.fire.iter().enumerate() {
-            match fired_at.get(&f.target) {
+        let mut own: Vec<String> = Vec::new();
+        for (n, target) in targets(body).into_iter().enumerate() {
+            match fired_at.get(&target) {
                 Some(other) if other != side => problems.push((
                     side.clone(),
                     Code::TargetedTwice,
-                    format!("fire[{n}].target"),
+                    format!("{field}[{n}].target"),
                     format!(
-                        "{} is already the target of the {other} side's fire: no unit is the target of more than one \
-                         Defensive Artillery Fire per phase (11.2)",
-                        crate::base::error::echo(&f.target)
+                        "{} is already the target of the {other} side's fire: no unit is the target of more than one {what}",
+                        crate::base::error::echo(&target)
                     ),
                 )),
-                _ => own.push(&f.target),
+                _ => own.push(target),
             }
         }
         for t in own {
-            fired_at.entry(t.to_string()).or_insert_with(|| side.clone());
+            fired_at.entry(t).or_insert_with(|| side.clone());
         }
     }
     problems
@@ -1139,7 +1168,7 @@ pub fn resolve_rifle_phase(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
-    let mut problems = Vec::new();
+    let mut problems = check_rifle_sides(orders);
     for (side, body) in orders {
         problems.extend(check_rifles(rules, state, side, body).into_iter().map(|(c, f, m)| (side.clone(), c, f, m)));
     }

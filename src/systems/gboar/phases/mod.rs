@@ -287,7 +287,8 @@ pub struct SideProblem {
 /// (Savannah 4.1), French and American units combining against one hex
 /// (Savannah 4.13), an enemy unit that no phasing side attacks (12.13),
 /// the Allies' sides spending together more momentum than they hold
-/// (Savannah 1.4, 12.62). Empty when `resolve` accepts the orders.
+/// (Savannah 1.4, 12.62), two sides of one player firing at one unit
+/// (10.2, 11.2). Empty when `resolve` accepts the orders.
 pub fn validate_step(
     rules: &Rules,
     state: &State,
@@ -373,6 +374,9 @@ fn check_step(
         }
         Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" => {
             fire::check_sides(orders).into_iter().map(one).collect()
+        }
+        Step::PlayerTurn { phase, .. } if phase == "rifle-fire" => {
+            fire::check_rifle_sides(orders).into_iter().map(one).collect()
         }
         _ => Vec::new(),
     }

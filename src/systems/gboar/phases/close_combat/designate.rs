@@ -293,7 +293,7 @@ pub fn designate(
                         // written, so choosing it for the unit's hex is
                         // refused (a withdrawal another hex's instructions
                         // choose is not open to it: `cavalry_may_withdraw`).
-                        if h.cavalry_withdrawal {
+                        if h.cavalry_withdrawal && !rules.charts.covered_way.lost_effects.cavalry_withdrawal {
                             let lost: Vec<&String> = state
                                 .units
                                 .iter()
@@ -519,7 +519,7 @@ pub fn designate(
                 }
                 let Some(h) = hex_of(state, id) else { continue };
                 if let Some((r, x, y)) =
-                    crate::systems::gboar::board::stacking::restricted_stack(rules, state, h, |r| {
+                    crate::systems::gboar::board::stacking::restricted_pair_of(rules, state, h, id, |r| {
                         !r.stacked_may_attack_voluntarily
                     })
                 {

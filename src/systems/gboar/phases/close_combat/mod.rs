@@ -10,8 +10,9 @@
 //! # Readings of the rules
 //!
 //! - SPs (12.23 step 1): artillery counts 0 (12.3); a disrupted unit half
-//!   its SPs rounded up (13.3), a shattered one 1 (13.4), a Lost one half
-//!   rounded up (Savannah 4.9).
+//!   its SPs rounded up (13.3), a shattered one 1 (13.4), a Lost one as
+//!   charts/covered-way.yaml `lost_effects.strength` says (Savannah 4.9:
+//!   half, rounded up).
 //! - The leader in command whose Close Combat DRM counts (14.21) is the one
 //!   in command in the lead unit's hex.
 //! - Terrain (step 3): the hex terrain of the Defender's lead unit's hex; of
@@ -125,8 +126,10 @@ pub fn strength(rules: &Rules, state: &State, id: &str) -> i32 {
         Condition::Disrupted => half_up(sps),
         Condition::ParadeOrder => sps,
     };
+    // Savannah 4.9: "They attack and defend at half strength (round up
+    // fractions)" (charts/covered-way.yaml `lost_effects.strength`).
     if u.lost {
-        half_up(sps)
+        rules.charts.covered_way.lost_effects.strength.apply(sps)
     } else {
         sps
     }

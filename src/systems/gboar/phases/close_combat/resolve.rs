@@ -10,14 +10,16 @@ use super::*;
 /// 12.4: whether `defenders` may choose Cavalry Withdrawal against
 /// `attackers`: all Parade Order cavalry not withdrawn already, none Lost
 /// (Savannah 4.9: "Mounted units that are lost may not select 'Cavalry
-/// Withdrawal'"), and no cavalry among the attackers.
+/// Withdrawal'", unless charts/covered-way.yaml `lost_effects` has
+/// `cavalry_withdrawal: true`), and no cavalry among the attackers.
 pub fn cavalry_may_withdraw(rules: &Rules, state: &State, defenders: &[String], attackers: &[String]) -> bool {
+    let lost_may = rules.charts.covered_way.lost_effects.cavalry_withdrawal;
     let all_cavalry = defenders.iter().all(|u| {
         rules.counter(u).is_some_and(|c| c.kind == "cavalry")
             && state
                 .units
                 .get(u)
-                .is_some_and(|s| s.condition == Condition::ParadeOrder && !s.cavalry_withdrawn && !s.lost)
+                .is_some_and(|s| s.condition == Condition::ParadeOrder && !s.cavalry_withdrawn && (lost_may || !s.lost))
     });
     let attacking_cavalry = attackers.iter().any(|u| rules.counter(u).is_some_and(|c| c.kind == "cavalry"));
     all_cavalry && !attacking_cavalry

@@ -1,11 +1,13 @@
 //! Savannah 4.9, the Covered Way: a stack moving along it rolls a die for
-//! each hex entered (charts/covered-way.yaml), and a lost stack stops.
+//! each hex entered (charts/covered-way.yaml), and a lost stack stops
+//! (`lost_effects.may_not_move_further`).
 
 use super::*;
 
 impl Phase<'_> {
     /// Savannah 4.9: a die for the stack per hex it enters along the Covered
-    /// Way, with the chart's DRMs; where the stack gets lost it stops. Without
+    /// Way, with the chart's DRMs; where the stack gets lost it stops (if the
+    /// chart's `lost_effects` says so: else it goes on, Lost). Without
     /// dice (orders only checked) no one gets lost. Gives the hexes of this
     /// march along it and whether the stack got lost.
     pub(super) fn lost_rolls(&self, run: &mut Run<'_>, ids: &[String], walked: &mut Walk) -> (u32, bool) {
@@ -17,13 +19,16 @@ impl Phase<'_> {
         let die = match self.covered_way.die {
             crate::systems::gboar::data::charts::Die::D10 => crate::base::dice::Die::D10,
         };
+        // "They may not move any further that turn" (`lost_effects`).
+        let stops = self.covered_way.lost_effects.may_not_move_further;
         let mut lost_at = None;
         for k in 0..walked.steps.len() {
             if !walked.steps.get(k).is_some_and(|s| s.along) {
                 continue;
             }
             let Some(hex) = walked.hexes.get(k).copied() else { break };
-            if let Some(dice) = run.dice.as_mut() {
+            // Once lost, a stack that goes on rolls no more: it is Lost.
+            if let (None, Some(dice)) = (lost_at, run.dice.as_mut()) {
                 let mut drms: Vec<(String, i32)> = Vec::new();
                 for d in &table.drms {
                     match d.id.as_str() {
@@ -79,10 +84,10 @@ impl Phase<'_> {
                             self.names(ids),
                             if drm_text.is_empty() { "" } else { ", " },
                             drm_text.join(", "),
-                            if is_lost {
-                                "lost: the stack stops and may not move further this turn"
-                            } else {
-                                "not lost"
+                            match (is_lost, stops) {
+                                (true, true) => "lost: the stack stops and may not move further this turn",
+                                (true, false) => "lost",
+                                (false, _) => "not lost",
                             }
                         ),
                     )
@@ -96,13 +101,15 @@ impl Phase<'_> {
                 count = count.saturating_add(1);
                 if is_lost {
                     lost_at = Some(k);
-                    break;
+                    if stops {
+                        break;
+                    }
                 }
             } else {
                 count = count.saturating_add(1);
             }
         }
-        if let Some(k) = lost_at {
+        if let Some(k) = lost_at.filter(|_| stops) {
             let whole = walked.hexes.len();
             walked.hexes.truncate(k + 1);
             walked.steps.truncate(k + 1);

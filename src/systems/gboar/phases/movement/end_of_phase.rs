@@ -473,7 +473,13 @@ impl Phase<'_> {
                 continue;
             }
             let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
-            let Some((r, x, y)) = restricted_stack(self.rules, start, hex, keep) else { continue };
+            // The unit's own pair, not the stack's first: in a stack of
+            // three the first pair need not hold it.
+            let Some((r, x, y)) =
+                crate::systems::gboar::board::stacking::restricted_pair_of(self.rules, start, hex, id, keep)
+            else {
+                continue;
+            };
             let options = self.one_unit_ends(&base, id, |h| self.adjacent_enemies(h).is_empty(), usize::MAX);
             if options.is_empty() {
                 continue;

@@ -159,7 +159,6 @@ use crate::base::error::{Error, Result};
 use crate::base::hex::{neighbours, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code, Refusal};
-use crate::systems::gboar::board::stacking::restricted_stack;
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::{Condition, OffMap, State};
 use crate::systems::gboar::board::terrain::Terrain;

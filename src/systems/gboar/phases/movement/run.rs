@@ -679,10 +679,10 @@ impl Phase<'_> {
             }
         }
         // Savannah 4.9: units that begin stacked move along the Covered Way
-        // as one stack.
+        // as one stack (charts/covered-way.yaml `stacks_move_together`).
         let mut walked = walked;
         let along = walked.steps.iter().any(|s| s.along);
-        if along {
+        if along && self.covered_way.lost_effects.stacks_move_together {
             let split: Vec<String> = run
                 .along
                 .iter()
