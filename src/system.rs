@@ -169,6 +169,9 @@ pub struct Standing {
     /// Cards in hand, by holder (side or player): the shell shows a viewer
     /// its own only.
     pub cards: BTreeMap<String, Vec<String>>,
+    /// The turn track the game turn marker is on (Savannah 1.6:
+    /// `strategic` or `tactical`), for a game with turn tracks.
+    pub track: Option<String>,
     pub result: Option<GameResult>,
 }
 

@@ -74,7 +74,7 @@ fn library_rolls_agree_over_1000_random_seeds() {
             let kinds: Vec<Die> = (0..1 + gen.below(30)).map(|_| die_of(gen.next())).collect();
             let mut step = StepDice::new(&seed);
             let values: Vec<u16> = kinds.iter().map(|&d| step.roll(d, "x")).collect();
-            let names: Vec<&str> = kinds.iter().map(|d| d.name()).collect();
+            let names: Vec<String> = kinds.iter().map(|d| d.name()).collect();
             requests.push(json!({"op": "mixed", "seed": seed.to_hex(), "dice": names}));
             expected.push(json!({"values": values}));
         }
@@ -163,8 +163,10 @@ fn the_dice_commands_agree_on_random_inputs() {
         let seed = gen.hex32();
         let die = die_of(gen.next());
         let count = 1 + gen.below(60);
-        printed
-            .push(("rolls", run(dir.path(), &["dice", "rolls", "--seed", &seed, die.name(), &count.to_string()]).ok()));
+        printed.push((
+            "rolls",
+            run(dir.path(), &["dice", "rolls", "--seed", &seed, &die.name(), &count.to_string()]).ok(),
+        ));
         requests.push(json!({"op": "rolls", "seed": seed, "die": die.name(), "count": count}));
     }
     let answers = ask_python(&requests);

@@ -239,11 +239,28 @@ pub fn step_seed(
 
 /// §5: the dice of the protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(into = "String", try_from = "String")]
 pub enum Die {
     D6,
     D10,
     D100,
+    /// §5: one card of the n left in a deck, written `cN` (value 1..n, the
+    /// n-th in the deck's order): a draw of Random Events cards (Savannah 4.3).
+    Cards(u16),
+}
+
+impl From<Die> for String {
+    fn from(die: Die) -> String {
+        die.to_string()
+    }
+}
+
+impl TryFrom<String> for Die {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Die, String> {
+        s.parse()
+    }
 }
 
 impl Die {
@@ -254,6 +271,7 @@ impl Die {
             Die::D6 => 6,
             Die::D10 => 10,
             Die::D100 => 100,
+            Die::Cards(n) => u32::from(n.max(1)),
         }
     }
 
@@ -261,22 +279,33 @@ impl Die {
     pub fn value_of_face(self, face: u32) -> u16 {
         match self {
             Die::D10 => face as u16,
-            Die::D6 | Die::D100 => face as u16 + 1,
+            Die::D6 | Die::D100 | Die::Cards(_) => face as u16 + 1,
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Die::D6 => "d6",
-            Die::D10 => "d10",
-            Die::D100 => "d100",
+            Die::D6 => "d6".into(),
+            Die::D10 => "d10".into(),
+            Die::D100 => "d100".into(),
+            Die::Cards(n) => format!("c{n}"),
+        }
+    }
+
+    /// The lowest and highest value the die reads.
+    pub fn range(self) -> (u16, u16) {
+        match self {
+            Die::D10 => (0, 9),
+            Die::D6 => (1, 6),
+            Die::D100 => (1, 100),
+            Die::Cards(n) => (1, n.max(1)),
         }
     }
 }
 
 impl fmt::Display for Die {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.name())
     }
 }
 
@@ -288,7 +317,10 @@ impl FromStr for Die {
             "d6" => Ok(Die::D6),
             "d10" => Ok(Die::D10),
             "d100" => Ok(Die::D100),
-            _ => Err(format!("unknown die '{s}': the dice are d6, d10 and d100")),
+            c => match c.strip_prefix('c').and_then(|n| n.parse::<u16>().ok()) {
+                Some(n) if n >= 1 => Ok(Die::Cards(n)),
+                _ => Err(format!("unknown die '{s}': the dice are d6, d10 and d100, and cN for one card of N")),
+            },
         }
     }
 }
@@ -545,5 +577,23 @@ mod tests {
         assert_eq!(draw_from(Die::D10, &[u32::MAX - 6]), (((u32::MAX - 6) % 10) as u16, 1));
         assert_eq!(draw_from(Die::D100, &[u32::MAX - 95, 99]), (100, 2));
         assert_eq!(draw_from(Die::D100, &[u32::MAX - 96]), (((u32::MAX - 96) % 100) as u16 + 1, 1));
+    }
+
+    /// §5: `cN`, one card of N: written and read back as `c55`, drawn by
+    /// the same rejection sampling, read `face + 1` (1..N).
+    #[test]
+    fn a_card_die() {
+        let die: Die = "c55".parse().unwrap();
+        assert_eq!(die, Die::Cards(55));
+        assert_eq!(die.to_string(), "c55");
+        assert_eq!(die.range(), (1, 55));
+        let limit = (1u64 << 32) - ((1u64 << 32) % 55);
+        assert_eq!(draw_from(die, &[(limit as u32), 54]), (55, 2));
+        assert_eq!(draw_from(die, &[110]), (1, 1));
+        let json = serde_json::to_string(&die).unwrap();
+        assert_eq!(json, "\"c55\"");
+        assert_eq!(serde_json::from_str::<Die>(&json).unwrap(), die);
+        assert_eq!(serde_json::from_str::<Die>("\"d10\"").unwrap(), Die::D10);
+        assert!("c0".parse::<Die>().is_err() && "d8".parse::<Die>().is_err());
     }
 }

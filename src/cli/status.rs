@@ -35,6 +35,10 @@ struct Status {
     /// Victory points per army, in halves (Savannah 2.9).
     vp_halves: BTreeMap<String, i32>,
     momentum: BTreeMap<String, u32>,
+    /// The turn track of the turn (Savannah 1.6), if the game has tracks.
+    track: Option<String>,
+    /// How many Random Events cards each player holds (Savannah 4.3).
+    hand_sizes: BTreeMap<String, usize>,
     result: Option<adjutant::system::GameResult>,
     players: Vec<adjutant::game::folder::Player>,
     /// The latest dispatch of reports (`reports/000047-000049`), if any.
@@ -121,6 +125,8 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         army_morale: standing_now.army_morale,
         vp_halves: standing_now.vp_halves,
         momentum: standing_now.momentum,
+        track: standing_now.track,
+        hand_sizes: standing_now.cards.iter().map(|(h, c)| (h.clone(), c.len())).collect(),
         result: standing_now.result,
         players: folder.config.players.clone(),
     };
@@ -137,7 +143,8 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         match (&status.result, &status.step) {
             (Some(r), _) => text += &format!("{} {} {} victory\n", s.good("game over:"), r.winner, r.level),
             (None, Some(step)) => {
-                text += &format!("turn {}, next step {step}\n", status.turn);
+                let track = status.track.as_ref().map(|t| format!(" ({t} turn track)")).unwrap_or_default();
+                text += &format!("turn {}{track}, next step {step}\n", status.turn);
                 let waiting: Vec<String> = status
                     .awaiting
                     .iter()
@@ -191,6 +198,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         text += &format!("{table}\n");
         let chits: Vec<String> = status.momentum.iter().map(|(p, n)| format!("{p} {n}")).collect();
         text += &format!("momentum chits: {}\n", if chits.is_empty() { "none".into() } else { chits.join(", ") });
+        if !status.hand_sizes.is_empty() {
+            let hands: Vec<String> = status.hand_sizes.iter().map(|(p, n)| format!("{p} {n}")).collect();
+            text += &format!("Random Events cards in hand: {}\n", hands.join(", "));
+        }
         for p in &status.players {
             text += &format!(
                 "player {}: {}{}\n",

@@ -127,8 +127,10 @@ fn resolve_step(
 /// `inbox/` (checked when their step comes), standing orders for sides
 /// that sent none (`standing/`), and none for steps that take no orders.
 /// Stops at the first step that lacks someone's orders, or whose submitted
-/// or standing orders fail their checks now (listed in `refused`). Files
-/// given that fail their checks are refused and change nothing.
+/// or standing orders fail their checks now, or that awaits no one and
+/// cannot be resolved (a phase not built yet): each listed in `refused`,
+/// the steps before it kept. Files given that fail their checks are
+/// refused and change nothing.
 pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Progress> {
     let folder = GameFolder::open(dir)?;
     if folder.config.kind != FolderKind::Game {
@@ -258,7 +260,18 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
             .collect();
-        let (mut entry, next) = resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine))?;
+        let (mut entry, next) =
+            match resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine)) {
+                Ok(done) => done,
+                // A step that awaits no one and that the rules engine refuses
+                // (a phase it cannot resolve yet) stops the run there: the
+                // steps before it stand, and the refusal says why it stopped.
+                Err(e) if awaited.is_empty() && matches!(e, Error::Refused(_) | Error::Coded { .. }) => {
+                    refused.push(e.to_string());
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
         entry.previous = previous;
         // The entry's bytes, made once: hashed for the next entry's link and
         // the reports' journal head, and written as they are.

@@ -134,6 +134,10 @@ pub struct Standing {
     pub victory_points: BTreeMap<String, VictoryPoints>,
     /// Cards in hand, by holder: the viewer's own only (all for the referee).
     pub cards: BTreeMap<String, Vec<String>>,
+    /// How many cards each holder has in hand: every hand's size, for
+    /// every viewer (Savannah 4.3: the other side's hand is secret, not
+    /// its size).
+    pub hand_sizes: BTreeMap<String, usize>,
     /// The next step, or null when the game is over.
     pub next_step: Option<String>,
     /// The sides whose orders the next step awaits.
@@ -308,6 +312,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
             .map(|(army, &halves)| (army.clone(), VictoryPoints { halves, text: halves_text(halves) }))
             .collect(),
         cards,
+        hand_sizes: state.cards.iter().map(|(holder, hand)| (holder.clone(), hand.len())).collect(),
         next_step: input.next_step.clone(),
         awaiting: input.awaiting.clone(),
         result: state.result.clone(),

@@ -125,13 +125,18 @@ fn standing_tables(model: &ReportModel, steps: Vec<StepTables>) -> TextTables {
     }
     right(&mut momentum, 1);
     let mut cards = table(&["holder", "cards in hand"]);
-    for (holder, hand) in &standing.cards {
-        cards.add_row(vec![holder.clone(), if hand.is_empty() { "none".into() } else { hand.join(", ") }]);
+    for (holder, size) in &standing.hand_sizes {
+        let shown = match standing.cards.get(holder) {
+            Some(hand) if hand.is_empty() => "none".to_string(),
+            Some(hand) => hand.join(", "),
+            None => format!("{size} card{} (not shown)", if *size == 1 { "" } else { "s" }),
+        };
+        cards.add_row(vec![holder.clone(), shown]);
     }
     TextTables {
         steps,
         armies: if names.is_empty() { String::new() } else { armies.to_string() },
         momentum: if standing.momentum.is_empty() { String::new() } else { momentum.to_string() },
-        cards: if standing.cards.is_empty() { String::new() } else { cards.to_string() },
+        cards: if standing.hand_sizes.is_empty() { String::new() } else { cards.to_string() },
     }
 }

@@ -108,6 +108,30 @@ fn a_side_sees_its_own_cards_only_and_the_referee_all() {
     }
 }
 
+/// Savannah 4.3: the other player's hand is secret, its size is not.
+#[test]
+fn a_side_sees_the_size_of_the_other_hand() {
+    let json_sizes = |out: &str| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(out).unwrap()["standing"]["hand_sizes"].clone()
+    };
+    for (viewer, words, other) in
+        [("french", "2 cards (not shown)", "british"), ("british", "1 card (not shown)", "allies")]
+    {
+        for (format, out) in all_formats(Viewer::Side(viewer.into())) {
+            if format == Format::Json {
+                let sizes = json_sizes(&out);
+                assert_eq!(sizes, serde_json::json!({"allies": 1, "british": 2}), "{viewer}: {out}");
+                assert!(serde_json::from_str::<serde_json::Value>(&out).unwrap()["standing"]["cards"][other].is_null());
+            } else {
+                assert!(out.contains(words), "{format}: {viewer} sees the size of the {other} hand\n{out}");
+            }
+        }
+    }
+    for (format, out) in all_formats(Viewer::Referee) {
+        assert!(!out.contains("(not shown)"), "{format}: the referee sees every hand\n{out}");
+    }
+}
+
 #[test]
 fn without_players_a_side_sees_only_cards_under_its_own_name() {
     let (game, standing, entries) = (game(), standing(), vec![entry()]);

@@ -114,6 +114,10 @@ pub struct StatePatch {
     /// Savannah 1.6, 4.14: the last turn played on the Strategic Turn Track.
     #[serde(default)]
     pub strategic_turn_last: Option<u32>,
+    /// Savannah 4.3: each player's hand of Random Events cards, by card id
+    /// (taken from the deck).
+    #[serde(default)]
+    pub cards: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +184,9 @@ pub struct Expect {
     pub army_morale: BTreeMap<String, i32>,
     #[serde(default)]
     pub momentum: BTreeMap<String, u32>,
+    /// Savannah 4.3: each player's hand after the step (the players given).
+    #[serde(default)]
+    pub cards: BTreeMap<String, Vec<String>>,
     /// This turn's order of player turns after the step.
     #[serde(default)]
     pub player_order: Option<Vec<String>>,
@@ -296,11 +303,7 @@ impl Dice for ScriptedDice {
                 self.values.len()
             ))
         })?;
-        let (low, high) = match die {
-            Die::D10 => (0, 9),
-            Die::D6 => (1, 6),
-            Die::D100 => (1, 100),
-        };
+        let (low, high) = die.range();
         if !(low..=high).contains(&value) {
             return Err(Error::refused(format!(
                 "scripted die {} is {value}, but a {die} reads {low} to {high}",
@@ -393,6 +396,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     }
     if let Some(b) = patch.assault_declared {
         state.assault_declared = b;
+    }
+    for (holder, hand) in &patch.cards {
+        state.cards.insert(holder.clone(), hand.clone());
     }
     Ok(())
 }
@@ -600,6 +606,12 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
             if unwanted == found {
                 failures.push(format!("unit {id}: {field}: expected anything but {unwanted}, got it"));
             }
+        }
+    }
+    for (holder, want) in &expect.cards {
+        let got = done.state.cards.get(holder).cloned().unwrap_or_default();
+        if &got != want {
+            failures.push(format!("cards of {holder}: expected {want:?}, got {got:?}"));
         }
     }
     for (holder, want) in &expect.momentum {

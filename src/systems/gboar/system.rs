@@ -296,6 +296,7 @@ impl seam::Rules for Rules {
             momentum: state.momentum.clone(),
             vp_halves: state.vp_halves.clone(),
             cards: state.cards.clone(),
+            track: self.sequence.track(state.turn).map(str::to_string),
             result: state.result.clone(),
         }
     }

@@ -157,6 +157,16 @@ codes! {
     // The Initiative Phase (12.62; Savannah 1.4).
     MomentumOverspent = "momentum-overspent", "12.62", "a player's sides spend more momentum chits than it holds";
     FirstDeciderWaits = "first-decider-waits", "12.62", "the player who decides first cannot make its spending wait for the other's";
+    // Random Events cards (Savannah 4.3, 1.4).
+    CardsNotInScenario = "cards-not-in-scenario", "Savannah 4.3", "the scenario plays no Random Events cards";
+    CardNotHeld = "card-not-held", "Savannah 4.3", "the side's player does not hold the card (or plays it twice)";
+    CardFlagForbids = "card-flag-forbids", "Savannah 4.3", "the card's flags do not let this side's player play it (it may hold it)";
+    CardTimingForbids = "card-timing-forbids", "Savannah 4.3", "the card's game turn mark (or its turns) does not allow its play now";
+    CardEffectNotBuilt = "card-effect-not-built", "Savannah 4.3", "this version cannot play an effect of the card yet";
+    CardUnits = "card-units", "Savannah 4.3", "the units a card's play names are missing, too many, or not ones its effect may take";
+    CardCancelsNothing = "card-cancels-nothing", "Savannah 4.3", "a trumping card is played without `cancels:`, or another card with it";
+    NoMomentumChit = "no-momentum-chit", "Savannah 1.4", "the player holds no momentum chit to spend for an extra Random Events card";
+    ExtraCardOnce = "extra-card-once", "Savannah 1.4, 4.3", "a player spends at most 1 momentum chit per Random Events Phase";
     // Hidden enemy stacks (series 7.4; module.yaml `intelligence`).
     StacksOpen = "stacks-open", "7.4", "every stack may be examined already: the module's stacks are open";
     TargetNotExamined = "target-not-examined", "7.4", "under hidden stacks a fire names the hex of an enemy stack the side has not examined";

@@ -236,6 +236,10 @@ pub struct State {
     /// Random Events cards in each player's hand (Savannah 4.3), by card id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub cards: BTreeMap<String, Vec<String>>,
+    /// Random Events cards played (or set aside), in the order they left
+    /// the game: neither in the deck nor in a hand (Savannah 4.3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub played_cards: Vec<String>,
     /// Series 7.4 under module.yaml `intelligence: hidden-stacks`: the
     /// enemy units each side has examined (in its fire targets' hexes, next
     /// to its units in its Close Combat Phase, or by order) and the hex it
@@ -280,6 +284,15 @@ pub fn fixed_weather<'a>(
         .find(|t| (t.turn..=t.last.unwrap_or(t.turn)).contains(&turn))
         .map(|t| t.weather.as_str())
         .filter(|w| *w != crate::systems::gboar::data::charts::LAST_ROLLED)
+}
+
+/// Whether what a scenario's turn rule `requires` exists in `state`
+/// (Savannah 4.6: `completed-siege-work-hexside`). This version keeps no
+/// siege works (the Construct Siege Works Phase is not built), so none
+/// does; an unknown requirement never holds either.
+pub fn exists(state: &State, requirement: &str) -> bool {
+    let _ = (state, requirement);
+    false
 }
 
 /// The units of a scenario's reinforcement schedule.
@@ -402,6 +415,7 @@ impl State {
             momentum,
             vp_halves,
             cards: BTreeMap::new(),
+            played_cards: Vec::new(),
             examined: BTreeMap::new(),
             units,
             credit: BTreeMap::new(),

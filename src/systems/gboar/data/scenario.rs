@@ -21,6 +21,29 @@ pub struct ScenarioMovement {
     /// Rules that hold on some turns only (Savannah Hist. Turn 16).
     #[serde(default)]
     pub turn_restrictions: Vec<TurnRestrictions>,
+    /// Turn-dependent rules (Savannah 4.4, 4.6, ...); the sequence reads
+    /// those that name a `phase` (phases/mod.rs `offered`).
+    #[serde(default)]
+    pub turn_rules: Vec<TurnRule>,
+}
+
+/// A scenario's `turn_rules` entry, as far as the sequence of play needs
+/// it: the phase it governs, the turns of its steps, and what must exist
+/// before the phase has anything to do. Other keys are the rule's own.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TurnRule {
+    pub id: String,
+    #[serde(default)]
+    pub phase: Option<String>,
+    #[serde(default)]
+    pub steps: Vec<TurnRuleStep>,
+    #[serde(default)]
+    pub requires: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct TurnRuleStep {
+    pub turn: u32,
 }
 
 /// A turn's restrictions: `restrictions` are `{id, ...}` read by the parts

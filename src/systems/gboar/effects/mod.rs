@@ -4,10 +4,12 @@
 //! of reinforcements ([`arrivals`]), which both the Reinforcement Phase and,
 //! in a turn without one, the Movement Phase apply (9.6, 9.61); and what
 //! each side may see of the enemy's stacks under hidden stacks ([`intel`],
-//! series 7.4), which every step applies. effects/ imports
+//! series 7.4), which every step applies; and the Random Events cards
+//! ([`cards`], Savannah 4.3), drawn in their phase and played in any step. effects/ imports
 //! `board/` and `data/` only, never a phase or the guide.
 
 pub mod arrivals;
+pub mod cards;
 pub mod intel;
 pub mod losses;
 pub mod morale;

@@ -32,7 +32,7 @@ use super::least::key;
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Guide {
     /// What the step asks of the side: `movement`, `attack`, `defence`,
-    /// `fire`, `rifle-fire`, `initiative`, `set-up`, or `none`.
+    /// `fire`, `rifle-fire`, `initiative`, `set-up`, `random-events`, or `none`.
     pub kind: String,
     /// The section of docs/orders.md that describes these orders.
     pub doc: String,
@@ -269,8 +269,10 @@ pub fn guide(rules: &Rules, state: &State, step: &Step, side: &str, least: &Valu
         },
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative_guide(rules, state, side),
         Step::GameTurn { phase, .. } if phase == "set-up" => set_up_guide(rules, state, side),
+        Step::GameTurn { phase, .. } if phase == "random-events" => random_events_guide(rules, state, side),
         _ => plain_guide(rules, state, side, "none", ""),
     };
+    cards_guide(rules, state, side, &mut g);
     let heading = format!(
         "#\n# Your units ({side}, {}{}):\n",
         step.name(),
@@ -1169,6 +1171,101 @@ fn initiative_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     g.choices = choices;
     g.comment = comment;
     g
+}
+
+/// Savannah 1.4, 4.3: the Random Events Phase's choice, the extra card
+/// for a momentum chit.
+fn random_events_guide(rules: &Rules, state: &State, side: &str) -> Guide {
+    let mut g = plain_guide(rules, state, side, "random-events", "docs/orders.md, Random Events");
+    let player = rules.player_of_side(side);
+    let held = state.momentum.get(&player).copied().unwrap_or(0);
+    let max = rules.charts.cards.draw.momentum_extra_draw_max;
+    let mut text = format!(
+        "Random Events Phase (Savannah 4.3): the players draw in the order {}, one card each; the {player} player holds {held} momentum chit(s).",
+        rules.charts.cards.draw.order.join(", ")
+    );
+    let sides = rules.sequence.sides_of(&player);
+    if sides.len() > 1 {
+        text += &format!(" The {} sides share the chits and the hand (Savannah 1.4, 4.3).", sides.join(" and "));
+    }
+    let mut comment = wrap("# ", "#   ", &text);
+    if held > 0 && max > 0 {
+        let choice = Choice {
+            key: "momentum".into(),
+            yaml: Some("1".into()),
+            text: format!("spend 1 chit for one more card (Savannah 1.4: at most {max} a phase)"),
+            ..Choice::default()
+        };
+        comment += "# With no orders no chit is spent. To buy a card:\n";
+        comment += &choice_lines(false, &[&choice]);
+        g.choices.push(choice);
+    } else {
+        comment += "# No chit to spend for an extra card (Savannah 1.4).\n";
+    }
+    g.comment = comment;
+    g
+}
+
+/// Savannah 4.3: the player's hand, and each card it may play now as a
+/// `play:` choice (the others with why not); every step's orders may play
+/// cards. A trumping card is offered only in the step's own response form.
+fn cards_guide(rules: &Rules, state: &State, side: &str, g: &mut Guide) {
+    use crate::systems::gboar::effects::cards;
+    if !cards::in_scenario(rules) {
+        return;
+    }
+    let player = rules.player_of_side(side);
+    let hand = state.cards.get(&player).cloned().unwrap_or_default();
+    let others: Vec<String> = state
+        .cards
+        .iter()
+        .filter(|(h, _)| **h != player)
+        .map(|(h, cards)| format!("the {h} player holds {}", cards.len()))
+        .collect();
+    if hand.is_empty() && others.is_empty() {
+        return;
+    }
+    let mut text = if hand.is_empty() {
+        format!("Random Events cards (Savannah 4.3): the {player} player holds none")
+    } else {
+        let titles: Vec<String> = hand.iter().map(|id| cards::title(rules, id)).collect();
+        format!("Random Events cards (Savannah 4.3): the {player} player holds {}", titles.join(", "))
+    };
+    if !others.is_empty() {
+        text += &format!("; {}", others.join(", "));
+    }
+    text.push('.');
+    let mut comment = wrap("# ", "#   ", &text);
+    let playable = cards::playable(rules, state, &player);
+    let choices: Vec<Choice> = playable
+        .iter()
+        .map(|id| {
+            let effects: Vec<String> = cards::card(rules, id)
+                .map(|c| c.effects.iter().map(|e| e.effect.clone()).collect())
+                .unwrap_or_default();
+            Choice {
+                key: cards::PLAY.into(),
+                yaml: Some(format!("[{}]", cards::play_item(rules, state, &player, id))),
+                text: format!("play {} ({})", cards::title(rules, id), effects.join(", ")),
+                ..Choice::default()
+            }
+        })
+        .collect();
+    if !choices.is_empty() {
+        comment += "# Cards you may play now, with these orders:\n";
+        comment += &choice_lines(false, &choices.iter().collect::<Vec<_>>());
+    }
+    for id in hand.iter().filter(|id| !playable.contains(id)) {
+        let why = match cards::refusal(rules, state, &player, id) {
+            Some((code, message)) => format!("{message} [{}]", code.id()),
+            None => format!(
+                "a trumping card: play it only in answer to a card, `{{card: {id}, cancels: CARD-ID}}` (Savannah 4.3)"
+            ),
+        };
+        comment += &wrap("# not now: ", "#   ", &why);
+    }
+    g.comment += &comment;
+    g.choices.extend(choices);
 }
 
 /// Fire targets as the side may name them (series 7.4): under hidden

@@ -11,6 +11,7 @@ pub mod fire;
 pub mod initiative;
 pub mod movement;
 pub mod rally;
+pub mod random_events;
 pub mod reinforcement;
 pub mod set_up;
 pub mod victory;
@@ -25,7 +26,7 @@ use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::{self, Resolution, State};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
-use crate::systems::gboar::effects::intel;
+use crate::systems::gboar::effects::{cards, intel};
 
 /// Check the body of one side's orders for `step` (the header is already
 /// checked), reporting every problem. Phases that need no orders refuse a
@@ -110,6 +111,12 @@ fn check_body(
         return at_fields(examine, intel::EXAMINE);
     }
     let body = &intel::without_examine(body);
+    // Savannah 4.3: `play:` is the side's, whatever the phase.
+    let played = cards::check_plays(rules, state, side, body);
+    if !played.is_empty() {
+        return at_fields(played, cards::PLAY);
+    }
+    let body = &cards::without_plays(body);
     // 7.4: a fire at a hex, its target picked as the side's preferences say.
     let (body, picks) = match intel::hex_targets(rules, state, step.phase(), side, body) {
         Ok(targeted) => targeted,
@@ -151,6 +158,13 @@ fn check_body(
             }
         },
         "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step"),
+        "random-events" => {
+            let one = BTreeMap::from([(side.to_string(), body.clone())]);
+            at_fields(
+                random_events::check(rules, state, &one).into_iter().map(|(_, c, f, m)| (c, f, m)).collect(),
+                "step",
+            )
+        }
         "set-up" => at_fields(set_up::validate(rules, state, side, body), "deploy"),
         "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step"),
         // Series 15: rally needs no orders; nor do these.
@@ -206,6 +220,7 @@ pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
         "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
         "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
         "set-up" => ("set-up orders are `deploy:`, a map of unit to hex", None),
+        "random-events" => ("random events orders are `momentum:` (0 or 1) and `play:`", None),
         _ => return None,
     };
     Some(Hints { body, items })
@@ -296,7 +311,28 @@ pub fn validate_step(
     } else {
         orders
     };
-    let mut found = check_step(rules, state, step, orders);
+    // Savannah 4.3: `play:` is checked apart: a card two sides of one
+    // player both play.
+    let mut found = Vec::new();
+    let mut played: BTreeMap<(String, String), String> = BTreeMap::new();
+    for (side, body) in orders {
+        for (i, p) in cards::plays(body).unwrap_or_default().into_iter().enumerate() {
+            let key = (rules.player_of_side(side), p.card.clone());
+            if let Some(first) = played.insert(key, side.clone()) {
+                found.push(SideProblem {
+                    code: Code::CardNotHeld,
+                    side: side.clone(),
+                    field: format!("{}[{i}]", cards::PLAY),
+                    message: format!(
+                        "{} is played by {first} too; the card is played once",
+                        cards::title(rules, &p.card)
+                    ),
+                });
+            }
+        }
+    }
+    let unplayed: BTreeMap<String, Value> = orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect();
+    found.extend(check_step(rules, state, step, &unplayed));
     // 7.4: a problem names no enemy unit its side may not examine.
     if intel::hidden(rules) {
         for p in &mut found {
@@ -333,6 +369,9 @@ fn check_step(
         Step::GameTurn { phase, .. } if phase == "initiative" => {
             initiative::check(rules, state, orders).into_iter().map(one).collect()
         }
+        Step::GameTurn { phase, .. } if phase == "random-events" => {
+            random_events::check(rules, state, orders).into_iter().map(one).collect()
+        }
         Step::PlayerTurn { phase, .. } if phase == "defensive-artillery-fire" => {
             fire::check_sides(orders).into_iter().map(one).collect()
         }
@@ -358,6 +397,17 @@ pub fn resolve(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
+    // Savannah 4.3: the cards the orders play, before the phase.
+    if orders.values().any(|b| b.get(cards::PLAY).is_some()) {
+        let mut played = state.clone();
+        let events = cards::play_all(rules, &mut played, orders, dice)?;
+        let rest: BTreeMap<String, Value> = orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect();
+        let mut done = resolve(rules, &played, step, &rest, dice)?;
+        let mut all = events;
+        all.append(&mut done.events);
+        done.events = all;
+        return Ok(done);
+    }
     let mut examine = BTreeMap::new();
     for (side, body) in orders {
         let (hexes, problems) = intel::examine_order(rules, body);
@@ -441,6 +491,7 @@ fn resolve_step(
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
         Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
         Step::GameTurn { phase, .. } if phase == "set-up" => set_up::resolve(rules, state, orders),
+        Step::GameTurn { phase, .. } if phase == "random-events" => random_events::resolve(rules, state, orders, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {
             reinforcement::resolve(rules, state, player, dice)
@@ -511,6 +562,9 @@ fn resolve_step(
 /// who moves, who fires), except a fire or close combat phase in which no
 /// unit could take part, which awaits no one.
 pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
+    if step.phase() == "random-events" {
+        return random_events::awaited(rules, state);
+    }
     combat::awaited(rules, state, step).unwrap_or_else(|| rules.sequence.awaited(step))
 }
 
@@ -521,6 +575,12 @@ pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
 /// against this; the step itself awaits [`awaited`].
 pub fn may_await(rules: &Rules, step: &Step) -> Vec<String> {
     let mut sides = rules.sequence.awaited(step);
+    // Savannah 1.4, 4.3: any side may come to hold a chit or a card.
+    if step.phase() == "random-events" {
+        sides = rules.sequence.data.armies.iter().map(|a| a.side.clone()).collect();
+        sides.sort();
+        sides.dedup();
+    }
     if let Step::PlayerTurn { player, phase, .. } = step {
         if phase == "defensive-artillery-fire" {
             for c in rules.module.counters.iter().filter(|c| c.kind == "mortar") {
@@ -588,16 +648,86 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
                 }
                 state.player_order = order;
             }
+            if !offered(rules, &state, &next) {
+                // Savannah 3, 1.6: a phase with nothing to do on this turn
+                // is not a step of it.
+                return advance(rules, state, &next);
+            }
             state.next = Some(next);
         }
     }
     Ok(state)
 }
 
+/// Savannah 3, 1.6: whether the Strategic Turn Track gives `step`'s phase
+/// anything to do in `state`: the Weather Phase on the weather turns
+/// (charts/weather.yaml `weather_turns`) and on a turn after a weather
+/// with `next_turn` (4.2: Heavy Rain after Hurricane, Gale or Squall; on
+/// other turns the weather holds); the Random Events Phase on the Random
+/// Events turns (cards.yaml `draw.turns`); a phase a scenario's turn rule
+/// names (`turn_rules[].phase`) on its `steps`' turns, and only once what
+/// it `requires` exists (4.6: a completed siege work hexside). Other steps
+/// always are.
+pub fn offered(rules: &Rules, state: &State, step: &Step) -> bool {
+    let turn = step.turn();
+    match step.phase() {
+        "weather" => {
+            let chart = &rules.charts.weather;
+            let forced = state
+                .weather
+                .as_deref()
+                .and_then(|w| chart.conditions.iter().find(|c| c.id == w))
+                .is_some_and(|c| c.next_turn.is_some());
+            chart.weather_turns.turns.contains(&turn) || forced || state::fixed_weather(chart, state, turn).is_some()
+        }
+        "random-events" => cards::draw_turn(rules, turn),
+        phase => match rules.scenario_movement.turn_rules.iter().find(|r| r.phase.as_deref() == Some(phase)) {
+            None => true,
+            Some(rule) => {
+                (rule.steps.is_empty() || rule.steps.iter().any(|s| s.turn == turn))
+                    && rule.requires.as_deref().is_none_or(|r| state::exists(state, r))
+            }
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::systems::gboar::data::Source;
+
+    /// Savannah 3, 1.6: on the Strategic Turn Track each game-turn phase is
+    /// a step only on its turns (stand-in tracks: weather 1-5, 7, 9, 11,
+    /// 13, 15; Random Events 1, 3-6, 8, 10-12, 14; siege works 9-12; Siege
+    /// & Bombardment never without a completed siege work), the player
+    /// order fixed (no Initiative Phase) and the British first.
+    #[test]
+    fn the_strategic_turn_track() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "campaign").unwrap();
+        let mut state = State::setup(&rules.module, "campaign").unwrap();
+        state.weather = Some("favorable".into());
+        let on = |phase: &str| -> Vec<u32> {
+            (1..=15)
+                .filter(|&turn| {
+                    let mut s = state.clone();
+                    s.turn = turn;
+                    offered(&rules, &s, &Step::GameTurn { turn, phase: phase.into() })
+                })
+                .collect()
+        };
+        assert_eq!(on("weather"), [1, 2, 3, 4, 5, 7, 9, 11, 13, 15]);
+        assert_eq!(on("random-events"), [1, 3, 4, 5, 6, 8, 10, 11, 12, 14]);
+        assert_eq!(on("construct-siege-works"), [9, 10, 11, 12]);
+        assert!(on("siege-and-bombardment").is_empty());
+        assert!(on("movement").len() == 15, "other phases are always steps");
+        for turn in 2..=15 {
+            assert_eq!(rules.sequence.fixed_order(turn).unwrap().unwrap(), ["british", "allies"], "turn {turn}");
+        }
+        // After a Squall the next turn has a Weather Phase, weather turn or not (4.2).
+        state.weather = Some("squall".into());
+        state.turn = 6;
+        assert!(offered(&rules, &state, &Step::GameTurn { turn: 6, phase: "weather".into() }));
+    }
 
     /// Savannah Historical Scenario: Fog on turn 16, then Favorable; the
     /// new turn's fixed weather comes with the turn.
