@@ -238,9 +238,19 @@ def draw_face(stream: ChaChaStream, n: int) -> int:
             return x % n
 
 
+def die_faces(die: str) -> tuple[int, int]:
+    """(faces n, offset) of a die by name: the table of DICE.md §5, and
+    "cN", one card of the N left in a deck, read 1..N (N from 1 to 65535)."""
+    if die in DICE:
+        return DICE[die]
+    if die.startswith("c") and die[1:].isdigit() and die[1:] == str(int(die[1:])) and 1 <= int(die[1:]) <= 65535:
+        return (int(die[1:]), 1)
+    raise KeyError(die)
+
+
 def roll(stream: ChaChaStream, die: str) -> int:
-    """Draw one die by name ("d6", "d10", "d100") from the stream."""
-    n, offset = DICE[die]
+    """Draw one die by name ("d6", "d10", "d100", "cN") from the stream."""
+    n, offset = die_faces(die)
     return draw_face(stream, n) + offset
 
 
@@ -412,9 +422,13 @@ def get_count(req: dict, field: str = "count") -> int:
 
 
 def get_die(name) -> str:
-    if not isinstance(name, str) or name not in DICE:
-        raise BadRequest(f"unknown die {name!r} (expected d6, d10 or d100)")
-    return name
+    try:
+        if isinstance(name, str):
+            die_faces(name)
+            return name
+    except KeyError:
+        pass
+    raise BadRequest(f"unknown die {name!r} (expected d6, d10, d100 or cN)")
 
 
 def get_side_list(req: dict, field: str, value_field: str, length: int | None) -> list:
