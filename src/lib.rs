@@ -5,6 +5,8 @@
 //! The layers, from the top (shared/design/ARCHITECTURE.md; arrows point
 //! down only, and `tests/architecture.rs` fails when one points up):
 //!
+//! - [`fuzzing`] (hidden): the fuzz targets' bodies (`fuzz/README.md`),
+//!   above the shell and mail; they reach a system through [`system`].
 //! - [`mail`]: mail out, orders read from a received email ([`mail::intake`]),
 //!   dispatches posted to players ([`mail::post`]).
 //! - [`report`]: each step's report, per side, as text, Markdown, HTML or
@@ -20,6 +22,8 @@
 //!   atomic files, mail addresses, the error type.
 
 pub mod base;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod game;
 pub mod mail;
 pub mod report;

@@ -389,14 +389,7 @@ impl GameFolder {
                 return Ok(seen.entry.clone());
             }
         }
-        // The canonical text adjutant wrote reads fast (and is known then to
-        // be the entry's canonical bytes); any other is read, and any
-        // problem located, by the YAML crate.
-        let (entry, canonical): (crate::game::journal::JournalEntry, _) =
-            match crate::base::yaml::canonical::from_str(text) {
-                Some(entry) => (entry, true),
-                None => (crate::base::yaml::parse(label, text)?, false),
-            };
+        let (entry, canonical) = crate::game::journal::parse_entry(label, text)?;
         if let Ok(mut parsed) = self.parsed.lock() {
             let seen = ParsedEntry { text: text.to_string(), entry: entry.clone(), canonical, canonical_sha256: None };
             parsed.insert(label.to_string(), seen);

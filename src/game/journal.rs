@@ -79,6 +79,19 @@ impl JournalEntry {
     }
 }
 
+/// Read the text of a journal entry's file (`label` names it): the entry,
+/// and whether the text is known to be exactly its canonical bytes. The
+/// canonical text adjutant wrote reads fast (and is known then to be the
+/// entry's canonical bytes); any other is read, and any problem located,
+/// by the YAML crate (`verify` then compares it with the entry written
+/// again).
+pub fn parse_entry(label: &str, text: &str) -> std::result::Result<(JournalEntry, bool), crate::base::error::Located> {
+    match crate::base::yaml::canonical::from_str(text) {
+        Some(entry) => Ok((entry, true)),
+        None => Ok((crate::base::yaml::parse(label, text)?, false)),
+    }
+}
+
 /// An entry's file that could not be made because it exists, said so.
 fn already_there(e: Error, step: u32) -> Error {
     match e {

@@ -580,81 +580,10 @@ fn check_all(
             };
             return Err(fail(label, step, Check::Previous, message));
         }
-        // §6.1
-        if !key_follows(&entry.key, &previous_key) {
-            let what = if expected == 1 {
-                "the anchor in game.yaml".to_string()
-            } else {
-                format!("the key of step {}", expected - 1)
-            };
-            return Err(fail(label, step, Check::Chain, format!("the revealed key does not hash to {what}")));
-        }
-        // §6.2
-        let mut hashes = Vec::with_capacity(entry.orders.len());
-        for (n, record) in entry.orders.iter().enumerate() {
-            let actual = match (&record.text, &record.file) {
-                (Some(text), None) => Bytes32::sha256(text.as_bytes()),
-                (None, Some(path)) => {
-                    let bytes = fsio::read(&folder.root.join(path))
-                        .map_err(|e| fail(label, step, Check::Orders, format!("orders[{n}]: {e}")))?;
-                    Bytes32::sha256(&bytes)
-                }
-                _ => {
-                    return Err(fail(
-                        label,
-                        step,
-                        Check::Orders,
-                        format!("orders[{n}]: give either the text or the file of the orders"),
-                    ))
-                }
-            };
-            if actual != record.sha256 {
-                return Err(fail(
-                    label,
-                    step,
-                    Check::Orders,
-                    format!(
-                        "orders[{n}] ({}{}): the orders hash to {}, not to the recorded {}",
-                        record.side,
-                        record.file.as_deref().map(|f| format!(", {f}")).unwrap_or_default(),
-                        actual.to_hex(),
-                        record.sha256.to_hex()
-                    ),
-                ));
-            }
-            hashes.push(SideHash { side: record.side.clone(), hash: record.sha256 });
-        }
-        let digest = orders_digest(&hashes).map_err(|e| fail(label, step, Check::Orders, e.to_string()))?;
-        if digest != entry.orders_digest {
-            return Err(fail(label, step, Check::Orders, format!("orders_digest recomputes to {}", digest.to_hex())));
-        }
-        // §6.3
-        let seed = step_seed(&folder.config.game_id, entry.step, &entry.key, &digest, &[])
-            .map_err(|e| fail(label, step, Check::Seed, e.to_string()))?;
-        if seed != entry.seed {
-            return Err(fail(label, step, Check::Seed, format!("the seed recomputes to {}", seed.to_hex())));
-        }
-        let mut stream = RollStream::new(&seed);
-        for (n, roll) in entry.rolls.iter().enumerate() {
-            if roll.index as usize != n {
-                return Err(fail(label, step, Check::Rolls, format!("roll {n} is numbered {}", roll.index)));
-            }
-            let value = stream.roll(roll.die);
-            if value != roll.value {
-                return Err(fail(
-                    label,
-                    step,
-                    Check::Rolls,
-                    format!(
-                        "roll {n} ({}, {}) is logged as {} but the seed gives {value}",
-                        roll.die, roll.purpose, roll.value
-                    ),
-                ));
-            }
-        }
-        if folder.config.kind == FolderKind::RollLog {
-            check_roll_step(folder, &entry).map_err(|message| fail(label, step, Check::Rolls, message))?;
-        }
+        let orders_file = |path: &str| fsio::read(&folder.root.join(path)).map_err(|e| e.to_string());
+        let roll_log = folder.config.kind == FolderKind::RollLog;
+        check_entry(&folder.config.game_id, &previous_key, &entry, &orders_file, roll_log)
+            .map_err(|(check, message)| fail(label, step, check, message))?;
         let sha256 = Bytes32::sha256(&bytes);
         folder.note_canonical(label, &text, sha256);
         verdict.steps = entry.step;
@@ -666,9 +595,87 @@ fn check_all(
     Ok(())
 }
 
+/// DICE.md §6.1 to §6.3 on one entry already read: its revealed key
+/// against the key before it (`previous_key`: the anchor for step 1), its
+/// orders hashes (`orders_file` reads an orders file named by its path in
+/// the folder) and digest, its seed and every roll; a roll log's step is
+/// recomputed whole. The check that fails, and why.
+pub fn check_entry(
+    game_id: &str,
+    previous_key: &Bytes32,
+    entry: &JournalEntry,
+    orders_file: &dyn Fn(&str) -> std::result::Result<Vec<u8>, String>,
+    roll_log: bool,
+) -> Result<(), (Check, String)> {
+    let expected = entry.step;
+    // §6.1
+    if !key_follows(&entry.key, previous_key) {
+        let what = if expected <= 1 {
+            "the anchor in game.yaml".to_string()
+        } else {
+            format!("the key of step {}", expected - 1)
+        };
+        return Err((Check::Chain, format!("the revealed key does not hash to {what}")));
+    }
+    // §6.2
+    let mut hashes = Vec::with_capacity(entry.orders.len());
+    for (n, record) in entry.orders.iter().enumerate() {
+        let actual = match (&record.text, &record.file) {
+            (Some(text), None) => Bytes32::sha256(text.as_bytes()),
+            (None, Some(path)) => {
+                let bytes = orders_file(path).map_err(|e| (Check::Orders, format!("orders[{n}]: {e}")))?;
+                Bytes32::sha256(&bytes)
+            }
+            _ => return Err((Check::Orders, format!("orders[{n}]: give either the text or the file of the orders"))),
+        };
+        if actual != record.sha256 {
+            return Err((
+                Check::Orders,
+                format!(
+                    "orders[{n}] ({}{}): the orders hash to {}, not to the recorded {}",
+                    record.side,
+                    record.file.as_deref().map(|f| format!(", {f}")).unwrap_or_default(),
+                    actual.to_hex(),
+                    record.sha256.to_hex()
+                ),
+            ));
+        }
+        hashes.push(SideHash { side: record.side.clone(), hash: record.sha256 });
+    }
+    let digest = orders_digest(&hashes).map_err(|e| (Check::Orders, e.to_string()))?;
+    if digest != entry.orders_digest {
+        return Err((Check::Orders, format!("orders_digest recomputes to {}", digest.to_hex())));
+    }
+    // §6.3
+    let seed = step_seed(game_id, entry.step, &entry.key, &digest, &[]).map_err(|e| (Check::Seed, e.to_string()))?;
+    if seed != entry.seed {
+        return Err((Check::Seed, format!("the seed recomputes to {}", seed.to_hex())));
+    }
+    let mut stream = RollStream::new(&seed);
+    for (n, roll) in entry.rolls.iter().enumerate() {
+        if roll.index as usize != n {
+            return Err((Check::Rolls, format!("roll {n} is numbered {}", roll.index)));
+        }
+        let value = stream.roll(roll.die);
+        if value != roll.value {
+            return Err((
+                Check::Rolls,
+                format!(
+                    "roll {n} ({}, {}) is logged as {} but the seed gives {value}",
+                    roll.die, roll.purpose, roll.value
+                ),
+            ));
+        }
+    }
+    if roll_log {
+        check_roll_step(game_id, entry).map_err(|message| (Check::Rolls, message))?;
+    }
+    Ok(())
+}
+
 /// A roll log's step is recomputed whole from its dice and purpose: this
 /// catches a roll dropped, added or relabelled.
-fn check_roll_step(folder: &GameFolder, entry: &JournalEntry) -> Result<(), String> {
+fn check_roll_step(game_id: &str, entry: &JournalEntry) -> Result<(), String> {
     let [record] = entry.orders.as_slice() else {
         return Err(format!(
             "a roll step has one orders record (side {PURPOSE_SIDE}), this one has {}",
@@ -680,9 +687,8 @@ fn check_roll_step(folder: &GameFolder, entry: &JournalEntry) -> Result<(), Stri
         _ => return Err(format!("a roll step's orders are its purpose text, under side {PURPOSE_SIDE}")),
     };
     let dice: Vec<DiceExpr> = entry.dice.iter().map(|d| d.parse()).collect::<Result<_, _>>()?;
-    let expected =
-        roll_log::resolve_step(&folder.config.game_id, entry.step, &entry.key, entry.previous, &dice, purpose)
-            .map_err(|e| e.to_string())?;
+    let expected = roll_log::resolve_step(game_id, entry.step, &entry.key, entry.previous, &dice, purpose)
+        .map_err(|e| e.to_string())?;
     if expected.rolls.len() != entry.rolls.len() {
         return Err(format!(
             "{} asks for {} rolls but {} are logged",
