@@ -54,10 +54,10 @@ const SYNC_THREADS: usize = 16;
 /// disk, their fsyncs were most of its time). The first failure, with its
 /// item, is returned once every fsync has ended; the order the calls reach
 /// the disk in does not matter, as nothing is put in place before all end.
-fn sync_all_together<T: Sync>(
-    items: &[T],
+fn sync_all_together<'a, T: Sync>(
+    items: &'a [T],
     file: impl Fn(&T) -> &File + Sync,
-) -> std::result::Result<(), (io::Error, &T)> {
+) -> std::result::Result<(), (io::Error, &'a T)> {
     if items.len() <= 1 {
         return match items.first() {
             Some(item) => file(item).sync_all().map_err(|e| (e, item)),
@@ -67,20 +67,32 @@ fn sync_all_together<T: Sync>(
     let per_thread = items.len().div_ceil(SYNC_THREADS);
     let file = &file;
     let results: Vec<std::result::Result<(), (io::Error, &T)>> = thread::scope(|scope| {
+        let sync = move |chunk: &'a [T]| sync_chunk(chunk, file);
+        // A thread the system will not start (a process limit) is no
+        // failure of the write: its files are fsynced here instead.
+        let mut done = Vec::new();
         let handles: Vec<_> = items
             .chunks(per_thread)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    for item in chunk {
-                        file(item).sync_all().map_err(|e| (e, item))?;
-                    }
-                    Ok(())
-                })
+            .filter_map(|chunk| match thread::Builder::new().spawn_scoped(scope, move || sync(chunk)) {
+                Ok(handle) => Some(handle),
+                Err(_) => {
+                    done.push(sync(chunk));
+                    None
+                }
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        done.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))));
+        done
     });
     results.into_iter().collect()
+}
+
+/// Fsync each file of `chunk` in turn ([`sync_all_together`]'s part).
+fn sync_chunk<'a, T>(chunk: &'a [T], file: &impl Fn(&T) -> &File) -> std::result::Result<(), (io::Error, &'a T)> {
+    for item in chunk {
+        file(item).sync_all().map_err(|e| (e, item))?;
+    }
+    Ok(())
 }
 
 /// Write `bytes` to a new temporary file beside `path`; return its path.
