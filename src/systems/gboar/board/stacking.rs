@@ -8,6 +8,16 @@ use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::counters::Counter;
 use crate::systems::gboar::data::stacking::Restriction;
 
+/// The counters of the units in `hex`, in id order.
+fn counters_in<'a>(rules: &'a Rules, state: &State, hex: HexId) -> Vec<&'a Counter> {
+    state
+        .units
+        .iter()
+        .filter(|(_, u)| u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex))
+        .filter_map(|(id, _)| rules.counter(id))
+        .collect()
+}
+
 /// Savannah 4.1: the first restriction of module.yaml
 /// `stacking.restrictions` that `keep` selects and that a pair of the units
 /// in `hex` falls under, with that pair (the units in id order).
@@ -18,12 +28,7 @@ pub fn restricted_stack<'a>(
     keep: impl Fn(&Restriction) -> bool,
 ) -> Option<(&'a Restriction, String, String)> {
     let stacking = rules.stacking.as_ref()?;
-    let here: Vec<&Counter> = state
-        .units
-        .iter()
-        .filter(|(_, u)| u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex))
-        .filter_map(|(id, _)| rules.counter(id))
-        .collect();
+    let here = counters_in(rules, state, hex);
     stacking.restrictions.iter().filter(|r| keep(r)).find_map(|r| {
         here.iter().enumerate().find_map(|(n, x)| {
             here.iter().skip(n + 1).find(|y| r.applies(x, y)).map(|y| (r, x.id.clone(), y.id.clone()))
@@ -68,12 +73,7 @@ pub fn restricted_pair_of<'a>(
 /// that cannot move (a shattered unit, a fixed gun) while a third can.
 pub fn restricted_units(rules: &Rules, state: &State, hex: HexId, keep: impl Fn(&Restriction) -> bool) -> Vec<String> {
     let Some(stacking) = rules.stacking.as_ref() else { return Vec::new() };
-    let here: Vec<&Counter> = state
-        .units
-        .iter()
-        .filter(|(_, u)| u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex))
-        .filter_map(|(id, _)| rules.counter(id))
-        .collect();
+    let here = counters_in(rules, state, hex);
     let restrictions: Vec<&Restriction> = stacking.restrictions.iter().filter(|r| keep(r)).collect();
     let mut ids: Vec<String> = here
         .iter()

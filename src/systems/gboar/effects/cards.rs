@@ -482,13 +482,9 @@ pub fn play(
             // Resolved where the plays of a step are matched (phases/mod.rs).
             CANCEL => {}
             other => {
-                return Err(Error::coded(
-                    format!(
-                        "{name}: this version of adjutant cannot play its effect '{other}' yet [{}, {}]",
-                        Code::CardEffectNotBuilt.id(),
-                        Code::CardEffectNotBuilt.rule()
-                    ),
-                    vec![Code::CardEffectNotBuilt.carried()],
+                return Err(crate::systems::gboar::board::refusals::refuse(
+                    Code::CardEffectNotBuilt,
+                    format!("{name}: this version of adjutant cannot play its effect '{other}' yet"),
                 ));
             }
         }

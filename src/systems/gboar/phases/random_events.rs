@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::base::error::{Error, Result};
+use crate::base::error::Result;
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::{Resolution, State};
@@ -135,10 +135,7 @@ pub fn resolve(
 ) -> Result<Resolution> {
     if let Some((side, code, field, message)) = check(rules, state, orders).into_iter().next() {
         let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
-        return Err(Error::coded(
-            format!("{side}'s orders, {at}{message} [{}, {}]", code.id(), code.rule()),
-            vec![code.carried()],
-        ));
+        return Err(crate::systems::gboar::board::refusals::refuse(code, format!("{side}'s orders, {at}{message}")));
     }
     let mut next = state.clone();
     let mut events = Vec::new();
