@@ -106,6 +106,9 @@ impl Phase<'_> {
                     }
                 }
             } else {
+                // Without dice (orders only checked) the roll is not made:
+                // the resolution must make this run again with them.
+                run.rolls_wanted |= run.dice.is_none();
                 count = count.saturating_add(1);
             }
         }

@@ -638,6 +638,10 @@ struct Run<'d> {
     failure: Option<Error>,
     /// Reinforcements placed this phase, and where (9.61).
     arrived: BTreeMap<String, HexId>,
+    /// A run without dice came to a Covered Way roll (Savannah 4.9), the
+    /// only dice of the phase's moves: without one, the run with dice is
+    /// the same run ([`resolve`] then makes it once).
+    rolls_wanted: bool,
 }
 
 impl<'d> Run<'d> {
@@ -652,6 +656,7 @@ impl<'d> Run<'d> {
             left_pins: Vec::new(),
             failure: None,
             arrived: BTreeMap::new(),
+            rolls_wanted: false,
         }
     }
 }
@@ -965,7 +970,10 @@ pub fn resolve(
             checked.problems.iter().map(|(side, p)| (side.as_str(), p.field.as_str(), p.message.as_str(), p.code)),
         ));
     }
-    let mut run = phase.run(state, &list, true, Some(dice))?;
+    // Savannah 4.9's lost rolls are the only dice of the moves: when the
+    // checked run came to none, the run with dice is that same run (the
+    // same state, moves and events), and it is not made again.
+    let mut run = if checked.rolls_wanted { phase.run(state, &list, true, Some(dice))? } else { checked };
     for (side, p) in std::mem::take(&mut run.problems) {
         run.events.push(
             Event::new(
