@@ -77,11 +77,37 @@ struct SideFeature {
 /// effective terrain, every hexside's features (combined types of 9.4
 /// replacing their parts), every road crossing. Built once per [`Rules`],
 /// at first use; [`Terrain`] reads it.
+///
+/// Its tables are dense, read in one step rather than along a map (the
+/// movement search prices tens of thousands of hexsides a game): a hex
+/// is found by its number ([`HexId::number`], 0 to 9999), a hexside by
+/// its lower hex's number and then among that hex's few sides.
 #[derive(Debug, Clone)]
 pub struct TerrainIndex {
-    hexes: BTreeMap<HexId, HexRow>,
-    sides: BTreeMap<Hexside, Vec<SideFeature>>,
-    roads: BTreeMap<Hexside, RoadCrossing>,
+    /// By hex number: the hex's place in `rows`, [`NO_ROW`] off the map.
+    slots: Vec<u32>,
+    rows: Vec<HexRow>,
+    /// By the number of a hexside's lower hex: its hexsides that hold
+    /// features or a road.
+    links: Vec<Vec<Link>>,
+}
+
+/// No hex of the map has this number.
+const NO_ROW: u32 = u32::MAX;
+
+/// The hexes a hex number can name (00 to 99 by 00 to 99).
+const HEX_NUMBERS: usize = 10_000;
+
+/// One hexside of [`TerrainIndex`], from its lower hex.
+#[derive(Debug, Clone)]
+struct Link {
+    /// The hexside's higher hex.
+    high: HexId,
+    /// Its features (combined types of 9.4 replacing their parts), empty
+    /// when it has none.
+    features: Vec<SideFeature>,
+    /// The road, track or path along it.
+    road: Option<RoadCrossing>,
 }
 
 /// The Terrain Effects Chart over the map ([`TerrainIndex`]), as movement,
@@ -164,7 +190,7 @@ impl TerrainIndex {
         }
         let features: BTreeMap<&str, (usize, &HexsideFeature)> =
             tec.hexsides.iter().enumerate().map(|(n, f)| (f.id.as_str(), (n, f))).collect();
-        let mut sides = BTreeMap::new();
+        let mut sides: BTreeMap<Hexside, Vec<SideFeature>> = BTreeMap::new();
         for (side, ids) in &map.hexsides {
             let mut present: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
             // 9.4: a combined type replaces its parts.
@@ -222,7 +248,39 @@ impl TerrainIndex {
                 }
             }
         }
-        TerrainIndex { hexes, sides, roads }
+        let mut slots = vec![NO_ROW; HEX_NUMBERS];
+        let mut rows = Vec::with_capacity(hexes.len());
+        for (hex, row) in hexes {
+            if let Some(slot) = slots.get_mut(usize::from(hex.number())) {
+                *slot = u32::try_from(rows.len()).unwrap_or(NO_ROW);
+                rows.push(row);
+            }
+        }
+        let mut links: Vec<Vec<Link>> = vec![Vec::new(); HEX_NUMBERS];
+        let every_side: BTreeSet<Hexside> = sides.keys().chain(roads.keys()).copied().collect();
+        for side in every_side {
+            let (low, high) = side.hexes();
+            if let Some(list) = links.get_mut(usize::from(low.number())) {
+                list.push(Link {
+                    high,
+                    features: sides.remove(&side).unwrap_or_default(),
+                    road: roads.remove(&side),
+                });
+            }
+        }
+        TerrainIndex { slots, rows, links }
+    }
+
+    fn row(&self, hex: HexId) -> Option<&HexRow> {
+        let slot = *self.slots.get(usize::from(hex.number()))?;
+        self.rows.get(usize::try_from(slot).ok()?)
+    }
+
+    /// The hexside between `a` and `b` when it holds features or a road
+    /// (none between hexes that are not adjacent: no hexside joins them).
+    fn link(&self, a: HexId, b: HexId) -> Option<&Link> {
+        let (low, high) = (a.min(b), a.max(b));
+        self.links.get(usize::from(low.number()))?.iter().find(|l| l.high == high)
     }
 }
 
@@ -244,7 +302,7 @@ impl<'a> Terrain<'a> {
 
     /// A hex of the map, or `None` off the map.
     pub fn hex(&self, hex: HexId) -> Option<HexInfo<'a>> {
-        let row = self.index.hexes.get(&hex)?;
+        let row = self.index.row(hex)?;
         Some(HexInfo {
             terrain: &row.terrain,
             name: &row.name,
@@ -259,9 +317,9 @@ impl<'a> Terrain<'a> {
     /// adjacent `to`, each with its effects in that direction: a
     /// directional feature's `into` when `to` owns it, else its `out_of`.
     pub fn crossing(&self, from: HexId, to: HexId) -> Vec<Crossing> {
-        let Some(side) = Hexside::between(from, to, self.layout) else { return Vec::new() };
-        let Some(list) = self.index.sides.get(&side) else { return Vec::new() };
-        list.iter()
+        let Some(link) = self.index.link(from, to) else { return Vec::new() };
+        link.features
+            .iter()
             .filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?)))
             .map(|(sf, f)| {
                 let (mp, zoc, fire, cc) = if f.directional {
@@ -300,10 +358,10 @@ impl<'a> Terrain<'a> {
     /// prices each hexside with.
     pub fn crossing_costs(&self, from: HexId, to: HexId) -> impl Iterator<Item = (&'a str, i32)> + 'a {
         let (index, tec) = (self.index, self.tec);
-        Hexside::between(from, to, self.layout)
-            .and_then(|side| index.sides.get(&side))
+        index
+            .link(from, to)
             .into_iter()
-            .flatten()
+            .flat_map(|link| link.features.iter())
             .filter_map(move |sf| {
                 let f = tec.hexsides.get(sf.feature)?;
                 let mp = if f.directional {
@@ -320,9 +378,9 @@ impl<'a> Terrain<'a> {
     /// going from `from` into `to` lets a ZOC cross (without writing their
     /// names).
     pub fn zoc_crosses(&self, from: HexId, to: HexId) -> bool {
-        let Some(side) = Hexside::between(from, to, self.layout) else { return true };
-        let Some(list) = self.index.sides.get(&side) else { return true };
-        list.iter().filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?))).all(|(sf, f)| {
+        let Some(link) = self.index.link(from, to) else { return true };
+        link.features
+            .iter().filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?))).all(|(sf, f)| {
             if f.directional {
                 let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
                 effects.is_none_or(|e| e.zoc_crosses)
@@ -334,6 +392,6 @@ impl<'a> Terrain<'a> {
 
     /// 9.51: the road, track or path along the hexside between two hexes.
     pub fn road(&self, a: HexId, b: HexId) -> Option<&RoadCrossing> {
-        Hexside::between(a, b, self.layout).and_then(|s| self.index.roads.get(&s))
+        self.index.link(a, b).and_then(|l| l.road.as_ref())
     }
 }
