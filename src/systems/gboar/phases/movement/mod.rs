@@ -380,14 +380,30 @@ struct Walk {
 /// Friendly units by hex (not those moving) and enemy leaders by hex, as
 /// the state stands when a move begins.
 struct Occupancy<'a> {
-    /// The units' ids, borrowed from their counters (the rules), so that a
-    /// move tried costs no copy of them.
-    friendly: BTreeMap<HexId, Vec<&'a str>>,
-    /// 7.1: what the friendly units of each hex weigh together for
+    /// The friendly units' ids, borrowed from their counters (the rules),
+    /// so that a move tried costs no copy of them: hex by hex, in the
+    /// order of `friendly_hexes`, each hex's in the state's order.
+    friendly_ids: Vec<&'a str>,
+    /// Each hex holding friendly units, in hex order: the hex, where its
+    /// units are in `friendly_ids`, and (7.1) what they weigh together for
     /// stacking (SPs, artillery units), found once per move, not per hex
-    /// the search tries.
-    friendly_weight: BTreeMap<HexId, (i32, i32)>,
+    /// the search tries. One list, not a map of lists: a move tried
+    /// builds it with one allocation.
+    friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))>,
     enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
+}
+
+impl<'a> Occupancy<'a> {
+    /// The friendly units in `hex` and what they weigh for stacking (7.1).
+    fn friendly(&self, hex: HexId) -> (&[&'a str], (i32, i32)) {
+        match self.friendly_hexes.binary_search_by_key(&hex, |e| e.0) {
+            Ok(k) => {
+                let (_, from, to, weight) = self.friendly_hexes[k];
+                (self.friendly_ids.get(from as usize..to as usize).unwrap_or(&[]), weight)
+            }
+            Err(_) => (&[], (0, 0)),
+        }
+    }
 }
 
 /// A move's units, checked and grouped, before its path ([`Phase::prepare`]).
@@ -587,25 +603,36 @@ impl<'a> Phase<'a> {
     }
 
     fn occupancy(&self, state: &State, moving: &[String]) -> Occupancy<'a> {
-        let mut friendly: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
-        let mut friendly_weight: BTreeMap<HexId, (i32, i32)> = BTreeMap::new();
+        let mut friendly: Vec<(HexId, &'a str, (i32, i32))> = Vec::new();
         let mut enemy_leaders: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
         let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
         for (id, unit, c, is_friendly) in self.units(state) {
             let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
             if is_friendly {
                 if !moving.contains(id) {
-                    friendly.entry(h).or_default().push(c.id.as_str());
                     // 7.1 as `stacking_weight` weighs it.
-                    let (s, g) = c.stacking_weight(unit.steps, leaders_count);
-                    let w = friendly_weight.entry(h).or_insert((0, 0));
-                    *w = (w.0.saturating_add(s), w.1.saturating_add(g));
+                    friendly.push((h, c.id.as_str(), c.stacking_weight(unit.steps, leaders_count)));
                 }
             } else if c.is_leader() {
                 enemy_leaders.entry(h).or_default().push(c.id.as_str());
             }
         }
-        Occupancy { friendly, friendly_weight, enemy_leaders }
+        // By hex, each hex's units in the state's order (a stable sort).
+        friendly.sort_by_key(|e| e.0);
+        let mut friendly_ids = Vec::with_capacity(friendly.len());
+        let mut friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))> = Vec::new();
+        for (h, id, (s, g)) in friendly {
+            let k = friendly_ids.len() as u32;
+            match friendly_hexes.last_mut() {
+                Some(e) if e.0 == h => {
+                    e.2 = k + 1;
+                    e.3 = (e.3 .0.saturating_add(s), e.3 .1.saturating_add(g));
+                }
+                _ => friendly_hexes.push((h, k, k + 1, (0i32.saturating_add(s), 0i32.saturating_add(g)))),
+            }
+            friendly_ids.push(id);
+        }
+        Occupancy { friendly_ids, friendly_hexes, enemy_leaders }
     }
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.

@@ -81,11 +81,10 @@ impl<'a> Phase<'a> {
             captures = leaders.iter().map(|l| l.to_string()).collect();
         }
         // 7.1, 7.2: never through or into a hex in excess of stacking limits.
-        let there: &[&str] = occ.friendly.get(&to).map(Vec::as_slice).unwrap_or(&[]);
+        // The friendly units there, weighed once for the move (the
+        // occupancy is of this state, as every caller makes it).
+        let (there, (s, g)) = occ.friendly(to);
         if let Some(limits) = &self.stacking {
-            // The friendly units there, weighed once for the move (the
-            // occupancy is of this state, as every caller makes it).
-            let (s, g) = occ.friendly_weight.get(&to).copied().unwrap_or((0, 0));
             let (sps, guns) = (group.sps.saturating_add(s), group.guns.saturating_add(g));
             if sps > limits.max_strength_points || guns > limits.max_artillery_units {
                 return Err(Refusal::new(Code::OverStacked, text!(
