@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::base::hex::{neighbours, HexId};
+use crate::base::hex::{neighbour, Direction, HexId};
 use crate::systems::gboar::board::state::{Condition, State, UnitState};
 use crate::systems::gboar::board::terrain::Terrain;
 use crate::systems::gboar::data::counters::Counter;
@@ -119,7 +119,8 @@ pub fn enemy_zoc_in(
         }
         let Some(at) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
         let rifle = is_rifle(counter);
-        for n in neighbours(at, terrain.layout()) {
+        // The six hexes of `neighbours`, in its order, without a list.
+        for n in Direction::ALL.into_iter().filter_map(|d| neighbour(at, d, terrain.layout())) {
             if !wanted(n) || !extends(terrain, at, n) {
                 continue;
             }

@@ -156,7 +156,7 @@ use std::fmt;
 use serde::Deserialize;
 
 use crate::base::error::{Error, Result};
-use crate::base::hex::{neighbours, HexId};
+use crate::base::hex::{neighbour, neighbours, Direction, HexId, Layout};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::Resolution;
@@ -425,6 +425,12 @@ struct Node {
     prev: Option<HexId>,
 }
 
+/// [`neighbours`] without making a list of them: the same hexes in the
+/// same order (N, NE, SE, S, SW, NW), for the loops that run per hex tried.
+fn around(hex: HexId, layout: Layout) -> impl Iterator<Item = HexId> {
+    Direction::ALL.into_iter().filter_map(move |d| neighbour(hex, d, layout))
+}
+
 fn list_or_none(ids: &[String]) -> String {
     if ids.is_empty() {
         "none".into()
@@ -592,8 +598,7 @@ impl<'a> Phase<'a> {
     /// 13.3, 9.52: the enemy combat units next to `hex` (leaders are not
     /// combat units, 3.2).
     fn adjacent_enemies(&self, hex: HexId) -> Vec<String> {
-        let mut found: Vec<String> = neighbours(hex, self.terrain.layout)
-            .into_iter()
+        let mut found: Vec<String> = around(hex, self.terrain.layout)
             .filter_map(|n| self.enemy_combat.get(&n))
             .flatten()
             .cloned()

@@ -320,7 +320,7 @@ impl<'a> Phase<'a> {
             if hex != group.start && self.zoc.contains(hex) {
                 continue;
             }
-            for n in neighbours(hex, self.terrain.layout) {
+            for n in around(hex, self.terrain.layout) {
                 if is_settled(&settled_bits, n) {
                     continue;
                 }
