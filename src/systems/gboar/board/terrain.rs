@@ -261,11 +261,7 @@ impl TerrainIndex {
         for side in every_side {
             let (low, high) = side.hexes();
             if let Some(list) = links.get_mut(usize::from(low.number())) {
-                list.push(Link {
-                    high,
-                    features: sides.remove(&side).unwrap_or_default(),
-                    road: roads.remove(&side),
-                });
+                list.push(Link { high, features: sides.remove(&side).unwrap_or_default(), road: roads.remove(&side) });
             }
         }
         TerrainIndex { slots, rows, links }
@@ -358,20 +354,16 @@ impl<'a> Terrain<'a> {
     /// prices each hexside with.
     pub fn crossing_costs(&self, from: HexId, to: HexId) -> impl Iterator<Item = (&'a str, i32)> + 'a {
         let (index, tec) = (self.index, self.tec);
-        index
-            .link(from, to)
-            .into_iter()
-            .flat_map(|link| link.features.iter())
-            .filter_map(move |sf| {
-                let f = tec.hexsides.get(sf.feature)?;
-                let mp = if f.directional {
-                    let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
-                    effects.map_or(0, |e| e.movement_cost_added)
-                } else {
-                    f.movement_cost_added.unwrap_or(0)
-                };
-                Some((f.id.as_str(), mp))
-            })
+        index.link(from, to).into_iter().flat_map(|link| link.features.iter()).filter_map(move |sf| {
+            let f = tec.hexsides.get(sf.feature)?;
+            let mp = if f.directional {
+                let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
+                effects.map_or(0, |e| e.movement_cost_added)
+            } else {
+                f.movement_cost_added.unwrap_or(0)
+            };
+            Some((f.id.as_str(), mp))
+        })
     }
 
     /// 8.1: whether every hexside feature [`Terrain::crossing`] finds
@@ -379,8 +371,7 @@ impl<'a> Terrain<'a> {
     /// names).
     pub fn zoc_crosses(&self, from: HexId, to: HexId) -> bool {
         let Some(link) = self.index.link(from, to) else { return true };
-        link.features
-            .iter().filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?))).all(|(sf, f)| {
+        link.features.iter().filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?))).all(|(sf, f)| {
             if f.directional {
                 let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
                 effects.is_none_or(|e| e.zoc_crosses)
