@@ -300,9 +300,9 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let reported = reports::reported_through(&folder, first_new - 1)?;
     let last = k - 1;
     // The entries the dispatch reports are read here; the dispatch is
-    // rendered on another thread while the steps are written and flushed
-    // (its bytes are written only after them, as before: rendering writes
-    // nothing).
+    // rendered on another thread while the steps are written and flushed,
+    // and its folder is written and flushed there too, under a temporary
+    // name: it is put in place only after the steps are committed.
     let reported_entries = (reported < last)
         .then(|| -> Result<Vec<JournalEntry>> {
             let mut reported_entries = if reported + 1 < first_new {
@@ -318,13 +318,14 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     std::thread::scope(|scope| {
         let rendering = reported_entries.map(|to_report| {
             to_report.map(|reported_entries| {
-                scope.spawn(move || -> Result<(u32, DispatchFiles)> {
+                scope.spawn(move || -> Result<fsio::StagedDir> {
                     let steps = reports::Steps { folder, rules, templates, entries: &reported_entries, state };
-                    Ok((reported + 1, steps.dispatch()?))
+                    let files = steps.dispatch()?;
+                    reports::stage_dispatch_files(folder, reported + 1, last, &files)
                 })
             })
         });
-        let dispatch = move || -> Result<Option<(u32, DispatchFiles)>> {
+        let dispatch = move || -> Result<Option<fsio::StagedDir>> {
             match rendering? {
                 None => Ok(None),
                 Some(handle) => match handle.join() {
@@ -350,9 +351,6 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     })
 }
 
-/// A dispatch's files by name ([`reports::Steps::dispatch`]).
-type DispatchFiles = BTreeMap<String, Vec<u8>>;
-
 /// The writes of [`resolve_game`]: the steps resolved (`entries`, their
 /// `orders_files`), state.yaml, the inbox files they used; then the
 /// reports `dispatch` gives, the steps standing whatever happens to them.
@@ -369,7 +367,7 @@ fn write_steps(
     used_inbox: &[PathBuf],
     refused: Vec<String>,
     resolved: Vec<Resolved>,
-    dispatch: impl FnOnce() -> Result<Option<(u32, DispatchFiles)>>,
+    dispatch: impl FnOnce() -> Result<Option<fsio::StagedDir>>,
 ) -> Result<Progress> {
     let marker = reports::read_pending_marker(folder)?;
 
@@ -409,16 +407,20 @@ fn write_steps(
             .append_staged(entry.step, &mut staged, entries_at + n)
             .map_err(|e| committed(e, first_new, entry.step))?;
     }
+    // What follows the commit is not flushed folder by folder: each write
+    // is one the next command redoes from the journal when a power cut
+    // loses it (recovery.rs): state.yaml, flushed before its rename, is a
+    // cache rebuilt when it is not the journal's last state; an inbox copy
+    // of a resolved step is removed again; the marker is removed again
+    // once a dispatch reports the journal's last step. A folder fsync each
+    // would only make the next command's work smaller, at the cost of
+    // every resolve's time.
     let mut finish = || -> Result<()> {
         if state_yaml.is_some() {
             staged.rename(state_at)?;
-            fsio::sync_dir(&folder.root)?;
         }
         for path in used_inbox {
             std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
-        }
-        if let Some(dir) = used_inbox.first().and_then(|p| p.parent()) {
-            fsio::sync_dir(dir)?;
         }
         Ok(())
     };
@@ -428,7 +430,7 @@ fn write_steps(
     // writes the reports.
     let (reports, reports_failed) = match dispatch() {
         Ok(None) => (None, None),
-        Ok(Some((first, files))) => match reports::write_dispatch_files(folder, first, last, &files) {
+        Ok(Some(staged)) => match staged.place() {
             Ok(path) => {
                 let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 (Some(format!("{REPORTS_DIR}/{name}")), None)
