@@ -97,6 +97,11 @@ def sorted_side_entries(pairs: list[tuple[str, bytes]]) -> bytes:
     return bytes(out)
 
 
+def player_label(sides: list[str]) -> str:
+    """§7.1: a player's label, his sides sorted as bytes and joined with '+'."""
+    return "+".join(sorted(set(sides), key=lambda s: s.encode("utf-8")))
+
+
 # --------------------------------------------------------------------------
 # §3  The orders digest
 # --------------------------------------------------------------------------
@@ -324,6 +329,45 @@ def self_test() -> int:
     check("seed_1 mutual mode", seed_m,
           H("c783e4b3464aebc8fb78943e1ef2548d8c1807d52794441ca546256bacab3bbd"))
     check("mutual 10 x d10", roll_list(seed_m, ["d10"] * 10), [8, 1, 0, 2, 8, 7, 1, 8, 1, 5])
+
+    # v1.1 vectors: one stream of seed_1, 3 x d10, 3 x d6, 3 x d100
+    check("v1.1 mixed stream", roll_list(seed_1, ["d10"] * 3 + ["d6"] * 3 + ["d100"] * 3),
+          [7, 7, 6, 5, 1, 2, 9, 66, 57])
+
+    # v1.1 vectors: rejection at the word level
+    class Words:
+        def __init__(self, words):
+            self.words = iter(words)
+
+        def next_u32(self):
+            return next(self.words)
+
+    check("v1.1 d6 rejection", roll(Words([0xFFFFFFFD, 0x0000000B]), "d6"), 6)
+    check("v1.1 d100 rejection", roll(Words([0xFFFFFFA0, 0xFFFFFF9F]), "d100"), 100)
+    check("v1.1 d10 rejection", roll(Words([0xFFFFFFFA, 0x00000007]), "d10"), 7)
+
+    # v1.1 vectors: mutual mode, two players, k = 5, j = 2
+    referee = chain_keys(sha256(b"example chain of eight"), 8)
+    british_chain = chain_keys(sha256(b"british player chain top"), 4)
+    allied_chain = chain_keys(sha256(b"allied player chain top"), 4)
+    check("v1.1 referee anchor", referee[0],
+          H("ca0937cdb695f575988e11b53377d2fd832ab48f63559d62e1f6876ef59b4e24"))
+    check("v1.1 s_5", referee[5], H("152fa2a001ef80cccbe9810ea41d31953e003cd03faa3bd67100d1650d8530c4"))
+    check("v1.1 british p_0", british_chain[0],
+          H("6eaf07150f84a68bf126299a2cc0929802aa433dd1b6abe210cccbd36d771ed8"))
+    check("v1.1 british p_2", british_chain[2],
+          H("922acbd74e9d7ea356c2c2c67519167dd5418fb2c6c2a978f36678d3f66fc027"))
+    check("v1.1 allied p_0", allied_chain[0],
+          H("c707c039eb8c9b3c63002d44094c70b932941b99ed672abbc0fd4f8b7d99b969"))
+    check("v1.1 allied p_2", allied_chain[2],
+          H("36fb2437befe0cad65a65c2d0788e250f5f94e68f5f0091c1017c919f4892f23"))
+    check("v1.1 label", player_label(["french", "american"]), "american+french")
+    seed_5 = step_seed("savannah-demo", 5, referee[5], digest,
+                       [("british", british_chain[2]),
+                        (player_label(["french", "american"]), allied_chain[2])])
+    check("v1.1 seed_5 mutual two players", seed_5,
+          H("e3e468fe0f618591f7be5e12fe8b17fb3c26d9dbf0f98ef0c1cb0d27ab01e9d1"))
+    check("v1.1 mutual 10 x d10", roll_list(seed_5, ["d10"] * 10), [6, 1, 5, 8, 4, 4, 4, 3, 5, 3])
 
     # Raw stream check (DICE.md test vectors, last paragraph)
     stream = ChaChaStream(bytes(range(32)))
