@@ -29,7 +29,7 @@ pub struct Created {
 
 /// Make a new roll log at `dir` with a fresh chain.
 pub fn init(dir: &Path, game_id: &str, chain_length: u32) -> Result<Created> {
-    let folder = GameFolder::create_new(dir, game_id, None, vec![], chain_length, &[])?;
+    let folder = GameFolder::create_new(dir, game_id, None, vec![], chain_length, None, &[])?;
     let anchor = folder.config.dice.anchor;
     Ok(Created { dir: dir.display().to_string(), game_id: game_id.to_string(), chain_length, anchor })
 }
@@ -79,6 +79,9 @@ pub fn resolve_step(
         orders_digest: digest,
         key: *key,
         seed,
+        commitments: Vec::new(),
+        rolling_step: None,
+        player_keys: Vec::new(),
         dice: dice.iter().map(|d| d.to_string()).collect(),
         rolls: step_dice.into_log(),
         game_step: None,

@@ -11,6 +11,10 @@ Usage
         Check every test vector of DICE.md; print one line per vector and
         exit 0 only if all of them pass.
 
+    python3 dice_ref.py --verify-folder GAME
+        Recompute every roll of a game folder (referee or mutual mode)
+        from its game.yaml, journal and orders files alone.
+
     python3 dice_ref.py
         JSON-lines server: one request object per input line, one response
         object per output line, in the same order (see `handle` below).
@@ -558,11 +562,145 @@ def serve() -> int:
     return 0
 
 
+# --------------------------------------------------------------------------
+# A game folder, from its files alone (DICE.md §6.1-§6.3 and §7.5)
+# --------------------------------------------------------------------------
+
+def read_yaml_subset(text: str) -> dict:
+    """Read the part of a journal entry (adjutant's canonical YAML) that
+    the dice need: top-level `key: scalar` lines, and top-level lists of
+    mappings (`- k: v` then `  k: v`), of which only the scalar fields at
+    the item's own level are kept (anything deeper, as in events, is
+    skipped).  Scalars are kept as the text written, quotes removed."""
+    def scalar(v: str) -> str:
+        v = v.strip()
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+            v = v[1:-1]
+        return v
+
+    out: dict = {}
+    items = None
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        if line.startswith("- "):
+            if items is not None:
+                items.append({})
+                k, _, v = line[2:].partition(":")
+                if v.strip():
+                    items[-1][k.strip()] = scalar(v)
+            continue
+        if line.startswith(" "):
+            inner = line[2:]
+            if items and line.startswith("  ") and not inner.startswith((" ", "- ")):
+                k, _, v = inner.partition(":")
+                if v.strip():
+                    items[-1][k.strip()] = scalar(v)
+            continue
+        k, _, v = line.partition(":")
+        if v.strip() == "[]":
+            out[k.strip()] = []
+            items = None
+        elif v.strip():
+            out[k.strip()] = scalar(v)
+            items = None
+        else:
+            items = []
+            out[k.strip()] = items
+    return out
+
+
+def verify_folder(root: str) -> int:
+    """Recompute every roll of a game folder from its files alone: each
+    revealed key against the chain (§6.1; each player's key p_j against his
+    chain, §7.5), each orders file's hash and the digest (§6.2), each seed
+    over every player's key under his label (§4) and every roll (§6.3).
+    Prints one line and returns 0 when all agree."""
+    import os
+    game_text = open(os.path.join(root, "game.yaml"), encoding="utf-8").read()
+    game_id = None
+    anchor = None
+    players: dict = {}
+    section = None
+    label = None
+    for line in game_text.split("\n"):
+        if line.startswith("game_id:"):
+            game_id = line.split(":", 1)[1].strip().strip("'\"")
+        if not line.startswith(" ") and line.strip():
+            section = line.split(":", 1)[0]
+        if section == "dice":
+            if line.startswith("  anchor:"):
+                anchor = bytes.fromhex(line.split(":", 1)[1].strip())
+            if line.startswith("  - label:"):
+                label = line.split(":", 1)[1].strip().strip("'\"")
+            if line.startswith("    anchor:") and label is not None:
+                players[label] = bytes.fromhex(line.split(":", 1)[1].strip())
+    if game_id is None or anchor is None:
+        print("FAIL game.yaml: no game_id or dice anchor")
+        return 1
+    journal = os.path.join(root, "journal")
+    names = sorted(n for n in os.listdir(journal) if n.endswith(".yaml"))
+    previous_key = anchor
+    last_player_key = dict(players)
+    rolling = 0
+    total_rolls = 0
+    for name in names:
+        entry = read_yaml_subset(open(os.path.join(journal, name), encoding="utf-8").read())
+        where = f"journal/{name}"
+        k = int(entry["step"])
+        key = bytes.fromhex(entry["key"])
+        if chain_prev(key) != previous_key:
+            print(f"FAIL {where}: the key does not hash to the key before it")
+            return 1
+        previous_key = key
+        orders = []
+        for record in entry.get("orders", []):
+            data = open(os.path.join(root, record["file"]), "rb").read()
+            if sha256(data).hex() != record["sha256"]:
+                print(f"FAIL {where}: {record['file']} does not hash to its record")
+                return 1
+            orders.append((record["side"], data))
+        digest, _ = orders_digest(orders)
+        if digest.hex() != entry["orders_digest"]:
+            print(f"FAIL {where}: the orders digest differs")
+            return 1
+        keys = [(p["label"], bytes.fromhex(p["key"])) for p in entry.get("player_keys", [])]
+        if keys:
+            j = int(entry["rolling_step"])
+            if j != rolling + 1 or sorted(l for l, _ in keys) != sorted(players):
+                print(f"FAIL {where}: rolling step {j} or its players' keys are not in order")
+                return 1
+            for lbl, pkey in keys:
+                if chain_prev(pkey) != last_player_key[lbl]:
+                    print(f"FAIL {where}: {lbl}'s key p_{j} does not hash to his key before it")
+                    return 1
+                last_player_key[lbl] = pkey
+            rolling = j
+        elif players and entry.get("rolls"):
+            print(f"FAIL {where}: a step that rolled without every player's key")
+            return 1
+        seed = step_seed(game_id, k, key, digest, keys)
+        if seed.hex() != entry["seed"]:
+            print(f"FAIL {where}: the seed recomputes to {seed.hex()}")
+            return 1
+        stream = ChaChaStream(seed)
+        for n, r in enumerate(entry.get("rolls", [])):
+            value = roll(stream, r["die"])
+            if int(r["index"]) != n or value != int(r["value"]):
+                print(f"FAIL {where}: roll {n} is logged as {r['value']}, the seed gives {value}")
+                return 1
+            total_rolls += 1
+    print(f"ok {len(names)} steps, {total_rolls} rolls, {rolling} rolling steps with {len(players)} players' keys")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv == ["--self-test"]:
         return self_test()
+    if len(argv) == 2 and argv[0] == "--verify-folder":
+        return verify_folder(argv[1])
     if argv:
-        print("usage: dice_ref.py [--self-test]", file=sys.stderr)
+        print("usage: dice_ref.py [--self-test | --verify-folder GAME]", file=sys.stderr)
         return 2
     return serve()
 
