@@ -202,9 +202,9 @@ fn new(args: &arguments::NewArgs, out: &Out) -> Outcome {
             }
             None
         }
-        arguments::DiceModeArg::Mutual => Some(
-            args.anchors.iter().map(|a| game::mutual::parse_anchor(a)).collect::<Result<Vec<_>, _>>()?,
-        ),
+        arguments::DiceModeArg::Mutual => {
+            Some(args.anchors.iter().map(|a| game::mutual::parse_anchor(a)).collect::<Result<Vec<_>, _>>()?)
+        }
     };
     let made = game::new_game(&args.dir, &args.module, &args.scenario, &game_id, players, args.chain_length, mutual)?;
     out.result(&made, |s| {

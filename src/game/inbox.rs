@@ -338,41 +338,41 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
         }
     };
     let from = crate::base::address::parse(&intake.from);
-    let checked = text
-        .and_then(side_of)
-        .and_then(|side| {
-            let shown = crate::base::error::echo(&side);
-            let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
-                return Err(Error::refused(format!(
-                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
-                )));
-            };
-            let Some(email) = player.email.as_deref() else {
-                return Err(Error::refused(format!(
-                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
-                )));
-            };
-            match (crate::base::address::parse(email.trim()), &from) {
-                (Ok(theirs), Ok(from)) if crate::base::address::same(&theirs, from) => Ok(()),
-                (Ok(_), _) => Err(Error::refused(format!(
+    let checked =
+        text.and_then(side_of)
+            .and_then(|side| {
+                let shown = crate::base::error::echo(&side);
+                let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
+                    return Err(Error::refused(format!(
+                        "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                    )));
+                };
+                let Some(email) = player.email.as_deref() else {
+                    return Err(Error::refused(format!(
+                        "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                    )));
+                };
+                match (crate::base::address::parse(email.trim()), &from) {
+                    (Ok(theirs), Ok(from)) if crate::base::address::same(&theirs, from) => Ok(()),
+                    (Ok(_), _) => Err(Error::refused(format!(
                     "{label}: side: orders of {shown} are taken only from the address game.yaml gives for {shown}; \
                      this message is from {} (the part before the @ is compared exactly, case included)",
                     crate::base::error::echo(&intake.from)
                 ))),
-                (Err(e), _) => Err(Error::refused(format!(
-                    "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
+                    (Err(e), _) => Err(Error::refused(format!(
+                        "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
                      orders cannot come by email until the referee corrects it"
-                ))),
-            }
-        })
-        .and_then(|()| match standing {
-            _ if dice_message => {
-                crate::game::mutual::submit(dir, &intake.orders, &label, wait).map(|r| (None, None, Some(r)))
-            }
-            Some(_) => crate::game::standing::submit(dir, &intake.orders, &label, replace, wait)
-                .map(|r| (None, Some(r), None)),
-            None => submit(dir, &intake.orders, &label, replace, wait).map(|r| (Some(r), None, None)),
-        });
+                    ))),
+                }
+            })
+            .and_then(|()| match standing {
+                _ if dice_message => {
+                    crate::game::mutual::submit(dir, &intake.orders, &label, wait).map(|r| (None, None, Some(r)))
+                }
+                Some(_) => crate::game::standing::submit(dir, &intake.orders, &label, replace, wait)
+                    .map(|r| (None, Some(r), None)),
+                None => submit(dir, &intake.orders, &label, replace, wait).map(|r| (Some(r), None, None)),
+            });
     match checked {
         Ok((receipt, standing, dice)) => {
             outcome.receipt = receipt;

@@ -48,10 +48,7 @@ pub struct PlayerKeyRecord {
 impl JournalEntry {
     /// The player keys as the seed takes them (DICE.md §4).
     pub fn seed_keys(&self) -> Vec<crate::base::dice::PlayerKey> {
-        self.player_keys
-            .iter()
-            .map(|p| crate::base::dice::PlayerKey { side: p.label.clone(), key: p.key })
-            .collect()
+        self.player_keys.iter().map(|p| crate::base::dice::PlayerKey { side: p.label.clone(), key: p.key }).collect()
     }
 }
 

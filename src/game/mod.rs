@@ -372,7 +372,8 @@ mod tests {
     fn new_game_checks_module_scenario_and_sides() {
         let dir = tempfile::tempdir().unwrap();
         let players = vec![parse_player("british=Ann").unwrap()];
-        let made = new_game(&dir.path().join("g"), "savannah-1779", "historical", "g1", players.clone(), 16, None).unwrap();
+        let made =
+            new_game(&dir.path().join("g"), "savannah-1779", "historical", "g1", players.clone(), 16, None).unwrap();
         assert_eq!(made.scenario_name, "Historical Scenario");
         let opened = GameFolder::open(&dir.path().join("g")).unwrap();
         assert_eq!(opened.config.players, players);

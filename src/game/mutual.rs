@@ -380,7 +380,8 @@ pub fn waiting(folder: &GameFolder, rules: &dyn Rules, state: &State) -> Result<
     let Some(next) = state.next_step() else { return Ok(None) };
     let config = &folder.config;
     let awaited = rules.awaited(state.as_ref());
-    let mut w = Waiting { anchors_owed: sides_without_player(config, rules), step: next.name.clone(), ..Default::default() };
+    let mut w =
+        Waiting { anchors_owed: sides_without_player(config, rules), step: next.name.clone(), ..Default::default() };
     if needs_commitments(config, &awaited) {
         for side in &awaited {
             if commitment(folder, &next.name, side)?.is_none() {
@@ -396,7 +397,8 @@ pub fn waiting(folder: &GameFolder, rules: &dyn Rules, state: &State) -> Result<
             Some(p) => {
                 w.sealed_hashes.push(Commitment { side: side.clone(), sha256: Bytes32::sha256(&p.bytes) });
                 let text = String::from_utf8_lossy(&p.bytes);
-                if let Ok(c) = rules.check_header(&config.game_id, state.as_ref(), &p.path.display().to_string(), &text) {
+                if let Ok(c) = rules.check_header(&config.game_id, state.as_ref(), &p.path.display().to_string(), &text)
+                {
                     bodies.insert(c.side, c.body);
                 }
             }

@@ -437,9 +437,7 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
             crate::game::folder::ORDERS_DIR => dir,
             STATE_FILE | crate::mail::post::MAILED_FILE => is_game && !dir,
             crate::game::inbox::INBOX_DIR | crate::game::standing::STANDING_DIR | "templates" => is_game && dir,
-            crate::game::mutual::MUTUAL_DIR => {
-                dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual
-            }
+            crate::game::mutual::MUTUAL_DIR => dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual,
             // The folder transport's default folder, or the one game.yaml names.
             other => dir && (other == crate::mail::DEFAULT_OUTBOX || mail_dir.as_deref() == Some(other)),
         };
@@ -661,7 +659,10 @@ fn check_mutual(folder: &GameFolder, entry: &JournalEntry, chains: &mut MutualCh
                 let previous = chains.last.get(&p.label).copied().unwrap_or(Bytes32([0; 32]));
                 if !key_follows(&p.key, &previous) {
                     let what = if j == 1 { "his anchor in game.yaml".to_string() } else { format!("his p_{}", j - 1) };
-                    return Err((Check::Chain, format!("{}'s key p_{j} does not hash to {what} (DICE.md 7.5)", p.label)));
+                    return Err((
+                        Check::Chain,
+                        format!("{}'s key p_{j} does not hash to {what} (DICE.md 7.5)", p.label),
+                    ));
                 }
             }
             for p in &entry.player_keys {
