@@ -34,6 +34,9 @@ _adjutant() {
             adjutant,help)
                 cmd="adjutant__subcmd__help"
                 ;;
+            adjutant,join)
+                cmd="adjutant__subcmd__join"
+                ;;
             adjutant,mail)
                 cmd="adjutant__subcmd__mail"
                 ;;
@@ -142,6 +145,9 @@ _adjutant() {
             adjutant__subcmd__help,help)
                 cmd="adjutant__subcmd__help__subcmd__help"
                 ;;
+            adjutant__subcmd__help,join)
+                cmd="adjutant__subcmd__help__subcmd__join"
+                ;;
             adjutant__subcmd__help,mail)
                 cmd="adjutant__subcmd__help__subcmd__mail"
                 ;;
@@ -242,7 +248,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --help --version new roll resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
+            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -654,7 +660,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
+            opts="new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -808,6 +814,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__join)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1073,6 +1093,36 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__join)
+            opts="-h --wait --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__mail)
             opts="-h --wait --dry-run --dispatch --side --transport --from --host --port --security --username --password-env --folder --sendmail --ca-file --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1306,7 +1356,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__new)
-            opts="-h --scenario --dir --game-id --player --chain-length --format --color --help"
+            opts="-h --scenario --dir --game-id --player --chain-length --mode --anchor --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1329,6 +1379,14 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "referee mutual" -- "${cur}"))
+                    return 0
+                    ;;
+                --anchor)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1750,7 +1808,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__submit)
-            opts="-h --wait --replace --email --reply --standing --withdraw --side --dir --format --color --help"
+            opts="-h --wait --replace --email --reply --standing --withdraw --side --key --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1761,6 +1819,10 @@ _adjutant() {
                     return 0
                     ;;
                 --side)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
