@@ -194,11 +194,16 @@ fn every_command_prints_json_and_its_errors_as_json() {
     template("american", "a.yaml");
     let cases = repo_root().join("tests/cases/rally");
     let case = cases.to_str().unwrap();
+    let anchor = format!("british={TOP}");
     // (the command, an error of its own: arguments, exit status, kind)
     #[rustfmt::skip]
     let commands: Vec<(Vec<&str>, Vec<&str>, i32, &str)> = vec![
         (vec!["new", "savannah-1779", "--scenario", "historical", "--dir", "g2"],
          vec!["new", "savannah-1779", "--scenario", "hysterical", "--dir", "g3"], 2, "usage"),
+        (vec!["new", "savannah-1779", "--scenario", "historical", "--dir", "gm", "--mode", "mutual"],
+         vec!["new", "savannah-1779", "--scenario", "historical", "--dir", "g4", "--mode", "mutual",
+              "--anchor", "british=zz"], 2, "usage"),
+        (vec!["join", "--dir", "gm", &anchor], vec!["join", "--dir", "g", &anchor], 2, "usage"),
         (vec!["roll", "init", "--dir", "rolls"], vec!["roll", "init", "--dir", "g"], 2, "usage"),
         (vec!["roll", "d6", "--purpose", "x", "--dir", "rolls"],
          vec!["roll", "d7", "--purpose", "x", "--dir", "rolls"], 2, "usage"),
