@@ -261,6 +261,25 @@ fn a_three_player_game_in_mutual_mode() {
     let forged = run(d, &["verify", "--dir", "forged", "--format", "json"]);
     let verdict = forged.json();
     assert_eq!(verdict["ok"], false, "{verdict}");
+
+    // A commitment changed in the journal is named by verify (7.6).
+    let copy = d.join("forged-commitment");
+    copy_dir(&game, &copy);
+    let committed = names
+        .iter()
+        .map(|p| copy.join("journal").join(p.file_name().unwrap()))
+        .find(|p| std::fs::read_to_string(p).unwrap().contains("commitments:"))
+        .expect("a step with commitments");
+    let text = std::fs::read_to_string(&committed).unwrap();
+    let at = text.find("commitments:").unwrap();
+    let sha = text[at..].find("sha256: ").unwrap() + at + "sha256: ".len();
+    let mut forged_text = text.clone();
+    forged_text.replace_range(sha..sha + 64, &"a".repeat(64));
+    std::fs::write(&committed, forged_text).unwrap();
+    let verdict = run(d, &["verify", "--dir", "forged-commitment", "--format", "json"]).json();
+    assert_eq!(verdict["ok"], false, "{verdict}");
+    let failure = verdict.to_string();
+    assert!(failure.contains("not to its commitment"), "{failure}");
 }
 
 #[test]
@@ -287,6 +306,13 @@ fn new_refuses_a_chain_too_short_and_bad_labels() {
     .fails(2);
     assert!(referee.contains("--mode mutual"), "{referee}");
     assert!(!d.join("g").exists(), "nothing was made");
+    // A referee-mode game takes no key with its orders, and stores nothing.
+    new_historical_game_awaiting_set_up(d);
+    std::fs::write(d.join("set-up.yaml"), least_orders(d, "british")).unwrap();
+    let before = snapshot(&d.join("g"));
+    let key = run(d, &["submit", "--dir", "g", "set-up.yaml", "--key", &anchor]).fails(2);
+    assert!(key.contains("referee mode"), "{key}");
+    assert!(snapshot_difference(&before, &snapshot(&d.join("g"))).is_empty());
 }
 
 #[test]

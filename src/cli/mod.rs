@@ -594,6 +594,12 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     }
     // A key sent with orders is read before the orders are stored.
     let key = args.key.as_deref().map(|hex| parse_hex("--key", hex)).transpose()?;
+    if key.is_some()
+        && adjutant::game::folder::GameFolder::open(&args.dir)?.config.dice.mode
+            != adjutant::game::folder::DiceMode::Mutual
+    {
+        return Err(Error::usage("--key is for games in mutual mode (DICE.md 7); this game is in referee mode").into());
+    }
     let receipt = adjutant::game::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
     let revealed = match key {
         None => None,
