@@ -378,3 +378,65 @@ fn a_mutual_game_waits_for_every_anchor_and_takes_no_files_on_resolve() {
     let st = run(d, &["status", "--dir", "g"]).ok();
     assert!(st.contains(&format!("awaiting commitments for {step} from american")), "{st}");
 }
+
+/// DICE.md 7.7: a roll log in mutual mode. `roll` seals the roll (its
+/// purpose's SHA-256 published) before any key; the other roller's key is
+/// refused before the seal and out of order; the roll waits for it, then
+/// rolls from a seed over both chains, and `verify` checks it.
+#[test]
+fn a_roll_log_in_mutual_mode() {
+    let dir = temp();
+    let d = dir.path();
+    let bob = chain(&Bytes32::sha256(b"bob's roll log top"), 8);
+    let anchor = format!("bob={}:8", bob[0].to_hex());
+    run(d, &["roll", "init", "--dir", "rolls", "--mode", "mutual", "--anchor", &anchor]).ok();
+    let key = |j: usize| format!("bob={}", bob[j].to_hex());
+    let early = run(d, &["roll", "key", "--dir", "rolls", &key(1)]).fails(1);
+    assert!(early.contains("no roll is sealed"), "{early}");
+    assert!(!contains(&folder_bytes(&d.join("rolls")), &bob[1].to_hex()), "a key refused is not stored");
+    let roll = |purpose: &str| run(d, &["roll", "3d10", "--purpose", purpose, "--dir", "rolls"]);
+    let sealed = roll("to-hit, Fraser's at 1404").ok();
+    let purpose_sha = Bytes32::sha256(b"to-hit, Fraser's at 1404").to_hex();
+    assert!(sealed.contains(&purpose_sha) && sealed.contains("awaiting key p_1 from bob"), "{sealed}");
+    // Nothing is rolled yet, and no other roll may replace the sealed one.
+    assert!(std::fs::read_dir(d.join("rolls/journal")).unwrap().next().is_none());
+    assert!(roll("something else").fails(1).contains("sealed already"));
+    assert!(roll("to-hit, Fraser's at 1404").fails(1).contains("awaits key p_1 from bob"));
+    assert!(run(d, &["roll", "key", "--dir", "rolls", &key(2)]).fails(1).contains("strictly in order"));
+    run(d, &["roll", "key", "--dir", "rolls", &key(1)]).ok();
+    let rolled =
+        run(d, &["roll", "3d10", "--purpose", "to-hit, Fraser's at 1404", "--dir", "rolls", "--format", "json"]).json();
+    assert_eq!(rolled["step"], 1);
+    // The seed took Bob's key under his label (DICE.md §4).
+    let entry = std::fs::read_to_string(d.join("rolls/journal/000001.yaml")).unwrap();
+    assert!(entry.contains("rolling_step: 1") && entry.contains(&bob[1].to_hex()), "{entry}");
+    let digest = rolled["orders_digest"].as_str().unwrap();
+    let key1 = rolled["key"].as_str().unwrap();
+    let seed = run(
+        d,
+        &[
+            "dice",
+            "seed",
+            "--game-id",
+            "rolls",
+            "--step",
+            "1",
+            "--key",
+            key1,
+            "--digest",
+            digest,
+            "--player-key",
+            &key(1),
+        ],
+    )
+    .ok();
+    assert_eq!(seed.trim(), rolled["seed"].as_str().unwrap());
+    let verdict = run(d, &["verify", "--dir", "rolls", "--format", "json"]).json();
+    assert_eq!(verdict["ok"], true, "{verdict}");
+    // Bob's key removed from the entry: verify names the roll.
+    let path = d.join("rolls/journal/000001.yaml");
+    let forged = entry.replace(&bob[1].to_hex(), &bob[2].to_hex());
+    std::fs::write(&path, forged).unwrap();
+    let verdict = run(d, &["verify", "--dir", "rolls", "--format", "json"]).json();
+    assert_eq!(verdict["ok"], false, "{verdict}");
+}

@@ -217,6 +217,9 @@ _adjutant() {
             adjutant__subcmd__help__subcmd__roll,init)
                 cmd="adjutant__subcmd__help__subcmd__roll__subcmd__init"
                 ;;
+            adjutant__subcmd__help__subcmd__roll,key)
+                cmd="adjutant__subcmd__help__subcmd__roll__subcmd__key"
+                ;;
             adjutant__subcmd__module,export)
                 cmd="adjutant__subcmd__module__subcmd__export"
                 ;;
@@ -235,11 +238,17 @@ _adjutant() {
             adjutant__subcmd__roll,init)
                 cmd="adjutant__subcmd__roll__subcmd__init"
                 ;;
+            adjutant__subcmd__roll,key)
+                cmd="adjutant__subcmd__roll__subcmd__key"
+                ;;
             adjutant__subcmd__roll__subcmd__help,help)
                 cmd="adjutant__subcmd__roll__subcmd__help__subcmd__help"
                 ;;
             adjutant__subcmd__roll__subcmd__help,init)
                 cmd="adjutant__subcmd__roll__subcmd__help__subcmd__init"
+                ;;
+            adjutant__subcmd__roll__subcmd__help,key)
+                cmd="adjutant__subcmd__roll__subcmd__help__subcmd__key"
                 ;;
             *)
                 ;;
@@ -982,7 +991,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__roll)
-            opts="init"
+            opts="init key"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -996,6 +1005,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__roll__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__roll__subcmd__key)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1618,7 +1641,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__roll)
-            opts="-h --wait --purpose --dir --format --color --help init help"
+            opts="-h --wait --purpose --dir --format --color --help init key help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1652,7 +1675,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__roll__subcmd__help)
-            opts="init help"
+            opts="init key help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1693,8 +1716,22 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__roll__subcmd__help__subcmd__key)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__roll__subcmd__init)
-            opts="-h --dir --game-id --chain-length --format --color --help"
+            opts="-h --dir --game-id --chain-length --mode --anchor --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1709,6 +1746,44 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "referee mutual" -- "${cur}"))
+                    return 0
+                    ;;
+                --anchor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__roll__subcmd__key)
+            opts="-h --wait --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -68,27 +68,40 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l color -d 'Colo
 always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand new" -s h -l help -d 'Print help'
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l purpose -d 'What the roll is for, in words; it is the step\'s orders' -r
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l dir -d 'The roll log folder' -r -F
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -l purpose -d 'What the roll is for, in words; it is the step\'s orders' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -l dir -d 'The roll log folder' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''
 json\t''"
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -l color -d 'Colour the text output and the help: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -l color -d 'Colour the text output and the help: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -s h -l help -d 'Print help'
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
-complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -a "key" -d 'Give a roll log in mutual mode another roller\'s key for the sealed roll'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and not __fish_seen_subcommand_from init key help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l dir -d 'The folder to create; it must not exist, or be empty' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l game-id -d 'The id bound into every roll; by default the folder\'s name' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l chain-length -d 'Length N of the key chain: the log may hold N-1 rolls' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l mode -d 'Dice mode: referee (this log\'s chain alone) or mutual (the other rollers\' chains too, DICE.md 7.7)' -r -f -a "referee\t''
+mutual\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l anchor -d 'Mutual mode: another roller\'s anchor, LABEL=ANCHOR or LABEL=ANCHOR:M (M: his chain\'s length, 4096 by default). Repeatable' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''
 json\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -l color -d 'Colour the text output and the help: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from key" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from key" -l dir -d 'The roll log folder' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from key" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''
+json\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from key" -l color -d 'Colour the text output and the help: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from key" -s h -l help -d 'Print help'
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from help" -f -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from help" -f -a "key" -d 'Give a roll log in mutual mode another roller\'s key for the sealed roll'
 complete -c adjutant -n "__fish_adjutant_using_subcommand roll; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand join" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand join" -l dir -d 'The game folder' -r -F
@@ -387,6 +400,7 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_s
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help" -f -a "generate" -d 'Write the man pages and shell completions (for maintainers)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from roll" -f -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from roll" -f -a "key" -d 'Give a roll log in mutual mode another roller\'s key for the sealed roll'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "chain" -d 'Print the key chain: `k key` for k = 0 (the anchor) to N (the top)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "digest" -d 'Print the orders digest of a step\'s orders files'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from dice" -f -a "seed" -d 'Print a step\'s seed'

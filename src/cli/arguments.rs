@@ -516,6 +516,17 @@ Examples:
 The folder gets the log's config with the anchor, and the secret chain top in
 .secret/ (mode 0600): publish the anchor, never that folder.")]
     Init(RollInitArgs),
+
+    /// Give a roll log in mutual mode another roller's key for the sealed roll.
+    #[command(after_help = "\
+Examples:
+  adjutant roll init --dir rolls --mode mutual --anchor bob=c707c039eb8c9b3c63002d44094c70b932941b99ed672abbc0fd4f8b7d99b969
+  adjutant roll 3d10 --purpose \"to-hit, Fraser's at 1404\" --dir rolls     seals the roll, prints its purpose's SHA-256
+  adjutant roll key --dir rolls bob=KEY                                  Bob's next key, once he has seen the seal
+  adjutant roll 3d10 --purpose \"to-hit, Fraser's at 1404\" --dir rolls     rolls it (DICE.md 7.7)
+
+A key sent before a roll is sealed, or out of order, is refused and not stored.")]
+    Key(RollKeyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -529,6 +540,24 @@ pub struct RollInitArgs {
     /// Length N of the key chain: the log may hold N-1 rolls.
     #[arg(long, default_value_t = adjutant::base::dice::DEFAULT_CHAIN_LENGTH)]
     pub chain_length: u32,
+    /// Dice mode: referee (this log's chain alone) or mutual (the other rollers' chains too, DICE.md 7.7).
+    #[arg(long, value_enum, default_value_t = DiceModeArg::Referee)]
+    pub mode: DiceModeArg,
+    /// Mutual mode: another roller's anchor, LABEL=ANCHOR or LABEL=ANCHOR:M (M: his chain's length, 4096 by default). Repeatable.
+    #[arg(long = "anchor", value_name = "LABEL=ANCHOR[:M]")]
+    pub anchors: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RollKeyArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// The roller's key for the sealed roll: LABEL=KEY.
+    #[arg(value_name = "LABEL=KEY")]
+    pub key: String,
+    /// The roll log folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

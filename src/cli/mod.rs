@@ -153,6 +153,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::New(args) => new(args, out),
         Command::Roll(args) => match &args.command {
             Some(RollCommand::Init(init)) => roll_init(init, out),
+            Some(RollCommand::Key(key)) => roll_key(key, out),
             None => roll(args, args.wait.duration(), out),
         },
         Command::Verify(args) => verify_folder(args, args.wait.duration(), out),
@@ -233,7 +234,16 @@ fn new(args: &arguments::NewArgs, out: &Out) -> Outcome {
 
 fn roll_init(args: &arguments::RollInitArgs, out: &Out) -> Outcome {
     let game_id = default_game_id(&args.dir, &args.game_id)?;
-    let made = roll_log::init(&args.dir, &game_id, args.chain_length)?;
+    let mutual = match args.mode {
+        arguments::DiceModeArg::Referee if !args.anchors.is_empty() => {
+            return Err(Error::usage("--anchor is for mutual mode: give --mode mutual").into());
+        }
+        arguments::DiceModeArg::Referee => None,
+        arguments::DiceModeArg::Mutual => {
+            Some(args.anchors.iter().map(|a| game::mutual::parse_anchor(a)).collect::<Result<Vec<_>, _>>()?)
+        }
+    };
+    let made = roll_log::init(&args.dir, &game_id, args.chain_length, mutual)?;
     out.result(&made, |s| {
         format!(
             "{} {} in {}\n  anchor    {}\n  steps     {} rolls before the chain is used up\n\
@@ -251,8 +261,35 @@ fn roll_init(args: &arguments::RollInitArgs, out: &Out) -> Outcome {
 fn roll(args: &arguments::RollArgs, wait: Duration, out: &Out) -> Outcome {
     let dice = args.dice.iter().map(|d| d.parse::<DiceExpr>().map_err(Error::usage)).collect::<Result<Vec<_>, _>>()?;
     let purpose = args.purpose.as_deref().unwrap_or_default();
-    let rolled = roll_log::roll(&args.dir, &dice, purpose, wait)?;
-    out.result(&rolled, |s| render_roll(&rolled, s))?;
+    match roll_log::roll(&args.dir, &dice, purpose, wait)? {
+        roll_log::RollOutcome::Rolled(rolled) => out.result(&rolled, |s| render_roll(&rolled, s))?,
+        roll_log::RollOutcome::Sealed(sealed) => out.result(&sealed, |s| {
+            format!(
+                "{} roll {}: {} for \"{}\"\n  purpose sha256 {}\n  awaiting key p_{} from {} (`adjutant roll key`); \
+                 then roll again with the same dice and purpose\n",
+                s.good("sealed"),
+                sealed.rolling_step,
+                sealed.sealed.dice.join(" "),
+                sealed.sealed.purpose,
+                sealed.purpose_sha256.to_hex(),
+                sealed.rolling_step,
+                sealed.keys_owed.join(", ")
+            )
+        })?,
+    }
+    Ok(0)
+}
+
+fn roll_key(args: &arguments::RollKeyArgs, out: &Out) -> Outcome {
+    let taken = roll_log::take_key(&args.dir, &args.key, args.wait.duration())?;
+    out.result(&taken, |s| {
+        let owed = if taken.keys_owed.is_empty() {
+            "every key is in: roll again with the same dice and purpose".to_string()
+        } else {
+            format!("still awaiting p_{} from {}", taken.rolling_step, taken.keys_owed.join(", "))
+        };
+        format!("{} key p_{} of {}; {owed}\n", s.good("received"), taken.rolling_step, taken.label)
+    })?;
     Ok(0)
 }
 

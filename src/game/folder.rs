@@ -235,6 +235,17 @@ pub fn check_label(label: &str, sides: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// A roller's label in a roll log in mutual mode (DICE.md 7.7): a name of
+/// 1 to 64 letters, digits, '-', '_' or '.'.
+pub fn check_roller_label(label: &str) -> Result<()> {
+    check_game_id(label).map_err(|_| {
+        Error::usage(format!(
+            "label '{}': use 1 to 64 letters, digits, '-', '_' or '.'",
+            crate::base::error::echo(label)
+        ))
+    })
+}
+
 /// Shortest and longest chains `new` and `roll init` accept.
 pub const MIN_CHAIN_LENGTH: u32 = 2;
 pub const MAX_CHAIN_LENGTH: u32 = 1_000_000;
@@ -294,9 +305,6 @@ impl GameConfig {
         match self.dice.mode {
             DiceMode::Referee if !self.dice.players.is_empty() => {
                 return Err(located("dice.players", "players' chains are for mutual mode (dice.mode: mutual)".into()))
-            }
-            DiceMode::Mutual if self.kind != FolderKind::Game => {
-                return Err(located("dice.mode", "a roll log has referee mode only".into()))
             }
             _ => {}
         }

@@ -797,7 +797,12 @@ fn check_roll_step(game_id: &str, entry: &JournalEntry) -> Result<(), String> {
         _ => return Err(format!("a roll step's orders are its purpose text, under side {PURPOSE_SIDE}")),
     };
     let dice: Vec<DiceExpr> = entry.dice.iter().map(|d| d.parse()).collect::<Result<_, _>>()?;
-    let expected = roll_log::resolve_step(game_id, entry.step, &entry.key, entry.previous, &dice, purpose)
+    let mutual = crate::game::mutual::StepKeys {
+        commitments: Vec::new(),
+        rolling_step: entry.rolling_step,
+        player_keys: entry.player_keys.clone(),
+    };
+    let expected = roll_log::resolve_step(game_id, entry.step, &entry.key, entry.previous, &dice, purpose, &mutual)
         .map_err(|e| e.to_string())?;
     if expected.rolls.len() != entry.rolls.len() {
         return Err(format!(
