@@ -179,7 +179,7 @@ pub fn roll(dir: &Path, dice: &[DiceExpr], purpose: &str, wait: Duration) -> Res
         crate::base::fsio::sync_dir(&folder.root)?;
     }
     let values: Vec<u16> = entry.rolls.iter().map(|r| r.value).collect();
-    Ok(RollOutcome::Rolled(Rolled {
+    Ok(RollOutcome::Rolled(Box::new(Rolled {
         game_id: folder.config.game_id.clone(),
         step,
         entry: written.label,
@@ -194,7 +194,7 @@ pub fn roll(dir: &Path, dice: &[DiceExpr], purpose: &str, wait: Duration) -> Res
         seed: entry.seed,
         anchor: folder.config.dice.anchor,
         steps_left: length - 1 - step,
-    }))
+    })))
 }
 
 /// What `roll` did: rolled, or (mutual mode) sealed the roll and waits for
@@ -202,7 +202,7 @@ pub fn roll(dir: &Path, dice: &[DiceExpr], purpose: &str, wait: Duration) -> Res
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum RollOutcome {
-    Rolled(Rolled),
+    Rolled(Box<Rolled>),
     Sealed(Sealed),
 }
 
