@@ -46,6 +46,10 @@ struct Status {
     /// Report messages `adjutant mail` would send: a dispatch not yet
     /// mailed to a side with an address.
     not_mailed: usize,
+    /// Mutual mode (DICE.md 7): the commitments, orders and keys the next
+    /// step waits for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mutual: Option<adjutant::game::mutual::Waiting>,
 }
 
 #[derive(Serialize)]
@@ -108,7 +112,9 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .flat_map(|n| addressed.iter().map(move |side| (n.clone(), side.to_string())))
         .filter(|pair| !mailed.contains(pair))
         .count();
+    let mutual = adjutant::game::mutual::waiting(&folder, rules, &state)?;
     let status = Status {
+        mutual,
         latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::game::folder::REPORTS_DIR)),
         not_mailed,
         game: folder.config.game_id.clone(),
@@ -164,6 +170,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
                 );
             }
             (None, None) => text += "game over\n",
+        }
+        if let Some(w) = &status.mutual {
+            text += "dice: mutual mode (DICE.md 7)\n";
+            text += &super::waiting_text(w);
         }
         if let Some(latest) = &status.latest_reports {
             text += &format!("latest reports: {latest}/");

@@ -88,10 +88,11 @@ fn resolve_step(
     step: &StepInfo,
     orders: &[(String, Vec<u8>, String)],
     bodies: &BTreeMap<String, crate::base::yaml::Value>,
+    mutual: &crate::game::mutual::StepKeys,
 ) -> Result<(JournalEntry, State)> {
     let hashes: Vec<SideHash> = orders.iter().map(|(side, bytes, _)| SideHash::of_bytes(side, bytes)).collect();
     let digest = orders_digest(&hashes)?;
-    let seed = step_seed(&game.game_id, journal_step, key, &digest, &[])?;
+    let seed = step_seed(&game.game_id, journal_step, key, &digest, &mutual.seed_keys())?;
     let mut dice = StepDice::new(&seed);
     let (mut after, events) = rules.resolve(state.as_ref(), bodies, &mut dice)?;
     after.set_resolved_steps(journal_step);
@@ -112,6 +113,9 @@ fn resolve_step(
         orders_digest: digest,
         key: *key,
         seed,
+        commitments: mutual.commitments.clone(),
+        rolling_step: mutual.rolling_step,
+        player_keys: mutual.player_keys.clone(),
         dice: Vec::new(),
         rolls: dice.into_log(),
         game_step: Some(step.name.clone()),
@@ -168,6 +172,27 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             k - 1
         )));
     }
+    let mutual = folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
+    if mutual {
+        if !files.is_empty() {
+            return Err(Error::usage(format!(
+                "{}: a game in mutual mode takes its orders through `adjutant submit`, which seals each step and \
+                 checks its commitments (DICE.md 7.2, 7.6); resolve it with no files",
+                dir.display()
+            )));
+        }
+        let owed = crate::game::mutual::sides_without_player(&folder.config, rules);
+        if !owed.is_empty() {
+            return Err(Error::refused(format!(
+                "{}: the game waits for the anchors of the players of {} (`adjutant join`, DICE.md 7.1)",
+                dir.display(),
+                owed.join(", ")
+            )));
+        }
+    }
+    // Mutual mode: the rolling steps so far and each player's last key.
+    let (mut rolling, mut last_keys) =
+        if mutual { crate::game::mutual::chain_tops(&folder)? } else { (0, BTreeMap::new()) };
     // Check every file first: all are valid, or nothing happens.
     let mut offered = Vec::new();
     let mut problems = Vec::new();
@@ -255,13 +280,38 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         if k >= length {
             return Err(Error::refused(format!("{}: the dice chain is used up ({} steps)", dir.display(), length - 1)));
         }
+        // DICE.md 7.2-7.6: the commitments checked, the probe run, and a
+        // rolling step's keys read (or the step waits for them).
+        let step_keys = if mutual {
+            let sent: Vec<(String, Vec<u8>)> = mine.iter().map(|o| (o.side.clone(), o.bytes.clone())).collect();
+            let checked = crate::game::mutual::for_step(
+                &folder,
+                rules,
+                &state,
+                &step.name,
+                &awaited,
+                &sent,
+                &bodies(&mine),
+                rolling,
+                &last_keys,
+            )?;
+            match checked {
+                Ok(keys) => keys,
+                Err(why) => {
+                    refused.push(why);
+                    break;
+                }
+            }
+        } else {
+            crate::game::mutual::StepKeys::default()
+        };
         let key = keys[(k - first_new) as usize];
         let orders: Vec<(String, Vec<u8>, String)> = mine
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
             .collect();
         let (mut entry, next) =
-            match resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine)) {
+            match resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine), &step_keys) {
                 Ok(done) => done,
                 // A step that awaits no one and that the rules engine refuses
                 // (a phase it cannot resolve yet) stops the run there: the
@@ -282,6 +332,12 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
         // The inbox's copies of the step are done with once it is in the journal.
         used_inbox.extend(inbox.iter().filter(|p| p.step == step.name).map(|p| p.path.clone()));
+        // So are its commitments and keys (mutual mode): the journal has them.
+        used_inbox.extend(crate::game::mutual::used_files(&folder, &step.name, &step_keys));
+        if let Some(j) = step_keys.rolling_step {
+            rolling = j;
+            last_keys.extend(step_keys.player_keys.iter().map(|p| (p.label.clone(), p.key)));
+        }
         state = next;
         resolved.push(Resolved {
             journal_step: k,
@@ -515,7 +571,13 @@ pub fn replay_each(
             orders.push((record.side.clone(), bytes, path.clone()));
         }
         let (again, next) =
-            match resolve_step(rules, &folder.config, entry.step, &entry.key, &state, &step, &orders, &by_side) {
+            match resolve_step(rules, &folder.config, entry.step, &entry.key, &state, &step, &orders, &by_side, &{
+                crate::game::mutual::StepKeys {
+                    commitments: entry.commitments.clone(),
+                    rolling_step: entry.rolling_step,
+                    player_keys: entry.player_keys.clone(),
+                }
+            }) {
                 Ok(r) => r,
                 Err(e) => return fail(format!("the engine refuses the step on replay: {e}")),
             };
