@@ -638,6 +638,8 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
         Some((next, order)) => {
             if next.turn() != step.turn() {
                 state.turn = next.turn();
+                // Savannah 4.3: the effects of cards played "this turn" end.
+                crate::systems::gboar::effects::card_effects::expire(&mut state);
                 // Savannah 1.6, 4.2: fixed weather; otherwise it holds
                 // until a Weather Phase says otherwise.
                 if let Some(w) = state::fixed_weather(&rules.charts.weather, &state, state.turn) {
@@ -670,6 +672,9 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
 /// always are.
 pub fn offered(rules: &Rules, state: &State, step: &Step) -> bool {
     let turn = step.turn();
+    if crate::systems::gboar::effects::card_effects::step_skipped(rules, state, step) {
+        return false;
+    }
     match step.phase() {
         "weather" => {
             let chart = &rules.charts.weather;
