@@ -16,6 +16,11 @@ pub const DRM: &str = "drm";
 /// cards.yaml's effect that forbids a side phases of this turn.
 pub const SKIP_PHASE: &str = "skip-phase";
 
+/// cards.yaml's effect that gives stacks MPs in their Movement Phase.
+pub const MOVEMENT_BONUS: &str = "movement-bonus";
+/// cards.yaml's effect that spares stacks the Covered Way's lost roll.
+pub const IGNORE_LOST_ROLL: &str = "ignore-lost-roll";
+
 /// The rolls a card's `drm` modifies in this version (codes.yaml `drm`'s
 /// `applies_to`); a card whose DRM is for another roll is refused when
 /// played (`card-effect-not-built`).
@@ -172,6 +177,24 @@ pub fn step_skipped(
         },
     };
     phase_skipped(state, phase, &armies)
+}
+
+/// A `movement-bonus` card (codes.yaml: "units (a number of friendly
+/// stacks) gain mp Movement Points this Movement Phase"): the MPs `unit`
+/// gains this turn, added to its allowance before strategic movement
+/// doubles it (as Savannah 4.7's bonus).
+pub fn movement_bonus(state: &State, unit: &str) -> i32 {
+    live(state, MOVEMENT_BONUS).filter(|(_, e)| e.units.iter().any(|u| u == unit)).map(|(_, e)| e.value).sum()
+}
+
+/// An `ignore-lost-roll` card (codes.yaml: "units (friendly stacks) need
+/// not roll for getting lost on the Covered Way this turn", Savannah 4.9):
+/// whether the moving stack `ids` is one of them (every unit of it was in
+/// a stack the card named).
+pub fn lost_roll_ignored(state: &State, ids: &[String]) -> Option<String> {
+    live(state, IGNORE_LOST_ROLL)
+        .find(|(_, e)| !ids.is_empty() && ids.iter().all(|i| e.units.contains(i)))
+        .map(|(_, e)| e.card.clone())
 }
 
 /// The end of a turn: the effects of cards played on it end (4.3: "this

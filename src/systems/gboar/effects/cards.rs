@@ -36,7 +36,13 @@ pub const BUILT: &[&str] = &[
     "drm",
     "skip-phase",
     "morale-check",
+    "movement-bonus",
+    "ignore-lost-roll",
+    "mark-lost",
 ];
+
+/// The effect that marks an enemy stack Lost (cards.yaml `mark-lost`).
+pub const MARK_LOST: &str = "mark-lost";
 
 /// The effect that makes one enemy unit check morale (cards.yaml
 /// `morale-check`): the play names it, `{card: ID, units: [UNIT]}`.
@@ -557,6 +563,66 @@ pub fn play(
                     units: Vec::new(),
                 });
             }
+            super::card_effects::MOVEMENT_BONUS | super::card_effects::IGNORE_LOST_ROLL => {
+                let mut stacks: Vec<String> = units.iter().flat_map(|u| stack_of(rules, state, u)).collect();
+                stacks.sort();
+                stacks.dedup();
+                let mp = if e.effect == super::card_effects::MOVEMENT_BONUS { int(e, "mp").unwrap_or(0) } else { 0 };
+                let what = if mp != 0 {
+                    format!("gain {mp:+} MP in their Movement Phase this turn")
+                } else {
+                    "roll no die for getting lost on the Covered Way this turn (Savannah 4.9)".to_string()
+                };
+                events.push(
+                    super::card_effects::recorded(
+                        format!("{name}: {} {what} (Savannah 4.3)", stacks.join(", ")),
+                        id,
+                        player,
+                    )
+                    .with("units", &stacks),
+                );
+                state.card_effects.push(crate::systems::gboar::board::state::CardEffect {
+                    card: id.to_string(),
+                    effect: e.effect.clone(),
+                    player: player.to_string(),
+                    turn: state.turn,
+                    applies_to: None,
+                    value: mp,
+                    scope: None,
+                    condition: None,
+                    armies: Vec::new(),
+                    phases: Vec::new(),
+                    units: stacks,
+                });
+            }
+            MARK_LOST => {
+                for unit in units {
+                    let stack = stack_of(rules, state, unit);
+                    for u in &stack {
+                        if let Some(s) = state.units.get_mut(u) {
+                            s.lost = true;
+                            s.previously_lost = false;
+                        }
+                    }
+                    let hex = crate::systems::gboar::board::units::hex_of(state, unit)
+                        .map(|h| h.to_string())
+                        .unwrap_or_default();
+                    events.push(
+                        Event::new(
+                            "Savannah 4.9",
+                            "lost",
+                            format!(
+                                "{name}: {} in {hex} are marked Lost (Savannah 4.9: no further move this turn, no \
+                                 ZOC, half strength in combat, a retreat result pins them)",
+                                stack.join(", ")
+                            ),
+                        )
+                        .with("units", &stack)
+                        .with("hex", &hex)
+                        .with("card", id),
+                    );
+                }
+            }
             MORALE_CHECK => {
                 let drm = int(e, "drm").unwrap_or(0);
                 for unit in units {
@@ -903,7 +969,10 @@ pub fn rally_candidates(rules: &Rules, state: &State, player: &str) -> Vec<Strin
 fn units_taken(c: &Card) -> Option<usize> {
     c.effects.iter().find_map(|e| match e.effect.as_str() {
         AUTO_RALLY => Some(usize::try_from(int(e, "count").unwrap_or(1).max(0)).unwrap_or(0)),
-        MORALE_CHECK => Some(1),
+        MORALE_CHECK | MARK_LOST => Some(1),
+        super::card_effects::MOVEMENT_BONUS | super::card_effects::IGNORE_LOST_ROLL => {
+            Some(usize::try_from(int(e, "units").unwrap_or(1).max(0)).unwrap_or(0))
+        }
         _ => None,
     })
 }
@@ -913,10 +982,56 @@ fn units_taken(c: &Card) -> Option<usize> {
 /// for `morale-check` the units its `target` names ([`check_candidates`]).
 pub fn unit_candidates(rules: &Rules, state: &State, player: &str, id: &str) -> Vec<String> {
     let Some(c) = card(rules, id) else { return Vec::new() };
-    match c.effects.iter().find(|e| e.effect == MORALE_CHECK) {
-        Some(e) => check_candidates(rules, state, player, word(e, "target").unwrap_or_default()),
-        None => rally_candidates(rules, state, player),
+    for e in &c.effects {
+        match e.effect.as_str() {
+            MORALE_CHECK => return check_candidates(rules, state, player, word(e, "target").unwrap_or_default()),
+            MARK_LOST => return lost_candidates(rules, state, player),
+            super::card_effects::MOVEMENT_BONUS | super::card_effects::IGNORE_LOST_ROLL => {
+                return own_units(rules, state, player)
+            }
+            _ => {}
+        }
     }
+    rally_candidates(rules, state, player)
+}
+
+/// `player`'s units on the map, in id order (a `movement-bonus` or
+/// `ignore-lost-roll` card names a stack by one of them).
+pub fn own_units(rules: &Rules, state: &State, player: &str) -> Vec<String> {
+    use crate::systems::gboar::board::units::{hex_of, player_of};
+    state.units.keys().filter(|u| hex_of(state, u).is_some() && player_of(rules, u) == player).cloned().collect()
+}
+
+/// The units of `unit`'s stack: its player's units in its hex, in id order.
+pub fn stack_of(rules: &Rules, state: &State, unit: &str) -> Vec<String> {
+    use crate::systems::gboar::board::units::{hex_of, player_of};
+    let Some(hex) = hex_of(state, unit) else { return Vec::new() };
+    let player = player_of(rules, unit);
+    state.units.keys().filter(|u| hex_of(state, u) == Some(hex) && player_of(rules, u) == player).cloned().collect()
+}
+
+/// A `mark-lost` card's targets for `player` (codes.yaml: "One enemy stack
+/// (target: enemy-stack, one that has just moved, played at the end of its
+/// move)"): read by email as the enemy's combat units on the map during the
+/// enemy's player turn after its Movement Phase (a step of that player turn
+/// other than movement: its stacks have moved), none at another time.
+pub fn lost_candidates(rules: &Rules, state: &State, player: &str) -> Vec<String> {
+    use crate::systems::gboar::board::units::{hex_of, player_of};
+    use crate::systems::gboar::data::sequence::Step;
+    let Some(Step::PlayerTurn { player: phasing, phase, .. }) = &state.next else { return Vec::new() };
+    if phasing == player || phase == "movement" {
+        return Vec::new();
+    }
+    state
+        .units
+        .keys()
+        .filter(|u| {
+            hex_of(state, u).is_some()
+                && &player_of(rules, u) == phasing
+                && rules.counter(u).is_some_and(|c| !c.is_leader())
+        })
+        .cloned()
+        .collect()
 }
 
 /// A `morale-check` card's targets for `player`, in id order: enemy combat
@@ -1020,7 +1135,7 @@ fn units_problem(rules: &Rules, state: &State, player: &str, p: &Play) -> Option
         return (!p.units.is_empty()).then(|| format!("{name} takes no `units:`"));
     };
     let open = unit_candidates(rules, state, player, &p.card);
-    let checks = c.effects.iter().any(|e| e.effect == MORALE_CHECK);
+    let checks = c.effects.iter().all(|e| e.effect != AUTO_RALLY);
     let (verb, none) = if checks {
         ("pick", "there is no enemy unit it may pick".to_string())
     } else {
@@ -1029,7 +1144,7 @@ fn units_problem(rules: &Rules, state: &State, player: &str, p: &Play) -> Option
     let open_text = if open.is_empty() { none } else { format!("it may {verb} {}", open.join(", ")) };
     if p.units.is_empty() || p.units.len() > count {
         let what = if checks {
-            format!("makes {count} enemy unit check morale")
+            format!("takes up to {count} unit(s), each naming its stack or itself")
         } else {
             format!("rallies up to {count} unit(s)")
         };
