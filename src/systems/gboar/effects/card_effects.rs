@@ -24,7 +24,7 @@ pub const IGNORE_LOST_ROLL: &str = "ignore-lost-roll";
 /// The rolls a card's `drm` modifies in this version (codes.yaml `drm`'s
 /// `applies_to`); a card whose DRM is for another roll is refused when
 /// played (`card-effect-not-built`).
-pub const DRM_ROLLS: &[&str] = &["close-combat", "initiative", "morale-check"];
+pub const DRM_ROLLS: &[&str] = &["close-combat", "fire", "initiative", "morale-check"];
 
 /// `one-roll`: spent by the first roll it modifies.
 pub const ONE_ROLL: &str = "one-roll";
@@ -98,6 +98,36 @@ pub fn close_combat(
             })
         })
         .collect()
+}
+
+/// The card DRMs of a fire's To Hit roll (10.3, 11.3; Savannah 4.12), in
+/// its convention (positive for the firer): the firing player's cards for
+/// fire with no condition, added; the target's player's `enemy-roll` ones
+/// (codes.yaml: "subtracted from the opponent's"), subtracted.
+pub fn fire(rules: &crate::systems::gboar::board::Rules, state: &State, firer: &str) -> Vec<CardDrm> {
+    let target = super::cards::opponent(rules, firer).unwrap_or_default();
+    live(state, DRM)
+        .filter(|(_, e)| e.applies_to.as_deref() == Some("fire"))
+        .filter_map(|(index, e)| {
+            let (sign, role) = match (e.condition.as_deref(), e.player.as_str()) {
+                (None, p) if p == firer => (1, "the firer's"),
+                (Some("enemy-roll"), p) if p == target => (-1, "the target's"),
+                _ => return None,
+            };
+            Some(CardDrm {
+                index,
+                card: e.card.clone(),
+                value: sign * e.value,
+                text: format!("{role} Random Events card {} (Savannah 4.3)", title(rules, &e.card)),
+            })
+        })
+        .collect()
+}
+
+/// Whether the card DRM with modifier id `id` (`card:ID`) is spent by the
+/// first roll it modifies.
+pub fn one_roll(state: &State, id: &str) -> bool {
+    live(state, DRM).any(|(_, e)| format!("card:{}", e.card) == id && e.scope.as_deref() == Some(ONE_ROLL))
 }
 
 /// The id of a card DRM among a roll's modifiers (`card:ID`).
