@@ -1037,8 +1037,9 @@ pub fn lost_candidates(rules: &Rules, state: &State, player: &str) -> Vec<String
 /// A `morale-check` card's targets for `player`, in id order: enemy combat
 /// units (not leaders) on the map; `enemy-unit-adjacent`: next to one of
 /// the player's combat units; `allied-unit-in-naval-bombardment-zone`:
-/// units of the French or Americans in that zone of map.yaml (Savannah
-/// 4.11). Another target picks none.
+/// those in map.yaml's zone `naval-bombardment-zone` (Savannah 4.11; the
+/// card bears the British flag, so they are Allied). Another target picks
+/// none.
 pub fn check_candidates(rules: &Rules, state: &State, player: &str, target: &str) -> Vec<String> {
     use crate::systems::gboar::board::units::{hex_of, player_of};
     let layout = rules.module.map.layout;
@@ -1059,9 +1060,9 @@ pub fn check_candidates(rules: &Rules, state: &State, player: &str, target: &str
             let Some(h) = hex_of(state, u) else { return false };
             match target {
                 "enemy-unit-adjacent" => own.iter().any(|o| crate::base::hex::are_adjacent(*o, h, layout)),
-                "allied-unit-in-naval-bombardment-zone" => {
-                    zone.contains(&h) && rules.army_of(u).is_some_and(|a| a != "british")
-                }
+                // The card is the British player's (its flag), so the
+                // enemy's units are the Allied ones.
+                "allied-unit-in-naval-bombardment-zone" => zone.contains(&h),
                 _ => false,
             }
         })
