@@ -110,3 +110,113 @@ fn the_campaign_game_runs_to_the_construct_siege_works_phase() {
     let verified = run(d, &["verify", "--dir", "g"]).ok();
     assert!(verified.contains("verified"), "{verified}");
 }
+
+/// Savannah 1.6 case A, played by email: at the end of the Allied player
+/// turn of turn 3 the Allies announce their assault (`declare_assault:
+/// true` in an Allied side's movement orders), so the Game Turn Marker goes
+/// to turn 16 with the Allies first: a back-to-back move. No Fog: the
+/// weather of turn 3 (the last rolled) holds on turns 16 and 17 (4.2).
+/// Everything the Strategic Turn Track had still to give is forfeited: no
+/// Weather or Random Events Phase after turn 3, and the reinforcements of
+/// turns 4-12 never arrive (removed, with no VP or army morale). Played
+/// with least orders from turn 1 to the end of the game (turn 25 at most).
+#[test]
+fn the_allies_declare_their_assault_early_and_play_jumps_to_turn_16() {
+    let dir = temp();
+    let d = dir.path();
+    run(d, &["new", "savannah-1779", "--scenario", "campaign", "--dir", "g", "--game-id", "camp-a"]).ok();
+    known_dice(&d.join("g"));
+    let write = |name: &str, text: String| fs::write(d.join(name), text).unwrap();
+    let state = || -> serde_json::Value {
+        adjutant::base::yaml::parse("state.yaml", &fs::read_to_string(d.join("g/state.yaml")).unwrap()).unwrap()
+    };
+    let mut log = String::new();
+    let mut weather_of_turn_3 = None;
+    let mut declared_by = None;
+    let mut at_17 = None;
+    for round in 0.. {
+        assert!(round < 400, "the game does not end:\n{log}");
+        let status = run(d, &["status", "--dir", "g", "--format", "json"]).json();
+        let Some(step) = status["step"].as_str().map(str::to_string) else { break };
+        if step == "17-initiative" && at_17.is_none() {
+            at_17 = Some(state());
+            let text = run(d, &["status", "--dir", "g"]).ok();
+            assert!(text.contains("turn 17 (tactical turn track)"), "{text}");
+        }
+        if step.starts_with("4-") {
+            weather_of_turn_3 = state()["weather"].as_str().map(str::to_string);
+        }
+        let mut files = Vec::new();
+        for side in status["awaiting"].as_array().unwrap() {
+            let side = side.as_str().unwrap();
+            let name = format!("{step}-{side}.yaml");
+            let text = run(d, &["template", "--dir", "g", "--side", side]).ok();
+            let mut least = text.split("#\n# Your units (").next().unwrap_or(&text).to_string();
+            if step == "3-allies-movement" && declared_by.is_none() {
+                // The template offers the declaration on the Allied turns 1-14.
+                assert!(text.contains("declare_assault"), "{text}");
+                least.push_str("\ndeclare_assault: true\n");
+                declared_by = Some(side.to_string());
+            }
+            write(&name, least);
+            files.push(name);
+        }
+        let mut args = vec!["resolve", "--dir", "g"];
+        args.extend(files.iter().map(String::as_str));
+        let out = run(d, &args).ok();
+        log.push_str(&out);
+        if step == "3-allies-movement" {
+            // Still on turn 3: play has not left it yet.
+            weather_of_turn_3 = state()["weather"].as_str().map(str::to_string);
+        }
+    }
+    assert!(declared_by.is_some(), "{log}");
+    // After the Allied turn 3 comes turn 16, the Allies first (1.6: "the
+    // Allies will receive a back-to-back move").
+    let after_3: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("step "))
+        .filter_map(|l| l.split(" · ").nth(1))
+        .skip_while(|s| !s.starts_with("3-"))
+        .filter(|s| !s.starts_with("3-"))
+        .collect();
+    assert!(after_3.first().is_some_and(|s| s.starts_with("16-allies")), "{after_3:?}\n{log}");
+    for forfeited in ["weather", "random-events", "construct-siege-works", "reinforcement"] {
+        assert!(!after_3.iter().any(|s| s.ends_with(forfeited)), "{forfeited}: {after_3:?}");
+    }
+    for turn in 4..=15 {
+        assert!(!after_3.iter().any(|s| s.starts_with(&format!("{turn}-"))), "turn {turn}: {after_3:?}");
+    }
+    let s = at_17.expect("the game reaches turn 17");
+    assert_eq!(s["turn"], 17, "{s}");
+    assert_eq!(s["assault_declared"], true);
+    assert_eq!(s["strategic_turn_last"], 3);
+    // 4.2: no Fog; the last prevailing weather holds on the tactical turns.
+    let weather = weather_of_turn_3.expect("turn 3 has a weather");
+    assert_ne!(weather, "fog");
+    assert_eq!(s["weather"].as_str(), Some(weather.as_str()), "{s}");
+    // 1.6: future reinforcements never arrive, with no VP or army morale.
+    for unit in ["destaing", "dillon", "lincoln", "maitland", "marine-bn", "grand-battery"] {
+        assert_eq!(s["units"][unit]["off_map"], "removed", "{unit}: {}", s["units"][unit]);
+    }
+    for unit in ["champagne-chasseurs", "mcintosh", "kings-florida-rangers"] {
+        assert!(s["units"][unit].get("hex").is_some(), "{unit} arrived: {}", s["units"][unit]);
+    }
+    let morale = &s["army_morale"];
+    assert_eq!(
+        (morale["british"].as_i64(), morale["french"].as_i64(), morale["american"].as_i64()),
+        (Some(19), Some(17), Some(18)),
+        "{s}"
+    );
+    // 1.6: "The game will end after the 10th turn is played on the
+    // Tactical Turn Track (Game Turn 25), unless one side achieves an
+    // automatic victory."
+    let end = state();
+    assert!(end["result"].is_object(), "{end}");
+    assert!(end["turn"].as_u64().is_some_and(|t| (17..=25).contains(&t)), "{}", end["turn"]);
+    if end["turn"] != 25 {
+        assert!(log.contains("wins"), "an early end is a victory:\n{log}");
+    }
+    let verified = run(d, &["verify", "--dir", "g"]).ok();
+    assert!(verified.contains("verified"), "{verified}");
+}

@@ -118,6 +118,14 @@ pub struct StatePatch {
     /// (taken from the deck).
     #[serde(default)]
     pub cards: BTreeMap<String, Vec<String>>,
+    /// Savannah 4.3: lasting effects of cards played earlier (a DRM still
+    /// to apply, a phase skipped), as the state keeps them.
+    #[serde(default)]
+    pub card_effects: Vec<crate::systems::gboar::board::state::CardEffect>,
+    /// This turn's order of player turns (series 5, 6), for a step of a
+    /// turn whose order is not the set-up's.
+    #[serde(default)]
+    pub player_order: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,6 +195,10 @@ pub struct Expect {
     /// Savannah 4.3: each player's hand after the step (the players given).
     #[serde(default)]
     pub cards: BTreeMap<String, Vec<String>>,
+    /// Savannah 4.3: the cards whose lasting effects remain after the step,
+    /// by card id in the state's order (`[]`: none).
+    #[serde(default)]
+    pub card_effects: Option<Vec<String>>,
     /// This turn's order of player turns after the step.
     #[serde(default)]
     pub player_order: Option<Vec<String>>,
@@ -318,7 +330,7 @@ impl Dice for ScriptedDice {
 /// The outcome of one case.
 pub use crate::system::CaseOutcome as Outcome;
 
-fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), String> {
+fn apply(rules: &Rules, state: &mut State, patch: &StatePatch) -> std::result::Result<(), String> {
     if let Some(turn) = patch.turn {
         state.turn = turn;
     }
@@ -326,6 +338,14 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         state.units.remove(id).ok_or_else(|| format!("state.remove: no unit {id} in the set-up"))?;
     }
     for (id, p) in &patch.units {
+        // A counter the set-up leaves out (Savannah 4.8: one a Random
+        // Events card brings into play) comes in where the case puts it.
+        if !state.units.contains_key(id) && p.hex.is_some() {
+            if let Some(c) = rules.counter(id) {
+                let fresh = crate::systems::gboar::board::state::UnitState::fresh(None, None, c.steps.unwrap_or(1));
+                state.units.insert(id.clone(), fresh);
+            }
+        }
         let unit = state.units.get_mut(id).ok_or_else(|| format!("state.units: no unit {id} in the set-up"))?;
         if let Some(hex) = &p.hex {
             unit.hex = Some(hex.clone());
@@ -400,6 +420,10 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     for (holder, hand) in &patch.cards {
         state.cards.insert(holder.clone(), hand.clone());
     }
+    state.card_effects.extend(patch.card_effects.iter().cloned());
+    if let Some(order) = &patch.player_order {
+        state.player_order = order.clone();
+    }
     Ok(())
 }
 
@@ -409,7 +433,7 @@ pub fn position(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Sour
     let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
     let rules = Rules::load(&source_of(&case.module)?, &case.scenario)?;
     let mut state = State::setup(&rules.module, &case.scenario)?;
-    apply(&mut state, &case.state).map_err(|e| Error::refused(format!("{label}: {e}")))?;
+    apply(&rules, &mut state, &case.state).map_err(|e| Error::refused(format!("{label}: {e}")))?;
     let step = case
         .step_list()
         .map_err(|e| Error::refused(format!("{label}: {e}")))?
@@ -436,7 +460,7 @@ pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) 
     };
     let rules = Rules::load(&source, &case.scenario)?;
     let mut state = State::setup(&rules.module, &case.scenario)?;
-    if let Err(e) = apply(&mut state, &case.state) {
+    if let Err(e) = apply(&rules, &mut state, &case.state) {
         return Err(Error::refused(format!("{}: {e}", outcome.file)));
     }
     let list = case.step_list().map_err(|e| Error::refused(format!("{}: {e}", outcome.file)))?;
@@ -606,6 +630,12 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
             if unwanted == found {
                 failures.push(format!("unit {id}: {field}: expected anything but {unwanted}, got it"));
             }
+        }
+    }
+    if let Some(want) = &expect.card_effects {
+        let got: Vec<String> = done.state.card_effects.iter().map(|e| e.card.clone()).collect();
+        if &got != want {
+            failures.push(format!("card effects: expected {want:?}, got {got:?}"));
         }
     }
     for (holder, want) in &expect.cards {

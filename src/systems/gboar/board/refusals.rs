@@ -131,6 +131,7 @@ codes! {
     AttackerIsEnemy = "attacker-is-enemy", "12.11", "the phasing player attacks with its own units";
     AttackerNotParadeOrder = "attacker-not-parade-order", "13.3", "disrupted and shattered units may not attack (13.3, 13.4)";
     AttackerRestricted = "attacker-restricted", "Savannah Hist. Special Rules", "the scenario's turn restrictions forbid the unit to attack";
+    DefenceOnlyAlone = "defence-only-alone", "Savannah 4.8", "a unit whose combat value is in parenthesis (the Creeks) does not attack alone";
     AttackerWithdrawn = "attacker-withdrawn", "12.4", "a unit with a Cavalry Withdrawal marker may not attack";
     AttacksOnce = "attacks-once", "12.15", "each unit is in one Close Combat per player turn";
     NoEnemyInHex = "no-enemy-in-hex", "12.21", "the defending hex holds no enemy combat unit";

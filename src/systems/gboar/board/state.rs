@@ -183,6 +183,45 @@ impl UnitState {
     }
 }
 
+/// A lasting effect of a Random Events card (Savannah 4.3; cards.yaml's
+/// `drm`, `skip-phase`, `movement-bonus`, `ignore-lost-roll`): made when
+/// the card is played, read where its rule applies (effects/card_effects.rs),
+/// spent by the roll it modifies (scope `one-roll`) or at the end of `turn`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardEffect {
+    /// The card played.
+    pub card: String,
+    /// The effect kind (cards.yaml `effects[].effect`).
+    pub effect: String,
+    /// The player who played it (an alliance id).
+    pub player: String,
+    /// The game turn it was played; it lasts that turn at most.
+    pub turn: u32,
+    /// `drm`: the roll it modifies (close-combat, initiative, morale-check, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applies_to: Option<String>,
+    /// `drm`: the modifier; `movement-bonus`: the MPs.
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub value: i32,
+    /// `drm`: one-roll or this-turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// `drm`: attacking, defending, attacking-fieldworks or enemy-roll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    /// `skip-phase`: the armies that may not perform the phases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub armies: Vec<String>,
+    /// `skip-phase`: the phases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<String>,
+    /// `movement-bonus`, `ignore-lost-roll`: the units (of the stacks) it
+    /// was played for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<String>,
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -240,6 +279,11 @@ pub struct State {
     /// the game: neither in the deck nor in a hand (Savannah 4.3).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub played_cards: Vec<String>,
+    /// Savannah 4.3: the lasting effects of cards played and not yet spent
+    /// or expired (a DRM for a later roll, a phase skipped, MPs for a
+    /// Movement Phase, stacks that need not roll for getting lost).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub card_effects: Vec<CardEffect>,
     /// Series 7.4 under module.yaml `intelligence: hidden-stacks`: the
     /// enemy units each side has examined (in its fire targets' hexes, next
     /// to its units in its Close Combat Phase, or by order) and the hex it
@@ -416,6 +460,7 @@ impl State {
             vp_halves,
             cards: BTreeMap::new(),
             played_cards: Vec::new(),
+            card_effects: Vec::new(),
             examined: BTreeMap::new(),
             units,
             credit: BTreeMap::new(),

@@ -39,6 +39,9 @@ pub struct TurnRule {
     pub steps: Vec<TurnRuleStep>,
     #[serde(default)]
     pub requires: Option<String>,
+    /// The army that opens the phase (Savannah 4.6: the French).
+    #[serde(default)]
+    pub first: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -9,6 +9,7 @@
 //! `board/` and `data/` only, never a phase or the guide.
 
 pub mod arrivals;
+pub mod card_effects;
 pub mod cards;
 pub mod intel;
 pub mod losses;

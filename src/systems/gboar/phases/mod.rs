@@ -112,7 +112,14 @@ fn check_body(
     }
     let body = &intel::without_examine(body);
     // Savannah 4.3: `play:` is the side's, whatever the phase.
-    let played = cards::check_plays(rules, state, side, body);
+    // (checked in the step it is played in: `next`, 4.3 timing)
+    let played = if body.get(cards::PLAY).is_some() {
+        let mut at = state.clone();
+        at.next = Some(step.clone());
+        cards::check_plays(rules, &at, side, body)
+    } else {
+        Vec::new()
+    };
     if !played.is_empty() {
         return at_fields(played, cards::PLAY);
     }
@@ -400,7 +407,10 @@ pub fn resolve(
     // Savannah 4.3: the cards the orders play, before the phase.
     if orders.values().any(|b| b.get(cards::PLAY).is_some()) {
         let mut played = state.clone();
+        // The cards are played in this step (`next` while they are).
+        played.next = Some(step.clone());
         let events = cards::play_all(rules, &mut played, orders, dice)?;
+        played.next = state.next.clone();
         let rest: BTreeMap<String, Value> = orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect();
         let mut done = resolve(rules, &played, step, &rest, dice)?;
         let mut all = events;
@@ -638,6 +648,8 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
         Some((next, order)) => {
             if next.turn() != step.turn() {
                 state.turn = next.turn();
+                // Savannah 4.3: the effects of cards played "this turn" end.
+                crate::systems::gboar::effects::card_effects::expire(&mut state);
                 // Savannah 1.6, 4.2: fixed weather; otherwise it holds
                 // until a Weather Phase says otherwise.
                 if let Some(w) = state::fixed_weather(&rules.charts.weather, &state, state.turn) {
@@ -670,6 +682,9 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
 /// always are.
 pub fn offered(rules: &Rules, state: &State, step: &Step) -> bool {
     let turn = step.turn();
+    if crate::systems::gboar::effects::card_effects::step_skipped(rules, state, step) {
+        return false;
+    }
     match step.phase() {
         "weather" => {
             let chart = &rules.charts.weather;

@@ -89,6 +89,11 @@ pub fn morale_check(
             drms.push(v);
         }
     }
+    // Savannah 4.3: a Random Events card's DRM for the player's morale checks.
+    let player = crate::systems::gboar::board::units::player_of(rules, unit);
+    let cards = crate::systems::gboar::effects::card_effects::own_roll(rules, state, "morale-check", &player);
+    drms.extend(cards.iter().map(|c| (c.text.clone(), c.value)));
+    crate::systems::gboar::effects::card_effects::spend(state, &cards);
     let die = match chart.die {
         crate::systems::gboar::data::charts::Die::D10 => crate::base::dice::Die::D10,
     };

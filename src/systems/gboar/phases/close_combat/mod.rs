@@ -717,6 +717,26 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
             out.push(Modifier { id: d.id.clone(), value, text });
         }
     }
+    // Savannah 4.3: the DRMs of Random Events cards played for this roll.
+    let fieldworks: BTreeSet<&str> =
+        rules.charts.terrain.hexsides.iter().filter(|h| h.fieldwork).map(|h| h.id.as_str()).collect();
+    let across_fieldworks =
+        best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| fieldworks.contains(i.as_str())));
+    for c in crate::systems::gboar::effects::card_effects::close_combat(
+        rules,
+        state,
+        &attacker_player,
+        &defender_player,
+        across_fieldworks,
+    ) {
+        if c.value != 0 {
+            out.push(Modifier {
+                id: crate::systems::gboar::effects::card_effects::drm_id(&c),
+                value: c.value,
+                text: c.text,
+            });
+        }
+    }
     Ok(out)
 }
 
