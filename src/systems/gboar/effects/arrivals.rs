@@ -48,7 +48,7 @@ fn entry_hexes(rules: &Rules, def: Option<&EntryDef>, letter: &str) -> Vec<HexId
 
 /// Enemy units (of any kind) by hex, and the hexes in enemy ZOCs, for `player`.
 fn enemy_presence(rules: &Rules, state: &State, player: &str) -> (BTreeSet<HexId>, BTreeSet<HexId>) {
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let counters: BTreeMap<&str, &crate::systems::gboar::data::counters::Counter> =
         rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
