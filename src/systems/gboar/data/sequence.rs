@@ -54,6 +54,10 @@ pub struct AllianceData {
 pub struct PhaseData {
     pub id: String,
     pub scope: Scope,
+    /// The armies whose side gives the phase's orders, where the phase
+    /// is one army's (Savannah 3 IV: the French only).
+    #[serde(default)]
+    pub armies: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

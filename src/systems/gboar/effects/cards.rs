@@ -33,6 +33,11 @@ pub const BUILT: &[&str] = &[
     "replace-counter",
     "remove-leader",
     "add-unit",
+    // Savannah 4.5, 4.14, 4.4: effects/siege.rs.
+    "breach",
+    "repair-breach",
+    "complete-british-works",
+    "extra-construction-marker",
 ];
 
 /// The effect that names units (cards.yaml `auto-rally`): the play gives
@@ -478,6 +483,26 @@ pub fn play(
             "remove-leader" => {
                 let leader = word(e, "leader").unwrap_or_default().to_string();
                 events.push(remove_unit(rules, state, &leader, &name));
+            }
+            // Savannah 4.5 (breaches and repairs), 4.14 (the British works
+            // completed early), 4.4 (an extra construction marker): the
+            // siege effects, the chooser's picks the first legal ones.
+            "breach" | "repair-breach" | "complete-british-works" | "extra-construction-marker" => {
+                let by = crate::systems::gboar::effects::siege::By {
+                    player,
+                    side,
+                    rule: "Savannah 4.3",
+                    why: &format!("the Random Events card {name}"),
+                };
+                let picks = crate::systems::gboar::effects::siege::Picks::default();
+                events.extend(crate::systems::gboar::effects::siege::apply(
+                    rules,
+                    state,
+                    &by,
+                    std::slice::from_ref(e),
+                    &picks,
+                    dice,
+                )?);
             }
             // Resolved where the plays of a step are matched (phases/mod.rs).
             CANCEL => {}
