@@ -438,3 +438,17 @@ pub fn interdict(rules: &Rules, state: &mut State) -> Vec<Event> {
     state.siege_works = kept;
     events
 }
+
+/// Savannah 4.4: the extra construction markers the cards a body's `play:`
+/// names give (checked with the orders they come in: the cards are played
+/// before the phase).
+pub fn extra_markers_played(rules: &Rules, body: &crate::base::yaml::Value) -> u32 {
+    let plays = crate::systems::gboar::effects::cards::plays(body).unwrap_or_default();
+    plays
+        .iter()
+        .filter_map(|p| crate::systems::gboar::effects::cards::card(rules, &p.card))
+        .flat_map(|c| c.effects.iter())
+        .filter(|e| e.effect == "extra-construction-marker")
+        .map(|e| u32::try_from(int(e, "count").unwrap_or(1)).unwrap_or(0))
+        .sum()
+}

@@ -118,6 +118,18 @@ fn check_body(
     if !played.is_empty() {
         return at_fields(played, cards::PLAY);
     }
+    // Savannah 4.4: a card's extra construction markers count in the
+    // orders that play it.
+    let extra = crate::systems::gboar::effects::siege::extra_markers_played(rules, body);
+    let with_extra;
+    let state = if extra > 0 {
+        let mut s = state.clone();
+        s.extra_construction_markers = s.extra_construction_markers.saturating_add(extra);
+        with_extra = s;
+        &with_extra
+    } else {
+        state
+    };
     let body = &cards::without_plays(body);
     // 7.4: a fire at a hex, its target picked as the side's preferences say.
     let (body, picks) = match intel::hex_targets(rules, state, step.phase(), side, body) {

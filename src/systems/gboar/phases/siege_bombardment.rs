@@ -99,13 +99,21 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
         }
     }
     for (i, r) in o.repair.iter().enumerate() {
+        // A hexside may be breached earlier in the same phase: any
+        // breachable hexside of the side's own works may be named.
         let ok = if own_builder {
-            siege::siege_sides(state, true).contains(r)
+            siege::siege_sides(state, true).contains(r) || siege::siege_sides(state, false).contains(r)
         } else {
-            crate::base::hex::Hexside::parse(r, layout).is_ok_and(|s| state.breaches.contains(&s.to_string()))
+            crate::base::hex::Hexside::parse(r, layout).is_ok_and(|s| {
+                state.breaches.contains(&s.to_string()) || siege::fieldwork_sides(rules, state, false).contains(&s)
+            })
         };
         if !ok {
-            found.push((Code::SiegePick, format!("repair[{i}]"), format!("'{r}' is no breached hexside of your works (Savannah 4.5)")));
+            found.push((
+                Code::SiegePick,
+                format!("repair[{i}]"),
+                format!("'{r}' is no hexside of your works a breach may fall on (Savannah 4.5)"),
+            ));
         }
     }
     let city: Vec<String> = siege::city_hexes(rules, state, false).iter().map(HexId::to_string).collect();
