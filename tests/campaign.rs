@@ -64,7 +64,9 @@ fn the_campaign_game_runs_through_the_siege_phases() {
     // The siege phases resolve: a marker on turn 9 (the guide offers a hex
     // only where one may go), flipped on turn 10, and from then a Siege &
     // Bombardment Phase each turn (4.6).
-    for seen in ["9-construct-siege-works", "10-construct-siege-works", "11-construct-siege-works", "12-construct-siege-works"] {
+    for seen in
+        ["9-construct-siege-works", "10-construct-siege-works", "11-construct-siege-works", "12-construct-siege-works"]
+    {
         assert!(log.contains(&format!("· {seen}\n")), "{seen}\n{log}");
     }
     let status = run(d, &["status", "--dir", "g"]).ok();

@@ -665,7 +665,8 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
     }
     if let Some(want) = expect.british_works_complete {
         if done.state.british_works_complete != want {
-            failures.push(format!("british works complete: expected {want}, got {}", done.state.british_works_complete));
+            failures
+                .push(format!("british works complete: expected {want}, got {}", done.state.british_works_complete));
         }
     }
     for (holder, want) in &expect.momentum {

@@ -214,3 +214,72 @@ pub fn describe(w: &SiegeWork) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::base::hex::HexId;
+    use crate::systems::gboar::board::state::{SiegeWork, State};
+    use crate::systems::gboar::board::terrain::{Terrain, SIEGE_WORKS};
+    use crate::systems::gboar::board::Rules;
+    use crate::systems::gboar::data::Source;
+
+    fn h(s: &str) -> HexId {
+        s.parse().unwrap()
+    }
+
+    fn rules(scenario: &str) -> Rules {
+        Rules::load(&Source::Embedded("savannah-1779".into()), scenario).unwrap()
+    }
+
+    /// Savannah 4.4: the map's printed siege works are the Historical
+    /// Scenario's only; in the Campaign Game the works are the game's own.
+    #[test]
+    fn printed_works_belong_to_the_historical_scenario() {
+        let historical = rules("historical");
+        let campaign = rules("campaign");
+        let printed = |r: &Rules| Terrain::new(r).crossing(h("1908"), h("2008")).iter().any(|c| c.id == SIEGE_WORKS);
+        assert!(printed(&historical));
+        assert!(!printed(&campaign));
+    }
+
+    /// Savannah 4.4: a completed work is a siege works hexside owned by its
+    /// hex, read like the printed ones; under construction it is nothing;
+    /// breached (4.5) it has the TEC's breached effects and no longer
+    /// protects (13.5, 4.19).
+    #[test]
+    fn completed_works_are_hexsides_and_breaches_open_them() {
+        let rules = rules("campaign");
+        let mut state = State::setup(&rules.module, "campaign").unwrap();
+        let work = SiegeWork {
+            hex: "2208".into(),
+            toward: vec!["2308".into()],
+            placed: 9,
+            completed: false,
+            breached: Vec::new(),
+        };
+        state.siege_works = vec![work];
+        assert!(Terrain::of(&rules, &state).crossing(h("2308"), h("2208")).is_empty(), "under construction");
+        state.siege_works[0].completed = true;
+        let into = Terrain::of(&rules, &state).crossing(h("2308"), h("2208"));
+        assert_eq!(into.len(), 1);
+        assert!(into[0].id == SIEGE_WORKS && into[0].into && into[0].fieldwork && !into[0].breached);
+        let tec = rules.charts.terrain.hexsides.iter().find(|f| f.id == SIEGE_WORKS).unwrap();
+        assert_eq!(into[0].close_combat_drm, tec.into.unwrap().close_combat_drm);
+        assert!(!Terrain::of(&rules, &state).zoc_crosses(h("2308"), h("2208")), "8.1: no ZOC into works");
+        assert_eq!(Terrain::of(&rules, &state).fieldworks_of(h("2208")), vec![(h("2308"), false)]);
+        assert!(Terrain::of(&rules, &state).crossing(h("2309"), h("2208")).is_empty(), "another side");
+        state.siege_works[0].breached = vec!["2308".into()];
+        let breached = Terrain::of(&rules, &state).crossing(h("2308"), h("2208"));
+        let b = rules.charts.terrain.breached.as_ref().unwrap();
+        assert!(breached[0].breached);
+        assert_eq!(breached[0].close_combat_drm, b.close_combat_drm);
+        assert_eq!(Terrain::of(&rules, &state).fieldworks_of(h("2208")), vec![(h("2308"), true)]);
+        // A breached British fieldwork hexside, the same way.
+        state.breaches = vec!["1805/1806".into()];
+        let abatis = Terrain::of(&rules, &state).crossing(h("1806"), h("1805"));
+        assert!(abatis.iter().all(|c| c.breached), "{abatis:?}");
+        let costs: Vec<i32> =
+            Terrain::of(&rules, &state).crossing_costs(h("1806"), h("1805")).map(|(_, c)| c).collect();
+        assert!(costs.iter().all(|c| *c == b.movement_cost_added), "{costs:?}");
+    }
+}

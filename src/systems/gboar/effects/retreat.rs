@@ -900,7 +900,8 @@ pub fn retreat_with(
 
     // Savannah 4.4, 4.5: the works as the retreat begins (the state changes under it).
     let (siege_works, breaches) = (state.siege_works.clone(), state.breaches.clone());
-    let ground = Ground::new(rules, data, state, Works { siege_works: &siege_works, breaches: &breaches }, counter, group)?;
+    let ground =
+        Ground::new(rules, data, state, Works { siege_works: &siege_works, breaches: &breaches }, counter, group)?;
     let hexes = order.distance.hexes();
     let full = counter.steps.unwrap_or(1);
     let open = ground.routes(data, state, hexes, now.steps);

@@ -263,7 +263,14 @@ fn roll_table(
 
 /// Savannah 4.5, 4.6: one intact hexside of `works` is breached, the
 /// chooser's preference first; units in the fieldwork check morale (4.19).
-fn breach(rules: &Rules, state: &mut State, by: &By, works: &str, preferred: &[String], dice: &mut dyn Dice) -> Result<Vec<Event>> {
+fn breach(
+    rules: &Rules,
+    state: &mut State,
+    by: &By,
+    works: &str,
+    preferred: &[String],
+    dice: &mut dyn Dice,
+) -> Result<Vec<Event>> {
     let layout = rules.module.map.layout;
     let (chosen, hex) = if works == FRENCH {
         let candidates = siege::siege_sides(state, false);
@@ -277,7 +284,8 @@ fn breach(rules: &Rules, state: &mut State, by: &By, works: &str, preferred: &[S
         }
         (chosen.clone(), hex.parse::<HexId>().ok())
     } else {
-        let candidates: Vec<String> = siege::fieldwork_sides(rules, state, false).iter().map(|s| s.to_string()).collect();
+        let candidates: Vec<String> =
+            siege::fieldwork_sides(rules, state, false).iter().map(|s| s.to_string()).collect();
         let preferred: Vec<String> = preferred.iter().filter_map(|p| side_key(rules, p)).collect();
         let Some(chosen) = pick(&preferred, &candidates) else {
             return Ok(vec![nothing(by, "no intact British fieldwork hexside to breach")]);
@@ -286,7 +294,12 @@ fn breach(rules: &Rules, state: &mut State, by: &By, works: &str, preferred: &[S
         state.breaches.sort();
         let side = crate::base::hex::Hexside::parse(&chosen, layout).ok();
         let protected = side.and_then(|s| {
-            rules.module.map.hexsides.get(&s).and_then(|fs| fs.iter().find_map(|f| rules.module.map.protected_hex(s, f)))
+            rules
+                .module
+                .map
+                .hexsides
+                .get(&s)
+                .and_then(|fs| fs.iter().find_map(|f| rules.module.map.protected_hex(s, f)))
         });
         (chosen, protected)
     };
@@ -350,7 +363,13 @@ fn repair(rules: &Rules, state: &mut State, by: &By, works: &str, preferred: &[S
 
 /// Savannah 2.1, 4.7, 4.19: an intact city hex is destroyed; the units
 /// there check morale at the chart's -1.
-fn destroy_city_hex(rules: &Rules, state: &mut State, by: &By, preferred: &[String], dice: &mut dyn Dice) -> Result<Vec<Event>> {
+fn destroy_city_hex(
+    rules: &Rules,
+    state: &mut State,
+    by: &By,
+    preferred: &[String],
+    dice: &mut dyn Dice,
+) -> Result<Vec<Event>> {
     let candidates: Vec<String> = siege::city_hexes(rules, state, false).iter().map(|h| h.to_string()).collect();
     let Some(chosen) = pick(preferred, &candidates) else {
         return Ok(vec![nothing(by, "every City of Savannah hex is destroyed already")]);

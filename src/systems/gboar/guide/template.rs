@@ -1223,7 +1223,9 @@ fn construct_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     }
     let open = siege_works::open_hexes(rules, state);
     match siege_works::allowance(rules, state) {
-        None => text += " No construction markers are placed this turn; those placed before are flipped if they can be.",
+        None => {
+            text += " No construction markers are placed this turn; those placed before are flipped if they can be."
+        }
         Some(_) if !siege::weather_allows(rules, state) => {
             text += &format!(" The {} prevents construction this turn.", siege::weather_name(rules, state))
         }

@@ -93,7 +93,10 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
             let legal = if own_builder {
                 "an intact British fieldwork hexside (HEX/HEX)".to_string()
             } else {
-                format!("an intact completed siege work hexside, one of: {}", siege::siege_sides(state, false).join(", "))
+                format!(
+                    "an intact completed siege work hexside, one of: {}",
+                    siege::siege_sides(state, false).join(", ")
+                )
             };
             found.push((Code::SiegePick, format!("breach[{i}]"), format!("'{b}' is not {legal} (Savannah 4.5, 4.6)")));
         }
@@ -177,7 +180,10 @@ pub fn resolve(
     for (side, body) in orders {
         if let Some((code, field, message)) = check(rules, state, side, body).into_iter().next() {
             let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
-            return Err(crate::systems::gboar::board::refusals::refuse(code, format!("{side}'s orders, {at}{message}")));
+            return Err(crate::systems::gboar::board::refusals::refuse(
+                code,
+                format!("{side}'s orders, {at}{message}"),
+            ));
         }
     }
     let chart = &rules.charts.siege_bombardment;
@@ -188,22 +194,29 @@ pub fn resolve(
         let player = rules.player_of_side(side);
         if !o.bombard {
             events.push(
-                Event::new("Savannah 4.6", "siege-bombardment-declined", format!("the {side} side does not roll on {}", chart.table_i.name))
-                    .with("side", side),
+                Event::new(
+                    "Savannah 4.6",
+                    "siege-bombardment-declined",
+                    format!("the {side} side does not roll on {}", chart.table_i.name),
+                )
+                .with("side", side),
             );
             continue;
         }
         let column = chart.table_i.columns.get(side).ok_or_else(|| {
             Error::refused(format!("charts/siege-bombardment.yaml: {} has no column for {side}", chart.table_i.name))
         })?;
-        let rolls = if side == "british" { chart.procedure.british_rolls_per_phase } else { chart.procedure.french_rolls_per_phase };
+        let rolls = if side == "british" {
+            chart.procedure.british_rolls_per_phase
+        } else {
+            chart.procedure.french_rolls_per_phase
+        };
         for _ in 0..rolls {
             let mods = drms(rules, &next, side);
             let roll = i32::from(dice.roll(Die::D10, &format!("{}, {side}, turn {}", chart.table_i.name, state.turn))?);
             let total = mods.iter().fold(roll, |t, (_, v)| t.saturating_add(*v));
-            let outcome = band(column, total).ok_or_else(|| {
-                Error::refused(format!("charts/siege-bombardment.yaml: no {side} band for {total}"))
-            })?;
+            let outcome = band(column, total)
+                .ok_or_else(|| Error::refused(format!("charts/siege-bombardment.yaml: no {side} band for {total}")))?;
             let text: Vec<String> = mods.iter().map(|(n, v)| format!("{v:+} {n}")).collect();
             events.push(
                 Event::new(
@@ -225,7 +238,12 @@ pub fn resolve(
             );
             let why = format!("{} ({side}, {total})", chart.table_i.name);
             let by = By { player: &player, side: Some(side), rule: "Savannah 4.6", why: &why };
-            let picks = Picks { breach: o.breach.clone(), repair: o.repair.clone(), destroy: o.destroy.clone(), remove: o.remove.clone() };
+            let picks = Picks {
+                breach: o.breach.clone(),
+                repair: o.repair.clone(),
+                destroy: o.destroy.clone(),
+                remove: o.remove.clone(),
+            };
             events.extend(apply(rules, &mut next, &by, &outcome.effects, &picks, dice)?);
         }
     }

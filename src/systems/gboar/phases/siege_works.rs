@@ -78,12 +78,12 @@ fn flips(rules: &Rules, state: &State) -> Vec<(usize, Option<String>)> {
             let hex: Option<HexId> = w.hex.parse().ok();
             let enemies = hex.map(|h| siege::enemies_next_to(rules, state, h, &builder, true)).unwrap_or_default();
             let why = if !weather {
-                Some(format!("the {} prevents the completion of siege works (Savannah 4.4)", siege::weather_name(rules, state)))
-            } else if !enemies.is_empty() {
                 Some(format!(
-                    "Parade Order enemy combat units are adjacent: {} (Savannah 4.5)",
-                    enemies.join(", ")
+                    "the {} prevents the completion of siege works (Savannah 4.4)",
+                    siege::weather_name(rules, state)
                 ))
+            } else if !enemies.is_empty() {
+                Some(format!("Parade Order enemy combat units are adjacent: {} (Savannah 4.5)", enemies.join(", ")))
             } else {
                 None
             };
@@ -204,7 +204,11 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
         )];
     }
     let Some((rule, _)) = siege::step_of(rules, state.turn) else {
-        return vec![(Code::SiegeMarkerCount, PLACE.into(), format!("turn {} is no siege works turn (Savannah 4.4)", state.turn))];
+        return vec![(
+            Code::SiegeMarkerCount,
+            PLACE.into(),
+            format!("turn {} is no siege works turn (Savannah 4.4)", state.turn),
+        )];
     };
     let Some((allowed, words)) = allowance(rules, state) else {
         return vec![(
@@ -284,7 +288,13 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
                 ),
             ));
         }
-        works.push(SiegeWork { hex: m.hex.clone(), toward: m.toward.clone(), placed: state.turn, completed: false, breached: Vec::new() });
+        works.push(SiegeWork {
+            hex: m.hex.clone(),
+            toward: m.toward.clone(),
+            placed: state.turn,
+            completed: false,
+            breached: Vec::new(),
+        });
     }
     found
 }
@@ -298,7 +308,10 @@ pub fn resolve(
     for (side, body) in orders {
         if let Some((code, field, message)) = check(rules, state, side, body).into_iter().next() {
             let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
-            return Err(crate::systems::gboar::board::refusals::refuse(code, format!("{side}'s orders, {at}{message}")));
+            return Err(crate::systems::gboar::board::refusals::refuse(
+                code,
+                format!("{side}'s orders, {at}{message}"),
+            ));
         }
     }
     let mut next = state.clone();
@@ -312,7 +325,11 @@ pub fn resolve(
                     Event::new(
                         "Savannah 4.4",
                         "siege-works-completed",
-                        format!("the construction marker in {} is flipped: siege works completed toward {} (Savannah 4.4)", w.hex, w.toward.join(", ")),
+                        format!(
+                            "the construction marker in {} is flipped: siege works completed toward {} (Savannah 4.4)",
+                            w.hex,
+                            w.toward.join(", ")
+                        ),
                     )
                     .with("hex", &w.hex)
                     .with("toward", &w.toward),
@@ -344,7 +361,13 @@ pub fn resolve(
                 .with("hex", &m.hex)
                 .with("toward", &m.toward),
             );
-            next.siege_works.push(SiegeWork { hex: m.hex, toward: m.toward, placed: state.turn, completed: false, breached: Vec::new() });
+            next.siege_works.push(SiegeWork {
+                hex: m.hex,
+                toward: m.toward,
+                placed: state.turn,
+                completed: false,
+                breached: Vec::new(),
+            });
         }
     }
     next.extra_construction_markers = 0;

@@ -24,7 +24,8 @@ pub struct MoraleCheck<'a> {
 pub(super) fn solely_across_fieldworks(rules: &Rules, state: &State, hex: HexId, from: &[HexId]) -> bool {
     let layout = rules.module.map.layout;
     let works = crate::systems::gboar::board::terrain::Terrain::of(rules, state).fieldworks_of(hex);
-    let adjacent: Vec<HexId> = from.iter().copied().filter(|a| crate::base::hex::are_adjacent(*a, hex, layout)).collect();
+    let adjacent: Vec<HexId> =
+        from.iter().copied().filter(|a| crate::base::hex::are_adjacent(*a, hex, layout)).collect();
     !adjacent.is_empty() && adjacent.iter().all(|a| works.iter().any(|(n, breached)| n == a && !breached))
 }
 
