@@ -127,6 +127,9 @@ pub struct StatePatch {
     /// Savannah 2.1, 4.19: destroyed city hexes.
     #[serde(default)]
     pub destroyed_hexes: Option<Vec<String>>,
+    /// Savannah 4.6: the French have rolled on the S&B table before.
+    #[serde(default)]
+    pub bombardment_begun: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -428,6 +431,9 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         let mut b = b.clone();
         b.sort();
         state.breaches = b;
+    }
+    if let Some(b) = patch.bombardment_begun {
+        state.bombardment_begun = b;
     }
     if let Some(d) = &patch.destroyed_hexes {
         let mut d = d.clone();

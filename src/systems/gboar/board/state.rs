@@ -268,6 +268,11 @@ pub struct State {
     /// ahead of schedule; the Incomplete British Defenses DRMs end.
     #[serde(default, skip_serializing_if = "is_false")]
     pub british_works_complete: bool,
+    /// Savannah 4.6: the French have rolled on the S&B table; from then on
+    /// the British may respond ("The British player may not be the first
+    /// player to use Siege and Bombardment").
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bombardment_begun: bool,
     /// Savannah 4.13: while one close combat is resolved, the army that
     /// receives the army morale adjustments and VPs of another ("If Army
     /// Morale adjustments or Victory Points result while Pulaski is
@@ -468,6 +473,7 @@ impl State {
             destroyed_hexes: Vec::new(),
             extra_construction_markers: 0,
             british_works_complete: false,
+            bombardment_begun: false,
             credit: BTreeMap::new(),
         };
         // The first turn's weather, where the weather chart fixes it.

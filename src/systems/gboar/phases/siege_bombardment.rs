@@ -192,6 +192,26 @@ pub fn resolve(
     for side in &chart.procedure.order {
         let o = orders.get(side).map(parse).transpose().map_err(Error::refused)?.unwrap_or_default();
         let player = rules.player_of_side(side);
+        let first = chart.procedure.order.first() == Some(side);
+        // Savannah 4.6: "Once the French player has rolled for the first
+        // time on the S&B table, the British player may respond. The
+        // British player may not be the first player to use Siege and
+        // Bombardment."
+        if !first && !next.bombardment_begun {
+            events.push(
+                Event::new(
+                    "Savannah 4.6",
+                    "siege-bombardment-declined",
+                    format!(
+                        "the {side} side may not roll: the {} have not yet rolled on {} (Savannah 4.6)",
+                        chart.procedure.order.first().cloned().unwrap_or_default(),
+                        chart.table_i.name
+                    ),
+                )
+                .with("side", side),
+            );
+            continue;
+        }
         if !o.bombard {
             events.push(
                 Event::new(
@@ -236,6 +256,9 @@ pub fn resolve(
                 .with("drms", mods.iter().cloned().collect::<BTreeMap<String, i32>>())
                 .with("total", total),
             );
+            if first {
+                next.bombardment_begun = true;
+            }
             let why = format!("{} ({side}, {total})", chart.table_i.name);
             let by = By { player: &player, side: Some(side), rule: "Savannah 4.6", why: &why };
             let picks = Picks {
