@@ -68,14 +68,24 @@ pub fn ground_refusal(rules: &Rules, not_in: &NotIn, hex: HexId) -> Option<Strin
     (!allowed).then(|| format!("{hex} is {name}, where no siege works are built (Savannah 4.4, the TEC)"))
 }
 
-/// Savannah 4.4: whether the turn's weather lets siege works be built or
-/// completed (charts/weather.yaml `construction`; no weather, yes).
+/// Savannah 4.4: whether the turn's weather lets construction markers be
+/// placed (charts/weather.yaml `construction`; no weather, yes).
 pub fn weather_allows(rules: &Rules, state: &State) -> bool {
     state
         .weather
         .as_deref()
         .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
         .is_none_or(|c| c.construction)
+}
+
+/// Savannah 4.4: whether the turn's weather lets markers be flipped to
+/// completed works (charts/weather.yaml `completion`; no weather, yes).
+pub fn weather_allows_completion(rules: &Rules, state: &State) -> bool {
+    state
+        .weather
+        .as_deref()
+        .and_then(|w| rules.charts.weather.conditions.iter().find(|c| c.id == w))
+        .is_none_or(|c| c.completion)
 }
 
 /// The turn's weather, by name.

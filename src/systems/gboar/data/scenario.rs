@@ -129,7 +129,8 @@ pub struct NotIn {
     /// Map places where no marker goes.
     #[serde(default)]
     pub places: Vec<String>,
-    /// charts/weather.yaml `construction: false` prevents placing and flipping.
+    /// charts/weather.yaml `construction: false` prevents placing,
+    /// `completion: false` flipping.
     #[serde(default)]
     pub weather_prevents: bool,
 }

@@ -3,7 +3,7 @@
 //!
 //! 1. On a step with `complete_previous`, each construction marker placed
 //!    on an earlier turn is flipped to its completed side, unless the
-//!    weather prevents it (4.4, charts/weather.yaml `construction`) or a
+//!    weather prevents it (4.4, charts/weather.yaml `completion`) or a
 //!    Parade Order enemy combat unit is adjacent (4.5); such a marker
 //!    stays under construction, to be flipped at a later step if it can.
 //! 2. The French place the step's construction markers (`place`), each
@@ -68,7 +68,7 @@ fn flips(rules: &Rules, state: &State) -> Vec<(usize, Option<String>)> {
         return Vec::new();
     }
     let builder = siege::builder_player(rules);
-    let weather = siege::weather_allows(rules, state);
+    let weather = siege::weather_allows_completion(rules, state);
     state
         .siege_works
         .iter()
