@@ -237,7 +237,11 @@ folder's own templates/ folder overrides the built-in templates of the same name
     #[command(after_help = "\
 Examples:
   adjutant status --dir savannah
-  adjutant status --dir savannah --format json")]
+  adjutant status --dir savannah --format json
+
+In the Savannah Campaign Game it also lists the French siege works (under construction
+or completed, with the hexsides they face), breached fieldworks and destroyed city hexes
+(`board` in JSON).")]
     Status(StatusArgs),
 
     /// Print a side's orders for the next step: the least the rules require, then a guide.

@@ -39,6 +39,10 @@ struct Status {
     track: Option<String>,
     /// How many Random Events cards each player holds (Savannah 4.3).
     hand_sizes: BTreeMap<String, usize>,
+    /// What else stands on the board, in words (Savannah 4.4, 4.5: siege
+    /// works, breaches, destroyed city hexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    board: Vec<String>,
     result: Option<adjutant::system::GameResult>,
     players: Vec<adjutant::game::folder::Player>,
     /// The latest dispatch of reports (`reports/000047-000049`), if any.
@@ -133,6 +137,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         momentum: standing_now.momentum,
         track: standing_now.track,
         hand_sizes: standing_now.cards.iter().map(|(h, c)| (h.clone(), c.len())).collect(),
+        board: standing_now.board,
         result: standing_now.result,
         players: folder.config.players.clone(),
     };
@@ -194,6 +199,9 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         }
         if let Some(w) = &status.weather {
             text += &format!("weather: {w}\n");
+        }
+        for line in &status.board {
+            text += &format!("{line}\n");
         }
         let mut table = comfy_table::Table::new();
         table.load_style(comfy_table::presets::ASCII_MARKDOWN);

@@ -126,6 +126,18 @@ pub struct StatePatch {
     /// turn whose order is not the set-up's.
     #[serde(default)]
     pub player_order: Option<Vec<String>>,
+    /// Savannah 4.4, 4.5: the French siege works on the map.
+    #[serde(default)]
+    pub siege_works: Option<Vec<crate::systems::gboar::board::state::SiegeWork>>,
+    /// Savannah 4.5: breached fieldwork hexsides (`1805/1806`).
+    #[serde(default)]
+    pub breaches: Option<Vec<String>>,
+    /// Savannah 2.1, 4.19: destroyed city hexes.
+    #[serde(default)]
+    pub destroyed_hexes: Option<Vec<String>>,
+    /// Savannah 4.6: the French have rolled on the S&B table before.
+    #[serde(default)]
+    pub bombardment_begun: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,6 +214,18 @@ pub struct Expect {
     /// This turn's order of player turns after the step.
     #[serde(default)]
     pub player_order: Option<Vec<String>>,
+    /// Savannah 4.4, 4.5: the siege works after the step, whole.
+    #[serde(default)]
+    pub siege_works: Option<Vec<crate::systems::gboar::board::state::SiegeWork>>,
+    /// Savannah 4.5: the breached fieldwork hexsides after the step, whole.
+    #[serde(default)]
+    pub breaches: Option<Vec<String>>,
+    /// Savannah 2.1, 4.19: the destroyed city hexes after the step, whole.
+    #[serde(default)]
+    pub destroyed_hexes: Option<Vec<String>>,
+    /// Savannah 4.14: the British works complete ahead of schedule.
+    #[serde(default)]
+    pub british_works_complete: Option<bool>,
     /// How the game ended: winner and level, or `none` when it goes on.
     #[serde(default)]
     pub result: Option<String>,
@@ -424,6 +448,22 @@ fn apply(rules: &Rules, state: &mut State, patch: &StatePatch) -> std::result::R
     if let Some(order) = &patch.player_order {
         state.player_order = order.clone();
     }
+    if let Some(w) = &patch.siege_works {
+        state.siege_works = w.clone();
+    }
+    if let Some(b) = &patch.breaches {
+        let mut b = b.clone();
+        b.sort();
+        state.breaches = b;
+    }
+    if let Some(b) = patch.bombardment_begun {
+        state.bombardment_begun = b;
+    }
+    if let Some(d) = &patch.destroyed_hexes {
+        let mut d = d.clone();
+        d.sort();
+        state.destroyed_hexes = d;
+    }
     Ok(())
 }
 
@@ -642,6 +682,27 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
         let got = done.state.cards.get(holder).cloned().unwrap_or_default();
         if &got != want {
             failures.push(format!("cards of {holder}: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &expect.siege_works {
+        if &done.state.siege_works != want {
+            failures.push(format!("siege works: expected {want:?}, got {:?}", done.state.siege_works));
+        }
+    }
+    if let Some(want) = &expect.breaches {
+        if &done.state.breaches != want {
+            failures.push(format!("breaches: expected {want:?}, got {:?}", done.state.breaches));
+        }
+    }
+    if let Some(want) = &expect.destroyed_hexes {
+        if &done.state.destroyed_hexes != want {
+            failures.push(format!("destroyed hexes: expected {want:?}, got {:?}", done.state.destroyed_hexes));
+        }
+    }
+    if let Some(want) = expect.british_works_complete {
+        if done.state.british_works_complete != want {
+            failures
+                .push(format!("british works complete: expected {want}, got {}", done.state.british_works_complete));
         }
     }
     for (holder, want) in &expect.momentum {

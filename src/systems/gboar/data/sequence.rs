@@ -54,8 +54,8 @@ pub struct AllianceData {
 pub struct PhaseData {
     pub id: String,
     pub scope: Scope,
-    /// The armies that perform a game-turn phase, when only some do
-    /// (Savannah 3 IV: the French).
+    /// The armies that perform a game-turn phase, when only some do, and
+    /// whose side gives its orders (Savannah 3 IV: the French only).
     #[serde(default)]
     pub armies: Vec<String>,
 }

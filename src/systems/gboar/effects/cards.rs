@@ -39,6 +39,11 @@ pub const BUILT: &[&str] = &[
     "movement-bonus",
     "ignore-lost-roll",
     "mark-lost",
+    // Savannah 4.5, 4.14, 4.4: effects/siege.rs.
+    "breach",
+    "repair-breach",
+    "complete-british-works",
+    "extra-construction-marker",
 ];
 
 /// The effect that marks an enemy stack Lost (cards.yaml `mark-lost`).
@@ -628,6 +633,26 @@ pub fn play(
                 for unit in units {
                     events.extend(card_morale_check(rules, state, player, id, unit, drm, &name, dice)?);
                 }
+            }
+            // Savannah 4.5 (breaches and repairs), 4.14 (the British works
+            // completed early), 4.4 (an extra construction marker): the
+            // siege effects, the chooser's picks the first legal ones.
+            "breach" | "repair-breach" | "complete-british-works" | "extra-construction-marker" => {
+                let by = crate::systems::gboar::effects::siege::By {
+                    player,
+                    side,
+                    rule: "Savannah 4.3",
+                    why: &format!("the Random Events card {name}"),
+                };
+                let picks = crate::systems::gboar::effects::siege::Picks::default();
+                events.extend(crate::systems::gboar::effects::siege::apply(
+                    rules,
+                    state,
+                    &by,
+                    std::slice::from_ref(e),
+                    &picks,
+                    dice,
+                )?);
             }
             // Resolved where the plays of a step are matched (phases/mod.rs).
             CANCEL => {}

@@ -54,9 +54,9 @@ pub fn to_hit(table: &ToHitTable, sps: i32, range: u32) -> Result<i32> {
 }
 
 /// The fire DRM of the target hex's side(s) a line from `from` enters by.
-fn entering_side_drm(rules: &Rules, from: HexId, target: HexId) -> (i32, Vec<String>) {
+fn entering_side_drm(rules: &Rules, state: &State, from: HexId, target: HexId) -> (i32, Vec<String>) {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let mut worst: Option<(i32, Vec<String>)> = None;
     for side in crate::base::hex::entering_hexside(from, target, layout).hexsides(target, layout) {
         let (a, b) = side.hexes();
@@ -84,7 +84,7 @@ pub fn modifiers(
     range: u32,
     ignored: &[String],
 ) -> Result<Vec<(String, i32, String)>> {
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let mut out = Vec::new();
     let entries: &Vec<Drm> = &rules.charts.fire.fire_drms.entries;
     for d in entries {
@@ -107,7 +107,7 @@ pub fn modifiers(
                 let mut value: Option<(i32, Vec<String>)> = None;
                 for f in firers {
                     let Some(from) = hex_of(state, f) else { continue };
-                    let (v, names) = entering_side_drm(rules, from, target_hex);
+                    let (v, names) = entering_side_drm(rules, state, from, target_hex);
                     if value.as_ref().is_none_or(|(x, _)| v > *x) {
                         value = Some((v, names));
                     }
