@@ -9,9 +9,11 @@
 //!   of Savannah 1779 at one of several steps ([`positions`]).
 //! - [`intake`]: a raw email through intake ([`crate::mail::intake`]), and
 //!   the orders it carries validated as above.
-//! - [`module`]: a module folder ([`module_archive`]'s encoding) through the
-//!   module loader (module.yaml, every scenario's rules and set-up) and
-//!   `check-game`'s module checker.
+//! - [`module_patch`]: a patch ([`patched`]) on a small module (the test
+//!   module `tests/modules/small`, embedded), the module it makes through
+//!   the module loader (module.yaml, every scenario's rules and set-up) and
+//!   `check-game`'s module checker. [`module`] does the same with a whole
+//!   module folder ([`module_archive`]'s encoding) as its input.
 //! - [`journal`]: a journal entry's file through `verify`'s parser and its
 //!   checks of DICE.md §6.1 to §6.3.
 //!
@@ -208,11 +210,64 @@ pub fn module_files(data: &[u8]) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
-/// Fuzz target `module`: a module folder ([`module_archive`]) through the
-/// module loader (module.yaml, then each scenario's rules and set-up and
-/// the first step's template) and the module checker of `check-game`.
+/// The test module `tests/modules/small` (one scenario on a small map),
+/// the base that [`module_patch`] changes.
+static SMALL: include_dir::Dir<'static> = include_dir::include_dir!("$CARGO_MANIFEST_DIR/tests/modules/small");
+
+/// The files of the small test module ([`SMALL`]) by their paths in it,
+/// `/`-separated, read once.
+pub fn small_module() -> &'static BTreeMap<String, Vec<u8>> {
+    static FILES: OnceLock<BTreeMap<String, Vec<u8>>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let mut files = BTreeMap::new();
+        let mut dirs = vec![&SMALL];
+        while let Some(dir) = dirs.pop() {
+            for file in dir.files() {
+                files.insert(file.path().to_string_lossy().replace('\\', "/"), file.contents().to_vec());
+            }
+            dirs.extend(dir.dirs());
+        }
+        files
+    })
+}
+
+/// `base` with a patch applied. The patch is a module archive
+/// ([`module_files`]): each file it names replaces the base's of that name
+/// or is added; a file named `-NAME` (its bytes ignored) removes NAME; the
+/// bytes before the first `@@ ` line replace module.yaml when there are
+/// any. So a one-line change to one chart is a short input, and a whole
+/// module's archive replaces what it names.
+pub fn patched(base: &BTreeMap<String, Vec<u8>>, data: &[u8]) -> BTreeMap<String, Vec<u8>> {
+    let mut files = base.clone();
+    for (name, bytes) in module_files(data) {
+        if let Some(removed) = name.strip_prefix('-') {
+            files.remove(removed);
+        } else if !(name == "module.yaml" && bytes.is_empty()) {
+            files.insert(name, bytes);
+        }
+    }
+    files
+}
+
+/// Fuzz target `module`: a patch ([`patched`]) on the small test module
+/// ([`small_module`]), the module it makes through [`module_checked`]. A
+/// whole module per input (the Savannah module) loads at a few inputs a
+/// second; the small module with one file changed, at hundreds.
+pub fn module_patch(data: &[u8]) {
+    module_checked(patched(small_module(), data));
+}
+
+/// A module folder ([`module_archive`]) whole, as [`module_patch`] checks
+/// its patched module.
 pub fn module(data: &[u8]) {
-    let files = ModuleFiles::from_files("fuzz-module", module_files(data));
+    module_checked(module_files(data));
+}
+
+/// A module's files through the module loader (module.yaml, then each
+/// scenario's rules and set-up and the first step's template) and the
+/// module checker of `check-game`.
+pub fn module_checked(files: BTreeMap<String, Vec<u8>>) {
+    let files = ModuleFiles::from_files("fuzz-module", files);
     let Ok(system) = crate::game::modules::system_reading(&files) else { return };
     if let Some(report) = system.check_module(&files) {
         for p in &report.problems {

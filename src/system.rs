@@ -173,6 +173,10 @@ pub struct Standing {
     /// `strategic` or `tactical`), for a game with turn tracks.
     pub track: Option<String>,
     pub result: Option<GameResult>,
+    /// What else stands on the board, a line each in words (Savannah 4.4,
+    /// 4.5, 4.19: siege works, breaches, destroyed city hexes); empty for
+    /// a game with nothing of the kind.
+    pub board: Vec<String>,
 }
 
 /// A state of a game, held by the shell without knowing what is in it.

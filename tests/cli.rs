@@ -194,12 +194,26 @@ fn every_command_prints_json_and_its_errors_as_json() {
     template("american", "a.yaml");
     let cases = repo_root().join("tests/cases/rally");
     let case = cases.to_str().unwrap();
+    let anchor = format!("british={TOP}");
+    // DICE.md's vector chain: its anchor s_0, and s_1 (KEY) the key after it.
+    let roller = "bob=bfdd2de3d68eb816db58d9865111a22cc67aa52f2397229ad94fd52ef64ecb29:3";
+    let roller_key = format!("bob={KEY}");
     // (the command, an error of its own: arguments, exit status, kind)
     #[rustfmt::skip]
     let commands: Vec<(Vec<&str>, Vec<&str>, i32, &str)> = vec![
         (vec!["new", "savannah-1779", "--scenario", "historical", "--dir", "g2"],
          vec!["new", "savannah-1779", "--scenario", "hysterical", "--dir", "g3"], 2, "usage"),
+        (vec!["new", "savannah-1779", "--scenario", "historical", "--dir", "gm", "--mode", "mutual"],
+         vec!["new", "savannah-1779", "--scenario", "historical", "--dir", "g4", "--mode", "mutual",
+              "--anchor", "british=zz"], 2, "usage"),
+        (vec!["join", "--dir", "gm", &anchor], vec!["join", "--dir", "g", &anchor], 2, "usage"),
         (vec!["roll", "init", "--dir", "rolls"], vec!["roll", "init", "--dir", "g"], 2, "usage"),
+        (vec!["roll", "init", "--dir", "mrolls", "--mode", "mutual", "--anchor", roller],
+         vec!["roll", "init", "--dir", "mrolls2", "--mode", "mutual", "--anchor", "bob=zz"], 2, "usage"),
+        (vec!["roll", "d6", "--purpose", "x", "--dir", "mrolls"],
+         vec!["roll", "d6", "--purpose", "y", "--dir", "mrolls"], 1, "refused"),
+        (vec!["roll", "key", "--dir", "mrolls", &roller_key], vec!["roll", "key", "--dir", "mrolls", "bob=zz"],
+         2, "usage"),
         (vec!["roll", "d6", "--purpose", "x", "--dir", "rolls"],
          vec!["roll", "d7", "--purpose", "x", "--dir", "rolls"], 2, "usage"),
         (vec!["status", "--dir", "g"], vec!["status", "--dir", "missing"], 2, "io"),
@@ -247,7 +261,7 @@ fn every_command_prints_json_and_its_errors_as_json() {
             ok.iter().copied().take_while(|a| a.chars().all(|c| c.is_ascii_lowercase() || c == '-')).collect();
         let path = match path[0] {
             "dice" | "case" | "module" => &path[..2],
-            "roll" if path.get(1) == Some(&"init") => &path[..2],
+            "roll" if matches!(path.get(1), Some(&"init") | Some(&"key")) => &path[..2],
             _ => &path[..1],
         };
         // clap's own refusal, under --format json.

@@ -298,11 +298,13 @@ fn a_resolve_killed_before_its_reports_verifies_and_a_deleted_dispatch_is_named(
     copy_dir(&base, &reference);
     run(&reference, &args).ok();
 
-    // Killed after its journal entries and state.yaml, as it made the
-    // dispatch's folder: steps 4 and 5 are committed, their reports not.
+    // Killed after its journal entries and state.yaml, as it put the
+    // dispatch's folder (written ahead under a temporary name) in place:
+    // its third rename, after the marker's and state.yaml's. Steps 4 and
+    // 5 are committed, their reports not.
     let killed = d.join("killed");
     copy_dir(&base, &killed);
-    killed_at(&killed, &args, "mkdir", 1);
+    killed_at(&killed, &args, "rename", 3);
     let game = killed.join("savannah");
     assert!(game.join("journal/000005.yaml").exists() && !game.join("reports/000004-000005").exists());
     // A published copy (no .lock: nobody writes there) verifies as it is,

@@ -50,6 +50,10 @@ fn the_reference_passes_the_spec_vectors() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("ok seed_1 referee mode") && !text.contains("FAIL"), "{text}");
+    // The v1.1 vectors (DICE.md "v1.1 vectors") are checked too.
+    for name in ["v1.1 mixed stream", "v1.1 d100 rejection", "v1.1 seed_5 mutual two players", "v1.1 mutual 10 x d10"] {
+        assert!(text.contains(&format!("ok {name}")), "{name} missing: {text}");
+    }
 }
 
 /// A die of DICE.md §5's table, or (one time in four) a `cN` of 1 to 300

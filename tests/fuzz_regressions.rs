@@ -156,6 +156,24 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
             }
             // A module.yaml alone.
             seeds.push(fs::read(root().join("games/savannah-1779/module.yaml")).unwrap());
+            // Patches of one file on the small module (the target's base):
+            // each of its files as it is (for mutations to change), each
+            // file of another test module that differs from it, and one
+            // file removed.
+            let small = fuzzing::small_module();
+            let mut patches = BTreeMap::new();
+            for (_, dir) in modules_dirs() {
+                for (name, bytes) in files_under(&dir, ".yaml") {
+                    if small.get(&name) != Some(&bytes) {
+                        patches.insert((name, bytes.clone()), ());
+                    }
+                }
+            }
+            patches.extend(small.iter().map(|(name, bytes)| ((name.clone(), bytes.clone()), ())));
+            for (name, bytes) in patches.into_keys() {
+                seeds.push(fuzzing::module_archive(&BTreeMap::from([(name, bytes)])));
+            }
+            seeds.push(b"@@ -charts/fire.yaml\n".to_vec());
             seeds
         }
         "journal" => demo_journal().iter().map(|(_, bytes)| bytes.clone()).collect(),
@@ -178,7 +196,7 @@ fn run(target: &str, data: &[u8]) {
     match target {
         "orders" => fuzzing::orders(data),
         "intake" => fuzzing::intake(data),
-        "module" => fuzzing::module(data),
+        "module" => fuzzing::module_patch(data),
         "journal" => {
             if let Err(bug) = fuzzing::journal(data) {
                 panic!("{bug}");
@@ -392,4 +410,23 @@ fn write_seeds() {
         }
         println!("{}: {} seeds", dir.display(), seeds.len());
     }
+}
+
+#[test]
+fn a_module_patch_replaces_adds_and_removes_files_of_the_small_module() {
+    // The embedded base is the test module as it is on disk.
+    let on_disk: BTreeMap<String, Vec<u8>> =
+        files_under(&root().join("tests/modules/small"), ".yaml").into_iter().collect();
+    assert_eq!(fuzzing::small_module(), &on_disk);
+    let base = fuzzing::small_module();
+    let patch = b"@@ charts/fire.yaml\na: 1\n@@ extra/new.yaml\nb: 2\n@@ -charts/mortar.yaml\n";
+    let files = fuzzing::patched(base, patch);
+    assert_eq!(files.get("charts/fire.yaml").map(Vec::as_slice), Some(&b"a: 1\n"[..]));
+    assert_eq!(files.get("extra/new.yaml").map(Vec::as_slice), Some(&b"b: 2\n"[..]));
+    assert!(base.contains_key("charts/mortar.yaml") && !files.contains_key("charts/mortar.yaml"));
+    assert_eq!(files.get("map.yaml"), base.get("map.yaml"), "a file the patch does not name stays");
+    assert_eq!(files.len(), base.len());
+    // Bytes before the first mark replace module.yaml; none leave it.
+    assert_eq!(fuzzing::patched(base, b"id: x\n").get("module.yaml").map(Vec::as_slice), Some(&b"id: x\n"[..]));
+    assert_eq!(fuzzing::patched(base, b"").get("module.yaml"), base.get("module.yaml"));
 }

@@ -202,7 +202,7 @@ fn a_second_system_plays_through_the_shell() {
     let g = dir.path().join("duel");
     let players =
         vec![adjutant::game::parse_player("red=Ann").unwrap(), adjutant::game::parse_player("blue=Bob").unwrap()];
-    let made = adjutant::game::new_game(&g, "toy-duel", "duel", "duel-1", players, 8).unwrap();
+    let made = adjutant::game::new_game(&g, "toy-duel", "duel", "duel-1", players, 8, None).unwrap();
     assert_eq!(made.module_name, "Toy duel");
     let wait = Duration::from_secs(5);
 

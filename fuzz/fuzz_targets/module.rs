@@ -1,6 +1,7 @@
 #![no_main]
-//! Fuzz target `module`: adjutant::fuzzing::module (fuzz/README.md).
+//! Fuzz target `module`: adjutant::fuzzing::module_patch, a patch on the
+//! small test module (fuzz/README.md).
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| adjutant::fuzzing::module(data));
+fuzz_target!(|data: &[u8]| adjutant::fuzzing::module_patch(data));

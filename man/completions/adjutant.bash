@@ -34,6 +34,9 @@ _adjutant() {
             adjutant,help)
                 cmd="adjutant__subcmd__help"
                 ;;
+            adjutant,join)
+                cmd="adjutant__subcmd__join"
+                ;;
             adjutant,mail)
                 cmd="adjutant__subcmd__mail"
                 ;;
@@ -142,6 +145,9 @@ _adjutant() {
             adjutant__subcmd__help,help)
                 cmd="adjutant__subcmd__help__subcmd__help"
                 ;;
+            adjutant__subcmd__help,join)
+                cmd="adjutant__subcmd__help__subcmd__join"
+                ;;
             adjutant__subcmd__help,mail)
                 cmd="adjutant__subcmd__help__subcmd__mail"
                 ;;
@@ -211,6 +217,9 @@ _adjutant() {
             adjutant__subcmd__help__subcmd__roll,init)
                 cmd="adjutant__subcmd__help__subcmd__roll__subcmd__init"
                 ;;
+            adjutant__subcmd__help__subcmd__roll,key)
+                cmd="adjutant__subcmd__help__subcmd__roll__subcmd__key"
+                ;;
             adjutant__subcmd__module,export)
                 cmd="adjutant__subcmd__module__subcmd__export"
                 ;;
@@ -229,11 +238,17 @@ _adjutant() {
             adjutant__subcmd__roll,init)
                 cmd="adjutant__subcmd__roll__subcmd__init"
                 ;;
+            adjutant__subcmd__roll,key)
+                cmd="adjutant__subcmd__roll__subcmd__key"
+                ;;
             adjutant__subcmd__roll__subcmd__help,help)
                 cmd="adjutant__subcmd__roll__subcmd__help__subcmd__help"
                 ;;
             adjutant__subcmd__roll__subcmd__help,init)
                 cmd="adjutant__subcmd__roll__subcmd__help__subcmd__init"
+                ;;
+            adjutant__subcmd__roll__subcmd__help,key)
+                cmd="adjutant__subcmd__roll__subcmd__help__subcmd__key"
                 ;;
             *)
                 ;;
@@ -242,7 +257,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --help --version new roll resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
+            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -654,7 +669,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
+            opts="new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,6 +836,20 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__help__subcmd__join)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__help__subcmd__mail)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -962,7 +991,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__roll)
-            opts="init"
+            opts="init key"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -976,6 +1005,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__roll__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__roll__subcmd__key)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1066,6 +1109,36 @@ _adjutant() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__join)
+            opts="-h --wait --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1306,7 +1379,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__new)
-            opts="-h --scenario --dir --game-id --player --chain-length --format --color --help"
+            opts="-h --scenario --dir --game-id --player --chain-length --mode --anchor --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1329,6 +1402,14 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "referee mutual" -- "${cur}"))
+                    return 0
+                    ;;
+                --anchor)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1560,7 +1641,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__roll)
-            opts="-h --wait --purpose --dir --format --color --help init help"
+            opts="-h --wait --purpose --dir --format --color --help init key help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1594,7 +1675,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__roll__subcmd__help)
-            opts="init help"
+            opts="init key help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1635,8 +1716,22 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__roll__subcmd__help__subcmd__key)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__roll__subcmd__init)
-            opts="-h --dir --game-id --chain-length --format --color --help"
+            opts="-h --dir --game-id --chain-length --mode --anchor --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1651,6 +1746,44 @@ _adjutant() {
                     return 0
                     ;;
                 --chain-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "referee mutual" -- "${cur}"))
+                    return 0
+                    ;;
+                --anchor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__roll__subcmd__key)
+            opts="-h --wait --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1750,7 +1883,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__submit)
-            opts="-h --wait --replace --email --reply --standing --withdraw --side --dir --format --color --help"
+            opts="-h --wait --replace --email --reply --standing --withdraw --side --key --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1761,6 +1894,10 @@ _adjutant() {
                     return 0
                     ;;
                 --side)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -208,11 +208,22 @@ pub fn orders_digest(files: &[SideHash]) -> Result<Bytes32, DiceError> {
 
 // ---------------------------------------------------------------- §4 seed
 
-/// §4 and §7: a player's key `p_k` for this step (mutual mode only).
+/// §4 and §7: a player's key `p_j` for this step (mutual mode only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerKey {
+    /// The player's label (§7.1): the sides he holds, sorted as bytes and
+    /// joined with `+` (`british`, `american+french`).
     pub side: String,
     pub key: Bytes32,
+}
+
+/// §7.1: a player's label, the sides he holds sorted as bytes and joined
+/// with `+`.
+pub fn player_label<S: AsRef<str>>(sides: &[S]) -> String {
+    let mut sorted: Vec<&str> = sides.iter().map(AsRef::as_ref).collect();
+    sorted.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    sorted.dedup();
+    sorted.join("+")
 }
 
 /// §4: the step seed.
@@ -525,6 +536,56 @@ mod tests {
         // p_1 is the french player's key one step above its anchor.
         let anchor = b("f53707eb9eb1806890991be9a3e4bfff6a23da8aa0a2564434d4783b41e386bb");
         assert!(key_follows(&p1, &anchor));
+    }
+
+    /// DICE.md "v1.1 vectors": one stream of the referee-mode seed_1, drawn
+    /// 3 × d10, 3 × d6, 3 × d100 in that order.
+    #[test]
+    fn v1_1_mixed_stream_vector() {
+        let seed = b("22816f46f9d5af05266937a2291cc7f0c5307ea05598a0ab5632d07b9024f780");
+        let mut stream = RollStream::new(&seed);
+        let dice = [Die::D10, Die::D10, Die::D10, Die::D6, Die::D6, Die::D6, Die::D100, Die::D100, Die::D100];
+        let values: Vec<u16> = dice.iter().map(|&d| stream.roll(d)).collect();
+        assert_eq!(values, [7, 7, 6, 5, 1, 2, 9, 66, 57]);
+    }
+
+    /// DICE.md "v1.1 vectors": rejection at the word level.
+    #[test]
+    fn v1_1_rejection_vectors() {
+        assert_eq!(draw_from(Die::D6, &[0xFFFF_FFFD, 0x0000_000B]), (6, 2));
+        assert_eq!(draw_from(Die::D100, &[0xFFFF_FFA0, 0xFFFF_FF9F]), (100, 2));
+        assert_eq!(draw_from(Die::D10, &[0xFFFF_FFFA, 0x0000_0007]), (7, 2));
+        // The limits the vectors name: the first word is the limit itself.
+        for (die, limit) in [(Die::D6, 0xFFFF_FFFCu64), (Die::D100, 0xFFFF_FFA0), (Die::D10, 0xFFFF_FFFA)] {
+            let n = die.faces() as u64;
+            assert_eq!((1u64 << 32) - ((1u64 << 32) % n), limit, "{die}");
+        }
+    }
+
+    /// DICE.md "v1.1 vectors": mutual mode with two players, the second
+    /// rolling step (j = 2) at journal step k = 5.
+    #[test]
+    fn v1_1_two_player_mutual_vector() {
+        let referee = chain(&Bytes32::sha256(b"example chain of eight"), 8);
+        assert_eq!(referee[0].to_hex(), "ca0937cdb695f575988e11b53377d2fd832ab48f63559d62e1f6876ef59b4e24");
+        assert_eq!(referee[5].to_hex(), "152fa2a001ef80cccbe9810ea41d31953e003cd03faa3bd67100d1650d8530c4");
+        let british = chain(&Bytes32::sha256(b"british player chain top"), 4);
+        assert_eq!(british[0].to_hex(), "6eaf07150f84a68bf126299a2cc0929802aa433dd1b6abe210cccbd36d771ed8");
+        assert_eq!(british[2].to_hex(), "922acbd74e9d7ea356c2c2c67519167dd5418fb2c6c2a978f36678d3f66fc027");
+        let allied = chain(&Bytes32::sha256(b"allied player chain top"), 4);
+        assert_eq!(allied[0].to_hex(), "c707c039eb8c9b3c63002d44094c70b932941b99ed672abbc0fd4f8b7d99b969");
+        assert_eq!(allied[2].to_hex(), "36fb2437befe0cad65a65c2d0788e250f5f94e68f5f0091c1017c919f4892f23");
+        assert_eq!(player_label(&["french", "american"]), "american+french");
+        let keys = [
+            PlayerKey { side: "british".into(), key: british[2] },
+            PlayerKey { side: player_label(&["french", "american"]), key: allied[2] },
+        ];
+        let seed = step_seed("savannah-demo", 5, &referee[5], &vector_digest(), &keys).unwrap();
+        assert_eq!(seed.to_hex(), "e3e468fe0f618591f7be5e12fe8b17fb3c26d9dbf0f98ef0c1cb0d27ab01e9d1");
+        assert_eq!(rolls(&seed, Die::D10, 10), [6, 1, 5, 8, 4, 4, 4, 3, 5, 3]);
+        // The labels are sorted whatever order the keys come in.
+        let reversed = [keys[1].clone(), keys[0].clone()];
+        assert_eq!(step_seed("savannah-demo", 5, &referee[5], &vector_digest(), &reversed).unwrap(), seed);
     }
 
     #[test]

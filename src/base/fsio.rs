@@ -360,44 +360,78 @@ pub fn write_tree_atomic(target: &Path, files: &std::collections::BTreeMap<Strin
     stage_and_rename(target, files)
 }
 
-/// Write `files` into a temporary folder beside `target` (subfolders as
-/// their names say), make every file and folder durable, then rename it to
-/// `target`; on any failure the temporary folder is removed. Every file is
-/// written first, then each fsynced: the disk flushes them together rather
-/// than one at a time.
+/// Write `files` into a temporary folder beside `target` and put it in
+/// place ([`StagedDir::write`], then [`StagedDir::place`]).
 fn stage_and_rename(target: &Path, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Result<()> {
-    let temp = parent_of(target).join(temp_name(&file_name_of(target)));
-    let written = (|| -> io::Result<()> {
-        fs::create_dir(&temp)?;
-        let mut open = Vec::with_capacity(files.len());
-        let mut folders = std::collections::BTreeSet::new();
-        for (name, bytes) in files {
-            let path = temp.join(name);
-            if let Some(dir) = path.parent().filter(|d| *d != temp) {
-                fs::create_dir_all(dir)?;
-                folders.insert(dir.to_path_buf());
+    StagedDir::write(target, files)?.place().map(|_| ())
+}
+
+/// A folder written and made durable under a temporary name beside its
+/// target, not yet in place: [`StagedDir::place`] renames it; dropped
+/// unplaced, it is removed (a killed command's is removed by the next one,
+/// as every `.tmp-` name). Writing a folder's files ahead, while other
+/// writes are flushed, takes their fsyncs out of the time the rename waits.
+pub struct StagedDir {
+    temp: PathBuf,
+    target: PathBuf,
+    placed: bool,
+}
+
+impl StagedDir {
+    /// Write `files` (a path in the folder, `/` between subfolders ->
+    /// bytes) into a temporary folder beside `target`, then make every file
+    /// and folder durable. Every file is written first, then all are
+    /// fsynced together: the disk flushes them at once rather than one at a
+    /// time. On any failure the temporary folder is removed.
+    pub fn write(target: &Path, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Result<StagedDir> {
+        let staged = StagedDir {
+            temp: parent_of(target).join(temp_name(&file_name_of(target))),
+            target: target.to_path_buf(),
+            placed: false,
+        };
+        let written = (|| -> io::Result<()> {
+            fs::create_dir(&staged.temp)?;
+            let mut open = Vec::with_capacity(files.len());
+            let mut folders = std::collections::BTreeSet::new();
+            for (name, bytes) in files {
+                let path = staged.temp.join(name);
+                if let Some(dir) = path.parent().filter(|d| *d != staged.temp) {
+                    fs::create_dir_all(dir)?;
+                    folders.insert(dir.to_path_buf());
+                }
+                let mut f = OpenOptions::new().write(true).create_new(true).open(&path)?;
+                f.write_all(bytes)?;
+                open.push(f);
             }
-            let mut f = OpenOptions::new().write(true).create_new(true).open(&path)?;
-            f.write_all(bytes)?;
-            open.push(f);
-        }
-        sync_all_together(&open, |f| f).map_err(|(e, _)| e)?;
-        drop(open);
-        // Deepest first: each folder's entries are durable before its parent's.
-        for dir in folders.iter().rev() {
-            File::open(dir)?.sync_all()?;
-        }
-        File::open(&temp)?.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_dir_all(&temp);
-        return Err(Error::io(target, e));
+            sync_all_together(&open, |f| f).map_err(|(e, _)| e)?;
+            drop(open);
+            // Deepest first: each folder's entries are durable before its parent's.
+            for dir in folders.iter().rev() {
+                File::open(dir)?.sync_all()?;
+            }
+            File::open(&staged.temp)?.sync_all()
+        })();
+        // On failure `staged` is dropped unplaced: its folder is removed.
+        written.map_err(|e| Error::io(target, e))?;
+        Ok(staged)
     }
-    if let Err(e) = fs::rename(&temp, target) {
-        let _ = fs::remove_dir_all(&temp);
-        return Err(Error::io(target, e));
+
+    /// Rename the folder to its target and make the rename durable (fsync
+    /// of the parent); the target's path.
+    pub fn place(mut self) -> Result<PathBuf> {
+        fs::rename(&self.temp, &self.target).map_err(|e| Error::io(&self.target, e))?;
+        self.placed = true;
+        sync_dir(parent_of(&self.target))?;
+        Ok(self.target.clone())
     }
-    sync_dir(parent_of(target))
+}
+
+impl Drop for StagedDir {
+    fn drop(&mut self) {
+        if !self.placed {
+            let _ = fs::remove_dir_all(&self.temp);
+        }
+    }
 }
 
 /// How long a command waits for another working on the same folder, unless

@@ -124,6 +124,18 @@ Each roll is one step: the purpose text is the step's orders (side 'purpose'), i
 key is the next key of the chain, and the rolls come from the step seed (DICE.md).")]
     Roll(RollArgs),
 
+    /// Record a player's dice anchor in a game in mutual mode, before its first step.
+    #[command(after_help = "\
+Examples:
+  adjutant join --dir savannah british=6eaf07150f84a68bf126299a2cc0929802aa433dd1b6abe210cccbd36d771ed8:4096
+
+In mutual mode (`new --mode mutual`, DICE.md 7) each player draws a key chain of
+his own on his own machine (`adjutant dice chain --top TOP --length M` prints it)
+and sends its anchor p_0; the label is the sides he holds, sorted and joined with
+'+'. No step resolves until every side's player has joined. A chain too short
+for the scenario's steps is refused (there is no rollover).")]
+    Join(JoinArgs),
+
     /// Resolve every step of a game whose orders are in, and print what happened.
     #[command(after_help = "\
 Examples:
@@ -225,7 +237,11 @@ folder's own templates/ folder overrides the built-in templates of the same name
     #[command(after_help = "\
 Examples:
   adjutant status --dir savannah
-  adjutant status --dir savannah --format json")]
+  adjutant status --dir savannah --format json
+
+In the Savannah Campaign Game it also lists the French siege works (under construction
+or completed, with the hexsides they face), breached fieldworks and destroyed city hexes
+(`board` in JSON).")]
     Status(StatusArgs),
 
     /// Print a side's orders for the next step: the least the rules require, then a guide.
@@ -449,6 +465,30 @@ pub struct NewArgs {
     /// Length N of the dice key chain: the game may resolve N-1 steps.
     #[arg(long, default_value_t = adjutant::base::dice::DEFAULT_CHAIN_LENGTH)]
     pub chain_length: u32,
+    /// Dice mode: referee (the referee's chain alone) or mutual (every player's chain too, DICE.md 7).
+    #[arg(long, value_enum, default_value_t = DiceModeArg::Referee)]
+    pub mode: DiceModeArg,
+    /// Mutual mode: a player's anchor, LABEL=ANCHOR or LABEL=ANCHOR:M (label: his sides joined with +, e.g. american+french; M: his chain's length, 4096 by default). Repeat for each player; players may also `join` later, before step 1.
+    #[arg(long = "anchor", value_name = "LABEL=ANCHOR[:M]")]
+    pub anchors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiceModeArg {
+    Referee,
+    Mutual,
+}
+
+#[derive(Debug, Args)]
+pub struct JoinArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// The player's anchor: LABEL=ANCHOR or LABEL=ANCHOR:M.
+    #[arg(value_name = "LABEL=ANCHOR[:M]")]
+    pub anchor: String,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -480,6 +520,17 @@ Examples:
 The folder gets the log's config with the anchor, and the secret chain top in
 .secret/ (mode 0600): publish the anchor, never that folder.")]
     Init(RollInitArgs),
+
+    /// Give a roll log in mutual mode another roller's key for the sealed roll.
+    #[command(after_help = "\
+Examples:
+  adjutant roll init --dir rolls --mode mutual --anchor bob=c707c039eb8c9b3c63002d44094c70b932941b99ed672abbc0fd4f8b7d99b969
+  adjutant roll 3d10 --purpose \"to-hit, Fraser's at 1404\" --dir rolls     seals the roll, prints its purpose's SHA-256
+  adjutant roll key --dir rolls bob=KEY                                  Bob's next key, once he has seen the seal
+  adjutant roll 3d10 --purpose \"to-hit, Fraser's at 1404\" --dir rolls     rolls it (DICE.md 7.7)
+
+A key sent before a roll is sealed, or out of order, is refused and not stored.")]
+    Key(RollKeyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -493,6 +544,24 @@ pub struct RollInitArgs {
     /// Length N of the key chain: the log may hold N-1 rolls.
     #[arg(long, default_value_t = adjutant::base::dice::DEFAULT_CHAIN_LENGTH)]
     pub chain_length: u32,
+    /// Dice mode: referee (this log's chain alone) or mutual (the other rollers' chains too, DICE.md 7.7).
+    #[arg(long, value_enum, default_value_t = DiceModeArg::Referee)]
+    pub mode: DiceModeArg,
+    /// Mutual mode: another roller's anchor, LABEL=ANCHOR or LABEL=ANCHOR:M (M: his chain's length, 4096 by default). Repeatable.
+    #[arg(long = "anchor", value_name = "LABEL=ANCHOR[:M]")]
+    pub anchors: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RollKeyArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// The roller's key for the sealed roll: LABEL=KEY.
+    #[arg(value_name = "LABEL=KEY")]
+    pub key: String,
+    /// The roll log folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -532,6 +601,9 @@ pub struct SubmitArgs {
     /// The side whose standing orders --withdraw withdraws.
     #[arg(long, requires = "withdraw")]
     pub side: Option<String>,
+    /// Mutual mode: the sender's key p_j, sent with the last orders file of a step, which seals it (DICE.md 7.3).
+    #[arg(long, value_name = "HEX", conflicts_with_all = ["standing", "email"])]
+    pub key: Option<String>,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

@@ -105,6 +105,7 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             game::parse_player("american=Benjamin Lincoln <lincoln@example.org>")?,
         ],
         dice::DEFAULT_CHAIN_LENGTH,
+        None,
     )?;
     made.anchor = use_demo_top(&game_dir)?;
     say(format!(

@@ -132,6 +132,9 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     let said = |s: &Style| match (&outcome.receipt, &outcome.standing, &outcome.refused) {
         (Some(receipt), _, _) => receipt_text(receipt, s),
         (None, Some(standing), _) => standing_receipt_text(standing, s),
+        (None, None, None) if outcome.dice.is_some() => {
+            outcome.dice.as_ref().map(|d| super::dice_receipt_text(d, s)).unwrap_or_default()
+        }
         (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
         (None, None, None) => String::new(),
     };

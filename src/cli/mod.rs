@@ -153,12 +153,14 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::New(args) => new(args, out),
         Command::Roll(args) => match &args.command {
             Some(RollCommand::Init(init)) => roll_init(init, out),
+            Some(RollCommand::Key(key)) => roll_key(key, out),
             None => roll(args, args.wait.duration(), out),
         },
         Command::Verify(args) => verify_folder(args, args.wait.duration(), out),
         Command::Player(args) => player(args, args.wait.duration(), out),
         Command::Validate(args) => validate(args, args.wait.duration(), out),
         Command::Resolve(args) => resolve_game(args, args.wait.duration(), out),
+        Command::Join(args) => join(args, args.wait.duration(), out),
         Command::Dice(command) => dice_command(command, out),
         Command::Map(args) => map::run(args, out),
         Command::CheckGame(args) => check_game(args, out),
@@ -194,7 +196,18 @@ fn default_game_id(dir: &Path, given: &Option<String>) -> Result<String, Error> 
 fn new(args: &arguments::NewArgs, out: &Out) -> Outcome {
     let game_id = default_game_id(&args.dir, &args.game_id)?;
     let players = args.players.iter().map(|p| game::parse_player(p)).collect::<Result<Vec<_>, _>>()?;
-    let made = game::new_game(&args.dir, &args.module, &args.scenario, &game_id, players, args.chain_length)?;
+    let mutual = match args.mode {
+        arguments::DiceModeArg::Referee => {
+            if !args.anchors.is_empty() {
+                return Err(Error::usage("--anchor is for mutual mode: give --mode mutual").into());
+            }
+            None
+        }
+        arguments::DiceModeArg::Mutual => {
+            Some(args.anchors.iter().map(|a| game::mutual::parse_anchor(a)).collect::<Result<Vec<_>, _>>()?)
+        }
+    };
+    let made = game::new_game(&args.dir, &args.module, &args.scenario, &game_id, players, args.chain_length, mutual)?;
     out.result(&made, |s| {
         let mut text = format!("{} {} in {}\n", s.good("Created game"), s.bold(&made.game_id), made.dir);
         text += &format!("  game      {} ({}), {}\n", made.module_name, made.module, made.scenario_name);
@@ -206,6 +219,12 @@ fn new(args: &arguments::NewArgs, out: &Out) -> Outcome {
             text += &format!("  {:<9} {}{}\n", p.side, p.name, email);
         }
         text += &format!("  anchor    {}\n", made.anchor.to_hex());
+        if made.mode == adjutant::game::folder::DiceMode::Mutual {
+            text += "  dice      mutual mode (DICE.md 7): every player's key chain takes part in each roll\n";
+            for p in &made.player_chains {
+                text += &format!("  player    {} anchor {} (M = {})\n", p.label, p.anchor.to_hex(), p.chain_length);
+            }
+        }
         text += "Send the anchor to every player before any orders: each step reveals the next key of the\n\
                   chain that ends in it, so anyone can recompute every roll with `adjutant verify`.\n";
         text
@@ -215,7 +234,16 @@ fn new(args: &arguments::NewArgs, out: &Out) -> Outcome {
 
 fn roll_init(args: &arguments::RollInitArgs, out: &Out) -> Outcome {
     let game_id = default_game_id(&args.dir, &args.game_id)?;
-    let made = roll_log::init(&args.dir, &game_id, args.chain_length)?;
+    let mutual = match args.mode {
+        arguments::DiceModeArg::Referee if !args.anchors.is_empty() => {
+            return Err(Error::usage("--anchor is for mutual mode: give --mode mutual").into());
+        }
+        arguments::DiceModeArg::Referee => None,
+        arguments::DiceModeArg::Mutual => {
+            Some(args.anchors.iter().map(|a| game::mutual::parse_anchor(a)).collect::<Result<Vec<_>, _>>()?)
+        }
+    };
+    let made = roll_log::init(&args.dir, &game_id, args.chain_length, mutual)?;
     out.result(&made, |s| {
         format!(
             "{} {} in {}\n  anchor    {}\n  steps     {} rolls before the chain is used up\n\
@@ -233,8 +261,35 @@ fn roll_init(args: &arguments::RollInitArgs, out: &Out) -> Outcome {
 fn roll(args: &arguments::RollArgs, wait: Duration, out: &Out) -> Outcome {
     let dice = args.dice.iter().map(|d| d.parse::<DiceExpr>().map_err(Error::usage)).collect::<Result<Vec<_>, _>>()?;
     let purpose = args.purpose.as_deref().unwrap_or_default();
-    let rolled = roll_log::roll(&args.dir, &dice, purpose, wait)?;
-    out.result(&rolled, |s| render_roll(&rolled, s))?;
+    match roll_log::roll(&args.dir, &dice, purpose, wait)? {
+        roll_log::RollOutcome::Rolled(rolled) => out.result(&rolled, |s| render_roll(&rolled, s))?,
+        roll_log::RollOutcome::Sealed(sealed) => out.result(&sealed, |s| {
+            format!(
+                "{} roll {}: {} for \"{}\"\n  purpose sha256 {}\n  awaiting key p_{} from {} (`adjutant roll key`); \
+                 then roll again with the same dice and purpose\n",
+                s.good("sealed"),
+                sealed.rolling_step,
+                sealed.sealed.dice.join(" "),
+                sealed.sealed.purpose,
+                sealed.purpose_sha256.to_hex(),
+                sealed.rolling_step,
+                sealed.keys_owed.join(", ")
+            )
+        })?,
+    }
+    Ok(0)
+}
+
+fn roll_key(args: &arguments::RollKeyArgs, out: &Out) -> Outcome {
+    let taken = roll_log::take_key(&args.dir, &args.key, args.wait.duration())?;
+    out.result(&taken, |s| {
+        let owed = if taken.keys_owed.is_empty() {
+            "every key is in: roll again with the same dice and purpose".to_string()
+        } else {
+            format!("still awaiting p_{} from {}", taken.rolling_step, taken.keys_owed.join(", "))
+        };
+        format!("{} key p_{} of {}; {owed}\n", s.good("received"), taken.rolling_step, taken.label)
+    })?;
     Ok(0)
 }
 
@@ -385,6 +440,67 @@ fn run_cases(paths: &[std::path::PathBuf], out: &Out) -> Outcome {
     Ok(if failed == 0 { 0 } else { 1 })
 }
 
+fn join(args: &arguments::JoinArgs, wait: Duration, out: &Out) -> Outcome {
+    let joined = game::mutual::join(&args.dir, &args.anchor, wait)?;
+    out.result(&joined, |s| {
+        let mut text = format!(
+            "{} {} with anchor {} (M = {})\n",
+            s.good("Joined"),
+            joined.label,
+            joined.anchor.to_hex(),
+            joined.chain_length
+        );
+        if !joined.sides_without_player.is_empty() {
+            text += &format!("still without a player: {}\n", joined.sides_without_player.join(", "));
+        }
+        text
+    })?;
+    Ok(0)
+}
+
+/// The receipt of a commitment or a key (mutual mode).
+pub(crate) fn dice_receipt_text(r: &game::mutual::Receipt, s: &Style) -> String {
+    let what = match (&r.sha256, r.rolling_step) {
+        (Some(h), _) => format!("commitment of {} for step {}: {}", r.by, r.step, h.to_hex()),
+        (None, Some(j)) => format!("key p_{j} of {} for step {}", r.by, r.step),
+        _ => String::new(),
+    };
+    format!("{} {what} (kept as {})\n{}", s.good("received"), r.stored, waiting_text(&r.waiting))
+}
+
+/// Where a mutual game waits, in words (`status`, receipts).
+pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
+    let mut text = String::new();
+    if !w.anchors_owed.is_empty() {
+        text += &format!("  awaiting anchors: the players of {} (`adjutant join`)\n", w.anchors_owed.join(", "));
+    }
+    if !w.commitments_owed.is_empty() {
+        text += &format!("  awaiting commitments for {} from {}\n", w.step, w.commitments_owed.join(", "));
+    }
+    if !w.orders_owed.is_empty() {
+        text += &format!("  awaiting orders for {} from {}\n", w.step, w.orders_owed.join(", "));
+    }
+    if w.sealed {
+        text += &format!("  step {} is sealed", w.step);
+        for h in &w.sealed_hashes {
+            text += &format!("; {} {}", h.side, h.sha256.to_hex());
+        }
+        text += "\n";
+        if w.rolls && !w.keys_owed.is_empty() {
+            text += &format!(
+                "  it rolls: awaiting key p_{} from {} (the step never resolves without every key)\n",
+                w.rolling_step,
+                w.keys_owed.join(", ")
+            );
+        } else if w.rolls {
+            text += &format!("  it rolls: every key p_{} is in; `adjutant resolve` resolves it\n", w.rolling_step);
+        } else {
+            text += "  it rolls no die: `adjutant resolve` resolves it with no player key\n";
+        }
+    }
+    text
+}
+
 fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = adjutant::game::play::resolve_game(&args.dir, &args.files, wait)?;
     out.result(&progress, |s| {
@@ -503,9 +619,57 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
         out.result(&receipt, |s| standing_receipt_text(&receipt, s))?;
         return Ok(0);
     }
+    // Mutual mode (DICE.md 7): a commitment or a key is a small YAML message.
+    let text = std::str::from_utf8(&bytes).unwrap_or_default();
+    if game::mutual::is_message(text) {
+        if args.key.is_some() || args.replace {
+            return Err(Error::usage("a commitment or key message takes no --key or --replace").into());
+        }
+        let receipt = game::mutual::submit(&args.dir, &bytes, &label, wait)?;
+        out.result(&receipt, |s| dice_receipt_text(&receipt, s))?;
+        return Ok(0);
+    }
+    // A key sent with orders is read before the orders are stored.
+    let key = args.key.as_deref().map(|hex| parse_hex("--key", hex)).transpose()?;
+    if key.is_some()
+        && adjutant::game::folder::GameFolder::open(&args.dir)?.config.dice.mode
+            != adjutant::game::folder::DiceMode::Mutual
+    {
+        return Err(Error::usage("--key is for games in mutual mode (DICE.md 7); this game is in referee mode").into());
+    }
     let receipt = adjutant::game::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
-    out.result(&receipt, |s| receipt_text(&receipt, s))?;
-    Ok(0)
+    let revealed = match key {
+        None => None,
+        Some(key) => {
+            let folder = adjutant::game::folder::GameFolder::open(&args.dir)?;
+            let player = folder.config.dice.label_of(&receipt.side).unwrap_or(&receipt.side).to_string();
+            Some(game::mutual::reveal(&args.dir, None, &player, key, "--key", wait))
+        }
+    };
+    #[derive(serde::Serialize)]
+    struct Shown<'a> {
+        #[serde(flatten)]
+        receipt: &'a adjutant::game::inbox::Receipt,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        key: Option<&'a game::mutual::Receipt>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        key_refused: Option<String>,
+    }
+    let key_refused = match &revealed {
+        Some(Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
+    let shown = Shown { receipt: &receipt, key: revealed.as_ref().and_then(|r| r.as_ref().ok()), key_refused };
+    out.result(&shown, |s| {
+        let mut text = receipt_text(&receipt, s);
+        match &revealed {
+            Some(Ok(r)) => text += &dice_receipt_text(r, s),
+            Some(Err(e)) => text += &format!("{} the key: {e} (the orders are stored)\n", s.bad("refused:")),
+            None => {}
+        }
+        text
+    })?;
+    Ok(if matches!(revealed, Some(Err(_))) { 1 } else { 0 })
 }
 
 fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {

@@ -39,6 +39,10 @@ struct Status {
     track: Option<String>,
     /// How many Random Events cards each player holds (Savannah 4.3).
     hand_sizes: BTreeMap<String, usize>,
+    /// What else stands on the board, in words (Savannah 4.4, 4.5: siege
+    /// works, breaches, destroyed city hexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    board: Vec<String>,
     result: Option<adjutant::system::GameResult>,
     players: Vec<adjutant::game::folder::Player>,
     /// The latest dispatch of reports (`reports/000047-000049`), if any.
@@ -46,6 +50,10 @@ struct Status {
     /// Report messages `adjutant mail` would send: a dispatch not yet
     /// mailed to a side with an address.
     not_mailed: usize,
+    /// Mutual mode (DICE.md 7): the commitments, orders and keys the next
+    /// step waits for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mutual: Option<adjutant::game::mutual::Waiting>,
 }
 
 #[derive(Serialize)]
@@ -108,7 +116,9 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .flat_map(|n| addressed.iter().map(move |side| (n.clone(), side.to_string())))
         .filter(|pair| !mailed.contains(pair))
         .count();
+    let mutual = adjutant::game::mutual::waiting(&folder, rules, &state)?;
     let status = Status {
+        mutual,
         latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::game::folder::REPORTS_DIR)),
         not_mailed,
         game: folder.config.game_id.clone(),
@@ -127,6 +137,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         momentum: standing_now.momentum,
         track: standing_now.track,
         hand_sizes: standing_now.cards.iter().map(|(h, c)| (h.clone(), c.len())).collect(),
+        board: standing_now.board,
         result: standing_now.result,
         players: folder.config.players.clone(),
     };
@@ -165,6 +176,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
             }
             (None, None) => text += "game over\n",
         }
+        if let Some(w) = &status.mutual {
+            text += "dice: mutual mode (DICE.md 7)\n";
+            text += &super::waiting_text(w);
+        }
         if let Some(latest) = &status.latest_reports {
             text += &format!("latest reports: {latest}/");
             text += &match status.not_mailed {
@@ -184,6 +199,9 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         }
         if let Some(w) = &status.weather {
             text += &format!("weather: {w}\n");
+        }
+        for line in &status.board {
+            text += &format!("{line}\n");
         }
         let mut table = comfy_table::Table::new();
         table.load_style(comfy_table::presets::ASCII_MARKDOWN);

@@ -51,8 +51,17 @@ pub enum FolderKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiceMode {
-    /// DICE.md: the referee's chain alone (mutual mode is not built yet).
+    /// DICE.md §1-§6: the referee's chain alone.
     Referee,
+    /// DICE.md §7: every player's chain too, so that a referee who plays
+    /// cannot foresee a roll.
+    Mutual,
+}
+
+impl DiceMode {
+    pub fn is_referee(&self) -> bool {
+        *self == DiceMode::Referee
+    }
 }
 
 /// `game.yaml`.
@@ -172,6 +181,69 @@ pub struct DiceConfig {
     /// steps 1 to N-1 may be resolved, so that s_N is never revealed.
     pub chain_length: u32,
     pub anchor: Bytes32,
+    /// Mutual mode (DICE.md §7.1): each player's chain, by label.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<PlayerChain>,
+}
+
+/// DICE.md §7.1: a player's chain in mutual mode: his label (the sides he
+/// holds, sorted and joined with `+`), his anchor p_0 and his chain's
+/// length M (rolling steps 1..M-1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerChain {
+    pub label: String,
+    pub anchor: Bytes32,
+    pub chain_length: u32,
+}
+
+impl PlayerChain {
+    /// The sides the label names.
+    pub fn sides(&self) -> Vec<&str> {
+        self.label.split('+').collect()
+    }
+}
+
+impl DiceConfig {
+    /// The label of the player who holds `side` (mutual mode).
+    pub fn label_of(&self, side: &str) -> Option<&str> {
+        self.players.iter().find(|p| p.sides().contains(&side)).map(|p| p.label.as_str())
+    }
+}
+
+/// A label (DICE.md §7.1) as given: its sides, each a side of the game
+/// (`sides`), sorted as bytes without repeats, joined with `+`.
+pub fn check_label(label: &str, sides: &[String]) -> Result<()> {
+    let parts: Vec<&str> = label.split('+').collect();
+    for part in &parts {
+        if !sides.iter().any(|s| s == part) {
+            return Err(Error::usage(format!(
+                "label '{}': '{}' is not a side of the game; the sides are {}",
+                crate::base::error::echo(label),
+                crate::base::error::echo(part),
+                sides.join(", ")
+            )));
+        }
+    }
+    let canonical = crate::base::dice::player_label(&parts);
+    if canonical != label {
+        return Err(Error::usage(format!(
+            "label '{}': write the sides sorted, each once, joined with '+': {canonical} (DICE.md 7.1)",
+            crate::base::error::echo(label)
+        )));
+    }
+    Ok(())
+}
+
+/// A roller's label in a roll log in mutual mode (DICE.md 7.7): a name of
+/// 1 to 64 letters, digits, '-', '_' or '.'.
+pub fn check_roller_label(label: &str) -> Result<()> {
+    check_game_id(label).map_err(|_| {
+        Error::usage(format!(
+            "label '{}': use 1 to 64 letters, digits, '-', '_' or '.'",
+            crate::base::error::echo(label)
+        ))
+    })
 }
 
 /// Shortest and longest chains `new` and `roll init` accept.
@@ -230,6 +302,21 @@ impl GameConfig {
         }
         check_game_id(&self.game_id).map_err(|e| located("game_id", e.to_string()))?;
         check_chain_length(self.dice.chain_length).map_err(|e| located("dice.chain_length", e.to_string()))?;
+        match self.dice.mode {
+            DiceMode::Referee if !self.dice.players.is_empty() => {
+                return Err(located("dice.players", "players' chains are for mutual mode (dice.mode: mutual)".into()))
+            }
+            _ => {}
+        }
+        for (i, p) in self.dice.players.iter().enumerate() {
+            check_chain_length(p.chain_length)
+                .map_err(|e| located(&format!("dice.players[{i}].chain_length"), e.to_string()))?;
+            let sides = p.sides();
+            let taken = self.dice.players[..i].iter().flat_map(|q| q.sides()).find(|s| sides.contains(s));
+            if let Some(side) = taken {
+                return Err(located(&format!("dice.players[{i}].label"), format!("side {side} has two players")));
+            }
+        }
         match (self.kind, &self.module) {
             (FolderKind::Game, None) => Err(located("module", "a game names its module".into())),
             (FolderKind::RollLog, Some(_)) => Err(located("module", "a roll log has no module".into())),
@@ -597,6 +684,7 @@ impl GameFolder {
         game: Option<GameOf>,
         players: Vec<Player>,
         chain_length: u32,
+        mutual: Option<Vec<PlayerChain>>,
         extra: &[(&str, Vec<u8>)],
     ) -> Result<Self> {
         check_game_id(game_id)?;
@@ -616,7 +704,17 @@ impl GameFolder {
             module_folder,
             scenario,
             players,
-            dice: DiceConfig { protocol: DICE_PROTOCOL, mode: DiceMode::Referee, chain_length, anchor },
+            dice: DiceConfig {
+                protocol: DICE_PROTOCOL,
+                mode: if mutual.is_some() { DiceMode::Mutual } else { DiceMode::Referee },
+                chain_length,
+                anchor,
+                players: {
+                    let mut players = mutual.unwrap_or_default();
+                    players.sort_by(|a, b| a.label.as_bytes().cmp(b.label.as_bytes()));
+                    players
+                },
+            },
             mail: None,
             player_changes: Vec::new(),
         };
@@ -787,6 +885,7 @@ mod tests {
                 mode: DiceMode::Referee,
                 chain_length: 8,
                 anchor: chain_key(top, 8, 0).unwrap(),
+                players: Vec::new(),
             },
             mail: None,
             player_changes: Vec::new(),

@@ -155,6 +155,16 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         )));
     }
     let current = turn == next.turn && step_name == next.field;
+    let mutual = folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
+    if mutual && !current {
+        return Err(Error::refused(format!(
+            "{label}{}: step: a game in mutual mode takes orders for the step it awaits only, {} of turn {} \
+             (DICE.md 7.6: the step's commitments come first)",
+            head.at("step"),
+            next.field,
+            next.turn
+        )));
+    }
     let step = if current {
         // The awaited step: every check `validate` makes.
         let checked = rules
@@ -200,6 +210,16 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
             step.name
         )));
     }
+    if mutual {
+        if replaced {
+            return Err(Error::refused(format!(
+                "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); in mutual mode a \
+                 file once in stands, since the step may be sealed and keys sent on it (DICE.md 7.2, 7.3)",
+                step.name
+            )));
+        }
+        crate::game::mutual::check_orders_file(&folder, rules, &state, &step.name, &side, bytes, label)?;
+    }
     let inbox = folder.root.join(INBOX_DIR);
     if !inbox.is_dir() {
         std::fs::create_dir(&inbox).map_err(|e| Error::io(&inbox, e))?;
@@ -235,6 +255,10 @@ pub struct EmailSubmission {
     /// The receipt of standing orders (a message whose orders file has a
     /// `standing:` section, src/game/standing.rs).
     pub standing: Option<crate::game::standing::Receipt>,
+    /// The receipt of a commitment or a key (mutual mode,
+    /// src/game/mutual.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dice: Option<crate::game::mutual::Receipt>,
     pub refused: Option<String>,
     /// Whom a reply may go to: the sender, when the address is a player's
     /// in game.yaml (no answer is ever sent to a stranger).
@@ -270,6 +294,7 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
                 source: None,
                 receipt: None,
                 standing: None,
+                dice: None,
                 refused: Some(e.message()),
                 reply_to,
                 reply_headers: (None, None, "Re: your orders".into()),
@@ -281,6 +306,7 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
         source: Some(intake.source.clone()),
         receipt: None,
         standing: None,
+        dice: None,
         refused: None,
         reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
         reply_headers: crate::mail::intake::reply_headers(&intake),
@@ -296,50 +322,62 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
                 v.get("standing").is_some().then_some(side.unwrap_or_default())
             },
         );
+    // A commitment or a key (mutual mode, src/game/mutual.rs) names its
+    // side, or its player's label: the sender must be that player.
+    let dice_message = text.as_ref().ok().is_some_and(|t| crate::game::mutual::is_message(t));
     let side_of = |text: &str| -> Result<String> {
+        if dice_message {
+            return crate::game::mutual::message_sides(text)
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::refused(format!("{label}: the message names no side or player")));
+        }
         match &standing {
             Some(side) => Ok(side.clone()),
             None => header(crate::game::load_rules(&folder)?, &label, text).map(|h| h.side),
         }
     };
     let from = crate::base::address::parse(&intake.from);
-    let checked = text
-        .and_then(side_of)
-        .and_then(|side| {
-            let shown = crate::base::error::echo(&side);
-            let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
-                return Err(Error::refused(format!(
-                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
-                )));
-            };
-            let Some(email) = player.email.as_deref() else {
-                return Err(Error::refused(format!(
-                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
-                )));
-            };
-            match (crate::base::address::parse(email.trim()), &from) {
-                (Ok(theirs), Ok(from)) if crate::base::address::same(&theirs, from) => Ok(()),
-                (Ok(_), _) => Err(Error::refused(format!(
+    let checked =
+        text.and_then(side_of)
+            .and_then(|side| {
+                let shown = crate::base::error::echo(&side);
+                let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
+                    return Err(Error::refused(format!(
+                        "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                    )));
+                };
+                let Some(email) = player.email.as_deref() else {
+                    return Err(Error::refused(format!(
+                        "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                    )));
+                };
+                match (crate::base::address::parse(email.trim()), &from) {
+                    (Ok(theirs), Ok(from)) if crate::base::address::same(&theirs, from) => Ok(()),
+                    (Ok(_), _) => Err(Error::refused(format!(
                     "{label}: side: orders of {shown} are taken only from the address game.yaml gives for {shown}; \
                      this message is from {} (the part before the @ is compared exactly, case included)",
                     crate::base::error::echo(&intake.from)
                 ))),
-                (Err(e), _) => Err(Error::refused(format!(
-                    "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
+                    (Err(e), _) => Err(Error::refused(format!(
+                        "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
                      orders cannot come by email until the referee corrects it"
-                ))),
-            }
-        })
-        .and_then(|()| match standing {
-            Some(_) => {
-                crate::game::standing::submit(dir, &intake.orders, &label, replace, wait).map(|r| (None, Some(r)))
-            }
-            None => submit(dir, &intake.orders, &label, replace, wait).map(|r| (Some(r), None)),
-        });
+                    ))),
+                }
+            })
+            .and_then(|()| match standing {
+                _ if dice_message => {
+                    crate::game::mutual::submit(dir, &intake.orders, &label, wait).map(|r| (None, None, Some(r)))
+                }
+                Some(_) => crate::game::standing::submit(dir, &intake.orders, &label, replace, wait)
+                    .map(|r| (None, Some(r), None)),
+                None => submit(dir, &intake.orders, &label, replace, wait).map(|r| (Some(r), None, None)),
+            });
     match checked {
-        Ok((receipt, standing)) => {
+        Ok((receipt, standing, dice)) => {
             outcome.receipt = receipt;
             outcome.standing = standing;
+            outcome.dice = dice;
         }
         Err(e) => match e.refusal_text() {
             Some(message) => outcome.refused = Some(message),

@@ -29,6 +29,29 @@ pub struct OrdersRecord {
     pub file: Option<String>,
 }
 
+/// DICE.md 7.6: a side's commitment to its orders file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Commitment {
+    pub side: String,
+    pub sha256: Bytes32,
+}
+
+/// DICE.md 7.2: a player's revealed key p_j, under his label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerKeyRecord {
+    pub label: String,
+    pub key: Bytes32,
+}
+
+impl JournalEntry {
+    /// The player keys as the seed takes them (DICE.md §4).
+    pub fn seed_keys(&self) -> Vec<crate::base::dice::PlayerKey> {
+        self.player_keys.iter().map(|p| crate::base::dice::PlayerKey { side: p.label.clone(), key: p.key }).collect()
+    }
+}
+
 /// One resolved step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,6 +66,19 @@ pub struct JournalEntry {
     /// The revealed key s_k.
     pub key: Bytes32,
     pub seed: Bytes32,
+    /// Mutual mode (DICE.md 7.6): the commitment (SHA-256) each side sent
+    /// for its orders file before any file of the step was accepted, when
+    /// the step awaited more than one player.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commitments: Vec<Commitment>,
+    /// Mutual mode (DICE.md 7.2): j, this step's number among the steps
+    /// that rolled (1, 2, ...); absent for a step that rolled no die.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_step: Option<u32>,
+    /// Mutual mode (DICE.md 7.2): every player's key p_j, by label, that
+    /// the seed took.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub player_keys: Vec<PlayerKeyRecord>,
     /// The dice expressions asked for (roll logs only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dice: Vec<String>,

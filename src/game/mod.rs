@@ -12,6 +12,7 @@ pub mod inbox;
 pub mod input;
 pub mod journal;
 pub mod modules;
+pub mod mutual;
 pub mod play;
 pub mod recovery;
 pub mod roll_log;
@@ -69,6 +70,11 @@ pub struct NewGame {
     pub players: Vec<Player>,
     pub chain_length: u32,
     pub anchor: Bytes32,
+    #[serde(skip_serializing_if = "crate::game::folder::DiceMode::is_referee")]
+    pub mode: crate::game::folder::DiceMode,
+    /// Mutual mode: the players' chains recorded so far (DICE.md 7.1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub player_chains: Vec<crate::game::folder::PlayerChain>,
 }
 
 /// Create a game of `module`'s `scenario` at `dir`. `module` is an
@@ -82,6 +88,7 @@ pub fn new_game(
     game_id: &str,
     players: Vec<Player>,
     chain_length: u32,
+    mutual: Option<Vec<crate::game::folder::PlayerChain>>,
 ) -> Result<NewGame> {
     let files = modules::files(module_name, None)?;
     let module = match files.folder() {
@@ -111,6 +118,11 @@ pub fn new_game(
         None => modules::ModuleFiles::embedded(&module.id),
     };
     let rules = modules::system_of_files(&files)?.load(&files, &scenario.id)?;
+    // DICE.md 7.5: in mutual mode every chain must serve the scenario's
+    // most steps, since there is no rollover.
+    if let Some(chains) = &mutual {
+        mutual::check_new(rules.as_ref(), scenario.first_turn, scenario.last_turn, chain_length, chains)?;
+    }
     let state_yaml = rules.setup()?.to_yaml()?;
     let folder = GameFolder::create_new(
         dir,
@@ -118,6 +130,7 @@ pub fn new_game(
         Some(GameOf { module: module.id.clone(), module_folder: module_folder.clone(), scenario: scenario.id.clone() }),
         players.clone(),
         chain_length,
+        mutual.clone(),
         &[(crate::game::folder::STATE_FILE, state_yaml.into_bytes())],
     )?;
     let anchor = folder.config.dice.anchor;
@@ -132,6 +145,8 @@ pub fn new_game(
         players,
         chain_length,
         anchor,
+        mode: folder.config.dice.mode,
+        player_chains: folder.config.dice.players.clone(),
     })
 }
 
@@ -357,15 +372,16 @@ mod tests {
     fn new_game_checks_module_scenario_and_sides() {
         let dir = tempfile::tempdir().unwrap();
         let players = vec![parse_player("british=Ann").unwrap()];
-        let made = new_game(&dir.path().join("g"), "savannah-1779", "historical", "g1", players.clone(), 16).unwrap();
+        let made =
+            new_game(&dir.path().join("g"), "savannah-1779", "historical", "g1", players.clone(), 16, None).unwrap();
         assert_eq!(made.scenario_name, "Historical Scenario");
         let opened = GameFolder::open(&dir.path().join("g")).unwrap();
         assert_eq!(opened.config.players, players);
         let bad_side = vec![parse_player("hessian=Ann").unwrap()];
-        let err = new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", bad_side, 16).unwrap_err();
+        let err = new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", bad_side, 16, None).unwrap_err();
         assert!(err.to_string().contains("british, french, american"), "{err}");
         assert!(!dir.path().join("h").exists());
         let twice = vec![parse_player("british=Ann").unwrap(), parse_player("british=Bob").unwrap()];
-        assert!(new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", twice, 16).is_err());
+        assert!(new_game(&dir.path().join("h"), "savannah-1779", "historical", "g2", twice, 16, None).is_err());
     }
 }

@@ -88,10 +88,11 @@ fn resolve_step(
     step: &StepInfo,
     orders: &[(String, Vec<u8>, String)],
     bodies: &BTreeMap<String, crate::base::yaml::Value>,
+    mutual: &crate::game::mutual::StepKeys,
 ) -> Result<(JournalEntry, State)> {
     let hashes: Vec<SideHash> = orders.iter().map(|(side, bytes, _)| SideHash::of_bytes(side, bytes)).collect();
     let digest = orders_digest(&hashes)?;
-    let seed = step_seed(&game.game_id, journal_step, key, &digest, &[])?;
+    let seed = step_seed(&game.game_id, journal_step, key, &digest, &mutual.seed_keys())?;
     let mut dice = StepDice::new(&seed);
     let (mut after, events) = rules.resolve(state.as_ref(), bodies, &mut dice)?;
     after.set_resolved_steps(journal_step);
@@ -112,6 +113,9 @@ fn resolve_step(
         orders_digest: digest,
         key: *key,
         seed,
+        commitments: mutual.commitments.clone(),
+        rolling_step: mutual.rolling_step,
+        player_keys: mutual.player_keys.clone(),
         dice: Vec::new(),
         rolls: dice.into_log(),
         game_step: Some(step.name.clone()),
@@ -168,6 +172,27 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
             k - 1
         )));
     }
+    let mutual = folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
+    if mutual {
+        if !files.is_empty() {
+            return Err(Error::usage(format!(
+                "{}: a game in mutual mode takes its orders through `adjutant submit`, which seals each step and \
+                 checks its commitments (DICE.md 7.2, 7.6); resolve it with no files",
+                dir.display()
+            )));
+        }
+        let owed = crate::game::mutual::sides_without_player(&folder.config, rules);
+        if !owed.is_empty() {
+            return Err(Error::refused(format!(
+                "{}: the game waits for the anchors of the players of {} (`adjutant join`, DICE.md 7.1)",
+                dir.display(),
+                owed.join(", ")
+            )));
+        }
+    }
+    // Mutual mode: the rolling steps so far and each player's last key.
+    let (mut rolling, mut last_keys) =
+        if mutual { crate::game::mutual::chain_tops(&folder)? } else { (0, BTreeMap::new()) };
     // Check every file first: all are valid, or nothing happens.
     let mut offered = Vec::new();
     let mut problems = Vec::new();
@@ -255,13 +280,38 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         if k >= length {
             return Err(Error::refused(format!("{}: the dice chain is used up ({} steps)", dir.display(), length - 1)));
         }
+        // DICE.md 7.2-7.6: the commitments checked, the probe run, and a
+        // rolling step's keys read (or the step waits for them).
+        let step_keys = if mutual {
+            let sent: Vec<(String, Vec<u8>)> = mine.iter().map(|o| (o.side.clone(), o.bytes.clone())).collect();
+            let checked = crate::game::mutual::for_step(
+                &folder,
+                rules,
+                &state,
+                &step.name,
+                &awaited,
+                &sent,
+                &bodies(&mine),
+                rolling,
+                &last_keys,
+            )?;
+            match checked {
+                Ok(keys) => keys,
+                Err(why) => {
+                    refused.push(why);
+                    break;
+                }
+            }
+        } else {
+            crate::game::mutual::StepKeys::default()
+        };
         let key = keys[(k - first_new) as usize];
         let orders: Vec<(String, Vec<u8>, String)> = mine
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
             .collect();
         let (mut entry, next) =
-            match resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine)) {
+            match resolve_step(rules, &folder.config, k, &key, &state, &step, &orders, &bodies(&mine), &step_keys) {
                 Ok(done) => done,
                 // A step that awaits no one and that the rules engine refuses
                 // (a phase it cannot resolve yet) stops the run there: the
@@ -282,6 +332,12 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
         orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
         // The inbox's copies of the step are done with once it is in the journal.
         used_inbox.extend(inbox.iter().filter(|p| p.step == step.name).map(|p| p.path.clone()));
+        // So are its commitments and keys (mutual mode): the journal has them.
+        used_inbox.extend(crate::game::mutual::used_files(&folder, &step.name, &step_keys));
+        if let Some(j) = step_keys.rolling_step {
+            rolling = j;
+            last_keys.extend(step_keys.player_keys.iter().map(|p| (p.label.clone(), p.key)));
+        }
         state = next;
         resolved.push(Resolved {
             journal_step: k,
@@ -300,9 +356,9 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let reported = reports::reported_through(&folder, first_new - 1)?;
     let last = k - 1;
     // The entries the dispatch reports are read here; the dispatch is
-    // rendered on another thread while the steps are written and flushed
-    // (its bytes are written only after them, as before: rendering writes
-    // nothing).
+    // rendered on another thread while the steps are written and flushed,
+    // and its folder is written and flushed there too, under a temporary
+    // name: it is put in place only after the steps are committed.
     let reported_entries = (reported < last)
         .then(|| -> Result<Vec<JournalEntry>> {
             let mut reported_entries = if reported + 1 < first_new {
@@ -318,13 +374,14 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     std::thread::scope(|scope| {
         let rendering = reported_entries.map(|to_report| {
             to_report.map(|reported_entries| {
-                scope.spawn(move || -> Result<(u32, DispatchFiles)> {
+                scope.spawn(move || -> Result<fsio::StagedDir> {
                     let steps = reports::Steps { folder, rules, templates, entries: &reported_entries, state };
-                    Ok((reported + 1, steps.dispatch()?))
+                    let files = steps.dispatch()?;
+                    reports::stage_dispatch_files(folder, reported + 1, last, &files)
                 })
             })
         });
-        let dispatch = move || -> Result<Option<(u32, DispatchFiles)>> {
+        let dispatch = move || -> Result<Option<fsio::StagedDir>> {
             match rendering? {
                 None => Ok(None),
                 Some(handle) => match handle.join() {
@@ -350,9 +407,6 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     })
 }
 
-/// A dispatch's files by name ([`reports::Steps::dispatch`]).
-type DispatchFiles = BTreeMap<String, Vec<u8>>;
-
 /// The writes of [`resolve_game`]: the steps resolved (`entries`, their
 /// `orders_files`), state.yaml, the inbox files they used; then the
 /// reports `dispatch` gives, the steps standing whatever happens to them.
@@ -369,7 +423,7 @@ fn write_steps(
     used_inbox: &[PathBuf],
     refused: Vec<String>,
     resolved: Vec<Resolved>,
-    dispatch: impl FnOnce() -> Result<Option<(u32, DispatchFiles)>>,
+    dispatch: impl FnOnce() -> Result<Option<fsio::StagedDir>>,
 ) -> Result<Progress> {
     let marker = reports::read_pending_marker(folder)?;
 
@@ -409,16 +463,20 @@ fn write_steps(
             .append_staged(entry.step, &mut staged, entries_at + n)
             .map_err(|e| committed(e, first_new, entry.step))?;
     }
+    // What follows the commit is not flushed folder by folder: each write
+    // is one the next command redoes from the journal when a power cut
+    // loses it (recovery.rs): state.yaml, flushed before its rename, is a
+    // cache rebuilt when it is not the journal's last state; an inbox copy
+    // of a resolved step is removed again; the marker is removed again
+    // once a dispatch reports the journal's last step. A folder fsync each
+    // would only make the next command's work smaller, at the cost of
+    // every resolve's time.
     let mut finish = || -> Result<()> {
         if state_yaml.is_some() {
             staged.rename(state_at)?;
-            fsio::sync_dir(&folder.root)?;
         }
         for path in used_inbox {
             std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
-        }
-        if let Some(dir) = used_inbox.first().and_then(|p| p.parent()) {
-            fsio::sync_dir(dir)?;
         }
         Ok(())
     };
@@ -428,7 +486,7 @@ fn write_steps(
     // writes the reports.
     let (reports, reports_failed) = match dispatch() {
         Ok(None) => (None, None),
-        Ok(Some((first, files))) => match reports::write_dispatch_files(folder, first, last, &files) {
+        Ok(Some(staged)) => match staged.place() {
             Ok(path) => {
                 let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 (Some(format!("{REPORTS_DIR}/{name}")), None)
@@ -513,7 +571,13 @@ pub fn replay_each(
             orders.push((record.side.clone(), bytes, path.clone()));
         }
         let (again, next) =
-            match resolve_step(rules, &folder.config, entry.step, &entry.key, &state, &step, &orders, &by_side) {
+            match resolve_step(rules, &folder.config, entry.step, &entry.key, &state, &step, &orders, &by_side, &{
+                crate::game::mutual::StepKeys {
+                    commitments: entry.commitments.clone(),
+                    rolling_step: entry.rolling_step,
+                    player_keys: entry.player_keys.clone(),
+                }
+            }) {
                 Ok(r) => r,
                 Err(e) => return fail(format!("the engine refuses the step on replay: {e}")),
             };

@@ -7,7 +7,11 @@
 //! come), the orders files of its steps (`orders/`), the journal entries,
 //! `state.yaml` (a cache of the last state), the removal of the inbox's
 //! copies, the dispatch of reports, the removal of the marker. Every prefix
-//! of those writes is recovered here:
+//! of those writes is recovered here. The writes between the journal
+//! entries and the dispatch (state.yaml's rename, the inbox's removals)
+//! and the marker's removal are each redone here, so they are not flushed
+//! folder by folder: a power cut that loses one leaves a folder this
+//! finishes.
 //!
 //! - temporary files and folders (`.tmp-*`) are removed wherever adjutant
 //!   writes (the folder, `journal/`, `orders/`, `reports/`, `inbox/`,

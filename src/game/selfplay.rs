@@ -52,7 +52,7 @@ pub struct FolderCheck {
 /// to the step it failed at.
 pub fn write_folder(dir: &Path, module: &str, scenario: &str, game: &FolderGame<'_>) -> Result<FolderCheck> {
     let wait = Duration::from_secs(5);
-    super::new_game(dir, module, scenario, game.game_id, Vec::new(), game.chain_length)?;
+    super::new_game(dir, module, scenario, game.game_id, Vec::new(), game.chain_length, None)?;
     // The public chain top, as the demo sets its own (src/cli/demo.rs).
     let top = game.chain_top;
     let mut folder = super::folder::GameFolder::open(dir)?;

@@ -350,6 +350,14 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
     // The limits first: a refused file costs no more than reading it.
     let text = crate::game::input::orders_text_or_refuse(label, bytes)?;
     let folder = open_game(dir)?;
+    if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
+        // Orders standing in the folder would reach the referee before the
+        // step's commitments (DICE.md 7.6).
+        return Err(Error::refused(format!(
+            "{label}: a game in mutual mode takes no standing orders: they would reach the referee before the \
+             step's commitments (DICE.md 7.6); send each step's orders"
+        )));
+    }
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let kinds = kinds_of(rules)?;

@@ -437,6 +437,7 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
             crate::game::folder::ORDERS_DIR => dir,
             STATE_FILE | crate::mail::post::MAILED_FILE => is_game && !dir,
             crate::game::inbox::INBOX_DIR | crate::game::standing::STANDING_DIR | "templates" => is_game && dir,
+            crate::game::mutual::MUTUAL_DIR => dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual,
             // The folder transport's default folder, or the one game.yaml names.
             other => dir && (other == crate::mail::DEFAULT_OUTBOX || mail_dir.as_deref() == Some(other)),
         };
@@ -529,6 +530,10 @@ fn check_all(
     }
     let mut previous_key = folder.config.dice.anchor;
     let mut previous_hash: Option<Bytes32> = None;
+    let mut mutual = MutualChains {
+        rolling: 0,
+        last: folder.config.dice.players.iter().map(|p| (p.label.clone(), p.anchor)).collect(),
+    };
     for (i, file) in listing.entries.iter().enumerate() {
         let expected = i as u32 + 1;
         let label = file.label.as_str();
@@ -584,6 +589,7 @@ fn check_all(
         let roll_log = folder.config.kind == FolderKind::RollLog;
         check_entry(&folder.config.game_id, &previous_key, &entry, &orders_file, roll_log)
             .map_err(|(check, message)| fail(label, step, check, message))?;
+        check_mutual(folder, &entry, &mut mutual).map_err(|(check, message)| fail(label, step, check, message))?;
         let sha256 = Bytes32::sha256(&bytes);
         folder.note_canonical(label, &text, sha256);
         verdict.steps = entry.step;
@@ -591,6 +597,108 @@ fn check_all(
         previous_key = entry.key;
         previous_hash = Some(sha256);
         entries.push((entry, sha256));
+    }
+    Ok(())
+}
+
+/// Mutual mode (DICE.md 7.5): the rolling steps so far and each label's
+/// last key (its anchor before its first).
+struct MutualChains {
+    rolling: u32,
+    last: std::collections::BTreeMap<String, Bytes32>,
+}
+
+/// DICE.md 7.5 and 7.6 on one entry of a mutual game (a referee-mode
+/// entry must carry none of it): a step that rolled took p_j of every
+/// player, j one more than the last, each key hashing to the player's key
+/// before it (his anchor for j = 1), and the seed used them (checked with
+/// the seed, §6.3); a step that rolled nothing took no key; a step whose
+/// orders came from more than one player carries a commitment for each
+/// file, equal to its hash.
+fn check_mutual(folder: &GameFolder, entry: &JournalEntry, chains: &mut MutualChains) -> Result<(), (Check, String)> {
+    let config = &folder.config;
+    if config.dice.mode != crate::game::folder::DiceMode::Mutual {
+        if entry.rolling_step.is_some() || !entry.player_keys.is_empty() || !entry.commitments.is_empty() {
+            return Err((Check::Chain, "a game in referee mode has no player keys or commitments".into()));
+        }
+        return Ok(());
+    }
+    let rolled = !entry.rolls.is_empty();
+    match (rolled, entry.rolling_step) {
+        (false, None) if entry.player_keys.is_empty() => {}
+        (false, _) => {
+            return Err((Check::Chain, "a step that rolled no die takes no player key (DICE.md 7.2)".into()));
+        }
+        (true, None) => {
+            return Err((Check::Chain, "a step that rolled takes every player's key p_j (DICE.md 7.2)".into()));
+        }
+        (true, Some(j)) => {
+            if j != chains.rolling + 1 {
+                return Err((
+                    Check::Chain,
+                    format!("rolling_step is {j}, but {} steps rolled before it (DICE.md 7.2)", chains.rolling),
+                ));
+            }
+            let labels: Vec<&str> = entry.player_keys.iter().map(|p| p.label.as_str()).collect();
+            let players: Vec<&str> = config.dice.players.iter().map(|p| p.label.as_str()).collect();
+            let mut sorted = labels.clone();
+            sorted.sort();
+            let mut wanted = players.clone();
+            wanted.sort();
+            if sorted != wanted {
+                return Err((
+                    Check::Chain,
+                    format!(
+                        "the seed took the keys of {}, but the players are {} (DICE.md 7.5)",
+                        labels.join(", "),
+                        players.join(", ")
+                    ),
+                ));
+            }
+            for p in &entry.player_keys {
+                let previous = chains.last.get(&p.label).copied().unwrap_or(Bytes32([0; 32]));
+                if !key_follows(&p.key, &previous) {
+                    let what = if j == 1 { "his anchor in game.yaml".to_string() } else { format!("his p_{}", j - 1) };
+                    return Err((
+                        Check::Chain,
+                        format!("{}'s key p_{j} does not hash to {what} (DICE.md 7.5)", p.label),
+                    ));
+                }
+            }
+            for p in &entry.player_keys {
+                chains.last.insert(p.label.clone(), p.key);
+            }
+            chains.rolling = j;
+        }
+    }
+    // DICE.md 7.6: commitments.
+    let sides: Vec<String> = entry.orders.iter().map(|o| o.side.clone()).collect();
+    if crate::game::mutual::needs_commitments(config, &sides) || !entry.commitments.is_empty() {
+        for o in &entry.orders {
+            match entry.commitments.iter().find(|c| c.side == o.side) {
+                Some(c) if c.sha256 == o.sha256 => {}
+                Some(c) => {
+                    return Err((
+                        Check::Orders,
+                        format!(
+                            "the orders of {} hash to {}, not to its commitment {} (DICE.md 7.6)",
+                            o.side,
+                            o.sha256.to_hex(),
+                            c.sha256.to_hex()
+                        ),
+                    ))
+                }
+                None => {
+                    return Err((
+                        Check::Orders,
+                        format!("the orders of {} have no commitment, and the step heard from more than one player (DICE.md 7.6)", o.side),
+                    ))
+                }
+            }
+        }
+        if entry.commitments.len() != entry.orders.len() {
+            return Err((Check::Orders, "a commitment without its orders file (DICE.md 7.6)".into()));
+        }
     }
     Ok(())
 }
@@ -647,7 +755,9 @@ pub fn check_entry(
         return Err((Check::Orders, format!("orders_digest recomputes to {}", digest.to_hex())));
     }
     // §6.3
-    let seed = step_seed(game_id, entry.step, &entry.key, &digest, &[]).map_err(|e| (Check::Seed, e.to_string()))?;
+    // DICE.md §4: a mutual game's rolling step takes every player's key.
+    let seed = step_seed(game_id, entry.step, &entry.key, &digest, &entry.seed_keys())
+        .map_err(|e| (Check::Seed, e.to_string()))?;
     if seed != entry.seed {
         return Err((Check::Seed, format!("the seed recomputes to {}", seed.to_hex())));
     }
@@ -687,7 +797,12 @@ fn check_roll_step(game_id: &str, entry: &JournalEntry) -> Result<(), String> {
         _ => return Err(format!("a roll step's orders are its purpose text, under side {PURPOSE_SIDE}")),
     };
     let dice: Vec<DiceExpr> = entry.dice.iter().map(|d| d.parse()).collect::<Result<_, _>>()?;
-    let expected = roll_log::resolve_step(game_id, entry.step, &entry.key, entry.previous, &dice, purpose)
+    let mutual = crate::game::mutual::StepKeys {
+        commitments: Vec::new(),
+        rolling_step: entry.rolling_step,
+        player_keys: entry.player_keys.clone(),
+    };
+    let expected = roll_log::resolve_step(game_id, entry.step, &entry.key, entry.previous, &dice, purpose, &mutual)
         .map_err(|e| e.to_string())?;
     if expected.rolls.len() != entry.rolls.len() {
         return Err(format!(

@@ -76,12 +76,17 @@ pub fn pending_marker_text(first_step: u32) -> Result<String> {
 }
 
 /// Remove the marker, if there is one.
+///
+/// The removal is not flushed (no fsync of `reports/`): a power cut that
+/// loses it leaves a marker whose steps a dispatch already reports, and
+/// the next command removes it again (recovery.rs).
 pub fn remove_pending_marker(folder: &GameFolder) -> Result<()> {
     let path = pending_path(folder);
-    if path.exists() {
-        fsio::remove_file(&path)?;
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(&path, e)),
     }
-    Ok(())
 }
 
 /// The last step up to `journal` (the journal's length) that the
@@ -335,11 +340,25 @@ pub fn write_dispatch_files(
     last: u32,
     files: &BTreeMap<String, Vec<u8>>,
 ) -> Result<PathBuf> {
+    stage_dispatch_files(folder, first, last, files)?.place()
+}
+
+/// As [`write_dispatch_files`], its folder written and flushed under a
+/// temporary name, to be put in place later ([`fsio::StagedDir::place`]):
+/// `resolve` stages its dispatch while its steps are committed.
+pub fn stage_dispatch_files(
+    folder: &GameFolder,
+    first: u32,
+    last: u32,
+    files: &BTreeMap<String, Vec<u8>>,
+) -> Result<fsio::StagedDir> {
     let reports = folder.root.join(REPORTS_DIR);
     fsio::ensure_dir(&reports)?;
     let target = reports.join(dispatch_name(first, last));
-    fsio::write_dir_atomic(&target, files)?;
-    Ok(target)
+    if target.exists() {
+        return Err(Error::io(&target, std::io::Error::new(std::io::ErrorKind::AlreadyExists, "already exists")));
+    }
+    fsio::StagedDir::write(&target, files)
 }
 
 /// What `verify` finds in `reports/`.

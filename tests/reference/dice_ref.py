@@ -11,6 +11,10 @@ Usage
         Check every test vector of DICE.md; print one line per vector and
         exit 0 only if all of them pass.
 
+    python3 dice_ref.py --verify-folder GAME
+        Recompute every roll of a game folder (referee or mutual mode)
+        from its game.yaml, journal and orders files alone.
+
     python3 dice_ref.py
         JSON-lines server: one request object per input line, one response
         object per output line, in the same order (see `handle` below).
@@ -95,6 +99,11 @@ def sorted_side_entries(pairs: list[tuple[str, bytes]]) -> bytes:
     for name, value in encoded:
         out += bytes([len(name)]) + name + value
     return bytes(out)
+
+
+def player_label(sides: list[str]) -> str:
+    """§7.1: a player's label, his sides sorted as bytes and joined with '+'."""
+    return "+".join(sorted(set(sides), key=lambda s: s.encode("utf-8")))
 
 
 # --------------------------------------------------------------------------
@@ -325,6 +334,45 @@ def self_test() -> int:
           H("c783e4b3464aebc8fb78943e1ef2548d8c1807d52794441ca546256bacab3bbd"))
     check("mutual 10 x d10", roll_list(seed_m, ["d10"] * 10), [8, 1, 0, 2, 8, 7, 1, 8, 1, 5])
 
+    # v1.1 vectors: one stream of seed_1, 3 x d10, 3 x d6, 3 x d100
+    check("v1.1 mixed stream", roll_list(seed_1, ["d10"] * 3 + ["d6"] * 3 + ["d100"] * 3),
+          [7, 7, 6, 5, 1, 2, 9, 66, 57])
+
+    # v1.1 vectors: rejection at the word level
+    class Words:
+        def __init__(self, words):
+            self.words = iter(words)
+
+        def next_u32(self):
+            return next(self.words)
+
+    check("v1.1 d6 rejection", roll(Words([0xFFFFFFFD, 0x0000000B]), "d6"), 6)
+    check("v1.1 d100 rejection", roll(Words([0xFFFFFFA0, 0xFFFFFF9F]), "d100"), 100)
+    check("v1.1 d10 rejection", roll(Words([0xFFFFFFFA, 0x00000007]), "d10"), 7)
+
+    # v1.1 vectors: mutual mode, two players, k = 5, j = 2
+    referee = chain_keys(sha256(b"example chain of eight"), 8)
+    british_chain = chain_keys(sha256(b"british player chain top"), 4)
+    allied_chain = chain_keys(sha256(b"allied player chain top"), 4)
+    check("v1.1 referee anchor", referee[0],
+          H("ca0937cdb695f575988e11b53377d2fd832ab48f63559d62e1f6876ef59b4e24"))
+    check("v1.1 s_5", referee[5], H("152fa2a001ef80cccbe9810ea41d31953e003cd03faa3bd67100d1650d8530c4"))
+    check("v1.1 british p_0", british_chain[0],
+          H("6eaf07150f84a68bf126299a2cc0929802aa433dd1b6abe210cccbd36d771ed8"))
+    check("v1.1 british p_2", british_chain[2],
+          H("922acbd74e9d7ea356c2c2c67519167dd5418fb2c6c2a978f36678d3f66fc027"))
+    check("v1.1 allied p_0", allied_chain[0],
+          H("c707c039eb8c9b3c63002d44094c70b932941b99ed672abbc0fd4f8b7d99b969"))
+    check("v1.1 allied p_2", allied_chain[2],
+          H("36fb2437befe0cad65a65c2d0788e250f5f94e68f5f0091c1017c919f4892f23"))
+    check("v1.1 label", player_label(["french", "american"]), "american+french")
+    seed_5 = step_seed("savannah-demo", 5, referee[5], digest,
+                       [("british", british_chain[2]),
+                        (player_label(["french", "american"]), allied_chain[2])])
+    check("v1.1 seed_5 mutual two players", seed_5,
+          H("e3e468fe0f618591f7be5e12fe8b17fb3c26d9dbf0f98ef0c1cb0d27ab01e9d1"))
+    check("v1.1 mutual 10 x d10", roll_list(seed_5, ["d10"] * 10), [6, 1, 5, 8, 4, 4, 4, 3, 5, 3])
+
     # Raw stream check (DICE.md test vectors, last paragraph)
     stream = ChaChaStream(bytes(range(32)))
     check("raw stream words", [stream.next_u32() for _ in range(5)],
@@ -514,11 +562,145 @@ def serve() -> int:
     return 0
 
 
+# --------------------------------------------------------------------------
+# A game folder, from its files alone (DICE.md §6.1-§6.3 and §7.5)
+# --------------------------------------------------------------------------
+
+def read_yaml_subset(text: str) -> dict:
+    """Read the part of a journal entry (adjutant's canonical YAML) that
+    the dice need: top-level `key: scalar` lines, and top-level lists of
+    mappings (`- k: v` then `  k: v`), of which only the scalar fields at
+    the item's own level are kept (anything deeper, as in events, is
+    skipped).  Scalars are kept as the text written, quotes removed."""
+    def scalar(v: str) -> str:
+        v = v.strip()
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+            v = v[1:-1]
+        return v
+
+    out: dict = {}
+    items = None
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        if line.startswith("- "):
+            if items is not None:
+                items.append({})
+                k, _, v = line[2:].partition(":")
+                if v.strip():
+                    items[-1][k.strip()] = scalar(v)
+            continue
+        if line.startswith(" "):
+            inner = line[2:]
+            if items and line.startswith("  ") and not inner.startswith((" ", "- ")):
+                k, _, v = inner.partition(":")
+                if v.strip():
+                    items[-1][k.strip()] = scalar(v)
+            continue
+        k, _, v = line.partition(":")
+        if v.strip() == "[]":
+            out[k.strip()] = []
+            items = None
+        elif v.strip():
+            out[k.strip()] = scalar(v)
+            items = None
+        else:
+            items = []
+            out[k.strip()] = items
+    return out
+
+
+def verify_folder(root: str) -> int:
+    """Recompute every roll of a game folder from its files alone: each
+    revealed key against the chain (§6.1; each player's key p_j against his
+    chain, §7.5), each orders file's hash and the digest (§6.2), each seed
+    over every player's key under his label (§4) and every roll (§6.3).
+    Prints one line and returns 0 when all agree."""
+    import os
+    game_text = open(os.path.join(root, "game.yaml"), encoding="utf-8").read()
+    game_id = None
+    anchor = None
+    players: dict = {}
+    section = None
+    label = None
+    for line in game_text.split("\n"):
+        if line.startswith("game_id:"):
+            game_id = line.split(":", 1)[1].strip().strip("'\"")
+        if not line.startswith(" ") and line.strip():
+            section = line.split(":", 1)[0]
+        if section == "dice":
+            if line.startswith("  anchor:"):
+                anchor = bytes.fromhex(line.split(":", 1)[1].strip())
+            if line.startswith("  - label:"):
+                label = line.split(":", 1)[1].strip().strip("'\"")
+            if line.startswith("    anchor:") and label is not None:
+                players[label] = bytes.fromhex(line.split(":", 1)[1].strip())
+    if game_id is None or anchor is None:
+        print("FAIL game.yaml: no game_id or dice anchor")
+        return 1
+    journal = os.path.join(root, "journal")
+    names = sorted(n for n in os.listdir(journal) if n.endswith(".yaml"))
+    previous_key = anchor
+    last_player_key = dict(players)
+    rolling = 0
+    total_rolls = 0
+    for name in names:
+        entry = read_yaml_subset(open(os.path.join(journal, name), encoding="utf-8").read())
+        where = f"journal/{name}"
+        k = int(entry["step"])
+        key = bytes.fromhex(entry["key"])
+        if chain_prev(key) != previous_key:
+            print(f"FAIL {where}: the key does not hash to the key before it")
+            return 1
+        previous_key = key
+        orders = []
+        for record in entry.get("orders", []):
+            data = open(os.path.join(root, record["file"]), "rb").read()
+            if sha256(data).hex() != record["sha256"]:
+                print(f"FAIL {where}: {record['file']} does not hash to its record")
+                return 1
+            orders.append((record["side"], data))
+        digest, _ = orders_digest(orders)
+        if digest.hex() != entry["orders_digest"]:
+            print(f"FAIL {where}: the orders digest differs")
+            return 1
+        keys = [(p["label"], bytes.fromhex(p["key"])) for p in entry.get("player_keys", [])]
+        if keys:
+            j = int(entry["rolling_step"])
+            if j != rolling + 1 or sorted(l for l, _ in keys) != sorted(players):
+                print(f"FAIL {where}: rolling step {j} or its players' keys are not in order")
+                return 1
+            for lbl, pkey in keys:
+                if chain_prev(pkey) != last_player_key[lbl]:
+                    print(f"FAIL {where}: {lbl}'s key p_{j} does not hash to his key before it")
+                    return 1
+                last_player_key[lbl] = pkey
+            rolling = j
+        elif players and entry.get("rolls"):
+            print(f"FAIL {where}: a step that rolled without every player's key")
+            return 1
+        seed = step_seed(game_id, k, key, digest, keys)
+        if seed.hex() != entry["seed"]:
+            print(f"FAIL {where}: the seed recomputes to {seed.hex()}")
+            return 1
+        stream = ChaChaStream(seed)
+        for n, r in enumerate(entry.get("rolls", [])):
+            value = roll(stream, r["die"])
+            if int(r["index"]) != n or value != int(r["value"]):
+                print(f"FAIL {where}: roll {n} is logged as {r['value']}, the seed gives {value}")
+                return 1
+            total_rolls += 1
+    print(f"ok {len(names)} steps, {total_rolls} rolls, {rolling} rolling steps with {len(players)} players' keys")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv == ["--self-test"]:
         return self_test()
+    if len(argv) == 2 and argv[0] == "--verify-folder":
+        return verify_folder(argv[1])
     if argv:
-        print("usage: dice_ref.py [--self-test]", file=sys.stderr)
+        print("usage: dice_ref.py [--self-test | --verify-folder GAME]", file=sys.stderr)
         return 2
     return serve()
 

@@ -118,6 +118,26 @@ pub struct StatePatch {
     /// (taken from the deck).
     #[serde(default)]
     pub cards: BTreeMap<String, Vec<String>>,
+    /// Savannah 4.3: lasting effects of cards played earlier (a DRM still
+    /// to apply, a phase skipped), as the state keeps them.
+    #[serde(default)]
+    pub card_effects: Vec<crate::systems::gboar::board::state::CardEffect>,
+    /// This turn's order of player turns (series 5, 6), for a step of a
+    /// turn whose order is not the set-up's.
+    #[serde(default)]
+    pub player_order: Option<Vec<String>>,
+    /// Savannah 4.4, 4.5: the French siege works on the map.
+    #[serde(default)]
+    pub siege_works: Option<Vec<crate::systems::gboar::board::state::SiegeWork>>,
+    /// Savannah 4.5: breached fieldwork hexsides (`1805/1806`).
+    #[serde(default)]
+    pub breaches: Option<Vec<String>>,
+    /// Savannah 2.1, 4.19: destroyed city hexes.
+    #[serde(default)]
+    pub destroyed_hexes: Option<Vec<String>>,
+    /// Savannah 4.6: the French have rolled on the S&B table before.
+    #[serde(default)]
+    pub bombardment_begun: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,9 +207,25 @@ pub struct Expect {
     /// Savannah 4.3: each player's hand after the step (the players given).
     #[serde(default)]
     pub cards: BTreeMap<String, Vec<String>>,
+    /// Savannah 4.3: the cards whose lasting effects remain after the step,
+    /// by card id in the state's order (`[]`: none).
+    #[serde(default)]
+    pub card_effects: Option<Vec<String>>,
     /// This turn's order of player turns after the step.
     #[serde(default)]
     pub player_order: Option<Vec<String>>,
+    /// Savannah 4.4, 4.5: the siege works after the step, whole.
+    #[serde(default)]
+    pub siege_works: Option<Vec<crate::systems::gboar::board::state::SiegeWork>>,
+    /// Savannah 4.5: the breached fieldwork hexsides after the step, whole.
+    #[serde(default)]
+    pub breaches: Option<Vec<String>>,
+    /// Savannah 2.1, 4.19: the destroyed city hexes after the step, whole.
+    #[serde(default)]
+    pub destroyed_hexes: Option<Vec<String>>,
+    /// Savannah 4.14: the British works complete ahead of schedule.
+    #[serde(default)]
+    pub british_works_complete: Option<bool>,
     /// How the game ended: winner and level, or `none` when it goes on.
     #[serde(default)]
     pub result: Option<String>,
@@ -318,7 +354,7 @@ impl Dice for ScriptedDice {
 /// The outcome of one case.
 pub use crate::system::CaseOutcome as Outcome;
 
-fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), String> {
+fn apply(rules: &Rules, state: &mut State, patch: &StatePatch) -> std::result::Result<(), String> {
     if let Some(turn) = patch.turn {
         state.turn = turn;
     }
@@ -326,6 +362,14 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
         state.units.remove(id).ok_or_else(|| format!("state.remove: no unit {id} in the set-up"))?;
     }
     for (id, p) in &patch.units {
+        // A counter the set-up leaves out (Savannah 4.8: one a Random
+        // Events card brings into play) comes in where the case puts it.
+        if !state.units.contains_key(id) && p.hex.is_some() {
+            if let Some(c) = rules.counter(id) {
+                let fresh = crate::systems::gboar::board::state::UnitState::fresh(None, None, c.steps.unwrap_or(1));
+                state.units.insert(id.clone(), fresh);
+            }
+        }
         let unit = state.units.get_mut(id).ok_or_else(|| format!("state.units: no unit {id} in the set-up"))?;
         if let Some(hex) = &p.hex {
             unit.hex = Some(hex.clone());
@@ -400,6 +444,26 @@ fn apply(state: &mut State, patch: &StatePatch) -> std::result::Result<(), Strin
     for (holder, hand) in &patch.cards {
         state.cards.insert(holder.clone(), hand.clone());
     }
+    state.card_effects.extend(patch.card_effects.iter().cloned());
+    if let Some(order) = &patch.player_order {
+        state.player_order = order.clone();
+    }
+    if let Some(w) = &patch.siege_works {
+        state.siege_works = w.clone();
+    }
+    if let Some(b) = &patch.breaches {
+        let mut b = b.clone();
+        b.sort();
+        state.breaches = b;
+    }
+    if let Some(b) = patch.bombardment_begun {
+        state.bombardment_begun = b;
+    }
+    if let Some(d) = &patch.destroyed_hexes {
+        let mut d = d.clone();
+        d.sort();
+        state.destroyed_hexes = d;
+    }
     Ok(())
 }
 
@@ -409,7 +473,7 @@ pub fn position(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Sour
     let case: Case = crate::base::yaml::parse(label, text).map_err(Error::Data)?;
     let rules = Rules::load(&source_of(&case.module)?, &case.scenario)?;
     let mut state = State::setup(&rules.module, &case.scenario)?;
-    apply(&mut state, &case.state).map_err(|e| Error::refused(format!("{label}: {e}")))?;
+    apply(&rules, &mut state, &case.state).map_err(|e| Error::refused(format!("{label}: {e}")))?;
     let step = case
         .step_list()
         .map_err(|e| Error::refused(format!("{label}: {e}")))?
@@ -436,7 +500,7 @@ pub fn run(label: &str, text: &str, source_of: impl Fn(&str) -> Result<Source>) 
     };
     let rules = Rules::load(&source, &case.scenario)?;
     let mut state = State::setup(&rules.module, &case.scenario)?;
-    if let Err(e) = apply(&mut state, &case.state) {
+    if let Err(e) = apply(&rules, &mut state, &case.state) {
         return Err(Error::refused(format!("{}: {e}", outcome.file)));
     }
     let list = case.step_list().map_err(|e| Error::refused(format!("{}: {e}", outcome.file)))?;
@@ -608,10 +672,37 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
             }
         }
     }
+    if let Some(want) = &expect.card_effects {
+        let got: Vec<String> = done.state.card_effects.iter().map(|e| e.card.clone()).collect();
+        if &got != want {
+            failures.push(format!("card effects: expected {want:?}, got {got:?}"));
+        }
+    }
     for (holder, want) in &expect.cards {
         let got = done.state.cards.get(holder).cloned().unwrap_or_default();
         if &got != want {
             failures.push(format!("cards of {holder}: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &expect.siege_works {
+        if &done.state.siege_works != want {
+            failures.push(format!("siege works: expected {want:?}, got {:?}", done.state.siege_works));
+        }
+    }
+    if let Some(want) = &expect.breaches {
+        if &done.state.breaches != want {
+            failures.push(format!("breaches: expected {want:?}, got {:?}", done.state.breaches));
+        }
+    }
+    if let Some(want) = &expect.destroyed_hexes {
+        if &done.state.destroyed_hexes != want {
+            failures.push(format!("destroyed hexes: expected {want:?}, got {:?}", done.state.destroyed_hexes));
+        }
+    }
+    if let Some(want) = expect.british_works_complete {
+        if done.state.british_works_complete != want {
+            failures
+                .push(format!("british works complete: expected {want}, got {}", done.state.british_works_complete));
         }
     }
     for (holder, want) in &expect.momentum {

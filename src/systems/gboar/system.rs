@@ -298,6 +298,18 @@ impl seam::Rules for Rules {
             cards: state.cards.clone(),
             track: self.sequence.track(state.turn).map(str::to_string),
             result: state.result.clone(),
+            board: {
+                use crate::systems::gboar::board::siege;
+                let mut lines: Vec<String> =
+                    state.siege_works.iter().map(|w| format!("siege works: {}", siege::describe(w))).collect();
+                if !state.breaches.is_empty() {
+                    lines.push(format!("breached fieldworks: {}", state.breaches.join(", ")));
+                }
+                if !state.destroyed_hexes.is_empty() {
+                    lines.push(format!("destroyed city hexes: {}", state.destroyed_hexes.join(", ")));
+                }
+                lines
+            },
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub mod los;
 pub mod refusals;
+pub mod siege;
 pub mod stacking;
 pub mod state;
 pub mod terrain;

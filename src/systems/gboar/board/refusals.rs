@@ -131,6 +131,7 @@ codes! {
     AttackerIsEnemy = "attacker-is-enemy", "12.11", "the phasing player attacks with its own units";
     AttackerNotParadeOrder = "attacker-not-parade-order", "13.3", "disrupted and shattered units may not attack (13.3, 13.4)";
     AttackerRestricted = "attacker-restricted", "Savannah Hist. Special Rules", "the scenario's turn restrictions forbid the unit to attack";
+    DefenceOnlyAlone = "defence-only-alone", "Savannah 4.8", "a unit whose combat value is in parenthesis (the Creeks) does not attack alone";
     AttackerWithdrawn = "attacker-withdrawn", "12.4", "a unit with a Cavalry Withdrawal marker may not attack";
     AttacksOnce = "attacks-once", "12.15", "each unit is in one Close Combat per player turn";
     NoEnemyInHex = "no-enemy-in-hex", "12.21", "the defending hex holds no enemy combat unit";
@@ -178,6 +179,16 @@ codes! {
     DeployRestrictedStack = "deploy-restricted-stack", "Savannah 4.1", "the unit would deploy stacked with units it may not stack with";
     // Choices for results (series 7.3, 13).
     ResultChoice = "result-choice", "13.1", "a choice for a combat result names a unit or a retreat the result does not allow";
+    // French siege works and Siege & Bombardment (Savannah 4.4, 4.5, 4.6).
+    SiegeMarkerCount = "siege-marker-count", "Savannah 4.4", "more construction markers than the step (and the counter mix) allows, or none may be placed this turn";
+    SiegeMarkerDistance = "siege-marker-distance", "Savannah 4.4", "the hex is not at the distance from the Savannah Defensive Perimeter the step requires";
+    SiegeMarkerGround = "siege-marker-ground", "Savannah 4.4", "no siege works in rice fields, swamp or the Jewish Cemetery";
+    SiegeMarkerEnemyAdjacent = "siege-marker-enemy-adjacent", "Savannah 4.4", "the hex is next to an enemy combat unit";
+    SiegeMarkerWeather = "siege-marker-weather", "Savannah 4.4", "the turn's weather prevents the construction of siege works";
+    SiegeMarkerExtends = "siege-marker-extends", "Savannah 4.4", "the first marker of the step does not extend from a completed siege work hex";
+    SiegeMarkerHex = "siege-marker-hex", "Savannah 4.4", "the hex is off the map, holds siege works already, or is named twice";
+    SiegeHexsides = "siege-hexsides", "Savannah 4.4", "the hexsides to entrench are not sides of the hex, repeat, or no counter of the mix shows that many";
+    SiegePick = "siege-pick", "Savannah 4.6", "a Siege & Bombardment preference names no hexside, marker or city hex its result may fall on";
 }
 
 impl Code {

@@ -183,6 +183,45 @@ impl UnitState {
     }
 }
 
+/// A lasting effect of a Random Events card (Savannah 4.3; cards.yaml's
+/// `drm`, `skip-phase`, `movement-bonus`, `ignore-lost-roll`): made when
+/// the card is played, read where its rule applies (effects/card_effects.rs),
+/// spent by the roll it modifies (scope `one-roll`) or at the end of `turn`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardEffect {
+    /// The card played.
+    pub card: String,
+    /// The effect kind (cards.yaml `effects[].effect`).
+    pub effect: String,
+    /// The player who played it (an alliance id).
+    pub player: String,
+    /// The game turn it was played; it lasts that turn at most.
+    pub turn: u32,
+    /// `drm`: the roll it modifies (close-combat, initiative, morale-check, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applies_to: Option<String>,
+    /// `drm`: the modifier; `movement-bonus`: the MPs.
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub value: i32,
+    /// `drm`: one-roll or this-turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// `drm`: attacking, defending, attacking-fieldworks or enemy-roll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    /// `skip-phase`: the armies that may not perform the phases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub armies: Vec<String>,
+    /// `skip-phase`: the phases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<String>,
+    /// `movement-bonus`, `ignore-lost-roll`: the units (of the stacks) it
+    /// was played for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<String>,
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -240,6 +279,11 @@ pub struct State {
     /// the game: neither in the deck nor in a hand (Savannah 4.3).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub played_cards: Vec<String>,
+    /// Savannah 4.3: the lasting effects of cards played and not yet spent
+    /// or expired (a DRM for a later roll, a phase skipped, MPs for a
+    /// Movement Phase, stacks that need not roll for getting lost).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub card_effects: Vec<CardEffect>,
     /// Series 7.4 under module.yaml `intelligence: hidden-stacks`: the
     /// enemy units each side has examined (in its fire targets' hexes, next
     /// to its units in its Close Combat Phase, or by order) and the hex it
@@ -248,6 +292,31 @@ pub struct State {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub examined: BTreeMap<String, BTreeMap<String, String>>,
     pub units: BTreeMap<String, UnitState>,
+    /// Savannah 4.4, 4.5: the French siege works on the map, construction
+    /// markers and completed works, in the order placed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub siege_works: Vec<SiegeWork>,
+    /// Savannah 4.5, 4.6: the breached fieldwork hexsides of the map
+    /// (`1805/1806`, lower hex first), sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breaches: Vec<String>,
+    /// Savannah 2.1, 4.7, 4.19: the destroyed hexes of the City of Savannah, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub destroyed_hexes: Vec<String>,
+    /// Savannah 4.4 (a Random Events card): construction markers the French
+    /// may place this turn beyond the step's number; spent by the Construct
+    /// Siege Works Phase, forgotten at the end of the turn.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub extra_construction_markers: u32,
+    /// Savannah 4.14 (a Random Events card): the British works are complete
+    /// ahead of schedule; the Incomplete British Defenses DRMs end.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub british_works_complete: bool,
+    /// Savannah 4.6: the French have rolled on the S&B table; from then on
+    /// the British may respond ("The British player may not be the first
+    /// player to use Siege and Bombardment").
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bombardment_begun: bool,
     /// Savannah 4.13: while one close combat is resolved, the army that
     /// receives the army morale adjustments and VPs of another ("If Army
     /// Morale adjustments or Victory Points result while Pulaski is
@@ -265,6 +334,25 @@ impl State {
     pub fn credited<'a>(&'a self, army: &'a str) -> &'a str {
         self.credit.get(army).map(String::as_str).unwrap_or(army)
     }
+}
+
+/// A French siege work (Savannah 4.4): a construction marker in `hex`, or
+/// once flipped a completed work whose entrenched hexsides face the hexes
+/// of `toward` (the white symbols of its counter).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiegeWork {
+    pub hex: String,
+    /// The adjacent hexes its entrenched hexsides face, as placed.
+    pub toward: Vec<String>,
+    /// The turn the construction marker was placed.
+    pub placed: u32,
+    /// Flipped to its completed side (4.4); under construction until then.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub completed: bool,
+    /// Savannah 4.5: the hexes of `toward` whose hexside is breached.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breached: Vec<String>,
 }
 
 /// Savannah 1.6, 4.2: the weather the chart fixes for `turn` of the
@@ -287,13 +375,19 @@ pub fn fixed_weather<'a>(
 }
 
 /// Whether what a scenario's turn rule `requires` exists in `state`
-/// (Savannah 4.6: `completed-siege-work-hexside`). This version keeps no
-/// siege works (the Construct Siege Works Phase is not built), so none
-/// does; an unknown requirement never holds either.
+/// (Savannah 4.6: `completed-siege-work-hexside`: "at least 1 completed
+/// siege work hexside in play. Construction markers do not satisfy this
+/// requirement"; a breached hexside is still in play). An unknown
+/// requirement never holds.
 pub fn exists(state: &State, requirement: &str) -> bool {
-    let _ = (state, requirement);
-    false
+    match requirement {
+        COMPLETED_SIEGE_WORK_HEXSIDE => state.siege_works.iter().any(|w| w.completed && !w.toward.is_empty()),
+        _ => false,
+    }
 }
+
+/// Savannah 4.6's prerequisite, as scenario files name it.
+pub const COMPLETED_SIEGE_WORK_HEXSIDE: &str = "completed-siege-work-hexside";
 
 /// The units of a scenario's reinforcement schedule.
 #[derive(Debug, Clone, Deserialize)]
@@ -416,8 +510,15 @@ impl State {
             vp_halves,
             cards: BTreeMap::new(),
             played_cards: Vec::new(),
+            card_effects: Vec::new(),
             examined: BTreeMap::new(),
             units,
+            siege_works: Vec::new(),
+            breaches: Vec::new(),
+            destroyed_hexes: Vec::new(),
+            extra_construction_markers: 0,
+            british_works_complete: false,
+            bombardment_begun: false,
             credit: BTreeMap::new(),
         };
         // The first turn's weather, where the weather chart fixes it.

@@ -40,6 +40,12 @@ pub struct Crossing {
     pub close_combat_drm: i32,
     /// 3.2, 8.1, 13.5: a fieldwork.
     pub fieldwork: bool,
+    /// A directional feature crossed into the hex that owns it (the hex
+    /// it protects).
+    pub into: bool,
+    /// Savannah 4.5, 4.6: a breached fieldwork hexside, with the TEC's
+    /// `breached` effects instead of its own.
+    pub breached: bool,
 }
 
 /// A road, track or path along a hexside (9.51, 9.52).
@@ -120,7 +126,28 @@ pub struct Terrain<'a> {
     /// Savannah 4.9 (charts/covered-way.yaml `lost_effects.zoc`): whether
     /// Lost units exert a ZOC.
     pub lost_zoc: bool,
+    /// The game's siege works and breaches (Savannah 4.4, 4.5), read over
+    /// the map's hexsides; `None` reads the map alone.
+    works: Option<Works<'a>>,
+    /// The TEC's siege works feature, where it has one.
+    siege_feature: Option<usize>,
 }
+
+/// The game's siege works and breached hexsides (the state's), as the
+/// terrain reads them.
+#[derive(Debug, Clone, Copy)]
+pub struct Works<'a> {
+    pub siege_works: &'a [crate::systems::gboar::board::state::SiegeWork],
+    /// Sorted hexsides, `1805/1806`.
+    pub breaches: &'a [String],
+}
+
+/// The TEC's id of completed French siege works (Savannah 4.4).
+pub const SIEGE_WORKS: &str = "siege-works";
+
+/// The Historical Scenario's special rule that uses the siege works
+/// hexsides printed on the map (which belong to it only, Savannah 4.4).
+pub const PRINTED_SIEGE_WORKS: &str = "historical-printed-siege-works";
 
 fn road_id(kind: RoadKind) -> &'static str {
     match kind {
@@ -191,8 +218,12 @@ impl TerrainIndex {
         let features: BTreeMap<&str, (usize, &HexsideFeature)> =
             tec.hexsides.iter().enumerate().map(|(n, f)| (f.id.as_str(), (n, f))).collect();
         let mut sides: BTreeMap<Hexside, Vec<SideFeature>> = BTreeMap::new();
+        // Savannah 4.4: "the printed siege works hexsides are used in the
+        // Historical Scenario"; elsewhere the works are the game's own.
+        let printed_works = rules.scenario_movement.has_rule(PRINTED_SIEGE_WORKS);
         for (side, ids) in &map.hexsides {
-            let mut present: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+            let mut present: BTreeSet<&str> =
+                ids.iter().map(String::as_str).filter(|f| printed_works || *f != SIEGE_WORKS).collect();
             // 9.4: a combined type replaces its parts.
             let mut combined: Vec<(usize, Option<HexId>)> = Vec::new();
             for (n, f) in tec.hexsides.iter().enumerate().filter(|(_, f)| !f.combines.is_empty()) {
@@ -272,6 +303,13 @@ impl TerrainIndex {
         self.rows.get(usize::try_from(slot).ok()?)
     }
 
+    /// The features of `side` (combined types of 9.4 replacing their
+    /// parts), none when it has none.
+    fn side_features(&self, side: Hexside) -> Option<&[SideFeature]> {
+        let (low, high) = side.hexes();
+        self.link(low, high).map(|l| l.features.as_slice()).filter(|f| !f.is_empty())
+    }
+
     /// The hexside between `a` and `b` when it holds features or a road
     /// (none between hexes that are not adjacent: no hexside joins them).
     fn link(&self, a: HexId, b: HexId) -> Option<&Link> {
@@ -289,6 +327,80 @@ impl<'a> Terrain<'a> {
             index,
             tec: &rules.charts.terrain,
             lost_zoc: rules.charts.covered_way.lost_effects.zoc,
+            works: None,
+            siege_feature: rules.charts.terrain.hexsides.iter().position(|f| f.id == SIEGE_WORKS),
+        }
+    }
+
+    /// The terrain of a game: the map's, with the state's completed siege
+    /// works (Savannah 4.4: they "offer a defensive benefit to whichever
+    /// player occupies them", read like the printed ones) and breaches
+    /// (4.5) over it. Works under construction are no feature (4.4).
+    pub fn of(rules: &'a Rules, state: &'a crate::systems::gboar::board::state::State) -> Terrain<'a> {
+        Terrain::with(rules, Works { siege_works: &state.siege_works, breaches: &state.breaches })
+    }
+
+    /// [`Terrain::of`] from the works alone (a caller that changes the
+    /// state while it reads the terrain holds a copy of them).
+    pub fn with(rules: &'a Rules, works: Works<'a>) -> Terrain<'a> {
+        let mut t = Terrain::new(rules);
+        if !works.siege_works.is_empty() || !works.breaches.is_empty() {
+            t.works = Some(works);
+        }
+        t
+    }
+
+    /// The features of `side` as the game has them: the map's (`owner`,
+    /// breached), then each completed siege work's hexside.
+    fn features_of(&self, side: Hexside) -> Vec<(usize, Option<HexId>, bool)> {
+        let mut out: Vec<(usize, Option<HexId>, bool)> = Vec::new();
+        let breached_side = self.works.is_some_and(|w| {
+            let key = side.to_string();
+            w.breaches.binary_search(&key).is_ok()
+        });
+        if let Some(list) = self.index.side_features(side) {
+            for sf in list {
+                let breachable = self.tec.hexsides.get(sf.feature).is_some_and(|f| f.breachable);
+                out.push((sf.feature, sf.owner, breached_side && breachable));
+            }
+        }
+        if let (Some(works), Some(feature)) = (self.works, self.siege_feature) {
+            for w in works.siege_works.iter().filter(|w| w.completed) {
+                let Ok(hex) = w.hex.parse::<HexId>() else { continue };
+                let Some(other) = side.other(hex) else { continue };
+                let other = other.to_string();
+                if w.toward.contains(&other) {
+                    out.push((feature, Some(hex), w.breached.contains(&other)));
+                }
+            }
+        }
+        out
+    }
+
+    /// The effects of feature `f` crossed into `to` (`owner` the hex that
+    /// owns a directional one), or the TEC's breached effects.
+    fn effects(
+        &self,
+        f: &crate::systems::gboar::data::charts::HexsideFeature,
+        owner: Option<HexId>,
+        to: HexId,
+        breached: bool,
+    ) -> (i32, bool, i32, i32) {
+        if breached {
+            if let Some(b) = &self.tec.breached {
+                return (b.movement_cost_added, b.zoc_crosses, b.fire_drm, b.close_combat_drm);
+            }
+        }
+        if f.directional {
+            let effects = if owner == Some(to) { f.into } else { f.out_of };
+            effects.map_or((0, true, 0, 0), |e| (e.movement_cost_added, e.zoc_crosses, e.fire_drm, e.close_combat_drm))
+        } else {
+            (
+                f.movement_cost_added.unwrap_or(0),
+                f.zoc_crosses.unwrap_or(true),
+                f.fire_drm.unwrap_or(0),
+                f.close_combat_drm.unwrap_or(0),
+            )
         }
     }
 
@@ -313,29 +425,22 @@ impl<'a> Terrain<'a> {
     /// adjacent `to`, each with its effects in that direction: a
     /// directional feature's `into` when `to` owns it, else its `out_of`.
     pub fn crossing(&self, from: HexId, to: HexId) -> Vec<Crossing> {
-        let Some(link) = self.index.link(from, to) else { return Vec::new() };
-        link.features
-            .iter()
-            .filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?)))
-            .map(|(sf, f)| {
-                let (mp, zoc, fire, cc) = if f.directional {
-                    let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
-                    effects.map_or((0, true, 0, 0), |e| {
-                        (e.movement_cost_added, e.zoc_crosses, e.fire_drm, e.close_combat_drm)
-                    })
-                } else {
-                    (
-                        f.movement_cost_added.unwrap_or(0),
-                        f.zoc_crosses.unwrap_or(true),
-                        f.fire_drm.unwrap_or(0),
-                        f.close_combat_drm.unwrap_or(0),
-                    )
-                };
-                let name = match (f.directional, sf.owner == Some(to)) {
+        let Some(side) = Hexside::between(from, to, self.layout) else { return Vec::new() };
+        if self.works.is_none() && self.index.side_features(side).is_none() {
+            return Vec::new();
+        }
+        self.features_of(side)
+            .into_iter()
+            .filter_map(|(n, owner, breached)| Some((owner, breached, self.tec.hexsides.get(n)?)))
+            .map(|(owner, breached, f)| {
+                let (mp, zoc, fire, cc) = self.effects(f, owner, to, breached);
+                let into = f.directional && owner == Some(to);
+                let name = match (f.directional, into) {
                     (true, true) => format!("{} (into)", f.name),
                     (true, false) => format!("{} (out of)", f.name),
                     (false, _) => f.name.clone(),
                 };
+                let name = if breached { format!("{name}, breached") } else { name };
                 Crossing {
                     id: f.id.clone(),
                     name,
@@ -344,6 +449,8 @@ impl<'a> Terrain<'a> {
                     fire_drm: fire,
                     close_combat_drm: cc,
                     fieldwork: f.fieldwork,
+                    into,
+                    breached,
                 }
             })
             .collect()
@@ -354,7 +461,26 @@ impl<'a> Terrain<'a> {
     /// prices each hexside with.
     pub fn crossing_costs(&self, from: HexId, to: HexId) -> impl Iterator<Item = (&'a str, i32)> + 'a {
         let (index, tec) = (self.index, self.tec);
-        index.link(from, to).into_iter().flat_map(|link| link.features.iter()).filter_map(move |sf| {
+        // The game's works and breaches, where there are any (rare): read
+        // whole; otherwise the map's index alone, unallocated.
+        let overlay: Option<Vec<(&'a str, i32)>> = self.works.map(|_| {
+            Hexside::between(from, to, self.layout)
+                .map(|side| {
+                    self.features_of(side)
+                        .into_iter()
+                        .filter_map(|(n, owner, breached)| {
+                            let f = tec.hexsides.get(n)?;
+                            Some((f.id.as_str(), self.effects(f, owner, to, breached).0))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        let plain = match overlay {
+            Some(_) => None,
+            None => Hexside::between(from, to, self.layout).and_then(|side| index.side_features(side)),
+        };
+        let plain = plain.into_iter().flatten().filter_map(move |sf| {
             let f = tec.hexsides.get(sf.feature)?;
             let mp = if f.directional {
                 let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
@@ -363,15 +489,22 @@ impl<'a> Terrain<'a> {
                 f.movement_cost_added.unwrap_or(0)
             };
             Some((f.id.as_str(), mp))
-        })
+        });
+        overlay.into_iter().flatten().chain(plain)
     }
 
     /// 8.1: whether every hexside feature [`Terrain::crossing`] finds
     /// going from `from` into `to` lets a ZOC cross (without writing their
     /// names).
     pub fn zoc_crosses(&self, from: HexId, to: HexId) -> bool {
-        let Some(link) = self.index.link(from, to) else { return true };
-        link.features.iter().filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?))).all(|(sf, f)| {
+        let Some(side) = Hexside::between(from, to, self.layout) else { return true };
+        if self.works.is_some() {
+            return self.features_of(side).into_iter().all(|(n, owner, breached)| {
+                self.tec.hexsides.get(n).is_none_or(|f| self.effects(f, owner, to, breached).1)
+            });
+        }
+        let Some(list) = self.index.side_features(side) else { return true };
+        list.iter().filter_map(|sf| Some((sf, self.tec.hexsides.get(sf.feature)?))).all(|(sf, f)| {
             if f.directional {
                 let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
                 effects.is_none_or(|e| e.zoc_crosses)
@@ -379,6 +512,20 @@ impl<'a> Terrain<'a> {
                 f.zoc_crosses.unwrap_or(true)
             }
         })
+    }
+
+    /// 3.2, 13.5, Savannah 4.19: the fieldwork hexsides of `hex` that
+    /// protect it (crossed into it), each with the neighbour beyond and
+    /// whether it is breached.
+    pub fn fieldworks_of(&self, hex: HexId) -> Vec<(HexId, bool)> {
+        crate::base::hex::neighbours(hex, self.layout)
+            .into_iter()
+            .filter_map(|n| {
+                let works: Vec<Crossing> =
+                    self.crossing(n, hex).into_iter().filter(|c| c.fieldwork && c.into).collect();
+                (!works.is_empty()).then(|| (n, works.iter().any(|c| c.breached)))
+            })
+            .collect()
     }
 
     /// 9.51: the road, track or path along the hexside between two hexes.

@@ -89,7 +89,7 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
     if c.is_leader() || c.is_artillery() || c.kind == "rifle" || u.condition != Condition::ParadeOrder {
         return false;
     }
-    if may_not_attack(rules, state, id) {
+    if may_not_attack(rules, state, id) || defence_only_alone(rules, state, id) {
         return false;
     }
     let Some(hex) = hex_of(state, id) else { return false };
@@ -99,6 +99,25 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
         None => !enemies_next_to(rules, state, hex, &player).is_empty(),
     }
 }
+
+/// Savannah 4.8: "Their combat value is in parenthesis, which denotes
+/// DEFENSE ONLY when alone": a unit tagged `defense-only-when-alone` with
+/// no other friendly combat unit in its hex may not attack (and so never
+/// must, 12.12); stacked with one, it attacks like the others.
+pub fn defence_only_alone(rules: &Rules, state: &State, id: &str) -> bool {
+    let tagged = rules.counter(id).is_some_and(|c| c.tags.iter().any(|t| t == DEFENCE_ONLY_ALONE));
+    let Some(hex) = hex_of(state, id).filter(|_| tagged) else { return false };
+    let player = player_of(rules, id);
+    !state.units.keys().any(|u| {
+        u != id
+            && hex_of(state, u) == Some(hex)
+            && player_of(rules, u) == player
+            && rules.counter(u).is_some_and(|c| !c.is_leader())
+    })
+}
+
+/// counters.yaml's tag for Savannah 4.8's combat value in parenthesis.
+pub const DEFENCE_ONLY_ALONE: &str = "defense-only-when-alone";
 
 /// The scenario's turn restrictions for close combat (Savannah Hist. Turn 16).
 pub fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a crate::base::yaml::Value> {

@@ -25,7 +25,36 @@ pub struct ScenarioMovement {
     /// those that name a `phase` (phases/mod.rs `offered`).
     #[serde(default)]
     pub turn_rules: Vec<TurnRule>,
+    /// The special rules in effect (module.yaml `special_rules` ids); the
+    /// map's printed siege works are read only where
+    /// `historical-printed-siege-works` is one (Savannah Hist. Special
+    /// Rules, 4.4).
+    #[serde(default)]
+    pub special_rules: Vec<RuleRef>,
 }
+
+/// One entry of a scenario's `special_rules`: its id (other keys are for
+/// readers).
+#[derive(Debug, Clone, Deserialize)]
+pub struct RuleRef {
+    pub id: String,
+}
+
+impl ScenarioMovement {
+    /// Whether the scenario lists special rule `id`.
+    pub fn has_rule(&self, id: &str) -> bool {
+        self.special_rules.iter().any(|r| r.id == id)
+    }
+
+    /// Savannah 4.4: the scenario's French siege works rule (the turn rule
+    /// of the Construct Siege Works Phase), if it has one.
+    pub fn siege_works(&self) -> Option<&TurnRule> {
+        self.turn_rules.iter().find(|r| r.phase.as_deref() == Some(CONSTRUCT_SIEGE_WORKS))
+    }
+}
+
+/// Savannah 3 IV: the phase of the French siege works.
+pub const CONSTRUCT_SIEGE_WORKS: &str = "construct-siege-works";
 
 /// A scenario's `turn_rules` entry, as far as the sequence of play needs
 /// it: the phase it governs, the turns of its steps, and what must exist
@@ -39,11 +68,97 @@ pub struct TurnRule {
     pub steps: Vec<TurnRuleStep>,
     #[serde(default)]
     pub requires: Option<String>,
+    /// The army that opens the phase (Savannah 4.6: the French).
+    #[serde(default)]
+    pub first: Option<String>,
+    /// Savannah 4.4: where no construction marker may be placed.
+    #[serde(default)]
+    pub not_in: Option<NotIn>,
+    /// Savannah 4.4 Considerations: "The counter mix limits the French
+    /// player when deciding which hexsides within a hexagon to fortify".
+    #[serde(default)]
+    pub counter_mix: Option<CounterMix>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct TurnRuleStep {
     pub turn: u32,
+    /// Savannah 4.4: markers placed on earlier turns are flipped now.
+    #[serde(default)]
+    pub complete_previous: bool,
+    /// Savannah 4.4: the construction markers this step may place.
+    #[serde(default)]
+    pub place: Option<Placement>,
+}
+
+/// Savannah 4.4: how many markers a step places, and where.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Placement {
+    /// The most markers placed (a number), or `all-remaining` (the counter
+    /// mix's markers not yet in play).
+    pub markers: MarkerCount,
+    /// Exactly this many hexes from the perimeter zone (turn 9's "4 hexes
+    /// distant").
+    #[serde(default)]
+    pub hexes_from_perimeter: Option<u32>,
+    /// At least this many hexes from it ("no more than 1 hex closer").
+    #[serde(default)]
+    pub min_hexes_from_perimeter: Option<u32>,
+    /// The first marker placed must be next to a completed siege work hex
+    /// ("must extend from the original siege work hex" / "from a
+    /// previously completed siege work hex").
+    #[serde(default)]
+    pub first_extends: bool,
+}
+
+/// A step's number of markers.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum MarkerCount {
+    Number(u32),
+    Word(String),
+}
+
+/// Savannah 4.4's "provided that it is not" list (the terrain is the
+/// TEC's `siege_works_allowed`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotIn {
+    /// The zone the distances are counted from (map.yaml zones).
+    pub perimeter: String,
+    #[serde(default)]
+    pub adjacent_to_enemy_combat_unit: bool,
+    /// Map places where no marker goes.
+    #[serde(default)]
+    pub places: Vec<String>,
+    /// charts/weather.yaml `construction: false` prevents placing,
+    /// `completion: false` flipping.
+    #[serde(default)]
+    pub weather_prevents: bool,
+}
+
+/// The siege works counters of the counter mix: how many show each number
+/// of entrenched hexsides.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterMix {
+    pub source: String,
+    pub markers: Vec<MixEntry>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixEntry {
+    pub hexsides: u32,
+    pub count: u32,
+}
+
+impl CounterMix {
+    /// All the markers of the mix.
+    pub fn total(&self) -> u32 {
+        self.markers.iter().map(|m| m.count).sum()
+    }
 }
 
 /// A turn's restrictions: `restrictions` are `{id, ...}` read by the parts

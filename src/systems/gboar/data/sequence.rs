@@ -54,6 +54,10 @@ pub struct AllianceData {
 pub struct PhaseData {
     pub id: String,
     pub scope: Scope,
+    /// The armies that perform a game-turn phase, when only some do, and
+    /// whose side gives its orders (Savannah 3 IV: the French only).
+    #[serde(default)]
+    pub armies: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -21,8 +21,8 @@
 //!   terrain, paying that hex's terrain cost.
 //! - Savannah 4.7 British reinforcements (`if_enemy_occupied` of the HQ
 //!   entry): with enemy units in the HQ they may enter in any hex of the
-//!   zone that holds no enemy unit (destroyed city hexes are not modelled
-//!   yet, so none is excluded for that); with none, the units are lost
+//!   zone that holds no enemy unit and is not destroyed (Savannah 4.6's
+//!   Table II); with none, the units are lost
 //!   (removed, no VPs) and the army morale adjustment the entry names is
 //!   applied once.
 
@@ -48,7 +48,7 @@ fn entry_hexes(rules: &Rules, def: Option<&EntryDef>, letter: &str) -> Vec<HexId
 
 /// Enemy units (of any kind) by hex, and the hexes in enemy ZOCs, for `player`.
 fn enemy_presence(rules: &Rules, state: &State, player: &str) -> (BTreeSet<HexId>, BTreeSet<HexId>) {
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let counters: BTreeMap<&str, &crate::systems::gboar::data::counters::Counter> =
         rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
@@ -301,7 +301,15 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
                     .iter()
                     .chain(&rules.module.map.places)
                     .find(|z| z.id == occ.enter_in_zone)
-                    .map(|z| z.hexes.iter().copied().filter(|h| !occupied.contains(h)).collect())
+                    .map(|z| {
+                        z.hexes
+                            .iter()
+                            .copied()
+                            .filter(|h| !occupied.contains(h))
+                            // Savannah 4.7: "any Savannah city hex that is neither destroyed, nor occupied".
+                            .filter(|h| !state.destroyed_hexes.contains(&h.to_string()))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 if zone.is_empty() {
                     for id in &group.units {

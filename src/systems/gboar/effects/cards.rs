@@ -33,7 +33,25 @@ pub const BUILT: &[&str] = &[
     "replace-counter",
     "remove-leader",
     "add-unit",
+    "drm",
+    "skip-phase",
+    "morale-check",
+    "movement-bonus",
+    "ignore-lost-roll",
+    "mark-lost",
+    // Savannah 4.5, 4.14, 4.4: effects/siege.rs.
+    "breach",
+    "repair-breach",
+    "complete-british-works",
+    "extra-construction-marker",
 ];
+
+/// The effect that marks an enemy stack Lost (cards.yaml `mark-lost`).
+pub const MARK_LOST: &str = "mark-lost";
+
+/// The effect that makes one enemy unit check morale (cards.yaml
+/// `morale-check`): the play names it, `{card: ID, units: [UNIT]}`.
+pub const MORALE_CHECK: &str = "morale-check";
 
 /// The effect that names units (cards.yaml `auto-rally`): the play gives
 /// them, `{card: ID, units: [UNIT, ...]}`.
@@ -79,9 +97,18 @@ pub fn opponent(rules: &Rules, player: &str) -> Option<String> {
     rules.sequence.data.alliances.iter().find(|a| a.id != player).map(|a| a.id.clone())
 }
 
-/// The first effect of `card` this version cannot play.
-pub fn unbuilt(card: &Card) -> Option<&str> {
-    card.effects.iter().map(|e| e.effect.as_str()).find(|e| !BUILT.contains(e))
+/// The first effect of `card` this version cannot play: one not in
+/// [`BUILT`], or a `drm` for a roll not wired (`drm (ROLL)`,
+/// card_effects::DRM_ROLLS).
+pub fn unbuilt(card: &Card) -> Option<String> {
+    card.effects.iter().find_map(|e| {
+        if !BUILT.contains(&e.effect.as_str()) {
+            return Some(e.effect.clone());
+        }
+        let roll = word(e, "applies_to").unwrap_or_default();
+        (e.effect == super::card_effects::DRM && !super::card_effects::DRM_ROLLS.contains(&roll))
+            .then(|| format!("{} ({roll})", e.effect))
+    })
 }
 
 /// 4.3's flags: whether `player` may play `card`.
@@ -189,7 +216,7 @@ pub fn playable(rules: &Rules, state: &State, player: &str) -> Vec<String> {
         .filter(|id| refusal(rules, state, player, id).is_none())
         .filter(|id| card(rules, id).is_some_and(|c| !c.effects.iter().any(|e| e.effect == CANCEL)))
         .filter(|id| {
-            card(rules, id).and_then(units_taken).is_none() || !rally_candidates(rules, state, player).is_empty()
+            card(rules, id).and_then(units_taken).is_none() || !unit_candidates(rules, state, player, id).is_empty()
         })
         .collect()
 }
@@ -199,7 +226,7 @@ pub fn playable(rules: &Rules, state: &State, player: &str) -> Vec<String> {
 pub fn play_item(rules: &Rules, state: &State, player: &str, id: &str) -> String {
     match card(rules, id).and_then(units_taken) {
         Some(count) => {
-            let units: Vec<String> = rally_candidates(rules, state, player).into_iter().take(count.max(1)).collect();
+            let units: Vec<String> = unit_candidates(rules, state, player, id).into_iter().take(count.max(1)).collect();
             format!("{{card: {id}, units: [{}]}}", units.join(", "))
         }
         None => id.to_string(),
@@ -478,6 +505,154 @@ pub fn play(
             "remove-leader" => {
                 let leader = word(e, "leader").unwrap_or_default().to_string();
                 events.push(remove_unit(rules, state, &leader, &name));
+            }
+            super::card_effects::DRM => {
+                let roll = word(e, "applies_to").unwrap_or_default().to_string();
+                let value = int(e, "value").unwrap_or(0);
+                let scope = word(e, "scope").unwrap_or(super::card_effects::ONE_ROLL).to_string();
+                let condition = word(e, "condition").map(str::to_string);
+                let when = match condition.as_deref() {
+                    Some("enemy-roll") => format!("{:+} to the other player's next {roll} roll", -value),
+                    Some(c) => format!("{value:+} to the {player} player's {roll} roll when {c}"),
+                    None => format!("{value:+} to the {player} player's {roll} roll"),
+                };
+                let lasts =
+                    if scope == super::card_effects::ONE_ROLL { "the first such roll" } else { "every such roll" };
+                events.push(super::card_effects::recorded(
+                    format!("{name}: {when}, {lasts} of turn {} (Savannah 4.3)", state.turn),
+                    id,
+                    player,
+                ));
+                state.card_effects.push(crate::systems::gboar::board::state::CardEffect {
+                    card: id.to_string(),
+                    effect: e.effect.clone(),
+                    player: player.to_string(),
+                    turn: state.turn,
+                    applies_to: Some(roll),
+                    value,
+                    scope: Some(scope),
+                    condition,
+                    armies: Vec::new(),
+                    phases: Vec::new(),
+                    units: Vec::new(),
+                });
+            }
+            super::card_effects::SKIP_PHASE => {
+                let list = armies(rules, player, side, word(e, "side").unwrap_or("opponent"));
+                let phases = match e.params.get("phases") {
+                    Some(Param::List(l)) => l.clone(),
+                    Some(Param::Word(w)) => vec![w.clone()],
+                    _ => Vec::new(),
+                };
+                events.push(super::card_effects::recorded(
+                    format!(
+                        "{name}: {} may not perform the {} phase(s) on turn {} (Savannah 4.3)",
+                        list.join(", "),
+                        phases.join(", "),
+                        state.turn
+                    ),
+                    id,
+                    player,
+                ));
+                state.card_effects.push(crate::systems::gboar::board::state::CardEffect {
+                    card: id.to_string(),
+                    effect: e.effect.clone(),
+                    player: player.to_string(),
+                    turn: state.turn,
+                    applies_to: None,
+                    value: 0,
+                    scope: None,
+                    condition: None,
+                    armies: list,
+                    phases,
+                    units: Vec::new(),
+                });
+            }
+            super::card_effects::MOVEMENT_BONUS | super::card_effects::IGNORE_LOST_ROLL => {
+                let mut stacks: Vec<String> = units.iter().flat_map(|u| stack_of(rules, state, u)).collect();
+                stacks.sort();
+                stacks.dedup();
+                let mp = if e.effect == super::card_effects::MOVEMENT_BONUS { int(e, "mp").unwrap_or(0) } else { 0 };
+                let what = if mp != 0 {
+                    format!("gain {mp:+} MP in their Movement Phase this turn")
+                } else {
+                    "roll no die for getting lost on the Covered Way this turn (Savannah 4.9)".to_string()
+                };
+                events.push(
+                    super::card_effects::recorded(
+                        format!("{name}: {} {what} (Savannah 4.3)", stacks.join(", ")),
+                        id,
+                        player,
+                    )
+                    .with("units", &stacks),
+                );
+                state.card_effects.push(crate::systems::gboar::board::state::CardEffect {
+                    card: id.to_string(),
+                    effect: e.effect.clone(),
+                    player: player.to_string(),
+                    turn: state.turn,
+                    applies_to: None,
+                    value: mp,
+                    scope: None,
+                    condition: None,
+                    armies: Vec::new(),
+                    phases: Vec::new(),
+                    units: stacks,
+                });
+            }
+            MARK_LOST => {
+                for unit in units {
+                    let stack = stack_of(rules, state, unit);
+                    for u in &stack {
+                        if let Some(s) = state.units.get_mut(u) {
+                            s.lost = true;
+                            s.previously_lost = false;
+                        }
+                    }
+                    let hex = crate::systems::gboar::board::units::hex_of(state, unit)
+                        .map(|h| h.to_string())
+                        .unwrap_or_default();
+                    events.push(
+                        Event::new(
+                            "Savannah 4.9",
+                            "lost",
+                            format!(
+                                "{name}: {} in {hex} are marked Lost (Savannah 4.9: no further move this turn, no \
+                                 ZOC, half strength in combat, a retreat result pins them)",
+                                stack.join(", ")
+                            ),
+                        )
+                        .with("units", &stack)
+                        .with("hex", &hex)
+                        .with("card", id),
+                    );
+                }
+            }
+            MORALE_CHECK => {
+                let drm = int(e, "drm").unwrap_or(0);
+                for unit in units {
+                    events.extend(card_morale_check(rules, state, player, id, unit, drm, &name, dice)?);
+                }
+            }
+            // Savannah 4.5 (breaches and repairs), 4.14 (the British works
+            // completed early), 4.4 (an extra construction marker): the
+            // siege effects, the chooser's picks the first legal ones.
+            "breach" | "repair-breach" | "complete-british-works" | "extra-construction-marker" => {
+                let by = crate::systems::gboar::effects::siege::By {
+                    player,
+                    side,
+                    rule: "Savannah 4.3",
+                    why: &format!("the Random Events card {name}"),
+                };
+                let picks = crate::systems::gboar::effects::siege::Picks::default();
+                events.extend(crate::systems::gboar::effects::siege::apply(
+                    rules,
+                    state,
+                    &by,
+                    std::slice::from_ref(e),
+                    &picks,
+                    dice,
+                )?);
             }
             // Resolved where the plays of a step are matched (phases/mod.rs).
             CANCEL => {}
@@ -814,12 +989,166 @@ pub fn rally_candidates(rules: &Rules, state: &State, player: &str) -> Vec<Strin
         .collect()
 }
 
-/// How many units the card's effects take (`auto-rally`'s `count`), if any.
+/// How many units the card's effects take (`auto-rally`'s `count`; one
+/// for `morale-check`), if any.
 fn units_taken(c: &Card) -> Option<usize> {
-    c.effects
-        .iter()
-        .find(|e| e.effect == AUTO_RALLY)
-        .map(|e| usize::try_from(int(e, "count").unwrap_or(1).max(0)).unwrap_or(0))
+    c.effects.iter().find_map(|e| match e.effect.as_str() {
+        AUTO_RALLY => Some(usize::try_from(int(e, "count").unwrap_or(1).max(0)).unwrap_or(0)),
+        MORALE_CHECK | MARK_LOST => Some(1),
+        super::card_effects::MOVEMENT_BONUS | super::card_effects::IGNORE_LOST_ROLL => {
+            Some(usize::try_from(int(e, "units").unwrap_or(1).max(0)).unwrap_or(0))
+        }
+        _ => None,
+    })
+}
+
+/// The units the card `id`'s effect may take for `player`: for
+/// `auto-rally` its disrupted or shattered units ([`rally_candidates`]);
+/// for `morale-check` the units its `target` names ([`check_candidates`]).
+pub fn unit_candidates(rules: &Rules, state: &State, player: &str, id: &str) -> Vec<String> {
+    let Some(c) = card(rules, id) else { return Vec::new() };
+    for e in &c.effects {
+        match e.effect.as_str() {
+            MORALE_CHECK => return check_candidates(rules, state, player, word(e, "target").unwrap_or_default()),
+            MARK_LOST => return lost_candidates(rules, state, player),
+            super::card_effects::MOVEMENT_BONUS | super::card_effects::IGNORE_LOST_ROLL => {
+                return own_units(rules, state, player)
+            }
+            _ => {}
+        }
+    }
+    rally_candidates(rules, state, player)
+}
+
+/// `player`'s units on the map, in id order (a `movement-bonus` or
+/// `ignore-lost-roll` card names a stack by one of them).
+pub fn own_units(rules: &Rules, state: &State, player: &str) -> Vec<String> {
+    use crate::systems::gboar::board::units::{hex_of, player_of};
+    state.units.keys().filter(|u| hex_of(state, u).is_some() && player_of(rules, u) == player).cloned().collect()
+}
+
+/// The units of `unit`'s stack: its player's units in its hex, in id order.
+pub fn stack_of(rules: &Rules, state: &State, unit: &str) -> Vec<String> {
+    use crate::systems::gboar::board::units::{hex_of, player_of};
+    let Some(hex) = hex_of(state, unit) else { return Vec::new() };
+    let player = player_of(rules, unit);
+    state.units.keys().filter(|u| hex_of(state, u) == Some(hex) && player_of(rules, u) == player).cloned().collect()
+}
+
+/// A `mark-lost` card's targets for `player` (codes.yaml: "One enemy stack
+/// (target: enemy-stack, one that has just moved, played at the end of its
+/// move)"): read by email as the enemy's combat units on the map during the
+/// enemy's player turn after its Movement Phase (a step of that player turn
+/// other than movement: its stacks have moved), none at another time.
+pub fn lost_candidates(rules: &Rules, state: &State, player: &str) -> Vec<String> {
+    use crate::systems::gboar::board::units::{hex_of, player_of};
+    use crate::systems::gboar::data::sequence::Step;
+    let Some(Step::PlayerTurn { player: phasing, phase, .. }) = &state.next else { return Vec::new() };
+    if phasing == player || phase == "movement" {
+        return Vec::new();
+    }
+    state
+        .units
+        .keys()
+        .filter(|u| {
+            hex_of(state, u).is_some()
+                && &player_of(rules, u) == phasing
+                && rules.counter(u).is_some_and(|c| !c.is_leader())
+        })
+        .cloned()
+        .collect()
+}
+
+/// A `morale-check` card's targets for `player`, in id order: enemy combat
+/// units (not leaders) on the map; `enemy-unit-adjacent`: next to one of
+/// the player's combat units; `allied-unit-in-naval-bombardment-zone`:
+/// those in map.yaml's zone `naval-bombardment-zone` (Savannah 4.11; the
+/// card bears the British flag, so they are Allied). Another target picks
+/// none.
+pub fn check_candidates(rules: &Rules, state: &State, player: &str, target: &str) -> Vec<String> {
+    use crate::systems::gboar::board::units::{hex_of, player_of};
+    let layout = rules.module.map.layout;
+    let combat = |id: &str| rules.counter(id).is_some_and(|c| !c.is_leader());
+    let own: Vec<crate::base::hex::HexId> = state
+        .units
+        .keys()
+        .filter(|u| combat(u) && player_of(rules, u) == player)
+        .filter_map(|u| hex_of(state, u))
+        .collect();
+    let zone: Vec<crate::base::hex::HexId> =
+        rules.module.map.zone("naval-bombardment-zone").map(|z| z.hexes.to_vec()).unwrap_or_default();
+    state
+        .units
+        .keys()
+        .filter(|u| combat(u) && player_of(rules, u) != player && !player_of(rules, u).is_empty())
+        .filter(|u| {
+            let Some(h) = hex_of(state, u) else { return false };
+            match target {
+                "enemy-unit-adjacent" => own.iter().any(|o| crate::base::hex::are_adjacent(*o, h, layout)),
+                // The card is the British player's (its flag), so the
+                // enemy's units are the Allied ones.
+                "allied-unit-in-naval-bombardment-zone" => zone.contains(&h),
+                _ => false,
+            }
+        })
+        .cloned()
+        .collect()
+}
+
+/// A card's `morale-check` (codes.yaml: "One unit picked by the side makes
+/// a morale check (13.5) with the extra drm; if it fails it retreats one
+/// hex"): the check at the army morale of now, the card's drm on it, and a
+/// retreat of one hex (13.2) on a failure, by the default path.
+#[allow(clippy::too_many_arguments)]
+fn card_morale_check(
+    rules: &Rules,
+    state: &mut State,
+    player: &str,
+    id: &str,
+    unit: &str,
+    drm: i32,
+    why: &str,
+    dice: &mut dyn Dice,
+) -> Result<Vec<Event>> {
+    use crate::systems::gboar::effects::results::{morale_check, MoraleCheck};
+    use crate::systems::gboar::effects::retreat;
+    if drm != 0 {
+        // The card's drm, on this check only (spent by it).
+        state.card_effects.push(crate::systems::gboar::board::state::CardEffect {
+            card: id.to_string(),
+            effect: super::card_effects::DRM.into(),
+            player: crate::systems::gboar::board::units::player_of(rules, unit),
+            turn: state.turn,
+            applies_to: Some(MORALE_CHECK.into()),
+            value: drm,
+            scope: Some(super::card_effects::ONE_ROLL.into()),
+            condition: None,
+            armies: Vec::new(),
+            phases: Vec::new(),
+            units: Vec::new(),
+        });
+    }
+    let morale_at_start = state.army_morale.clone();
+    let text = format!("the Random Events card {why}");
+    let check = MoraleCheck { why: &text, morale_at_start: &morale_at_start, attacked_from: &[], trigger: None };
+    let (passed, event) = morale_check(rules, state, unit, &check, dice)?;
+    let mut events = vec![event.with("card", id)];
+    if !passed {
+        let by = rules.sequence.data.alliances.iter().find(|a| a.id == player).and_then(|a| a.armies.first().cloned());
+        let by = by.unwrap_or_default();
+        let order = retreat::Order {
+            unit,
+            distance: retreat::Distance::One,
+            rule: "Savannah 4.3",
+            why: &format!("failed morale check: {text}"),
+            by: &by,
+            close_combat: None,
+            army_morale: false,
+        };
+        let (_, e) = retreat::retreat(rules, state, &order, None)?;
+        events.extend(e);
+    }
+    Ok(events)
 }
 
 /// What is wrong with the units of a play: `units:` on a card that takes
@@ -831,21 +1160,26 @@ fn units_problem(rules: &Rules, state: &State, player: &str, p: &Play) -> Option
     let Some(count) = units_taken(c) else {
         return (!p.units.is_empty()).then(|| format!("{name} takes no `units:`"));
     };
-    let open = rally_candidates(rules, state, player);
-    let open_text = if open.is_empty() {
-        format!("the {player} player has no disrupted or shattered unit on the map")
+    let open = unit_candidates(rules, state, player, &p.card);
+    let checks = c.effects.iter().all(|e| e.effect != AUTO_RALLY);
+    let (verb, none) = if checks {
+        ("pick", "there is no enemy unit it may pick".to_string())
     } else {
-        format!("it may rally {}", open.join(", "))
+        ("rally", format!("the {player} player has no disrupted or shattered unit on the map"))
     };
+    let open_text = if open.is_empty() { none } else { format!("it may {verb} {}", open.join(", ")) };
     if p.units.is_empty() || p.units.len() > count {
-        return Some(format!(
-            "{name} rallies up to {count} unit(s): write `{{card: {}, units: [UNIT]}}`; {open_text}",
-            p.card
-        ));
+        let what = if checks {
+            format!("takes up to {count} unit(s), each naming its stack or itself")
+        } else {
+            format!("rallies up to {count} unit(s)")
+        };
+        return Some(format!("{name} {what}: write `{{card: {}, units: [UNIT]}}`; {open_text}", p.card));
     }
     for (i, u) in p.units.iter().enumerate() {
         if !open.contains(u) || p.units[..i].contains(u) {
-            return Some(format!("{name}: {u} is not one of the units it may rally; {open_text}"));
+            let what = if checks { "pick" } else { "rally" };
+            return Some(format!("{name}: {u} is not one of the units it may {what}; {open_text}"));
         }
     }
     None

@@ -99,7 +99,7 @@ use crate::base::hex::{distance, neighbours, HexId};
 use crate::system::Event;
 use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::State;
-use crate::systems::gboar::board::terrain::Terrain;
+use crate::systems::gboar::board::terrain::{Terrain, Works};
 use crate::systems::gboar::board::units::hex_of;
 use crate::systems::gboar::board::zoc::{self, Zoc};
 use crate::systems::gboar::board::Rules;
@@ -410,14 +410,21 @@ fn goal(rules: &Rules, data: &Data, army: &str) -> Goal {
 }
 
 impl<'a> Ground<'a> {
-    fn new(rules: &'a Rules, data: &Data, state: &State, unit: &'a Counter, group: Vec<String>) -> Result<Ground<'a>> {
+    fn new(
+        rules: &'a Rules,
+        data: &Data,
+        state: &State,
+        works: Works<'a>,
+        unit: &'a Counter,
+        group: Vec<String>,
+    ) -> Result<Ground<'a>> {
         let start = hex_of(state, &unit.id)
             .ok_or_else(|| Error::refused(format!("{} is not on the map: it cannot retreat", unit.id)))?;
         let player = rules
             .player_of_army(&unit.army)
             .ok_or_else(|| Error::refused(format!("the army {} of {} is no player's", unit.army, unit.id)))?
             .to_string();
-        let terrain = Terrain::new(rules);
+        let terrain = Terrain::with(rules, works);
         let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
         let player_of_army: BTreeMap<String, String> = rules
             .sequence
@@ -784,7 +791,8 @@ pub fn retreat(
 pub fn legal_retreats(rules: &Rules, state: &State, unit: &str, distance_kind: Distance) -> Result<Vec<Vec<HexId>>> {
     let data = Data::load(rules)?;
     let counter = rules.counter(unit).ok_or_else(|| Error::refused(format!("no unit '{unit}' in this module")))?;
-    let ground = Ground::new(rules, &data, state, counter, vec![unit.to_string()])?;
+    let works = Works { siege_works: &state.siege_works, breaches: &state.breaches };
+    let ground = Ground::new(rules, &data, state, works, counter, vec![unit.to_string()])?;
     let steps = state.units.get(unit).map(|u| u.steps).unwrap_or(1);
     let open = ground.routes(&data, state, distance_kind.hexes(), steps);
     let legal = guidelines(&ground, open, distance_kind)?;
@@ -890,7 +898,10 @@ pub fn retreat_with(
     let mut group = vec![id.to_string()];
     group.extend(leaders.iter().cloned());
 
-    let ground = Ground::new(rules, data, state, counter, group)?;
+    // Savannah 4.4, 4.5: the works as the retreat begins (the state changes under it).
+    let (siege_works, breaches) = (state.siege_works.clone(), state.breaches.clone());
+    let ground =
+        Ground::new(rules, data, state, Works { siege_works: &siege_works, breaches: &breaches }, counter, group)?;
     let hexes = order.distance.hexes();
     let full = counter.steps.unwrap_or(1);
     let open = ground.routes(data, state, hexes, now.steps);

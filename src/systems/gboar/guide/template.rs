@@ -270,6 +270,8 @@ pub fn guide(rules: &Rules, state: &State, step: &Step, side: &str, least: &Valu
         Step::GameTurn { phase, .. } if phase == "initiative" => initiative_guide(rules, state, side),
         Step::GameTurn { phase, .. } if phase == "set-up" => set_up_guide(rules, state, side),
         Step::GameTurn { phase, .. } if phase == "random-events" => random_events_guide(rules, state, side),
+        Step::GameTurn { phase, .. } if phase == "construct-siege-works" => construct_guide(rules, state, side),
+        Step::GameTurn { phase, .. } if phase == "siege-and-bombardment" => bombard_guide(rules, state, side),
         _ => plain_guide(rules, state, side, "none", ""),
     };
     cards_guide(rules, state, side, &mut g);
@@ -1202,6 +1204,114 @@ fn random_events_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     } else {
         comment += "# No chit to spend for an extra card (Savannah 1.4).\n";
     }
+    g.comment = comment;
+    g
+}
+
+/// Savannah 4.4, 4.5: the Construct Siege Works Phase: the markers flipped
+/// this step, how many the French may place, and every hex where the
+/// first may go (found by the orders' own check), each offered with one
+/// hexside of the counter mix.
+fn construct_guide(rules: &Rules, state: &State, side: &str) -> Guide {
+    use crate::systems::gboar::board::siege;
+    use crate::systems::gboar::phases::siege_works;
+    let mut g = plain_guide(rules, state, side, "construct-siege-works", "docs/orders.md, Construct Siege Works");
+    let mut text = format!("Construct Siege Works Phase, turn {} (Savannah 4.4).", state.turn);
+    if !state.siege_works.is_empty() {
+        let works: Vec<String> = state.siege_works.iter().map(siege::describe).collect();
+        text += &format!(" Siege works: {}.", works.join("; "));
+    }
+    let open = siege_works::open_hexes(rules, state);
+    match siege_works::allowance(rules, state) {
+        None => {
+            text += " No construction markers are placed this turn; those placed before are flipped if they can be."
+        }
+        Some(_) if !siege::weather_allows(rules, state) => {
+            text += &format!(" The {} prevents construction this turn.", siege::weather_name(rules, state))
+        }
+        Some((n, words)) => {
+            text += &format!(" You may place {words} construction markers ({n} now); the first may go in {}.", {
+                if open.is_empty() {
+                    "no hex".to_string()
+                } else {
+                    runs_text(&open)
+                }
+            })
+        }
+    }
+    let mut comment = wrap("# ", "#   ", &text);
+    let layout = rules.module.map.layout;
+    let choices: Vec<Choice> = open
+        .iter()
+        .take(1)
+        .filter_map(|h| {
+            let toward = crate::base::hex::neighbours(*h, layout)
+                .into_iter()
+                .find(|n| rules.module.map.terrain.contains_key(n))?;
+            Some(Choice {
+                key: siege_works::PLACE.into(),
+                yaml: Some(format!("{{hex: \"{h}\", toward: [\"{toward}\"]}}")),
+                text: "a construction marker entrenching one hexside (Savannah 4.4); toward names the hexes its hexsides face".into(),
+                ..Choice::default()
+            })
+        })
+        .collect();
+    if !choices.is_empty() {
+        comment += "# With no orders no marker is placed. To place one (under place:):\n";
+        comment += &choice_lines(true, &choices.iter().collect::<Vec<_>>());
+    }
+    g.choices = choices;
+    g.comment = comment;
+    g
+}
+
+/// Savannah 4.6: the Siege & Bombardment Phase: the side rolls unless it
+/// says `bombard: false`; where its results may fall.
+fn bombard_guide(rules: &Rules, state: &State, side: &str) -> Guide {
+    use crate::systems::gboar::board::siege;
+    let mut g = plain_guide(rules, state, side, "siege-and-bombardment", "docs/orders.md, Siege & Bombardment");
+    let chart = &rules.charts.siege_bombardment;
+    let works: Vec<String> = state.siege_works.iter().map(siege::describe).collect();
+    let text = format!(
+        "Siege & Bombardment Phase, turn {} (Savannah 4.6): the sides roll on {} in the order {}; with no orders this side rolls and its results fall on the first hexside, hex or marker in the board's order. Siege works: {}.",
+        state.turn,
+        chart.table_i.name,
+        chart.procedure.order.join(", "),
+        if works.is_empty() { "none".to_string() } else { works.join("; ") }
+    );
+    let mut comment = wrap("# ", "#   ", &text);
+    let mut choices = vec![Choice {
+        key: "bombard".into(),
+        yaml: Some("false".into()),
+        text: "do not roll this phase".into(),
+        ..Choice::default()
+    }];
+    let player = rules.player_of_side(side);
+    let (breach, other): (Vec<String>, Option<(&str, Vec<String>)>) = if player == siege::builder_player(rules) {
+        let city: Vec<String> = siege::city_hexes(rules, state, false).iter().map(HexId::to_string).collect();
+        (siege::fieldwork_sides(rules, state, false).iter().map(|s| s.to_string()).collect(), Some(("destroy", city)))
+    } else {
+        let markers: Vec<String> = state.siege_works.iter().filter(|w| !w.completed).map(|w| w.hex.clone()).collect();
+        (siege::siege_sides(state, false), Some(("remove", markers)))
+    };
+    if let Some(first) = breach.first() {
+        choices.push(Choice {
+            key: "breach".into(),
+            yaml: Some(format!("[\"{first}\"]")),
+            text: format!("where a breach falls first (Savannah 4.5); one of {}", breach.join(" ")),
+            ..Choice::default()
+        });
+    }
+    if let Some((key, list)) = other.filter(|(_, l)| !l.is_empty()) {
+        choices.push(Choice {
+            key: key.into(),
+            yaml: Some(format!("[\"{}\"]", list[0])),
+            text: format!("where such a result falls first; one of {}", list.join(" ")),
+            ..Choice::default()
+        });
+    }
+    comment += &choice_lines(false, &choices.iter().collect::<Vec<_>>());
+    g.choices = choices;
     g.comment = comment;
     g
 }

@@ -54,9 +54,9 @@ pub fn to_hit(table: &ToHitTable, sps: i32, range: u32) -> Result<i32> {
 }
 
 /// The fire DRM of the target hex's side(s) a line from `from` enters by.
-fn entering_side_drm(rules: &Rules, from: HexId, target: HexId) -> (i32, Vec<String>) {
+fn entering_side_drm(rules: &Rules, state: &State, from: HexId, target: HexId) -> (i32, Vec<String>) {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let mut worst: Option<(i32, Vec<String>)> = None;
     for side in crate::base::hex::entering_hexside(from, target, layout).hexsides(target, layout) {
         let (a, b) = side.hexes();
@@ -84,7 +84,7 @@ pub fn modifiers(
     range: u32,
     ignored: &[String],
 ) -> Result<Vec<(String, i32, String)>> {
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let mut out = Vec::new();
     let entries: &Vec<Drm> = &rules.charts.fire.fire_drms.entries;
     for d in entries {
@@ -107,7 +107,7 @@ pub fn modifiers(
                 let mut value: Option<(i32, Vec<String>)> = None;
                 for f in firers {
                     let Some(from) = hex_of(state, f) else { continue };
-                    let (v, names) = entering_side_drm(rules, from, target_hex);
+                    let (v, names) = entering_side_drm(rules, state, from, target_hex);
                     if value.as_ref().is_none_or(|(x, _)| v > *x) {
                         value = Some((v, names));
                     }
@@ -136,6 +136,15 @@ pub fn modifiers(
         if let Some((v, text)) = found {
             if v != 0 {
                 out.push((d.id.clone(), v, text));
+            }
+        }
+    }
+    // Savannah 4.3: the DRMs of Random Events cards played for this roll.
+    if let Some(firer) = firers.first() {
+        let player = crate::systems::gboar::board::units::player_of(rules, firer);
+        for c in crate::systems::gboar::effects::card_effects::fire(rules, state, &player) {
+            if c.value != 0 {
+                out.push((crate::systems::gboar::effects::card_effects::drm_id(&c), c.value, c.text));
             }
         }
     }
@@ -868,7 +877,14 @@ pub fn resolve_phase(
                 ));
                 continue;
             }
+            let cards = crate::systems::gboar::effects::card_effects::fire(
+                rules,
+                &next,
+                &crate::systems::gboar::board::units::player_of(rules, &guns[0]),
+            );
             let shot = gun_fire(rules, &next, &guns, &f.target, dice, &mut events)?;
+            // Savannah 4.3: a card's one-roll DRM is spent by this fire.
+            crate::systems::gboar::effects::card_effects::spend(&mut next, &cards);
             if shot.hit {
                 let owner_side = crate::systems::gboar::board::units::side_of(rules, &f.target);
                 let choices = orders
@@ -906,7 +922,13 @@ pub fn resolve_phase(
                 )
                 .with("unit", &victim),
             );
+            let cards = crate::systems::gboar::effects::card_effects::fire(
+                rules,
+                &next,
+                &crate::systems::gboar::board::units::player_of(rules, &m.unit),
+            );
             let shot = mortar_fire(rules, &next, &m.unit, aim, &victim, dice, &mut events)?;
+            crate::systems::gboar::effects::card_effects::spend(&mut next, &cards);
             if shot.hit {
                 let owner_side = crate::systems::gboar::board::units::side_of(rules, &victim);
                 let choices = orders
@@ -1186,6 +1208,9 @@ pub fn resolve_rifle_phase(
     let mut pending: Vec<(bool, String, String, Vec<String>, crate::systems::gboar::effects::results::Choices)> =
         Vec::new();
     let mut used_first: Vec<String> = Vec::new();
+    // Savannah 4.3: the cards' one-roll DRMs already used by a fire of
+    // this (simultaneous) phase.
+    let mut spent_cards: Vec<String> = Vec::new();
     // The phasing player's fires first (10.2), then the other's.
     let mut sides: Vec<&String> = orders.keys().collect();
     sides.sort_by_key(|s| (rules.player_of_side(s) != player, (*s).clone()));
@@ -1196,7 +1221,15 @@ pub fn resolve_rifle_phase(
                 hex_of(state, &f.target).ok_or_else(|| Error::refused(format!("{} is not on the map", f.target)))?;
             let sps: i32 = f.rifles.iter().map(|r| rifle_strength(rules, state, r)).sum();
             let number = to_hit(&rules.charts.fire.fire_table, sps, 1)?;
-            let mods = modifiers(rules, state, "rifle", &f.rifles, target_hex, 1, &[])?;
+            let mods: Vec<(String, i32, String)> = modifiers(rules, state, "rifle", &f.rifles, target_hex, 1, &[])?
+                .into_iter()
+                .filter(|(id, _, _)| !spent_cards.contains(id))
+                .collect();
+            for (id, _, _) in &mods {
+                if crate::systems::gboar::effects::card_effects::one_roll(state, id) {
+                    spent_cards.push(id.clone());
+                }
+            }
             let total: i32 = mods.iter().map(|(_, v, _)| v).sum();
             // 10.6: Jaegers (tag `jaeger`) off clear or crops ground, with an
             // open flank, roll twice; one hit at most.
@@ -1293,6 +1326,7 @@ pub fn resolve_rifle_phase(
         }
     }
     let mut next = state.clone();
+    crate::systems::gboar::effects::card_effects::spend_ids(rules, &mut next, spent_cards.iter().map(String::as_str));
     // 10.5: every firing unit loses its first fire, hit or not.
     for r in &used_first {
         if let Some(u) = next.units.get_mut(r) {

@@ -252,10 +252,19 @@ pub fn resolve(
     }
     // 6.1: each rolls and adds its DRM; ties roll again with the same modifiers.
     let mut totals: BTreeMap<String, i32>;
+    let mut card_drms = Vec::new();
     loop {
         totals = BTreeMap::new();
+        card_drms.clear();
         for player in [first, second] {
-            let (drm, why) = initiative_drm(rules, state, player)?;
+            let (mut drm, mut why) = initiative_drm(rules, state, player)?;
+            // Savannah 4.3: a Random Events card's DRM for this roll (the
+            // same for a roll again after a tie, spent once both are made).
+            for c in crate::systems::gboar::effects::card_effects::own_roll(rules, state, "initiative", player) {
+                drm += c.value;
+                why = format!("{why}, {:+} {}", c.value, c.text);
+                card_drms.push(c);
+            }
             let momentum = PER_CHIT * spent.get(player).copied().unwrap_or(0) as i32;
             let roll = dice.roll(Die::D10, &format!("initiative, turn {}: {player}", state.turn))? as i32;
             let total = roll + drm + momentum;
@@ -278,6 +287,7 @@ pub fn resolve(
         }
         events.push(Event::new("6.1", "initiative-tie", format!("a tie at {}: both roll again", totals[first])));
     }
+    crate::systems::gboar::effects::card_effects::spend(&mut next, &card_drms);
     let (mut winner, mut loser) = if totals[first] > totals[second] { (first, second) } else { (second, first) };
     // 12.62: the loser may spend three chits after the rolls to dictate.
     let loser_holds = state.momentum.get(loser).copied().unwrap_or(0) - spent.get(loser).copied().unwrap_or(0);

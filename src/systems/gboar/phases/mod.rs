@@ -14,6 +14,8 @@ pub mod rally;
 pub mod random_events;
 pub mod reinforcement;
 pub mod set_up;
+pub mod siege_bombardment;
+pub mod siege_works;
 pub mod victory;
 pub mod weather;
 
@@ -112,10 +114,29 @@ fn check_body(
     }
     let body = &intel::without_examine(body);
     // Savannah 4.3: `play:` is the side's, whatever the phase.
-    let played = cards::check_plays(rules, state, side, body);
+    // (checked in the step it is played in: `next`, 4.3 timing)
+    let played = if body.get(cards::PLAY).is_some() {
+        let mut at = state.clone();
+        at.next = Some(step.clone());
+        cards::check_plays(rules, &at, side, body)
+    } else {
+        Vec::new()
+    };
     if !played.is_empty() {
         return at_fields(played, cards::PLAY);
     }
+    // Savannah 4.4: a card's extra construction markers count in the
+    // orders that play it.
+    let extra = crate::systems::gboar::effects::siege::extra_markers_played(rules, body);
+    let with_extra;
+    let state = if extra > 0 {
+        let mut s = state.clone();
+        s.extra_construction_markers = s.extra_construction_markers.saturating_add(extra);
+        with_extra = s;
+        &with_extra
+    } else {
+        state
+    };
     let body = &cards::without_plays(body);
     // 7.4: a fire at a hex, its target picked as the side's preferences say.
     let (body, picks) = match intel::hex_targets(rules, state, step.phase(), side, body) {
@@ -166,6 +187,8 @@ fn check_body(
             )
         }
         "set-up" => at_fields(set_up::validate(rules, state, side, body), "deploy"),
+        "construct-siege-works" => at_fields(siege_works::check(rules, state, side, body), siege_works::PLACE),
+        "siege-and-bombardment" => at_fields(siege_bombardment::check(rules, state, side, body), "step"),
         "defensive-artillery-fire" => at_fields(fire::check(rules, state, player, side, body), "step"),
         // Series 15: rally needs no orders; nor do these.
         "rally" | "victory-determination" | "reinforcement" | "weather" if empty => Vec::new(),
@@ -221,6 +244,13 @@ pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
         "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
         "set-up" => ("set-up orders are `deploy:`, a map of unit to hex", None),
         "random-events" => ("random events orders are `momentum:` (0 or 1) and `play:`", None),
+        "construct-siege-works" => (
+            "construct siege works orders are `place:`",
+            Some(("place", "a marker has hex and toward (the adjacent hexes its entrenched hexsides face)")),
+        ),
+        "siege-and-bombardment" => {
+            ("siege and bombardment orders are `bombard:`, `breach:`, `repair:`, `destroy:` and `remove:`", None)
+        }
         _ => return None,
     };
     Some(Hints { body, items })
@@ -400,7 +430,10 @@ pub fn resolve(
     // Savannah 4.3: the cards the orders play, before the phase.
     if orders.values().any(|b| b.get(cards::PLAY).is_some()) {
         let mut played = state.clone();
+        // The cards are played in this step (`next` while they are).
+        played.next = Some(step.clone());
         let events = cards::play_all(rules, &mut played, orders, dice)?;
+        played.next = state.next.clone();
         let rest: BTreeMap<String, Value> = orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect();
         let mut done = resolve(rules, &played, step, &rest, dice)?;
         let mut all = events;
@@ -492,6 +525,10 @@ fn resolve_step(
         Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
         Step::GameTurn { phase, .. } if phase == "set-up" => set_up::resolve(rules, state, orders),
         Step::GameTurn { phase, .. } if phase == "random-events" => random_events::resolve(rules, state, orders, dice),
+        Step::GameTurn { phase, .. } if phase == "construct-siege-works" => siege_works::resolve(rules, state, orders),
+        Step::GameTurn { phase, .. } if phase == "siege-and-bombardment" => {
+            siege_bombardment::resolve(rules, state, orders, dice)
+        }
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {
             reinforcement::resolve(rules, state, player, dice)
@@ -531,6 +568,14 @@ fn resolve_step(
             vec![Code::PhaseNotChecked.carried()],
         )),
     }?;
+    // Savannah 4.5: a construction marker entered by a Parade Order enemy
+    // combat unit (not artillery alone) is removed, whatever step moved it there.
+    let interdicted = crate::systems::gboar::effects::siege::interdict(rules, &mut resolved.state);
+    resolved.events.extend(interdicted);
+    // Savannah 4.4: an extra construction marker is for its turn only.
+    if resolved.state.extra_construction_markers > 0 && step.phase() == "victory-determination" {
+        resolved.state.extra_construction_markers = 0;
+    }
     // Savannah 2.1 Case A: after the last phase of a player turn, the
     // conditions checked at the end of that player's turn, with this step's dice.
     if let Step::PlayerTurn { turn, player, .. } = step {
@@ -565,6 +610,9 @@ pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
     if step.phase() == "random-events" {
         return random_events::awaited(rules, state);
     }
+    if let Some(sides) = siege_sides(rules, step) {
+        return sides;
+    }
     combat::awaited(rules, state, step).unwrap_or_else(|| rules.sequence.awaited(step))
 }
 
@@ -574,6 +622,9 @@ pub fn awaited(rules: &Rules, state: &State, step: &Step) -> Vec<String> {
 /// (Savannah 3 IX, 4.12). Orders sent ahead and standing orders are checked
 /// against this; the step itself awaits [`awaited`].
 pub fn may_await(rules: &Rules, step: &Step) -> Vec<String> {
+    if let Some(sides) = siege_sides(rules, step) {
+        return sides;
+    }
     let mut sides = rules.sequence.awaited(step);
     // Savannah 1.4, 4.3: any side may come to hold a chit or a card.
     if step.phase() == "random-events" {
@@ -595,6 +646,22 @@ pub fn may_await(rules: &Rules, step: &Step) -> Vec<String> {
         }
     }
     sides
+}
+
+/// Savannah 3 IV, V: the French alone construct siege works (the phase's
+/// `armies`); the French and the British roll on the S&B Table (the
+/// chart's `procedure.order`). `None` for other steps.
+fn siege_sides(rules: &Rules, step: &Step) -> Option<Vec<String>> {
+    let mut sides = match step.phase() {
+        "construct-siege-works" => crate::systems::gboar::board::siege::builder(rules)
+            .and_then(|a| crate::systems::gboar::board::units::side_of_army(rules, &a))
+            .into_iter()
+            .collect(),
+        "siege-and-bombardment" => siege_bombardment::sides(rules),
+        _ => return None,
+    };
+    sides.sort();
+    Some(sides)
 }
 
 /// Move the state past `step`: the next step, and at the end of a turn the
@@ -638,6 +705,8 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
         Some((next, order)) => {
             if next.turn() != step.turn() {
                 state.turn = next.turn();
+                // Savannah 4.3: the effects of cards played "this turn" end.
+                crate::systems::gboar::effects::card_effects::expire(&mut state);
                 // Savannah 1.6, 4.2: fixed weather; otherwise it holds
                 // until a Weather Phase says otherwise.
                 if let Some(w) = state::fixed_weather(&rules.charts.weather, &state, state.turn) {
@@ -670,6 +739,9 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
 /// always are.
 pub fn offered(rules: &Rules, state: &State, step: &Step) -> bool {
     let turn = step.turn();
+    if crate::systems::gboar::effects::card_effects::step_skipped(rules, state, step) {
+        return false;
+    }
     match step.phase() {
         "weather" => {
             let chart = &rules.charts.weather;

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
-use crate::base::hex::{neighbours, HexId, Hexside};
+use crate::base::hex::{neighbours, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::{Condition, State};
@@ -36,16 +36,11 @@ fn enemy_adjacent(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec
 }
 
 /// Savannah 4.19: a unit behind an unbreached fieldwork (a fieldwork hexside
-/// of its hex that protects it).
-fn behind_fieldwork(rules: &Rules, hex: HexId) -> bool {
-    let map = &rules.module.map;
-    let fieldworks: BTreeSet<&str> =
-        rules.charts.terrain.hexsides.iter().filter(|h| h.fieldwork).map(|h| h.id.as_str()).collect();
-    neighbours(hex, map.layout).into_iter().filter_map(|n| Hexside::between(hex, n, map.layout)).any(|side| {
-        map.hexsides.get(&side).is_some_and(|features| {
-            features.iter().any(|f| fieldworks.contains(f.as_str()) && map.protected_hex(side, f) == Some(hex))
-        })
-    })
+/// of its hex that protects it): "units do not benefit while rallying
+/// behind a fieldwork if a hexside is breached".
+fn behind_fieldwork(rules: &Rules, state: &State, hex: HexId) -> bool {
+    let works = crate::systems::gboar::board::terrain::Terrain::of(rules, state).fieldworks_of(hex);
+    !works.is_empty() && works.iter().all(|(_, breached)| !breached)
 }
 
 /// Series 15: the phasing player's Rally Phase.
@@ -116,7 +111,7 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
                     .map(|l| (format!("leadership ({})", l.name), l.leadership_drm.unwrap_or(0))),
                 // Savannah 4.19: behind an unbreached fieldwork.
                 "fieldworks-rally" => {
-                    behind_fieldwork(rules, hex).then(|| ("behind fieldworks".to_string(), m.value.unwrap_or(0)))
+                    behind_fieldwork(rules, state, hex).then(|| ("behind fieldworks".to_string(), m.value.unwrap_or(0)))
                 }
                 // Savannah 4.11: Allied units in the British Naval Bombardment Zone.
                 "naval-bombardment-zone" => {

@@ -400,8 +400,8 @@ impl Judge<'_> {
             return Err(Error::refused(format!("victory condition {}: rolled_by {} is no player", c.id, t.rolled_by)));
         }
         let region = self.region(&t.zone)?;
-        // Every hex of the zone counts, intact or destroyed (2.1): this
-        // version keeps no destroyed-hex state, so no hex is left out.
+        // Every hex of the zone counts, intact or destroyed (2.1:
+        // "Occupied spaces can be either intact or destroyed").
         let occupied = self.occupied(region, &t.by);
         let turn = self.state.turn;
         if occupied.is_empty() {

@@ -137,7 +137,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use crate::base::error::{Error, Result};
-use crate::base::hex::{neighbours, HexId, Hexside};
+use crate::base::hex::{neighbours, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::{Condition, OffMap, State};

@@ -18,22 +18,15 @@ pub struct MoraleCheck<'a> {
 }
 
 /// 13.5: whether every hexside between `hex` and the adjacent hexes of
-/// `from` is a fieldwork protecting `hex` (unbreached: no breach is
-/// recorded yet). False when no hex of `from` is adjacent.
-pub(super) fn solely_across_fieldworks(rules: &Rules, hex: HexId, from: &[HexId]) -> bool {
-    let map = &rules.module.map;
-    let fieldworks: BTreeSet<&str> =
-        rules.charts.terrain.hexsides.iter().filter(|h| h.fieldwork).map(|h| h.id.as_str()).collect();
+/// `from` is an unbreached fieldwork protecting `hex` ("Defending units
+/// attacked solely across unbreached fieldwork hexsides"). False when no
+/// hex of `from` is adjacent.
+pub(super) fn solely_across_fieldworks(rules: &Rules, state: &State, hex: HexId, from: &[HexId]) -> bool {
+    let layout = rules.module.map.layout;
+    let works = crate::systems::gboar::board::terrain::Terrain::of(rules, state).fieldworks_of(hex);
     let adjacent: Vec<HexId> =
-        from.iter().copied().filter(|a| crate::base::hex::are_adjacent(*a, hex, map.layout)).collect();
-    !adjacent.is_empty()
-        && adjacent.iter().all(|a| {
-            Hexside::between(hex, *a, map.layout).is_some_and(|side| {
-                map.hexsides.get(&side).is_some_and(|features| {
-                    features.iter().any(|f| fieldworks.contains(f.as_str()) && map.protected_hex(side, f) == Some(hex))
-                })
-            })
-        })
+        from.iter().copied().filter(|a| crate::base::hex::are_adjacent(*a, hex, layout)).collect();
+    !adjacent.is_empty() && adjacent.iter().all(|a| works.iter().any(|(n, breached)| n == a && !breached))
 }
 
 /// 13.5: `unit` checks morale; whether it passes, and the event.
@@ -73,7 +66,7 @@ pub fn morale_check(
             "leadership" => crate::systems::gboar::board::units::leader_in_command(rules, state, hex, c)
                 .map(|l| (format!("leadership ({})", l.name), l.leadership_drm.unwrap_or(0))),
             // 13.5: defending solely across unbreached fieldworks.
-            "fieldworks-defence" => solely_across_fieldworks(rules, hex, check.attacked_from)
+            "fieldworks-defence" => solely_across_fieldworks(rules, state, hex, check.attacked_from)
                 .then(|| ("defending across fieldworks".to_string(), m.value.unwrap_or(0))),
             // A triggered check's own modifier (Savannah 4.19).
             id if chart.triggered_checks.iter().any(|t| t.id == id) => {
@@ -89,6 +82,11 @@ pub fn morale_check(
             drms.push(v);
         }
     }
+    // Savannah 4.3: a Random Events card's DRM for the player's morale checks.
+    let player = crate::systems::gboar::board::units::player_of(rules, unit);
+    let cards = crate::systems::gboar::effects::card_effects::own_roll(rules, state, "morale-check", &player);
+    drms.extend(cards.iter().map(|c| (c.text.clone(), c.value)));
+    crate::systems::gboar::effects::card_effects::spend(state, &cards);
     let die = match chart.die {
         crate::systems::gboar::data::charts::Die::D10 => crate::base::dice::Die::D10,
     };

@@ -192,6 +192,15 @@ pub fn attacker_refused(rules: &Rules, state: &State, player: &str, id: &str) ->
             format!("{id} may not attack in Close Combat this turn (the scenario's turn restrictions)"),
         ));
     }
+    if crate::systems::gboar::board::units::defence_only_alone(rules, state, id) {
+        return Some(Refusal::new(
+            Code::DefenceOnlyAlone,
+            format!(
+                "{id} is alone in its hex: its combat value is in parenthesis, for defence only when alone \
+                 (Savannah 4.8); it attacks only stacked with another combat unit"
+            ),
+        ));
+    }
     if u.cavalry_withdrawn {
         return Some(Refusal::new(
             Code::AttackerWithdrawn,

@@ -273,7 +273,7 @@ fn demi_leader_near(rules: &Rules, state: &State, units: &[String], attacker: bo
 /// is not prohibited terrain (the note on flanks).
 fn open_flank(rules: &Rules, state: &State, e: &Engagement) -> bool {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let occupied = occupants(rules, state);
     let att: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
     let def: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
@@ -420,7 +420,7 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
         return false;
     }
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
     // The ZOC is asked about in the hexes around `hexes` only.
@@ -503,7 +503,7 @@ fn entry_value(d: &Drm, turn: u32) -> Option<i32> {
 pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Modifier>> {
     let chart = &rules.charts.close_combat_drms.close_combat_drms;
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let name = |id: &str| rules.counter(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string());
     let att_hexes: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
     let def_hexes: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
@@ -670,7 +670,10 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 // switches from the Strategic to the Tactical Turn Track are
                 // carried over": after the switch, the last strategic turn's.
                 let turn = state.strategic_turn_last.unwrap_or(state.turn);
-                let value = entry_value(d, turn).unwrap_or(0);
+                // 4.14 NOTE: "The defenses may be completed ahead of
+                // schedule on turns 10 or 11 as a result of the play of
+                // Random Events" (cards.yaml complete-british-works).
+                let value = if state.british_works_complete { 0 } else { entry_value(d, turn).unwrap_or(0) };
                 let crosses =
                     best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| d.applies_to.contains(i)));
                 (value != 0 && crosses).then(|| {
@@ -715,6 +718,26 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 }
             }
             out.push(Modifier { id: d.id.clone(), value, text });
+        }
+    }
+    // Savannah 4.3: the DRMs of Random Events cards played for this roll.
+    let fieldworks: BTreeSet<&str> =
+        rules.charts.terrain.hexsides.iter().filter(|h| h.fieldwork).map(|h| h.id.as_str()).collect();
+    let across_fieldworks =
+        best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| fieldworks.contains(i.as_str())));
+    for c in crate::systems::gboar::effects::card_effects::close_combat(
+        rules,
+        state,
+        &attacker_player,
+        &defender_player,
+        across_fieldworks,
+    ) {
+        if c.value != 0 {
+            out.push(Modifier {
+                id: crate::systems::gboar::effects::card_effects::drm_id(&c),
+                value: c.value,
+                text: c.text,
+            });
         }
     }
     Ok(out)

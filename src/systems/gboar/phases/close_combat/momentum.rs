@@ -146,7 +146,7 @@ pub fn advance(
     start: &BTreeMap<String, Option<HexId>>,
 ) -> Result<Vec<Event>> {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::board::terrain::Terrain::new(rules);
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
     let mut events = Vec::new();
     let vacated: Vec<HexId> =
         a.defending_hexes.iter().copied().filter(|h| combat_units_at(rules, state, *h).is_empty()).collect();

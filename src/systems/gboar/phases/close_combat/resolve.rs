@@ -441,6 +441,8 @@ pub fn resolve_phase(
             dice,
             &mut events,
         )?;
+        // Savannah 4.3: a card's one-roll DRM is spent by this roll.
+        crate::systems::gboar::effects::card_effects::spend_ids(rules, &mut next, mods.iter().map(|m| m.id.as_str()));
         // Step 7: the Attacker's choices fall on its own half, the hex's on the Defender's.
         // 13.1: DC is the Defender's choice and AC the Attacker's, on
         // whichever side the result falls.

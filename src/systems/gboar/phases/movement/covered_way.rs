@@ -22,13 +22,29 @@ impl Phase<'_> {
         // "They may not move any further that turn" (`lost_effects`).
         let stops = self.covered_way.lost_effects.may_not_move_further;
         let mut lost_at = None;
+        // Savannah 4.3: a card spares the stack its lost rolls this turn.
+        let spared = crate::systems::gboar::effects::card_effects::lost_roll_ignored(&run.state, ids);
+        if let Some(card) = spared.as_ref().filter(|_| walked.steps.iter().any(|s| s.along)) {
+            run.events.push(
+                Event::new(
+                    "Savannah 4.3",
+                    "covered-way-no-roll",
+                    format!(
+                        "{} move along the Covered Way with no lost roll: the Random Events card {card} (Savannah 4.3, 4.9)",
+                        self.names(ids)
+                    ),
+                )
+                .with("units", ids)
+                .with("card", card),
+            );
+        }
         for k in 0..walked.steps.len() {
             if !walked.steps.get(k).is_some_and(|s| s.along) {
                 continue;
             }
             let Some(hex) = walked.hexes.get(k).copied() else { break };
             // Once lost, a stack that goes on rolls no more: it is Lost.
-            if let (None, Some(dice)) = (lost_at, run.dice.as_mut()) {
+            if let (None, Some(dice), None) = (lost_at, run.dice.as_mut(), &spared) {
                 let mut drms: Vec<(String, i32)> = Vec::new();
                 for d in &table.drms {
                     match d.id.as_str() {

@@ -488,8 +488,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 impl<'a> Phase<'a> {
-    fn new(rules: &'a Rules, state: &State, player: &str) -> std::result::Result<Phase<'a>, String> {
-        let terrain = Terrain::new(rules);
+    fn new(rules: &'a Rules, state: &'a State, player: &str) -> std::result::Result<Phase<'a>, String> {
+        let terrain = Terrain::of(rules, state);
         let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
         let data = &rules.sequence.data;
         let player_of_army = rules.players_of_armies();

@@ -481,7 +481,9 @@ impl Phase<'_> {
             // Savannah 4.7: the turn of arrival's bonus, then artillery
             // doubled, then strategic movement doubles again (4.7's example).
             let arrival = u.arriving.as_ref().filter(|a| a.turn == state.turn && run.arrived.contains_key(id));
-            let mut base = printed;
+            // Savannah 4.3: a card's MPs for this Movement Phase.
+            let mut base =
+                printed.saturating_add(crate::systems::gboar::effects::card_effects::movement_bonus(state, id));
             if let Some(a) = arrival {
                 base = base.saturating_add(a.mp_bonus);
                 if c.is_artillery() {

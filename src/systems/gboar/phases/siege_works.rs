@@ -1,0 +1,384 @@
+//! The Construct Siege Works Phase (Savannah 3 IV, 4.4, 4.5), French only,
+//! on the turns of the scenario's `french-siege-works` steps (9 to 12):
+//!
+//! 1. On a step with `complete_previous`, each construction marker placed
+//!    on an earlier turn is flipped to its completed side, unless the
+//!    weather prevents it (4.4, charts/weather.yaml `completion`) or a
+//!    Parade Order enemy combat unit is adjacent (4.5); such a marker
+//!    stays under construction, to be flipped at a later step if it can.
+//! 2. The French place the step's construction markers (`place`), each
+//!    with the hexsides to entrench (the counter laid down): at the step's
+//!    distance from the Savannah Defensive Perimeter, not adjacent to an
+//!    enemy combat unit, not in rice fields, swamp or the Jewish Cemetery,
+//!    not in adverse weather; the first extending from a completed work
+//!    hex; within the counter mix.
+//!
+//! Orders (the French side; none places nothing):
+//!
+//! ```yaml
+//! place:
+//!   - {hex: "2612", toward: ["2511", "2512"]}   # entrench the hexsides facing these hexes
+//! ```
+
+use serde::Deserialize;
+
+use crate::base::error::Result;
+use crate::base::hex::{are_adjacent, HexId};
+use crate::system::Event;
+use crate::systems::gboar::board::refusals::Code;
+use crate::systems::gboar::board::siege;
+use crate::systems::gboar::board::state::{Resolution, SiegeWork, State};
+use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::data::scenario::MarkerCount;
+
+/// The orders' list key.
+pub const PLACE: &str = "place";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstructOrders {
+    #[serde(default)]
+    pub place: Vec<Marker>,
+}
+
+/// One construction marker: its hex and the adjacent hexes its entrenched
+/// hexsides face.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Marker {
+    pub hex: String,
+    pub toward: Vec<String>,
+}
+
+fn parse(body: &crate::base::yaml::Value) -> std::result::Result<ConstructOrders, String> {
+    if body.as_mapping().is_none_or(|m| m.is_empty()) {
+        return Ok(ConstructOrders::default());
+    }
+    crate::base::yaml::from_value(body.clone()).map_err(|e| crate::base::error::echo_serde(&e))
+}
+
+/// A problem: code, field, message.
+pub type Problem = (Code, String, String);
+
+/// The markers placed earlier that this step flips: (index in the state's
+/// works, why not when it may not).
+fn flips(rules: &Rules, state: &State) -> Vec<(usize, Option<String>)> {
+    let Some((_, step)) = siege::step_of(rules, state.turn) else { return Vec::new() };
+    if !step.complete_previous {
+        return Vec::new();
+    }
+    let builder = siege::builder_player(rules);
+    let weather = siege::weather_allows_completion(rules, state);
+    state
+        .siege_works
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !w.completed && w.placed < state.turn)
+        .map(|(i, w)| {
+            let hex: Option<HexId> = w.hex.parse().ok();
+            let enemies = hex.map(|h| siege::enemies_next_to(rules, state, h, &builder, true)).unwrap_or_default();
+            let why = if !weather {
+                Some(format!(
+                    "the {} prevents the completion of siege works (Savannah 4.4)",
+                    siege::weather_name(rules, state)
+                ))
+            } else if !enemies.is_empty() {
+                Some(format!("Parade Order enemy combat units are adjacent: {} (Savannah 4.5)", enemies.join(", ")))
+            } else {
+                None
+            };
+            (i, why)
+        })
+        .collect()
+}
+
+/// The completed works' hexes once this step's flips are made.
+fn completed_after_flips(rules: &Rules, state: &State) -> Vec<HexId> {
+    let mut hexes = siege::completed_hexes(state);
+    for (i, why) in flips(rules, state) {
+        if why.is_none() {
+            if let Some(h) = state.siege_works.get(i).and_then(|w| w.hex.parse().ok()) {
+                hexes.push(h);
+            }
+        }
+    }
+    hexes
+}
+
+/// How many markers the step lets the builder place now, and the limit's
+/// words; `None` when the step places none.
+pub fn allowance(rules: &Rules, state: &State) -> Option<(u32, String)> {
+    let (rule, step) = siege::step_of(rules, state.turn)?;
+    let place = step.place.as_ref()?;
+    let left = siege::markers_left(rule, &state.siege_works);
+    let (n, words) = match &place.markers {
+        MarkerCount::Number(n) => (*n, format!("up to {n}")),
+        MarkerCount::Word(_) => (left.unwrap_or(0), "all the remaining".to_string()),
+    };
+    let extra = state.extra_construction_markers;
+    let n = n.saturating_add(extra);
+    let n = left.map_or(n, |l| n.min(l));
+    let words = if extra > 0 { format!("{words} and {extra} more (a Random Events card)") } else { words };
+    Some((n, words))
+}
+
+/// Savannah 4.4: why `hex` may not take a construction marker of this step
+/// (the `first` marker of the orders, or a later one), or `None`.
+pub fn hex_refusal(rules: &Rules, state: &State, hex: HexId, first: bool) -> Option<(Code, String)> {
+    let (rule, step) = siege::step_of(rules, state.turn)?;
+    let place = step.place.as_ref()?;
+    let not_in = rule.not_in.as_ref()?;
+    let layout = rules.module.map.layout;
+    if !rules.module.map.terrain.contains_key(&hex) {
+        return Some((Code::SiegeMarkerHex, format!("{hex} is not a hex of the map")));
+    }
+    if state.siege_works.iter().any(|w| w.hex == hex.to_string()) {
+        return Some((Code::SiegeMarkerHex, format!("{hex} holds siege works already")));
+    }
+    let completed = completed_after_flips(rules, state);
+    // With no completed work in play, the first marker starts the works
+    // as turn 9's does (rules silent: docs/rules-readings.md).
+    let start = completed.is_empty() && place.first_extends;
+    let exact = if start {
+        rule.steps.iter().filter_map(|s| s.place.as_ref()).find_map(|p| p.hexes_from_perimeter)
+    } else {
+        place.hexes_from_perimeter
+    };
+    let d = siege::perimeter_distance(rules, not_in, hex)?;
+    let zone = rules.module.map.zone(&not_in.perimeter).map(|z| z.name.clone()).unwrap_or_default();
+    if let Some(e) = exact.filter(|e| d != *e) {
+        return Some((
+            Code::SiegeMarkerDistance,
+            format!("{hex} is {d} hexes from the {zone}; the marker goes in a space {e} hexes distant (Savannah 4.4)"),
+        ));
+    }
+    if let Some(m) = place.min_hexes_from_perimeter.filter(|m| !start && d < *m) {
+        return Some((
+            Code::SiegeMarkerDistance,
+            format!(
+                "{hex} is {d} hexes from the {zone}; markers of turn {} may extend no more than 1 hex closer: at least {m} (Savannah 4.4)",
+                state.turn
+            ),
+        ));
+    }
+    if let Some(why) = siege::ground_refusal(rules, not_in, hex) {
+        return Some((Code::SiegeMarkerGround, why));
+    }
+    if not_in.adjacent_to_enemy_combat_unit {
+        let enemies = siege::enemies_next_to(rules, state, hex, &siege::builder_player(rules), false);
+        if !enemies.is_empty() {
+            return Some((
+                Code::SiegeMarkerEnemyAdjacent,
+                format!("{hex} is adjacent to enemy combat units: {} (Savannah 4.4)", enemies.join(", ")),
+            ));
+        }
+    }
+    if first && place.first_extends && !start && !completed.iter().any(|c| are_adjacent(*c, hex, layout)) {
+        let list: Vec<String> = completed.iter().map(|h| h.to_string()).collect();
+        return Some((
+            Code::SiegeMarkerExtends,
+            format!(
+                "{hex}: the first marker placed must extend from a completed siege work hex ({}) (Savannah 4.4)",
+                list.join(", ")
+            ),
+        ));
+    }
+    None
+}
+
+/// Every problem of the French orders (`side` gives them).
+pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
+    let orders = match parse(body) {
+        Ok(o) => o,
+        Err(e) => return vec![(Code::OrdersShape, String::new(), format!("construct siege works orders: {e}"))],
+    };
+    if orders.place.is_empty() {
+        return Vec::new();
+    }
+    let builder = siege::builder(rules).and_then(|a| crate::systems::gboar::board::units::side_of_army(rules, &a));
+    if builder.as_deref() != Some(side) {
+        return vec![(
+            Code::SiegeMarkerCount,
+            PLACE.into(),
+            format!("only the {} side constructs siege works (Savannah 3 IV)", builder.unwrap_or_default()),
+        )];
+    }
+    let Some((rule, _)) = siege::step_of(rules, state.turn) else {
+        return vec![(
+            Code::SiegeMarkerCount,
+            PLACE.into(),
+            format!("turn {} is no siege works turn (Savannah 4.4)", state.turn),
+        )];
+    };
+    let Some((allowed, words)) = allowance(rules, state) else {
+        return vec![(
+            Code::SiegeMarkerCount,
+            PLACE.into(),
+            format!(
+                "turn {} places no construction markers: the markers placed before are flipped (Savannah 4.4)",
+                state.turn
+            ),
+        )];
+    };
+    if rule.not_in.as_ref().is_some_and(|n| n.weather_prevents) && !siege::weather_allows(rules, state) {
+        return vec![(
+            Code::SiegeMarkerWeather,
+            PLACE.into(),
+            format!(
+                "the {} prevents the construction of siege works this turn (Savannah 4.4); place nothing",
+                siege::weather_name(rules, state)
+            ),
+        )];
+    }
+    let mut found = Vec::new();
+    if orders.place.len() as u32 > allowed {
+        found.push((
+            Code::SiegeMarkerCount,
+            PLACE.into(),
+            format!(
+                "{} markers: turn {} places {words} construction markers, {allowed} now (Savannah 4.4; the counter mix)",
+                orders.place.len(),
+                state.turn
+            ),
+        ));
+    }
+    let layout = rules.module.map.layout;
+    let mut seen: Vec<String> = Vec::new();
+    let mut works = state.siege_works.clone();
+    for (i, m) in orders.place.iter().enumerate() {
+        let field = format!("{PLACE}[{i}]");
+        let Ok(hex) = m.hex.parse::<HexId>() else {
+            found.push((Code::NotAHexId, format!("{field}.hex"), format!("'{}' is not a hex id", m.hex)));
+            continue;
+        };
+        if seen.contains(&m.hex) {
+            found.push((Code::SiegeMarkerHex, format!("{field}.hex"), format!("{hex} is named twice")));
+            continue;
+        }
+        seen.push(m.hex.clone());
+        if let Some((code, message)) = hex_refusal(rules, state, hex, i == 0) {
+            found.push((code, format!("{field}.hex"), message));
+            continue;
+        }
+        // The hexsides: sides of the hex, each once, as many as a counter
+        // of the mix shows (4.4 Considerations).
+        let mut sides: Vec<String> = Vec::new();
+        for (j, t) in m.toward.iter().enumerate() {
+            let ok = t.parse::<HexId>().is_ok_and(|h| are_adjacent(h, hex, layout));
+            if !ok || sides.contains(t) {
+                found.push((
+                    Code::SiegeHexsides,
+                    format!("{field}.toward[{j}]"),
+                    format!("'{t}' is not a hex adjacent to {hex} named once: toward names the hexes its entrenched hexsides face"),
+                ));
+            }
+            sides.push(t.clone());
+        }
+        let n = m.toward.len();
+        let sizes = siege::mix_sizes(rule);
+        let left = siege::counters_left(rule, &works, n);
+        if n == 0 || left == Some(0) {
+            let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+            found.push((
+                Code::SiegeHexsides,
+                format!("{field}.toward"),
+                format!(
+                    "{n} hexsides: no siege works counter of the mix is left that shows {n} (the mix shows {}; Savannah 4.4 Considerations)",
+                    sizes.join(", ")
+                ),
+            ));
+        }
+        works.push(SiegeWork {
+            hex: m.hex.clone(),
+            toward: m.toward.clone(),
+            placed: state.turn,
+            completed: false,
+            breached: Vec::new(),
+        });
+    }
+    found
+}
+
+/// Savannah 4.4, 4.5: the phase.
+pub fn resolve(
+    rules: &Rules,
+    state: &State,
+    orders: &std::collections::BTreeMap<String, crate::base::yaml::Value>,
+) -> Result<Resolution> {
+    for (side, body) in orders {
+        if let Some((code, field, message)) = check(rules, state, side, body).into_iter().next() {
+            let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
+            return Err(crate::systems::gboar::board::refusals::refuse(
+                code,
+                format!("{side}'s orders, {at}{message}"),
+            ));
+        }
+    }
+    let mut next = state.clone();
+    let mut events = Vec::new();
+    for (i, why) in flips(rules, state) {
+        let Some(w) = next.siege_works.get_mut(i) else { continue };
+        match why {
+            None => {
+                w.completed = true;
+                events.push(
+                    Event::new(
+                        "Savannah 4.4",
+                        "siege-works-completed",
+                        format!(
+                            "the construction marker in {} is flipped: siege works completed toward {} (Savannah 4.4)",
+                            w.hex,
+                            w.toward.join(", ")
+                        ),
+                    )
+                    .with("hex", &w.hex)
+                    .with("toward", &w.toward),
+                );
+            }
+            Some(why) => events.push(
+                Event::new(
+                    if why.contains("4.5") { "Savannah 4.5" } else { "Savannah 4.4" },
+                    "siege-works-not-completed",
+                    format!("the construction marker in {} is not flipped: {why}", w.hex),
+                )
+                .with("hex", &w.hex),
+            ),
+        }
+    }
+    for body in orders.values() {
+        let Ok(o) = parse(body) else { continue };
+        for m in o.place {
+            events.push(
+                Event::new(
+                    "Savannah 4.4",
+                    "construction-marker-placed",
+                    format!(
+                        "a construction marker is placed in {}, to entrench the hexsides toward {} (Savannah 4.4)",
+                        m.hex,
+                        m.toward.join(", ")
+                    ),
+                )
+                .with("hex", &m.hex)
+                .with("toward", &m.toward),
+            );
+            next.siege_works.push(SiegeWork {
+                hex: m.hex,
+                toward: m.toward,
+                placed: state.turn,
+                completed: false,
+                breached: Vec::new(),
+            });
+        }
+    }
+    next.extra_construction_markers = 0;
+    Ok(Resolution { state: next, events })
+}
+
+/// The hexes where the first marker of this step's orders may go (what the
+/// template offers), sorted; empty when none may be placed.
+pub fn open_hexes(rules: &Rules, state: &State) -> Vec<HexId> {
+    if allowance(rules, state).is_none_or(|(n, _)| n == 0) || !siege::weather_allows(rules, state) {
+        return Vec::new();
+    }
+    rules.module.map.terrain.keys().copied().filter(|h| hex_refusal(rules, state, *h, true).is_none()).collect()
+}
