@@ -313,18 +313,7 @@ fn breach(
     // Savannah 4.19: "Units in a fieldwork that receives a breach must
     // perform a morale check."
     if let Some(hex) = hex {
-        let by_army = armies_of(rules, by.player).first().cloned().unwrap_or_default();
-        let morale = morale_now(state);
-        events.extend(crate::systems::gboar::effects::results::triggered_check(
-            rules,
-            state,
-            "fieldwork-breached",
-            &[hex],
-            &by_army,
-            &morale,
-            &BTreeMap::new(),
-            dice,
-        )?);
+        events.extend(morale_checks(rules, state, by, "fieldwork-breached", hex, dice)?);
     }
     Ok(events)
 }
@@ -383,20 +372,33 @@ fn destroy_city_hex(
     )
     .with("hex", &chosen)];
     if let Ok(hex) = chosen.parse::<HexId>() {
-        let by_army = armies_of(rules, by.player).first().cloned().unwrap_or_default();
-        let morale = morale_now(state);
-        events.extend(crate::systems::gboar::effects::results::triggered_check(
-            rules,
-            state,
-            "city-hex-destroyed",
-            &[hex],
-            &by_army,
-            &morale,
-            &BTreeMap::new(),
-            dice,
-        )?);
+        events.extend(morale_checks(rules, state, by, "city-hex-destroyed", hex, dice)?);
     }
     Ok(events)
+}
+
+/// Savannah 4.19: the morale checks a siege result triggers (`trigger`,
+/// the morale-check chart's) for the units in `hex`, caused by `by`'s army.
+fn morale_checks(
+    rules: &Rules,
+    state: &mut State,
+    by: &By,
+    trigger: &str,
+    hex: HexId,
+    dice: &mut dyn Dice,
+) -> Result<Vec<Event>> {
+    let by_army = armies_of(rules, by.player).first().cloned().unwrap_or_default();
+    let morale = morale_now(state);
+    crate::systems::gboar::effects::results::triggered_check(
+        rules,
+        state,
+        trigger,
+        &[hex],
+        &by_army,
+        &morale,
+        &BTreeMap::new(),
+        dice,
+    )
 }
 
 /// A construction marker (not completed works, 4.5) is removed.
