@@ -217,11 +217,25 @@ pub fn refuse(code: Code, message: impl Into<String>) -> Error {
     Error::coded(format!("{} [{}, {}]", message.into(), code.id(), code.rule()), vec![code.carried()])
 }
 
+/// A field's name as a message's prefix (`moves[0]: `), or nothing.
+fn at(field: &str) -> String {
+    if field.is_empty() {
+        String::new()
+    } else {
+        format!("{field}: ")
+    }
+}
+
 /// One problem line of a refusal at resolve, ending in its code and rule:
 /// `  red: moves[0].path[1]: 0606 is in the ZOC ... [zoc-stops-move, 8.31]`.
 pub fn line(side: &str, field: &str, message: &str, code: Code) -> String {
-    let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
-    format!("  {side}: {at}{message} [{}, {}]", code.id(), code.rule())
+    format!("  {side}: {}{message} [{}, {}]", at(field), code.id(), code.rule())
+}
+
+/// A step refused at resolve for the first problem of a side's orders:
+/// "`side`'s orders, `field`: `message` [code, rule]".
+pub fn refuse_orders(side: &str, field: &str, message: &str, code: Code) -> Error {
+    refuse(code, format!("{side}'s orders, {}{message}", at(field)))
 }
 
 /// A step refused for every problem its orders have, each line ending in its

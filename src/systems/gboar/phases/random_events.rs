@@ -134,8 +134,7 @@ pub fn resolve(
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
     if let Some((side, code, field, message)) = check(rules, state, orders).into_iter().next() {
-        let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
-        return Err(crate::systems::gboar::board::refusals::refuse(code, format!("{side}'s orders, {at}{message}")));
+        return Err(crate::systems::gboar::board::refusals::refuse_orders(&side, &field, &message, code));
     }
     let mut next = state.clone();
     let mut events = Vec::new();

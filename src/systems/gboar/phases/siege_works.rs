@@ -307,11 +307,7 @@ pub fn resolve(
 ) -> Result<Resolution> {
     for (side, body) in orders {
         if let Some((code, field, message)) = check(rules, state, side, body).into_iter().next() {
-            let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
-            return Err(crate::systems::gboar::board::refusals::refuse(
-                code,
-                format!("{side}'s orders, {at}{message}"),
-            ));
+            return Err(crate::systems::gboar::board::refusals::refuse_orders(side, &field, &message, code));
         }
     }
     let mut next = state.clone();
