@@ -227,6 +227,7 @@ fn every_command_prints_json_and_its_errors_as_json() {
         (vec!["player", "--dir", "g", "british=Ann <ann@example.org>"],
          vec!["player", "--dir", "g", "nobody"], 2, "usage"),
         (vec!["verify", "--dir", "g"], vec!["verify", "--dir", "g", "--head", "zz"], 2, "usage"),
+        (vec!["publish", "--dir", "g", "pub.tar.gz"], vec!["publish", "--dir", "g", "pub.tar.gz"], 2, "usage"),
         (vec!["mail", "--dir", "g", "--dry-run", "--transport", "folder", "--from", "Ref <ref@example.org>"],
          vec!["mail", "--dir", "g", "--dry-run", "--transport", "folder"], 2, "usage"),
         (vec!["odds", "--module", "savannah-1779", "--scenario", "historical", "--column", "3-2", "--drm", "1"],

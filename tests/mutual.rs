@@ -228,11 +228,23 @@ fn a_three_player_game_in_mutual_mode() {
 
     let verdict = run(d, &["verify", "--dir", "g", "--format", "json"]).json();
     assert_eq!(verdict["ok"], true, "{verdict}");
-    // The Python reference, from the folder alone.
+    // Published (issue 17): the copy verifies, as a folder and as a
+    // .tar.gz, and holds no player's chain top nor any key not yet revealed.
+    run(d, &["publish", "--dir", "g", "published"]).ok();
+    run(d, &["publish", "--dir", "g", "published.tar.gz"]).ok();
+    let from_tarball = run(d, &["verify", "published.tar.gz", "--format", "json"]).json();
+    assert_eq!((from_tarball["ok"].clone(), from_tarball["steps"].clone()), (true.into(), verdict["steps"].clone()));
+    for (path, bytes) in common::all_files(&d.join("published")) {
+        for c in &chains {
+            assert!(!contains(&bytes, &c.top.to_hex()), "{} holds a chain top", path.display());
+        }
+        assert!(!contains(&bytes, "@example.org"), "{} holds an address", path.display());
+    }
+    // The Python reference, from the published folder alone.
     let out = Command::new("python3")
         .arg(repo_root().join("tests/reference/dice_ref.py"))
         .arg("--verify-folder")
-        .arg(&game)
+        .arg(d.join("published"))
         .output()
         .expect("python3 runs");
     let text = String::from_utf8_lossy(&out.stdout);

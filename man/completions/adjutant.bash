@@ -58,6 +58,9 @@ _adjutant() {
             adjutant,player)
                 cmd="adjutant__subcmd__player"
                 ;;
+            adjutant,publish)
+                cmd="adjutant__subcmd__publish"
+                ;;
             adjutant,report)
                 cmd="adjutant__subcmd__report"
                 ;;
@@ -169,6 +172,9 @@ _adjutant() {
             adjutant__subcmd__help,player)
                 cmd="adjutant__subcmd__help__subcmd__player"
                 ;;
+            adjutant__subcmd__help,publish)
+                cmd="adjutant__subcmd__help__subcmd__publish"
+                ;;
             adjutant__subcmd__help,report)
                 cmd="adjutant__subcmd__help__subcmd__report"
                 ;;
@@ -257,7 +263,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
+            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -669,7 +675,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll join resolve submit mail report status template odds validate player verify dice check-game case module modules map selfplay demo generate help"
+            opts="new roll join resolve submit mail report status template odds validate player verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -949,6 +955,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__player)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__publish)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1531,6 +1551,36 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__player)
+            opts="-h --wait --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__publish)
             opts="-h --wait --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

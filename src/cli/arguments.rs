@@ -324,8 +324,13 @@ Examples:
   adjutant verify --dir rolls
   adjutant verify --dir savannah --format json
   adjutant verify --dir savannah --head 9f3c...e1   the journal head a report gave you
+  adjutant verify savannah-published.tar.gz         a copy made by `adjutant publish`
 
-Needs no secret: run it on the folder as published. For a game it also replays
+Needs no secret: run it on the folder as published, or on the .tar.gz
+`adjutant publish` made (unpacked into a temporary folder, removed after; only
+plain files and folders under one top folder are taken). A published copy
+holds no addresses, so the players each entry binds are not checked there, and
+the verdict says so. For a game it also replays
 every step with the rules engine from the scenario's set-up (events and state
 hashes), and renders every report in reports/ again from the journal. It names
 every file the folder should not hold (an orders file no journal entry records,
@@ -336,6 +341,24 @@ that the journal still holds that entry, so the last steps cannot have been cut
 back unseen. Exits 0 when every check holds, 1 naming the first file that fails
 (a journal entry, an orders file, a report with the line and column that differ).")]
     Verify(VerifyArgs),
+
+    /// Write what a third party needs to verify a game, and nothing else.
+    #[command(after_help = "\
+Examples:
+  adjutant publish --dir savannah savannah-published.tar.gz
+  adjutant publish --dir savannah ./savannah-published      a folder instead
+  adjutant verify savannah-published.tar.gz                  anyone can then check it
+
+The copy holds game.yaml without the players' addresses, the mail settings or
+the module folder's path (a module folder's files go in its module/), and the
+journal, orders, reports and state.yaml; never .secret/, inbox/, standing/,
+mutual/, the mail folder or mailed.yaml. Every file of it is searched for each
+address game.yaml names and each secret in .secret/ before anything is written:
+one found (in an orders file, say, published byte for byte since the journal
+commits to it) stops the publication, named. A .tar.gz holds one folder (named
+after the file), its entries in byte order with every time and owner zero: the
+same game gives the same bytes. No command writes a published copy.")]
+    Publish(PublishArgs),
 
     /// The dice protocol's primitives, to check any roll by hand.
     #[command(
@@ -721,10 +744,26 @@ pub struct VerifyArgs {
     /// The folder to verify.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
+    /// A folder or a .tar.gz made by `adjutant publish`, instead of --dir.
+    #[arg(value_name = "FOLDER|TARBALL", conflicts_with = "dir")]
+    pub path: Option<PathBuf>,
     /// A journal head you kept (64 hex digits, from a report's `journal head`
     /// line): the journal must still hold that entry.
     #[arg(long, value_name = "SHA256")]
     pub head: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// Where to write the copy: a new folder, or a file whose name ends in
+    /// .tar.gz (or .tgz).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -157,6 +157,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
             None => roll(args, args.wait.duration(), out),
         },
         Command::Verify(args) => verify_folder(args, args.wait.duration(), out),
+        Command::Publish(args) => publish(args, args.wait.duration(), out),
         Command::Player(args) => player(args, args.wait.duration(), out),
         Command::Validate(args) => validate(args, args.wait.duration(), out),
         Command::Resolve(args) => resolve_game(args, args.wait.duration(), out),
@@ -331,7 +332,7 @@ fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
 }
 
 fn verify_folder(args: &arguments::VerifyArgs, wait: Duration, out: &Out) -> Outcome {
-    let dir = args.dir.as_path();
+    let dir = args.path.as_deref().unwrap_or(args.dir.as_path());
     let head = match &args.head {
         None => None,
         Some(hex) => Some(
@@ -340,9 +341,27 @@ fn verify_folder(args: &arguments::VerifyArgs, wait: Duration, out: &Out) -> Out
                 .map_err(|_| Error::usage("--head: give the 64 hexadecimal digits of a report's journal head"))?,
         ),
     };
-    let verdict = verify::verify_with(dir, &verify::Options { head, wait })?;
+    let verdict = adjutant::game::publish::verify_path(dir, &verify::Options { head, wait })?;
     out.result(&verdict, |s| render_verdict(dir, &verdict, s))?;
     Ok(if verdict.ok { 0 } else { 1 })
+}
+
+fn publish(args: &arguments::PublishArgs, wait: Duration, out: &Out) -> Outcome {
+    let published = adjutant::game::publish::publish(&args.dir, &args.out, wait)?;
+    out.result(&published, |s| {
+        format!(
+            "{} {} as {}: {} files ({} bytes), {} journal {}; anyone can check it with `adjutant verify {}`\n",
+            s.good("published"),
+            published.game_id,
+            published.out.display(),
+            published.files.len(),
+            published.bytes,
+            published.steps,
+            if published.steps == 1 { "entry" } else { "entries" },
+            published.out.display()
+        )
+    })?;
+    Ok(0)
 }
 
 fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
@@ -369,6 +388,10 @@ fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
             }
             if let Some(step) = v.head_found_at {
                 text += &format!("the head you kept is step {step} of this journal\n");
+            }
+            if v.published {
+                text += "a published copy: it withholds the players' addresses, so the players each step binds \
+                         were not checked\n";
             }
             text
         }

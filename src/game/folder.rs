@@ -93,6 +93,10 @@ pub struct GameConfig {
     /// which each journal entry binds (`players_sha256`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub player_changes: Vec<PlayerChange>,
+    /// A copy made by `adjutant publish` (publish.rs): no addresses, no
+    /// mail settings; only `verify` reads it, no command writes it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub published: bool,
 }
 
 /// game.yaml's `module_folder`: the module folder a game was begun with,
@@ -561,9 +565,14 @@ impl GameFolder {
         let Some(folder) = &self.config.module_folder else {
             return Ok(crate::system::ModuleFiles::embedded(module));
         };
-        let files = crate::system::ModuleFiles::read_folder(Path::new(&folder.path))?;
+        // A published copy holds the module's files in its own `module/`.
+        let path = match Path::new(&folder.path) {
+            p if p.is_relative() => self.root.join(p),
+            p => p.to_path_buf(),
+        };
+        let files = crate::system::ModuleFiles::read_folder(&path)?;
         let now = files.sha256s();
-        let named = |file: &str| Path::new(&folder.path).join(file).display().to_string();
+        let named = |file: &str| path.join(file).display().to_string();
         for (file, recorded) in &folder.sha256 {
             match now.get(file) {
                 Some(sha) if sha == recorded => {}
@@ -717,6 +726,7 @@ impl GameFolder {
             },
             mail: None,
             player_changes: Vec::new(),
+            published: false,
         };
         Self::create_with(root, config, &top, extra)
     }
@@ -889,6 +899,7 @@ mod tests {
             },
             mail: None,
             player_changes: Vec::new(),
+            published: false,
         }
     }
 

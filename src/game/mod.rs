@@ -14,6 +14,7 @@ pub mod journal;
 pub mod modules;
 pub mod mutual;
 pub mod play;
+pub mod publish;
 pub mod recovery;
 pub mod roll_log;
 pub mod selfplay;

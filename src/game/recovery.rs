@@ -317,6 +317,14 @@ fn apply(folder: &GameFolder, _lock: &FolderLock, any_state: bool) -> Result<Vec
 /// Take the folder's exclusive lock, waiting up to `wait`, and recover
 /// what a killed command left: how every command that writes begins.
 pub fn lock(folder: &GameFolder, wait: Duration) -> Result<FolderLock> {
+    if folder.config.published {
+        return Err(crate::base::error::Error::refused(format!(
+            "{}: a copy made by `adjutant publish`, to be verified (`adjutant verify {}`), not played: no command \
+             writes it; the game goes on in the referee's folder",
+            folder.root.display(),
+            folder.root.display()
+        )));
+    }
     let lock = fsio::lock_folder(&folder.root, wait)?;
     recover(folder, &lock)?;
     Ok(lock)

@@ -93,6 +93,9 @@ pub struct Verdict {
     /// writes them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reports_pending: Option<StepRange>,
+    /// A copy made by `adjutant publish`: it holds no addresses, so the
+    /// players each entry binds (`players_sha256`) are not checked.
+    pub published: bool,
 }
 
 /// A journal entry's place and the SHA-256 of its file.
@@ -161,6 +164,7 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
         head_found_at: None,
         failure: None,
         reports_pending: None,
+        published: folder.config.published,
     };
     let mut entries = Vec::new();
     // What a killed command left undone (on a folder this verify could not
@@ -377,7 +381,13 @@ fn check_head(
 /// it was resolved (`players_sha256`); a change made since with `adjutant
 /// player` is recorded in game.yaml's `player_changes`, so today's players
 /// with the later changes undone must hash to each entry's value.
+///
+/// A published copy (publish.rs) withholds the addresses: there is nothing
+/// to hash, and its `published` verdict says the players were not checked.
 fn check_players(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Result<(), Failure> {
+    if folder.config.published {
+        return Ok(());
+    }
     for (entry, _) in entries.iter().rev() {
         let Some(bound) = entry.players_sha256 else { continue };
         let players = folder.config.players_at(entry.step);
@@ -426,20 +436,36 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
         (dir.is_relative()).then(|| first.as_os_str().to_string_lossy().into_owned())
     });
     let is_game = folder.config.kind == FolderKind::Game;
+    let published = folder.config.published;
     for name in &names {
         let path = root.join(name);
         let dir = path.is_dir();
-        let expected = match name.as_str() {
-            crate::game::folder::GAME_FILE | ".lock" => !dir,
-            crate::game::folder::SECRET_DIR | crate::game::folder::JOURNAL_DIR | crate::game::folder::REPORTS_DIR => {
+        // A published copy holds only what `publish` writes (publish.rs).
+        let kept = match name.as_str() {
+            crate::game::folder::GAME_FILE | ".lock" | STATE_FILE => !dir,
+            crate::game::folder::JOURNAL_DIR | crate::game::folder::ORDERS_DIR | crate::game::folder::REPORTS_DIR => {
                 dir
             }
-            crate::game::folder::ORDERS_DIR => dir,
-            STATE_FILE | crate::mail::post::MAILED_FILE => is_game && !dir,
-            crate::game::inbox::INBOX_DIR | crate::game::standing::STANDING_DIR | "templates" => is_game && dir,
-            crate::game::mutual::MUTUAL_DIR => dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual,
-            // The folder transport's default folder, or the one game.yaml names.
-            other => dir && (other == crate::mail::DEFAULT_OUTBOX || mail_dir.as_deref() == Some(other)),
+            crate::game::publish::MODULE_DIR => dir && folder.config.module_folder.is_some(),
+            _ => false,
+        };
+        let expected = if published {
+            kept
+        } else {
+            match name.as_str() {
+                crate::game::folder::GAME_FILE | ".lock" => !dir,
+                crate::game::folder::SECRET_DIR
+                | crate::game::folder::JOURNAL_DIR
+                | crate::game::folder::REPORTS_DIR => dir,
+                crate::game::folder::ORDERS_DIR => dir,
+                STATE_FILE | crate::mail::post::MAILED_FILE => is_game && !dir,
+                crate::game::inbox::INBOX_DIR | crate::game::standing::STANDING_DIR | "templates" => is_game && dir,
+                crate::game::mutual::MUTUAL_DIR => {
+                    dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual
+                }
+                // The folder transport's default folder, or the one game.yaml names.
+                other => dir && (other == crate::mail::DEFAULT_OUTBOX || mail_dir.as_deref() == Some(other)),
+            }
         };
         if !expected {
             unexpected.push(format!("{name}{}", if dir { "/" } else { "" }));
