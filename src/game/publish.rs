@@ -143,14 +143,11 @@ fn copy_files(folder: &GameFolder) -> Result<BTreeMap<String, Vec<u8>>> {
         add_tree(&folder.root.join(sub), sub, &mut files)?;
     }
     if let Some(module) = &folder.config.module_folder {
-        // Exactly the files game.yaml records, as they are now (read and
-        // checked against their hashes as every command reads them).
-        let read = folder.module_files()?;
-        for file in module.sha256.keys() {
-            let path = Path::new(&module.path).join(file);
-            files.insert(format!("{MODULE_DIR}/{file}"), fsio::read(&path)?);
+        // Exactly the files game.yaml records, each checked against its
+        // hash as every command checks them.
+        for (file, bytes) in folder.module_files()?.files() {
+            files.insert(format!("{MODULE_DIR}/{file}"), bytes.to_vec());
         }
-        drop(read);
     }
     Ok(files)
 }
@@ -242,38 +239,34 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// and group zero; gzip with no name and no time.
 fn tar_gz(top: &str, files: &BTreeMap<String, Vec<u8>>) -> Result<Vec<u8>> {
     let io = |e: std::io::Error| Error::usage(format!("making the .tar.gz: {e}"));
+    // Every entry's header: only its kind, mode and size differ.
+    let header = |kind: tar::EntryType, mode: u32, size: u64| {
+        let mut header = tar::Header::new_ustar();
+        header.set_entry_type(kind);
+        header.set_mode(mode);
+        header.set_mtime(0);
+        header.set_uid(0);
+        header.set_gid(0);
+        header.set_size(size);
+        header
+    };
     let mut builder = tar::Builder::new(Vec::new());
-    builder.mode(tar::HeaderMode::Deterministic);
     let mut dirs = std::collections::BTreeSet::new();
     let mut add_dir = |builder: &mut tar::Builder<Vec<u8>>, dir: String| -> Result<()> {
         if dirs.insert(dir.clone()) {
-            let mut header = tar::Header::new_ustar();
-            header.set_entry_type(tar::EntryType::Directory);
-            header.set_mode(0o755);
-            header.set_mtime(0);
-            header.set_uid(0);
-            header.set_gid(0);
-            header.set_size(0);
-            builder.append_data(&mut header, format!("{dir}/"), std::io::empty()).map_err(io)?;
+            let mut h = header(tar::EntryType::Directory, 0o755, 0);
+            builder.append_data(&mut h, format!("{dir}/"), std::io::empty()).map_err(io)?;
         }
         Ok(())
     };
     add_dir(&mut builder, top.to_string())?;
     for (name, bytes) in files {
-        let mut parent = String::new();
-        let parts: Vec<&str> = name.split('/').collect();
-        for part in &parts[..parts.len() - 1] {
-            parent = if parent.is_empty() { part.to_string() } else { format!("{parent}/{part}") };
-            add_dir(&mut builder, format!("{top}/{parent}"))?;
+        // Each folder above the file, outermost first.
+        for (end, _) in name.match_indices('/') {
+            add_dir(&mut builder, format!("{top}/{}", &name[..end]))?;
         }
-        let mut header = tar::Header::new_ustar();
-        header.set_entry_type(tar::EntryType::Regular);
-        header.set_mode(0o644);
-        header.set_mtime(0);
-        header.set_uid(0);
-        header.set_gid(0);
-        header.set_size(bytes.len() as u64);
-        builder.append_data(&mut header, format!("{top}/{name}"), bytes.as_slice()).map_err(io)?;
+        let mut h = header(tar::EntryType::Regular, 0o644, bytes.len() as u64);
+        builder.append_data(&mut h, format!("{top}/{name}"), bytes.as_slice()).map_err(io)?;
     }
     let tar = builder.into_inner().map_err(io)?;
     let mut gz = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::default());
