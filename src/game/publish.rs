@@ -142,7 +142,7 @@ fn copy_files(folder: &GameFolder) -> Result<BTreeMap<String, Vec<u8>>> {
     for sub in [JOURNAL_DIR, ORDERS_DIR, REPORTS_DIR] {
         add_tree(&folder.root.join(sub), sub, &mut files)?;
     }
-    if let Some(module) = &folder.config.module_folder {
+    if folder.config.module_folder.is_some() {
         // Exactly the files game.yaml records, each checked against its
         // hash as every command checks them.
         for (file, bytes) in folder.module_files()?.files() {
