@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 
-use super::compact_write::{MAP, PLAIN, SEQ, STRING};
+use super::compact_write::{MAP, MORE, PLAIN, SEQ, STRING};
 use super::scalar::{parse_bool, parse_f64, parse_null, parse_signed_int, parse_unsigned_int, resolve_plain, Resolved};
 
 /// Why the compact form did not give the type: the YAML text says where.
@@ -40,7 +40,10 @@ type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Read `bytes`, one compact document, as `T`.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
-    let mut reader = Reader { bytes, pos: 0, remaining_depth: 128 };
+    // The whole form is UTF-8 (compact_write.rs): checked once here, each
+    // scalar's text is then a slice of it.
+    let text = std::str::from_utf8(bytes).map_err(|_| broken())?;
+    let mut reader = Reader { bytes, text, pos: 0, remaining_depth: 128 };
     let value = T::deserialize(&mut reader)?;
     if reader.pos != bytes.len() {
         return Err(Error("trailing bytes after the document".into()));
@@ -50,6 +53,8 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
 
 struct Reader<'de> {
     bytes: &'de [u8],
+    /// `bytes` as text.
+    text: &'de str,
     pos: usize,
     /// serde_norway's recursion limit.
     remaining_depth: u8,
@@ -76,11 +81,14 @@ impl<'de> Reader<'de> {
             if shift >= usize::BITS {
                 return Err(broken());
             }
-            n |= ((byte & 0x7f) as usize) << shift;
-            if byte & 0x80 == 0 {
+            if byte >= 0x80 {
+                return Err(broken());
+            }
+            n |= ((byte & !MORE) as usize) << shift;
+            if byte & MORE == 0 {
                 return Ok(n);
             }
-            shift += 7;
+            shift += 6;
         }
     }
 
@@ -92,9 +100,8 @@ impl<'de> Reader<'de> {
             PLAIN | STRING => {
                 let len = self.len()?;
                 let end = self.pos.checked_add(len).ok_or_else(broken)?;
-                let raw = self.bytes.get(self.pos..end).ok_or_else(broken)?;
+                let text = self.text.get(self.pos..end).ok_or_else(broken)?;
                 self.pos = end;
-                let text = std::str::from_utf8(raw).map_err(|_| broken())?;
                 Ok(Head::Scalar { plain: kind == PLAIN, text })
             }
             SEQ | MAP => {
@@ -540,6 +547,31 @@ mod tests {
         same::<BTreeMap<String, crate::base::yaml::Value>>(
             text.trim_start_matches("a: 1\n").replace("16:", "g:").as_str(),
         );
+    }
+
+    #[test]
+    fn words_and_numbers_resolve_as_serde_norway_resolves_them() {
+        // resolve_plain's shortcut for a scalar that starts with a letter.
+        for v in [
+            "inf", "Inf", "nan", "NaN", "infinity", "Infinity", "e5", "E5", "x1", "yes", "no", "on", "True", "TRUE",
+            "tRUE", "Null", "nULL", "NULL", ".inf", "-.inf", ".nan", "+.5", "-1e3", "_1", "0x1F", "-0x1f", "-0o7",
+            "+0b1", "0xg", "1_0",
+        ] {
+            same::<crate::base::yaml::Value>(&format!("- {v}\n"));
+            same::<BTreeMap<String, i64>>(&format!("n: {v}\n"));
+            same::<BTreeMap<String, f64>>(&format!("n: {v}\n"));
+        }
+    }
+
+    #[test]
+    fn long_and_non_ascii_texts_read_the_same() {
+        // Lengths of one, two and three bytes; the form is UTF-8 whole.
+        for n in [1, 63, 64, 65, 4095, 4096, 5000] {
+            let text = format!("a: '{}'\nb: [{}]\n", "é".repeat(n), vec!["1"; n.min(300)].join(", "));
+            same::<BTreeMap<String, crate::base::yaml::Value>>(&text);
+            let bytes = compact(&text).unwrap();
+            assert!(std::str::from_utf8(&bytes).is_ok());
+        }
     }
 
     #[derive(Debug, Deserialize)]

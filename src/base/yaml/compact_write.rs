@@ -9,7 +9,10 @@
 //!       | MAP count len (node node)*
 //! ```
 //!
-//! Numbers are LEB128. The build script (build.rs) includes this file to
+//! Numbers are little-endian groups of 6 bits, one a byte, 0x40 set on
+//! every byte but the last (so that every byte of the form but a scalar's
+//! text is ASCII, and the whole form is UTF-8 when the texts are: the
+//! reader checks that once, not scalar by scalar). The build script (build.rs) includes this file to
 //! write the compact form of every embedded module file; it must stay
 //! self-contained (it names only `super::scalar`, which build.rs includes
 //! beside it).
@@ -49,15 +52,18 @@ pub fn compact(text: &str) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
+/// Bit 6 of a byte of a number: more bytes follow.
+pub const MORE: u8 = 0x40;
+
 fn put_len(out: &mut Vec<u8>, mut n: usize) {
     loop {
-        let byte = (n & 0x7f) as u8;
-        n >>= 7;
+        let byte = (n & 0x3f) as u8;
+        n >>= 6;
         if n == 0 {
             out.push(byte);
             return;
         }
-        out.push(byte | 0x80);
+        out.push(byte | MORE);
     }
 }
 

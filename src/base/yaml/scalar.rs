@@ -85,7 +85,8 @@ pub fn parse_signed_int<T>(scalar: &str, from_str_radix: fn(&str, u32) -> Result
                 return Some(int);
             }
         }
-        if let Some(rest) = scalar.strip_prefix(&format!("-{prefix}")) {
+        // (`-` then the prefix, without making the string "-0x" to look for.)
+        if let Some(rest) = scalar.strip_prefix('-').and_then(|s| s.strip_prefix(prefix)) {
             if let Ok(int) = from_str_radix(&format!("-{rest}"), radix) {
                 return Some(int);
             }
@@ -143,6 +144,14 @@ pub fn resolve_plain(v: &str) -> Resolved<'_> {
     }
     if let Some(b) = parse_bool(v) {
         return Resolved::Bool(b);
+    }
+    // A scalar that starts with a letter and is neither null nor a boolean
+    // is a string: an integer starts with a digit or a sign, and a finite
+    // float with a digit, a sign or a dot (`inf`, `nan` and `infinity`
+    // parse, but not as finite). Most scalars of a module are words, and
+    // they skip the five number parsers below.
+    if v.as_bytes()[0].is_ascii_alphabetic() {
+        return Resolved::Str(v);
     }
     if let Some(int) = parse_unsigned_int(v, u64::from_str_radix) {
         return Resolved::U64(int);

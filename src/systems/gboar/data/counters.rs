@@ -28,7 +28,7 @@ pub struct Counter {
     pub id: String,
     pub name: String,
     #[serde(default)]
-    pub aliases: Vec<String>,
+    pub aliases: Vec<Unkept>,
     pub army: String,
     #[serde(default)]
     pub colour_group: Option<String>,
@@ -80,13 +80,44 @@ pub struct Counter {
     #[serde(default)]
     pub tags: Vec<String>,
     #[serde(default)]
-    pub rules: Vec<String>,
+    pub rules: Vec<Unkept>,
     #[serde(default)]
-    pub source: Option<String>,
+    pub source: Option<Unkept>,
     #[serde(default)]
-    pub stand_in: Vec<String>,
+    pub stand_in: Vec<Unkept>,
     #[serde(default)]
-    pub note: Option<String>,
+    pub note: Option<Unkept>,
+}
+
+/// A text of a counter that only people read (its aliases, the rules it
+/// cites, its source, its stand-ins, a note): checked as a `String` field
+/// is (any scalar's text; a list or a mapping is refused, with the same
+/// words), but not kept. A counters file has some two thousand of them,
+/// read at every command.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unkept;
+
+impl<'de> Deserialize<'de> for Unkept {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Unkept;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                // As serde's visitor of a String says it.
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<Unkept, E> {
+                Ok(Unkept)
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> std::result::Result<Unkept, E> {
+                match std::str::from_utf8(v) {
+                    Ok(_) => Ok(Unkept),
+                    Err(_) => Err(E::invalid_value(serde::de::Unexpected::Bytes(v), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_string(Text)
+    }
 }
 
 /// A value printed on the full-strength and the reduced side.
@@ -103,7 +134,7 @@ pub struct Sides {
 pub struct Placement {
     pub hex: String,
     #[serde(default)]
-    pub source: Option<String>,
+    pub source: Option<Unkept>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -112,7 +143,7 @@ pub struct Entry {
     pub turn: u32,
     pub letter: String,
     #[serde(default)]
-    pub source: Option<String>,
+    pub source: Option<Unkept>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -203,7 +203,8 @@ impl MapFile {
             }
             for (i, c) in chars.iter().enumerate().take(width) {
                 let hex = HexId::new(self.columns.first + i as u8, row);
-                match (hex, self.terrain_key.get(&c.to_string())) {
+                let mut key_buf = [0u8; 4];
+                match (hex, self.terrain_key.get(&*c.encode_utf8(&mut key_buf))) {
                     (Some(hex), Some(t)) => {
                         terrain.insert(hex, t.clone());
                     }
@@ -232,29 +233,32 @@ impl MapFile {
                 );
             }
         }
-        // `token` is how the hex appears in the file, to find its line.
-        let on_map_at = |s: &str, token: &str, field: String, p: &mut Problems| -> Option<HexId> {
-            match s.parse::<HexId>() {
-                Ok(h) if terrain.contains_key(&h) => Some(h),
-                Ok(h) => {
-                    p.add(
-                        field,
-                        None,
-                        Some(token),
-                        format!(
-                            "hex {h} is not on the map (columns {:02}-{:02}, rows {:02}-{:02})",
-                            self.columns.first, self.columns.last, self.rows.first, self.rows.last
-                        ),
-                    );
-                    None
-                }
-                Err(e) => {
-                    p.add(field, None, Some(token), format!("'{s}': {e}"));
-                    None
-                }
+        // `token` is how the hex appears in the file, to find its line;
+        // it and `field` are made only for a problem (a map has hundreds of
+        // hexes named, each read at every command).
+        let on_map_at = |s: &str, token: &dyn Fn() -> String, field: &dyn Fn() -> String, p: &mut Problems| match s
+            .parse::<HexId>()
+        {
+            Ok(h) if terrain.contains_key(&h) => Some(h),
+            Ok(h) => {
+                p.add(
+                    field(),
+                    None,
+                    Some(&token()),
+                    format!(
+                        "hex {h} is not on the map (columns {:02}-{:02}, rows {:02}-{:02})",
+                        self.columns.first, self.columns.last, self.rows.first, self.rows.last
+                    ),
+                );
+                None
+            }
+            Err(e) => {
+                p.add(field(), None, Some(&token()), format!("'{s}': {e}"));
+                None
             }
         };
-        let on_map = |s: &str, field: String, p: &mut Problems| on_map_at(s, &format!("\"{s}\""), field, p);
+        let on_map =
+            |s: &str, field: &dyn Fn() -> String, p: &mut Problems| on_map_at(s, &|| format!("\"{s}\""), field, p);
         let mut hexsides: BTreeMap<Hexside, BTreeSet<String>> = BTreeMap::new();
         let mut first_hex = BTreeMap::new();
         for (g, group) in self.hexsides.iter().enumerate() {
@@ -267,17 +271,17 @@ impl MapFile {
                 );
             }
             for (i, s) in group.sides.iter().enumerate() {
-                let field = format!("hexsides[{g}].sides[{i}]");
+                let field = || format!("hexsides[{g}].sides[{i}]");
                 let Some((a, b)) = s.split_once('/') else {
                     p.add(
-                        field,
+                        field(),
                         Some("hexsides:"),
                         Some(s),
                         format!("'{s}': write a side as A/B, the two hexes it divides"),
                     );
                     continue;
                 };
-                let (Some(a), Some(b)) = (on_map(a, field.clone(), &mut p), on_map(b, field.clone(), &mut p)) else {
+                let (Some(a), Some(b)) = (on_map(a, &field, &mut p), on_map(b, &field, &mut p)) else {
                     continue;
                 };
                 match Hexside::between(a, b, layout) {
@@ -288,7 +292,7 @@ impl MapFile {
                         }
                     }
                     None => p.add(
-                        field,
+                        field(),
                         Some("hexsides:"),
                         Some(s),
                         format!("{a} and {b} are not adjacent, so share no side"),
@@ -302,7 +306,7 @@ impl MapFile {
                 .hexes
                 .iter()
                 .enumerate()
-                .filter_map(|(i, h)| on_map(h, format!("roads[{r}].hexes[{i}]"), &mut p))
+                .filter_map(|(i, h)| on_map(h, &|| format!("roads[{r}].hexes[{i}]"), &mut p))
                 .collect();
             if hexes.len() != road.hexes.len() {
                 continue;
@@ -344,7 +348,7 @@ impl MapFile {
                         .hexes
                         .iter()
                         .enumerate()
-                        .filter_map(|(i, h)| on_map(h, format!("{what}[{n}].hexes[{i}]"), p))
+                        .filter_map(|(i, h)| on_map(h, &|| format!("{what}[{n}].hexes[{i}]"), p))
                         .collect();
                     Region { id: a.id.clone(), name: a.name.clone(), hexes }
                 })
@@ -358,7 +362,7 @@ impl MapFile {
                 .hexes
                 .iter()
                 .enumerate()
-                .filter_map(|(i, h)| on_map(h, format!("entry_hexes[{n}].hexes[{i}]"), &mut p))
+                .filter_map(|(i, h)| on_map(h, &|| format!("entry_hexes[{n}].hexes[{i}]"), &mut p))
                 .collect();
             if entry_hexes.insert(e.id.clone(), hexes).is_some() {
                 p.add(
@@ -371,7 +375,7 @@ impl MapFile {
         }
         let mut headquarters = BTreeMap::new();
         for (n, hq) in self.headquarters.iter().enumerate() {
-            if let Some(h) = on_map(&hq.hex, format!("headquarters[{n}].hex"), &mut p) {
+            if let Some(h) = on_map(&hq.hex, &|| format!("headquarters[{n}].hex"), &mut p) {
                 headquarters.insert(hq.army.clone(), h);
             }
         }
