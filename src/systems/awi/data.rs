@@ -1014,12 +1014,14 @@ fn build_map(f: &MapFile, label: &str, p: &mut Problems) -> (hexmap::Map, Vec<Ri
             }
             _ => p.add(label, &format!("towns[{i}].hex"), format!("'{}' is not a land hex of the map", t.hex)),
         }
-        if t.port
-            && !crate::base::hex::neighbours(t.hex.parse().unwrap_or(HexId::new(0, 0).expect("0000")), layout)
-                .iter()
-                .any(|n| terrain.get(n).map(String::as_str) == Some(WATER))
-        {
-            p.add(label, &format!("towns[{i}].port"), format!("{} is a port but touches no sea lane", t.name));
+        // A port lies on a sea lane or on a river's hexside.
+        let at = t.hex.parse::<HexId>().ok();
+        let on_sea = at.is_some_and(|h| {
+            crate::base::hex::neighbours(h, layout).iter().any(|n| terrain.get(n).map(String::as_str) == Some(WATER))
+        });
+        let on_river = at.is_some_and(|h| rivers.iter().any(|r: &River| r.hexsides.iter().any(|(s, _)| s.contains(h))));
+        if t.port && !on_sea && !on_river {
+            p.add(label, &format!("towns[{i}].port"), format!("{} is a port but touches no sea lane or river", t.name));
         }
     }
     let map = hexmap::Map {
