@@ -282,14 +282,23 @@ fn arrows_point_down_only() {
 fn systems_and_awi_layers_are_checked() {
     let seg = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
     let awi_rules = module_of("systems/awi/rules/comms.rs");
-    assert_eq!(between_systems(&awi_rules, &seg("systems::gboar::board::Rules")), Some("a system names another system"));
-    assert_eq!(between_systems(&module_of("systems/gboar/board/units.rs"), &seg("systems::awi::data")), Some("a system names another system"));
+    assert_eq!(
+        between_systems(&awi_rules, &seg("systems::gboar::board::Rules")),
+        Some("a system names another system")
+    );
+    assert_eq!(
+        between_systems(&module_of("systems/gboar/board/units.rs"), &seg("systems::awi::data")),
+        Some("a system names another system")
+    );
     assert_eq!(between_systems(&awi_rules, &seg("systems::awi::system::Rules")), Some("an arrow up inside AWI"));
     assert_eq!(between_systems(&awi_rules, &seg("systems::awi::board::State")), None);
     let awi_data = module_of("systems/awi/data.rs");
     assert_eq!(between_systems(&awi_data, &seg("systems::awi::board::State")), Some("data names another part of AWI"));
     assert_eq!(between_systems(&awi_data, &seg("systems::awi::data::Module")), None);
-    assert_eq!(between_systems(&module_of("systems/awi/board.rs"), &seg("systems::awi::rules::comms")), Some("an arrow up inside AWI"));
+    assert_eq!(
+        between_systems(&module_of("systems/awi/board.rs"), &seg("systems::awi::rules::comms")),
+        Some("an arrow up inside AWI")
+    );
     assert_eq!(between_systems(&module_of("systems/awi/system.rs"), &seg("systems::awi::rules::comms")), None);
 }
 

@@ -75,13 +75,10 @@ impl Rules {
             forts: sc.forts.clone(),
             result: None,
         };
+        // Every unit starts as in communication at "the end of the previous
+        // British turn": "The first month the unit is isolated, it need not
+        // check for attrition", the first month of the game too.
         arrive(m, &self.scenario, &mut state, &first);
-        let statuses = traced(m, &state);
-        for (id, st) in statuses {
-            if let Some(p) = state.pieces.get_mut(&id) {
-                p.in_communication = st.is_in();
-            }
-        }
         Ok(state)
     }
 
@@ -112,6 +109,7 @@ impl Rules {
             events.extend(attrition::end_of_british_turn(m, &mut after, dice)?);
         }
         events.extend(communication_events(m, &after));
+        events.extend(ledger_events(m, &after));
         let next = step_after(m, self.last_turn, &step);
         after.next = next.clone();
         if let Some(n) = &next {
@@ -226,6 +224,39 @@ fn command_events(m: &Module, s: &State, side: &str) -> Vec<Event> {
                 format!("Out of command: {}", out.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
             )
             .with("units", &out),
+        );
+    }
+    events
+}
+
+/// Each side's ledger, seen by that side alone (the article, RECORD
+/// KEEPING: "The exact composition, weaponry and morale grade of each of
+/// his units. The number of stands currently possessed by each of his
+/// units.").
+fn ledger_events(m: &Module, s: &State) -> Vec<Event> {
+    let mut events = Vec::new();
+    for side in &m.info.sides {
+        let mut lines = Vec::new();
+        let mut units = Vec::new();
+        for u in m.units.iter().filter(|u| u.side == side.id) {
+            let Some(p) = s.pieces.get(&u.id) else { continue };
+            let Some(hex) = &p.hex else { continue };
+            lines.push(format!("{} {hex} {}/{}", u.id, p.stands, u.fighting_stands));
+            units.push(serde_json::json!({
+                "unit": u.id, "hex": hex, "stands": p.stands, "original_stands": u.fighting_stands,
+                "command_stands": u.command_stands, "kind": u.kind.id(), "nationality": u.nationality,
+                "weapon": u.weapon, "morale": u.morale,
+            }));
+        }
+        events.push(
+            Event::new(
+                "AWI Record Keeping",
+                "ledger",
+                format!("{} ledger (unit, hex, stands of original): {}", side.name, lines.join("; ")),
+            )
+            .with("side", &side.id)
+            .with("units", units)
+            .with(seam::VISIBLE_TO, [&side.id]),
         );
     }
     events
