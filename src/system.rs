@@ -621,8 +621,8 @@ impl SelfplaySummary {
 static REGISTERED: RwLock<Vec<&'static dyn System>> = RwLock::new(Vec::new());
 
 /// The systems built in.
-fn built_in() -> [&'static dyn System; 1] {
-    [&crate::systems::gboar::system::GBOAR]
+fn built_in() -> [&'static dyn System; 2] {
+    [&crate::systems::gboar::system::GBOAR, &crate::systems::awi::system::AWI]
 }
 
 /// Add a system to the registry (a program embedding adjutant, or a test's

@@ -20,6 +20,12 @@
 //!   `guide`, nothing in `board/` names `effects`, and `data/` names no
 //!   other part of GBoAR.
 //!
+//! - a system names no other system (`systems::awi` never names
+//!   `systems::gboar`, nor the reverse);
+//! - inside AWI arrows point down, system/case -> rules -> board -> data:
+//!   `data/` names no other part of AWI, `board` names no `rules`, and
+//!   `rules/` names neither `system` nor `case`.
+//!
 //! Inside GBoAR a `super::` path is read too, resolved from the file's
 //! module (a `mod tests {` block counts as one level down), so that
 //! `super::fire` from a phase is seen as `systems::gboar::phases::fire`.
@@ -156,6 +162,33 @@ fn inside_gboar(from: &[String], to: &[String]) -> Option<&'static str> {
     }
 }
 
+/// Why a path named from one system's file points the wrong way: at
+/// another system, or, inside AWI, up its layers.
+fn between_systems(from: &[String], to: &[String]) -> Option<&'static str> {
+    let (Some(a), Some(b)) = (system_name(from), system_name(to)) else { return None };
+    if a != b {
+        return Some("a system names another system");
+    }
+    if a != "awi" {
+        return None;
+    }
+    let part = |s: &[String]| s.get(2).map(|p| p.trim_end_matches(".rs").to_string()).unwrap_or_default();
+    match (part(from).as_str(), part(to).as_str()) {
+        ("data", other) if other != "data" && !other.is_empty() => Some("data names another part of AWI"),
+        ("board", "rules" | "system" | "case") => Some("an arrow up inside AWI"),
+        ("rules", "system" | "case") => Some("an arrow up inside AWI"),
+        _ => None,
+    }
+}
+
+/// The system a module path is in (`systems::awi::...` is `awi`).
+fn system_name(segments: &[String]) -> Option<&str> {
+    match segments {
+        [s, name, ..] if s == "systems" => Some(name.as_str()),
+        _ => None,
+    }
+}
+
 /// The layer a file under src/ is in, by its path.
 fn layer_of(relative: &str) -> &'static str {
     let first = relative.split('/').next().unwrap_or("");
@@ -209,7 +242,8 @@ fn arrows_point_down_only() {
             };
             let outside_base = layer == "base" && !matches!(target.as_str(), "base" | "Error" | "Result");
             let names_a_system = target.starts_with("systems") && !matches!(layer, "system" | "systems");
-            let within = inside_gboar(&module_of(&relative), &segments);
+            let within = inside_gboar(&module_of(&relative), &segments)
+                .or_else(|| between_systems(&module_of(&relative), &segments));
             let reason = if let Some(why) = within {
                 Some(why)
             } else if upward || outside_base {
@@ -242,6 +276,30 @@ fn arrows_point_down_only() {
     assert!(super_read > 20, "super:: paths are found ({super_read})");
     assert!(paths_read > 300, "crate paths are found ({paths_read})");
     assert!(wrong.is_empty(), "arrows pointing the wrong way:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn systems_and_awi_layers_are_checked() {
+    let seg = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+    let awi_rules = module_of("systems/awi/rules/comms.rs");
+    assert_eq!(
+        between_systems(&awi_rules, &seg("systems::gboar::board::Rules")),
+        Some("a system names another system")
+    );
+    assert_eq!(
+        between_systems(&module_of("systems/gboar/board/units.rs"), &seg("systems::awi::data")),
+        Some("a system names another system")
+    );
+    assert_eq!(between_systems(&awi_rules, &seg("systems::awi::system::Rules")), Some("an arrow up inside AWI"));
+    assert_eq!(between_systems(&awi_rules, &seg("systems::awi::board::State")), None);
+    let awi_data = module_of("systems/awi/data.rs");
+    assert_eq!(between_systems(&awi_data, &seg("systems::awi::board::State")), Some("data names another part of AWI"));
+    assert_eq!(between_systems(&awi_data, &seg("systems::awi::data::Module")), None);
+    assert_eq!(
+        between_systems(&module_of("systems/awi/board.rs"), &seg("systems::awi::rules::comms")),
+        Some("an arrow up inside AWI")
+    );
+    assert_eq!(between_systems(&module_of("systems/awi/system.rs"), &seg("systems::awi::rules::comms")), None);
 }
 
 #[test]

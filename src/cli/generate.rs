@@ -93,6 +93,7 @@ const MODULE_FORMAT_DOCS: &[(&str, &str)] = &[
     ("map.md", include_str!("../../docs/module-format/map.md")),
     ("counters.md", include_str!("../../docs/module-format/counters.md")),
     ("charts.md", include_str!("../../docs/module-format/charts.md")),
+    ("awi-southern.md", include_str!("../../docs/module-format/awi-southern.md")),
 ];
 
 fn module_format_page() -> String {

@@ -1,0 +1,197 @@
+//! The state of an AWI Southern Campaign game and the queries every rule
+//! asks of it: where a piece is, who holds a hex, what it costs to enter.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::dice::Bytes32;
+use crate::base::hex::{neighbours, HexId, Hexside};
+use crate::system::GameResult;
+use crate::systems::awi::data::{FortAt, Module, Piece, WATER};
+
+/// A step of the sequence of play: one side's monthly operations (1776:
+/// each player moves, then resolves the combats his move created).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub turn: u32,
+    pub side: String,
+}
+
+impl Step {
+    pub fn field(&self) -> String {
+        format!("{}-operations", self.side)
+    }
+
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.turn, self.field())
+    }
+}
+
+/// A piece's state: where it is (none: off the map, not yet arrived or
+/// gone), its fighting stands, and for a British unit its communications
+/// memory (the article's attrition test).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PieceState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    #[serde(default)]
+    pub stands: u32,
+    /// In communication at the end of the last British turn.
+    #[serde(default = "yes")]
+    pub in_communication: bool,
+    /// Consecutive attrition tests passed.
+    #[serde(default)]
+    pub attrition_passes: u32,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    pub turn: u32,
+    pub next: Option<Step>,
+    pub resolved_steps: u32,
+    pub pieces: BTreeMap<String, PieceState>,
+    pub control: BTreeMap<String, String>,
+    pub magazines: BTreeSet<String>,
+    pub forts: Vec<FortAt>,
+    pub result: Option<GameResult>,
+}
+
+impl State {
+    pub fn hash(&self) -> Bytes32 {
+        Bytes32::sha256(&serde_json::to_vec(self).unwrap_or_default())
+    }
+
+    pub fn hex_of(&self, id: &str) -> Option<HexId> {
+        self.pieces.get(id)?.hex.as_deref()?.parse().ok()
+    }
+
+    /// The pieces in a hex, in id order.
+    pub fn at(&self, hex: HexId) -> Vec<&str> {
+        self.pieces
+            .iter()
+            .filter(|(_, p)| p.hex.as_deref().and_then(|h| h.parse().ok()) == Some(hex))
+            .map(|(id, _)| id.as_str())
+            .collect()
+    }
+}
+
+/// The sides in the order they operate each month.
+pub fn side_order(m: &Module) -> Vec<String> {
+    m.info.sides.iter().map(|s| s.id.clone()).collect()
+}
+
+/// The step after `step`, or none after the scenario's last turn.
+pub fn step_after(m: &Module, last_turn: u32, step: &Step) -> Option<Step> {
+    let order = side_order(m);
+    let i = order.iter().position(|s| *s == step.side)?;
+    match order.get(i + 1) {
+        Some(side) => Some(Step { turn: step.turn, side: side.clone() }),
+        None if step.turn < last_turn => Some(Step { turn: step.turn + 1, side: order.first()?.clone() }),
+        None => None,
+    }
+}
+
+/// The month and year of a turn, in words.
+pub fn month_of(m: &Module, turn: u32) -> String {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let c = m.file.calendar;
+    let index = c.first_month.saturating_sub(1) + turn.saturating_sub(1);
+    format!("{} {}", MONTHS[(index % 12) as usize], c.first_year + index / 12)
+}
+
+/// Whether a piece is a land unit (not a general, not a fleet).
+pub fn is_land_unit(m: &Module, id: &str) -> bool {
+    m.unit(id).is_some()
+}
+
+/// The side of a piece.
+pub fn side_of<'a>(m: &'a Module, id: &str) -> Option<&'a str> {
+    m.piece(id).map(|p| match p {
+        Piece::Unit(u) => u.side.as_str(),
+        Piece::General(g) => g.side.as_str(),
+        Piece::Fleet(f) => f.side.as_str(),
+    })
+}
+
+/// Hexes holding a land unit of `side`.
+pub fn land_units_of(m: &Module, s: &State, side: &str) -> BTreeSet<HexId> {
+    s.pieces
+        .iter()
+        .filter(|(id, _)| m.unit(id).is_some_and(|u| u.side == side))
+        .filter_map(|(_, p)| p.hex.as_deref()?.parse().ok())
+        .collect()
+}
+
+/// The other side.
+pub fn enemy_of(m: &Module, side: &str) -> String {
+    m.info.sides.iter().find(|s| s.id != side).map(|s| s.id.clone()).unwrap_or_default()
+}
+
+/// Land hexes next to `hex` on the map.
+pub fn land_neighbours(m: &Module, hex: HexId) -> Vec<HexId> {
+    neighbours(hex, m.map.layout).into_iter().filter(|n| m.map.terrain.get(n).is_some_and(|t| t != WATER)).collect()
+}
+
+/// The movement points to step from `from` into the next hex `to`: the
+/// terrain's cost plus a river's (charts/movement.yaml, stand-in).
+pub fn step_cost(m: &Module, from: HexId, to: HexId) -> Option<u32> {
+    let terrain = m.terrain_cost(to)?;
+    let side = Hexside::between(from, to, m.map.layout)?;
+    Some(terrain + m.river_class(side).map(|c| m.river_cost(c)).unwrap_or(0))
+}
+
+/// Least movement points from `from` to every hex reachable within
+/// `limit`, never entering a hex `blocked` says is closed (the start is
+/// always open), with the path to each (Dijkstra, ties by hex id).
+pub fn reach(
+    m: &Module,
+    from: HexId,
+    limit: u32,
+    blocked: &dyn Fn(HexId) -> bool,
+) -> BTreeMap<HexId, (u32, Vec<HexId>)> {
+    let mut best: BTreeMap<HexId, (u32, Vec<HexId>)> = BTreeMap::new();
+    best.insert(from, (0, vec![from]));
+    let mut open: BTreeSet<(u32, HexId)> = BTreeSet::new();
+    open.insert((0, from));
+    while let Some((cost, hex)) = open.pop_first() {
+        if best.get(&hex).is_some_and(|(c, _)| *c < cost) {
+            continue;
+        }
+        for n in land_neighbours(m, hex) {
+            if blocked(n) {
+                continue;
+            }
+            let Some(c) = step_cost(m, hex, n) else { continue };
+            let total = cost + c;
+            if total > limit || best.get(&n).is_some_and(|(b, _)| *b <= total) {
+                continue;
+            }
+            let mut path = best[&hex].1.clone();
+            path.push(n);
+            best.insert(n, (total, path));
+            open.insert((total, n));
+        }
+    }
+    best
+}

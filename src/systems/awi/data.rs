@@ -1,0 +1,1061 @@
+//! The AWI Southern Campaign module as typed data (games/awi-southern/):
+//! the map, the order of battle, the charts and a scenario, read from the
+//! bytes the shell hands over, and checked whole (`adjutant check-game`).
+//! Names nothing else of the AWI system.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::error::{Error, Located, Result};
+use crate::base::hex::{are_adjacent, HexId, Hexside, Layout};
+use crate::base::hexmap;
+use crate::system::{ModuleFiles, ModuleInfo, ModuleProblem};
+
+// ---------------------------------------------------------------------------
+// module.yaml
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModuleFile {
+    pub id: String,
+    pub name: String,
+    pub system: String,
+    pub sides: Vec<crate::system::Side>,
+    pub scenarios: Vec<crate::system::ScenarioInfo>,
+    pub source: String,
+    pub rules_text: String,
+    pub calendar: Calendar,
+    pub files: Files,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calendar {
+    pub first_month: u32,
+    pub first_year: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Files {
+    pub map: String,
+    pub oob: String,
+    pub charts: String,
+    pub scenarios: BTreeMap<String, String>,
+}
+
+// ---------------------------------------------------------------------------
+// map.yaml
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MapFile {
+    source: String,
+    layout: String,
+    columns: hexmap::Span,
+    rows: hexmap::Span,
+    terrain_key: BTreeMap<String, String>,
+    terrain: BTreeMap<String, String>,
+    towns: Vec<Town>,
+    rivers: Vec<RiverFile>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Town {
+    pub id: String,
+    pub name: String,
+    pub hex: String,
+    #[serde(default)]
+    pub port: bool,
+    #[serde(default)]
+    pub strategic: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RiverFile {
+    id: String,
+    name: String,
+    mouth: String,
+    stretches: Vec<Stretch>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Stretch {
+    class: u8,
+    hexsides: Vec<String>,
+}
+
+/// A river: its hexsides from the mouth upstream, each with its class.
+#[derive(Debug, Clone)]
+pub struct River {
+    pub id: String,
+    pub name: String,
+    pub mouth: HexId,
+    pub hexsides: Vec<(Hexside, u8)>,
+}
+
+/// The terrain id of sea lanes.
+pub const WATER: &str = "water";
+
+// ---------------------------------------------------------------------------
+// oob.yaml
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OobFile {
+    source: String,
+    units: Vec<Unit>,
+    generals: Vec<General>,
+    fleets: Vec<Fleet>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Infantry,
+    Cavalry,
+    Artillery,
+    Militia,
+    MountedInfantry,
+}
+
+impl Kind {
+    pub fn id(self) -> &'static str {
+        match self {
+            Kind::Infantry => "infantry",
+            Kind::Cavalry => "cavalry",
+            Kind::Artillery => "artillery",
+            Kind::Militia => "militia",
+            Kind::MountedInfantry => "mounted-infantry",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    Regular,
+    Legion,
+    Militia,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gun {
+    Heavy,
+    EightPounder,
+    Light,
+}
+
+impl Gun {
+    pub fn id(self) -> &'static str {
+        match self {
+            Gun::Heavy => "heavy",
+            Gun::EightPounder => "eight-pounder",
+            Gun::Light => "light",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unit {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    pub nationality: String,
+    pub kind: Kind,
+    pub class: Class,
+    pub weapon: String,
+    pub morale: String,
+    pub fighting_stands: u32,
+    #[serde(default)]
+    pub command_stands: u32,
+    #[serde(default)]
+    pub gun: Option<Gun>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct General {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    pub command: String,
+    pub rating: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FleetKind {
+    Tf,
+    Bf,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fleet {
+    pub id: String,
+    pub name: String,
+    pub side: String,
+    pub nationality: String,
+    pub kind: FleetKind,
+}
+
+// ---------------------------------------------------------------------------
+// charts/
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Number {
+    pub source: String,
+    pub value: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandChart {
+    pub spans: Spans,
+    pub free_guns_per_infantry_regiment: Number,
+    pub combat_ratings: Ratings,
+    pub general_max_risk_percent: Number,
+    pub break_off: BreakOff,
+    pub out_of_command_battle_penalty_percent: Number,
+    pub out_of_command_movement_percent: Number,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spans {
+    pub source: String,
+    pub sentence: String,
+    pub rows: Vec<Span>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Span {
+    pub command: String,
+    pub stands: u32,
+    #[serde(default)]
+    pub regular_at_most: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ratings {
+    pub source: String,
+    pub sentence: String,
+    pub rows: Vec<Rating>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rating {
+    pub rating: u32,
+    pub max_unit_morale_modifier_percent: u32,
+    pub army_manipulation_points: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BreakOff {
+    pub source: String,
+    pub rows: Vec<BreakOffRow>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BreakOffRow {
+    pub general: String,
+    pub percent: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovementChart {
+    pub allowances: Allowances,
+    pub costs: Costs,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Allowances {
+    #[serde(rename = "stand-in")]
+    pub stand_in: KindAllowances,
+    pub artillery: GunAllowances,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindAllowances {
+    pub source: String,
+    pub rows: Vec<KindAllowance>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindAllowance {
+    pub kind: String,
+    pub side: String,
+    pub allowance: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GunAllowances {
+    pub source: String,
+    pub sentence: String,
+    pub rows: Vec<GunAllowance>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GunAllowance {
+    pub gun: Gun,
+    pub side: String,
+    pub allowance: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Costs {
+    pub source: String,
+    pub terrain: Vec<TerrainCost>,
+    pub river_class: Vec<ClassCost>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainCost {
+    pub terrain: String,
+    pub cost: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassCost {
+    pub class: u8,
+    pub cost: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommunicationsChart {
+    pub land_link_movement_points: Number,
+    pub attrition_modifier_per_pass_percent: Number,
+    pub attrition_stands_lost: Number,
+    pub stands_per_strength_point: Number,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoraleChart {
+    pub source: String,
+    pub grades: Vec<Grade>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grade {
+    pub grade: String,
+    pub percent: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BattleChart {
+    pub ammunition: Ammunition,
+    pub fortification_damage: Damage,
+    pub fort_section: FortSection,
+    pub fort_garrison: FortGarrison,
+    pub deployment: Deployment,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ammunition {
+    pub source: String,
+    pub sentence: String,
+    pub rows: Vec<AmmunitionRow>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AmmunitionRow {
+    pub with_supply: u32,
+    pub without_supply: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Damage {
+    pub source: String,
+    pub sentence: String,
+    pub rows: Vec<DamageRow>,
+    pub range_inches: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DamageRow {
+    pub from: u32,
+    pub to: u32,
+    pub twelve_pounders: u32,
+    pub howitzers: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FortSection {
+    pub source: String,
+    pub inches: u32,
+    pub die: String,
+    pub plus: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FortGarrison {
+    pub source: String,
+    pub infantry_stands: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deployment {
+    pub source: String,
+    pub defender_inches_from_entry: u32,
+    pub attacker_inches_from_edge: u32,
+}
+
+/// Every chart, by file.
+#[derive(Debug, Clone)]
+pub struct Charts {
+    pub command: CommandChart,
+    pub movement: MovementChart,
+    pub communications: CommunicationsChart,
+    pub morale: MoraleChart,
+    pub battle: BattleChart,
+}
+
+/// The chart files, in the folder `files.charts` names.
+pub const CHART_FILES: [&str; 5] =
+    ["command.yaml", "movement.yaml", "communications.yaml", "morale.yaml", "battle.yaml"];
+
+// ---------------------------------------------------------------------------
+// scenarios/*.yaml
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub source: String,
+    pub setup: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub control: BTreeMap<String, String>,
+    #[serde(default)]
+    pub magazines: Vec<String>,
+    #[serde(default)]
+    pub forts: Vec<FortAt>,
+    #[serde(default)]
+    pub reinforcements: Vec<Arrival>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FortAt {
+    pub hex: String,
+    pub side: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arrival {
+    pub turn: u32,
+    pub hex: String,
+    pub units: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------
+// The module, loaded
+// ---------------------------------------------------------------------------
+
+/// A piece on the map: a unit, a general or a fleet.
+#[derive(Debug, Clone, Copy)]
+pub enum Piece<'a> {
+    Unit(&'a Unit),
+    General(&'a General),
+    Fleet(&'a Fleet),
+}
+
+impl Piece<'_> {
+    pub fn side(&self) -> &str {
+        match self {
+            Piece::Unit(u) => &u.side,
+            Piece::General(g) => &g.side,
+            Piece::Fleet(f) => &f.side,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Piece::Unit(u) => &u.name,
+            Piece::General(g) => &g.name,
+            Piece::Fleet(f) => &f.name,
+        }
+    }
+}
+
+/// The whole module, checked: what every rule reads.
+#[derive(Debug, Clone)]
+pub struct Module {
+    pub info: ModuleInfo,
+    pub file: ModuleFile,
+    pub map: hexmap::Map,
+    pub towns: Vec<Town>,
+    pub rivers: Vec<River>,
+    pub units: Vec<Unit>,
+    pub generals: Vec<General>,
+    pub fleets: Vec<Fleet>,
+    pub charts: Charts,
+    pub scenarios: BTreeMap<String, Scenario>,
+    /// What check-game counted.
+    pub counted: BTreeMap<String, usize>,
+}
+
+/// Problems found while loading, each located.
+#[derive(Default)]
+struct Problems(Vec<Located>);
+
+impl Problems {
+    fn add(&mut self, file: &str, field: &str, message: impl Into<String>) {
+        self.0.push(Located {
+            file: file.to_string(),
+            line: None,
+            column: None,
+            field: field.to_string(),
+            message: message.into(),
+            code: None,
+        });
+    }
+}
+
+/// A file's text parsed as `T`, every problem located.
+fn read<T: serde::de::DeserializeOwned>(files: &ModuleFiles, name: &str) -> std::result::Result<T, Vec<Located>> {
+    let label = files.label(name);
+    let text = files.text(name).map_err(|e| {
+        vec![Located {
+            file: label.clone(),
+            line: None,
+            column: None,
+            field: String::new(),
+            message: e.to_string(),
+            code: None,
+        }]
+    })?;
+    crate::base::yaml::parse(&label, text).map_err(|l| vec![l])
+}
+
+/// Locate each problem's field in its file, where the text has it.
+fn locate(files: &ModuleFiles, problems: &mut [Located]) {
+    for p in problems.iter_mut().filter(|p| p.line.is_none() && !p.field.is_empty()) {
+        let name = p.file.rsplit_once(&files.label("")).map(|(_, n)| n.to_string());
+        let Some(name) = name else { continue };
+        let Ok(text) = files.text(&name) else { continue };
+        if let Some((line, column)) = crate::base::yaml::locate::locate(text, &p.field) {
+            p.line = Some(line);
+            p.column = Some(column);
+        }
+    }
+}
+
+impl Module {
+    /// Load and check the module: every problem, located.
+    pub fn load(files: &ModuleFiles) -> std::result::Result<Module, Vec<Located>> {
+        let file: ModuleFile = read(files, "module.yaml")?;
+        let map_file: MapFile = read(files, &file.files.map)?;
+        let oob: OobFile = read(files, &file.files.oob)?;
+        let mut errors = Vec::new();
+        let chart = |name: &str| format!("{}/{name}", file.files.charts);
+        let command = read::<CommandChart>(files, &chart("command.yaml")).map_err(|e| errors.extend(e)).ok();
+        let movement = read::<MovementChart>(files, &chart("movement.yaml")).map_err(|e| errors.extend(e)).ok();
+        let communications =
+            read::<CommunicationsChart>(files, &chart("communications.yaml")).map_err(|e| errors.extend(e)).ok();
+        let morale = read::<MoraleChart>(files, &chart("morale.yaml")).map_err(|e| errors.extend(e)).ok();
+        let battle = read::<BattleChart>(files, &chart("battle.yaml")).map_err(|e| errors.extend(e)).ok();
+        let mut scenarios = BTreeMap::new();
+        for (id, path) in &file.files.scenarios {
+            match read::<Scenario>(files, path) {
+                Ok(s) => {
+                    scenarios.insert(id.clone(), s);
+                }
+                Err(e) => errors.extend(e),
+            }
+        }
+        let (Some(command), Some(movement), Some(communications), Some(morale), Some(battle)) =
+            (command, movement, communications, morale, battle)
+        else {
+            return Err(errors);
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let charts = Charts { command, movement, communications, morale, battle };
+        let mut p = Problems::default();
+        let map_label = files.label(&file.files.map);
+        let (map, rivers) = build_map(&map_file, &map_label, &mut p);
+        let info = ModuleInfo {
+            id: file.id.clone(),
+            name: file.name.clone(),
+            system: Some(file.system.clone()),
+            sides: file.sides.clone(),
+            scenarios: file.scenarios.clone(),
+        };
+        let mut module = Module {
+            info,
+            towns: map_file.towns.clone(),
+            rivers,
+            map,
+            units: oob.units,
+            generals: oob.generals,
+            fleets: oob.fleets,
+            charts,
+            scenarios,
+            counted: BTreeMap::new(),
+            file,
+        };
+        module.check(files, &oob.source, &map_file.source, &mut p);
+        let mut problems = p.0;
+        locate(files, &mut problems);
+        if problems.is_empty() {
+            Ok(module)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Cross-references between the files, and the charts' completeness.
+    fn check(&mut self, files: &ModuleFiles, oob_source: &str, map_source: &str, p: &mut Problems) {
+        let module_label = files.label("module.yaml");
+        let oob_label = files.label(&self.file.files.oob);
+        let sides: BTreeSet<&str> = self.info.sides.iter().map(|s| s.id.as_str()).collect();
+        for (what, source) in
+            [("module.yaml", &self.file.source), ("oob", &oob_source.to_string()), ("map", &map_source.to_string())]
+        {
+            if !["the article", "stand-in"].contains(&source.as_str()) {
+                p.add(
+                    &module_label,
+                    "source",
+                    format!("{what}: source must be `the article` or `stand-in`, not '{source}'"),
+                );
+            }
+        }
+        if self.file.system != "awi" {
+            p.add(&module_label, "system", "this module's system is `awi`");
+        }
+        for s in &self.info.scenarios {
+            if !self.file.files.scenarios.contains_key(&s.id) {
+                p.add(&module_label, "files.scenarios", format!("scenario '{}' has no file", s.id));
+            }
+        }
+        let mut ids = BTreeSet::new();
+        for (i, u) in self.units.iter().enumerate() {
+            let field = format!("units[{i}]");
+            if !ids.insert(u.id.clone()) {
+                p.add(&oob_label, &format!("{field}.id"), format!("'{}' is used twice", u.id));
+            }
+            if !sides.contains(u.side.as_str()) {
+                p.add(&oob_label, &format!("{field}.side"), format!("'{}' is not a side of module.yaml", u.side));
+            }
+            if !self.charts.morale.grades.iter().any(|g| g.grade == u.morale) {
+                let known: Vec<&str> = self.charts.morale.grades.iter().map(|g| g.grade.as_str()).collect();
+                p.add(
+                    &oob_label,
+                    &format!("{field}.morale"),
+                    format!("'{}' is not a grade of charts/morale.yaml ({})", u.morale, known.join(", ")),
+                );
+            }
+            if u.fighting_stands == 0 {
+                p.add(&oob_label, &format!("{field}.fighting_stands"), "a unit has at least one fighting stand");
+            }
+            match (u.kind, u.gun) {
+                (Kind::Artillery, None) => p.add(
+                    &oob_label,
+                    &format!("{field}.gun"),
+                    "an artillery unit names its gun: heavy, eight-pounder or light",
+                ),
+                (Kind::Artillery, Some(_)) if u.fighting_stands != 1 => p.add(
+                    &oob_label,
+                    &format!("{field}.fighting_stands"),
+                    "an artillery unit is one piece with its crew: 1 fighting stand",
+                ),
+                (k, Some(_)) if k != Kind::Artillery => {
+                    p.add(&oob_label, &format!("{field}.gun"), "only an artillery unit has a gun")
+                }
+                _ => {}
+            }
+            if self.allowance_of(u).is_none() {
+                p.add(
+                    &oob_label,
+                    &format!("{field}.kind"),
+                    format!("charts/movement.yaml gives no allowance for a {} {}", u.side, u.kind.id()),
+                );
+            }
+        }
+        for (i, g) in self.generals.iter().enumerate() {
+            let field = format!("generals[{i}]");
+            if !ids.insert(g.id.clone()) {
+                p.add(&oob_label, &format!("{field}.id"), format!("'{}' is used twice", g.id));
+            }
+            if !sides.contains(g.side.as_str()) {
+                p.add(&oob_label, &format!("{field}.side"), format!("'{}' is not a side of module.yaml", g.side));
+            }
+            if self.span_of(g).is_none() {
+                let known: Vec<&str> = self.charts.command.spans.rows.iter().map(|r| r.command.as_str()).collect();
+                p.add(
+                    &oob_label,
+                    &format!("{field}.command"),
+                    format!("'{}' is not a span of charts/command.yaml ({})", g.command, known.join(", ")),
+                );
+            }
+            if !self.charts.command.combat_ratings.rows.iter().any(|r| r.rating == g.rating) {
+                p.add(
+                    &oob_label,
+                    &format!("{field}.rating"),
+                    format!("{} is not a combat rating of charts/command.yaml (0, 1 or 2)", g.rating),
+                );
+            }
+        }
+        for (i, f) in self.fleets.iter().enumerate() {
+            if !ids.insert(f.id.clone()) {
+                p.add(&oob_label, &format!("fleets[{i}].id"), format!("'{}' is used twice", f.id));
+            }
+        }
+        let chart_label = files.label(&format!("{}/command.yaml", self.file.files.charts));
+        for (i, row) in self.charts.command.break_off.rows.iter().enumerate() {
+            if !self.generals.iter().any(|g| g.id == row.general) {
+                p.add(
+                    &chart_label,
+                    &format!("break_off.rows[{i}].general"),
+                    format!("'{}' is not a general of the order of battle", row.general),
+                );
+            }
+        }
+        let damage = &self.charts.battle.fortification_damage.rows;
+        let covered: u32 = damage.iter().map(|r| r.to.saturating_sub(r.from) + 1).sum();
+        if damage.first().map(|r| r.from) != Some(1) || damage.last().map(|r| r.to) != Some(100) || covered != 100 {
+            p.add(
+                &files.label(&format!("{}/battle.yaml", self.file.files.charts)),
+                "fortification_damage.rows",
+                "the rows cover the D100 from 1 to 100 (00) once each",
+            );
+        }
+        for t in self.map.terrain_ids() {
+            if t != WATER && !self.charts.movement.costs.terrain.iter().any(|c| c.terrain == t) {
+                p.add(
+                    &files.label(&format!("{}/movement.yaml", self.file.files.charts)),
+                    "costs.terrain",
+                    format!("no cost to enter {t}"),
+                );
+            }
+        }
+        for (id, s) in &self.scenarios {
+            let label = files.label(&self.file.files.scenarios[id]);
+            let mut placed = BTreeSet::new();
+            for (hex, pieces) in &s.setup {
+                let field = format!("setup.{hex}");
+                self.land_hex_check(hex, &label, &field, p, true);
+                for piece in pieces {
+                    if self.piece(piece).is_none() {
+                        p.add(&label, &field, format!("'{piece}' is not in the order of battle"));
+                    }
+                    if !placed.insert(piece.clone()) {
+                        p.add(&label, &field, format!("'{piece}' is placed twice"));
+                    }
+                }
+            }
+            for (i, a) in s.reinforcements.iter().enumerate() {
+                let field = format!("reinforcements[{i}]");
+                self.land_hex_check(&a.hex, &label, &format!("{field}.hex"), p, false);
+                for piece in &a.units {
+                    if self.piece(piece).is_none() {
+                        p.add(&label, &format!("{field}.units"), format!("'{piece}' is not in the order of battle"));
+                    }
+                    if !placed.insert(piece.clone()) {
+                        p.add(&label, &format!("{field}.units"), format!("'{piece}' is placed twice"));
+                    }
+                }
+            }
+            for (town, side) in &s.control {
+                if self.town(town).is_none() {
+                    p.add(&label, &format!("control.{town}"), format!("'{town}' is not a town of the map"));
+                }
+                if !sides.contains(side.as_str()) {
+                    p.add(&label, &format!("control.{town}"), format!("'{side}' is not a side"));
+                }
+            }
+            for (i, town) in s.magazines.iter().enumerate() {
+                if self.town(town).is_none() {
+                    p.add(&label, &format!("magazines[{i}]"), format!("'{town}' is not a town of the map"));
+                }
+            }
+            for (i, f) in s.forts.iter().enumerate() {
+                self.land_hex_check(&f.hex, &label, &format!("forts[{i}].hex"), p, false);
+            }
+        }
+        let mut counted = BTreeMap::new();
+        counted.insert("hexes".to_string(), self.map.terrain.len());
+        counted.insert("towns".to_string(), self.towns.len());
+        counted.insert("rivers".to_string(), self.rivers.len());
+        counted.insert("units".to_string(), self.units.len());
+        counted.insert("generals".to_string(), self.generals.len());
+        counted.insert("fleets".to_string(), self.fleets.len());
+        counted.insert("charts".to_string(), CHART_FILES.len());
+        counted.insert("scenarios".to_string(), self.scenarios.len());
+        self.counted = counted;
+    }
+
+    fn land_hex_check(&self, hex: &str, label: &str, field: &str, p: &mut Problems, fleets_ok: bool) {
+        match hex.parse::<HexId>() {
+            Ok(h) if self.map.contains(h) => {
+                if !fleets_ok && self.map.terrain[&h] == WATER {
+                    p.add(label, field, format!("{hex} is a sea lane"));
+                }
+            }
+            Ok(_) => p.add(label, field, format!("{hex} is not on the map")),
+            Err(e) => p.add(label, field, format!("'{hex}': {e}")),
+        }
+    }
+
+    pub fn piece(&self, id: &str) -> Option<Piece<'_>> {
+        if let Some(u) = self.units.iter().find(|u| u.id == id) {
+            return Some(Piece::Unit(u));
+        }
+        if let Some(g) = self.generals.iter().find(|g| g.id == id) {
+            return Some(Piece::General(g));
+        }
+        self.fleets.iter().find(|f| f.id == id).map(Piece::Fleet)
+    }
+
+    pub fn unit(&self, id: &str) -> Option<&Unit> {
+        self.units.iter().find(|u| u.id == id)
+    }
+
+    pub fn general(&self, id: &str) -> Option<&General> {
+        self.generals.iter().find(|g| g.id == id)
+    }
+
+    pub fn fleet(&self, id: &str) -> Option<&Fleet> {
+        self.fleets.iter().find(|f| f.id == id)
+    }
+
+    pub fn town(&self, id: &str) -> Option<&Town> {
+        self.towns.iter().find(|t| t.id == id)
+    }
+
+    pub fn town_at(&self, hex: HexId) -> Option<&Town> {
+        self.towns.iter().find(|t| t.hex.parse::<HexId>().ok() == Some(hex))
+    }
+
+    /// A general's command span row.
+    pub fn span_of(&self, g: &General) -> Option<&Span> {
+        self.charts.command.spans.rows.iter().find(|r| r.command == g.command)
+    }
+
+    /// A unit's movement allowance on the campaign map (charts/movement.yaml).
+    pub fn allowance_of(&self, u: &Unit) -> Option<u32> {
+        let a = &self.charts.movement.allowances;
+        match u.gun {
+            Some(gun) => a.artillery.rows.iter().find(|r| r.gun == gun && r.side == u.side).map(|r| r.allowance),
+            None => a.stand_in.rows.iter().find(|r| r.kind == u.kind.id() && r.side == u.side).map(|r| r.allowance),
+        }
+    }
+
+    /// A general's allowance (a `general` row of charts/movement.yaml).
+    pub fn general_allowance(&self, g: &General) -> Option<u32> {
+        self.charts
+            .movement
+            .allowances
+            .stand_in
+            .rows
+            .iter()
+            .find(|r| r.kind == "general" && r.side == g.side)
+            .map(|r| r.allowance)
+    }
+
+    /// The movement points to enter `hex` (None: land units cannot).
+    pub fn terrain_cost(&self, hex: HexId) -> Option<u32> {
+        let t = self.map.terrain.get(&hex)?;
+        self.charts.movement.costs.terrain.iter().find(|c| &c.terrain == t).map(|c| c.cost)
+    }
+
+    /// The class of the river on a hexside, if one runs there.
+    pub fn river_class(&self, side: Hexside) -> Option<u8> {
+        self.rivers.iter().flat_map(|r| r.hexsides.iter()).find(|(s, _)| *s == side).map(|(_, c)| *c)
+    }
+
+    pub fn river_cost(&self, class: u8) -> u32 {
+        self.charts.movement.costs.river_class.iter().find(|c| c.class == class).map(|c| c.cost).unwrap_or(0)
+    }
+
+    pub fn morale_percent(&self, grade: &str) -> u32 {
+        self.charts.morale.grades.iter().find(|g| g.grade == grade).map(|g| g.percent).unwrap_or(0)
+    }
+
+    pub fn scenario(&self, id: &str) -> Result<&Scenario> {
+        self.scenarios.get(id).ok_or_else(|| {
+            Error::usage(format!(
+                "{} has no scenario '{id}'; its scenarios are: {}",
+                self.info.id,
+                self.scenarios.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))
+        })
+    }
+}
+
+/// The map's hexes, the towns as places, the rivers as hexside features.
+fn build_map(f: &MapFile, label: &str, p: &mut Problems) -> (hexmap::Map, Vec<River>) {
+    let layout: Layout = f.layout.parse().unwrap_or_else(|_| {
+        p.add(label, "layout", format!("'{}' is not a layout: even-columns-down or odd-columns-down", f.layout));
+        Layout::GBOAR
+    });
+    let mut terrain = BTreeMap::new();
+    for row in f.rows.first..=f.rows.last {
+        let key = format!("{row:02}");
+        let Some(line) = f.terrain.get(&key) else {
+            p.add(label, "terrain", format!("row {key} is missing"));
+            continue;
+        };
+        let chars: Vec<char> = line.chars().collect();
+        let width = usize::from(f.columns.last - f.columns.first) + 1;
+        if chars.len() != width {
+            p.add(label, &format!("terrain.{key}"), format!("{} hexes, the map has {width} columns", chars.len()));
+        }
+        for (i, c) in chars.iter().enumerate().take(width) {
+            let Some(t) = f.terrain_key.get(&c.to_string()) else {
+                p.add(label, &format!("terrain.{key}"), format!("'{c}' is not in terrain_key"));
+                continue;
+            };
+            if let Some(h) = HexId::new(f.columns.first + i as u8, row) {
+                terrain.insert(h, t.clone());
+            }
+        }
+    }
+    let mut hexsides: BTreeMap<Hexside, BTreeSet<String>> = BTreeMap::new();
+    let mut rivers = Vec::new();
+    for (i, r) in f.rivers.iter().enumerate() {
+        let field = format!("rivers[{i}]");
+        let Ok(mouth) = r.mouth.parse::<HexId>() else {
+            p.add(label, &format!("{field}.mouth"), format!("'{}' is not a hex id", r.mouth));
+            continue;
+        };
+        if terrain.get(&mouth).map(String::as_str) != Some(WATER) {
+            p.add(label, &format!("{field}.mouth"), format!("{} is not a sea lane", r.mouth));
+        }
+        let mut sides = Vec::new();
+        for (j, s) in r.stretches.iter().enumerate() {
+            if !(1..=3).contains(&s.class) {
+                p.add(label, &format!("{field}.stretches[{j}].class"), "a river hexside's class is 1, 2 or 3");
+            }
+            for (k, text) in s.hexsides.iter().enumerate() {
+                match Hexside::parse(text, layout) {
+                    Ok(side) => {
+                        sides.push((side, s.class));
+                        hexsides.entry(side).or_default().insert(format!("river-{}", s.class));
+                    }
+                    Err(e) => p.add(label, &format!("{field}.stretches[{j}].hexsides[{k}]"), format!("'{text}': {e}")),
+                }
+            }
+        }
+        // Each hexside meets the next at a corner; the first meets the mouth.
+        let corner = |a: Hexside, b: HexId| are_adjacent(a.low(), b, layout) && are_adjacent(a.high(), b, layout);
+        if let Some((first, _)) = sides.first() {
+            if !corner(*first, mouth) {
+                p.add(
+                    label,
+                    &format!("{field}.mouth"),
+                    format!("the first hexside {}/{} does not meet {mouth} at a corner", first.low(), first.high()),
+                );
+            }
+        }
+        for w in sides.windows(2) {
+            let (a, b) = (w[0].0, w[1].0);
+            let all: BTreeSet<HexId> = [a.low(), a.high(), b.low(), b.high()].into_iter().collect();
+            let meets =
+                all.len() == 3 && all.iter().all(|x| all.iter().all(|y| x == y || are_adjacent(*x, *y, layout)));
+            if !meets {
+                p.add(
+                    label,
+                    &format!("{field}.stretches"),
+                    format!("{}/{} and {}/{} do not meet at a corner", a.low(), a.high(), b.low(), b.high()),
+                );
+            }
+        }
+        rivers.push(River { id: r.id.clone(), name: r.name.clone(), mouth, hexsides: sides });
+    }
+    let mut places = Vec::new();
+    let mut ids = BTreeSet::new();
+    for (i, t) in f.towns.iter().enumerate() {
+        if !ids.insert(t.id.clone()) {
+            p.add(label, &format!("towns[{i}].id"), format!("'{}' is used twice", t.id));
+        }
+        match t.hex.parse::<HexId>() {
+            Ok(h) if terrain.get(&h).is_some_and(|t| t != WATER) => {
+                places.push(hexmap::Region { id: t.id.clone(), name: t.name.clone(), hexes: vec![h] });
+            }
+            _ => p.add(label, &format!("towns[{i}].hex"), format!("'{}' is not a land hex of the map", t.hex)),
+        }
+        // A port lies on a sea lane or on a river's hexside.
+        let at = t.hex.parse::<HexId>().ok();
+        let on_sea = at.is_some_and(|h| {
+            crate::base::hex::neighbours(h, layout).iter().any(|n| terrain.get(n).map(String::as_str) == Some(WATER))
+        });
+        let on_river = at.is_some_and(|h| rivers.iter().any(|r: &River| r.hexsides.iter().any(|(s, _)| s.contains(h))));
+        if t.port && !on_sea && !on_river {
+            p.add(label, &format!("towns[{i}].port"), format!("{} is a port but touches no sea lane or river", t.name));
+        }
+    }
+    let map = hexmap::Map {
+        layout,
+        columns: f.columns,
+        rows: f.rows,
+        terrain,
+        hexsides,
+        first_hex: BTreeMap::new(),
+        roads: Vec::new(),
+        places,
+        zones: Vec::new(),
+        entry_hexes: BTreeMap::new(),
+        headquarters: BTreeMap::new(),
+    };
+    (map, rivers)
+}
+
+/// `adjutant check-game`: the module checked whole.
+pub fn check(files: &ModuleFiles) -> crate::system::ModuleCheck {
+    match Module::load(files) {
+        Ok(m) => crate::system::ModuleCheck { module: m.info.id.clone(), checked: m.counted, problems: Vec::new() },
+        Err(problems) => crate::system::ModuleCheck {
+            module: files.embedded_id().map(str::to_string).unwrap_or_else(|| files.label("")),
+            checked: BTreeMap::new(),
+            problems: problems.into_iter().map(ModuleProblem::from).collect(),
+        },
+    }
+}
+
+/// A load error as one error.
+pub fn into_error(problems: Vec<Located>) -> Error {
+    match problems.into_iter().next() {
+        Some(first) => Error::Data(first),
+        None => Error::usage("the module could not be read"),
+    }
+}

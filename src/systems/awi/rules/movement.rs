@@ -1,0 +1,342 @@
+//! Campaign map movement, and COMMUNICATION EFFECTS ON MOVEMENT (the
+//! article): the orders of a side's monthly operations checked, then
+//! carried out.
+//!
+//! "All regular British units except cavalry units cannot voluntarily end
+//! their movement in a hex which is out of communication. A British unit
+//! which begins a British turn out of communication is not required to
+//! move, however, if it elects to move, it must end its move in
+//! communication or as close as possible to a hex which is in
+//! communications."
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use crate::base::hex::{are_adjacent, distance, HexId};
+use crate::system::Event;
+use crate::systems::awi::board::{enemy_of, land_units_of, reach, step_cost, State};
+use crate::systems::awi::data::{Class, Kind, Module, WATER};
+use crate::systems::awi::rules::command::{commands, limited};
+use crate::systems::awi::rules::comms::{always, status_at, BRITISH};
+
+/// The body of a side's operations orders.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Body {
+    #[serde(default)]
+    pub moves: Vec<Move>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Move {
+    pub unit: String,
+    /// The hexes entered, in order (not the hex it starts in).
+    pub path: Vec<String>,
+}
+
+/// A problem with orders: the field (`moves[0].path[2]`), what is wrong,
+/// and the refusal code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub field: String,
+    pub message: String,
+    pub code: &'static str,
+    pub rule: &'static str,
+}
+
+fn problem(field: String, message: String, code: &'static str, rule: &'static str) -> Problem {
+    Problem { field, message, code, rule }
+}
+
+/// A move checked: the piece, its path from its start, the points spent.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub unit: String,
+    pub path: Vec<HexId>,
+    pub spent: u32,
+    pub allowance: u32,
+    pub in_command: Option<Option<String>>,
+}
+
+/// A piece's allowance this step, and its command status (units only).
+fn allowance(
+    m: &Module,
+    s: &State,
+    id: &str,
+    of_unit: &BTreeMap<String, Option<String>>,
+) -> Option<(u32, Option<Option<String>>)> {
+    if let Some(u) = m.unit(id) {
+        let full = m.allowance_of(u)?;
+        let general = of_unit.get(id).cloned().flatten();
+        let a = if general.is_some() { full } else { limited(m, full) };
+        return Some((a, Some(general)));
+    }
+    if let Some(g) = m.general(id) {
+        let _ = s;
+        return Some((m.general_allowance(g)?, None));
+    }
+    None
+}
+
+/// Check `side`'s orders against the state: every problem. The moves that
+/// pass, when none fails.
+pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, Vec<Problem>) {
+    let mut problems = Vec::new();
+    let mut checked = Vec::new();
+    let cmds = commands(m, s);
+    let enemy = enemy_of(m, side);
+    let enemy_hexes: BTreeSet<HexId> = s
+        .pieces
+        .iter()
+        .filter(|(id, _)| m.unit(id).is_some_and(|u| u.side == enemy) || m.general(id).is_some_and(|g| g.side == enemy))
+        .filter_map(|(_, p)| p.hex.as_deref()?.parse().ok())
+        .collect();
+    let mut seen = BTreeSet::new();
+    for (i, mv) in body.moves.iter().enumerate() {
+        let field = format!("moves[{i}]");
+        let Some(piece) = m.piece(&mv.unit) else {
+            problems.push(problem(
+                format!("{field}.unit"),
+                format!("'{}' is not a unit or general of the order of battle", mv.unit),
+                "unknown-unit",
+                "AWI Unit",
+            ));
+            continue;
+        };
+        if piece.side() != side {
+            problems.push(problem(
+                format!("{field}.unit"),
+                format!("{} is not yours: it is {}'s", piece.name(), piece.side()),
+                "not-yours",
+                "AWI Unit",
+            ));
+            continue;
+        }
+        if m.fleet(&mv.unit).is_some() {
+            problems.push(problem(
+                format!("{field}.unit"),
+                "this version cannot move fleets yet (1776's naval movement)".to_string(),
+                "not-in-this-version",
+                "AWI Supply",
+            ));
+            continue;
+        }
+        let Some(start) = s.hex_of(&mv.unit) else {
+            problems.push(problem(
+                format!("{field}.unit"),
+                format!("{} is not on the map", piece.name()),
+                "not-on-map",
+                "AWI Reinforcements",
+            ));
+            continue;
+        };
+        if !seen.insert(mv.unit.clone()) {
+            problems.push(problem(
+                format!("{field}.unit"),
+                format!("{} is moved twice; one move per unit", piece.name()),
+                "moved-twice",
+                "AWI Unit",
+            ));
+            continue;
+        }
+        let Some((allowed, in_command)) = allowance(m, s, &mv.unit, &cmds.of_unit) else {
+            problems.push(problem(
+                format!("{field}.unit"),
+                format!("charts/movement.yaml gives {} no allowance", piece.name()),
+                "no-allowance",
+                "AWI Artillery Units",
+            ));
+            continue;
+        };
+        if mv.path.is_empty() {
+            problems.push(problem(
+                format!("{field}.path"),
+                "a move enters at least one hex; leave a unit that stays out of `moves`".to_string(),
+                "empty-path",
+                "AWI Unit",
+            ));
+            continue;
+        }
+        let mut path = vec![start];
+        let mut spent = 0;
+        let mut bad = false;
+        for (j, text) in mv.path.iter().enumerate() {
+            let f = format!("{field}.path[{j}]");
+            let Ok(hex) = text.parse::<HexId>() else {
+                problems.push(problem(
+                    f,
+                    format!("'{text}' is not a hex id (four digits, CCRR)"),
+                    "bad-hex",
+                    "AWI Unit",
+                ));
+                bad = true;
+                break;
+            };
+            let here = *path.last().unwrap_or(&start);
+            if !m.map.contains(hex) {
+                problems.push(problem(f, format!("{hex} is not on the map"), "off-map", "AWI Unit"));
+                bad = true;
+                break;
+            }
+            if m.map.terrain[&hex] == WATER {
+                problems.push(problem(
+                    f,
+                    format!("{hex} is a sea lane: land units move on land (fleets carry them, not in this version)"),
+                    "sea-lane",
+                    "AWI Unit",
+                ));
+                bad = true;
+                break;
+            }
+            if !are_adjacent(here, hex, m.map.layout) {
+                problems.push(problem(f, format!("{hex} is not next to {here}"), "not-adjacent", "AWI Unit"));
+                bad = true;
+                break;
+            }
+            if enemy_hexes.contains(&hex) {
+                problems.push(problem(
+                    f,
+                    format!("{hex} holds the enemy: entering it would call for combat, and this version cannot resolve the battle step yet (the article, TRANSFERRING TO THE MINIATURES GAME)"),
+                    "battle-not-in-this-version",
+                    "AWI Transferring to the Miniatures Game",
+                ));
+                bad = true;
+                break;
+            }
+            spent += step_cost(m, here, hex).unwrap_or(0);
+            path.push(hex);
+        }
+        if bad {
+            continue;
+        }
+        if spent > allowed {
+            let why = match &in_command {
+                Some(None) => format!(
+                    " (out of command: {} of {})",
+                    allowed,
+                    m.unit(&mv.unit).and_then(|u| m.allowance_of(u)).unwrap_or(0)
+                ),
+                _ => String::new(),
+            };
+            let rule = if in_command == Some(None) { "AWI Command Control" } else { "AWI Unit" };
+            problems.push(problem(
+                format!("{field}.path"),
+                format!("the path costs {spent} MP; {} may spend {allowed}{why}", piece.name()),
+                "over-allowance",
+                rule,
+            ));
+            continue;
+        }
+        checked.push(Checked { unit: mv.unit.clone(), path, spent, allowance: allowed, in_command });
+    }
+    if problems.is_empty() && side == BRITISH {
+        problems.extend(communication_limits(m, s, body, &checked, &cmds.of_unit));
+    }
+    (checked, problems)
+}
+
+/// The state after the moves.
+pub fn apply(s: &State, moves: &[Checked]) -> State {
+    let mut after = s.clone();
+    for mv in moves {
+        if let (Some(p), Some(last)) = (after.pieces.get_mut(&mv.unit), mv.path.last()) {
+            p.hex = Some(last.to_string());
+        }
+    }
+    after
+}
+
+/// Whether a unit is held by communications when it moves: a British
+/// regular, not cavalry ("British regular cavalry units can voluntarily
+/// move out of communication"), not always in communication.
+fn held(m: &Module, unit: &str) -> bool {
+    m.unit(unit).is_some_and(|u| u.side == BRITISH && u.class == Class::Regular && u.kind != Kind::Cavalry)
+        && always(m, unit).is_none()
+}
+
+fn communication_limits(
+    m: &Module,
+    s: &State,
+    body: &Body,
+    moves: &[Checked],
+    of_unit: &BTreeMap<String, Option<String>>,
+) -> Vec<Problem> {
+    let after = apply(s, moves);
+    let mut problems = Vec::new();
+    for mv in moves {
+        if !held(m, &mv.unit) {
+            continue;
+        }
+        let Some(end) = mv.path.last().copied() else { continue };
+        if status_at(m, &after, end).is_in() {
+            continue;
+        }
+        let i = body.moves.iter().position(|x| x.unit == mv.unit).unwrap_or(0);
+        let name = m.unit(&mv.unit).map(|u| u.name.clone()).unwrap_or_default();
+        let start = mv.path[0];
+        if status_at(m, s, start).is_in() {
+            problems.push(problem(
+                format!("moves[{i}].path"),
+                format!("{name} would end its move at {end}, out of communication: British regular units (except cavalry) cannot voluntarily end their movement in a hex which is out of communication"),
+                "ends-out-of-communication",
+                "AWI Communication Effects",
+            ));
+            continue;
+        }
+        // Began out of communication: it must end in communication or as
+        // close as possible to a hex in communication.
+        let allowed = allowance(m, s, &mv.unit, of_unit).map(|a| a.0).unwrap_or(0);
+        let enemy = enemy_of(m, BRITISH);
+        let enemy_hexes = land_units_of(m, s, &enemy);
+        let reachable = reach(m, start, allowed, &|h| enemy_hexes.contains(&h));
+        let in_comm: Vec<HexId> = m
+            .map
+            .terrain
+            .keys()
+            .copied()
+            .filter(|h| m.map.terrain[h] != WATER && status_at(m, &after, *h).is_in())
+            .collect();
+        let gap = |h: HexId| in_comm.iter().map(|c| distance(*c, h, m.map.layout)).min().unwrap_or(u32::MAX);
+        let best = reachable.keys().map(|h| gap(*h)).min().unwrap_or(u32::MAX);
+        if gap(end) > best {
+            let closest: Vec<String> = reachable.keys().filter(|h| gap(**h) == best).map(|h| h.to_string()).collect();
+            problems.push(problem(
+                format!("moves[{i}].path"),
+                format!(
+                    "{name} began out of communication and moves: it must end in communication or as close as possible to a hex in communication; {end} is {} hexes from one, {} is {best}",
+                    gap(end),
+                    closest.join(", ")
+                ),
+                "not-closer-to-communication",
+                "AWI Communication Effects",
+            ));
+        }
+    }
+    problems
+}
+
+/// The move events.
+pub fn events(m: &Module, moves: &[Checked]) -> Vec<Event> {
+    moves
+        .iter()
+        .map(|mv| {
+            let name = m.piece(&mv.unit).map(|p| p.name().to_string()).unwrap_or_default();
+            let path: Vec<String> = mv.path.iter().map(|h| h.to_string()).collect();
+            let mut e = Event::new(
+                "AWI Unit",
+                "move",
+                format!("{name} moves {} ({} of {} MP)", path.join("-"), mv.spent, mv.allowance),
+            )
+            .with("unit", &mv.unit)
+            .with("path", &path)
+            .with("movement_points", mv.spent)
+            .with("allowance", mv.allowance);
+            if let Some(general) = &mv.in_command {
+                e = e.with("general", general);
+            }
+            e
+        })
+        .collect()
+}

@@ -1,0 +1,779 @@
+//! The AWI Southern Campaign behind the seam (`src/system.rs`): each
+//! method translates between the shell's vocabulary and the rules of this
+//! folder; none decides a rule.
+
+use std::collections::BTreeMap;
+
+use crate::base::dice::Bytes32;
+use crate::base::error::{Error, Located, RefusalCode, Result};
+use crate::base::hex::HexId;
+use crate::base::hexmap::{army_colour, Arrow, CounterView, Picture};
+use crate::base::yaml::Value;
+use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, StepInfo, StepKind};
+use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step};
+use crate::systems::awi::data::{self, Module};
+use crate::systems::awi::rules::comms::{traced, Status};
+use crate::systems::awi::rules::{attrition, command, movement};
+
+/// The AWI system (module.yaml `system: awi`).
+pub struct Awi;
+
+/// The one value of [`Awi`] the registry holds.
+pub static AWI: Awi = Awi;
+
+/// A module's scenario, loaded.
+pub struct Rules {
+    pub module: Module,
+    pub scenario: String,
+    pub last_turn: u32,
+}
+
+impl Rules {
+    pub fn load(files: &seam::ModuleFiles, scenario: &str) -> Result<Rules> {
+        let module = Module::load(files).map_err(data::into_error)?;
+        module.scenario(scenario)?;
+        let info = module.info.scenario(scenario)?.clone();
+        Ok(Rules { module, scenario: scenario.to_string(), last_turn: info.last_turn })
+    }
+
+    fn first_turn(&self) -> u32 {
+        self.module.info.scenarios.iter().find(|s| s.id == self.scenario).map(|s| s.first_turn).unwrap_or(1)
+    }
+
+    /// The state before the first step.
+    pub fn initial(&self) -> Result<State> {
+        let m = &self.module;
+        let sc = m.scenario(&self.scenario)?;
+        let mut pieces = BTreeMap::new();
+        for p in m
+            .units
+            .iter()
+            .map(|u| (&u.id, u.fighting_stands))
+            .chain(m.generals.iter().map(|g| (&g.id, 0)))
+            .chain(m.fleets.iter().map(|f| (&f.id, 0)))
+        {
+            pieces.insert(
+                p.0.clone(),
+                PieceState { hex: None, stands: p.1, in_communication: true, attrition_passes: 0 },
+            );
+        }
+        for (hex, ids) in &sc.setup {
+            for id in ids {
+                if let Some(p) = pieces.get_mut(id) {
+                    p.hex = Some(hex.clone());
+                }
+            }
+        }
+        let first = Step { turn: self.first_turn(), side: side_order(m).first().cloned().unwrap_or_default() };
+        let mut state = State {
+            turn: first.turn,
+            next: Some(first.clone()),
+            resolved_steps: 0,
+            pieces,
+            control: sc.control.clone(),
+            magazines: sc.magazines.iter().cloned().collect(),
+            forts: sc.forts.clone(),
+            result: None,
+        };
+        // Every unit starts as in communication at "the end of the previous
+        // British turn": "The first month the unit is isolated, it need not
+        // check for attrition", the first month of the game too.
+        arrive(m, &self.scenario, &mut state, &first);
+        Ok(state)
+    }
+
+    /// Resolve a step with its side's orders body.
+    pub fn step(&self, state: &State, body: &Body, dice: &mut dyn Dice) -> Result<(State, Vec<Event>)> {
+        let m = &self.module;
+        let step = state.next.clone().ok_or_else(|| Error::refused("the game is over: it has no next step"))?;
+        let (moves, problems) = movement::check(m, state, &step.side, &body.0);
+        if let Some(p) = problems.first() {
+            return Err(Error::coded(
+                format!("{}: {} [{}, {}]", p.field, p.message, p.code, p.rule),
+                problems.iter().map(|p| RefusalCode { code: p.code.to_string(), rule: p.rule.to_string() }).collect(),
+            ));
+        }
+        let mut events = vec![Event::new(
+            "AWI Turn",
+            "operations",
+            format!("{}: {} operations", month_of(m, step.turn), side_name(m, &step.side)),
+        )
+        .with("turn", step.turn)
+        .with("side", &step.side)
+        .with("month", month_of(m, step.turn))];
+        events.extend(command_events(m, state, &step.side));
+        events.extend(movement::events(m, &moves));
+        let mut after = movement::apply(state, &moves);
+        events.extend(update_control(m, &mut after));
+        if step.side == crate::systems::awi::rules::comms::BRITISH {
+            events.extend(attrition::end_of_british_turn(m, &mut after, dice)?);
+        }
+        events.extend(communication_events(m, &after));
+        events.extend(ledger_events(m, &after));
+        let next = step_after(m, self.last_turn, &step);
+        after.next = next.clone();
+        if let Some(n) = &next {
+            after.turn = n.turn;
+            events.extend(arrive(m, &self.scenario, &mut after, n));
+        } else {
+            after.result = Some(seam::GameResult {
+                winner: "none".into(),
+                level: "unscored".into(),
+                condition:
+                    "the scenario's last month is played; this version does not score victory (1776's area control)"
+                        .into(),
+            });
+        }
+        Ok((after, events))
+    }
+}
+
+fn side_name(m: &Module, side: &str) -> String {
+    m.info.sides.iter().find(|s| s.id == side).map(|s| s.name.clone()).unwrap_or_else(|| side.to_string())
+}
+
+/// "Reinforcements always appear as individual units in the locations
+/// indicated. Reinforcement units never have any accumulated casualty
+/// markers." Placed before their side's operations of their month.
+fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> {
+    let mut events = Vec::new();
+    if let Some(sc) = m.scenarios.get(scenario) {
+        for a in sc.reinforcements.iter().filter(|a| a.turn == step.turn) {
+            for id in &a.units {
+                let side = m.piece(id).map(|p| p.side().to_string()).unwrap_or_default();
+                let Some(p) = s.pieces.get_mut(id) else { continue };
+                if side != step.side || p.hex.is_some() {
+                    continue;
+                }
+                p.hex = Some(a.hex.clone());
+                p.stands = m.unit(id).map(|u| u.fighting_stands).unwrap_or(0);
+                p.in_communication = true;
+                events.push(
+                    Event::new(
+                        "AWI Reinforcements",
+                        "reinforcement",
+                        format!(
+                            "{} arrives at {}",
+                            m.piece(id).map(|p| p.name().to_string()).unwrap_or_default(),
+                            a.hex
+                        ),
+                    )
+                    .with("unit", id)
+                    .with("hex", &a.hex),
+                );
+            }
+        }
+    }
+    events
+}
+
+/// A town held by one side's land units alone passes to that side (stand-in
+/// for 1776's control rules).
+fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
+    let mut events = Vec::new();
+    for t in &m.towns {
+        let Ok(hex) = t.hex.parse::<HexId>() else { continue };
+        let sides: std::collections::BTreeSet<String> =
+            s.at(hex).iter().filter_map(|id| m.unit(id).map(|u| u.side.clone())).collect();
+        if sides.len() != 1 {
+            continue;
+        }
+        let side = sides.into_iter().next().unwrap_or_default();
+        if s.control.get(&t.id) != Some(&side) {
+            s.control.insert(t.id.clone(), side.clone());
+            events.push(
+                Event::new("AWI Control", "control", format!("{} passes to the {}", t.name, side))
+                    .with("town", &t.id)
+                    .with("side", &side),
+            );
+        }
+    }
+    events
+}
+
+fn command_events(m: &Module, s: &State, side: &str) -> Vec<Event> {
+    let c = command::commands(m, s);
+    let mut events = Vec::new();
+    for cmd in c.commands.iter().filter(|c| m.general(&c.general).is_some_and(|g| g.side == side)) {
+        let name = m.general(&cmd.general).map(|g| g.name.clone()).unwrap_or_default();
+        events.push(
+            Event::new(
+                "AWI Command Control",
+                "command",
+                format!("{name} commands {} fighting stands of {}", cmd.counted, cmd.span),
+            )
+            .with("general", &cmd.general)
+            .with("span", cmd.span)
+            .with("counted", cmd.counted)
+            .with("regular_counted", cmd.regular_counted)
+            .with("units", &cmd.units)
+            .with("free_guns", &cmd.free_guns),
+        );
+    }
+    let out: Vec<&String> = c
+        .of_unit
+        .iter()
+        .filter(|(id, g)| g.is_none() && m.unit(id).is_some_and(|u| u.side == side))
+        .map(|(id, _)| id)
+        .collect();
+    if !out.is_empty() {
+        events.push(
+            Event::new(
+                "AWI Command Control",
+                "out-of-command",
+                format!("Out of command: {}", out.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+            )
+            .with("units", &out),
+        );
+    }
+    events
+}
+
+/// Each side's ledger, seen by that side alone (the article, RECORD
+/// KEEPING: "The exact composition, weaponry and morale grade of each of
+/// his units. The number of stands currently possessed by each of his
+/// units.").
+fn ledger_events(m: &Module, s: &State) -> Vec<Event> {
+    let mut events = Vec::new();
+    for side in &m.info.sides {
+        let mut lines = Vec::new();
+        let mut units = Vec::new();
+        for u in m.units.iter().filter(|u| u.side == side.id) {
+            let Some(p) = s.pieces.get(&u.id) else { continue };
+            let Some(hex) = &p.hex else { continue };
+            lines.push(format!("{} {hex} {}/{}", u.id, p.stands, u.fighting_stands));
+            units.push(serde_json::json!({
+                "unit": u.id, "hex": hex, "stands": p.stands, "original_stands": u.fighting_stands,
+                "command_stands": u.command_stands, "kind": u.kind.id(), "nationality": u.nationality,
+                "weapon": u.weapon, "morale": u.morale,
+            }));
+        }
+        events.push(
+            Event::new(
+                "AWI Record Keeping",
+                "ledger",
+                format!("{} ledger (unit, hex, stands of original): {}", side.name, lines.join("; ")),
+            )
+            .with("side", &side.id)
+            .with("units", units)
+            .with(seam::VISIBLE_TO, [&side.id]),
+        );
+    }
+    events
+}
+
+fn communication_events(m: &Module, s: &State) -> Vec<Event> {
+    traced(m, s)
+        .into_iter()
+        .map(|(id, st)| {
+            let name = m.unit(&id).map(|u| u.name.clone()).unwrap_or_default();
+            Event::new("AWI Communications", "communications", format!("{name}: {}", st.words()))
+                .with("unit", &id)
+                .with("in_communication", st.is_in())
+                .with("status", &st)
+        })
+        .collect()
+}
+
+/// A side's orders body, read.
+pub struct Body(pub movement::Body);
+
+pub fn read_body(value: &Value) -> std::result::Result<Body, String> {
+    let mut map = value.as_mapping().cloned().unwrap_or_default();
+    for key in HEADER {
+        map.remove(Value::from(key));
+    }
+    crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map)).map(Body).map_err(|e| e.to_string())
+}
+
+const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
+
+fn ours(state: &dyn GameState) -> Result<&State> {
+    state.as_any().downcast_ref::<State>().ok_or_else(|| Error::usage("a state of another game system".to_string()))
+}
+
+fn step_info(step: &Step) -> StepInfo {
+    StepInfo { name: step.name(), field: step.field(), turn: step.turn }
+}
+
+fn located(label: &str, text: &str, field: &str, message: String, code: Option<RefusalCode>) -> Located {
+    let at = crate::base::yaml::locate::locate(text, field);
+    Located {
+        file: label.to_string(),
+        line: at.map(|a| a.0),
+        column: at.map(|a| a.1),
+        field: field.to_string(),
+        message,
+        code: code.map(Box::new),
+    }
+}
+
+impl GameState for State {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn clone_state(&self) -> seam::State {
+        Box::new(self.clone())
+    }
+    fn next_step(&self) -> Option<StepInfo> {
+        self.next.as_ref().map(step_info)
+    }
+    fn resolved_steps(&self) -> u32 {
+        self.resolved_steps
+    }
+    fn set_resolved_steps(&mut self, steps: u32) {
+        self.resolved_steps = steps;
+    }
+    fn result(&self) -> Option<seam::GameResult> {
+        self.result.clone()
+    }
+    fn hash(&self) -> Bytes32 {
+        State::hash(self)
+    }
+    fn to_yaml(&self) -> Result<String> {
+        crate::base::yaml::to_string(self).map_err(|e| Error::usage(e.to_string()))
+    }
+}
+
+impl seam::System for Awi {
+    fn id(&self) -> &'static str {
+        "awi"
+    }
+    fn load(&self, module: &seam::ModuleFiles, scenario: &str) -> Result<Box<dyn seam::Rules>> {
+        Ok(Box::new(Rules::load(module, scenario)?))
+    }
+    fn check_module(&self, module: &seam::ModuleFiles) -> Option<seam::ModuleCheck> {
+        Some(data::check(module))
+    }
+    fn run_case(
+        &self,
+        label: &str,
+        text: &str,
+        module_of: &dyn Fn(&str) -> Result<seam::ModuleFiles>,
+    ) -> Option<Result<seam::CaseOutcome>> {
+        Some(crate::systems::awi::case::run(label, text, module_of))
+    }
+    fn board(&self, module: &seam::ModuleFiles) -> Option<Result<Box<dyn seam::Board>>> {
+        Some(Module::load(module).map(|m| Box::new(m) as Box<dyn seam::Board>).map_err(data::into_error))
+    }
+}
+
+impl seam::Board for Module {
+    fn info(&self) -> &seam::ModuleInfo {
+        &self.info
+    }
+    fn map(&self) -> &crate::base::hexmap::Map {
+        &self.map
+    }
+    fn setup(&self, scenario: &str) -> Result<Vec<CounterView>> {
+        let rules = Rules { module: self.clone(), scenario: scenario.to_string(), last_turn: 0 };
+        let state = rules.initial()?;
+        Ok(counters(self, &state))
+    }
+}
+
+/// The counters of a state, as the map draws them: a unit's stands and
+/// allowance; `OC` on a British regular out of communication.
+fn counters(m: &Module, s: &State) -> Vec<CounterView> {
+    let statuses = traced(m, s);
+    let commands = command::commands(m, s);
+    let mut out = Vec::new();
+    for (id, p) in &s.pieces {
+        let Some(hex) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+        let Some(piece) = m.piece(id) else { continue };
+        let (values, leader) = match piece {
+            data::Piece::Unit(u) => (format!("{}-{}", p.stands, m.allowance_of(u).unwrap_or(0)), false),
+            data::Piece::General(g) => (format!("{}-{}", m.span_of(g).map(|r| r.stands).unwrap_or(0), g.rating), true),
+            data::Piece::Fleet(f) => (format!("{:?}", f.kind).to_uppercase(), false),
+        };
+        let mut markers = Vec::new();
+        if statuses.get(id).is_some_and(|st| !st.is_in()) {
+            markers.push("OC".to_string());
+        }
+        if commands.of_unit.get(id).is_some_and(|g| g.is_none()) {
+            markers.push("X".to_string());
+        }
+        let colour = if matches!(piece, data::Piece::Fleet(f) if f.nationality == "french") {
+            army_colour("french")
+        } else {
+            army_colour(piece.side())
+        };
+        out.push(CounterView { hex, label: id.clone(), values, fill: colour, stripe: None, leader, markers });
+    }
+    out
+}
+
+/// The lines of communication of a state, drawn as grey arrows: each land
+/// link from a unit to its port or magazine, and each sea link from a port
+/// or fleet to the east map edge.
+fn links(s: &State, m: &Module) -> Vec<Arrow> {
+    let mut arrows = Vec::new();
+    let parse = |v: &[String]| v.iter().filter_map(|h| h.parse::<HexId>().ok()).collect::<Vec<_>>();
+    let mut seas = std::collections::BTreeSet::new();
+    for (id, st) in traced(m, s) {
+        let (land, sea) = match &st {
+            Status::Port { sea, .. } | Status::Fleet { sea, .. } => (Vec::new(), sea.clone()),
+            Status::LandToPort { land, sea, .. } => (land.clone(), sea.clone()),
+            Status::LandToMagazine { land, .. } => (land.clone(), Vec::new()),
+            _ => (Vec::new(), Vec::new()),
+        };
+        if land.len() > 1 {
+            arrows.push(Arrow {
+                path: parse(&land),
+                army: "communications".into(),
+                label: Some(format!("{id}: {}", st.words())),
+            });
+        }
+        if sea.len() > 1 && seas.insert(sea.clone()) {
+            arrows.push(Arrow {
+                path: parse(&sea),
+                army: "communications".into(),
+                label: Some("sea link to the east map edge".into()),
+            });
+        }
+    }
+    arrows
+}
+
+impl seam::Rules for Rules {
+    fn module_id(&self) -> &str {
+        &self.module.info.id
+    }
+    fn scenario_id(&self) -> &str {
+        &self.scenario
+    }
+    fn sides(&self) -> Vec<seam::Side> {
+        self.module.info.sides.clone()
+    }
+    fn players_of_sides(&self) -> BTreeMap<String, String> {
+        self.module.info.sides.iter().map(|s| (s.id.clone(), s.id.clone())).collect()
+    }
+    fn setup(&self) -> Result<seam::State> {
+        Ok(Box::new(self.initial()?))
+    }
+    fn read_state(&self, label: &str, text: &str) -> std::result::Result<seam::State, Located> {
+        Ok(Box::new(crate::base::yaml::parse::<State>(label, text)?))
+    }
+    fn awaited(&self, state: &dyn GameState) -> Vec<String> {
+        ours(state).ok().and_then(|s| s.next.as_ref()).map(|n| vec![n.side.clone()]).unwrap_or_default()
+    }
+    fn check_header(
+        &self,
+        game_id: &str,
+        state: &dyn GameState,
+        label: &str,
+        text: &str,
+    ) -> std::result::Result<Header, Vec<Located>> {
+        let plain = |m: String| vec![located(label, text, "", m, None)];
+        let state = ours(state).map_err(|e| plain(e.to_string()))?;
+        let value: Value = crate::base::yaml::from_str(text).map_err(|e| plain(format!("not YAML: {e}")))?;
+        let Some(next) = &state.next else { return Err(plain("the game is over: it has no next step".into())) };
+        let mut problems = Vec::new();
+        let text_of = |key: &str| {
+            value.get(key).map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| crate::base::yaml::to_string(v).unwrap_or_default().trim().to_string())
+            })
+        };
+        for key in HEADER {
+            if value.get(key).is_none() {
+                problems.push(located(
+                    label,
+                    text,
+                    "",
+                    format!("the file does not say its {key}: every orders file names game, turn, step and side"),
+                    None,
+                ));
+            }
+        }
+        if let Some(g) = text_of("game") {
+            if g != game_id {
+                problems.push(located(
+                    label,
+                    text,
+                    "game",
+                    format!("these orders are for game '{g}'; this game is '{game_id}'"),
+                    None,
+                ));
+            }
+        }
+        let side = text_of("side").unwrap_or_default();
+        if value.get("side").is_some() && !self.module.info.sides.iter().any(|s| s.id == side) {
+            let known: Vec<&str> = self.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+            problems.push(located(
+                label,
+                text,
+                "side",
+                format!("'{side}' is not a side; the sides are: {}", known.join(", ")),
+                None,
+            ));
+        }
+        if let Some(t) = value.get("turn") {
+            match t.as_u64() {
+                Some(t) if t as u32 == next.turn => {}
+                _ => problems.push(located(
+                    label,
+                    text,
+                    "turn",
+                    format!(
+                        "the next step is {} (turn {}); these orders say turn {}",
+                        next.name(),
+                        next.turn,
+                        text_of("turn").unwrap_or_default()
+                    ),
+                    None,
+                )),
+            }
+        }
+        if let Some(step) = text_of("step") {
+            if step != next.field() {
+                problems.push(located(
+                    label,
+                    text,
+                    "step",
+                    format!("the next step is {}: its orders say `step: {}`, not '{step}'", next.name(), next.field()),
+                    None,
+                ));
+            }
+        }
+        if value.get("side").is_some() && value.get("step").is_some() && problems.is_empty() && side != next.side {
+            problems.push(located(
+                label,
+                text,
+                "side",
+                format!("step {} awaits {}, not {side}", next.name(), next.side),
+                None,
+            ));
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Header { side, step: step_info(next), body: value })
+    }
+    fn validate_body(&self, state: &dyn GameState, header: &Header, label: &str, text: &str) -> Vec<Located> {
+        let state = match ours(state) {
+            Ok(s) => s,
+            Err(e) => return vec![located(label, text, "", e.to_string(), None)],
+        };
+        let body = match read_body(&header.body) {
+            Ok(b) => b,
+            Err(e) => {
+                return match crate::base::yaml::parse::<OrdersFile>(label, text) {
+                    Err(l) => vec![l],
+                    Ok(_) => vec![located(label, text, "", e, None)],
+                }
+            }
+        };
+        let (_, problems) = movement::check(&self.module, state, &header.side, &body.0);
+        problems
+            .into_iter()
+            .map(|p| {
+                located(
+                    label,
+                    text,
+                    &p.field,
+                    p.message,
+                    Some(RefusalCode { code: p.code.into(), rule: p.rule.into() }),
+                )
+            })
+            .collect()
+    }
+    fn read_turn(
+        &self,
+        _index: Option<&crate::base::yaml::locate::Index>,
+        value: &Value,
+    ) -> std::result::Result<u32, (Option<crate::base::yaml::locate::Position>, String)> {
+        value
+            .as_u64()
+            .and_then(|t| u32::try_from(t).ok())
+            .ok_or((None, "turn is a whole number (the month of the campaign, from 1)".into()))
+    }
+    fn step_ahead(&self, state: &dyn GameState, turn: u32, field: &str) -> Result<Option<StepAhead>> {
+        let state = ours(state)?;
+        let Some(mut step) = state.next.clone() else { return Ok(None) };
+        while let Some(n) = step_after(&self.module, self.last_turn, &step) {
+            if n.turn > turn {
+                break;
+            }
+            if n.turn == turn && n.field() == field {
+                return Ok(Some(StepAhead { step: step_info(&n), may_await: vec![n.side.clone()] }));
+            }
+            step = n;
+        }
+        Ok(None)
+    }
+    fn resolve(
+        &self,
+        state: &dyn GameState,
+        orders: &BTreeMap<String, Value>,
+        dice: &mut dyn Dice,
+    ) -> Result<(seam::State, Vec<Event>)> {
+        let state = ours(state)?;
+        let side = state.next.as_ref().map(|n| n.side.clone()).unwrap_or_default();
+        let body = match orders.get(&side) {
+            Some(v) => read_body(v).map_err(Error::refused)?,
+            None => Body(movement::Body::default()),
+        };
+        let (after, events) = self.step(state, &body, dice)?;
+        Ok((Box::new(after), events))
+    }
+    fn step_kinds(&self) -> Result<Vec<StepKind>> {
+        Ok(side_order(&self.module)
+            .into_iter()
+            .map(|side| StepKind { field: format!("{side}-operations"), may_await: vec![side] })
+            .collect())
+    }
+    fn check_shape(&self, kind: &str, _side: &str, body: &Value) -> Vec<seam::ShapeProblem> {
+        if !kind.ends_with("-operations") {
+            return vec![seam::ShapeProblem {
+                field: String::new(),
+                message: format!("'{kind}' is not a step of this game"),
+                code: None,
+            }];
+        }
+        match read_body(body) {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![seam::ShapeProblem { field: "moves".into(), message: e, code: None }],
+        }
+    }
+    fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {
+        let state = ours(state)?;
+        let m = &self.module;
+        let commands = command::commands(m, state);
+        let statuses = traced(m, state);
+        let mut comment = String::from(
+            "# moves: one entry per unit or general that moves, the hexes it enters in order:\n#   - {unit: 23rd-foot, path: [\"0807\", \"0808\"]}\n# Your pieces (hex, fighting stands, allowance in MP, command, communications):\n",
+        );
+        let mut units = Vec::new();
+        for (id, p) in &state.pieces {
+            let Some(hex) = &p.hex else { continue };
+            let Some(piece) = m.piece(id) else { continue };
+            if piece.side() != side || m.fleet(id).is_some() {
+                continue;
+            }
+            let allowance = match piece {
+                data::Piece::Unit(u) => {
+                    let full = m.allowance_of(u).unwrap_or(0);
+                    if commands.of_unit.get(id).is_some_and(|g| g.is_none()) {
+                        command::limited(m, full)
+                    } else {
+                        full
+                    }
+                }
+                data::Piece::General(g) => m.general_allowance(g).unwrap_or(0),
+                data::Piece::Fleet(_) => 0,
+            };
+            let cmd = match commands.of_unit.get(id) {
+                Some(Some(g)) => format!("in command ({g})"),
+                Some(None) => "OUT OF COMMAND".to_string(),
+                None => "general".to_string(),
+            };
+            let comm = statuses.get(id).map(|s| s.words()).unwrap_or_default();
+            comment += &format!(
+                "#   {id} at {hex}: {} stands, {allowance} MP, {cmd}{}{comm}\n",
+                p.stands,
+                if comm.is_empty() { "" } else { ", " }
+            );
+            units.push(serde_json::json!({"id": id, "hex": hex, "stands": p.stands, "allowance": allowance}));
+        }
+        let mut body = crate::base::yaml::Mapping::new();
+        body.insert(Value::from("moves"), Value::Sequence(Vec::new()));
+        Ok(seam::Template {
+            body: Value::Mapping(body),
+            comment,
+            kind: serde_json::json!(state.next.as_ref().map(|n| n.field())),
+            doc: serde_json::json!("docs/awi-southern.md"),
+            units: serde_json::Value::Array(units),
+            choices: serde_json::Value::Null,
+        })
+    }
+    fn standing(&self, state: &dyn GameState) -> seam::Standing {
+        let Ok(s) = ours(state) else { return seam::Standing::default() };
+        let m = &self.module;
+        let mut board = Vec::new();
+        for t in &m.towns {
+            let owner = s.control.get(&t.id).map(|x| side_name(m, x)).unwrap_or_else(|| "uncontrolled".into());
+            let mut what = Vec::new();
+            if t.port {
+                what.push("port");
+            }
+            if t.strategic {
+                what.push("strategic town");
+            }
+            if s.magazines.contains(&t.id) {
+                what.push("magazine");
+            }
+            if s.forts.iter().any(|f| f.hex == t.hex) {
+                what.push("fort");
+            }
+            board.push(format!(
+                "{} ({}{}): {owner}",
+                t.name,
+                t.hex,
+                if what.is_empty() { String::new() } else { format!(", {}", what.join(", ")) }
+            ));
+        }
+        // Each side's ledger (the article, RECORD KEEPING): every unit's
+        // composition, weaponry, morale grade and stands.
+        for side in &m.info.sides {
+            for u in m.units.iter().filter(|u| u.side == side.id) {
+                let Some(p) = s.pieces.get(&u.id) else { continue };
+                let Some(hex) = &p.hex else { continue };
+                let comm = if p.in_communication || u.side != "british" {
+                    String::new()
+                } else {
+                    format!(", isolated (attrition tests passed: {})", p.attrition_passes)
+                };
+                board.push(format!(
+                    "{} ledger: {} ({} {}, {}, morale {}) at {hex}: {} of {} fighting stands{comm}",
+                    side.name,
+                    u.name,
+                    u.nationality,
+                    u.kind.id(),
+                    u.weapon,
+                    u.morale,
+                    p.stands,
+                    u.fighting_stands
+                ));
+            }
+        }
+        seam::Standing {
+            turn: s.turn,
+            resolved_steps: s.resolved_steps,
+            result: s.result.clone(),
+            board,
+            ..Default::default()
+        }
+    }
+    fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<Picture<'_>> {
+        let s = ours(state).ok()?;
+        let m = &self.module;
+        let mut arrows = links(s, m);
+        for e in events.iter().filter(|e| e.kind == "move") {
+            let path: Vec<HexId> = e
+                .fields
+                .get("path")
+                .and_then(|p| p.as_array())
+                .map(|a| a.iter().filter_map(|h| h.as_str()?.parse().ok()).collect())
+                .unwrap_or_default();
+            let unit = e.fields.get("unit").and_then(|u| u.as_str()).unwrap_or_default();
+            let side = m.piece(unit).map(|p| p.side().to_string()).unwrap_or_default();
+            arrows.push(Arrow { path, army: side, label: Some(e.text.clone()) });
+        }
+        Some(Picture { key: m.info.id.clone(), map: &m.map, counters: counters(m, s), arrows, markers: Vec::new() })
+    }
+}
+
+/// An orders file's shape, for located errors.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct OrdersFile {
+    game: Value,
+    turn: Value,
+    step: Value,
+    side: Value,
+    #[serde(default)]
+    moves: Vec<movement::Move>,
+}

@@ -1,0 +1,90 @@
+//! The AWI Southern Campaign plays by email through the shell (issue 15):
+//! a British garrison cut off from the start tests for attrition at the
+//! end of each British turn, the rolls recompute under `verify`, each
+//! side's reports carry its own ledger only, the map marks the garrison
+//! out of communication, and orders are refused with file, line and field.
+
+use std::path::Path;
+use std::time::Duration;
+
+fn wait() -> Duration {
+    Duration::from_secs(5)
+}
+
+fn orders(turn: u32, side: &str, body: &str) -> Vec<u8> {
+    format!("game: isolated\nturn: {turn}\nstep: {side}-operations\nside: {side}\n{body}").into_bytes()
+}
+
+#[test]
+fn an_isolated_garrison_is_tested_for_attrition_by_email() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+
+    // A path through a hex that is not next: refused, located, nothing changes.
+    let bad = orders(1, "british", "moves:\n  - {unit: foot, path: [\"0103\"]}\n");
+    let err = adjutant::game::inbox::submit(&g, &bad, "bad.yaml", false, wait()).unwrap_err().to_string();
+    assert!(err.contains("bad.yaml:6:") && err.contains("moves[0].path[0]") && err.contains("not-adjacent"), "{err}");
+
+    let mut rolls = 0;
+    for turn in 1..=3 {
+        adjutant::game::inbox::submit(&g, &orders(turn, "british", "moves: []\n"), "b.yaml", false, wait()).unwrap();
+        let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+        // The garrison's first month isolated is free; then it is tested at
+        // the end of each British turn: one D100.
+        let tested = usize::from(turn > 1);
+        assert_eq!(p.resolved[0].rolls.len(), tested, "turn {turn}");
+        rolls += tested;
+        let dispatch = p.reports.unwrap();
+        let british = std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap();
+        let american = std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap();
+        let said = if turn == 1 { "need not test for attrition" } else { "attrition test" };
+        assert!(british.contains(said), "{british}");
+        assert!(british.contains("British ledger") && !british.contains("American ledger"), "{british}");
+        assert!(american.contains("American ledger") && !american.contains("British ledger"), "{american}");
+        let map = std::fs::read_to_string(g.join(&dispatch).join("map.svg")).unwrap();
+        assert!(map.contains(">OC<"), "the garrison is marked out of communication");
+        let american_moves = if turn == 1 { "moves:\n  - {unit: militia, path: [\"0405\"]}\n" } else { "moves: []\n" };
+        adjutant::game::inbox::submit(&g, &orders(turn, "american", american_moves), "a.yaml", false, wait()).unwrap();
+        let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+        assert!(p.resolved[0].rolls.is_empty(), "the Americans roll for no attrition");
+        assert_eq!(p.next_step.is_none(), turn == 3, "the scenario ends after its last month");
+    }
+    assert_eq!(rolls, 2);
+    let verdict = adjutant::game::verify::verify(&g).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.failure);
+    // ... and catches a forged roll.
+    let entry = g.join("journal/000003.yaml");
+    let text = std::fs::read_to_string(&entry).unwrap();
+    let at = text.find("value: ").expect("a roll in the third step");
+    let digits: String = text[at + 7..].chars().take_while(char::is_ascii_digit).collect();
+    let value: u32 = digits.parse().unwrap();
+    let forged = text.replacen(&format!("value: {value}"), &format!("value: {}", value % 100 + 1), 1);
+    std::fs::write(&entry, forged).unwrap();
+    assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed roll is caught");
+}
+
+#[test]
+fn the_southern_campaign_starts_and_its_template_lists_the_army() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("south");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    let made = adjutant::game::new_game(&g, "awi-southern", "southern-1780", "south", players, 16, None).unwrap();
+    assert_eq!(made.module_name, "AWI Southern Campaign (1776 with Pour le Merite battles)");
+    let (text, _) = adjutant::game::template(&g, "british", wait()).unwrap();
+    assert!(text.contains("step: british-operations") && text.contains("moves: []"), "{text}");
+    assert!(text.contains("23rd-foot at 0806: 8 stands, 7 MP, in command (rawdon)"), "{text}");
+    assert!(text.contains("71st-foot at 0308: 10 stands, 3 MP, OUT OF COMMAND"), "{text}");
+    // Moving into the enemy's hex would call for a battle: refused precisely.
+    let battle = b"game: south\nturn: 1\nstep: british-operations\nside: british\nmoves:\n  - {unit: 33rd-foot, path: [\"0706\", \"0705\"]}\n";
+    let err = adjutant::game::inbox::submit(&g, battle, "b.yaml", false, wait()).unwrap_err().to_string();
+    assert!(err.contains("cannot resolve the battle step yet"), "{err}");
+}
