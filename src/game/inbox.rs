@@ -170,15 +170,6 @@ impl Replace {
     fn allowed(self) -> bool {
         self != Replace::No
     }
-
-    /// How the replacement was asked for, for the kept file's reason.
-    fn how(self) -> &'static str {
-        match self {
-            Replace::No => "",
-            Replace::Flag => " (submit --replace)",
-            Replace::ByMail => " at intake (a newer message for a step not yet resolved replaces the older)",
-        }
-    }
 }
 
 /// Store an orders file in the inbox of the game at `dir`; `label` names it
@@ -306,20 +297,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
         let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Superseded, &name_stem(&name), old)?;
         fsio::write_atomic(&path, bytes)?;
         let sha256 = Bytes32::sha256(old);
-        crate::game::kept::reason(
-            &copy,
-            &format!(
-                "superseded: {side}'s orders for step {} (sha256 {}, {} bytes) were replaced by {} (sha256 {}, \
-                 {} bytes), which arrived later{}",
-                step.name,
-                sha256.to_hex(),
-                old.len(),
-                label,
-                Bytes32::sha256(bytes).to_hex(),
-                bytes.len(),
-                replace.how()
-            ),
-        )?;
+        crate::game::kept::reason(&copy, &crate::game::kept::superseded_reason(&step.name, &side, old, bytes))?;
         replaced_file =
             Some(Superseded { was: format!("{INBOX_DIR}/{name}"), kept: copy.stored, sha256, bytes: old.len() });
     } else if !unchanged {
@@ -448,14 +426,7 @@ pub fn withdraw(dir: &Path, side: &str, step: &str, label: &str, wait: Duration)
     let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Withdrawn, &name_stem(&name), &bytes)?;
     fsio::remove_file(&path)?;
     let sha256 = Bytes32::sha256(&bytes);
-    crate::game::kept::reason(
-        &copy,
-        &format!(
-            "withdrawn: {side}'s orders for step {step} (sha256 {}, {} bytes) were withdrawn by {label}",
-            sha256.to_hex(),
-            bytes.len()
-        ),
-    )?;
+    crate::game::kept::reason(&copy, &crate::game::kept::withdrawn_reason(step, side, &bytes))?;
     Ok(Withdrawal {
         game: folder.config.game_id.clone(),
         side: side.to_string(),

@@ -138,6 +138,40 @@ pub fn reason(copy: &Copy, text: &str) -> Result<()> {
     fsio::write_atomic(&copy.path.with_file_name(reason_name(&name)), text.as_bytes())
 }
 
+/// What `<step>--<side>` names, in words.
+fn whose(step: &str, side: &str) -> String {
+    if step == STANDING {
+        format!("{side}'s standing orders")
+    } else {
+        format!("{side}'s orders for step {step}")
+    }
+}
+
+/// The reason beside a superseded file: made from the folder alone, so
+/// that recovery writes the very bytes a command killed before it would
+/// have written.
+pub fn superseded_reason(step: &str, side: &str, old: &[u8], new: &[u8]) -> String {
+    format!(
+        "superseded: {} (sha256 {}, {} bytes) were replaced by a file that arrived later at intake (sha256 {}, {} \
+         bytes): the newer by order of arrival replaces the older before the step is resolved",
+        whose(step, side),
+        Bytes32::sha256(old).to_hex(),
+        old.len(),
+        Bytes32::sha256(new).to_hex(),
+        new.len()
+    )
+}
+
+/// The reason beside a withdrawn file (as [`superseded_reason`]).
+pub fn withdrawn_reason(step: &str, side: &str, old: &[u8]) -> String {
+    format!(
+        "withdrawn: {} (sha256 {}, {} bytes) were withdrawn by {side}'s player before they were used",
+        whose(step, side),
+        Bytes32::sha256(old).to_hex(),
+        old.len()
+    )
+}
+
 /// A kept file without its reason, as a killed command left it.
 #[derive(Debug, Clone)]
 pub struct Unfinished {
@@ -171,19 +205,16 @@ pub fn unfinished(folder: &GameFolder) -> Result<Vec<Unfinished>> {
                     } else {
                         folder.root.join(crate::game::inbox::INBOX_DIR).join(crate::game::inbox::file_name(step, side))
                     };
-                    let kept = Bytes32::sha256(&fsio::read(&path)?);
-                    let same = now.is_file() && Bytes32::sha256(&fsio::read(&now)?) == kept;
-                    (!same).then(|| {
-                        format!(
-                            "{} (the command that made the change was killed before it wrote this reason; \
-                             recovery wrote it)",
-                            if why == Why::Superseded {
-                                "superseded by a newer message for the same step"
-                            } else {
-                                "withdrawn by a withdraw: message"
-                            }
-                        )
-                    })
+                    let kept = fsio::read(&path)?;
+                    let current = if now.is_file() { Some(fsio::read(&now)?) } else { None };
+                    match (why, current) {
+                        // The inbox still holds the kept bytes: no change was made.
+                        (_, Some(current)) if current == kept => None,
+                        (Why::Superseded, Some(new)) => Some(superseded_reason(step, side, &kept, &new)),
+                        (Why::Withdrawn, None) => Some(withdrawn_reason(step, side, &kept)),
+                        // Not what a killed command leaves (edited by hand?): undone.
+                        _ => None,
+                    }
                 }
             };
             found.push(Unfinished { path, finish });

@@ -400,15 +400,7 @@ pub fn submit(
             fsio::write_atomic(&path, bytes)?;
             crate::game::kept::reason(
                 &copy,
-                &format!(
-                    "superseded: {}'s standing orders (sha256 {}, {} bytes) were replaced by {label} (sha256 {}, \
-                     {} bytes), which arrived later",
-                    standing.side,
-                    Bytes32::sha256(old).to_hex(),
-                    old.len(),
-                    Bytes32::sha256(bytes).to_hex(),
-                    bytes.len()
-                ),
+                &crate::game::kept::superseded_reason(crate::game::kept::STANDING, &standing.side, old, bytes),
             )?;
             kept = Some(copy.stored);
         }
@@ -476,14 +468,7 @@ fn withdraw_both(
     let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Withdrawn, &what, &bytes)?;
     fsio::remove_file(&path)?;
     let sha256 = Bytes32::sha256(&bytes);
-    crate::game::kept::reason(
-        &copy,
-        &format!(
-            "withdrawn: {side}'s standing orders (sha256 {}, {} bytes) were withdrawn by {label}",
-            sha256.to_hex(),
-            bytes.len()
-        ),
-    )?;
+    crate::game::kept::reason(&copy, &crate::game::kept::withdrawn_reason(crate::game::kept::STANDING, side, &bytes))?;
     let receipt = Receipt {
         game: folder.config.game_id.clone(),
         side: side.to_string(),
