@@ -141,17 +141,35 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
         (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
         (None, None, None) => String::new(),
     };
+    // Each further file of the message (a player who holds several sides).
+    let said_also = |s: &Style| {
+        outcome
+            .also
+            .iter()
+            .map(|o| {
+                let mut text = match (&o.receipt, &o.standing, &o.refused) {
+                    (Some(receipt), _, _) => receipt_text(receipt, s),
+                    (None, Some(standing), _) => standing_receipt_text(standing, s),
+                    (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
+                    _ => String::new(),
+                };
+                text += &format!("  ({})\n", o.source.as_deref().unwrap_or_default());
+                text
+            })
+            .collect::<String>()
+    };
+    let refused = outcome.refused.is_some() || outcome.also.iter().any(|o| o.refused.is_some());
     // What the answer quotes of the message is escaped (src/base/error.rs).
-    let mut answer = adjutant::base::error::escape_lines(&said(&plain));
+    let mut answer = adjutant::base::error::escape_lines(&(said(&plain) + &said_also(&plain)));
     let game_id = GameFolder::open(&args.dir).map(|f| f.config.game_id).unwrap_or_default();
-    if outcome.refused.is_some() {
-        answer += "\nNothing of your orders was taken";
+    if refused {
+        answer += "\nNothing of the orders refused above was taken";
         if let Some(kept) = &outcome.kept {
             answer += &format!(" (your message is kept as {kept}, with the reason above)");
         }
         answer += ": correct them and send the whole file again by mail; a message with no mistake is taken.\n";
     }
-    if let Some(used) = &outcome.used {
+    for used in std::iter::once(&outcome).chain(&outcome.also).filter_map(|o| o.used.as_deref()) {
         answer += &quoted_bytes(used);
     }
     answer += &player_help(&game_id);
@@ -185,7 +203,7 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     }
     let shown = Shown { outcome: &outcome, replied: replied.is_some(), reply_failed: reply_failed.as_deref() };
     out.result(&shown, |s| {
-        let mut text = said(s);
+        let mut text = said(s) + &said_also(s);
         let from = if outcome.from.is_empty() { "an unknown sender" } else { outcome.from.as_str() };
         text += &format!("  from {from} ({})\n", outcome.source.as_deref().unwrap_or("no orders found"));
         match (&replied, args.reply, &outcome.reply_to) {
@@ -209,7 +227,7 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
         }
         text
     })?;
-    Ok(if outcome.refused.is_some() { 1 } else { 0 })
+    Ok(if refused { 1 } else { 0 })
 }
 
 /// The bytes used from a player's message, quoted in his receipt (each line

@@ -466,6 +466,10 @@ pub struct EmailSubmission {
     /// message), exactly as stored, for the receipt to quote.
     #[serde(skip)]
     pub used: Option<Vec<u8>>,
+    /// The other orders files of the same message (a player who holds
+    /// several sides), each submitted on its own.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<EmailSubmission>,
     /// Whom a reply may go to: the sender, when the address is a player's
     /// in game.yaml (no answer is ever sent to a stranger).
     pub reply_to: Option<String>,
@@ -480,7 +484,10 @@ pub struct EmailSubmission {
 /// as `standing::submit`). A refused message changes nothing.
 pub fn submit_email(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSubmission> {
     let mut outcome = submit_email_unkept(dir, raw, wait)?;
-    if let Some(reason) = &outcome.refused {
+    let reasons: Vec<&str> =
+        std::iter::once(&outcome).chain(&outcome.also).filter_map(|o| o.refused.as_deref()).collect();
+    if !reasons.is_empty() {
+        let reason = reasons.join("; ");
         // A refused message is kept with its reason, never lost: the raw
         // message first, then the reason (src/game/kept.rs).
         let folder = GameFolder::open(dir)?;
@@ -523,12 +530,13 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
                 refused: Some(e.message()),
                 kept: None,
                 used: None,
+                also: Vec::new(),
                 reply_to,
                 reply_headers: (None, None, "Re: your orders".into()),
             });
         }
     };
-    let mut outcome = EmailSubmission {
+    let outcome = EmailSubmission {
         from: intake.from.clone(),
         source: Some(intake.source.clone()),
         receipt: None,
@@ -538,12 +546,35 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
         refused: None,
         kept: None,
         used: None,
+        also: Vec::new(),
         reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
         reply_headers: crate::mail::intake::reply_headers(&intake),
     };
-    let label = format!("the message from {} ({})", crate::base::error::echo(&intake.from), intake.source);
+    let mut also = Vec::new();
+    for (orders, source) in &intake.more {
+        let base = EmailSubmission { source: Some(source.clone()), ..outcome.clone() };
+        also.push(one_file(dir, &folder, &intake, orders, source, base, wait)?);
+    }
+    let mut outcome = one_file(dir, &folder, &intake, &intake.orders, &intake.source, outcome, wait)?;
+    outcome.also = also;
+    Ok(outcome)
+}
+
+/// One orders file of a message (`orders`, found at `source`), submitted
+/// as its sender's; `outcome` says who sent it.
+fn one_file(
+    dir: &Path,
+    folder: &GameFolder,
+    intake: &crate::mail::intake::Intake,
+    orders: &[u8],
+    source: &str,
+    mut outcome: EmailSubmission,
+    wait: Duration,
+) -> Result<EmailSubmission> {
+    let players = &folder.config.players;
+    let label = format!("the message from {} ({source})", crate::base::error::echo(&intake.from));
     // The orders' limits before anything reads them as YAML.
-    let text = crate::game::input::orders_text_or_refuse(&label, &intake.orders);
+    let text = crate::game::input::orders_text_or_refuse(&label, orders);
     // Standing orders name a side but no turn or step.
     let standing =
         text.as_ref().ok().and_then(|t| crate::base::yaml::from_str::<crate::base::yaml::Value>(t).ok()).and_then(
@@ -612,11 +643,11 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
                 withdraw(dir, &side, &step, &label, wait).map(|w| (None, None, None, Some(w)))
             }
             _ if dice_message => {
-                crate::game::mutual::submit(dir, &intake.orders, &label, wait).map(|r| (None, None, Some(r), None))
+                crate::game::mutual::submit(dir, orders, &label, wait).map(|r| (None, None, Some(r), None))
             }
-            Some(_) => crate::game::standing::submit(dir, &intake.orders, &label, Replace::ByMail, wait)
+            Some(_) => crate::game::standing::submit(dir, orders, &label, Replace::ByMail, wait)
                 .map(|r| (None, Some(r), None, None)),
-            None => submit(dir, &intake.orders, &label, Replace::ByMail, wait).map(|r| (Some(r), None, None, None)),
+            None => submit(dir, orders, &label, Replace::ByMail, wait).map(|r| (Some(r), None, None, None)),
         });
     match checked {
         Ok((receipt, standing, dice, withdrawn)) => {
