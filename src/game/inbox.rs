@@ -5,7 +5,9 @@
 //! does) or for a later step (its header is checked now: game, a turn and
 //! step of the scenario still to come, a side that step may hear from; its
 //! body is checked when its step comes). One file per side and step:
-//! another is refused unless `--replace`. A file for a step already
+//! another is refused unless `--replace`; by mail a newer message replaces
+//! the older, by order of arrival (issue 16), the older kept in
+//! `kept/superseded/` (src/game/kept.rs). A file for a step already
 //! resolved is stale and refused. `resolve` takes the inbox's files when
 //! their steps come and moves each into `orders/` as the journal records it
 //! (a copy a killed `resolve` left is removed by recovery.rs).
@@ -230,6 +232,27 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
         let problems = rules.validate_body(state.as_ref(), &checked, label, text);
         if !problems.is_empty() {
             return Err(Error::refused(crate::base::error::problem_list(&problems)));
+        }
+        // The checks that span the files already in for the step (issue
+        // 16): refused now, naming those files, not at resolve.
+        let mut others = std::collections::BTreeMap::new();
+        let mut files = Vec::new();
+        for p in pending(&folder)?.into_iter().filter(|p| p.step == next.name && p.side != head.side) {
+            let label = format!("{INBOX_DIR}/{}", file_name(&p.step, &p.side));
+            let Ok(text) = std::str::from_utf8(&p.bytes) else { continue };
+            if let Ok(h) = rules.check_header(game_id, state.as_ref(), &label, text) {
+                others.insert(p.side.clone(), h.body);
+                files.push(format!("{label} (sha256 {})", Bytes32::sha256(&p.bytes).to_hex()));
+            }
+        }
+        let together = rules.validate_with(state.as_ref(), &checked, &others, label, text);
+        if !together.is_empty() {
+            let list = crate::base::error::problem_list(&together);
+            return Err(Error::refused(format!(
+                "{list}, together with the orders already in: {}; the first file in stands: send orders that \
+                 spend no more than the rest hold, or the first file's player sends his again first",
+                files.join(", ")
+            )));
         }
         checked.step
     } else {

@@ -21,6 +21,11 @@
 //!   came);
 //! - an inbox copy of a step the journal resolved with exactly those bytes
 //!   is removed (its step is done);
+//! - a file kept in `kept/` without its reason (a `submit` replacing or
+//!   withdrawing orders, or keeping a refused message, killed between its
+//!   writes) is finished (the reason written, made from the folder alone)
+//!   when its change was made, else removed; empty folders of `kept/` are
+//!   removed (src/game/kept.rs);
 //! - `state.yaml` is rebuilt from the journal (a replay from the set-up)
 //!   when it is not the state after the journal's last entry (its step
 //!   count and its hash against the entry's `state_sha256`, before any

@@ -743,7 +743,7 @@ mod tests {
         let err = IntakeError::NotOrders { line: 3, text: format!("{name} b\u{202e}") };
         let message = err.message();
         assert!(!message.contains('\u{1b}') && !message.contains('\u{202e}'), "{message}");
-        assert!(message.contains("…(5011 bytes)") && message.len() < 400, "{message}");
+        assert!(message.contains("…(5014 bytes)") && message.len() < 400, "{message}");
     }
 
     #[test]
