@@ -629,7 +629,7 @@ fn one_file(
         }
         match &standing {
             Some(side) => Ok(side.clone()),
-            None => header(crate::game::load_rules(&folder)?, &label, text).map(|h| h.side),
+            None => header(crate::game::load_rules(folder)?, &label, text).map(|h| h.side),
         }
     };
     let from = crate::base::address::parse(&intake.from);

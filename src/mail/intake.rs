@@ -209,7 +209,10 @@ pub fn read_message(raw: &[u8]) -> Result<Intake, IntakeError> {
 /// attachments that hold orders (a line `game:`), each a file; else the
 /// plain-text body, when it holds orders; else a forwarded message's
 /// orders; else the plain-text body as it is (its problems are then said).
-fn orders_of(leaves: &[&MessagePart], within: &str) -> Result<(Vec<(Vec<u8>, String)>, Vec<String>), IntakeError> {
+/// Orders files, each with where it came from.
+type Files = Vec<(Vec<u8>, String)>;
+
+fn orders_of(leaves: &[&MessagePart], within: &str) -> Result<(Files, Vec<String>), IntakeError> {
     let mut files = Vec::new();
     for part in leaves.iter().copied().filter(|p| is_yaml(p) || is_txt_attachment(p)) {
         let source =
