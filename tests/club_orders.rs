@@ -200,3 +200,50 @@ fn no_refusal_by_mail_asks_for_a_flag() {
     assert!(answer.contains("send the whole file again by mail"), "{answer}");
     assert!(!answer.contains("--replace") && !answer.contains("give --"), "a flag in the answer:\n{answer}");
 }
+
+#[test]
+fn the_second_allied_file_overspending_momentum_is_refused_at_once_naming_the_first() {
+    let dir = temp();
+    let d = dir.path();
+    let game = new_demo_game(d);
+    let g = game.to_str().unwrap();
+    // Turn 16 as the demo plays it: the Allies gain momentum chits (12.63)
+    // and hold 2 at the initiative of turn 17.
+    let demo = repo_root().join("games/savannah-1779/demo/historical");
+    let mut turn_16: Vec<_> = fs::read_dir(&demo)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("16-"))
+        .collect();
+    turn_16.sort();
+    for file in &turn_16 {
+        run(d, &["submit", "--dir", g, file.to_str().unwrap()]).ok();
+    }
+    run(d, &["resolve", "--dir", g]).ok();
+    let status = run(d, &["status", "--dir", g, "--format", "json"]).json();
+    assert_eq!(status["step"], "17-initiative", "{status}");
+    assert_eq!(status["momentum"]["allies"], 2, "{status}");
+    let spend = |side: &str, n: u32| {
+        format!("game: savannah-demo\nturn: 17\nstep: initiative\nside: {side}\nmomentum: {{before_roll: {n}}}\n")
+    };
+    let mail = |from: &str, body: &str| format!("From: P <{from}>\r\nSubject: initiative\r\n\r\n{body}").into_bytes();
+    let first = spend("french", 2);
+    let out = run_with_input(d, &["submit", "--dir", g, "--email", "-"], &mail("destaing@example.org", &first));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    // The American file alone may spend a chit; with the French file in,
+    // the Allies spend 3 of 2: refused now, naming the French file.
+    let out =
+        run_with_input(d, &["submit", "--dir", g, "--email", "-"], &mail("lincoln@example.org", &spend("american", 1)));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(&format!(
+            "allies spends 3 momentum chits before the roll but holds 2 [momentum-overspent, 12.62], together with \
+             the orders already in: inbox/17-initiative--french.yaml (sha256 {}); the first file in stands",
+            sha256(first.as_bytes())
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(!game.join("inbox/17-initiative--american.yaml").exists());
+    assert!(game.join("kept/refused/000001.eml").is_file());
+}

@@ -220,6 +220,10 @@ impl seam::Rules for Rules {
         }
         let mut orders = others.clone();
         orders.insert(header.side.clone(), header.body.clone());
+        // A side not yet in spends nothing so far (an empty body).
+        for side in self.awaited(state) {
+            orders.entry(side).or_insert_with(|| Value::Mapping(Default::default()));
+        }
         // Of the checks that span sides, those a part of the files decides
         // already: spending only adds up (Savannah 1.4, 12.62).
         let index = crate::base::yaml::locate::Index::new(text);
