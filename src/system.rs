@@ -235,6 +235,21 @@ pub trait Rules: Send + Sync {
     /// Check the body of one side's orders for the state's next step:
     /// every problem, located.
     fn validate_body(&self, state: &dyn GameState, header: &Header, label: &str, text: &str) -> Vec<Located>;
+    /// The checks that span several sides' files of the awaited step that a
+    /// file can already fail when it arrives, with the other sides' files
+    /// already in (`others`: side -> body, as `check_header` returns it):
+    /// each problem of the new file, located in it (issue 16: refused at
+    /// submit, not at resolve). None by default.
+    fn validate_with(
+        &self,
+        _state: &dyn GameState,
+        _header: &Header,
+        _others: &BTreeMap<String, Value>,
+        _label: &str,
+        _text: &str,
+    ) -> Vec<Located> {
+        Vec::new()
+    }
     /// The turn an orders file's `turn:` names (`index` places problems).
     fn read_turn(
         &self,

@@ -192,6 +192,8 @@ fn every_command_prints_json_and_its_errors_as_json() {
     };
     template("french", "f.yaml");
     template("american", "a.yaml");
+    let again = std::fs::read_to_string(d.join("f.yaml")).unwrap() + "# changed\n";
+    std::fs::write(d.join("f2.yaml"), again).unwrap();
     let cases = repo_root().join("tests/cases/rally");
     let case = cases.to_str().unwrap();
     let anchor = format!("british={TOP}");
@@ -220,7 +222,7 @@ fn every_command_prints_json_and_its_errors_as_json() {
         (vec!["template", "--dir", "g", "--side", "french"],
          vec!["template", "--dir", "g", "--side", "hessian"], 1, "refused"),
         (vec!["validate", "--dir", "g", "f.yaml"], vec!["validate", "--dir", "g", "missing.yaml"], 2, "io"),
-        (vec!["submit", "--dir", "g", "f.yaml"], vec!["submit", "--dir", "g", "f.yaml"], 1, "refused"),
+        (vec!["submit", "--dir", "g", "f.yaml"], vec!["submit", "--dir", "g", "f2.yaml"], 1, "refused"),
         (vec!["resolve", "--dir", "g", "a.yaml"], vec!["resolve", "--dir", "missing"], 2, "io"),
         (vec!["report", "--dir", "g", "--side", "french"],
          vec!["report", "--dir", "g", "--side", "french", "--steps", "x"], 2, "usage"),

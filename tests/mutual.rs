@@ -361,8 +361,14 @@ fn a_mutual_game_waits_for_every_anchor_and_takes_no_files_on_resolve() {
     }
     // The set-up awaits one player: no commitment, and it rolls nothing.
     run(d, &["submit", "--dir", "g", "set-up.yaml"]).ok();
-    let replaced = run(d, &["submit", "--dir", "g", "--replace", "set-up.yaml"]).fails(1);
-    assert!(replaced.contains("a file once in stands"), "{replaced}");
+    // The same bytes again change nothing; other bytes are refused (DICE.md A5).
+    let again = run(d, &["submit", "--dir", "g", "--replace", "set-up.yaml"]).ok();
+    assert!(again.contains("nothing changed"), "{again}");
+    let other = format!("# changed my mind\n{}", std::fs::read_to_string(d.join("set-up.yaml")).unwrap());
+    std::fs::write(d.join("set-up-2.yaml"), other).unwrap();
+    let replaced = run(d, &["submit", "--dir", "g", "--replace", "set-up-2.yaml"]).fails(1);
+    assert!(replaced.contains("a file once in stands and is never replaced"), "{replaced}");
+    assert!(!d.join("g/kept").exists(), "a refused replacement kept nothing");
     let p1 = chains[1].keys[1].to_hex();
     std::fs::write(d.join("key.yaml"), format!("game: g\nplayer: british\nkey: {p1}\n")).unwrap();
     let no_roll = run(d, &["submit", "--dir", "g", "key.yaml"]).fails(1);

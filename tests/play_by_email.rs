@@ -39,6 +39,8 @@ struct Session {
     d: PathBuf,
     printed: String,
     sent_ids: Vec<String>,
+    /// The last message sent, byte for byte.
+    last_message: Vec<u8>,
 }
 
 impl Session {
@@ -90,6 +92,7 @@ impl Session {
     /// Submit `orders` of `side` by email from `from`; the run.
     fn submit(&mut self, from: &str, orders: &str, attach: bool) -> Run {
         let message = self.email(from, orders, attach);
+        self.last_message = message.clone();
         self.run(&["submit", "--dir", "g", "--email", "--reply", "-"], Some(&message))
     }
 
@@ -147,7 +150,8 @@ fn all_text(d: &Delivery) -> String {
 
 /// The refusals a referee meets, tried when the game awaits the French
 /// mortar's orders (16-allies-defensive-artillery-fire): each exits 1 with
-/// its reason, leaves every byte of the folder as it was, and a player
+/// its reason, keeps the message with its reason in kept/refused/ and
+/// leaves every other byte of the folder as it was, and a player
 /// (never a stranger) gets the refusal by mail.
 fn refusals(s: &mut Session, server: &TestServer) {
     let g = s.d.join("g");
@@ -193,7 +197,17 @@ fn refusals(s: &mut Session, server: &TestServer) {
         let mails = server.deliveries().len();
         let out = s.submit(from, orders, n % 2 == 0).exits(1);
         assert!(out.contains("refused") && out.contains(reason), "case {n}: expected {reason:?}:\n{out}");
-        assert!(all_files(&g) == before, "case {n}: a refused message changed the game folder");
+        // Nothing changed but the refused message kept, with its reason.
+        let now = all_files(&g);
+        let added: Vec<_> = now.iter().filter(|f| !before.contains(f)).map(|(p, _)| p.clone()).collect();
+        assert!(before.iter().all(|f| now.contains(f)), "case {n}: a refused message changed the game folder");
+        let kept = g.join("kept/refused");
+        assert_eq!(added.len(), 2, "case {n}: {added:?}");
+        assert!(added.iter().all(|p| p.starts_with(&kept)), "case {n}: {added:?}");
+        let raw = added.iter().find(|p| p.extension().is_some_and(|e| e == "eml")).unwrap();
+        assert_eq!(fs::read(raw).unwrap(), s.last_message, "case {n}: the message is kept byte for byte");
+        let why = fs::read_to_string(raw.with_extension("reason")).unwrap();
+        assert!(why.starts_with("refused: ") && why.contains(reason), "case {n}: {why}");
         let new: Vec<Delivery> = server.deliveries()[mails..].to_vec();
         if *from == "eve@example.org" {
             assert!(new.is_empty(), "a stranger was answered");
@@ -211,8 +225,9 @@ fn refusals(s: &mut Session, server: &TestServer) {
     let first = s.submit(address("french"), &orders, true).ok();
     assert!(first.contains("received:"), "{first}");
     let before = all_files(&g);
-    let again = s.submit(address("french"), &orders, false).exits(1);
-    assert!(again.contains("already submitted") && again.contains("--replace"), "{again}");
+    let again = s.submit(address("french"), &orders, false).ok();
+    assert!(again.contains("the same bytes as those already in: nothing changed"), "{again}");
+    assert!(!again.contains("--replace"), "{again}");
     assert!(all_files(&g) == before, "a duplicate changed the game folder");
 }
 
@@ -233,7 +248,7 @@ fn the_historical_scenario_played_by_email_end_to_end() {
         server.ca_file.as_ref().unwrap().display()
     );
     fs::write(g.join("game.yaml"), config).unwrap();
-    let mut s = Session { d: d.to_path_buf(), printed: String::new(), sent_ids: Vec::new() };
+    let mut s = Session { d: d.to_path_buf(), printed: String::new(), sent_ids: Vec::new(), last_message: Vec::new() };
 
     // The game, step after step: every awaited side's orders by email.
     let mut receipts = 0;
@@ -284,7 +299,11 @@ fn the_historical_scenario_played_by_email_end_to_end() {
     assert!(deliveries.iter().all(|d| d.user.as_deref() == Some(USER)), "every mail was sent logged in, over TLS");
     let (replies, reports): (Vec<&Delivery>, Vec<&Delivery>) =
         deliveries.iter().partition(|d| parse(d).subject().is_some_and(|s| s.starts_with("Re:")));
-    let receipts_mailed = replies.iter().filter(|d| all_text(d).contains("received:")).count();
+    // (The duplicate of `refusals` is answered too: the same bytes, nothing changed.)
+    let receipts_mailed = replies
+        .iter()
+        .filter(|d| all_text(d).contains("received:") && !all_text(d).contains("nothing changed"))
+        .count();
     assert_eq!(receipts_mailed, receipts, "one receipt per accepted message");
     let dispatches: Vec<PathBuf> = {
         let mut v: Vec<PathBuf> = fs::read_dir(g.join("reports")).unwrap().map(|e| e.unwrap().path()).collect();

@@ -361,7 +361,11 @@ fn standing_orders_arrive_by_email_from_the_sides_address_only() {
     let before = all_files(&g);
     let err = run_with_input(d, &["submit", "--dir", "g", "--email", "-"], &message("charles@example.org")).exits(1);
     assert!(err.contains("refused") && err.contains("taken only from the address"), "{err}");
-    assert!(all_files(&g) == before, "a refused message changes nothing");
+    // Nothing changes but the message kept in kept/refused/ with its reason.
+    let kept = g.join("kept");
+    let now: Vec<_> = all_files(&g).into_iter().filter(|(p, _)| !p.starts_with(&kept)).collect();
+    assert!(now == before, "a refused message changes nothing else");
+    assert_eq!(fs::read(g.join("kept/refused/000001.eml")).unwrap(), message("charles@example.org"));
     let out = run_with_input(d, &["submit", "--dir", "g", "--email", "-"], &message("ann@example.org")).ok();
     assert!(out.contains("standing/british.yaml"), "{out}");
     assert_eq!(fs::read_to_string(g.join("standing/british.yaml")).unwrap(), file.replace("\r\n", "\n"));

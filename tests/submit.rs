@@ -1,6 +1,7 @@
 //! `adjutant submit`: orders go into the game's inbox byte for byte, with a
 //! receipt; a file for another game, turn, step or side, a stale file or a
-//! duplicate is refused and nothing in the folder changes; orders sent
+//! second file without --replace is refused and nothing in the folder
+//! changes (by mail, a newer message replaces: tests/club_orders.rs); orders sent
 //! ahead are used when their step comes.
 
 mod common;
@@ -68,7 +69,7 @@ fn misdirected_stale_and_duplicate_files_are_refused_and_change_nothing() {
         ),
         (
             "duplicate.yaml",
-            orders(16, "allies-movement", "french", "moves: []\n"),
+            orders(16, "allies-movement", "french", "moves: []   # changed my mind\n"),
             "has already submitted orders for step 16-allies-movement",
         ),
         (
@@ -90,7 +91,14 @@ fn misdirected_stale_and_duplicate_files_are_refused_and_change_nothing() {
     // --replace replaces before the step is resolved.
     fs::write(d.join("f2.yaml"), orders(16, "allies-movement", "french", "moves: [] # again\n")).unwrap();
     let out = run(d, &["submit", "--dir", "g", "--replace", "f2.yaml"]).ok();
-    assert!(out.contains("replacing those sent before"), "{out}");
+    assert!(out.contains("replacing inbox/16-allies-movement--french.yaml (sha256 "), "{out}");
+    // The file replaced is kept, with its reason beside it.
+    assert_eq!(
+        fs::read(d.join("g/kept/superseded/000001--16-allies-movement--french.yaml")).unwrap(),
+        fs::read(d.join("f.yaml")).unwrap()
+    );
+    assert!(d.join("g/kept/superseded/000001--16-allies-movement--french.reason").is_file());
+    run(d, &["verify", "--dir", "g"]).ok();
     assert_eq!(
         fs::read(d.join("g/inbox/16-allies-movement--french.yaml")).unwrap(),
         fs::read(d.join("f2.yaml")).unwrap()

@@ -208,9 +208,9 @@ fn a_second_system_plays_through_the_shell() {
 
     // Orders for a side the step does not await are refused, and change nothing.
     let blue = b"game: duel-1\nturn: 1\nstep: roll\nside: blue\n";
-    assert!(adjutant::game::inbox::submit(&g, blue, "blue.yaml", false, wait).is_err());
+    assert!(adjutant::game::inbox::submit(&g, blue, "blue.yaml", adjutant::game::inbox::Replace::No, wait).is_err());
     let red = b"game: duel-1\nturn: 1\nstep: roll\nside: red\n";
-    let receipt = adjutant::game::inbox::submit(&g, red, "red.yaml", false, wait).unwrap();
+    let receipt = adjutant::game::inbox::submit(&g, red, "red.yaml", adjutant::game::inbox::Replace::No, wait).unwrap();
     assert_eq!(receipt.step, "1-roll");
 
     let progress = adjutant::game::play::resolve_game(&g, &[], wait).unwrap();

@@ -176,14 +176,27 @@ the scenario's, a step that takes no orders from the side or a key the step does
 not know is refused; the rest is checked when the step comes.
 
 With --email the input is a whole email message (RFC 5322), as procmail or
-fetchmail pipe it: the orders are its one YAML attachment (*.yaml, *.yml) or else
-its plain-text body (a signature after a '-- ' line is dropped). The sender's
-address must be the one game.yaml gives the side the orders are for. With --reply
-the receipt or the refusal is mailed back (game.yaml's mail settings), but only
-to a player's address: a stranger gets no answer. A message whose orders file has
-a `standing:` section is taken as the side's standing orders. The message has one
-From with one address; the domain is compared in any case, the part before the @
-exactly.
+fetchmail pipe it: the orders are its YAML attachments (*.yaml, *.yml) or *.txt
+attachments holding a line `game:`, one file per side (a player who holds several
+sides sends them in one message), or else its plain-text body: from the line
+`game:` (a greeting before it is left out) to the last field (a signature after
+it, with or without a '-- ' line, is left out), quoted '>' lines left out; or a
+forwarded message's. The bytes used are the bytes stored and hashed, and the
+mailed receipt quotes them. The sender's address must be the one game.yaml gives
+the side the orders are for. With --reply the receipt or the refusal is mailed
+back (game.yaml's mail settings), but only to a player's address: a stranger gets
+no answer. A message whose orders file has a `standing:` section is taken as the
+side's standing orders. The message has one From with one address; the domain is
+compared in any case, the part before the @ exactly.
+
+By mail, players manage their own orders: a newer message for a step not yet
+resolved replaces the side's earlier file, newer meaning later to arrive here
+(no Date header or clock is read); the same bytes again change nothing. A message
+`game: G`, `side: S`, `withdraw: STEP` (or `withdraw: standing`) withdraws orders
+sent ahead, orders for the awaited step, or standing orders. Files replaced or
+withdrawn, and refused messages, are kept in kept/superseded/, kept/withdrawn/
+and kept/refused/, numbered in order of arrival, each with a .reason file beside
+it. In mutual mode a file once in is never replaced or withdrawn (DICE.md A5).
 
 Limits (every path alike): an orders file is at most 1 MiB of UTF-8 text, nested
 at most 64 deep; a message at most 10 MiB. Nothing past a limit is read; a UTF-8

@@ -128,7 +128,8 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         let Some(next) = state.next_step() else { break };
         for (side, bytes) in shipped(&next.name) {
             let label = format!("{ORDERS}/{}--{side}.yaml", next.name);
-            let receipt = adjutant::game::inbox::submit(&game_dir, bytes, &label, false, wait)?;
+            let receipt =
+                adjutant::game::inbox::submit(&game_dir, bytes, &label, adjutant::game::inbox::Replace::No, wait)?;
             say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
             files += 1;
         }

@@ -127,9 +127,12 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     } else {
         None
     };
-    let outcome = adjutant::game::inbox::submit_email(&args.dir, raw, args.replace, wait)?;
+    let outcome = adjutant::game::inbox::submit_email(&args.dir, raw, wait)?;
     let plain = Style { enabled: false };
     let said = |s: &Style| match (&outcome.receipt, &outcome.standing, &outcome.refused) {
+        _ if outcome.withdrawn.is_some() => {
+            outcome.withdrawn.as_ref().map(|w| super::withdrawal_text(w, s)).unwrap_or_default()
+        }
         (Some(receipt), _, _) => receipt_text(receipt, s),
         (None, Some(standing), _) => standing_receipt_text(standing, s),
         (None, None, None) if outcome.dice.is_some() => {
@@ -138,11 +141,38 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
         (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
         (None, None, None) => String::new(),
     };
+    // Each further file of the message (a player who holds several sides).
+    let said_also = |s: &Style| {
+        outcome
+            .also
+            .iter()
+            .map(|o| {
+                let mut text = match (&o.receipt, &o.standing, &o.refused) {
+                    (Some(receipt), _, _) => receipt_text(receipt, s),
+                    (None, Some(standing), _) => standing_receipt_text(standing, s),
+                    (None, None, Some(reason)) => format!("{} {reason}\n", s.bad("refused:")),
+                    _ => String::new(),
+                };
+                text += &format!("  ({})\n", o.source.as_deref().unwrap_or_default());
+                text
+            })
+            .collect::<String>()
+    };
+    let refused = outcome.refused.is_some() || outcome.also.iter().any(|o| o.refused.is_some());
     // What the answer quotes of the message is escaped (src/base/error.rs).
-    let mut answer = adjutant::base::error::escape_lines(&said(&plain));
-    if outcome.refused.is_some() {
-        answer += "Nothing was stored; correct the orders and send them again.\n";
+    let mut answer = adjutant::base::error::escape_lines(&(said(&plain) + &said_also(&plain)));
+    let game_id = GameFolder::open(&args.dir).map(|f| f.config.game_id).unwrap_or_default();
+    if refused {
+        answer += "\nNothing of the orders refused above was taken";
+        if let Some(kept) = &outcome.kept {
+            answer += &format!(" (your message is kept as {kept}, with the reason above)");
+        }
+        answer += ": correct them and send the whole file again by mail; a message with no mistake is taken.\n";
     }
+    for used in std::iter::once(&outcome).chain(&outcome.also).filter_map(|o| o.used.as_deref()) {
+        answer += &quoted_bytes(used);
+    }
+    answer += &player_help(&game_id);
     let mut replied = None;
     let mut reply_failed = None;
     if let Some((folder, settings)) = &settings {
@@ -173,7 +203,7 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     }
     let shown = Shown { outcome: &outcome, replied: replied.is_some(), reply_failed: reply_failed.as_deref() };
     out.result(&shown, |s| {
-        let mut text = said(s);
+        let mut text = said(s) + &said_also(s);
         let from = if outcome.from.is_empty() { "an unknown sender" } else { outcome.from.as_str() };
         text += &format!("  from {from} ({})\n", outcome.source.as_deref().unwrap_or("no orders found"));
         match (&replied, args.reply, &outcome.reply_to) {
@@ -197,5 +227,37 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
         }
         text
     })?;
-    Ok(if outcome.refused.is_some() { 1 } else { 0 })
+    Ok(if refused { 1 } else { 0 })
+}
+
+/// The bytes used from a player's message, quoted in his receipt (each line
+/// indented four spaces, escaped where it is not plain text), so that he
+/// sees exactly what was taken and hashed.
+fn quoted_bytes(used: &[u8]) -> String {
+    let text = String::from_utf8_lossy(used);
+    let mut quoted = format!("\nThe bytes used, exactly as stored ({} bytes), line by line:\n", used.len());
+    for line in text.split_inclusive('\n') {
+        let bare = line.strip_suffix('\n').unwrap_or(line);
+        quoted += &format!("    {}\n", adjutant::base::error::escape_lines(bare));
+    }
+    if !text.ends_with('\n') {
+        quoted += "    (no line end after the last line)\n";
+    }
+    quoted
+}
+
+/// How a player manages his orders by mail (docs/orders.md, "By mail"):
+/// every answer to a message ends with it.
+pub fn player_help(game_id: &str) -> String {
+    format!(
+        "\nManaging your orders by mail:\n\
+         - To correct orders for a step not yet resolved, send the whole file again: the newer message\n  \
+         replaces the older (newer means later to arrive here; the Date header is not read), and the\n  \
+         older is kept in the game folder.\n\
+         - To withdraw orders sent ahead or standing orders, send a message whose body is these three\n  \
+         lines (the step as your receipt names it, or the word standing):\n    \
+         game: {game_id}\n    side: YOUR-SIDE\n    withdraw: 16-allies-movement\n\
+         - Put the orders in the body (a greeting line before them and a signature after them are\n  \
+         fine) or attach them as one .yaml or .txt file per side.\n"
+    )
 }

@@ -638,7 +638,7 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
         return mail::submit_email(args, &bytes, wait, out);
     }
     if args.standing {
-        let receipt = adjutant::game::standing::submit(&args.dir, &bytes, &label, args.replace, wait)?;
+        let receipt = adjutant::game::standing::submit(&args.dir, &bytes, &label, replace_flag(args.replace), wait)?;
         out.result(&receipt, |s| standing_receipt_text(&receipt, s))?;
         return Ok(0);
     }
@@ -660,7 +660,7 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     {
         return Err(Error::usage("--key is for games in mutual mode (DICE.md 7); this game is in referee mode").into());
     }
-    let receipt = adjutant::game::inbox::submit(&args.dir, &bytes, &label, args.replace, wait)?;
+    let receipt = adjutant::game::inbox::submit(&args.dir, &bytes, &label, replace_flag(args.replace), wait)?;
     let revealed = match key {
         None => None,
         Some(key) => {
@@ -693,6 +693,15 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
         text
     })?;
     Ok(if matches!(revealed, Some(Err(_))) { 1 } else { 0 })
+}
+
+/// `--replace` as the inbox reads it.
+fn replace_flag(given: bool) -> adjutant::game::inbox::Replace {
+    if given {
+        adjutant::game::inbox::Replace::Flag
+    } else {
+        adjutant::game::inbox::Replace::No
+    }
 }
 
 fn report(args: &arguments::ReportArgs, wait: Duration, out: &Out) -> Outcome {
@@ -757,10 +766,19 @@ pub(crate) fn receipt_text(r: &adjutant::game::inbox::Receipt, s: &output::Style
         r.step,
         r.game,
         r.bytes,
-        if r.replaced { ", replacing those sent before" } else { "" },
+        if r.unchanged { ", the same bytes as those already in: nothing changed" } else { "" },
         r.sha256.to_hex(),
         r.stored
     );
+    if let Some(old) = &r.replaced_file {
+        text += &format!(
+            "  replacing {} (sha256 {}, {} bytes), which arrived before; it is kept as {}\n",
+            old.was,
+            old.sha256.to_hex(),
+            old.bytes,
+            old.kept
+        );
+    }
     if r.when == "ahead" {
         text += "  sent ahead: they will be checked and used when their step comes\n";
     } else if r.still_awaiting.is_empty() {
@@ -769,6 +787,25 @@ pub(crate) fn receipt_text(r: &adjutant::game::inbox::Receipt, s: &output::Style
         text += &format!("  the step still awaits orders from {}\n", r.still_awaiting.join(", "));
     }
     text
+}
+
+/// A withdrawal in words: what was withdrawn and where it is kept.
+pub(crate) fn withdrawal_text(w: &adjutant::game::inbox::Withdrawal, s: &output::Style) -> String {
+    let what = if w.step == adjutant::game::kept::STANDING {
+        "the standing orders".to_string()
+    } else {
+        format!("the orders for step {}", w.step)
+    };
+    format!(
+        "{} {what} of {} in game {} ({} bytes)\n  sha256 {}\n  removed {}; kept as {}\n",
+        s.good("withdrawn:"),
+        w.side,
+        w.game,
+        w.bytes,
+        w.sha256.to_hex(),
+        w.was,
+        w.kept
+    )
 }
 
 /// A standing orders receipt in words: what was stored or withdrawn, its hash.
@@ -782,7 +819,7 @@ pub(crate) fn standing_receipt_text(r: &adjutant::game::standing::Receipt, s: &o
             r.bytes,
             r.sha256.to_hex(),
             r.stored
-        );
+        ) + &r.kept.as_ref().map(|k| format!("  kept as {k}\n")).unwrap_or_default();
     }
     format!(
         "{} standing orders of {} for game {} ({} bytes){}\n  sha256 {}\n  stored as {}\n  \
@@ -791,7 +828,11 @@ pub(crate) fn standing_receipt_text(r: &adjutant::game::standing::Receipt, s: &o
         r.side,
         r.game,
         r.bytes,
-        if r.replaced { ", replacing those sent before" } else { "" },
+        match (&r.kept, r.unchanged) {
+            (Some(kept), _) => format!(", replacing those sent before (kept as {kept})"),
+            (None, true) => ", the same bytes as those already in: nothing changed".to_string(),
+            _ => String::new(),
+        },
         r.sha256.to_hex(),
         r.stored,
         r.side,

@@ -5,7 +5,9 @@
 //! does) or for a later step (its header is checked now: game, a turn and
 //! step of the scenario still to come, a side that step may hear from; its
 //! body is checked when its step comes). One file per side and step:
-//! another is refused unless `--replace`. A file for a step already
+//! another is refused unless `--replace`; by mail a newer message replaces
+//! the older, by order of arrival (issue 16), the older kept in
+//! `kept/superseded/` (src/game/kept.rs). A file for a step already
 //! resolved is stale and refused. `resolve` takes the inbox's files when
 //! their steps come and moves each into `orders/` as the journal records it
 //! (a copy a killed `resolve` left is removed by recovery.rs).
@@ -39,10 +41,42 @@ pub struct Receipt {
     pub stored: String,
     /// True when it replaced a file submitted before for the same step.
     pub replaced: bool,
+    /// The file it replaced, now kept in `kept/superseded/` (src/game/kept.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_file: Option<Superseded>,
+    /// True when the side's file for the step already held exactly these
+    /// bytes: nothing was written.
+    pub unchanged: bool,
     /// `current`: for the step the game awaits; `ahead`: for a later step.
     pub when: String,
     /// The sides whose orders the awaited step still lacks.
     pub still_awaiting: Vec<String>,
+}
+
+/// A file replaced by a newer one: where it is kept, and what it was.
+#[derive(Debug, Clone, Serialize)]
+pub struct Superseded {
+    /// Where it was (`inbox/16-allies-movement--french.yaml`).
+    pub was: String,
+    /// Where it is kept now, with its reason beside it.
+    pub kept: String,
+    pub sha256: Bytes32,
+    pub bytes: usize,
+}
+
+/// What a `withdraw:` message (or `submit --withdraw`) took back.
+#[derive(Debug, Clone, Serialize)]
+pub struct Withdrawal {
+    pub game: String,
+    pub side: String,
+    /// The step the orders were for, or `standing` for standing orders.
+    pub step: String,
+    /// Where the orders were.
+    pub was: String,
+    /// Where they are kept now, with the reason beside them.
+    pub kept: String,
+    pub sha256: Bytes32,
+    pub bytes: usize,
 }
 
 /// One file waiting in the inbox.
@@ -118,9 +152,34 @@ fn header(rules: &dyn Rules, label: &str, text: &str) -> Result<Header> {
     Ok(Header { game: field("game")?, turn, step: field("step")?, side: field("side")?, index })
 }
 
+/// `<step>--<side>` of an inbox file name.
+fn name_stem(name: &str) -> String {
+    name.strip_suffix(".yaml").unwrap_or(name).to_string()
+}
+
+/// Whether a file may replace the side's earlier file for the same step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replace {
+    /// No: `submit FILE` without `--replace`.
+    No,
+    /// Yes: `submit FILE --replace`.
+    Flag,
+    /// Yes: a message by mail, the newer by order of arrival (issue 16).
+    ByMail,
+}
+
+impl Replace {
+    fn allowed(self) -> bool {
+        self != Replace::No
+    }
+}
+
 /// Store an orders file in the inbox of the game at `dir`; `label` names it
-/// in messages. Nothing is written unless every check passes.
-pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Duration) -> Result<Receipt> {
+/// in messages. Nothing is written unless every check passes. A file that
+/// replaces the side's earlier file for the step (with `replace`) keeps the
+/// earlier one in `kept/superseded/` with its reason; the same bytes again
+/// change nothing.
+pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Duration) -> Result<Receipt> {
     // The limits first: a refused file costs no more than reading it.
     let text = crate::game::input::orders_text_or_refuse(label, bytes)?;
     let folder = GameFolder::open(dir)?;
@@ -174,6 +233,27 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         if !problems.is_empty() {
             return Err(Error::refused(crate::base::error::problem_list(&problems)));
         }
+        // The checks that span the files already in for the step (issue
+        // 16): refused now, naming those files, not at resolve.
+        let mut others = std::collections::BTreeMap::new();
+        let mut files = Vec::new();
+        for p in pending(&folder)?.into_iter().filter(|p| p.step == next.name && p.side != head.side) {
+            let label = format!("{INBOX_DIR}/{}", file_name(&p.step, &p.side));
+            let Ok(text) = std::str::from_utf8(&p.bytes) else { continue };
+            if let Ok(h) = rules.check_header(game_id, state.as_ref(), &label, text) {
+                others.insert(p.side.clone(), h.body);
+                files.push(format!("{label} (sha256 {})", Bytes32::sha256(&p.bytes).to_hex()));
+            }
+        }
+        let together = rules.validate_with(state.as_ref(), &checked, &others, label, text);
+        if !together.is_empty() {
+            let list = crate::base::error::problem_list(&together);
+            return Err(Error::refused(format!(
+                "{list}, together with the orders already in: {}; the first file in stands: send orders that \
+                 spend no more than the rest hold, or the first file's player sends his again first",
+                files.join(", ")
+            )));
+        }
         checked.step
     } else {
         let Some(ahead) = rules.step_ahead(state.as_ref(), turn, &step_name)? else {
@@ -202,22 +282,30 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
     let Header { game, side, .. } = head;
     let name = file_name(&step.name, &side);
     let path = folder.root.join(INBOX_DIR).join(&name);
-    let replaced = path.exists();
-    if replaced && !replace {
+    let before = if path.is_file() { Some(fsio::read(&path)?) } else { None };
+    // The same bytes again (a message sent twice): nothing to change.
+    let unchanged = before.as_deref() == Some(bytes);
+    let replaced = before.is_some() && !unchanged;
+    if replaced && !replace.allowed() {
         return Err(Error::refused(format!(
             "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); \
              give --replace to replace them before the step is resolved",
             step.name
         )));
     }
-    if mutual {
-        if replaced {
-            return Err(Error::refused(format!(
-                "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); in mutual mode a \
-                 file once in stands, since the step may be sealed and keys sent on it (DICE.md 7.2, 7.3)",
-                step.name
-            )));
-        }
+    if mutual && replaced {
+        // DICE.md A5: after sealing, keys may be known, and a replaced file
+        // would be a re-roll.
+        return Err(Error::refused(format!(
+            "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}, sha256 {}); in mutual \
+             mode a file once in stands and is never replaced, since the step may be sealed and keys sent on it \
+             (DICE.md 7.2, 7.3, A5): the orders already in are the ones the step will use, and nothing sent now \
+             changes them",
+            step.name,
+            Bytes32::sha256(before.as_deref().unwrap_or_default()).to_hex()
+        )));
+    }
+    if mutual && !unchanged {
         crate::game::mutual::check_orders_file(&folder, rules, &state, &step.name, &side, bytes, label)?;
     }
     let inbox = folder.root.join(INBOX_DIR);
@@ -225,7 +313,19 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         std::fs::create_dir(&inbox).map_err(|e| Error::io(&inbox, e))?;
         fsio::sync_dir(&folder.root)?;
     }
-    fsio::write_atomic(&path, bytes)?;
+    let mut replaced_file = None;
+    if let (Some(old), true) = (&before, replaced) {
+        // Kept first, then replaced, then the reason (src/game/kept.rs:
+        // recovery finishes or undoes each prefix).
+        let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Superseded, &name_stem(&name), old)?;
+        fsio::write_atomic(&path, bytes)?;
+        let sha256 = Bytes32::sha256(old);
+        crate::game::kept::reason(&copy, &crate::game::kept::superseded_reason(&step.name, &side, old, bytes))?;
+        replaced_file =
+            Some(Superseded { was: format!("{INBOX_DIR}/{name}"), kept: copy.stored, sha256, bytes: old.len() });
+    } else if !unchanged {
+        fsio::write_atomic(&path, bytes)?;
+    }
     let mut have: Vec<String> = pending(&folder)?.into_iter().filter(|p| p.step == next.name).map(|p| p.side).collect();
     have.sort();
     let still_awaiting = rules.awaited(state.as_ref()).into_iter().filter(|s| !have.contains(s)).collect();
@@ -238,8 +338,126 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         bytes: bytes.len(),
         stored: format!("{INBOX_DIR}/{name}"),
         replaced,
+        replaced_file,
+        unchanged,
         when: if current { "current".into() } else { "ahead".into() },
         still_awaiting,
+    })
+}
+
+/// The fields of a `withdraw:` message.
+const WITHDRAW_FIELDS: [&str; 3] = ["game", "side", "withdraw"];
+
+/// True when `text` is a `withdraw:` message (a YAML mapping with a
+/// `withdraw` key).
+pub fn is_withdrawal(text: &str) -> bool {
+    crate::base::yaml::from_str::<crate::base::yaml::Value>(text).ok().is_some_and(|v| v.get("withdraw").is_some())
+}
+
+/// How a player withdraws by mail, for the refusals about it.
+pub const WITHDRAW_FORM: &str = "a withdraw: message is three lines, `game: GAME`, `side: SIDE` and \
+                                 `withdraw: STEP` (the step as the receipt names it, e.g. 16-allies-movement) or \
+                                 `withdraw: standing`";
+
+/// Read a `withdraw:` message: its side and what it withdraws.
+pub fn read_withdrawal(game_id: &str, label: &str, text: &str) -> Result<(String, String)> {
+    let value: crate::base::yaml::Value = crate::base::yaml::from_str(text).map_err(|e| {
+        let at = crate::base::yaml::error_location(&e).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+        Error::refused(format!("{label}{at}: not YAML: {}; {WITHDRAW_FORM}", crate::base::error::echo_serde(&e)))
+    })?;
+    let index = crate::base::yaml::locate::Index::new(text);
+    let at = |key: &str| {
+        index.as_ref().and_then(|i| i.locate(key)).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_else(|| ":1:1".into())
+    };
+    if let Some(map) = value.as_mapping() {
+        for key in map.keys() {
+            let name = key.as_str().unwrap_or_default();
+            if !WITHDRAW_FIELDS.contains(&name) {
+                return Err(Error::refused(format!(
+                    "{label}{}: {}: not a field of a withdraw: message; {WITHDRAW_FORM}",
+                    at(name),
+                    crate::base::error::echo(name)
+                )));
+            }
+        }
+    }
+    let field = |key: &str| -> Result<String> {
+        match value.get(key) {
+            Some(crate::base::yaml::Value::String(s)) => Ok(s.clone()),
+            Some(crate::base::yaml::Value::Number(n)) => Ok(n.to_string()),
+            _ => Err(Error::refused(format!("{label}{}: {key}: missing or not a name; {WITHDRAW_FORM}", at(key)))),
+        }
+    };
+    let game = field("game")?;
+    if game != game_id {
+        return Err(Error::refused(format!(
+            "{label}{}: game: this message is for game '{}'; this game is '{game_id}'",
+            at("game"),
+            crate::base::error::echo(&game)
+        )));
+    }
+    Ok((field("side")?, field("withdraw")?))
+}
+
+/// Withdraw `side`'s orders for `step` from the inbox (orders sent ahead,
+/// or for the awaited step before it is resolved), or its standing orders
+/// when `step` is `standing`. The file is kept in `kept/withdrawn/` with
+/// the reason; `label` names the request in messages.
+pub fn withdraw(dir: &Path, side: &str, step: &str, label: &str, wait: Duration) -> Result<Withdrawal> {
+    if step == crate::game::kept::STANDING {
+        return crate::game::standing::withdraw_kept(dir, side, label, wait);
+    }
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log; withdraw is for games", dir.display())));
+    }
+    let echo = crate::base::error::echo;
+    if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
+        return Err(Error::refused(format!(
+            "{label}: withdraw: in mutual mode a file once in stands and is never withdrawn (DICE.md A5): the \
+             orders already in are the ones the step will use"
+        )));
+    }
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let rules = crate::game::load_rules(&folder)?;
+    let sides: Vec<String> = rules.sides().into_iter().map(|s| s.id).collect();
+    if !sides.iter().any(|s| s == side) {
+        return Err(Error::refused(format!(
+            "{label}: side: '{}' is not a side of {}; the sides are {}",
+            echo(side),
+            rules.module_id(),
+            sides.join(", ")
+        )));
+    }
+    let name = file_name(step, side);
+    let path = folder.root.join(INBOX_DIR).join(&name);
+    let plain = !step.is_empty() && !step.starts_with('.') && !step.contains(['/', '\\', '\0']);
+    if !plain || !path.is_file() {
+        let held: Vec<String> = pending(&folder)?.into_iter().filter(|p| p.side == side).map(|p| p.step).collect();
+        let standing = folder.root.join(crate::game::standing::file_name(side)).is_file();
+        let mut what = if held.is_empty() { "none".to_string() } else { held.join(", ") };
+        if standing {
+            what += "; and standing orders (withdraw: standing)";
+        }
+        return Err(Error::refused(format!(
+            "{label}: withdraw: {side} has no orders in for step '{}' that can be withdrawn (orders of a step \
+             already resolved stand); {side}'s orders that can be withdrawn: {what}",
+            echo(step)
+        )));
+    }
+    let bytes = fsio::read(&path)?;
+    let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Withdrawn, &name_stem(&name), &bytes)?;
+    fsio::remove_file(&path)?;
+    let sha256 = Bytes32::sha256(&bytes);
+    crate::game::kept::reason(&copy, &crate::game::kept::withdrawn_reason(step, side, &bytes))?;
+    Ok(Withdrawal {
+        game: folder.config.game_id.clone(),
+        side: side.to_string(),
+        step: step.to_string(),
+        was: format!("{INBOX_DIR}/{name}"),
+        kept: copy.stored,
+        sha256,
+        bytes: bytes.len(),
     })
 }
 
@@ -259,7 +477,22 @@ pub struct EmailSubmission {
     /// src/game/mutual.rs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dice: Option<crate::game::mutual::Receipt>,
+    /// What a `withdraw:` message withdrew.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withdrawn: Option<Withdrawal>,
     pub refused: Option<String>,
+    /// Where a refused message is kept, with the reason beside it
+    /// (src/game/kept.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
+    /// The bytes used from the message (the orders, or the withdraw:
+    /// message), exactly as stored, for the receipt to quote.
+    #[serde(skip)]
+    pub used: Option<Vec<u8>>,
+    /// The other orders files of the same message (a player who holds
+    /// several sides), each submitted on its own.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<EmailSubmission>,
     /// Whom a reply may go to: the sender, when the address is a player's
     /// in game.yaml (no answer is ever sent to a stranger).
     pub reply_to: Option<String>,
@@ -272,7 +505,28 @@ pub struct EmailSubmission {
 /// sender's address must be the one game.yaml gives the side the orders
 /// are for; then as [`submit`] (or, for a file with a `standing:` section,
 /// as `standing::submit`). A refused message changes nothing.
-pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Result<EmailSubmission> {
+pub fn submit_email(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSubmission> {
+    let mut outcome = submit_email_unkept(dir, raw, wait)?;
+    let reasons: Vec<&str> =
+        std::iter::once(&outcome).chain(&outcome.also).filter_map(|o| o.refused.as_deref()).collect();
+    if !reasons.is_empty() {
+        let reason = reasons.join("; ");
+        // A refused message is kept with its reason, never lost: the raw
+        // message first, then the reason (src/game/kept.rs).
+        let folder = GameFolder::open(dir)?;
+        if folder.config.kind == FolderKind::Game {
+            let _lock = crate::game::recovery::lock(&folder, wait)?;
+            let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Refused, "", raw)?;
+            let from = if outcome.from.is_empty() { "an unknown sender" } else { outcome.from.as_str() };
+            crate::game::kept::reason(&copy, &format!("refused: {reason} (sent by {from})"))?;
+            outcome.kept = Some(copy.stored);
+        }
+    }
+    Ok(outcome)
+}
+
+/// As [`submit_email`], the refused message not kept.
+fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSubmission> {
     let folder = GameFolder::open(dir)?;
     let players = &folder.config.players;
     // A player's address as lettre reads it (a bad one in game.yaml is no
@@ -295,25 +549,55 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
                 receipt: None,
                 standing: None,
                 dice: None,
+                withdrawn: None,
                 refused: Some(e.message()),
+                kept: None,
+                used: None,
+                also: Vec::new(),
                 reply_to,
                 reply_headers: (None, None, "Re: your orders".into()),
             });
         }
     };
-    let mut outcome = EmailSubmission {
+    let outcome = EmailSubmission {
         from: intake.from.clone(),
         source: Some(intake.source.clone()),
         receipt: None,
         standing: None,
         dice: None,
+        withdrawn: None,
         refused: None,
+        kept: None,
+        used: None,
+        also: Vec::new(),
         reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
         reply_headers: crate::mail::intake::reply_headers(&intake),
     };
-    let label = format!("the message from {} ({})", crate::base::error::echo(&intake.from), intake.source);
+    let mut also = Vec::new();
+    for (orders, source) in &intake.more {
+        let base = EmailSubmission { source: Some(source.clone()), ..outcome.clone() };
+        also.push(one_file(dir, &folder, &intake, orders, source, base, wait)?);
+    }
+    let mut outcome = one_file(dir, &folder, &intake, &intake.orders, &intake.source, outcome, wait)?;
+    outcome.also = also;
+    Ok(outcome)
+}
+
+/// One orders file of a message (`orders`, found at `source`), submitted
+/// as its sender's; `outcome` says who sent it.
+fn one_file(
+    dir: &Path,
+    folder: &GameFolder,
+    intake: &crate::mail::intake::Intake,
+    orders: &[u8],
+    source: &str,
+    mut outcome: EmailSubmission,
+    wait: Duration,
+) -> Result<EmailSubmission> {
+    let players = &folder.config.players;
+    let label = format!("the message from {} ({source})", crate::base::error::echo(&intake.from));
     // The orders' limits before anything reads them as YAML.
-    let text = crate::game::input::orders_text_or_refuse(&label, &intake.orders);
+    let text = crate::game::input::orders_text_or_refuse(&label, orders);
     // Standing orders name a side but no turn or step.
     let standing =
         text.as_ref().ok().and_then(|t| crate::base::yaml::from_str::<crate::base::yaml::Value>(t).ok()).and_then(
@@ -325,7 +609,18 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
     // A commitment or a key (mutual mode, src/game/mutual.rs) names its
     // side, or its player's label: the sender must be that player.
     let dice_message = text.as_ref().ok().is_some_and(|t| crate::game::mutual::is_message(t));
+    // A withdraw: message names its side and what it withdraws.
+    let withdrawal = match &text {
+        Ok(t) if is_withdrawal(t) => Some(
+            read_withdrawal(&folder.config.game_id, &label, t)
+                .map_err(|e| e.refusal_text().unwrap_or_else(|| e.to_string())),
+        ),
+        _ => None,
+    };
     let side_of = |text: &str| -> Result<String> {
+        if let Some(read) = &withdrawal {
+            return read.clone().map(|(side, _)| side).map_err(Error::refused);
+        }
         if dice_message {
             return crate::game::mutual::message_sides(text)
                 .into_iter()
@@ -334,50 +629,56 @@ pub fn submit_email(dir: &Path, raw: &[u8], replace: bool, wait: Duration) -> Re
         }
         match &standing {
             Some(side) => Ok(side.clone()),
-            None => header(crate::game::load_rules(&folder)?, &label, text).map(|h| h.side),
+            None => header(crate::game::load_rules(folder)?, &label, text).map(|h| h.side),
         }
     };
     let from = crate::base::address::parse(&intake.from);
-    let checked =
-        text.and_then(side_of)
-            .and_then(|side| {
-                let shown = crate::base::error::echo(&side);
-                let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
-                    return Err(Error::refused(format!(
-                        "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
-                    )));
-                };
-                let Some(email) = player.email.as_deref() else {
-                    return Err(Error::refused(format!(
-                        "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
-                    )));
-                };
-                match (crate::base::address::parse(email.trim()), &from) {
-                    (Ok(theirs), Ok(from)) if crate::base::address::same(&theirs, from) => Ok(()),
-                    (Ok(_), _) => Err(Error::refused(format!(
+    let checked = text
+        .and_then(side_of)
+        .and_then(|side| {
+            let shown = crate::base::error::echo(&side);
+            let Some((i, player)) = players.iter().enumerate().find(|(_, p)| p.side == side) else {
+                return Err(Error::refused(format!(
+                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                )));
+            };
+            let Some(email) = player.email.as_deref() else {
+                return Err(Error::refused(format!(
+                    "{label}: side: game.yaml gives {shown} no address, so its orders cannot come by email"
+                )));
+            };
+            match (crate::base::address::parse(email.trim()), &from) {
+                (Ok(theirs), Ok(from)) if crate::base::address::same(&theirs, from) => Ok(()),
+                (Ok(_), _) => Err(Error::refused(format!(
                     "{label}: side: orders of {shown} are taken only from the address game.yaml gives for {shown}; \
                      this message is from {} (the part before the @ is compared exactly, case included)",
                     crate::base::error::echo(&intake.from)
                 ))),
-                    (Err(e), _) => Err(Error::refused(format!(
-                        "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
+                (Err(e), _) => Err(Error::refused(format!(
+                    "{label}: side: game.yaml's players[{i}].email for {shown} is not an address ({e}), so its \
                      orders cannot come by email until the referee corrects it"
-                    ))),
-                }
-            })
-            .and_then(|()| match standing {
-                _ if dice_message => {
-                    crate::game::mutual::submit(dir, &intake.orders, &label, wait).map(|r| (None, None, Some(r)))
-                }
-                Some(_) => crate::game::standing::submit(dir, &intake.orders, &label, replace, wait)
-                    .map(|r| (None, Some(r), None)),
-                None => submit(dir, &intake.orders, &label, replace, wait).map(|r| (Some(r), None, None)),
-            });
+                ))),
+            }
+        })
+        .and_then(|()| match standing {
+            _ if withdrawal.is_some() => {
+                let (side, step) = withdrawal.clone().and_then(Result::ok).unwrap_or_default();
+                withdraw(dir, &side, &step, &label, wait).map(|w| (None, None, None, Some(w)))
+            }
+            _ if dice_message => {
+                crate::game::mutual::submit(dir, orders, &label, wait).map(|r| (None, None, Some(r), None))
+            }
+            Some(_) => crate::game::standing::submit(dir, orders, &label, Replace::ByMail, wait)
+                .map(|r| (None, Some(r), None, None)),
+            None => submit(dir, orders, &label, Replace::ByMail, wait).map(|r| (Some(r), None, None, None)),
+        });
     match checked {
-        Ok((receipt, standing, dice)) => {
+        Ok((receipt, standing, dice, withdrawn)) => {
             outcome.receipt = receipt;
             outcome.standing = standing;
             outcome.dice = dice;
+            outcome.withdrawn = withdrawn;
+            outcome.used = Some(intake.orders.clone());
         }
         Err(e) => match e.refusal_text() {
             Some(message) => outcome.refused = Some(message),

@@ -123,6 +123,15 @@ pub fn orders_text<'a>(label: &str, bytes: &'a [u8]) -> std::result::Result<&'a 
         )
     })?;
     let text = text.strip_prefix(BOM).unwrap_or(text);
+    if let Some(at) = tab_in_indentation(text) {
+        return Err(refusal(
+            label,
+            Some(at),
+            "a tab: YAML indents with spaces only; replace the tab at the start of this line with spaces (two \
+             for each level)"
+                .to_string(),
+        ));
+    }
     if let Some(at) = crate::base::yaml::depth::deeper_than(text, MAX_DEPTH) {
         return Err(refusal(
             label,
@@ -137,6 +146,18 @@ pub fn orders_text<'a>(label: &str, bytes: &'a [u8]) -> std::result::Result<&'a 
 }
 
 /// [`orders_text`] as an error: refused input (exit 1).
+/// The first tab in the indentation of a line of `text` (1-based line and
+/// column), when the text is not YAML because of it.
+fn tab_in_indentation(text: &str) -> Option<(usize, usize)> {
+    let at = text.lines().enumerate().find_map(|(i, line)| {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let rest = &line[indent..];
+        line[..indent].find('\t').filter(|_| !rest.is_empty()).map(|c| (i + 1, c + 1))
+    })?;
+    // A tab YAML accepts (it may separate a value from its key) is left alone.
+    crate::base::yaml::from_str::<crate::base::yaml::Value>(text).is_err().then_some(at)
+}
+
 pub fn orders_text_or_refuse<'a>(label: &str, bytes: &'a [u8]) -> Result<&'a str> {
     orders_text(label, bytes).map_err(|l| Error::refused(l.to_string()))
 }
@@ -161,6 +182,14 @@ mod tests {
         assert_eq!(e, "o.yaml:2:8: not UTF-8 text: byte 15 (0xff) is not UTF-8; save the orders as UTF-8 text");
         let e = orders_text("o.yaml", b"a: \"\xc3\xa9\xc3\xa9\"\xc3").unwrap_err();
         assert_eq!((e.line, e.column), (Some(1), Some(8)));
+        let e = orders_text("o.yaml", b"game: g\nmoves:\n\t- {unit: a}\n").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "o.yaml:3:1: a tab: YAML indents with spaces only; replace the tab at the start of this line with \
+             spaces (two for each level)"
+        );
+        // A tab YAML reads is left alone.
+        assert!(orders_text("o.yaml", b"game:\tg\n").is_ok());
         let e = orders_text("o.yaml", "[".repeat(100_000).as_bytes()).unwrap_err();
         assert_eq!((e.line, e.column), (Some(1), Some(64)));
         assert!(e.message.contains("nested more than 64 deep"), "{e}");

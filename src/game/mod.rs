@@ -11,6 +11,7 @@ pub mod folder;
 pub mod inbox;
 pub mod input;
 pub mod journal;
+pub mod kept;
 pub mod modules;
 pub mod mutual;
 pub mod play;

@@ -21,6 +21,11 @@
 //!   came);
 //! - an inbox copy of a step the journal resolved with exactly those bytes
 //!   is removed (its step is done);
+//! - a file kept in `kept/` without its reason (a `submit` replacing or
+//!   withdrawing orders, or keeping a refused message, killed between its
+//!   writes) is finished (the reason written, made from the folder alone)
+//!   when its change was made, else removed; empty folders of `kept/` are
+//!   removed (src/game/kept.rs);
 //! - `state.yaml` is rebuilt from the journal (a replay from the set-up)
 //!   when it is not the state after the journal's last entry (its step
 //!   count and its hash against the entry's `state_sha256`, before any
@@ -77,6 +82,10 @@ pub struct Leftovers {
     /// The marker of pending reports, when no committed step awaits them.
     pub marker: bool,
     pub state: StateFile,
+    /// Kept files without their reason (src/game/kept.rs), and empty
+    /// folders of `kept/`.
+    pub kept: Vec<crate::game::kept::Unfinished>,
+    pub kept_empty: Vec<PathBuf>,
 }
 
 impl Leftovers {
@@ -88,6 +97,8 @@ impl Leftovers {
             && self.inbox.is_empty()
             && self.dispatches.is_empty()
             && !self.marker
+            && self.kept.is_empty()
+            && self.kept_empty.is_empty()
             && !matches!(self.state, StateFile::Behind { .. })
     }
 
@@ -115,8 +126,12 @@ fn written_folders(folder: &GameFolder) -> Vec<PathBuf> {
         crate::game::inbox::INBOX_DIR,
         crate::game::standing::STANDING_DIR,
         SECRET_DIR,
+        crate::game::kept::KEPT_DIR,
     ] {
         dirs.push(root.join(dir));
+    }
+    for why in crate::game::kept::Why::ALL {
+        dirs.push(root.join(crate::game::kept::KEPT_DIR).join(why.dir()));
     }
     // The folder transport's outbox, when it is inside the game folder.
     let outbox = folder
@@ -175,6 +190,10 @@ pub fn diagnose(folder: &GameFolder) -> Result<Leftovers> {
     if folder.config.kind != FolderKind::Game {
         return Ok(found);
     }
+    // Files kept without their reason: a submit or withdrawal killed
+    // between its writes (src/game/kept.rs).
+    found.kept = crate::game::kept::unfinished(folder)?;
+    found.kept_empty = crate::game::kept::empty_folders(folder)?;
     // Only a journal that is a clean run of entries 1..n says what is
     // committed; any other is for `verify` to name, and is left as it is.
     let listing = folder.journal().list()?;
@@ -280,6 +299,18 @@ fn apply(folder: &GameFolder, _lock: &FolderLock, any_state: bool) -> Result<Vec
     for path in &found.temps {
         fsio::remove_temp(path)?;
         done.push(format!("removed the temporary {}", name(path)));
+    }
+    for item in &found.kept {
+        done.push(crate::game::kept::settle(item)?);
+    }
+    // Folders of kept/ left empty, once the copies above are settled.
+    if folder.config.kind == FolderKind::Game {
+        for path in crate::game::kept::empty_folders(folder)? {
+            fsio::remove_stale_temps(&path)?;
+            std::fs::remove_dir(&path).map_err(|e| Error::io(&path, e))?;
+            fsio::sync_dir(path.parent().unwrap_or(&folder.root))?;
+            done.push(format!("removed the empty folder {}", name(&path)));
+        }
     }
     for path in &found.orders {
         fsio::remove_file(path)?;

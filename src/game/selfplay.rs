@@ -69,7 +69,7 @@ pub fn write_folder(dir: &Path, module: &str, scenario: &str, game: &FolderGame<
         if !r.files.is_empty() {
             for (side, file) in &r.files {
                 let label = format!("{}-{side}.yaml", r.step);
-                super::inbox::submit(dir, file.as_bytes(), &label, false, wait)?;
+                super::inbox::submit(dir, file.as_bytes(), &label, super::inbox::Replace::No, wait)?;
             }
             resolved.extend(super::play::resolve_game(dir, &[], wait)?.resolved);
         }

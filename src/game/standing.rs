@@ -69,6 +69,12 @@ pub struct Receipt {
     pub replaced: bool,
     /// True when the side's standing orders were withdrawn.
     pub withdrawn: bool,
+    /// Where the replaced or withdrawn file is kept, with its reason
+    /// (src/game/kept.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
+    /// True when the side's standing orders already were these bytes.
+    pub unchanged: bool,
 }
 
 /// One side's standing orders as `status` shows them.
@@ -346,7 +352,13 @@ fn open_game(dir: &Path) -> Result<GameFolder> {
 /// Store a side's standing orders file in the game at `dir`, byte for
 /// byte; `label` names it in messages. Nothing is written unless every
 /// check passes; a side's standing orders are replaced only with `replace`.
-pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Duration) -> Result<Receipt> {
+pub fn submit(
+    dir: &Path,
+    bytes: &[u8],
+    label: &str,
+    replace: crate::game::inbox::Replace,
+    wait: Duration,
+) -> Result<Receipt> {
     // The limits first: a refused file costs no more than reading it.
     let text = crate::game::input::orders_text_or_refuse(label, bytes)?;
     let folder = open_game(dir)?;
@@ -365,8 +377,10 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         check(rules, &kinds, &folder.config.game_id, label, text).map_err(|list| Error::refused(joined(&list)))?;
     let name = file_name(&standing.side);
     let path = folder.root.join(&name);
-    let replaced = path.exists();
-    if replaced && !replace {
+    let before = if path.is_file() { Some(fsio::read(&path)?) } else { None };
+    let unchanged = before.as_deref() == Some(bytes);
+    let replaced = before.is_some() && !unchanged;
+    if replaced && replace == crate::game::inbox::Replace::No {
         return Err(Error::refused(format!(
             "{label}: {} has standing orders already ({name}); give --replace to replace them",
             standing.side
@@ -377,7 +391,22 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         std::fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         fsio::sync_dir(&folder.root)?;
     }
-    fsio::write_atomic(&path, bytes)?;
+    let mut kept = None;
+    match &before {
+        Some(old) if replaced => {
+            // Kept, replaced, then the reason (src/game/kept.rs).
+            let what = format!("{}--{}", crate::game::kept::STANDING, standing.side);
+            let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Superseded, &what, old)?;
+            fsio::write_atomic(&path, bytes)?;
+            crate::game::kept::reason(
+                &copy,
+                &crate::game::kept::superseded_reason(crate::game::kept::STANDING, &standing.side, old, bytes),
+            )?;
+            kept = Some(copy.stored);
+        }
+        _ if unchanged => {}
+        _ => fsio::write_atomic(&path, bytes)?,
+    }
     Ok(Receipt {
         game: standing.game,
         side: standing.side,
@@ -387,18 +416,36 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: bool, wait: Durati
         stored: name,
         replaced,
         withdrawn: false,
+        kept,
+        unchanged,
     })
 }
 
-/// Withdraw a side's standing orders: remove `standing/<side>.yaml`.
+/// Withdraw a side's standing orders: remove `standing/<side>.yaml`,
+/// keeping it in `kept/withdrawn/` with the reason.
 pub fn withdraw(dir: &Path, side: &str, wait: Duration) -> Result<Receipt> {
+    withdraw_both(dir, side, "submit --withdraw", wait).map(|(r, _)| r)
+}
+
+/// As [`withdraw`], for a `withdraw: standing` message named `label`.
+pub fn withdraw_kept(dir: &Path, side: &str, label: &str, wait: Duration) -> Result<crate::game::inbox::Withdrawal> {
+    withdraw_both(dir, side, label, wait).map(|(_, w)| w)
+}
+
+fn withdraw_both(
+    dir: &Path,
+    side: &str,
+    label: &str,
+    wait: Duration,
+) -> Result<(Receipt, crate::game::inbox::Withdrawal)> {
     let folder = open_game(dir)?;
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let sides: Vec<String> = rules.sides().into_iter().map(|s| s.id).collect();
     if !sides.iter().any(|s| s == side) {
         return Err(Error::refused(format!(
-            "--side: '{side}' is not a side of {}; the sides are {}",
+            "{label}: side: '{}' is not a side of {}; the sides are {}",
+            crate::base::error::echo(side),
             rules.module_id(),
             sides.join(", ")
         )));
@@ -406,7 +453,9 @@ pub fn withdraw(dir: &Path, side: &str, wait: Duration) -> Result<Receipt> {
     let name = file_name(side);
     let path = folder.root.join(&name);
     if !path.is_file() {
-        return Err(Error::refused(format!("{side} has no standing orders to withdraw ({name} does not exist)")));
+        return Err(Error::refused(format!(
+            "{label}: {side} has no standing orders to withdraw ({name} does not exist)"
+        )));
     }
     let bytes = fsio::read(&path)?;
     let steps = std::str::from_utf8(&bytes)
@@ -414,17 +463,34 @@ pub fn withdraw(dir: &Path, side: &str, wait: Duration) -> Result<Receipt> {
         .and_then(|text| parse(&name, text).ok())
         .map(|s| s.steps.into_iter().map(|(name, _)| name).collect())
         .unwrap_or_default();
+    // Kept, removed, then the reason (src/game/kept.rs).
+    let what = format!("{}--{side}", crate::game::kept::STANDING);
+    let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Withdrawn, &what, &bytes)?;
     fsio::remove_file(&path)?;
-    Ok(Receipt {
+    let sha256 = Bytes32::sha256(&bytes);
+    crate::game::kept::reason(&copy, &crate::game::kept::withdrawn_reason(crate::game::kept::STANDING, side, &bytes))?;
+    let receipt = Receipt {
         game: folder.config.game_id.clone(),
         side: side.to_string(),
         steps,
-        sha256: Bytes32::sha256(&bytes),
+        sha256,
         bytes: bytes.len(),
-        stored: name,
+        stored: name.clone(),
         replaced: false,
         withdrawn: true,
-    })
+        kept: Some(copy.stored.clone()),
+        unchanged: false,
+    };
+    let withdrawal = crate::game::inbox::Withdrawal {
+        game: folder.config.game_id.clone(),
+        side: side.to_string(),
+        step: crate::game::kept::STANDING.to_string(),
+        was: name,
+        kept: copy.stored,
+        sha256,
+        bytes: bytes.len(),
+    };
+    Ok((receipt, withdrawal))
 }
 
 /// Every side's standing orders file, by side, with its bytes.

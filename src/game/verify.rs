@@ -424,7 +424,8 @@ fn check_players(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Re
 /// .secret/, journal/, orders/ (exactly the files the journal records),
 /// reports/ (dispatches, checked with the reports), inbox/ (a side's orders
 /// for a step not yet resolved, `<step>--<side>.yaml`), standing/
-/// (`<side>.yaml`), mailed.yaml, the game's own templates/, and the mail
+/// (`<side>.yaml`), kept/ (src/game/kept.rs: superseded/, withdrawn/ and
+/// refused/, each file numbered with its `.reason` beside it), mailed.yaml, the game's own templates/, and the mail
 /// folder of the folder transport (`outbox/` by default, or the one
 /// game.yaml names when it lies inside the game folder).
 fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Result<(), Failure> {
@@ -459,7 +460,10 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
                 | crate::game::folder::REPORTS_DIR => dir,
                 crate::game::folder::ORDERS_DIR => dir,
                 STATE_FILE | crate::mail::post::MAILED_FILE => is_game && !dir,
-                crate::game::inbox::INBOX_DIR | crate::game::standing::STANDING_DIR | "templates" => is_game && dir,
+                crate::game::inbox::INBOX_DIR
+                | crate::game::standing::STANDING_DIR
+                | crate::game::kept::KEPT_DIR
+                | "templates" => is_game && dir,
                 crate::game::mutual::MUTUAL_DIR => {
                     dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual
                 }
@@ -501,6 +505,12 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
                     _ => unexpected.push(format!("{label} (not a side's orders for a step: <step>--<side>.yaml)")),
                 }
             }
+        }
+        // kept/: superseded, withdrawn and refused files, each with its reason.
+        if root.join(crate::game::kept::KEPT_DIR).is_dir() {
+            unexpected.extend(
+                crate::game::kept::unexpected(folder).map_err(|e| fail("kept", None, Check::Files, e.to_string()))?,
+            );
         }
         let standing = root.join(crate::game::standing::STANDING_DIR);
         if standing.is_dir() {

@@ -6,9 +6,15 @@
 //! 1. a YAML part: one whose file name ends in `.yaml` or `.yml`, or whose
 //!    content type is `application/yaml`, `application/x-yaml`, `text/yaml`
 //!    or `text/x-yaml`. Exactly one is taken; two or more are refused.
+//!    An attachment named `*.txt` whose text has a line beginning `game:`
+//!    is an orders file too. Each such part is a file: a player who holds
+//!    several sides sends each side's file in one message ([`Intake::more`]).
 //! 2. otherwise the first `text/plain` part that is not an attachment (in a
 //!    `multipart/alternative`, its plain part; an HTML-only message is
-//!    refused, since its text is a rendering, not what the player typed).
+//!    refused, since its text is a rendering, not what the player typed),
+//!    when it has a line beginning `game:`;
+//! 3. otherwise a forwarded message's (`message/rfc822`) orders, as 1 and 2;
+//! 4. otherwise that plain-text body as it is (its problems are then said).
 //!
 //! The orders' bytes are hashed into the dice seed, so exactly what is done
 //! to them is fixed here:
@@ -22,7 +28,14 @@
 //!   exactly `-- ` (the RFC 3676 signature separator) to the end is removed,
 //!   the LF before that line being kept; then, if the part says
 //!   `format=flowed`, its soft line breaks are undone and its space-stuffing
-//!   removed (RFC 3676 §4.2, §4.4; quoted lines are left as they are).
+//!   removed (RFC 3676 §4.2, §4.4; quoted lines are left as they are);
+//!   then, when the body holds words besides the orders, only the orders
+//!   are kept: from the line `game:` (with the fields and `#` comments
+//!   right above it; a greeting or a forwarded message's header lines
+//!   before are left out) to the last line before words at the left
+//!   margin that no field follows (a signature without `-- `, "Thanks");
+//!   lines beginning `>` (a quoted earlier message) are left out. Words
+//!   with fields after them are refused ([`IntakeError::NotOrders`]).
 //!
 //! Nothing else is changed: no trimming of blank lines or trailing spaces, and
 //! a byte order mark at the start is kept (src/game/input.rs skips it when parsing).
@@ -58,6 +71,10 @@ pub struct Intake {
     /// Where the orders came from: `attachment orders-16.yaml`,
     /// `text/plain body`, ...
     pub source: String,
+    /// Further orders files of the message, each with where it came from:
+    /// a player who holds several sides may send each side's file as an
+    /// attachment of one message.
+    pub more: Vec<(Vec<u8>, String)>,
 }
 
 /// Why a message's orders cannot be taken. [`IntakeError::message`] is
@@ -74,8 +91,9 @@ pub enum IntakeError {
     SeveralFrom(Vec<String>),
     /// More than one From header (RFC 5322 §3.6 allows one).
     SeveralFromHeaders(usize),
-    /// Two or more YAML parts (their names).
-    SeveralYaml(Vec<String>),
+    /// A line of a plain-text body, among the orders, that is not orders
+    /// (its line in the body, 1-based, and its text).
+    NotOrders { line: usize, text: String },
     /// A YAML part that is not UTF-8 text in a known charset.
     NotText { part: String, detail: String },
     /// No YAML part and no plain text body; what the message holds instead.
@@ -110,10 +128,10 @@ impl IntakeError {
                 "The message has {n} From headers; a message has one, and orders must come from exactly one \
                  player's address."
             ),
-            IntakeError::SeveralYaml(names) => format!(
-                "The message has {} YAML attachments ({}); send exactly one orders file per message.",
-                names.len(),
-                names.iter().take(10).map(|n| echo(n)).collect::<Vec<_>>().join(", ")
+            IntakeError::NotOrders { line, text } => format!(
+                "Line {line} of your message, '{}', is not orders, and orders follow it: keep your words before \
+                 the orders (before the line game:) or after them, or send the orders as an attached file.",
+                echo_at_most(text, 80)
             ),
             IntakeError::NotText { part, detail } => {
                 format!(
@@ -172,37 +190,128 @@ pub fn read_message(raw: &[u8]) -> Result<Intake, IntakeError> {
     let leaves: Vec<&MessagePart> =
         message.parts.iter().filter(|p| !matches!(p.body, PartType::Multipart(_))).collect();
 
-    let yaml: Vec<&MessagePart> = leaves.iter().copied().filter(|p| is_yaml(p)).collect();
-    let (orders, source) = match yaml.as_slice() {
-        [part] => {
-            let source =
-                format!("attachment {}", part.attachment_name().map(echo).unwrap_or("(unnamed YAML part)".into()));
-            (yaml_bytes(part, &source)?, source)
-        }
-        [] => {
-            let Some(part) = leaves.iter().find(|p| is_plain_body(p)) else {
-                return Err(IntakeError::NoOrders { found: leaves.iter().map(|p| describe_part(p)).collect() });
-            };
-            let source = "text/plain body".to_string();
-            let text = part.text_contents().unwrap_or("");
-            let flowed = part
-                .content_type()
-                .and_then(|ct| ct.attribute("format"))
-                .is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
-            let delsp =
-                part.content_type().and_then(|ct| ct.attribute("delsp")).is_some_and(|d| d.eq_ignore_ascii_case("yes"));
-            (plain_body(text, flowed, delsp).into_bytes(), source)
-        }
-        several => {
-            return Err(IntakeError::SeveralYaml(
-                several.iter().map(|p| p.attachment_name().unwrap_or("(unnamed)").to_string()).collect(),
-            ))
-        }
-    };
-    if orders.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(IntakeError::Empty { source });
+    let (mut files, found) = orders_of(&leaves, "")?;
+    if files.is_empty() {
+        return Err(IntakeError::NoOrders { found });
     }
-    Ok(Intake { from, from_display, subject, message_id, references, orders, source })
+    let (orders, source) = files.remove(0);
+    for (bytes, source) in std::iter::once((&orders, &source)).chain(files.iter().map(|(b, s)| (b, s))) {
+        if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+            return Err(IntakeError::Empty { source: source.clone() });
+        }
+    }
+    Ok(Intake { from, from_display, subject, message_id, references, orders, source, more: files })
+}
+
+/// The orders files among a message's leaf parts, each with its source
+/// (`within` names a forwarded message they are in); when there are none,
+/// what the parts are instead. In this order: the YAML parts and the `.txt`
+/// attachments that hold orders (a line `game:`), each a file; else the
+/// plain-text body, when it holds orders; else a forwarded message's
+/// orders; else the plain-text body as it is (its problems are then said).
+/// Orders files, each with where it came from.
+type Files = Vec<(Vec<u8>, String)>;
+
+fn orders_of(leaves: &[&MessagePart], within: &str) -> Result<(Files, Vec<String>), IntakeError> {
+    let mut files = Vec::new();
+    for part in leaves.iter().copied().filter(|p| is_yaml(p) || is_txt_attachment(p)) {
+        let source =
+            format!("{within}attachment {}", part.attachment_name().map(echo).unwrap_or("(unnamed YAML part)".into()));
+        let bytes = yaml_bytes(part, &source)?;
+        if is_yaml(part) || has_game_line(&String::from_utf8_lossy(&bytes)) {
+            files.push((bytes, source));
+        }
+    }
+    if !files.is_empty() {
+        return Ok((files, Vec::new()));
+    }
+    let body = leaves.iter().find(|p| is_plain_body(p)).map(|part| {
+        let text = part.text_contents().unwrap_or("");
+        let flowed =
+            part.content_type().and_then(|ct| ct.attribute("format")).is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
+        let delsp =
+            part.content_type().and_then(|ct| ct.attribute("delsp")).is_some_and(|d| d.eq_ignore_ascii_case("yes"));
+        plain_body(text, flowed, delsp)
+    });
+    let source = format!("{within}text/plain body");
+    if let Some(text) = body.as_deref().filter(|t| has_game_line(t)) {
+        return Ok((vec![(orders_lines(text)?.into_bytes(), source)], Vec::new()));
+    }
+    // A forwarded message (message/rfc822): its own orders.
+    for part in leaves {
+        if let PartType::Message(inner) = &part.body {
+            let inner_leaves: Vec<&MessagePart> =
+                inner.parts.iter().filter(|p| !matches!(p.body, PartType::Multipart(_))).collect();
+            let (found, _) = orders_of(&inner_leaves, "forwarded message, ")?;
+            if !found.is_empty() {
+                return Ok((found, Vec::new()));
+            }
+        }
+    }
+    match body {
+        Some(text) => Ok((vec![(text.into_bytes(), source)], Vec::new())),
+        None => Ok((Vec::new(), leaves.iter().map(|p| describe_part(p)).collect())),
+    }
+}
+
+/// True when a line of `text` begins `game:` (an orders file's first field).
+fn has_game_line(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("game:"))
+}
+
+/// A line `key:` or `key: value` at the left margin: a field of YAML.
+fn is_key_line(line: &str) -> bool {
+    let line = line.trim_end_matches(['\n', '\r']);
+    let key_len = line.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-').count();
+    key_len > 0
+        && line.as_bytes()[0].is_ascii_alphabetic()
+        && line[key_len..].starts_with(':')
+        && (line.len() == key_len + 1 || line.as_bytes()[key_len + 1] == b' ')
+}
+
+/// A line that YAML would not take as part of an orders file: words at the
+/// left margin ("Hello,", "Thanks, Charles").
+fn is_prose(line: &str) -> bool {
+    let bare = line.trim_end_matches(['\n', '\r']);
+    !bare.trim().is_empty()
+        && !bare.starts_with([' ', '\t', '#', '-', '{', '[', '}', ']', '"', '\'', '.', '|', '>', '&', '*', '!', '%'])
+        && !is_key_line(bare)
+}
+
+/// The orders in a plain-text body that may hold a player's words too:
+/// from the orders' first line (the line `game:`, with the fields and
+/// comments right above it) to the last line before words that no orders
+/// follow; quoted lines (`>`, an earlier message) are left out. A body
+/// that is only orders is returned as it is. Words with orders after them
+/// are refused: which part is orders cannot be told.
+fn orders_lines(text: &str) -> Result<String, IntakeError> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let quoted = |l: &str| l.starts_with('>');
+    let Some(game) = lines.iter().position(|l| l.starts_with("game:")) else { return Ok(text.to_string()) };
+    let mut start = game;
+    while start > 0 && !quoted(lines[start - 1]) && (is_key_line(lines[start - 1]) || lines[start - 1].starts_with('#'))
+    {
+        start -= 1;
+    }
+    let mut end = lines.len();
+    for (i, line) in lines.iter().enumerate().skip(start) {
+        if quoted(line) || !is_prose(line) {
+            continue;
+        }
+        let orders_follow = lines[i + 1..].iter().any(|l| !quoted(l) && is_key_line(l));
+        if orders_follow {
+            return Err(IntakeError::NotOrders { line: i + 1, text: line.trim_end().to_string() });
+        }
+        end = i;
+        break;
+    }
+    let kept: Vec<&str> = lines[start..end].iter().copied().filter(|l| !quoted(l)).collect();
+    if start == 0 && end == lines.len() && kept.len() == lines.len() {
+        return Ok(text.to_string());
+    }
+    // Blank lines between the orders and the words after them go with the words.
+    let last = kept.iter().rposition(|l| !l.trim().is_empty()).map_or(0, |i| i + 1);
+    Ok(kept[..last].concat())
 }
 
 fn angle(id: &str) -> String {
@@ -269,6 +378,13 @@ fn is_yaml(part: &MessagePart) -> bool {
 fn is_attachment(part: &MessagePart) -> bool {
     part.content_disposition().is_some_and(|cd| cd.ctype().eq_ignore_ascii_case("attachment"))
         || part.attachment_name().is_some()
+}
+
+/// An attachment named `*.txt`: orders saved by a text editor.
+fn is_txt_attachment(part: &MessagePart) -> bool {
+    is_attachment(part)
+        && matches!(part.body, PartType::Text(_) | PartType::Binary(_) | PartType::InlineBinary(_))
+        && part.attachment_name().is_some_and(|n| n.to_ascii_lowercase().ends_with(".txt"))
 }
 
 fn is_plain_body(part: &MessagePart) -> bool {
@@ -559,7 +675,7 @@ mod tests {
     }
 
     #[test]
-    fn two_yaml_attachments_are_refused_by_name() {
+    fn two_yaml_attachments_are_two_files() {
         let message = raw(&[
             "From: eve@example.org",
             "MIME-Version: 1.0",
@@ -582,9 +698,13 @@ mod tests {
             B64_ORDERS,
             "--b--",
         ]);
-        let err = read_message(&message).unwrap_err();
-        assert_eq!(err, IntakeError::SeveralYaml(vec!["british-16.yaml".into(), "british-17.YML".into()]));
-        assert!(err.message().contains("2 YAML attachments (british-16.yaml, british-17.YML)"), "{err}");
+        let intake = read_message(&message).unwrap();
+        assert_eq!(intake.source, "attachment british-16.yaml");
+        assert_eq!(intake.orders, b"a: 1");
+        assert_eq!(
+            intake.more,
+            vec![(b"game: g1\nturn: 16\norders: []\n".to_vec(), "attachment british-17.YML".into())]
+        );
     }
 
     #[test]
@@ -623,10 +743,10 @@ mod tests {
     #[test]
     fn player_text_in_refusals_is_bounded_and_escaped() {
         let name = format!("{}\u{1b}[2J.yaml", "n".repeat(5000));
-        let err = IntakeError::SeveralYaml(vec![name.clone(), "b\u{202e}.yaml".into()]);
+        let err = IntakeError::NotOrders { line: 3, text: format!("{name} b\u{202e}") };
         let message = err.message();
         assert!(!message.contains('\u{1b}') && !message.contains('\u{202e}'), "{message}");
-        assert!(message.contains("…(5009 bytes)") && message.len() < 400, "{message}");
+        assert!(message.contains("…(5014 bytes)") && message.len() < 400, "{message}");
     }
 
     #[test]

@@ -204,6 +204,53 @@ impl seam::Rules for Rules {
         }
     }
 
+    fn validate_with(
+        &self,
+        state: &dyn GameState,
+        header: &Header,
+        others: &BTreeMap<String, Value>,
+        label: &str,
+        text: &str,
+    ) -> Vec<Located> {
+        use crate::systems::gboar::board::refusals::Code;
+        let Ok(state) = ours(state) else { return Vec::new() };
+        let Ok(step) = next_of(state) else { return Vec::new() };
+        if others.is_empty() || step_info(step) != header.step {
+            return Vec::new();
+        }
+        let mut orders = others.clone();
+        orders.insert(header.side.clone(), header.body.clone());
+        // A spending that waits for the other player's (`after_opponent`,
+        // 12.62) is known only with every file: left to resolve.
+        let waits = |v: &Value| crate::base::yaml::to_string(v).is_ok_and(|t| t.contains("after_opponent"));
+        if orders.values().any(waits) {
+            return Vec::new();
+        }
+        // A side not yet in spends nothing so far (an empty body).
+        for side in self.awaited(state) {
+            orders.entry(side).or_insert_with(|| Value::Mapping(Default::default()));
+        }
+        // Of the checks that span sides, those a part of the files decides
+        // already: spending only adds up (Savannah 1.4, 12.62).
+        let index = crate::base::yaml::locate::Index::new(text);
+        crate::systems::gboar::phases::validate_step(self, state, step, &orders)
+            .into_iter()
+            .filter(|p| p.code == Code::MomentumOverspent)
+            .map(|p| {
+                let field = if p.field.is_empty() { "momentum".to_string() } else { p.field.clone() };
+                let at = index.as_ref().and_then(|i| i.locate(&field));
+                Located {
+                    file: label.to_string(),
+                    line: at.map(|a| a.0),
+                    column: at.map(|a| a.1),
+                    field,
+                    message: p.message,
+                    code: Some(Box::new(p.code.carried())),
+                }
+            })
+            .collect()
+    }
+
     fn read_turn(
         &self,
         index: Option<&crate::base::yaml::locate::Index>,

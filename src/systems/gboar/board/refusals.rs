@@ -8,6 +8,18 @@
 
 use crate::base::error::{Error, RefusalCode};
 
+/// The one advice given wherever a hex id is written wrong (issue 16): a
+/// bare number, or a text that is not four digits. `written` is what the
+/// orders hold; the example is it padded to four digits when it is a
+/// number, else a hex of the map's form.
+pub fn hex_id_advice(written: &str) -> String {
+    let example = match written.trim().parse::<u32>() {
+        Ok(n) if n < 10_000 => format!("{n:04}"),
+        _ => "1203".to_string(),
+    };
+    format!("write hex ids as quoted strings of four digits, e.g. \"{example}\"")
+}
+
 macro_rules! codes {
     ($($variant:ident = $code:literal, $rule:literal, $meaning:literal;)*) => {
         /// A reason GBoAR refuses orders (docs/refusals.md).

@@ -94,7 +94,11 @@ pub fn validate(rules: &Rules, state: &State, side: &str, body: &Value) -> Vec<(
         let rule = choice.rule.clone().unwrap_or_else(|| "the scenario's set-up".into());
         let zone = choice.anywhere_in_zone.clone().unwrap_or_default();
         let Ok(at) = hex.parse::<HexId>() else {
-            problems.push((Code::NotAHexId, field, format!("'{hex}' is not a hex id (four digits, e.g. \"1203\")")));
+            problems.push((
+                Code::NotAHexId,
+                field,
+                format!("'{hex}' is not a hex id: {}", crate::systems::gboar::board::refusals::hex_id_advice(hex)),
+            ));
             continue;
         };
         if !rules.module.map.contains(at) {

@@ -248,8 +248,9 @@ pub fn designate(
                                 Code::NotAHexId,
                                 format!("defence.hexes.{hex}"),
                                 format!(
-                                    "'{}' is not a hex id; write hex ids as quoted strings of four digits",
-                                    crate::base::error::echo(hex)
+                                    "'{}' is not a hex id: {}",
+                                    crate::base::error::echo(hex),
+                                    crate::systems::gboar::board::refusals::hex_id_advice(hex)
                                 ),
                             );
                         }
@@ -410,7 +411,7 @@ pub fn designate(
             for (k, h) in a.defenders.iter().enumerate() {
                 let at = format!("{field}.defenders[{k}]");
                 let Ok(hex) = h.parse::<HexId>() else {
-                    bad(side, Code::NotAHexId, at, format!("'{}' is not a hex id: defenders are the hexes attacked, as quoted strings of four digits (all units in a hex are attacked together, 12.15)", crate::base::error::echo(h)));
+                    bad(side, Code::NotAHexId, at, format!("'{}' is not a hex id: {}; defenders are the hexes attacked (all units in a hex are attacked together, 12.15)", crate::base::error::echo(h), crate::systems::gboar::board::refusals::hex_id_advice(h)));
                     ok = false;
                     continue;
                 };

@@ -251,7 +251,7 @@ impl HexText {
     fn parse(&self) -> std::result::Result<HexId, String> {
         match self {
             HexText::Text(s) => s.parse::<HexId>().map_err(|e| e.to_string()),
-            HexText::Number(n) => Err(format!("write hex ids as quoted strings of four digits, e.g. \"{n:04}\"")),
+            HexText::Number(n) => Err(crate::systems::gboar::board::refusals::hex_id_advice(&n.to_string())),
         }
     }
 }
