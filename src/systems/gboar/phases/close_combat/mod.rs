@@ -513,9 +513,10 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
     let shattered_lead = state.units.get(&e.defender_lead).is_some_and(|u| u.condition == Condition::Shattered);
     // Hexside features between the attacking and defending hexes: the
     // crossing most favourable to the Attacker.
-    // With the ids of its features, and of those not breached (Savannah
-    // 4.14 reads only these).
-    let mut best_side: Option<(i32, Vec<String>, Vec<String>, Vec<String>)> = None;
+    // Its total DRM and words, with the ids of its features, and of those
+    // not breached (Savannah 4.14 reads only these).
+    type Crossing = (i32, Vec<String>, Vec<String>, Vec<String>);
+    let mut best_side: Option<Crossing> = None;
     for a in &att_hexes {
         for d in &def_hexes {
             if !crate::base::hex::are_adjacent(*a, *d, layout) {
