@@ -441,6 +441,12 @@ pub trait Board {
     fn map(&self) -> &crate::base::hexmap::Map;
     /// The counters of `scenario`'s set-up, as the map draws them.
     fn setup(&self, scenario: &str) -> Result<Vec<crate::base::hexmap::CounterView>>;
+    /// The map as `scenario` draws it (a system may leave out what the
+    /// scenario does not use: Savannah 4.4's printed siege works).
+    fn scenario_map(&self, scenario: &str) -> Result<std::borrow::Cow<'_, crate::base::hexmap::Map>> {
+        let _ = scenario;
+        Ok(std::borrow::Cow::Borrowed(self.map()))
+    }
 }
 
 /// `adjutant odds`: a proposed combat, as the command line gives it.

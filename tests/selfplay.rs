@@ -82,3 +82,28 @@ fn selfplay_refuses_what_it_cannot_play() {
     let err = run(dir.path(), &["selfplay", "--scenario", "historical", "--games", "0"]).fails(2);
     assert!(err.contains("at least one game"), "{err}");
 }
+
+/// The Campaign Game's self-play plays Random Events cards as a player
+/// could (Savannah 4.3: the template's `play:` choices), and its
+/// invariants hold. Seed 2, game 16 broke Savannah 4.1 before the end of
+/// the Movement Phase held arrivals to it (French units stacked at 3123).
+#[test]
+fn campaign_selfplay_plays_cards_and_keeps_every_invariant() {
+    let dir = temp();
+    let kept = dir.path().join("kept");
+    let args = ["--format", "json", "selfplay", "--scenario", "campaign", "--seed", "2", "--game", "16"];
+    let mut with_folder = args.to_vec();
+    with_folder.extend(["--keep", kept.to_str().unwrap()]);
+    let played = run(dir.path(), &with_folder);
+    assert_eq!(played.code, 0, "{}\n{}", played.stdout, played.stderr);
+    let report = played.json();
+    assert_eq!(report["failures"], serde_json::json!([]), "{}", played.stdout);
+    assert_eq!(report["folders"][0]["verified"], true, "{}", played.stdout);
+    let orders = kept.join("game-16").join("orders");
+    let plays = std::fs::read_dir(&orders)
+        .unwrap()
+        .filter(|f| std::fs::read_to_string(f.as_ref().unwrap().path()).unwrap().contains("\nplay:\n"))
+        .count();
+    assert!(plays > 0, "no orders file of {} plays a card", orders.display());
+    assert!(report["events"]["card-played"].as_u64().unwrap_or(0) >= plays as u64, "{}", played.stdout);
+}

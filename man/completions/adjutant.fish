@@ -345,7 +345,7 @@ always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand modules" -s h -l help -d 'Print help'
 complete -c adjutant -n "__fish_adjutant_using_subcommand map" -l games-dir -d 'Read modules from this folder instead of the embedded ones' -r -F
-complete -c adjutant -n "__fish_adjutant_using_subcommand map" -l scenario -d 'Draw this scenario\'s set-up on the map' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand map" -l scenario -d 'Draw this scenario\'s set-up on the map, on the board as the scenario uses it (Savannah: the printed siege works only in the Historical Scenario)' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand map" -l region -d 'Draw only the columns and rows between two corner hexes, e.g. 1001:2208' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand map" -l highlight -d 'Outline these hexes, e.g. 1404,1303' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand map" -s o -l output -d 'Write the SVG here instead of standard output' -r -F

@@ -107,6 +107,9 @@ pub struct Picture<'a> {
     pub counters: Vec<CounterView>,
     pub arrows: Vec<Arrow>,
     pub markers: Vec<Marker>,
+    /// The game's works, drawn under the counters with a legend (none:
+    /// no legend, the picture as before).
+    pub works: Vec<Work>,
 }
 
 /// One counter to draw.
@@ -123,6 +126,21 @@ pub struct CounterView {
     pub leader: bool,
     /// Status markers (D disrupted, S shattered, P pinned, L lost ...).
     pub markers: Vec<String>,
+}
+
+/// A work a game builds or breaks on the board, drawn over the printed
+/// map (Savannah 4.4, 4.5, 4.6): the state's, not map.yaml's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Work {
+    /// A construction marker in `hex`, its hexsides to be entrenched
+    /// facing `toward` (no benefit yet, 4.4).
+    Marker { hex: HexId, toward: Vec<HexId> },
+    /// A completed work's hexside, between `hex` and `toward`.
+    Completed { hex: HexId, toward: HexId },
+    /// A breached hexside (a siege work's or a fieldwork's, 4.5).
+    Breach { a: HexId, b: HexId },
+    /// A destroyed city hex (4.6, 4.7, 4.19).
+    Destroyed { hex: HexId },
 }
 
 /// A move (or retreat, or advance) drawn as a line through hex centres with

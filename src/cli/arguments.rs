@@ -908,7 +908,7 @@ pub struct MapArgs {
     /// Read modules from this folder instead of the embedded ones.
     #[arg(long, value_name = "DIR")]
     pub games_dir: Option<PathBuf>,
-    /// Draw this scenario's set-up on the map.
+    /// Draw this scenario's set-up on the map, on the board as the scenario uses it (Savannah: the printed siege works only in the Historical Scenario).
     #[arg(long)]
     pub scenario: Option<String>,
     /// Draw only the columns and rows between two corner hexes, e.g. 1001:2208.

@@ -52,8 +52,13 @@ pub fn run(args: &MapArgs, out: &Out) -> Outcome {
         Some(id) => format!("{}: {}", module.info().name, module.info().scenario(id)?.name),
         None => module.info().name.clone(),
     };
-    let svg =
-        svg::render(module.map(), &counters, &Options { title: Some(title), region, highlight, ..Options::default() });
+    // The scenario's map: Savannah 4.4's printed siege works are the
+    // Historical Scenario's only.
+    let map = match &args.scenario {
+        Some(id) => module.scenario_map(id)?,
+        None => std::borrow::Cow::Borrowed(module.map()),
+    };
+    let svg = svg::render(&map, &counters, &Options { title: Some(title), region, highlight, ..Options::default() });
     match &args.output {
         Some(path) => {
             #[cfg(feature = "png")]

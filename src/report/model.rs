@@ -138,6 +138,10 @@ pub struct Standing {
     /// every viewer (Savannah 4.3: the other side's hand is secret, not
     /// its size).
     pub hand_sizes: BTreeMap<String, usize>,
+    /// What else stands on the board, a line each (Savannah 4.4, 4.5, 4.6:
+    /// siege works, breaches, destroyed city hexes); left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub board: Vec<String>,
     /// The next step, or null when the game is over.
     pub next_step: Option<String>,
     /// The sides whose orders the next step awaits.
@@ -313,6 +317,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
             .collect(),
         cards,
         hand_sizes: state.cards.iter().map(|(holder, hand)| (holder.clone(), hand.len())).collect(),
+        board: state.board.clone(),
         next_step: input.next_step.clone(),
         awaiting: input.awaiting.clone(),
         result: state.result.clone(),

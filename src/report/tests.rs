@@ -38,7 +38,44 @@ fn standing() -> Standing {
     standing.cards.insert("british".into(), vec!["card-british-sortie".into(), "card-british-spy".into()]);
     standing.vp_halves.insert("british".into(), 7);
     standing.vp_halves.insert("french".into(), 1);
+    standing.board = vec![
+        "siege works: 2208 (toward 2308, 2309), completed, breached toward 2308".into(),
+        "destroyed city hexes: 1703".into(),
+    ];
     standing
+}
+
+/// Savannah 4.4-4.6: the standing's board (siege works, breaches,
+/// destroyed city hexes) is in every format, for every viewer; a JSON
+/// report of a game with nothing of the kind has no `board`.
+#[test]
+fn every_report_shows_what_stands_on_the_board() {
+    for viewer in [Viewer::Referee, Viewer::Side("british".into()), Viewer::Side("french".into())] {
+        for (format, out) in all_formats(viewer.clone()) {
+            for line in ["2208 (toward 2308, 2309), completed, breached toward 2308", "destroyed city hexes: 1703"] {
+                assert!(out.contains(line), "{format}: no {line}\n{out}");
+            }
+            if format == Format::Json {
+                let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+                assert_eq!(v["standing"]["board"].as_array().map(Vec::len), Some(2), "{out}");
+            }
+        }
+    }
+    let (game, entries) = (game(), vec![entry()]);
+    let input = ReportInput {
+        game: &game,
+        viewer: Viewer::Referee,
+        entries: &entries,
+        standing: Standing { turn: 16, ..Standing::default() },
+        awaiting: Vec::new(),
+        next_step: None,
+        map_svg: None,
+        map_file: None,
+        players_of_sides: players(),
+    };
+    let templates = load_templates(None).unwrap();
+    let json = render(&input, Format::Json, &templates).unwrap();
+    assert!(!json.contains("\"board\""), "{json}");
 }
 
 fn entry() -> JournalEntry {

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::base::hex::{direction_between, Direction, HexId};
-use crate::base::hexmap::{arrow_colour, Arrow, CounterView, Map, Marker, MarkerKind, RoadKind};
+use crate::base::hexmap::{arrow_colour, Arrow, CounterView, Map, Marker, MarkerKind, RoadKind, Work};
 
 const R: i32 = 40; // centre to corner
 const HALF_H: i32 = 35; // centre to flat side
@@ -31,6 +31,8 @@ pub struct Options {
     pub arrows: Vec<Arrow>,
     /// Combat markers, drawn above the arrows.
     pub markers: Vec<Marker>,
+    /// The game's works, drawn under the counters, with a legend.
+    pub works: Vec<Work>,
 }
 
 /// The colour of a terrain id, and whether it gets a symbol.
@@ -179,8 +181,13 @@ fn base_of(key: &str, map: &Map) -> std::sync::Arc<str> {
 /// Draw a system's [`Picture`] of the map, titled.
 pub fn picture(picture: crate::base::hexmap::Picture<'_>, title: String) -> String {
     let base = base_of(&picture.key, picture.map);
-    let options =
-        Options { title: Some(title), arrows: picture.arrows, markers: picture.markers, ..Options::default() };
+    let options = Options {
+        title: Some(title),
+        arrows: picture.arrows,
+        markers: picture.markers,
+        works: picture.works,
+        ..Options::default()
+    };
     render_on(picture.map, Some(&base), &picture.counters, &options)
 }
 
@@ -210,6 +217,134 @@ pub fn render_on(map: &Map, base: Option<&str>, counters: &[CounterView], option
     }
     overlay_layers(&mut svg, map, &frame, counters, options);
     svg
+}
+
+/// The game's works (Savannah 4.4, 4.5, 4.6) over the base layers, and a
+/// legend of the kinds drawn; nothing when there are none.
+fn works_layer(svg: &mut String, map: &Map, frame: &Frame, works: &[Work]) {
+    if works.is_empty() {
+        return;
+    }
+    let side = |a: HexId, b: HexId| direction_between(a, b, map.layout).map(|dir| side_ends(frame.centre(a), dir));
+    let _ = writeln!(svg, r#"<g id="works" stroke-linecap="round">"#);
+    for w in works {
+        match w {
+            Work::Destroyed { hex } if frame.contains(*hex) => {
+                let _ = writeln!(
+                    svg,
+                    r##"<polygon points="{}" fill="#3a2a20" fill-opacity="0.55" stroke="#3a2a20" stroke-width="2"><title>{hex}: destroyed city hex</title></polygon>"##,
+                    points(&corners(frame.centre(*hex)))
+                );
+            }
+            Work::Marker { hex, toward } if frame.contains(*hex) => {
+                let names: Vec<String> = toward.iter().map(HexId::to_string).collect();
+                let _ = write!(
+                    svg,
+                    r#"<g><title>{hex}: siege works under construction (toward {})</title>"#,
+                    names.join(", ")
+                );
+                for t in toward {
+                    if let Some(((x1, y1), (x2, y2))) = side(*hex, *t) {
+                        let _ = write!(
+                            svg,
+                            r##"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#1d3d8f" stroke-width="4" stroke-dasharray="4 4"/>"##
+                        );
+                    }
+                }
+                let (x, y) = frame.centre(*hex);
+                let _ = writeln!(
+                    svg,
+                    r##"<rect x="{}" y="{}" width="14" height="14" fill="#fff" stroke="#1d3d8f" stroke-width="2"/></g>"##,
+                    x - 7,
+                    y + 12
+                );
+            }
+            Work::Completed { hex, toward } if frame.contains(*hex) || frame.contains(*toward) => {
+                if let Some(((x1, y1), (x2, y2))) = side(*hex, *toward) {
+                    let _ = writeln!(
+                        svg,
+                        r##"<g><title>{hex}/{toward}: siege works</title><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#1d3d8f" stroke-width="9"/><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#fff" stroke-width="3" stroke-dasharray="6 4"/></g>"##
+                    );
+                }
+            }
+            Work::Breach { a, b } if frame.contains(*a) || frame.contains(*b) => {
+                if let Some(((x1, y1), (x2, y2))) = side(*a, *b) {
+                    let (x, y) = ((x1 + x2) / 2, (y1 + y2) / 2);
+                    let _ = writeln!(
+                        svg,
+                        r##"<g><title>{a}/{b}: breached</title><line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e01010" stroke-width="4"/><line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e01010" stroke-width="4"/></g>"##,
+                        x - 7,
+                        y - 7,
+                        x + 7,
+                        y + 7,
+                        x - 7,
+                        y + 7,
+                        x + 7,
+                        y - 7
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let _ = writeln!(svg, "</g>");
+    // The legend: one line per kind drawn, top right.
+    let kinds: [(&str, &str); 4] = [
+        ("completed", "siege works"),
+        ("marker", "siege works under construction"),
+        ("breach", "breached hexside"),
+        ("destroyed", "destroyed city hex"),
+    ];
+    let has = |k: &str| {
+        works.iter().any(|w| {
+            matches!(
+                (k, w),
+                ("completed", Work::Completed { .. })
+                    | ("marker", Work::Marker { .. })
+                    | ("breach", Work::Breach { .. })
+                    | ("destroyed", Work::Destroyed { .. })
+            )
+        })
+    };
+    let shown: Vec<(&str, &str)> = kinds.into_iter().filter(|(k, _)| has(k)).collect();
+    let (width, _) = frame.size();
+    let (x0, y0) = (width - MARGIN - 260, MARGIN + 34);
+    let _ = writeln!(svg, r#"<g id="legend" font-size="13">"#);
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{x0}" y="{y0}" width="260" height="{}" fill="#fff" fill-opacity="0.9" stroke="#222"/>"##,
+        12 + 22 * shown.len()
+    );
+    for (i, (kind, words)) in shown.iter().enumerate() {
+        let y = y0 + 18 + 22 * i32::try_from(i).unwrap_or(0);
+        let (x1, x2) = (x0 + 10, x0 + 44);
+        let sample = match *kind {
+            "completed" => format!(
+                r##"<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="#1d3d8f" stroke-width="9"/><line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="#fff" stroke-width="3" stroke-dasharray="6 4"/>"##
+            ),
+            "marker" => format!(
+                r##"<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="#1d3d8f" stroke-width="4" stroke-dasharray="4 4"/>"##
+            ),
+            "breach" => format!(
+                r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e01010" stroke-width="4"/><line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e01010" stroke-width="4"/>"##,
+                x1 + 10,
+                y - 7,
+                x1 + 24,
+                y + 7,
+                x1 + 10,
+                y + 7,
+                x1 + 24,
+                y - 7
+            ),
+            _ => format!(
+                r##"<rect x="{}" y="{}" width="24" height="14" fill="#3a2a20" fill-opacity="0.55" stroke="#3a2a20"/>"##,
+                x1 + 5,
+                y - 7
+            ),
+        };
+        let _ = writeln!(svg, r##"{sample}<text x="{}" y="{}" fill="#111">{words}</text>"##, x2 + 10, y + 5);
+    }
+    let _ = writeln!(svg, "</g>");
 }
 
 /// The layers of `frame` that no game changes.
@@ -462,6 +597,8 @@ fn overlay_layers(svg: &mut String, map: &Map, frame: &Frame, counters: &[Counte
         }
         let _ = writeln!(svg, "</g>");
     }
+
+    works_layer(svg, map, &frame, &options.works);
 
     // Counters, stacked: each one a little up and to the right of the one below.
     let mut stacks: BTreeMap<HexId, Vec<&CounterView>> = BTreeMap::new();

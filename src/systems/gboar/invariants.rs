@@ -8,6 +8,8 @@
 //!   arrived, captured, eliminated, removed), never both or neither; a unit
 //!   captured or eliminated never comes back; a unit on the map has 1 to
 //!   its counter's steps; a leader is never disrupted or shattered (14.31);
+//!   a unit joins the game only as an event names it (`unit-added`,
+//!   `counter-replaced`: Savannah 4.8's Random Events units);
 //! - no hex holds units of two players (9.2: a unit never enters an enemy
 //!   hex; 13.22: nor retreats into one);
 //! - stacking within 7.1's limits after every step (7.2: "at all times";
@@ -26,11 +28,14 @@
 //!   moves at most one hex and not next to the enemy, unless it began next
 //!   to it and ends next to fewer enemy units (13.3), a pinned unit
 //!   that moved ends next to no enemy unit, and no pin is left on a unit
-//!   next to no enemy unit (9.3); the other player's units stay put;
+//!   next to no enemy unit (9.3); the other player's units stay put, but
+//!   for a retreat an event names (a failed morale check that a Random
+//!   Events card or a breach calls for, Savannah 4.3, 4.19);
 //! - the end of a Close Combat Phase: no shattered unit next to an enemy
 //!   combat unit without a friendly Parade Order unit in its hex (13.4);
 //! - phases that move no unit (initiative, weather, rally, victory
-//!   determination) move none;
+//!   determination) move none, but for a retreat an event names (a card's
+//!   morale check, Savannah 4.3);
 //! - the sequence advances: the next step is another, never in an earlier
 //!   turn, within the scenario's turns, and the game ends only with a
 //!   result or after the last turn.
@@ -173,18 +178,31 @@ impl<'a> Invariants<'a> {
                 broken.push(format!("{id} was {:?} and is now {:?} at {:?}", was.off_map, now.off_map, now.hex));
             }
         }
+        // Savannah 4.8: a unit joins only as a Random Events card brings
+        // it in (`unit-added`) or puts it in another's place
+        // (`counter-replaced`), and the event names it.
+        let named = |id: &str, kind: &str, field: &str| {
+            events.iter().any(|e| e.kind == kind && e.fields.get(field).and_then(|v| v.as_str()) == Some(id))
+        };
         for id in after.units.keys().filter(|id| !before.units.contains_key(*id)) {
-            broken.push(format!("{id} has joined the game's state"));
+            if !named(id, "unit-added", "unit") && !named(id, "counter-replaced", "replacement") {
+                broken.push(format!("{id} has joined the game's state"));
+            }
         }
         broken.extend(self.ledger(before, after, events));
         broken.extend(self.sequence(before, step, after));
         match step.phase() {
-            "movement" => broken.extend(self.movement(before, step, after)),
+            "movement" => broken.extend(self.movement(before, step, after, events)),
             "close-combat" => broken.extend(self.end_of_close_combat(after)),
             "initiative" | "weather" | "rally" | "victory-determination" => {
                 for (id, was) in &before.units {
                     let now = after.units.get(id).and_then(|u| u.hex.as_ref());
-                    if was.hex.is_some() && was.hex.as_ref() != now {
+                    // But for a retreat an event names: a card played with
+                    // these orders calls for a morale check (Savannah 4.3).
+                    let retreated = events.iter().any(|e| {
+                        e.kind == "retreat" && e.fields.get("unit").and_then(|v| v.as_str()) == Some(id.as_str())
+                    });
+                    if was.hex.is_some() && was.hex.as_ref() != now && !retreated {
                         broken.push(format!("{id} moved from {:?} to {now:?} in a {} step", was.hex, step.phase()));
                     }
                 }
@@ -293,7 +311,7 @@ impl<'a> Invariants<'a> {
     }
 
     /// Series 9.2, 9.3, 13.3, 13.4, Savannah 4.1 after a Movement Phase.
-    fn movement(&self, before: &State, step: &Step, after: &State) -> Vec<String> {
+    fn movement(&self, before: &State, step: &Step, after: &State, events: &[Event]) -> Vec<String> {
         let mut broken = Vec::new();
         let Step::PlayerTurn { player, .. } = step else { return broken };
         let layout = self.rules.module.map.layout;
@@ -321,8 +339,14 @@ impl<'a> Invariants<'a> {
             let (from, to) = (hex_of(before, id), hex_of(after, id));
             let moved = from.is_some() && to.is_some() && from != to;
             if owner != player {
-                // The other player's units move only when captured (14.32).
-                if moved {
+                // The other player's units move only when captured (14.32)
+                // or retreated (13.2) by an event that says so: a failed
+                // morale check a Random Events card or a breach (Savannah
+                // 4.3, 4.19) calls for.
+                let retreated = events
+                    .iter()
+                    .any(|e| e.kind == "retreat" && e.fields.get("unit").and_then(|v| v.as_str()) == Some(id.as_str()));
+                if moved && !retreated {
                     broken.push(format!("{id} of {owner} moved from {from:?} to {to:?} in {player}'s Movement Phase"));
                 }
                 continue;
@@ -560,5 +584,41 @@ mod tests {
         let broken = checks.transition(&start, &step, &after, &[]);
         assert!(holds(&broken, "is shattered and moved"), "{broken:?}");
         assert!(holds(&broken, &format!("the game is at step {} again", step.name())), "{broken:?}");
+    }
+
+    /// Savannah 4.8 and 4.3: a unit joins only as a card's event names it;
+    /// an enemy unit moves in a Movement Phase only by a retreat an event
+    /// names (campaign self-play, seed 1, games 3 and 6, once cards were
+    /// played).
+    #[test]
+    fn units_join_and_enemies_move_only_as_events_say() {
+        let (rules, before) = historical();
+        let checks = Invariants::new(&rules);
+        let step = Step::PlayerTurn { turn: before.turn, player: "allies".into(), phase: "movement".into() };
+        let mut start = before.clone();
+        start.next = Some(step.clone());
+        let mut after = start.clone();
+        let newcomer = start.units.keys().next().unwrap().clone();
+        start.units.remove(&newcomer);
+        let broken = checks.transition(&start, &step, &after, &[]);
+        assert!(holds(&broken, &format!("{newcomer} has joined")), "{broken:?}");
+        let added = Event::new("Savannah 4.8", "unit-added", "it comes into play").with("unit", &newcomer);
+        assert!(!holds(&checks.transition(&start, &step, &after, &[added]), "has joined"));
+        let replaced = Event::new("Savannah 4.8", "counter-replaced", "replaced").with("replacement", &newcomer);
+        assert!(!holds(&checks.transition(&start, &step, &after, &[replaced]), "has joined"));
+        let mut start = before.clone();
+        start.next = Some(step.clone());
+        let id = unit(&rules, &start, "british", "infantry");
+        let from: HexId = start.units[&id].hex.as_deref().unwrap().parse().unwrap();
+        let to = crate::base::hex::neighbours(from, rules.module.map.layout)
+            .into_iter()
+            .find(|h| rules.module.map.contains(*h))
+            .unwrap();
+        after = start.clone();
+        after.units.get_mut(&id).unwrap().hex = Some(to.to_string());
+        let moved = format!("{id} of british moved");
+        assert!(holds(&checks.transition(&start, &step, &after, &[]), &moved));
+        let retreat = Event::new("13.2", "retreat", "it retreats").with("unit", &id);
+        assert!(!holds(&checks.transition(&start, &step, &after, &[retreat]), &moved));
     }
 }

@@ -309,6 +309,28 @@ fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &
     out
 }
 
+/// Savannah 4.3: the cards the side's player may play now (what the
+/// template offers as `play:` choices, [`cards::playable`]), each one time
+/// in four. Nothing is drawn when there is none to play (the Historical
+/// Scenario has no cards, and its games stay as they were).
+fn draw_plays(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Vec<Choice> {
+    use crate::systems::gboar::effects::cards;
+    if !cards::in_scenario(rules) {
+        return Vec::new();
+    }
+    let player = rules.player_of_side(side);
+    let mut out = Vec::new();
+    for id in cards::playable(rules, state, &player) {
+        if !draw.chance(1, 4) {
+            continue;
+        }
+        if let Ok(v) = crate::base::yaml::from_str::<Value>(&cards::play_item(rules, state, &player, &id)) {
+            out.push(Choice { place: Place::Item(cards::PLAY), value: v });
+        }
+    }
+    out
+}
+
 /// The random choices drawn from a guide, after the least orders.
 fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
     let mut out = Vec::new();
@@ -508,6 +530,7 @@ fn step_orders(
             draw_choices(&guide, &least[side], draw)
         };
         choices.extend(drawn.into_iter().map(|c| (side.clone(), c)));
+        choices.extend(draw_plays(rules, state, side, draw).into_iter().map(|c| (side.clone(), c)));
     }
     let mut counts = OrderCounts { files: sides.len() as u64, drawn: choices.len() as u64, ..OrderCounts::default() };
     let build_all = |kept: &[(String, Choice)]| -> (BTreeMap<String, Value>, Vec<String>) {

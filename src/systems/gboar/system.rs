@@ -63,6 +63,19 @@ impl seam::Board for Module {
     fn setup(&self, scenario: &str) -> Result<Vec<crate::base::hexmap::CounterView>> {
         self.setup_counters(scenario)
     }
+
+    /// Savannah 4.4: "the printed siege works hexsides are used in the
+    /// Historical Scenario": a scenario without its special rule
+    /// `historical-printed-siege-works` draws the map without them.
+    fn scenario_map(&self, scenario: &str) -> Result<std::borrow::Cow<'_, crate::base::hexmap::Map>> {
+        self.info.scenario(scenario)?;
+        let (rules, _): (crate::systems::gboar::data::scenario::ScenarioMovement, _) =
+            self.source.parse(&format!("scenarios/{scenario}.yaml"))?;
+        Ok(match rules.has_rule(crate::systems::gboar::board::terrain::PRINTED_SIEGE_WORKS) {
+            true => std::borrow::Cow::Borrowed(&self.map),
+            false => crate::systems::gboar::board::terrain::without_printed_works(&self.map),
+        })
+    }
 }
 
 /// How the shell names a step.
@@ -434,12 +447,16 @@ impl seam::Rules for Rules {
                 self.counter_look(id, hex)
             })
             .collect();
+        // Savannah 4.4: the printed siege works are the Historical
+        // Scenario's; elsewhere the game's own works are drawn.
+        let (map, key) = self.drawn_map();
         Some(crate::base::hexmap::Picture {
-            key: self.module.source.label("map.yaml"),
-            map: &self.module.map,
+            key,
+            map,
             counters,
             arrows,
             markers,
+            works: crate::systems::gboar::board::siege::drawn_works(state),
         })
     }
 }

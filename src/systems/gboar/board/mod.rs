@@ -55,6 +55,10 @@ pub struct Rules {
     /// How each counter looks on the map ([`Rules::counter_look`]), made at
     /// its first use: `verify` draws a map per dispatch.
     counter_looks: std::sync::Mutex<BTreeMap<String, Option<crate::base::hexmap::CounterView>>>,
+    /// The map as drawn for a scenario without the printed siege works
+    /// (Savannah 4.4: they are the Historical Scenario's), made at its
+    /// first use ([`Rules::drawn_map`]).
+    drawn_map: std::sync::OnceLock<crate::base::hexmap::Map>,
 }
 
 /// A multiply-rotate hash taking eight bytes at a time (FxHash's step),
@@ -185,7 +189,30 @@ impl Rules {
             counter_index,
             terrain_index: std::sync::OnceLock::new(),
             counter_looks: Default::default(),
+            drawn_map: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The map a report draws under the counters, and its key (the board's
+    /// layers that no game changes are drawn once per key): map.yaml's,
+    /// less the printed siege works where the scenario does not use them
+    /// (Savannah 4.4: "the printed siege works hexsides are used in the
+    /// Historical Scenario"); the game's own works are drawn over it.
+    pub fn drawn_map(&self) -> (&crate::base::hexmap::Map, String) {
+        use crate::systems::gboar::board::terrain::{without_printed_works, PRINTED_SIEGE_WORKS};
+        let key = self.module.source.label("map.yaml");
+        if self.scenario_movement.has_rule(PRINTED_SIEGE_WORKS) {
+            return (&self.module.map, key);
+        }
+        if let Some(map) = self.drawn_map.get() {
+            return (map, format!("{key} without the printed siege works"));
+        }
+        match without_printed_works(&self.module.map) {
+            std::borrow::Cow::Borrowed(map) => (map, key),
+            std::borrow::Cow::Owned(map) => {
+                (self.drawn_map.get_or_init(|| map), format!("{key} without the printed siege works"))
+            }
+        }
     }
 
     /// The army of a counter, and the alliance (player) of an army.

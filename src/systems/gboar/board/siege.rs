@@ -225,6 +225,32 @@ pub fn describe(w: &SiegeWork) -> String {
     text
 }
 
+/// The game's works as a map draws them (Savannah 4.4, 4.5, 4.6):
+/// construction markers, completed works' hexsides, breaches (of siege
+/// works and of fieldworks) and destroyed city hexes, in the state's order.
+pub fn drawn_works(state: &State) -> Vec<crate::base::hexmap::Work> {
+    use crate::base::hexmap::Work;
+    let hex = |h: &str| h.parse::<HexId>().ok();
+    let mut out = Vec::new();
+    for w in &state.siege_works {
+        let Some(at) = hex(&w.hex) else { continue };
+        let toward: Vec<HexId> = w.toward.iter().filter_map(|t| hex(t)).collect();
+        if w.completed {
+            out.extend(toward.iter().map(|t| Work::Completed { hex: at, toward: *t }));
+            out.extend(w.breached.iter().filter_map(|b| hex(b)).map(|b| Work::Breach { a: at, b }));
+        } else {
+            out.push(Work::Marker { hex: at, toward });
+        }
+    }
+    for b in &state.breaches {
+        if let Some((a, c)) = b.split_once('/').and_then(|(a, c)| Some((hex(a)?, hex(c)?))) {
+            out.push(Work::Breach { a, b: c });
+        }
+    }
+    out.extend(state.destroyed_hexes.iter().filter_map(|h| hex(h)).map(|hex| Work::Destroyed { hex }));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::base::hex::HexId;

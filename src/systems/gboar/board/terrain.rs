@@ -149,6 +149,21 @@ pub const SIEGE_WORKS: &str = "siege-works";
 /// hexsides printed on the map (which belong to it only, Savannah 4.4).
 pub const PRINTED_SIEGE_WORKS: &str = "historical-printed-siege-works";
 
+/// `map` less its printed siege works hexsides (Savannah 4.4: the
+/// Historical Scenario's), as a scenario without
+/// [`PRINTED_SIEGE_WORKS`] draws it; `map` itself when it has none.
+pub fn without_printed_works(map: &crate::base::hexmap::Map) -> std::borrow::Cow<'_, crate::base::hexmap::Map> {
+    if !map.hexsides.values().any(|f| f.contains(SIEGE_WORKS)) {
+        return std::borrow::Cow::Borrowed(map);
+    }
+    let mut map = map.clone();
+    for features in map.hexsides.values_mut() {
+        features.remove(SIEGE_WORKS);
+    }
+    map.hexsides.retain(|_, f| !f.is_empty());
+    std::borrow::Cow::Owned(map)
+}
+
 fn road_id(kind: RoadKind) -> &'static str {
     match kind {
         RoadKind::Road => "road",

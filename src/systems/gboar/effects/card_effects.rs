@@ -24,7 +24,11 @@ pub const IGNORE_LOST_ROLL: &str = "ignore-lost-roll";
 /// The rolls a card's `drm` modifies in this version (codes.yaml `drm`'s
 /// `applies_to`); a card whose DRM is for another roll is refused when
 /// played (`card-effect-not-built`).
-pub const DRM_ROLLS: &[&str] = &["close-combat", "fire", "initiative", "morale-check"];
+pub const DRM_ROLLS: &[&str] = &["close-combat", "fire", "initiative", "morale-check", SIEGE_BOMBARDMENT];
+
+/// codes.yaml `drm`'s `applies_to` for a side's roll on Siege & Bombardment
+/// Table I (Savannah 4.6).
+pub const SIEGE_BOMBARDMENT: &str = "siege-bombardment";
 
 /// `one-roll`: spent by the first roll it modifies.
 pub const ONE_ROLL: &str = "one-roll";

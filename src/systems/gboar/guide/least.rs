@@ -94,6 +94,7 @@ fn least_moves(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, V
         retreat_moves(rules, state, player, side, &mut all);
     }
     unstack_moves(rules, state, player, &mut all);
+    arrival_moves(rules, state, player, &mut all);
     for side in &sides {
         return_moves(rules, state, player, side, &mut all);
     }
@@ -211,6 +212,82 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
                     let mut trial = all.clone();
                     trial.entry(side.clone()).or_default().push(Value::Mapping(one));
                     if helps(&trial) {
+                        helped = Some(trial);
+                        break 'unit;
+                    }
+                }
+            }
+            match helped {
+                Some(trial) => *all = trial,
+                None => break,
+            }
+        }
+    }
+}
+
+/// Savannah 4.1 with 9.61: a reinforcement placed in its entry hex with a
+/// unit a restriction keeps apart from it at the end of a Movement Phase
+/// (self-play, campaign, seed 2, game 16: a French regular arriving at F
+/// where a colonial unit stayed) moves away: to the hex of its reach
+/// nearest the entry hex that takes away a problem of the orders and adds
+/// none. Only when the orders have such a problem (the reach is costly).
+fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<String, Vec<Value>>) {
+    let stuck = |all: &BTreeMap<String, Vec<Value>>| {
+        let bodies: BTreeMap<String, Value> = all
+            .iter()
+            .map(|(side, moves)| {
+                let mut b = Mapping::new();
+                b.insert(key("moves"), Value::Sequence(moves.clone()));
+                (side.clone(), Value::Mapping(b))
+            })
+            .collect();
+        crate::systems::gboar::phases::movement::validate_sides(rules, state, player, &bodies)
+            .iter()
+            .any(|(_, p)| p.code == crate::systems::gboar::board::refusals::Code::RestrictedStackEnds)
+    };
+    let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
+        all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
+    };
+    let layout = rules.module.map.layout;
+    let sides: Vec<String> = all.keys().cloned().collect();
+    for side in &sides {
+        while stuck(all) {
+            let mut body = Mapping::new();
+            body.insert(key("moves"), Value::Sequence(all[side].clone()));
+            let Ok(moves) =
+                crate::systems::gboar::phases::movement::unit_moves(rules, state, player, side, &Value::Mapping(body))
+            else {
+                break;
+            };
+            // The units in their hexes as the phase begins, less those the
+            // moves so far take away.
+            let mut staying = state.clone();
+            for m in moves.iter().filter(|m| m.arrived.is_some()) {
+                if let Some(u) = staying.units.get_mut(&m.unit) {
+                    u.hex = Some(m.hex.to_string());
+                    u.off_map = None;
+                }
+            }
+            staying.units.retain(|id, _| !moved(all, id));
+            let keep = |r: &crate::systems::gboar::data::stacking::Restriction| !r.may_end_movement_phase_stacked;
+            let before = check_moves(rules, state, player, all);
+            let mut helped = None;
+            'unit: for m in moves.iter().filter(|m| m.arrived.is_some() && m.ordered.is_none()) {
+                if !crate::systems::gboar::board::stacking::restricted_units(rules, &staying, m.hex, keep)
+                    .contains(&m.unit)
+                {
+                    continue;
+                }
+                let mut to = m.reach.clone();
+                to.sort_by_key(|h| (crate::base::hex::distance(*h, m.hex, layout), *h));
+                for h in to {
+                    let mut one = Mapping::new();
+                    one.insert(key("unit"), key(&m.unit));
+                    one.insert(key("to"), key(&h.to_string()));
+                    let mut trial = all.clone();
+                    trial.entry(side.clone()).or_default().push(Value::Mapping(one));
+                    let after = check_moves(rules, state, player, &trial);
+                    if after.len() < before.len() && after.iter().all(|p| before.contains(p)) {
                         helped = Some(trial);
                         break 'unit;
                     }

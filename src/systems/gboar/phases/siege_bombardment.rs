@@ -4,7 +4,8 @@
 //! charts/siege-bombardment.yaml:
 //!
 //! 1. The French roll first on Table I (their column), with its DRMs
-//!    (siege batteries in completed works, the weather), and apply the
+//!    (siege batteries in completed works, the weather, the roller's
+//!    Random Events cards for S&B rolls, 4.3), and apply the
 //!    result; a result may send them to Table II (Savannah 3 V).
 //! 2. Then the British may respond with a roll of their own ("The British
 //!    player may not be the first player to use Siege and Bombardment").
@@ -31,6 +32,7 @@ use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::siege;
 use crate::systems::gboar::board::state::{Resolution, State};
 use crate::systems::gboar::board::Rules;
+use crate::systems::gboar::effects::card_effects;
 use crate::systems::gboar::effects::siege::{apply, band, By, Picks};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -228,8 +230,15 @@ pub fn resolve(
             chart.procedure.french_rolls_per_phase
         };
         for _ in 0..rolls {
-            let mods = drms(rules, &next, side);
+            let mut mods = drms(rules, &next, side);
+            // Savannah 4.3: the roller's own Random Events cards' DRMs for
+            // Siege & Bombardment rolls (Heavy Guns Landed from the Fleet,
+            // Counter-Battery Fire), on Table I only: Table II's roll is
+            // unmodified (charts/siege-bombardment.yaml).
+            let cards = card_effects::own_roll(rules, &next, card_effects::SIEGE_BOMBARDMENT, &player);
+            mods.extend(cards.iter().map(|c| (c.text.clone(), c.value)));
             let roll = i32::from(dice.roll(Die::D10, &format!("{}, {side}, turn {}", chart.table_i.name, state.turn))?);
+            card_effects::spend(&mut next, &cards);
             let total = mods.iter().fold(roll, |t, (_, v)| t.saturating_add(*v));
             let outcome = band(column, total)
                 .ok_or_else(|| Error::refused(format!("charts/siege-bombardment.yaml: no {side} band for {total}")))?;

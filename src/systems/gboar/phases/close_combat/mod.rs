@@ -513,7 +513,10 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
     let shattered_lead = state.units.get(&e.defender_lead).is_some_and(|u| u.condition == Condition::Shattered);
     // Hexside features between the attacking and defending hexes: the
     // crossing most favourable to the Attacker.
-    let mut best_side: Option<(i32, Vec<String>, Vec<String>)> = None;
+    // Its total DRM and words, with the ids of its features, and of those
+    // not breached (Savannah 4.14 reads only these).
+    type Crossing = (i32, Vec<String>, Vec<String>, Vec<String>);
+    let mut best_side: Option<Crossing> = None;
     for a in &att_hexes {
         for d in &def_hexes {
             if !crate::base::hex::are_adjacent(*a, *d, layout) {
@@ -527,8 +530,9 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 .map(|c| format!("{} {:+}", c.name, c.close_combat_drm))
                 .collect();
             let ids: Vec<String> = crossing.iter().map(|c| c.id.clone()).collect();
-            if best_side.as_ref().is_none_or(|(v, _, _)| total > *v) {
-                best_side = Some((total, names, ids));
+            let intact: Vec<String> = crossing.iter().filter(|c| !c.breached).map(|c| c.id.clone()).collect();
+            if best_side.as_ref().is_none_or(|(v, _, _, _)| total > *v) {
+                best_side = Some((total, names, ids, intact));
             }
         }
     }
@@ -581,8 +585,8 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 } else {
                     best_side
                         .as_ref()
-                        .filter(|(v, _, _)| *v != 0)
-                        .map(|(v, names, _)| (*v, format!("across {}", names.join(", "))))
+                        .filter(|(v, _, _, _)| *v != 0)
+                        .map(|(v, names, _, _)| (*v, format!("across {}", names.join(", "))))
                 }
             }
             "covered-way-defender" => {
@@ -674,8 +678,13 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 // schedule on turns 10 or 11 as a result of the play of
                 // Random Events" (cards.yaml complete-british-works).
                 let value = if state.british_works_complete { 0 } else { entry_value(d, turn).unwrap_or(0) };
+                // Against an abatis, redoubt or revetment that still has
+                // its fieldwork's modifier: a breached one has the TEC's
+                // breached effects instead (Savannah 4.5, 4.6), and 4.14's
+                // DRM, "cumulative with the normal fieldwork's modifiers",
+                // has nothing left to lessen (docs/rules-readings.md).
                 let crosses =
-                    best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| d.applies_to.contains(i)));
+                    best_side.as_ref().is_some_and(|(_, _, _, intact)| intact.iter().any(|i| d.applies_to.contains(i)));
                 (value != 0 && crosses).then(|| {
                     let when = if turn == state.turn {
                         format!("on turn {turn}")
@@ -724,7 +733,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
     let fieldworks: BTreeSet<&str> =
         rules.charts.terrain.hexsides.iter().filter(|h| h.fieldwork).map(|h| h.id.as_str()).collect();
     let across_fieldworks =
-        best_side.as_ref().is_some_and(|(_, _, ids)| ids.iter().any(|i| fieldworks.contains(i.as_str())));
+        best_side.as_ref().is_some_and(|(_, _, ids, _)| ids.iter().any(|i| fieldworks.contains(i.as_str())));
     for c in crate::systems::gboar::effects::card_effects::close_combat(
         rules,
         state,

@@ -659,6 +659,63 @@ impl Phase<'_> {
         run.problems.extend(found);
     }
 
+    /// Savannah 4.1 (module.yaml `stacking.restrictions`) with 9.61: a
+    /// reinforcement placed this phase that no order moves, left in its
+    /// entry hex with a unit a restriction keeps apart from it that no
+    /// order moves either, ends the Movement Phase stacked with it ("may
+    /// not stack together at the end of a Movement Phase"); only a retreat
+    /// excuses a restricted stack. Checked once the arrivals over the
+    /// stacking limit are held over (Savannah 4.7), which leave the map.
+    pub(super) fn end_of_phase_arrival_stacking(&self, run: &mut Run<'_>, sides: &[&str], whole_phase: bool) {
+        let Some(stacking) = &self.stacking else { return };
+        let side_of = |c: &Counter| self.side_of_army.get(&c.army).cloned().unwrap_or_default();
+        let mut found = Vec::new();
+        for (id, entry) in &run.arrived {
+            let Some(me) = self.counter(id.as_str()) else { continue };
+            if run.moved.contains_key(id) || hex_of(&run.state, id) != Some(*entry) {
+                continue;
+            }
+            for (other, _) in run.state.units.iter().filter(|(o, _)| *o != id && hex_of(&run.state, o) == Some(*entry))
+            {
+                let Some(c) = self.counter(other.as_str()) else { continue };
+                // A pair of two arrivals is named once, by its first.
+                if !self.is_friendly(c)
+                    || run.moved.contains_key(other)
+                    || run.arrived.get(other) == Some(entry) && other < id
+                {
+                    continue;
+                }
+                let Some(r) =
+                    stacking.restrictions.iter().find(|r| !r.may_end_movement_phase_stacked && r.applies(me, c))
+                else {
+                    continue;
+                };
+                let (sx, sy) = (side_of(me), side_of(c));
+                if !(whole_phase || sx == sy && sides.contains(&sx.as_str())) {
+                    continue;
+                }
+                found.push((
+                    sx,
+                    problem(
+                        Code::RestrictedStackEnds,
+                        "moves",
+                        format!(
+                            "{id} and {other} end the Movement Phase stacked in {entry}, which {} forbids ({}): {id} is placed there as a reinforcement this phase (9.61) and nothing moves either away; move one of them{}",
+                            r.id,
+                            r.rule_name(),
+                            if self.reinforcements.is_none_or(|x| x.voluntary_delay) {
+                                format!(", or delay {id}")
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    ),
+                ));
+            }
+        }
+        run.problems.extend(found);
+    }
+
     /// Savannah 4.18: "Huger may only stack with and command American
     /// Militia and/or artillery": a leader whose counter gives `commands`
     /// may not end a move stacked with a friendly combat unit outside them.

@@ -66,6 +66,7 @@ impl Phase<'_> {
         self.end_of_phase_stacking(state, &mut run, &sides, whole_phase);
         self.end_of_phase_command_stacking(&mut run, &sides, whole_phase);
         self.end_of_phase_arrivals(&mut run, orders);
+        self.end_of_phase_arrival_stacking(&mut run, &sides, whole_phase);
         self.overstacking_penalty(&mut run, orders);
         match run.failure.take() {
             Some(e) => Err(e),
