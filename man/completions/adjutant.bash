@@ -397,7 +397,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__demo)
-            opts="-h --keep --only-new --format --color --help"
+            opts="-h --keep --scenario --only-new --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -405,6 +405,10 @@ _adjutant() {
             case "${prev}" in
                 --keep)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario)
+                    COMPREPLY=($(compgen -W "historical campaign" -- "${cur}"))
                     return 0
                     ;;
                 --format)

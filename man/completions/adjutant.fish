@@ -370,6 +370,8 @@ always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand selfplay" -s h -l help -d 'Print help'
 complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l keep -d 'Keep the demo\'s folders here instead of a temporary folder' -r -F
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l scenario -d 'Which demo: the Historical Scenario (29 steps, every report as the British player receives it) or the Campaign Game (turn 1 to the tactical track, told turn by turn)' -r -f -a "historical\t''
+campaign\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''
 json\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l color -d 'Colour the text output and the help: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''

@@ -468,7 +468,8 @@ step and what broke, with the command that plays it again.")]
     #[command(after_help = "\
 Examples:
   adjutant demo
-  adjutant demo --keep demo-folder     keep the folder to look at or verify again")]
+  adjutant demo --keep demo-folder     keep the folder to look at or verify again
+  adjutant demo --scenario campaign    a whole Campaign Game, turn 1 to its victory, turn by turn")]
     Demo(DemoArgs),
 
     /// Write the man pages and shell completions (for maintainers).
@@ -1019,9 +1020,18 @@ pub struct DemoArgs {
     /// Keep the demo's folders here instead of a temporary folder.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Which demo: the Historical Scenario (29 steps, every report as the British player receives it) or the Campaign Game (turn 1 to the tactical track, told turn by turn).
+    #[arg(long, value_enum, default_value_t = DemoScenario::Historical)]
+    pub scenario: DemoScenario,
     /// Only create the demo game (for scripts/demo-orders), play nothing.
     #[arg(long, hide = true, requires = "keep")]
     pub only_new: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DemoScenario {
+    Historical,
+    Campaign,
 }
 
 #[derive(Debug, Args)]

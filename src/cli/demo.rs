@@ -21,17 +21,51 @@ use adjutant::game::folder::{GameFolder, CHAIN_TOP_FILE, GAME_FILE, SECRET_DIR};
 use adjutant::game::{self, verify};
 use adjutant::Error;
 
-use super::arguments::{DemoArgs, Format};
+use super::arguments::{DemoArgs, DemoScenario, Format};
 use super::output::Out;
 use super::{render_verdict, Outcome};
 
 /// The text whose SHA-256 is the demo's (public) chain top.
 pub const DEMO_TOP_TEXT: &str = "adjutant demo: Savannah 1779, Historical Scenario. Not a secret.";
 
-/// The demo game's id and where its orders are shipped.
-const GAME_ID: &str = "savannah-demo";
+/// The text whose SHA-256 is the Campaign demo's (public) chain top: the
+/// dice its shipped orders were written for (scripts/demo-orders).
+pub const CAMPAIGN_TOP_TEXT: &str = "adjutant demo: Savannah 1779, Campaign Game (take 8). Not a secret.";
+
 const MODULE: &str = "savannah-1779";
-const ORDERS: &str = "demo/historical";
+
+/// One of the demo games: its scenario, id, chain top, where its orders are
+/// shipped and the folder it is played in.
+struct Demo {
+    title: &'static str,
+    scenario: &'static str,
+    game_id: &'static str,
+    top_text: &'static str,
+    orders: &'static str,
+    folder: &'static str,
+    /// Told turn by turn (the Campaign Game), not every report in full.
+    by_turn: bool,
+}
+
+const HISTORICAL: Demo = Demo {
+    title: "adjutant demo: Savannah 1779, the Historical Scenario, played by email",
+    scenario: "historical",
+    game_id: "savannah-demo",
+    top_text: DEMO_TOP_TEXT,
+    orders: "demo/historical",
+    folder: "savannah",
+    by_turn: false,
+};
+
+const CAMPAIGN: Demo = Demo {
+    title: "adjutant demo: Savannah 1779, the Campaign Game, played by email",
+    scenario: "campaign",
+    game_id: "savannah-campaign-demo",
+    top_text: CAMPAIGN_TOP_TEXT,
+    orders: "demo/campaign",
+    folder: "campaign",
+    by_turn: true,
+};
 
 #[derive(Serialize)]
 struct DemoResult {
@@ -44,8 +78,8 @@ struct DemoResult {
 }
 
 /// Give a new demo game the public chain top (before any step).
-fn use_demo_top(dir: &Path) -> Result<Bytes32, Error> {
-    let top = Bytes32::sha256(DEMO_TOP_TEXT.as_bytes());
+fn use_demo_top(dir: &Path, top_text: &str) -> Result<Bytes32, Error> {
+    let top = Bytes32::sha256(top_text.as_bytes());
     let mut folder = GameFolder::open(dir)?;
     folder.config.dice.anchor = dice::chain_key(&top, folder.config.dice.chain_length, 0)?;
     adjutant::base::fsio::write_atomic(&dir.join(GAME_FILE), folder.config.to_yaml().as_bytes())?;
@@ -58,8 +92,8 @@ fn use_demo_top(dir: &Path) -> Result<Bytes32, Error> {
 }
 
 /// The shipped orders files for `step` (`<step>--<side>.yaml`), by side.
-fn shipped(step: &str) -> Vec<(String, &'static [u8])> {
-    adjutant::base::embedded::embedded_dir_files(MODULE, ORDERS)
+fn shipped(orders: &str, step: &str) -> Vec<(String, &'static [u8])> {
+    adjutant::base::embedded::embedded_dir_files(MODULE, orders)
         .into_iter()
         .filter_map(|(name, bytes)| {
             let stem = name.strip_suffix(".yaml")?;
@@ -70,6 +104,10 @@ fn shipped(step: &str) -> Vec<(String, &'static [u8])> {
 }
 
 pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
+    let demo = match args.scenario {
+        DemoScenario::Historical => &HISTORICAL,
+        DemoScenario::Campaign => &CAMPAIGN,
+    };
     let temp;
     let base: PathBuf = match &args.keep {
         Some(dir) => {
@@ -92,13 +130,13 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         }
         Ok(())
     };
-    say(format!("{}\n\n", s.bold("adjutant demo: Savannah 1779, the Historical Scenario, played by email")))?;
-    let game_dir = base.join("savannah");
+    say(format!("{}\n\n", s.bold(demo.title)))?;
+    let game_dir = base.join(demo.folder);
     let mut made = game::new_game(
         &game_dir,
         MODULE,
-        "historical",
-        GAME_ID,
+        demo.scenario,
+        demo.game_id,
         vec![
             game::parse_player("british=Augustine Prevost <prevost@example.org>")?,
             game::parse_player("french=Charles d'Estaing <destaing@example.org>")?,
@@ -107,7 +145,7 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         dice::DEFAULT_CHAIN_LENGTH,
         None,
     )?;
-    made.anchor = use_demo_top(&game_dir)?;
+    made.anchor = use_demo_top(&game_dir, demo.top_text)?;
     say(format!(
         "`adjutant new` made the game folder {}. Every player receives the dice anchor\n  {}\n\
          before any orders exist; each step reveals the next key of the chain that ends in it.\n\
@@ -122,15 +160,35 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
     let mut steps = 0;
     let mut files = 0;
     let mut result = None;
+    let mut teller = Teller::default();
+    if demo.by_turn {
+        say(format!(
+            "Every step is played with the orders shipped in games/{MODULE}/{}/; what happened, turn by turn,\n\
+             as the referee sees it (the players' reports hide each other's cards):\n",
+            demo.orders
+        ))?;
+    }
+    let mut track: Option<String> = None;
     loop {
         let folder = GameFolder::open(&game_dir)?;
         let state = game::load_state(&folder)?;
+        if demo.by_turn {
+            // Savannah 1.6: the switch from the Strategic to the Tactical Turn Track.
+            let now = game::load_rules(&folder)?.standing(state.as_ref()).track;
+            if let (Some(was), Some(is)) = (&track, &now) {
+                if was != is {
+                    say(format!("  the game turn marker is now on the {is} turn track (Savannah 1.6)\n"))?;
+                }
+            }
+            track = now;
+        }
         let Some(next) = state.next_step() else { break };
-        for (side, bytes) in shipped(&next.name) {
-            let label = format!("{ORDERS}/{}--{side}.yaml", next.name);
-            let receipt =
-                adjutant::game::inbox::submit(&game_dir, bytes, &label, adjutant::game::inbox::Replace::No, wait)?;
-            say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
+        for (side, bytes) in shipped(demo.orders, &next.name) {
+            let label = format!("{}/{}--{side}.yaml", demo.orders, next.name);
+            let receipt = adjutant::game::inbox::submit(&game_dir, bytes, &label, adjutant::game::inbox::Replace::No, wait)?;
+            if !demo.by_turn {
+                say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
+            }
             files += 1;
         }
         let progress = adjutant::game::play::resolve_game(&game_dir, &[], wait)?;
@@ -146,7 +204,12 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         if let Some(why) = &progress.reports_failed {
             return Err(Error::usage(format!("the reports could not be written: {why}")).into());
         }
-        if let Some(dispatch) = &progress.reports {
+        if demo.by_turn {
+            for r in &progress.resolved {
+                say(teller.step(r, &s))?;
+            }
+            steps += progress.resolved.len();
+        } else if let Some(dispatch) = &progress.reports {
             // What the British player receives for the steps just resolved:
             // the report `resolve` wrote for them.
             let file = game_dir.join(dispatch).join("british.txt");
@@ -159,7 +222,7 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
     if let Some(r) = &result {
         say(format!("\n{} {} {} victory\n", s.good("game over:"), r.winner, r.level))?;
     }
-    let forged_dir = base.join("savannah-forged");
+    let forged_dir = base.join(format!("{}-forged", demo.folder));
     let (forged, forged_entry) = forge(&game_dir, &forged_dir)?;
     say(format!(
         "\nA copy of the game in which someone changed the first roll ({forged_entry}) does not verify:\n{}",
@@ -176,6 +239,45 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         say(format!("\nThe game is in {}; try `adjutant status --dir {}`.\n", dir.display(), game_dir.display()))?;
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+/// The Campaign demo's printout: a line for each turn, then for each step
+/// that did something worth telling, its events in a line each.
+#[derive(Default)]
+struct Teller {
+    turn: Option<String>,
+}
+
+impl Teller {
+    fn step(&mut self, r: &adjutant::game::play::Resolved, s: &super::output::Style) -> String {
+        let mut text = String::new();
+        let turn = r.game_step.split('-').next().unwrap_or_default().to_string();
+        if self.turn.as_ref() != Some(&turn) {
+            text.push_str(&format!("\n{}\n", s.bold(&format!("turn {turn}"))));
+            self.turn = Some(turn);
+        }
+        let told: Vec<&adjutant::system::Event> = r.events.iter().filter(|e| worth_telling(&e.kind)).collect();
+        if told.is_empty() {
+            return text;
+        }
+        let phase = r.game_step.split_once('-').map_or(r.game_step.as_str(), |(_, p)| p);
+        text.push_str(&format!("  {phase}:\n"));
+        for e in told {
+            text.push_str(&format!("    {}\n", e.text));
+        }
+        text
+    }
+}
+
+/// The events the Campaign demo tells: all but the routine ones (units
+/// placed as they arrive, phases with nothing to do, "no victory yet", a
+/// draw told again by the card drawn); every event is in the journal and
+/// the reports.
+fn worth_telling(kind: &str) -> bool {
+    !matches!(
+        kind,
+        "placed" | "arrival" | "arrival-put-off" | "phase-passes" | "no-surrender-roll" | "no-victory" | "card-draw"
+    )
 }
 
 fn indent(text: &str) -> String {

@@ -761,7 +761,7 @@ impl seam::Rules for Rules {
             let side = m.piece(unit).map(|p| p.side().to_string()).unwrap_or_default();
             arrows.push(Arrow { path, army: side, label: Some(e.text.clone()) });
         }
-        Some(Picture { key: m.info.id.clone(), map: &m.map, counters: counters(m, s), arrows, markers: Vec::new() })
+        Some(Picture { key: m.info.id.clone(), map: &m.map, counters: counters(m, s), arrows, markers: Vec::new(), works: Vec::new() })
     }
 }
 
