@@ -177,6 +177,11 @@ pub struct Standing {
     /// 4.5, 4.19: siege works, breaches, destroyed city hexes); empty for
     /// a game with nothing of the kind.
     pub board: Vec<String>,
+    /// Lines of the board only their holder (a side or player) sees, and
+    /// the referee: each side's ledger of its own units (the AWI article,
+    /// RECORD KEEPING). Reports append a viewer's own to `board`; `status`
+    /// shows none of them.
+    pub private_board: BTreeMap<String, Vec<String>>,
 }
 
 /// A state of a game, held by the shell without knowing what is in it.

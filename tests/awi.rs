@@ -28,12 +28,21 @@ fn an_isolated_garrison_is_tested_for_attrition_by_email() {
 
     // A path through a hex that is not next: refused, located, nothing changes.
     let bad = orders(1, "british", "moves:\n  - {unit: foot, path: [\"0103\"]}\n");
-    let err = adjutant::game::inbox::submit(&g, &bad, "bad.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap_err().to_string();
+    let err = adjutant::game::inbox::submit(&g, &bad, "bad.yaml", adjutant::game::inbox::Replace::No, wait())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("bad.yaml:6:") && err.contains("moves[0].path[0]") && err.contains("not-adjacent"), "{err}");
 
     let mut rolls = 0;
     for turn in 1..=3 {
-        adjutant::game::inbox::submit(&g, &orders(turn, "british", "moves: []\n"), "b.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
+        adjutant::game::inbox::submit(
+            &g,
+            &orders(turn, "british", "moves: []\n"),
+            "b.yaml",
+            adjutant::game::inbox::Replace::No,
+            wait(),
+        )
+        .unwrap();
         let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
         // The garrison's first month isolated is free; then it is tested at
         // the end of each British turn: one D100.
@@ -50,7 +59,14 @@ fn an_isolated_garrison_is_tested_for_attrition_by_email() {
         let map = std::fs::read_to_string(g.join(&dispatch).join("map.svg")).unwrap();
         assert!(map.contains(">OC<"), "the garrison is marked out of communication");
         let american_moves = if turn == 1 { "moves:\n  - {unit: militia, path: [\"0405\"]}\n" } else { "moves: []\n" };
-        adjutant::game::inbox::submit(&g, &orders(turn, "american", american_moves), "a.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
+        adjutant::game::inbox::submit(
+            &g,
+            &orders(turn, "american", american_moves),
+            "a.yaml",
+            adjutant::game::inbox::Replace::No,
+            wait(),
+        )
+        .unwrap();
         let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
         assert!(p.resolved[0].rolls.is_empty(), "the Americans roll for no attrition");
         assert_eq!(p.next_step.is_none(), turn == 3, "the scenario ends after its last month");
@@ -85,6 +101,8 @@ fn the_southern_campaign_starts_and_its_template_lists_the_army() {
     assert!(text.contains("71st-foot at 0308: 10 stands, 3 MP, OUT OF COMMAND"), "{text}");
     // Moving into the enemy's hex would call for a battle: refused precisely.
     let battle = b"game: south\nturn: 1\nstep: british-operations\nside: british\nmoves:\n  - {unit: 33rd-foot, path: [\"0706\", \"0705\"]}\n";
-    let err = adjutant::game::inbox::submit(&g, battle, "b.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap_err().to_string();
+    let err = adjutant::game::inbox::submit(&g, battle, "b.yaml", adjutant::game::inbox::Replace::No, wait())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("cannot resolve the battle step yet"), "{err}");
 }

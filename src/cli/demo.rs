@@ -185,7 +185,8 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
         let Some(next) = state.next_step() else { break };
         for (side, bytes) in shipped(demo.orders, &next.name) {
             let label = format!("{}/{}--{side}.yaml", demo.orders, next.name);
-            let receipt = adjutant::game::inbox::submit(&game_dir, bytes, &label, adjutant::game::inbox::Replace::No, wait)?;
+            let receipt =
+                adjutant::game::inbox::submit(&game_dir, bytes, &label, adjutant::game::inbox::Replace::No, wait)?;
             if !demo.by_turn {
                 say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
             }

@@ -317,7 +317,19 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
             .collect(),
         cards,
         hand_sizes: state.cards.iter().map(|(holder, hand)| (holder.clone(), hand.len())).collect(),
-        board: state.board.clone(),
+        // A holder's private lines after the public ones, the viewer's own only.
+        board: state
+            .board
+            .iter()
+            .chain(
+                state
+                    .private_board
+                    .iter()
+                    .filter(|(holder, _)| *viewer == Viewer::Referee || names.contains(&holder.as_str()))
+                    .flat_map(|(_, lines)| lines),
+            )
+            .cloned()
+            .collect(),
         next_step: input.next_step.clone(),
         awaiting: input.awaiting.clone(),
         result: state.result.clone(),

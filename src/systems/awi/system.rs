@@ -715,8 +715,11 @@ impl seam::Rules for Rules {
             ));
         }
         // Each side's ledger (the article, RECORD KEEPING): every unit's
-        // composition, weaponry, morale grade and stands.
+        // composition, weaponry, morale grade and stands, seen by that side
+        // (and the referee) only.
+        let mut private_board = BTreeMap::new();
         for side in &m.info.sides {
+            let ledger: &mut Vec<String> = private_board.entry(side.id.clone()).or_default();
             for u in m.units.iter().filter(|u| u.side == side.id) {
                 let Some(p) = s.pieces.get(&u.id) else { continue };
                 let Some(hex) = &p.hex else { continue };
@@ -725,7 +728,7 @@ impl seam::Rules for Rules {
                 } else {
                     format!(", isolated (attrition tests passed: {})", p.attrition_passes)
                 };
-                board.push(format!(
+                ledger.push(format!(
                     "{} ledger: {} ({} {}, {}, morale {}) at {hex}: {} of {} fighting stands{comm}",
                     side.name,
                     u.name,
@@ -743,6 +746,7 @@ impl seam::Rules for Rules {
             resolved_steps: s.resolved_steps,
             result: s.result.clone(),
             board,
+            private_board,
             ..Default::default()
         }
     }
@@ -761,7 +765,14 @@ impl seam::Rules for Rules {
             let side = m.piece(unit).map(|p| p.side().to_string()).unwrap_or_default();
             arrows.push(Arrow { path, army: side, label: Some(e.text.clone()) });
         }
-        Some(Picture { key: m.info.id.clone(), map: &m.map, counters: counters(m, s), arrows, markers: Vec::new(), works: Vec::new() })
+        Some(Picture {
+            key: m.info.id.clone(),
+            map: &m.map,
+            counters: counters(m, s),
+            arrows,
+            markers: Vec::new(),
+            works: Vec::new(),
+        })
     }
 }
 

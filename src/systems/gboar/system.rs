@@ -370,6 +370,7 @@ impl seam::Rules for Rules {
                 }
                 lines
             },
+            private_board: Default::default(),
         }
     }
 
