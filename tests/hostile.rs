@@ -455,7 +455,27 @@ fn email_is_held_to_the_same_limits_and_its_sender_to_one_address() {
     assert!(email(&message(&two, "o.yaml", orders.as_bytes())).exits(1).contains("2 From headers"));
     let both = ["From: charles@example.org, eve@example.org"];
     assert!(email(&message(&both, "o.yaml", orders.as_bytes())).exits(1).contains("names 2 senders"));
-    assert_eq!(all_files(&d.join("g")), before, "nothing refused is stored");
+    // Nothing refused is taken: the folder is as it was but for kept/refused/,
+    // which keeps each refused message that was read (all but the one past
+    // 10 MiB) with its reason (issue 16, src/game/kept.rs).
+    let refused = d.join("g/kept/refused");
+    let (kept, rest): (Vec<_>, Vec<_>) =
+        all_files(&d.join("g")).into_iter().partition(|(p, _)| p.starts_with(&refused));
+    assert_eq!(rest, before, "nothing refused is stored outside kept/refused/");
+    let names: Vec<String> = kept.iter().map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let expected: Vec<String> = (1..=6).flat_map(|n| [format!("{n:06}.eml"), format!("{n:06}.reason")]).collect();
+    assert_eq!(names, expected, "each refused message kept once, with its reason");
+    assert_eq!(kept[0].1, message(&from, "o.yaml", &big), "kept byte for byte");
+    // kept/refused/ is bounded: once it holds 1000 messages, a refusal is
+    // answered and the message not kept.
+    for n in 7..=1000 {
+        std::fs::write(refused.join(format!("{n:06}.eml")), b"x").unwrap();
+        std::fs::write(refused.join(format!("{n:06}.reason")), b"refused: filler\n").unwrap();
+    }
+    let full = all_files(&d.join("g"));
+    let out = email(&message(&from, "o.yaml", deep.as_bytes())).exits(1);
+    assert!(out.contains("nested more than 64 deep"), "{out}");
+    assert_eq!(all_files(&d.join("g")), full, "a full kept/refused/ takes no more");
     // The domain's case does not matter; the local part's does.
     let upper = ["From: Charles <Charles@example.org>"];
     let out = email(&message(&upper, "o.yaml", orders.as_bytes())).exits(1);

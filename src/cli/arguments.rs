@@ -196,7 +196,8 @@ resolved replaces the side's earlier file, newer meaning later to arrive here
 sent ahead, orders for the awaited step, or standing orders. Files replaced or
 withdrawn, and refused messages, are kept in kept/superseded/, kept/withdrawn/
 and kept/refused/, numbered in order of arrival, each with a .reason file beside
-it. In mutual mode a file once in is never replaced or withdrawn (DICE.md A5).
+it; kept/refused/ keeps at most 1000 messages and 64 MiB (past that a refusal is
+answered but the message not kept, until the referee empties it). In mutual mode a file once in is never replaced or withdrawn (DICE.md A5).
 
 Limits (every path alike): an orders file is at most 1 MiB of UTF-8 text, nested
 at most 64 deep; a message at most 10 MiB. Nothing past a limit is read; a UTF-8

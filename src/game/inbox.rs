@@ -504,7 +504,9 @@ pub struct EmailSubmission {
 /// Submit the orders of a raw RFC 5322 message (crate::mail::intake): the
 /// sender's address must be the one game.yaml gives the side the orders
 /// are for; then as [`submit`] (or, for a file with a `standing:` section,
-/// as `standing::submit`). A refused message changes nothing.
+/// as `standing::submit`). A refused message changes nothing but
+/// `kept/refused/`, where it is kept with its reason while there is room
+/// (src/game/kept.rs).
 pub fn submit_email(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSubmission> {
     let mut outcome = submit_email_unkept(dir, raw, wait)?;
     let reasons: Vec<&str> =
@@ -516,10 +518,14 @@ pub fn submit_email(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSubmi
         let folder = GameFolder::open(dir)?;
         if folder.config.kind == FolderKind::Game {
             let _lock = crate::game::recovery::lock(&folder, wait)?;
-            let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Refused, "", raw)?;
-            let from = if outcome.from.is_empty() { "an unknown sender" } else { outcome.from.as_str() };
-            crate::game::kept::reason(&copy, &format!("refused: {reason} (sent by {from})"))?;
-            outcome.kept = Some(copy.stored);
+            // Kept while there is room (kept.rs bounds it): past that the
+            // refusal is answered as always, and the message not kept.
+            if crate::game::kept::refused_room(&folder, raw.len())? {
+                let copy = crate::game::kept::keep(&folder, crate::game::kept::Why::Refused, "", raw)?;
+                let from = if outcome.from.is_empty() { "an unknown sender" } else { outcome.from.as_str() };
+                crate::game::kept::reason(&copy, &format!("refused: {reason} (sent by {from})"))?;
+                outcome.kept = Some(copy.stored);
+            }
         }
     }
     Ok(outcome)

@@ -64,6 +64,34 @@ impl Why {
     }
 }
 
+/// At most this many refused messages are kept (a refused message is
+/// kept only while there is room: mail from anyone may be refused, so the
+/// folder must not grow without bound; the referee empties
+/// `kept/refused/` to make room).
+pub const REFUSED_MAX_FILES: usize = 1000;
+/// And at most this many bytes of them together.
+pub const REFUSED_MAX_BYTES: u64 = 64 << 20;
+
+/// Whether a refused message of `len` bytes still fits in `kept/refused/`
+/// (its files counted and their sizes summed: at most
+/// [`REFUSED_MAX_FILES`] of them, so the cost is bounded).
+pub fn refused_room(folder: &GameFolder, len: usize) -> Result<bool> {
+    let dir = folder.root.join(KEPT_DIR).join(Why::Refused.dir());
+    if !dir.is_dir() {
+        return Ok(len as u64 <= REFUSED_MAX_BYTES);
+    }
+    let names = fsio::list_names(&dir)?;
+    let kept: Vec<&String> = names.iter().filter(|n| parse_name(Why::Refused, n).is_some()).collect();
+    if kept.len() >= REFUSED_MAX_FILES {
+        return Ok(false);
+    }
+    let mut bytes = len as u64;
+    for name in kept {
+        bytes += std::fs::metadata(dir.join(name)).map(|m| m.len()).unwrap_or(0);
+    }
+    Ok(bytes <= REFUSED_MAX_BYTES)
+}
+
 /// The step name standing orders are kept under (`000003--standing--british.yaml`).
 pub const STANDING: &str = "standing";
 
