@@ -73,6 +73,9 @@ _adjutant() {
             adjutant,selfplay)
                 cmd="adjutant__subcmd__selfplay"
                 ;;
+            adjutant,senders)
+                cmd="adjutant__subcmd__senders"
+                ;;
             adjutant,status)
                 cmd="adjutant__subcmd__status"
                 ;;
@@ -187,6 +190,9 @@ _adjutant() {
             adjutant__subcmd__help,selfplay)
                 cmd="adjutant__subcmd__help__subcmd__selfplay"
                 ;;
+            adjutant__subcmd__help,senders)
+                cmd="adjutant__subcmd__help__subcmd__senders"
+                ;;
             adjutant__subcmd__help,status)
                 cmd="adjutant__subcmd__help__subcmd__status"
                 ;;
@@ -263,7 +269,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player verify publish dice check-game case module modules map selfplay demo generate help"
+            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player senders verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -679,7 +685,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll join resolve submit mail report status template odds validate player verify publish dice check-game case module modules map selfplay demo generate help"
+            opts="new roll join resolve submit mail report status template odds validate player senders verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1057,6 +1063,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__selfplay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__senders)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1888,6 +1908,44 @@ _adjutant() {
                     return 0
                     ;;
                 --keep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__senders)
+            opts="-h --wait --authserv-id --renew --dir --format --color --help from authentication-results subject-secret"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --authserv-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --renew)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

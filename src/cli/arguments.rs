@@ -332,6 +332,30 @@ name or address changed by hand, and reports keep the players they were written
 with. Orders by email are taken from the new address from now on.")]
     Player(PlayerArgs),
 
+    /// Choose how a game proves who sent a message before taking its orders.
+    #[command(after_help = "\
+Examples:
+  adjutant senders --dir club-7 authentication-results --authserv-id mx.club.example
+  adjutant senders --dir club-7 subject-secret
+  adjutant senders --dir club-7 subject-secret --renew british
+  adjutant senders --dir club-7 from
+
+The From: header alone (method from, the default) is what anyone may write.
+authentication-results trusts your own mail server: it checks DKIM and SPF as
+mail arrives and says what it found in an Authentication-Results header (RFC
+8601) that begins with its authserv-id; a message is taken only when that
+header records dkim=pass for the From: address's domain (or a subdomain of it,
+or it of the signing domain), spf=pass for the envelope sender's, or dmarc=pass.
+Your server must remove such headers that arrive claiming its id (most do).
+subject-secret makes each side's player a secret, .secret/sender-SIDE (never
+printed: give each player his own, from that file); the player writes it as a
+word of every message's Subject: (Subject: orders SECRET). It travels in the
+clear with each message: weaker than a server's DKIM check.
+A message that fails is refused with the reason, kept in kept/refused/, and the
+refusal goes to the player's address in game.yaml only (docs/orders.md, \"Who
+sent it\").")]
+    Senders(SendersArgs),
+
     /// Check a folder: key chain, orders, seeds, every roll, the replay and the reports.
     #[command(after_help = "\
 Examples:
@@ -791,6 +815,47 @@ pub struct PlayerArgs {
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SendersArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// How a sender is proven.
+    #[arg(value_enum)]
+    pub method: SendersMethod,
+    /// For authentication-results: your mail server's authserv-id, the first
+    /// word of the Authentication-Results headers it writes.
+    #[arg(long, value_name = "ID")]
+    pub authserv_id: Option<String>,
+    /// For subject-secret: make this side's player a new secret, replacing
+    /// the one he has (repeat for several sides).
+    #[arg(long, value_name = "SIDE")]
+    pub renew: Vec<String>,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+/// `adjutant senders`' methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SendersMethod {
+    /// The From: header alone.
+    From,
+    /// Your mail server's Authentication-Results header (DKIM, SPF, DMARC).
+    AuthenticationResults,
+    /// A per-player secret in the Subject: header.
+    SubjectSecret,
+}
+
+impl SendersMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            SendersMethod::From => "from",
+            SendersMethod::AuthenticationResults => "authentication-results",
+            SendersMethod::SubjectSecret => "subject-secret",
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -159,6 +159,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Verify(args) => verify_folder(args, args.wait.duration(), out),
         Command::Publish(args) => publish(args, args.wait.duration(), out),
         Command::Player(args) => player(args, args.wait.duration(), out),
+        Command::Senders(args) => senders(args, args.wait.duration(), out),
         Command::Validate(args) => validate(args, args.wait.duration(), out),
         Command::Resolve(args) => resolve_game(args, args.wait.duration(), out),
         Command::Join(args) => join(args, args.wait.duration(), out),
@@ -327,6 +328,38 @@ fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
             show(&changed.now),
             changed.after_step
         )
+    })?;
+    Ok(0)
+}
+
+fn senders(args: &arguments::SendersArgs, wait: Duration, out: &Out) -> Outcome {
+    let set =
+        adjutant::game::set_senders(&args.dir, args.method.name(), args.authserv_id.as_deref(), &args.renew, wait)?;
+    out.result(&set, |s| {
+        let mut text = match set.method.as_str() {
+            "authentication-results" => format!(
+                "{} game {} takes orders by mail only when {} has proven the sender (DKIM, SPF or DMARC)\n",
+                s.good("senders:"),
+                set.game,
+                set.authserv_id.as_deref().unwrap_or_default()
+            ),
+            "subject-secret" => format!(
+                "{} game {} takes orders by mail only with the player's secret as a word of the Subject:\n",
+                s.good("senders:"),
+                set.game
+            ),
+            _ => format!("{} game {} takes orders by mail from the From: header alone\n", s.good("senders:"), set.game),
+        };
+        for side in &set.new_secrets {
+            text += &format!(
+                "  new secret for {side}: .secret/{} (give it to the player)\n",
+                adjutant::mail::auth::secret_file(side)
+            );
+        }
+        for side in &set.kept_secrets {
+            text += &format!("  {side} keeps the secret in .secret/{}\n", adjutant::mail::auth::secret_file(side));
+        }
+        text
     })?;
     Ok(0)
 }

@@ -88,6 +88,10 @@ pub struct GameConfig {
     /// answers (mail.rs). Never a password: only where to read one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail: Option<crate::mail::MailSettings>,
+    /// How a message's sender is proven before its orders are taken
+    /// (src/mail/auth.rs); absent: the From: header alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub senders: Option<crate::mail::auth::Senders>,
     /// Every change of a player made with `adjutant player`, oldest first:
     /// what `verify` needs to know the players in effect at each step,
     /// which each journal entry binds (`players_sha256`).
@@ -725,6 +729,7 @@ impl GameFolder {
                 },
             },
             mail: None,
+            senders: None,
             player_changes: Vec::new(),
             published: false,
         };
@@ -898,6 +903,7 @@ mod tests {
                 players: Vec::new(),
             },
             mail: None,
+            senders: None,
             player_changes: Vec::new(),
             published: false,
         }

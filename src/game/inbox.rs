@@ -565,6 +565,44 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
             });
         }
     };
+    // The sender proven as game.yaml's `senders:` asks (src/mail/auth.rs),
+    // before anything of the message is taken; a refusal goes to the
+    // player's address in game.yaml, never elsewhere.
+    if let Some(senders) = &folder.config.senders {
+        let sides: Vec<String> = crate::base::address::parse(&intake.from)
+            .map(|from| {
+                players
+                    .iter()
+                    .filter(|p| address_of(p).is_some_and(|a| crate::base::address::same(&a, &from)))
+                    .map(|p| p.side.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let secrets = crate::mail::auth::read_secrets(&folder.root.join(crate::game::folder::SECRET_DIR), &sides)?;
+        if let Err(reason) = crate::mail::auth::check(
+            &folder.config.game_id,
+            senders,
+            raw,
+            &intake.from,
+            intake.subject.as_deref(),
+            &secrets,
+        ) {
+            return Ok(EmailSubmission {
+                from: intake.from.clone(),
+                source: Some(intake.source.clone()),
+                receipt: None,
+                standing: None,
+                dice: None,
+                withdrawn: None,
+                refused: Some(reason),
+                kept: None,
+                used: None,
+                also: Vec::new(),
+                reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
+                reply_headers: crate::mail::intake::reply_headers(&intake),
+            });
+        }
+    }
     let outcome = EmailSubmission {
         from: intake.from.clone(),
         source: Some(intake.source.clone()),

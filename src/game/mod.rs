@@ -200,6 +200,98 @@ pub fn change_player(dir: &Path, spec: &str, wait: std::time::Duration) -> Resul
     Ok(PlayerChanged { side: now.side.clone(), was, now, after_step })
 }
 
+/// What `adjutant senders` set (src/mail/auth.rs).
+#[derive(Debug, Clone, Serialize)]
+pub struct SendersSet {
+    pub game: String,
+    /// `from`, `authentication-results` or `subject-secret`.
+    pub method: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authserv_id: Option<String>,
+    /// The sides given a new sender secret now (`.secret/sender-SIDE`);
+    /// the secrets themselves are never printed.
+    pub new_secrets: Vec<String>,
+    /// The sides whose secret was there already and is kept.
+    pub kept_secrets: Vec<String>,
+}
+
+/// Set how a game proves who sent a message (game.yaml's `senders:`):
+/// `method` is `from` (the From: header alone), `authentication-results`
+/// (with `authserv_id`) or `subject-secret`; for the last, a secret is
+/// made for each side with a player that has none, and for each side of
+/// `renew` whether it has one or not.
+pub fn set_senders(
+    dir: &Path,
+    method: &str,
+    authserv_id: Option<&str>,
+    renew: &[String],
+    wait: std::time::Duration,
+) -> Result<SendersSet> {
+    use crate::mail::auth::{Method, Senders};
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log takes no orders by mail", dir.display())));
+    }
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let mut config = GameFolder::open(dir)?.config;
+    let senders = match method {
+        "from" => None,
+        "authentication-results" => {
+            Some(Senders { method: Method::AuthenticationResults, authserv_id: authserv_id.map(str::to_string) })
+        }
+        "subject-secret" => {
+            Some(Senders { method: Method::SubjectSecret, authserv_id: authserv_id.map(str::to_string) })
+        }
+        other => {
+            return Err(Error::usage(format!(
+                "{}: no such method; give from, authentication-results or subject-secret",
+                crate::base::error::echo_at_most(other, 60)
+            )))
+        }
+    };
+    if method == "from" && authserv_id.is_some() {
+        return Err(Error::usage("--authserv-id: only method authentication-results takes an authserv-id"));
+    }
+    if let Some(problem) = senders.as_ref().and_then(Senders::problem) {
+        return Err(Error::usage(problem.replace("senders.authserv_id", "--authserv-id")));
+    }
+    for side in renew {
+        if !config.players.iter().any(|p| &p.side == side) {
+            return Err(Error::usage(format!(
+                "--renew {}: no player plays that side in game.yaml",
+                crate::base::error::echo_at_most(side, 60)
+            )));
+        }
+    }
+    if !renew.is_empty() && method != "subject-secret" {
+        return Err(Error::usage("--renew: only method subject-secret has secrets"));
+    }
+    let secret_dir = folder.root.join(crate::game::folder::SECRET_DIR);
+    let mut new_secrets = Vec::new();
+    let mut kept_secrets = Vec::new();
+    if method == "subject-secret" {
+        for p in &config.players {
+            let path = secret_dir.join(crate::mail::auth::secret_file(&p.side));
+            if path.is_file() && !renew.contains(&p.side) {
+                kept_secrets.push(p.side.clone());
+                continue;
+            }
+            let secret = crate::mail::auth::new_secret().map_err(Error::refused)?;
+            crate::base::fsio::write_atomic_mode(&path, format!("{secret}\n").as_bytes(), Some(0o600))?;
+            new_secrets.push(p.side.clone());
+        }
+    }
+    config.senders = senders;
+    crate::base::fsio::write_atomic(&folder.root.join(crate::game::folder::GAME_FILE), config.to_yaml().as_bytes())?;
+    Ok(SendersSet {
+        game: config.game_id.clone(),
+        method: method.to_string(),
+        authserv_id: config.senders.as_ref().and_then(|s| s.authserv_id.clone()),
+        new_secrets,
+        kept_secrets,
+    })
+}
+
 /// The current state of a game folder (`state.yaml`).
 pub fn load_state(folder: &GameFolder) -> Result<crate::system::State> {
     let path = folder.root.join(crate::game::folder::STATE_FILE);

@@ -121,6 +121,7 @@ pub fn published_config(config: &GameConfig) -> GameConfig {
         }
     }
     c.mail = None;
+    c.senders = None;
     if let Some(module) = &mut c.module_folder {
         module.path = MODULE_DIR.to_string();
     }

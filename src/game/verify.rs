@@ -528,7 +528,9 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
     let secret = root.join(crate::game::folder::SECRET_DIR);
     if secret.is_dir() {
         for name in fsio::list_names(&secret).map_err(|e| fail(".secret", None, Check::Files, e.to_string()))? {
-            if name != crate::game::folder::CHAIN_TOP_FILE {
+            let sender_secret = crate::mail::auth::secret_side(&name)
+                .is_some_and(|side| folder.config.players.iter().any(|p| p.side == side));
+            if name != crate::game::folder::CHAIN_TOP_FILE && !sender_secret {
                 unexpected.push(format!("{}/{name}", crate::game::folder::SECRET_DIR));
             }
         }

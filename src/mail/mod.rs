@@ -10,6 +10,7 @@
 //! variable or a command's output, is read only when a message is really
 //! sent (never for a dry run), and never appears in an error or in `Debug`.
 
+pub mod auth;
 pub mod intake;
 pub mod post;
 

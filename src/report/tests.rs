@@ -24,6 +24,7 @@ fn game() -> GameConfig {
         },
         module_folder: None,
         mail: None,
+        senders: None,
         player_changes: Vec::new(),
         published: false,
     }
