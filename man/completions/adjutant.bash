@@ -22,6 +22,9 @@ _adjutant() {
             adjutant,check-game)
                 cmd="adjutant__subcmd__check__subcmd__game"
                 ;;
+            adjutant,correct)
+                cmd="adjutant__subcmd__correct"
+                ;;
             adjutant,demo)
                 cmd="adjutant__subcmd__demo"
                 ;;
@@ -138,6 +141,9 @@ _adjutant() {
                 ;;
             adjutant__subcmd__help,check-game)
                 cmd="adjutant__subcmd__help__subcmd__check__subcmd__game"
+                ;;
+            adjutant__subcmd__help,correct)
+                cmd="adjutant__subcmd__help__subcmd__correct"
                 ;;
             adjutant__subcmd__help,demo)
                 cmd="adjutant__subcmd__help__subcmd__demo"
@@ -269,7 +275,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player senders verify publish dice check-game case module modules map selfplay demo generate help"
+            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -384,6 +390,44 @@ _adjutant() {
             fi
             case "${prev}" in
                 --games-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__correct)
+            opts="-h --wait --from --why --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -685,7 +729,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll join resolve submit mail report status template odds validate player senders verify publish dice check-game case module modules map selfplay demo generate help"
+            opts="new roll join resolve submit mail report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -727,6 +771,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__check__subcmd__game)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__correct)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

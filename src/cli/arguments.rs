@@ -356,6 +356,21 @@ refusal goes to the player's address in game.yaml only (docs/orders.md, \"Who
 sent it\").")]
     Senders(SendersArgs),
 
+    /// Go back to before a step resolved from the wrong orders, on the record.
+    #[command(after_help = "\
+Examples:
+  adjutant correct --dir club-7 --from 5 --why \"I stored Ann's orders for turn 17, not 16\"
+
+For a step resolved from the wrong orders (the referee stored the wrong file).
+A new journal entry records the correction and why: the game goes back to the
+state after step FROM-1; the entries from FROM on stay in the journal, no longer
+standing, with their orders and reports. The entry reveals the next key of the
+dice chain, so the steps resolved again take keys never revealed before: a
+correction cannot choose rolls. Every side's report of the correction says what
+was undone and why. Submit the right orders and resolve again. verify replays
+the whole history, the corrected steps included. Not in mutual mode yet.")]
+    Correct(CorrectArgs),
+
     /// Check a folder: key chain, orders, seeds, every roll, the replay and the reports.
     #[command(after_help = "\
 Examples:
@@ -812,6 +827,22 @@ pub struct PlayerArgs {
     /// The side's new player: SIDE=NAME <ADDRESS>, as `new --player` takes it.
     #[arg(value_name = "SIDE=NAME <ADDRESS>")]
     pub player: String,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CorrectArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// The first journal step that no longer stands (`adjutant status` and
+    /// the reports number them).
+    #[arg(long, value_name = "STEP")]
+    pub from: u32,
+    /// Why, in one line: every side's report says it.
+    #[arg(long, value_name = "TEXT")]
+    pub why: String,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

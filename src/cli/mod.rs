@@ -160,6 +160,7 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Publish(args) => publish(args, args.wait.duration(), out),
         Command::Player(args) => player(args, args.wait.duration(), out),
         Command::Senders(args) => senders(args, args.wait.duration(), out),
+        Command::Correct(args) => correct(args, args.wait.duration(), out),
         Command::Validate(args) => validate(args, args.wait.duration(), out),
         Command::Resolve(args) => resolve_game(args, args.wait.duration(), out),
         Command::Join(args) => join(args, args.wait.duration(), out),
@@ -557,8 +558,18 @@ pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
     text
 }
 
+fn correct(args: &arguments::CorrectArgs, wait: Duration, out: &Out) -> Outcome {
+    let progress = adjutant::game::play::correct(&args.dir, args.from, &args.why, wait)?;
+    show_progress(&progress, out)
+}
+
 fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = adjutant::game::play::resolve_game(&args.dir, &args.files, wait)?;
+    show_progress(&progress, out)
+}
+
+/// What `resolve` (or `correct`) did, in words.
+fn show_progress(progress: &adjutant::game::play::Progress, out: &Out) -> Outcome {
     out.result(&progress, |s| {
         let mut text = String::new();
         for r in &progress.resolved {

@@ -52,6 +52,16 @@ impl JournalEntry {
     }
 }
 
+/// A correction's record: where the game goes back to, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Correction {
+    /// The journal step whose state the game goes back to (0: the set-up).
+    pub rewinds_to: u32,
+    /// The referee's reason, in his words.
+    pub why: String,
+}
+
 /// One resolved step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -86,6 +96,12 @@ pub struct JournalEntry {
     /// Games: the step of the sequence of play resolved, e.g. `16-allies-rally`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_step: Option<String>,
+    /// Games: a referee's correction (`adjutant correct`, docs/DICE.md
+    /// A10): this entry resolves no step; the game goes back to the state
+    /// after journal step `rewinds_to`, and the entries after that one and
+    /// before this one no longer stand (they stay in the journal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correction: Option<Correction>,
     /// Games: what happened, as the engine explained it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<crate::system::Event>,

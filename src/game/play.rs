@@ -24,7 +24,7 @@ use crate::base::dice::{orders_digest, step_seed, Bytes32, SideHash, StepDice};
 use crate::base::error::{Error, Result};
 use crate::base::fsio;
 use crate::game::folder::{FolderKind, GameFolder, ORDERS_DIR, REPORTS_DIR, STATE_FILE};
-use crate::game::journal::{JournalEntry, OrdersRecord};
+use crate::game::journal::{Correction, JournalEntry, OrdersRecord};
 use crate::game::load_rules;
 use crate::report::game as reports;
 use crate::system::{Event, GameResult, Rules, State, StepInfo};
@@ -119,6 +119,7 @@ fn resolve_step(
         dice: Vec::new(),
         rolls: dice.into_log(),
         game_step: Some(step.name.clone()),
+        correction: None,
         events,
         state_sha256: Some(after.hash()),
         players_sha256: Some(crate::game::folder::players_sha256(&game.players_at(journal_step))),
@@ -407,6 +408,98 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     })
 }
 
+/// A referee's correction (`adjutant correct`, docs/DICE.md A10): the game
+/// goes back to the state before journal step `from`, as a new journal
+/// entry that says `why`; the entries from `from` on stay in the journal
+/// and no longer stand. The entry reveals the next key of the chain, so
+/// the steps resolved again take keys never revealed before: the referee
+/// cannot choose rolls by correcting. Its reports tell every side.
+pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progress> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game {
+        return Err(Error::usage(format!("{}: a roll log; correct rewinds games", dir.display())));
+    }
+    if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
+        return Err(Error::refused(format!(
+            "{}: a game in mutual mode cannot be corrected yet: every player's key chain would have to step \
+             past the rewound steps (docs/DICE.md A10)",
+            dir.display()
+        )));
+    }
+    let why = why.trim();
+    if why.is_empty() || why.chars().count() > 500 || why.chars().any(char::is_control) {
+        return Err(Error::usage("--why: say why in one line of 1 to 500 characters, with no control character"));
+    }
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let journal = folder.journal();
+    let rules = load_rules(&folder)?;
+    let templates = crate::report::game::game_templates(&folder)?;
+    let (k, previous) = journal.tail()?;
+    if from == 0 || from >= k {
+        return Err(Error::usage(match k {
+            1 => format!("--from {from}: the journal is empty: there is nothing to correct"),
+            _ => format!("--from {from}: give the first journal step that no longer stands, 1 to {}", k - 1),
+        }));
+    }
+    let length = folder.config.dice.chain_length;
+    if k >= length {
+        return Err(Error::refused(format!("{}: the dice chain is used up ({} steps)", dir.display(), length - 1)));
+    }
+    let before = reports::entries(&folder, 1, k - 1)?;
+    let names: Vec<Option<String>> = before.iter().map(|e| e.game_step.clone()).collect();
+    let correction = Correction { rewinds_to: from - 1, why: why.to_string() };
+    let mut state = state_after(&folder, rules, from - 1)?;
+    state.set_resolved_steps(k);
+    let key = *folder
+        .chain_keys_from(k)?
+        .first()
+        .ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", dir.display())))?;
+    let digest = orders_digest(&[])?;
+    let seed = step_seed(&folder.config.game_id, k, &key, &digest, &[])?;
+    let events = correction_events(&correction, k, &names);
+    let entry = JournalEntry {
+        step: k,
+        previous,
+        orders: Vec::new(),
+        orders_digest: digest,
+        key,
+        seed,
+        commitments: Vec::new(),
+        rolling_step: None,
+        player_keys: Vec::new(),
+        dice: Vec::new(),
+        rolls: Vec::new(),
+        game_step: None,
+        correction: Some(correction),
+        events,
+        state_sha256: Some(state.hash()),
+        players_sha256: Some(crate::game::folder::players_sha256(&folder.config.players_at(k))),
+    };
+    let yaml = entry.to_yaml();
+    folder.note_written(&entry, &yaml, Bytes32::sha256(yaml.as_bytes()));
+    let resolved = vec![Resolved {
+        journal_step: k,
+        game_step: "correction".into(),
+        orders: Vec::new(),
+        key,
+        events: entry.events.clone(),
+        rolls: Vec::new(),
+        state_sha256: state.hash(),
+    }];
+    // The players' reports of the steps no dispatch reports yet, the
+    // correction the last of them.
+    let reported = reports::reported_through(&folder, k - 1)?;
+    let mut to_report = if reported + 1 < k { reports::entries(&folder, reported + 1, k - 1)? } else { Vec::new() };
+    to_report.push(entry.clone());
+    let (folder, templates, state) = (&folder, &templates, &state);
+    let dispatch = || -> Result<Option<fsio::StagedDir>> {
+        let steps = reports::Steps { folder, rules, templates, entries: &to_report, state };
+        let files = steps.dispatch()?;
+        reports::stage_dispatch_files(folder, reported + 1, k, &files).map(Some)
+    };
+    write_steps(folder, rules, state, &journal, k, k, &[(entry, yaml)], &[], &[], Vec::new(), resolved, dispatch)
+}
+
 /// The writes of [`resolve_game`]: the steps resolved (`entries`, their
 /// `orders_files`), state.yaml, the inbox files they used; then the
 /// reports `dispatch` gives, the steps standing whatever happens to them.
@@ -540,13 +633,85 @@ pub fn replay_each(
     rules: &dyn Rules,
     mut each: impl FnMut(&JournalEntry, &State) -> Result<()>,
 ) -> Result<Option<(String, String)>> {
+    replay_upto(folder, rules, u32::MAX, &mut each)
+}
+
+/// The event a correction entry records (`adjutant correct`): `names`
+/// gives the game step of each journal step before it (index 0: step 1).
+pub fn correction_events(correction: &Correction, step: u32, names: &[Option<String>]) -> Vec<crate::system::Event> {
+    let r = correction.rewinds_to;
+    let back = match r {
+        0 => "the set-up".to_string(),
+        _ => format!("journal step {r}, {}", names.get(r as usize - 1).cloned().flatten().unwrap_or_default()),
+    };
+    let undone = if r + 1 == step - 1 {
+        format!("journal step {} no longer stands (it stays in the journal)", r + 1)
+    } else {
+        format!("journal steps {} to {} no longer stand (they stay in the journal)", r + 1, step - 1)
+    };
+    vec![crate::system::Event::new(
+        "Correction",
+        "correction",
+        format!(
+            "The referee corrects the game: it goes back to the state after {back}; {undone}. Why: {}",
+            correction.why
+        ),
+    )
+    .with("rewinds_to", r)
+    .with("why", &correction.why)]
+}
+
+/// [`replay_each`], stopping after journal step `upto`.
+fn replay_upto(
+    folder: &GameFolder,
+    rules: &dyn Rules,
+    upto: u32,
+    each: &mut dyn FnMut(&JournalEntry, &State) -> Result<()>,
+) -> Result<Option<(String, String)>> {
     let mut state = rules.setup()?;
     let listing = folder.journal().list()?;
-    for file in &listing.entries {
+    // Each entry's game step, for a correction's words.
+    let mut names: Vec<Option<String>> = Vec::new();
+    for file in listing.entries.iter().take_while(|f| f.step <= upto) {
         let label = file.label.clone();
         let text = fsio::read_text(&file.path, &label)?;
         let entry: JournalEntry = folder.journal_entry(&label, &text).map_err(Error::Data)?;
         let fail = |message: String| Ok(Some((label.clone(), message)));
+        if let Some(correction) = &entry.correction {
+            // A correction (docs/DICE.md A10): back to a state replayed again.
+            if !entry.orders.is_empty() || !entry.rolls.is_empty() || entry.game_step.is_some() {
+                return fail("a correction resolves no step: it has no orders, rolls or game step".into());
+            }
+            if correction.rewinds_to + 1 >= entry.step {
+                return fail(format!(
+                    "a correction goes back to a step before the one before it, not to step {}",
+                    correction.rewinds_to
+                ));
+            }
+            let mut back = (correction.rewinds_to == 0).then(|| rules.setup()).transpose()?;
+            let failure = replay_upto(folder, rules, correction.rewinds_to, &mut |e, s| {
+                if e.step == correction.rewinds_to {
+                    back = Some(s.clone());
+                }
+                Ok(())
+            })?;
+            if let Some(failure) = failure {
+                return Ok(Some(failure));
+            }
+            let Some(mut back) = back else { return fail("the step it goes back to is not in the journal".into()) };
+            if entry.events != correction_events(correction, entry.step, &names) {
+                return fail("the correction's event is not the one its record gives".into());
+            }
+            back.set_resolved_steps(entry.step);
+            if Some(back.hash()) != entry.state_sha256 {
+                return fail("the state after the correction does not hash to the recorded value".into());
+            }
+            state = back;
+            names.push(None);
+            each(&entry, &state)?;
+            continue;
+        }
+        names.push(entry.game_step.clone());
         let Some(step) = state.next_step() else {
             return fail("the game was over before this step".into());
         };

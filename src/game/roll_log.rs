@@ -108,6 +108,7 @@ pub fn resolve_step(
         dice: dice.iter().map(|d| d.to_string()).collect(),
         rolls: step_dice.into_log(),
         game_step: None,
+        correction: None,
         events: Vec::new(),
         state_sha256: None,
         players_sha256: None,

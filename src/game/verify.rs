@@ -489,7 +489,18 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
     }
     if is_game {
         // inbox/: a side's orders for a step the journal has not resolved.
-        let resolved: BTreeSet<&str> = entries.iter().filter_map(|(e, _)| e.game_step.as_deref()).collect();
+        // The steps that stand: a correction (DICE.md A10) undoes those after
+        // the step it goes back to, which are awaited again.
+        let mut standing: Vec<(u32, &str)> = Vec::new();
+        for (e, _) in entries {
+            if let Some(c) = &e.correction {
+                standing.retain(|(step, _)| *step <= c.rewinds_to);
+            }
+            if let Some(name) = e.game_step.as_deref() {
+                standing.push((e.step, name));
+            }
+        }
+        let resolved: BTreeSet<&str> = standing.iter().map(|(_, name)| *name).collect();
         let sides: BTreeSet<String> =
             folder.rules().map(|r| r.sides().into_iter().map(|s| s.id).collect()).unwrap_or_default();
         let inbox = root.join(crate::game::inbox::INBOX_DIR);
