@@ -247,3 +247,61 @@ fn a_hostile_tarball_is_refused_named_and_nothing_is_written_outside() {
     }
     assert!(!d.join("escaped").exists() && !d.parent().unwrap().join("escaped").exists());
 }
+
+/// A game begun from a module folder: its files are published in the
+/// copy's `module/`, game.yaml's `module_folder.path` names that folder
+/// (relative, not the referee's path), and the copy verifies wherever it
+/// is unpacked, the module files held to their hashes.
+#[test]
+fn a_game_of_a_module_folder_is_published_with_its_module() {
+    let dir = temp();
+    let d = dir.path();
+    run(d, &["module", "export", "savannah-1779", "my-charts"]).ok();
+    run(
+        d,
+        &["new", "./my-charts", "--scenario", "historical", "--dir", "g", "--player", "british=Ann <ann@example.org>"],
+    )
+    .ok();
+    resolve_set_up(d, "g");
+    run(d, &["publish", "--dir", "g", "pub.tar.gz"]).ok();
+    let files = tarball_files(&d.join("pub.tar.gz"));
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let exported = std::fs::read(d.join("my-charts/charts/close-combat.yaml")).unwrap();
+    let copied = files.iter().find(|(n, _)| n.ends_with("/module/charts/close-combat.yaml"));
+    assert_eq!(copied.map(|(_, b)| b), Some(&exported), "{names:?}");
+    let config =
+        files.iter().find(|(n, _)| n.ends_with("/game.yaml")).map(|(_, b)| String::from_utf8_lossy(b)).unwrap();
+    assert!(config.contains("module_folder:\n  path: module\n"), "{config}");
+    assert!(!config.contains(&d.display().to_string()) && !contains(config.as_bytes(), "ann@example.org"), "{config}");
+    // The copy verifies from anywhere, the referee's module folder gone.
+    std::fs::rename(d.join("my-charts"), d.join("elsewhere")).unwrap();
+    let verdict = run(d, &["verify", "pub.tar.gz", "--format", "json"]).json();
+    assert_eq!(
+        (verdict["ok"].as_bool(), verdict["players_unchecked"].as_bool()),
+        (Some(true), Some(true)),
+        "{verdict}"
+    );
+    // A module file changed in the copy is named.
+    run(d, &["publish", "--dir", "g", "pub"]).exits(1); // the module folder moved: the game itself refuses
+    std::fs::rename(d.join("elsewhere"), d.join("my-charts")).unwrap();
+    run(d, &["publish", "--dir", "g", "pub"]).ok();
+    let chart = d.join("pub/module/charts/close-combat.yaml");
+    std::fs::write(&chart, [exported.as_slice(), b"# changed\n"].concat()).unwrap();
+    let said = run(d, &["verify", "pub"]).exits(1);
+    assert!(said.contains("close-combat.yaml"), "{said}");
+}
+
+/// A roll log published: it has no players, so nothing is said of them.
+#[test]
+fn a_published_roll_log_says_nothing_of_players() {
+    let dir = temp();
+    let d = dir.path();
+    run(d, &["roll", "init", "--dir", "rolls"]).ok();
+    run(d, &["roll", "2d6", "--purpose", "first", "--dir", "rolls"]).ok();
+    run(d, &["publish", "--dir", "rolls", "rolls-pub"]).ok();
+    let said = run(d, &["verify", "rolls-pub"]).ok();
+    assert!(said.starts_with("verified rolls-pub: 1 steps"), "{said}");
+    assert!(!said.contains("players"), "{said}");
+    let verdict = run(d, &["verify", "rolls-pub", "--format", "json"]).json();
+    assert_eq!((verdict["published"].as_bool(), verdict["players_unchecked"].as_bool()), (Some(true), Some(false)));
+}

@@ -423,7 +423,7 @@ fn render_verdict(dir: &Path, v: &verify::Verdict, s: &Style) -> String {
             if let Some(step) = v.head_found_at {
                 text += &format!("the head you kept is step {step} of this journal\n");
             }
-            if v.published {
+            if v.players_unchecked {
                 text += "a published copy: it withholds the players' addresses, so the players each step binds \
                          were not checked\n";
             }

@@ -96,6 +96,9 @@ pub struct Verdict {
     /// A copy made by `adjutant publish`: it holds no addresses, so the
     /// players each entry binds (`players_sha256`) are not checked.
     pub published: bool,
+    /// A published game (not a roll log, which has no players): the
+    /// players each entry binds could not be checked.
+    pub players_unchecked: bool,
 }
 
 /// A journal entry's place and the SHA-256 of its file.
@@ -165,6 +168,7 @@ pub fn verify_with(dir: &Path, options: &Options) -> Result<Verdict> {
         failure: None,
         reports_pending: None,
         published: folder.config.published,
+        players_unchecked: folder.config.published && folder.config.kind == FolderKind::Game,
     };
     let mut entries = Vec::new();
     // What a killed command left undone (on a folder this verify could not
