@@ -135,8 +135,7 @@ pub fn resolve_phase(
     }
     let layout = rules.module.map.layout;
     // Where each unit was when the attacks were announced (12.21).
-    let start: BTreeMap<String, Option<HexId>> =
-        next.units.keys().map(|u| (u.clone(), hex_of(announced, u))).collect();
+    let start: BTreeMap<String, Option<HexId>> = next.units.keys().map(|u| (u.clone(), hex_of(announced, u))).collect();
     for (n, a) in d.attacks.iter().enumerate() {
         // Savannah 4.13: the credit of the last combat ends with it.
         next.credit.clear();
