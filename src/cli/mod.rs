@@ -525,6 +525,16 @@ pub(crate) fn dice_receipt_text(r: &game::mutual::Receipt, s: &Style) -> String 
     format!("{} {what} (kept as {})\n{}", s.good("received"), r.stored, waiting_text(&r.waiting))
 }
 
+/// The individual winner of a finished game, a line (Savannah 2.10: the
+/// Allied player with the most VPs; several when tied), or nothing.
+pub(crate) fn individual_winners_text(r: &adjutant::system::GameResult) -> String {
+    match r.individual_winners.as_slice() {
+        [] => String::new(),
+        [one] => format!("individual winner (Savannah 2.10): {one}\n"),
+        many => format!("individual winners, tied (Savannah 2.10): {}\n", many.join(", ")),
+    }
+}
+
 /// Where a mutual game waits, in words (`status`, receipts).
 pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
     let mut text = String::new();

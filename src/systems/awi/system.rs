@@ -122,6 +122,7 @@ impl Rules {
                 condition:
                     "the scenario's last month is played; this version does not score victory (1776's area control)"
                         .into(),
+                individual_winners: Vec::new(),
             });
         }
         Ok((after, events))
