@@ -140,10 +140,12 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
         .to_string();
     assert!(err.contains("awaits referee"), "{err}");
     let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
-    assert!(template.contains("step: american-battle-0101") && template.contains("militia: {markers: 0}"), "{template}");
-    let entry = |body: &str| {
-        format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: referee\n{body}").into_bytes()
-    };
+    assert!(
+        template.contains("step: american-battle-0101") && template.contains("militia: {markers: 0}"),
+        "{template}"
+    );
+    let entry =
+        |body: &str| format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: referee\n{body}").into_bytes();
     let file = dir.path().join("result.yaml");
     std::fs::write(
         &file,
@@ -163,7 +165,10 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     let dispatch = p.reports.unwrap();
     let british = std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap();
     // The garrison is out of communication: no recovery for it.
-    assert!(british.contains("Foot: 2 casualty markers, 0 removed (a British regular out of communication"), "{british}");
+    assert!(
+        british.contains("Foot: 2 casualty markers, 0 removed (a British regular out of communication"),
+        "{british}"
+    );
     assert!(british.contains("foot 0101 4/6"), "{british}");
     assert!(g.join("orders/000003-referee.yaml").is_file());
     let verdict = adjutant::game::verify::verify(&g).unwrap();
@@ -173,4 +178,43 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     let text = std::fs::read_to_string(&orders).unwrap();
     std::fs::write(&orders, text.replace("markers: 4", "markers: 5")).unwrap();
     assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed entry is caught");
+}
+
+/// check-game holds the stand-in combat table to its structure: a result
+/// that costs neither side anything would let a trivial combat, "repeated
+/// until one or both sides break", run for ever.
+#[test]
+fn check_game_refuses_a_combat_result_that_costs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let to = dir.path().join("awi-small");
+    for sub in ["", "charts", "scenarios"] {
+        std::fs::create_dir_all(to.join(sub)).unwrap();
+        for e in std::fs::read_dir(from.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                std::fs::copy(&p, to.join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let battle = to.join("charts/battle.yaml");
+    let text = std::fs::read_to_string(&battle).unwrap();
+    assert!(text.contains("results: [{attacker: 2, defender: 0}"));
+    std::fs::write(
+        &battle,
+        text.replacen("results: [{attacker: 2, defender: 0}", "results: [{attacker: 0, defender: 0}", 1),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("charts/battle.yaml:")
+            && all.contains("trivial_combat.columns[0].results[0]")
+            && all.contains("costs one side"),
+        "{all}"
+    );
 }

@@ -908,15 +908,28 @@ impl Module {
                 p.add(&label, &format!("{field}.odds"), "odds are two whole numbers above 0, e.g. 3:2");
             }
             if c.odds != format!("{}:{}", c.attacker, c.defender) {
-                p.add(&label, &format!("{field}.odds"), format!("'{}' does not say {}:{}", c.odds, c.attacker, c.defender));
+                p.add(
+                    &label,
+                    &format!("{field}.odds"),
+                    format!("'{}' does not say {}:{}", c.odds, c.attacker, c.defender),
+                );
             }
             if let Some(prev) = i.checked_sub(1).and_then(|j| t.columns.get(j)) {
-                if u64::from(c.attacker) * u64::from(prev.defender) <= u64::from(prev.attacker) * u64::from(c.defender) {
-                    p.add(&label, &format!("{field}.odds"), format!("{} is not above {}: columns rise in odds", c.odds, prev.odds));
+                if u64::from(c.attacker) * u64::from(prev.defender) <= u64::from(prev.attacker) * u64::from(c.defender)
+                {
+                    p.add(
+                        &label,
+                        &format!("{field}.odds"),
+                        format!("{} is not above {}: columns rise in odds", c.odds, prev.odds),
+                    );
                 }
             }
             if c.results.len() != 6 {
-                p.add(&label, &format!("{field}.results"), format!("{} results; one per face of the D6: 6", c.results.len()));
+                p.add(
+                    &label,
+                    &format!("{field}.results"),
+                    format!("{} results; one per face of the D6: 6", c.results.len()),
+                );
             }
             for (j, r) in c.results.iter().enumerate() {
                 if r.attacker == 0 && r.defender == 0 {

@@ -92,11 +92,19 @@ impl Rules {
             (Some(_), Body::Operations(_)) => {
                 Err(Error::refused(format!("step {} awaits the referee's entry of the battle's result", step.name())))
             }
-            (None, Body::Battle(_)) => Err(Error::refused(format!("step {} awaits {}'s moves", step.name(), step.side))),
+            (None, Body::Battle(_)) => {
+                Err(Error::refused(format!("step {} awaits {}'s moves", step.name(), step.side)))
+            }
         }
     }
 
-    fn operations(&self, state: &State, step: &Step, body: &movement::Body, dice: &mut dyn Dice) -> Result<(State, Vec<Event>)> {
+    fn operations(
+        &self,
+        state: &State,
+        step: &Step,
+        body: &movement::Body,
+        dice: &mut dyn Dice,
+    ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
         let (moves, problems) = movement::check(m, state, &step.side, body);
         if let Some(p) = problems.first() {
@@ -158,7 +166,13 @@ impl Rules {
     /// The end of a side's turn: the attrition of isolated British
     /// garrisons after a British turn, communications, the ledgers, then
     /// the next step and its reinforcements.
-    fn end_turn(&self, step: &Step, mut after: State, mut events: Vec<Event>, dice: &mut dyn Dice) -> Result<(State, Vec<Event>)> {
+    fn end_turn(
+        &self,
+        step: &Step,
+        mut after: State,
+        mut events: Vec<Event>,
+        dice: &mut dyn Dice,
+    ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
         if step.side == crate::systems::awi::rules::comms::BRITISH {
             events.extend(attrition::end_of_british_turn(m, &mut after, dice)?);
@@ -347,7 +361,9 @@ pub fn read_body(step: &Step, value: &Value) -> std::result::Result<Body, String
             .map(Body::Battle)
             .map_err(|e| e.to_string());
     }
-    crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map)).map(Body::Operations).map_err(|e| e.to_string())
+    crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map))
+        .map(Body::Operations)
+        .map_err(|e| e.to_string())
 }
 
 const HEADER: [&str; 4] = ["game", "turn", "step", "side"];

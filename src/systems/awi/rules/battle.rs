@@ -379,7 +379,10 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
         if !t.units.contains_key(id) {
             problems.push(problem(
                 "table.units",
-                format!("{id} ({side}) fought at {}: give its casualty markers (`{id}: {{markers: 0}}` for none)", f.hex),
+                format!(
+                    "{id} ({side}) fought at {}: give its casualty markers (`{id}: {{markers: 0}}` for none)",
+                    f.hex
+                ),
                 "unit-missing",
                 TRANSFER,
             ));
@@ -460,7 +463,12 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
         for (i, id) in p.caught.iter().enumerate() {
             let field = format!("table.pursuit.caught[{i}]");
             if f.side_of(id) != Some(loser.as_str()) {
-                problems.push(problem(field, format!("'{id}' is not a unit of the withdrawing army ({loser}) at this battle"), "not-in-battle", PURSUIT));
+                problems.push(problem(
+                    field,
+                    format!("'{id}' is not a unit of the withdrawing army ({loser}) at this battle"),
+                    "not-in-battle",
+                    PURSUIT,
+                ));
                 continue;
             }
             if !seen.insert(id) {
@@ -471,7 +479,9 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
             if t.units.get(id).is_some_and(|r| r.markers >= stands) {
                 problems.push(problem(
                     field,
-                    format!("{id} was eliminated on the table: \"Eliminated units are not subject to pursuit casualties\""),
+                    format!(
+                        "{id} was eliminated on the table: \"Eliminated units are not subject to pursuit casualties\""
+                    ),
                     "eliminated",
                     PURSUIT,
                 ));
@@ -497,7 +507,10 @@ fn check_trivial(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Tri
         match t.distribute.get(side) {
             None => problems.push(problem(
                 "trivial.distribute",
-                format!("{side}'s order of distributing its casualty markers is missing: its units are {}", units.join(", ")),
+                format!(
+                    "{side}'s order of distributing its casualty markers is missing: its units are {}",
+                    units.join(", ")
+                ),
                 "distribute-missing",
                 TRIVIAL,
             )),
@@ -506,7 +519,12 @@ fn check_trivial(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Tri
                 for (i, id) in order.iter().enumerate() {
                     let field = format!("trivial.distribute.{side}[{i}]");
                     if !units.contains(id) {
-                        problems.push(problem(field, format!("'{id}' is not {side}'s at this battle: its units are {}", units.join(", ")), "not-in-battle", TRIVIAL));
+                        problems.push(problem(
+                            field,
+                            format!("'{id}' is not {side}'s at this battle: its units are {}", units.join(", ")),
+                            "not-in-battle",
+                            TRIVIAL,
+                        ));
                     } else if !seen.insert(id) {
                         problems.push(problem(field, format!("{id} is named twice"), "twice", TRIVIAL));
                     }
@@ -553,7 +571,14 @@ struct Fought {
 }
 
 /// Resolve the battle at `hex` with the referee's entry (checked).
-pub fn resolve(m: &Module, s: &State, hex: HexId, attacker: &str, entry: &Entry, dice: &mut dyn Dice) -> Result<(State, Vec<Event>)> {
+pub fn resolve(
+    m: &Module,
+    s: &State,
+    hex: HexId,
+    attacker: &str,
+    entry: &Entry,
+    dice: &mut dyn Dice,
+) -> Result<(State, Vec<Event>)> {
     if let Some(p) = check(m, s, hex, attacker, entry).first() {
         return Err(Error::refused(format!("{}: {} [{}, {}]", p.field, p.message, p.code, p.rule)));
     }
@@ -646,10 +671,7 @@ fn table(m: &Module, s: &State, f: &Forces, t: &Table, dice: &mut dyn Dice, even
 
 /// Strength in fighting stands still without a marker.
 fn strength(s: &State, units: &[String], markers: &BTreeMap<String, u32>) -> u64 {
-    units
-        .iter()
-        .map(|id| u64::from(s.pieces.get(id).map(|p| p.stands).unwrap_or(0).saturating_sub(markers[id])))
-        .sum()
+    units.iter().map(|id| u64::from(s.pieces.get(id).map(|p| p.stands).unwrap_or(0).saturating_sub(markers[id]))).sum()
 }
 
 /// TRIVIAL COMBATS: "Determine the army morale for each side. Proceed with
@@ -660,7 +682,14 @@ fn strength(s: &State, units: &[String], markers: &BTreeMap<String, u32>) -> u64
 /// until one or both sides break. A side breaks when its cumulative total
 /// of casualty markers reaches its army morale. Markers in excess of this
 /// level are not distributed. ... Neither side may break off."
-fn trivial(m: &Module, s: &State, f: &Forces, t: &Trivial, dice: &mut dyn Dice, events: &mut Vec<Event>) -> Result<Fought> {
+fn trivial(
+    m: &Module,
+    s: &State,
+    f: &Forces,
+    t: &Trivial,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Fought> {
     let chart = &m.charts.battle.trivial_combat;
     let per_sp = m.charts.communications.stands_per_strength_point.value;
     let mut markers: BTreeMap<String, u32> = f.all_units().map(|(_, id)| (id.to_string(), 0)).collect();
@@ -743,10 +772,10 @@ fn trivial(m: &Module, s: &State, f: &Forces, t: &Trivial, dice: &mut dyn Dice, 
     let broken: Vec<&String> = sides.iter().filter(|x| total[*x] >= morale[*x]).collect();
     // Both broke in the same round: the defender keeps the field (a
     // reading, docs/rules-readings.md).
-    let holds_field = if broken.len() == 1 && broken[0] == &f.defender { f.attacker.clone() } else { f.defender.clone() };
+    let holds_field =
+        if broken.len() == 1 && broken[0] == &f.defender { f.attacker.clone() } else { f.defender.clone() };
     let loser = if holds_field == f.attacker { &f.defender } else { &f.attacker };
-    let broke: BTreeSet<String> =
-        broken.iter().flat_map(|side| f.units[*side].iter().cloned()).collect();
+    let broke: BTreeSet<String> = broken.iter().flat_map(|side| f.units[*side].iter().cloned()).collect();
     events.push(
         Event::new(
             TRIVIAL,
@@ -854,7 +883,11 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
             }
         }
         let text = if eliminated {
-            format!("{}: {markers} casualty markers, {removed} removed ({}); eliminated from the campaign for good", u.name, why.join("; "))
+            format!(
+                "{}: {markers} casualty markers, {removed} removed ({}); eliminated from the campaign for good",
+                u.name,
+                why.join("; ")
+            )
         } else {
             format!(
                 "{}: {markers} casualty markers, {removed} removed ({}); {left} stands lost, {} left",
@@ -879,8 +912,16 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
         if fought.generals_lost.contains(g) {
             p.hex = None;
             events.push(
-                Event::new(TRANSFER, "general-lost", format!("{} is lost at the battle of {}", m.piece(g).map(|x| x.name().to_string()).unwrap_or_default(), f.hex))
-                    .with("general", g),
+                Event::new(
+                    TRANSFER,
+                    "general-lost",
+                    format!(
+                        "{} is lost at the battle of {}",
+                        m.piece(g).map(|x| x.name().to_string()).unwrap_or_default(),
+                        f.hex
+                    ),
+                )
+                .with("general", g),
             );
         } else if m.general(g).is_some_and(|x| x.side == loser) {
             if let Some(h) = fought.retreat_to {
