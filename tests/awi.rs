@@ -152,7 +152,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
         entry("table:\n  holds_field: british\n  outcome: {american: broke, british: held}\n  units:\n    militia: {markers: 4}\n    foot: {markers: 2}\n  retreat_to: \"0202\"\n"),
     )
     .unwrap();
-    let err = adjutant::game::play::resolve_game(&g, &[file.clone()], wait()).unwrap_err().to_string();
+    let err = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap_err().to_string();
     assert!(err.contains("result.yaml:11:3: table.retreat_to: 0202 is not next to the battle's hex 0101"), "{err}");
     std::fs::write(
         &file,
