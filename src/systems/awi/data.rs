@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::dice::Die;
 use crate::base::error::{Error, Located, Result};
 use crate::base::hex::{are_adjacent, HexId, Hexside, Layout};
 use crate::base::hexmap;
@@ -376,6 +377,9 @@ pub struct BattleChart {
     pub ammunition: Ammunition,
     pub fortification_damage: Damage,
     pub fort_section: FortSection,
+    /// How many 4-inch sections a fort's line has on the table (stand-in:
+    /// the article gives a section's strength, not a fort's length).
+    pub fort_sections: Number,
     pub fort_garrison: FortGarrison,
     pub deployment: Deployment,
     pub trivial_combat: TrivialCombat,
@@ -943,6 +947,10 @@ impl Module {
         }
         if t.army_morale_percent.value == 0 || t.army_morale_percent.value > 100 {
             p.add(&label, "trivial_combat.army_morale_percent.value", "a share of the stands from 1 to 100");
+        }
+        let section = &self.charts.battle.fort_section;
+        if section.die.parse::<Die>().is_err() {
+            p.add(&label, "fort_section.die", format!("'{}' is not a die (d6, d10, d100)", section.die));
         }
         if self.charts.battle.pursuit.actions_die == 0 {
             p.add(&label, "pursuit.actions_die", "a die has at least one face");

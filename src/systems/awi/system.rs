@@ -141,7 +141,7 @@ impl Rules {
     ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
         if let Some(hex) = battle::hexes(m, &after).first() {
-            events.extend(battle::sheet(m, &after, *hex, &step.side));
+            events.extend(battle::sheet(m, &after, *hex, &step.side, dice)?);
             after.next = Some(Step { turn: step.turn, side: step.side.clone(), battle: Some(hex.to_string()) });
             return Ok((after, events));
         }

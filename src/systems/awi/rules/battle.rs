@@ -103,7 +103,7 @@ fn out_of_communication(m: &Module, s: &State, f: &Forces) -> BTreeSet<String> {
 /// forces, each unit's command status and the out-of-command list, the
 /// British units out of communication, the deployment distances and who
 /// draws first (the article's steps, in order).
-pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str) -> Vec<Event> {
+pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str, dice: &mut dyn Dice) -> Result<Vec<Event>> {
     let f = Forces::of(m, s, hex, attacker);
     let cmds = commands(m, s);
     let d = &m.charts.battle.deployment;
@@ -161,7 +161,46 @@ pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str) -> Vec<Event> {
         .with("attacker_inches_from_edge", d.attacker_inches_from_edge)
         .with("draws_first", &f.attacker),
     );
-    events
+    events.extend(fort_sections(m, s, hex, dice)?);
+    Ok(events)
+}
+
+/// FORTIFICATIONS IN COMBAT: "Each 4 inch section of a linear
+/// fortification has D10+3 strength points (giving a range of 4 to 14)."
+/// Rolled for the battle sheet of a battle in a fort's hex, a section each
+/// (how many: charts/battle.yaml `fort_sections`, stand-in); the D10's 0
+/// face counts 10 (a reading, docs/rules-readings.md).
+fn fort_sections(m: &Module, s: &State, hex: HexId, dice: &mut dyn Dice) -> Result<Vec<Event>> {
+    let chart = &m.charts.battle.fort_section;
+    let die: Die = chart.die.parse().map_err(Error::refused)?;
+    let mut events = Vec::new();
+    for fort in s.forts.iter().filter(|f| f.hex.parse::<HexId>().ok() == Some(hex)) {
+        let mut strengths = Vec::new();
+        for i in 1..=m.charts.battle.fort_sections.value {
+            let roll = dice.roll(die, &format!("fort section {i} at {hex}"))?;
+            let face = if die == Die::D10 && roll == 0 { 10 } else { u32::from(roll) };
+            strengths.push(face + chart.plus);
+        }
+        events.push(
+            Event::new(
+                "AWI Fortifications in Combat",
+                "fort-sections",
+                format!(
+                    "The {} fort at {hex}: {} sections of {}\" with {} strength points ({}+{} each)",
+                    fort.side,
+                    strengths.len(),
+                    chart.inches,
+                    strengths.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+                    chart.die,
+                    chart.plus
+                ),
+            )
+            .with("hex", hex.to_string())
+            .with("side", &fort.side)
+            .with("strengths", &strengths),
+        );
+    }
+    Ok(events)
 }
 
 // ---------------------------------------------------------------------------
