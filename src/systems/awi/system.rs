@@ -899,7 +899,7 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
         }
     }
     comment += &format!(
-        "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n",
+        "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n# cavalry_declines: {{retreat_to: \"CCRR\"}}   # an all-cavalry defender declines battle against a force lacking any cavalry\n",
         f.generals.values().flatten().cloned().collect::<Vec<_>>().join(", "),
         f.defender,
         f.defender
@@ -927,6 +927,8 @@ struct BattleFile {
     table: Option<battle::Table>,
     #[serde(default)]
     trivial: Option<battle::Trivial>,
+    #[serde(default)]
+    cavalry_declines: Option<battle::Declines>,
 }
 
 #[derive(serde::Deserialize)]

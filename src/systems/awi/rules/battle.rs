@@ -31,6 +31,7 @@ const TRIVIAL: &str = "AWI Trivial Combats";
 const PURSUIT: &str = "AWI Pursuit Penalty";
 const RECOVERY: &str = "AWI Post Battle Recovery";
 const EFFECTS: &str = "AWI Communication Effects";
+const DECLINES: &str = "AWI Cavalry Withdrawal Before Combat";
 
 /// The hexes where both sides' land units stand: a battle each, in hex
 /// order.
@@ -217,6 +218,17 @@ pub struct Entry {
     pub table: Option<Table>,
     #[serde(default)]
     pub trivial: Option<Trivial>,
+    /// CAVALRY WITHDRAWAL BEFORE COMBAT: the all-cavalry defender declines
+    /// battle and leaves the hex.
+    #[serde(default)]
+    pub cavalry_declines: Option<Declines>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Declines {
+    /// The hex next to the battle the cavalry goes to.
+    pub retreat_to: String,
 }
 
 /// How a side's army ended the battle on the table.
@@ -319,17 +331,46 @@ pub fn check(m: &Module, s: &State, hex: HexId, attacker: &str, entry: &Entry) -
     let f = Forces::of(m, s, hex, attacker);
     let sides = [f.attacker.clone(), f.defender.clone()];
     let mut problems = Vec::new();
-    match (&entry.table, &entry.trivial) {
-        (Some(t), None) => check_table(m, s, &f, &sides, t, &mut problems),
-        (None, Some(t)) => check_trivial(m, s, &f, &sides, t, &mut problems),
+    match (&entry.table, &entry.trivial, &entry.cavalry_declines) {
+        (Some(t), None, None) => check_table(m, s, &f, &sides, t, &mut problems),
+        (None, Some(t), None) => check_trivial(m, s, &f, &sides, t, &mut problems),
+        (None, None, Some(d)) => check_declines(m, s, &f, d, &mut problems),
         _ => problems.push(problem(
             "",
-            "a battle's entry gives `table:` (the result fought on the table) or `trivial:` (1776's combat table, both players agreeing), one of them",
+            "a battle's entry gives `table:` (the result fought on the table), `trivial:` (1776's combat table, both players agreeing) or `cavalry_declines:` (an all-cavalry defender declines battle), one of them",
             "battle-entry",
             TRANSFER,
         )),
     }
     problems
+}
+
+/// "A force consisting entirely of cavalry may decline to participate in a
+/// battle if and when attacked by an enemy force lacking any cavalry."
+fn check_declines(m: &Module, s: &State, f: &Forces, d: &Declines, problems: &mut Vec<Problem>) {
+    let cavalry = |id: &String| m.unit(id).is_some_and(|u| u.kind == crate::systems::awi::data::Kind::Cavalry);
+    let defenders = &f.units[&f.defender];
+    if defenders.is_empty() || !defenders.iter().all(cavalry) {
+        let others: Vec<&str> = defenders.iter().filter(|u| !cavalry(u)).map(String::as_str).collect();
+        problems.push(problem(
+            "cavalry_declines",
+            format!("{}'s force at {} is not all cavalry ({}): only \"a force consisting entirely of cavalry may decline to participate in a battle\"", f.defender, f.hex, others.join(", ")),
+            "not-all-cavalry",
+            DECLINES,
+        ));
+    }
+    let attacking: Vec<&str> = f.units[&f.attacker].iter().filter(|u| cavalry(u)).map(String::as_str).collect();
+    if !attacking.is_empty() {
+        problems.push(problem(
+            "cavalry_declines",
+            format!("the attacker has cavalry ({}): cavalry declines battle only \"when attacked by an enemy force lacking any cavalry\"", attacking.join(", ")),
+            "attacker-has-cavalry",
+            DECLINES,
+        ));
+    }
+    if let Some(why) = retreat_problem(m, s, f.hex, &f.defender, &d.retreat_to) {
+        problems.push(problem("cavalry_declines.retreat_to", why, "bad-retreat", DECLINES));
+    }
 }
 
 fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table, problems: &mut Vec<Problem>) {
@@ -623,6 +664,32 @@ pub fn resolve(
     }
     let f = Forces::of(m, s, hex, attacker);
     let mut events = Vec::new();
+    if let Some(d) = &entry.cavalry_declines {
+        // "If the all cavalry force declines battle, it must vacate the hex
+        // at the next opportunity": at once (docs/rules-readings.md).
+        let mut after = s.clone();
+        let ids: Vec<&String> = f.units[&f.defender].iter().chain(f.generals[&f.defender].iter()).collect();
+        for id in &ids {
+            if let Some(p) = after.pieces.get_mut(*id) {
+                p.hex = Some(d.retreat_to.clone());
+            }
+        }
+        events.push(
+            Event::new(
+                DECLINES,
+                "cavalry-declines",
+                format!(
+                    "{}'s cavalry at {} declines battle against a force lacking any cavalry and leaves for {}",
+                    f.defender, f.hex, d.retreat_to
+                ),
+            )
+            .with("hex", f.hex.to_string())
+            .with("side", &f.defender)
+            .with("units", &ids)
+            .with("to", &d.retreat_to),
+        );
+        return Ok((after, events));
+    }
     let fought = match (&entry.table, &entry.trivial) {
         (Some(t), _) => table(m, s, &f, t, dice, &mut events)?,
         (_, Some(t)) => trivial(m, s, &f, t, dice, &mut events)?,
