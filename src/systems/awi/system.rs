@@ -348,7 +348,7 @@ fn communication_events(m: &Module, s: &State) -> Vec<Event> {
 /// a battle's result.
 pub enum Body {
     Operations(movement::Body),
-    Battle(battle::Entry),
+    Battle(Box<battle::Entry>),
 }
 
 pub fn read_body(step: &Step, value: &Value) -> std::result::Result<Body, String> {
@@ -358,7 +358,7 @@ pub fn read_body(step: &Step, value: &Value) -> std::result::Result<Body, String
     }
     if step.battle.is_some() {
         return crate::base::yaml::from_value::<battle::Entry>(Value::Mapping(map))
-            .map(Body::Battle)
+            .map(|e| Body::Battle(Box::new(e)))
             .map_err(|e| e.to_string());
     }
     crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map))
