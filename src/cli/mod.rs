@@ -10,6 +10,7 @@ mod odds;
 mod output;
 mod selfplay;
 mod status;
+mod tick;
 
 use std::ffi::OsString;
 use std::fs;
@@ -174,6 +175,8 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Template(args) => template(args, args.wait.duration(), out),
         Command::Submit(args) => submit(args, args.wait.duration(), out),
         Command::Mail(args) => mail::run(args, args.wait.duration(), out),
+        Command::Tick(args) => tick::run(args, args.wait.duration(), out),
+        Command::Welcome(args) => tick::welcome(args, args.wait.duration(), out),
         Command::Status(args) => status::run(&args.dir, args.wait.duration(), out),
         Command::Report(args) => report(args, args.wait.duration(), out),
         Command::Generate(args) => generate::run(args, out),
@@ -526,7 +529,13 @@ pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
 
 fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = adjutant::game::play::resolve_game(&args.dir, &args.files, wait)?;
-    out.result(&progress, |s| {
+    out.result(&progress, |s| progress_text(&progress, s))?;
+    Ok(progress_code(&progress))
+}
+
+/// What a resolve did, in words (`resolve`, `tick`).
+pub(crate) fn progress_text(progress: &adjutant::game::play::Progress, s: &Style) -> String {
+    {
         let mut text = String::new();
         for r in &progress.resolved {
             text += &render_resolved(r, s);
@@ -560,14 +569,18 @@ fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Out
             (None, None) => text += "game over\n",
         }
         text
-    })?;
-    Ok(if progress.reports_failed.is_some() {
+    }
+}
+
+/// A resolve's exit status: 2 when reports could not be written, 1 when a step was refused.
+pub(crate) fn progress_code(progress: &adjutant::game::play::Progress) -> i32 {
+    if progress.reports_failed.is_some() {
         2
     } else if progress.refused.is_empty() {
         0
     } else {
         1
-    })
+    }
 }
 
 /// One resolved step in words: its events, its rolls, its key.

@@ -88,6 +88,10 @@ pub struct GameConfig {
     /// answers (mail.rs). Never a password: only where to read one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail: Option<crate::mail::MailSettings>,
+    /// When orders are due and what `tick` does for a side that misses a
+    /// deadline (src/game/deadline.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadlines: Option<crate::game::deadline::Deadlines>,
     /// Every change of a player made with `adjutant player`, oldest first:
     /// what `verify` needs to know the players in effect at each step,
     /// which each journal entry binds (`players_sha256`).
@@ -725,6 +729,7 @@ impl GameFolder {
                 },
             },
             mail: None,
+            deadlines: None,
             player_changes: Vec::new(),
             published: false,
         };
@@ -898,6 +903,7 @@ mod tests {
                 players: Vec::new(),
             },
             mail: None,
+            deadlines: None,
             player_changes: Vec::new(),
             published: false,
         }

@@ -7,6 +7,7 @@
 //! what a killed command left, finished by the next ([`recovery`]); ad hoc
 //! verifiable rolls ([`roll_log`]).
 
+pub mod deadline;
 pub mod folder;
 pub mod inbox;
 pub mod input;
@@ -301,6 +302,27 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
         out.push(v);
     }
     Ok(out)
+}
+
+/// The least orders `side` may send for the awaited step, as the text of an
+/// orders file (the header and the template's body, no guide): what `tick`
+/// writes for a side that missed its deadline.
+pub fn least_orders(
+    folder: &GameFolder,
+    rules: &dyn crate::system::Rules,
+    state: &dyn crate::system::GameState,
+    side: &str,
+) -> Result<String> {
+    let Some(step) = state.next_step() else {
+        return Err(Error::refused(format!("{}: the game is over; no orders are awaited", folder.root.display())));
+    };
+    let guide = rules.template(state, side)?;
+    let mut text =
+        format!("game: {}\nturn: {}\nstep: {}\nside: {side}\n", folder.config.game_id, step.turn, step.field);
+    if guide.body.as_mapping().is_some_and(|m| !m.is_empty()) {
+        text += &crate::base::yaml::to_string(&guide.body).map_err(|e| Error::refused(format!("the template: {e}")))?;
+    }
+    Ok(text)
 }
 
 /// `adjutant template`: the orders `side` must send for the game's next

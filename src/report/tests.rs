@@ -24,6 +24,7 @@ fn game() -> GameConfig {
         },
         module_folder: None,
         mail: None,
+        deadlines: None,
         player_changes: Vec::new(),
         published: false,
     }
