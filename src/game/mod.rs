@@ -334,6 +334,17 @@ pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde
     let _read = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = load_rules(&folder)?;
     let state = load_state(&folder)?;
+    template_at(&folder, rules, &state, side)
+}
+
+/// [`template`] for the position `state` (the caller holds the folder).
+pub fn template_at(
+    folder: &GameFolder,
+    rules: &dyn crate::system::Rules,
+    state: &crate::system::State,
+    side: &str,
+) -> Result<(String, serde_json::Value)> {
+    let dir = &folder.root;
     let Some(step) = state.next_step() else {
         return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
     };
@@ -352,7 +363,7 @@ pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde
     // The guide: comments only, so the file validates as it did without it.
     text += &guide.comment;
     // Standing orders would answer for the side if it sent nothing.
-    let standing = crate::game::standing::summaries(&folder)?
+    let standing = crate::game::standing::summaries(folder)?
         .into_iter()
         .find(|s| s.side == side && s.steps.contains(&step.field))
         .map(|_| crate::game::standing::file_name(side));
