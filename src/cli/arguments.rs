@@ -214,10 +214,14 @@ Examples:
   adjutant mail --dir savannah --transport folder --from \"Referee <ref@example.org>\"
 
 Each `resolve` writes a dispatch of reports (reports/000003-000007/). A side's
-message has its text report as the body and attaches the report in HTML (the map
-inline), its JSON and the map after the last step as SVG (and PNG). Messages sent
-are recorded in mailed.yaml, so each dispatch goes once to each side (twice only
-when mail is killed between sending a message and recording it).
+message has its text report as the body and the report in HTML as its
+alternative, showing the map after the last step once: a 900-pixel PNG of 64
+colours sent beside it. It attaches what game.yaml's `mail: attachments:` lists:
+template (the default: the next orders the player owes, ready to edit and send
+back), json (the report's data), svg and png (the full map; each takes a mail of
+the Historical Scenario past 300 KB). Messages sent are recorded in mailed.yaml,
+so each dispatch goes once to each side (twice only when mail is killed between
+sending a message and recording it).
 
 The settings are game.yaml's `mail:` section (flags override its fields):
 
@@ -228,6 +232,7 @@ The settings are game.yaml's `mail:` section (flags override its fields):
     security: starttls         # starttls (587), tls (465), none (loopback only)
     username: referee@example.org
     password_env: ADJUTANT_SMTP_PASSWORD     # or password_command: [pass, smtp]
+    attachments: [template, json]            # also svg, png
 
 A password is never written in game.yaml: only where to read it from.")]
     Mail(MailArgs),
