@@ -10,6 +10,7 @@ mod odds;
 mod output;
 mod selfplay;
 mod status;
+mod tick;
 
 use std::ffi::OsString;
 use std::fs;
@@ -176,6 +177,8 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Template(args) => template(args, args.wait.duration(), out),
         Command::Submit(args) => submit(args, args.wait.duration(), out),
         Command::Mail(args) => mail::run(args, args.wait.duration(), out),
+        Command::Tick(args) => tick::run(args, args.wait.duration(), out),
+        Command::Welcome(args) => tick::welcome(args, args.wait.duration(), out),
         Command::Status(args) => status::run(&args.dir, args.wait.duration(), out),
         Command::Report(args) => report(args, args.wait.duration(), out),
         Command::Generate(args) => generate::run(args, out),
@@ -570,17 +573,19 @@ pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
 
 fn correct(args: &arguments::CorrectArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = adjutant::game::play::correct(&args.dir, args.from, &args.why, wait)?;
-    show_progress(&progress, out)
+    out.result(&progress, |s| progress_text(&progress, s))?;
+    Ok(progress_code(&progress))
 }
 
 fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = adjutant::game::play::resolve_game(&args.dir, &args.files, wait)?;
-    show_progress(&progress, out)
+    out.result(&progress, |s| progress_text(&progress, s))?;
+    Ok(progress_code(&progress))
 }
 
-/// What `resolve` (or `correct`) did, in words.
-fn show_progress(progress: &adjutant::game::play::Progress, out: &Out) -> Outcome {
-    out.result(&progress, |s| {
+/// What a resolve did, in words (`resolve`, `tick`).
+pub(crate) fn progress_text(progress: &adjutant::game::play::Progress, s: &Style) -> String {
+    {
         let mut text = String::new();
         for r in &progress.resolved {
             text += &render_resolved(r, s);
@@ -614,14 +619,18 @@ fn show_progress(progress: &adjutant::game::play::Progress, out: &Out) -> Outcom
             (None, None) => text += "game over\n",
         }
         text
-    })?;
-    Ok(if progress.reports_failed.is_some() {
+    }
+}
+
+/// A resolve's exit status: 2 when reports could not be written, 1 when a step was refused.
+pub(crate) fn progress_code(progress: &adjutant::game::play::Progress) -> i32 {
+    if progress.reports_failed.is_some() {
         2
     } else if progress.refused.is_empty() {
         0
     } else {
         1
-    })
+    }
 }
 
 /// One resolved step in words: its events, its rolls, its key.

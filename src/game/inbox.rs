@@ -286,7 +286,10 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
     // The same bytes again (a message sent twice): nothing to change.
     let unchanged = before.as_deref() == Some(bytes);
     let replaced = before.is_some() && !unchanged;
-    if replaced && !replace.allowed() {
+    // Default orders `tick` wrote for the side (a missed deadline) give way
+    // to the side's own file however it comes (src/game/deadline.rs).
+    let default = before.as_deref().is_some_and(crate::game::deadline::is_default);
+    if replaced && !replace.allowed() && !default {
         return Err(Error::refused(format!(
             "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); \
              give --replace to replace them before the step is resolved",

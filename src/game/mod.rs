@@ -7,6 +7,7 @@
 //! what a killed command left, finished by the next ([`recovery`]); ad hoc
 //! verifiable rolls ([`roll_log`]).
 
+pub mod deadline;
 pub mod folder;
 pub mod inbox;
 pub mod input;
@@ -395,6 +396,27 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
     Ok(out)
 }
 
+/// The least orders `side` may send for the awaited step, as the text of an
+/// orders file (the header and the template's body, no guide): what `tick`
+/// writes for a side that missed its deadline.
+pub fn least_orders(
+    folder: &GameFolder,
+    rules: &dyn crate::system::Rules,
+    state: &dyn crate::system::GameState,
+    side: &str,
+) -> Result<String> {
+    let Some(step) = state.next_step() else {
+        return Err(Error::refused(format!("{}: the game is over; no orders are awaited", folder.root.display())));
+    };
+    let guide = rules.template(state, side)?;
+    let mut text =
+        format!("game: {}\nturn: {}\nstep: {}\nside: {side}\n", folder.config.game_id, step.turn, step.field);
+    if guide.body.as_mapping().is_some_and(|m| !m.is_empty()) {
+        text += &crate::base::yaml::to_string(&guide.body).map_err(|e| Error::refused(format!("the template: {e}")))?;
+    }
+    Ok(text)
+}
+
 /// `adjutant template`: the orders `side` must send for the game's next
 /// step, at their least (the system's [`crate::system::Rules::template`]), then the guide to
 /// what else it may order, as comments; as the text of an orders file and
@@ -404,6 +426,17 @@ pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde
     let _read = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let rules = load_rules(&folder)?;
     let state = load_state(&folder)?;
+    template_at(&folder, rules, &state, side)
+}
+
+/// [`template`] for the position `state` (the caller holds the folder).
+pub fn template_at(
+    folder: &GameFolder,
+    rules: &dyn crate::system::Rules,
+    state: &crate::system::State,
+    side: &str,
+) -> Result<(String, serde_json::Value)> {
+    let dir = &folder.root;
     let Some(step) = state.next_step() else {
         return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
     };
@@ -422,7 +455,7 @@ pub fn template(dir: &Path, side: &str, wait: Duration) -> Result<(String, serde
     // The guide: comments only, so the file validates as it did without it.
     text += &guide.comment;
     // Standing orders would answer for the side if it sent nothing.
-    let standing = crate::game::standing::summaries(&folder)?
+    let standing = crate::game::standing::summaries(folder)?
         .into_iter()
         .find(|s| s.side == side && s.steps.contains(&step.field))
         .map(|_| crate::game::standing::file_name(side));
