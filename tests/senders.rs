@@ -125,6 +125,12 @@ fn a_secret_in_the_subject_proves_the_sender() {
         assert_eq!(to, "Charles <charles@example.org>");
     }
     taken(submit(d, &message(&[], &format!("Re: orders [{secret}]"))));
+    // A stranger is refused as a stranger, not asked for a secret.
+    let stranger =
+        String::from_utf8(message(&[], "orders")).unwrap().replace("charles@example.org", "eve@evil.example");
+    let (said, to) = refusal(submit(d, stranger.as_bytes()));
+    assert!(!said.contains("secret") && said.contains("eve@evil.example"), "{said}");
+    assert_eq!(to, "", "a stranger gets no answer");
     // Running it again keeps every secret; --renew makes one anew.
     let again = run(d, &["senders", "--dir", "g", "subject-secret", "--renew", "british"]).ok();
     assert!(again.contains("french keeps the secret") && again.contains("new secret for british"), "{again}");

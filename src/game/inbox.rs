@@ -571,7 +571,9 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
     // The sender proven as game.yaml's `senders:` asks (src/mail/auth.rs),
     // before anything of the message is taken; a refusal goes to the
     // player's address in game.yaml, never elsewhere.
-    if let Some(senders) = &folder.config.senders {
+    // A stranger (no player's address) is refused below as ever: only a
+    // message claiming to be a player's must prove it.
+    if let Some(senders) = folder.config.senders.as_ref().filter(|_| is_player(&intake.from)) {
         let sides: Vec<String> = crate::base::address::parse(&intake.from)
             .map(|from| {
                 players
