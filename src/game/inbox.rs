@@ -568,6 +568,20 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
             });
         }
     };
+    let outcome = EmailSubmission {
+        from: intake.from.clone(),
+        source: Some(intake.source.clone()),
+        receipt: None,
+        standing: None,
+        dice: None,
+        withdrawn: None,
+        refused: None,
+        kept: None,
+        used: None,
+        also: Vec::new(),
+        reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
+        reply_headers: crate::mail::intake::reply_headers(&intake),
+    };
     // The sender proven as game.yaml's `senders:` asks (src/mail/auth.rs),
     // before anything of the message is taken; a refusal goes to the
     // player's address in game.yaml, never elsewhere.
@@ -592,36 +606,9 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
             intake.subject.as_deref(),
             &secrets,
         ) {
-            return Ok(EmailSubmission {
-                from: intake.from.clone(),
-                source: Some(intake.source.clone()),
-                receipt: None,
-                standing: None,
-                dice: None,
-                withdrawn: None,
-                refused: Some(reason),
-                kept: None,
-                used: None,
-                also: Vec::new(),
-                reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
-                reply_headers: crate::mail::intake::reply_headers(&intake),
-            });
+            return Ok(EmailSubmission { refused: Some(reason), ..outcome });
         }
     }
-    let outcome = EmailSubmission {
-        from: intake.from.clone(),
-        source: Some(intake.source.clone()),
-        receipt: None,
-        standing: None,
-        dice: None,
-        withdrawn: None,
-        refused: None,
-        kept: None,
-        used: None,
-        also: Vec::new(),
-        reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
-        reply_headers: crate::mail::intake::reply_headers(&intake),
-    };
     let mut also = Vec::new();
     for (orders, source) in &intake.more {
         let base = EmailSubmission { source: Some(source.clone()), ..outcome.clone() };
