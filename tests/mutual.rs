@@ -82,7 +82,7 @@ fn folder_bytes(game: &Path) -> Vec<u8> {
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+    memchr::memmem::find(haystack, needle.as_bytes()).is_some()
 }
 
 #[test]

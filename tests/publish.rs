@@ -8,9 +8,9 @@ use common::*;
 use std::io::Read;
 use std::path::Path;
 
+/// Whether `needle` occurs in `haystack`, ASCII case ignored.
 fn contains(haystack: &[u8], needle: &str) -> bool {
-    let needle = needle.as_bytes();
-    haystack.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
+    memchr::memmem::find(&haystack.to_ascii_lowercase(), needle.to_ascii_lowercase().as_bytes()).is_some()
 }
 
 /// The demo game played to its end, given mail settings (the folder

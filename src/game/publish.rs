@@ -68,9 +68,20 @@ pub fn publish(dir: &Path, out: &Path, wait: Duration) -> Result<Published> {
     let access = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let files = copy_files(&folder)?;
     let secrets = secrets_of(&folder)?;
+    let finders: Vec<(bool, memchr::memmem::Finder, &String)> = secrets
+        .iter()
+        .filter(|(needle, _)| !needle.is_empty())
+        .map(|(needle, what)| (needle.contains('@'), memchr::memmem::Finder::new(needle.as_bytes()), what))
+        .collect();
     for (name, bytes) in &files {
-        if let Some(what) = secrets.iter().find(|(needle, _)| contains(bytes, needle.as_bytes())).map(|(_, what)| what)
-        {
+        // An address is looked for in any ASCII case: in the file folded
+        // to lower case once, with the needle folded by secrets_of. Each
+        // search is linear in the file (memchr's two-way search).
+        let folded = bytes.to_ascii_lowercase();
+        let holds = |(any_case, finder, _): &&(bool, memchr::memmem::Finder, &String)| {
+            finder.find(if *any_case { &folded } else { bytes }).is_some()
+        };
+        if let Some(what) = finders.iter().find(holds).map(|(_, _, what)| *what) {
             return Err(Error::refused(format!(
                 "{name} holds {what}: a published copy must not; nothing was written{}",
                 if name.starts_with(ORDERS_DIR) {
@@ -219,20 +230,12 @@ pub fn secrets_of(folder: &GameFolder) -> Result<Vec<(String, String)>> {
             continue;
         }
         if needle.contains('@') {
-            all.push((needle.to_ascii_lowercase(), what.clone()));
+            all.push((needle.to_ascii_lowercase(), what));
+        } else {
+            all.push((needle, what));
         }
-        all.push((needle, what));
     }
     Ok(all)
-}
-
-/// True when `haystack` holds `needle` (an address: in any ASCII case).
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    if needle.is_empty() || needle.len() > haystack.len() {
-        return false;
-    }
-    let folded = needle.contains(&b'@');
-    haystack.windows(needle.len()).any(|w| if folded { w.eq_ignore_ascii_case(needle) } else { w == needle })
 }
 
 /// The copy as one `.tar.gz`: every file under `top/`, folders before

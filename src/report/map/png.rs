@@ -30,9 +30,11 @@ pub fn render_png_indexed(svg: &str, width: u32, colours: usize) -> Result<Vec<u
             [over(c.red()), over(c.green()), over(c.blue())]
         })
         .collect();
+    // A map is mostly runs of one colour: each run is counted, and later
+    // looked up, once (a mail's map has some 600,000 pixels).
     let mut counts: std::collections::BTreeMap<[u8; 3], u32> = std::collections::BTreeMap::new();
-    for c in &rgb {
-        *counts.entry(*c).or_default() += 1;
+    for run in rgb.chunk_by(|a, b| a == b) {
+        *counts.entry(run[0]).or_default() += run.len() as u32;
     }
     let mut common: Vec<([u8; 3], u32)> = counts.iter().map(|(c, n)| (*c, *n)).collect();
     common.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -42,7 +44,10 @@ pub fn render_png_indexed(svg: &str, width: u32, colours: usize) -> Result<Vec<u
         palette.iter().enumerate().min_by_key(|(i, p)| (d(p), *i)).map(|(i, _)| i as u8).unwrap_or(0)
     };
     let index: std::collections::BTreeMap<[u8; 3], u8> = counts.keys().map(|c| (*c, nearest(c))).collect();
-    let data: Vec<u8> = rgb.iter().map(|c| index[c]).collect();
+    let mut data: Vec<u8> = Vec::with_capacity(rgb.len());
+    for run in rgb.chunk_by(|a, b| a == b) {
+        data.resize(data.len() + run.len(), index[&run[0]]);
+    }
     let mut out = Vec::new();
     {
         let mut encoder = png::Encoder::new(&mut out, w, h);
