@@ -25,6 +25,11 @@ struct Status {
     /// the inbox for it.
     awaiting: Vec<String>,
     submitted: Vec<String>,
+    /// Sides whose orders for the next step are default orders `tick`
+    /// wrote for them at a missed deadline: written for the side, not by
+    /// it, so not counted in `submitted` (its own file still replaces them
+    /// until the step is resolved).
+    defaults: Vec<String>,
     /// Orders sent ahead for later steps: `step: [sides]`.
     ahead: BTreeMap<String, Vec<String>>,
     /// Each side's standing orders (`submit --standing`): the kinds of step
@@ -86,10 +91,15 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     let awaiting = rules.awaited(state.as_ref());
     let standing_now = rules.standing(state.as_ref());
     let mut submitted = Vec::new();
+    let mut defaults = Vec::new();
     let mut ahead: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for p in adjutant::game::inbox::pending(&folder)? {
         if next.as_ref().is_some_and(|s| s.name == p.step) {
-            submitted.push(p.side);
+            if adjutant::game::deadline::is_default(&p.bytes) {
+                defaults.push(p.side);
+            } else {
+                submitted.push(p.side);
+            }
         } else {
             ahead.entry(p.step).or_default().push(p.side);
         }
@@ -100,6 +110,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .map(|summary| {
             let covers_next = awaiting.contains(&summary.side)
                 && !submitted.contains(&summary.side)
+                && !defaults.contains(&summary.side)
                 && next_kind.as_ref().is_some_and(|k| summary.steps.contains(k));
             StandingStatus { summary, covers_next }
         })
@@ -129,6 +140,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         step: next.as_ref().map(|s| s.name.clone()),
         awaiting,
         submitted,
+        defaults,
         ahead,
         standing,
         weather: standing_now.weather,
@@ -165,6 +177,8 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
                     .map(|side| {
                         if status.submitted.contains(side) {
                             format!("{side} (in)")
+                        } else if status.defaults.contains(side) {
+                            format!("{side} (default orders written for it at the deadline; its own file still wins)")
                         } else if status.standing.iter().any(|o| o.covers_next && &o.summary.side == side) {
                             format!("{side} (standing orders)")
                         } else {

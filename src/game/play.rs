@@ -99,11 +99,12 @@ fn resolve_step(
     let records = orders
         .iter()
         .zip(&hashes)
-        .map(|((side, _, file), h)| OrdersRecord {
+        .map(|((side, bytes, file), h)| OrdersRecord {
             side: side.clone(),
             sha256: h.hash,
             text: None,
             file: Some(file.clone()),
+            default: crate::game::deadline::is_default(bytes),
         })
         .collect();
     let entry = JournalEntry {
