@@ -307,6 +307,14 @@ Examples:
   adjutant status --dir savannah
   adjutant status --dir savannah --format json
 
+The sides awaited are marked: in (its own file arrived), standing orders (they cover the
+step), default orders (written for the side at a missed deadline by `tick`: not counted
+as its own); `owed` in JSON lists only the sides whose orders are still owed. When the
+next step cannot be resolved (a file that passed at submit fails at its step, standing
+orders that fail, orders the rules refuse together), status shows the game as blocked:
+each problem with its file, line and field, and the sides that must send new orders
+(`blocked` in JSON); `tick` mails them the refusal, once.
+
 In the Savannah Campaign Game it also lists the French siege works (under construction
 or completed, with the hexsides they face), breached fieldworks and destroyed city hexes
 (`board` in JSON).")]

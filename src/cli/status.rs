@@ -25,6 +25,13 @@ struct Status {
     /// the inbox for it.
     awaiting: Vec<String>,
     submitted: Vec<String>,
+    /// The sides the next step still owes orders from: `awaiting` less
+    /// those whose own file is in and those whose standing orders cover it.
+    owed: Vec<String>,
+    /// What stops the game now, if anything: the problems `resolve` would
+    /// meet (file, line, field) and the sides that must send new orders.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    blocked: Vec<adjutant::game::play::Blocker>,
     /// Sides whose orders for the next step are default orders `tick`
     /// wrote for them at a missed deadline: written for the side, not by
     /// it, so not counted in `submitted` (its own file still replaces them
@@ -128,7 +135,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .filter(|pair| !mailed.contains(pair))
         .count();
     let mutual = adjutant::game::mutual::waiting(&folder, rules, &state)?;
-    let status = Status {
+    let owed = adjutant::game::inbox::owed(&folder, rules, &state)?;
+    let mut status = Status {
+        owed,
+        blocked: Vec::new(),
         mutual,
         latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::game::folder::REPORTS_DIR)),
         not_mailed,
@@ -154,6 +164,12 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         players: folder.config.players.clone(),
     };
     drop(read);
+    // What stops the game, from a run of resolve written nowhere; under its
+    // own lock (the one above may have been taken to settle a killed
+    // command's leftovers, and is let go first).
+    if next.is_some() {
+        status.blocked = adjutant::game::play::blockers(dir, wait)?;
+    }
     out.result(&status, |s| {
         let mut text = format!(
             "{} {} ({} {}), {} steps resolved\n",
@@ -193,6 +209,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
             }
             (None, None) => text += "game over\n",
         }
+        for b in &status.blocked {
+            text += &format!("{} {}\n", s.bad("refused:"), adjutant::base::error::escape_lines(&b.problem));
+        }
+        text += &super::blocked_text(&status.blocked, s);
         if let Some(w) = &status.mutual {
             text += "dice: mutual mode (DICE.md 7)\n";
             text += &super::waiting_text(w);
