@@ -247,3 +247,85 @@ fn the_second_allied_file_overspending_momentum_is_refused_at_once_naming_the_fi
     assert!(!game.join("inbox/17-initiative--american.yaml").exists());
     assert!(game.join("kept/refused/000001.eml").is_file());
 }
+
+#[test]
+fn default_orders_are_marked_in_the_journal_and_reports_and_are_not_counted_as_sent() {
+    let dir = temp();
+    let d = dir.path();
+    game(d);
+    let mut config = fs::read_to_string(d.join("g/game.yaml")).unwrap();
+    config += "deadlines:\n  default: {after: 1h, grace: 1h}\n";
+    fs::write(d.join("g/game.yaml"), config).unwrap();
+    run(d, &["tick", "--dir", "g", "--now", "2026-12-01T09:00:00Z"]).ok();
+    // The deadline passed, not its grace: the defaults wait in the inbox.
+    run(d, &["tick", "--dir", "g", "--now", "2026-12-01T10:00:00Z"]).ok();
+    let status = run(d, &["status", "--dir", "g", "--format", "json"]).json();
+    let awaiting = status["awaiting"].clone();
+    assert!(!awaiting.as_array().unwrap().is_empty(), "{status}");
+    assert_eq!(status["defaults"], awaiting, "{status}");
+    assert_eq!(status["submitted"], serde_json::json!([]), "{status}");
+    let text = run(d, &["status", "--dir", "g"]).ok();
+    let first = awaiting[0].as_str().unwrap();
+    assert!(
+        text.contains(&format!("{first} (default orders written for it at the deadline; its own file still wins)")),
+        "{text}"
+    );
+    // The grace over, tick resolves with them.
+    run(d, &["tick", "--dir", "g", "--now", "2026-12-01T11:00:00Z"]).ok();
+    let entry = fs::read_to_string(d.join("g/journal/000002.yaml")).unwrap();
+    assert!(entry.contains("  default: true\n"), "{entry}");
+    let report = run(d, &["report", "--dir", "g", "--side", first, "--steps", "2"]).ok();
+    assert!(report.contains(&format!("{first} (default: written for the side, not by it)")), "{report}");
+    run(d, &["verify", "--dir", "g"]).ok();
+    // A record that denies it is caught.
+    fs::write(d.join("g/journal/000002.yaml"), entry.replacen("  default: true\n", "", 1)).unwrap();
+    let out = run(d, &["verify", "--dir", "g"]).exits(1);
+    assert!(out.contains("default orders written by `tick`, but the record says not so"), "{out}");
+}
+
+#[test]
+fn a_blocked_step_is_shown_by_status_named_by_resolve_and_mailed_once_to_the_side_concerned() {
+    let dir = temp();
+    let d = dir.path();
+    game(d);
+    let mut config = fs::read_to_string(d.join("g/game.yaml")).unwrap();
+    config += "deadlines:\n  default: {after: 48h}\n";
+    fs::write(d.join("g/game.yaml"), config).unwrap();
+    // A file that passed once and fails at its step (put there by hand here).
+    fs::create_dir_all(d.join("g/inbox")).unwrap();
+    let bad = orders("allies-movement", "french", "moves:\n  - {unit: nobody, to: \"1906\"}\n");
+    fs::write(d.join("g/inbox/16-allies-movement--french.yaml"), &bad).unwrap();
+    let status = run(d, &["status", "--dir", "g", "--format", "json"]).json();
+    let blocked = &status["blocked"][0];
+    assert_eq!(blocked["sides"], serde_json::json!(["french"]), "{status}");
+    let problem = blocked["problem"].as_str().unwrap();
+    assert!(problem.starts_with("inbox/16-allies-movement--french.yaml:6:"), "{problem}");
+    assert!(problem.contains("moves[0].unit") && problem.ends_with("(orders of french)"), "{problem}");
+    // The other Allied side still owes its orders; french's file is in.
+    assert!(!status["owed"].as_array().unwrap().contains(&serde_json::json!("french")), "{status}");
+    let text = run(d, &["status", "--dir", "g"]).ok();
+    assert!(
+        text.contains("blocked: step 16-allies-movement cannot be resolved until new orders come from french"),
+        "{text}"
+    );
+    let out = run(d, &["resolve", "--dir", "g"]).exits(1);
+    assert!(out.contains("refused: inbox/16-allies-movement--french.yaml:6:"), "{out}");
+    // tick mails french the refusal, once.
+    for _ in 0..2 {
+        run(d, &["tick", "--dir", "g", "--now", "2026-12-01T09:00:00Z"]).exits(1);
+    }
+    let mails: Vec<String> = fs::read_dir(d.join("answers"))
+        .unwrap()
+        .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
+        // Soft breaks and folded headers undone.
+        .map(|m| m.replace("=\r\n", "").replace("=\n", "").replace("\r\n", "\n").replace("\n ", " "))
+        .filter(|m| m.contains("are refused; please send new ones"))
+        .collect();
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    assert!(
+        mails[0].contains("Subject: [club-7] french: your orders for 16-allies-movement are refused"),
+        "{}",
+        mails[0]
+    );
+    run(d, &["verify", "--dir", "g"]).ok();
+}

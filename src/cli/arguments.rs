@@ -259,10 +259,12 @@ deadline, each side still owing orders (no file in, no standing orders for the
 step) gets the least orders of `adjutant template` written into inbox/ for it,
 marked on their first line as written for the side, not by it, with the
 deadline and the time read; the side is mailed them. The side's own file, if it
-arrives before the step is resolved, replaces them. At the deadline plus
-`grace`, tick resolves the step with them (a plain `resolve` never does), then
-mails the reports (when game.yaml has a `mail:` section) and starts the next
-step's clock. What tick saw and did is kept in ticks.yaml; the default orders
+arrives before the step is resolved, replaces them; until then `status` shows
+the side as defaulted, not as in. At the deadline plus `grace`, tick resolves
+the step with them (a plain `resolve` never does); the journal's record of the
+file says `default: true` and the reports mark it as written for the side, not
+by it. Then tick mails the reports (when game.yaml has a `mail:` section) and
+starts the next step's clock. What tick saw and did is kept in ticks.yaml; the default orders
 file itself, which the journal hashes, records the decision, so `verify` needs
 no clock.
 
@@ -304,6 +306,14 @@ folder's own templates/ folder overrides the built-in templates of the same name
 Examples:
   adjutant status --dir savannah
   adjutant status --dir savannah --format json
+
+The sides awaited are marked: in (its own file arrived), standing orders (they cover the
+step), default orders (written for the side at a missed deadline by `tick`: not counted
+as its own); `owed` in JSON lists only the sides whose orders are still owed. When the
+next step cannot be resolved (a file that passed at submit fails at its step, standing
+orders that fail, orders the rules refuse together), status shows the game as blocked:
+each problem with its file, line and field, and the sides that must send new orders
+(`blocked` in JSON); `tick` mails them the refusal, once.
 
 In the Savannah Campaign Game it also lists the French siege works (under construction
 or completed, with the hexsides they face), breached fieldworks and destroyed city hexes

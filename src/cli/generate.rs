@@ -79,7 +79,7 @@ game.yaml deadlines:
 when orders are due, per kind of step, with grace and reminder (\fBtick\fR).
 .TP
 ticks.yaml
-what \fBtick\fR saw and did for each awaited step: when its clock started, its deadline, the sides reminded and the default orders written (a record only: the default orders file itself, which the journal hashes, carries the decision, so \fBverify\fR needs no clock).
+what \fBtick\fR saw and did for each awaited step: when its clock started, its deadline, the sides reminded, the default orders written and the refusals mailed to sides whose orders blocked the step (a record only: the default orders file itself, which the journal hashes, carries the decision, so \fBverify\fR needs no clock).
 .TP
 inbox/, standing/
 orders submitted ahead of their step (\fBsubmit\fR), default orders \fBtick\fR wrote for a side that missed a deadline (first line \fB# adjutant tick: default orders\fR), and each side's standing orders (\fBsubmit \-\-standing\fR).

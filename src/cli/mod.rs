@@ -593,6 +593,7 @@ pub(crate) fn progress_text(progress: &adjutant::game::play::Progress, s: &Style
         for r in &progress.refused {
             text += &format!("{} {}\n", s.bad("refused:"), adjutant::base::error::escape_lines(r));
         }
+        text += &blocked_text(&progress.blocked, s);
         if let Some(why) = &progress.reports_failed {
             text += &format!(
                 "{} the reports of these steps could not be written ({why}); the steps stand, and the next \
@@ -611,15 +612,45 @@ pub(crate) fn progress_text(progress: &adjutant::game::play::Progress, s: &Style
                 text += &format!("{} {} {} victory\n", s.good("game over:"), result.winner, result.level)
             }
             (None, Some(next)) => {
-                text += &format!(
-                    "next: {next}, awaiting orders from {}\n",
-                    if progress.awaiting.is_empty() { "nobody".to_string() } else { progress.awaiting.join(", ") }
-                )
+                // Only the orders still owed: files sent ahead and standing
+                // orders count as in (issue 16).
+                let asked = if progress.awaiting.is_empty() {
+                    "nobody".to_string()
+                } else if progress.owed.is_empty() {
+                    "nobody more (every side's orders are in)".to_string()
+                } else {
+                    progress.owed.join(", ")
+                };
+                text += &format!("next: {next}, awaiting orders from {asked}\n")
             }
             (None, None) => text += "game over\n",
         }
         text
     }
+}
+
+/// Why the game is blocked, step by step: the sides that must send new
+/// orders, and the problems.
+pub(crate) fn blocked_text(blocked: &[adjutant::game::play::Blocker], s: &Style) -> String {
+    let mut text = String::new();
+    let mut steps: Vec<&str> = blocked.iter().map(|b| b.step.as_str()).collect();
+    steps.dedup();
+    for step in steps {
+        let mut sides: Vec<&str> =
+            blocked.iter().filter(|b| b.step == step).flat_map(|b| b.sides.iter().map(String::as_str)).collect();
+        sides.sort();
+        sides.dedup();
+        text += &format!(
+            "{} step {step} cannot be resolved until {}\n",
+            s.bad("blocked:"),
+            if sides.is_empty() {
+                "the referee acts (no side's orders are at fault)".to_string()
+            } else {
+                format!("new orders come from {} (a newer message replaces a file)", sides.join(", "))
+            }
+        );
+    }
+    text
 }
 
 /// A resolve's exit status: 2 when reports could not be written, 1 when a step was refused.

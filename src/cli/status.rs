@@ -25,6 +25,18 @@ struct Status {
     /// the inbox for it.
     awaiting: Vec<String>,
     submitted: Vec<String>,
+    /// The sides the next step still owes orders from: `awaiting` less
+    /// those whose own file is in and those whose standing orders cover it.
+    owed: Vec<String>,
+    /// What stops the game now, if anything: the problems `resolve` would
+    /// meet (file, line, field) and the sides that must send new orders.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    blocked: Vec<adjutant::game::play::Blocker>,
+    /// Sides whose orders for the next step are default orders `tick`
+    /// wrote for them at a missed deadline: written for the side, not by
+    /// it, so not counted in `submitted` (its own file still replaces them
+    /// until the step is resolved).
+    defaults: Vec<String>,
     /// Orders sent ahead for later steps: `step: [sides]`.
     ahead: BTreeMap<String, Vec<String>>,
     /// Each side's standing orders (`submit --standing`): the kinds of step
@@ -86,10 +98,15 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     let awaiting = rules.awaited(state.as_ref());
     let standing_now = rules.standing(state.as_ref());
     let mut submitted = Vec::new();
+    let mut defaults = Vec::new();
     let mut ahead: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for p in adjutant::game::inbox::pending(&folder)? {
         if next.as_ref().is_some_and(|s| s.name == p.step) {
-            submitted.push(p.side);
+            if adjutant::game::deadline::is_default(&p.bytes) {
+                defaults.push(p.side);
+            } else {
+                submitted.push(p.side);
+            }
         } else {
             ahead.entry(p.step).or_default().push(p.side);
         }
@@ -100,6 +117,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .map(|summary| {
             let covers_next = awaiting.contains(&summary.side)
                 && !submitted.contains(&summary.side)
+                && !defaults.contains(&summary.side)
                 && next_kind.as_ref().is_some_and(|k| summary.steps.contains(k));
             StandingStatus { summary, covers_next }
         })
@@ -117,7 +135,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .filter(|pair| !mailed.contains(pair))
         .count();
     let mutual = adjutant::game::mutual::waiting(&folder, rules, &state)?;
-    let status = Status {
+    let owed = adjutant::game::inbox::owed(&folder, rules, &state)?;
+    let mut status = Status {
+        owed,
+        blocked: Vec::new(),
         mutual,
         latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::game::folder::REPORTS_DIR)),
         not_mailed,
@@ -129,6 +150,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         step: next.as_ref().map(|s| s.name.clone()),
         awaiting,
         submitted,
+        defaults,
         ahead,
         standing,
         weather: standing_now.weather,
@@ -142,6 +164,12 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         players: folder.config.players.clone(),
     };
     drop(read);
+    // What stops the game, from a run of resolve written nowhere; under its
+    // own lock (the one above may have been taken to settle a killed
+    // command's leftovers, and is let go first).
+    if next.is_some() {
+        status.blocked = adjutant::game::play::blockers(dir, wait)?;
+    }
     out.result(&status, |s| {
         let mut text = format!(
             "{} {} ({} {}), {} steps resolved\n",
@@ -165,6 +193,8 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
                     .map(|side| {
                         if status.submitted.contains(side) {
                             format!("{side} (in)")
+                        } else if status.defaults.contains(side) {
+                            format!("{side} (default orders written for it at the deadline; its own file still wins)")
                         } else if status.standing.iter().any(|o| o.covers_next && &o.summary.side == side) {
                             format!("{side} (standing orders)")
                         } else {
@@ -179,6 +209,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
             }
             (None, None) => text += "game over\n",
         }
+        for b in &status.blocked {
+            text += &format!("{} {}\n", s.bad("refused:"), adjutant::base::error::escape_lines(&b.problem));
+        }
+        text += &super::blocked_text(&status.blocked, s);
         if let Some(w) = &status.mutual {
             text += "dice: mutual mode (DICE.md 7)\n";
             text += &super::waiting_text(w);

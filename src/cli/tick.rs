@@ -184,6 +184,38 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
         }
     }
     let progress = adjutant::game::play::resolve_game_with(&args.dir, &[], wait, decision.defaults_due)?;
+    // Orders refused when their step came: each side concerned is mailed
+    // its problems, once (issue 16: the game never stalls unseen).
+    if let Some(settings) = &settings {
+        let from = settings.from_mailbox()?.email.to_string();
+        let mut sides: Vec<&String> = progress.blocked.iter().flat_map(|b| b.sides.iter()).collect();
+        sides.sort();
+        sides.dedup();
+        for side in sides {
+            let mine: Vec<&adjutant::game::play::Blocker> =
+                progress.blocked.iter().filter(|b| b.sides.contains(side)).collect();
+            let problems: Vec<String> = mine.iter().map(|b| b.problem.clone()).collect();
+            let step = mine[0].step.clone();
+            if !deadline::first_refusal(&args.dir, &step, side, &problems, wait)? {
+                continue;
+            }
+            let text = format!(
+                "Your orders for step {step} of {game} cannot be used now: the step cannot be resolved until new \
+                 orders come from {side}.\n\n{listed}\nSend a new message with corrected orders for {step}: it \
+                 replaces the file named.\n{help}{sig}",
+                listed = problems.iter().map(|p| format!("  {p}\n")).collect::<String>(),
+                help = super::mail::player_help(&game),
+                sig = signature(&game, &from),
+            );
+            let subject = format!("[{game}] {side}: your orders for {step} are refused; please send new ones");
+            let attachments = template_attachment(&folder, side, wait).map(|(_, a)| vec![a]).unwrap_or_default();
+            match send_to(&folder, settings, side, subject, text, attachments, false) {
+                Ok(Some(m)) => mailed.push(m),
+                Ok(None) => {}
+                Err(e) => mail_failed.push(format!("{side}: {e}")),
+            }
+        }
+    }
     // The next step's clock starts now.
     let next = if progress.resolved.is_empty() { None } else { deadline::decide(&args.dir, now, wait)?.record };
     let posted = match &settings {

@@ -285,6 +285,10 @@ pub struct TickRecord {
     pub reminded: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub defaulted: Vec<Defaulted>,
+    /// The refusals mailed while the step was blocked: the SHA-256 of each
+    /// side's name and problems, so that each is mailed once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refusals_mailed: Vec<Bytes32>,
 }
 
 /// The records of `ticks.yaml` (none when it does not exist).
@@ -381,6 +385,7 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
                 resolve_at: deadline.plus(policy.grace),
                 reminded: Vec::new(),
                 defaulted: Vec::new(),
+                refusals_mailed: Vec::new(),
             });
             list.len() - 1
         }
@@ -432,6 +437,22 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
     decision.record = Some(record.clone());
     write_records(&folder, &list)?;
     Ok(decision)
+}
+
+/// The refusal `problems` of the awaited step `game_step` to mail to
+/// `side`: true (and recorded in `ticks.yaml`) when it was not mailed yet.
+pub fn first_refusal(dir: &Path, game_step: &str, side: &str, problems: &[String], wait: Duration) -> Result<bool> {
+    let folder = GameFolder::open(dir)?;
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let mut list = records(&folder)?;
+    let Some(record) = list.iter_mut().rev().find(|r| r.game_step == game_step) else { return Ok(true) };
+    let key = Bytes32::sha256(format!("{side}\n{}", problems.join("\n")).as_bytes());
+    if record.refusals_mailed.contains(&key) {
+        return Ok(false);
+    }
+    record.refusals_mailed.push(key);
+    write_records(&folder, &list)?;
+    Ok(true)
 }
 
 #[cfg(test)]

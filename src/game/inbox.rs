@@ -106,6 +106,29 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
     Ok(list)
 }
 
+/// The sides whose orders the next step of `state` still owes (issue 16):
+/// those it awaits, less those with their own file for it in the inbox and
+/// those whose standing orders cover it (orders sent ahead count as in when
+/// their step comes). Default orders `tick` wrote do not count as a side's
+/// own: it still owes them until the step is resolved.
+pub fn owed(folder: &GameFolder, rules: &dyn Rules, state: &crate::system::State) -> Result<Vec<String>> {
+    let Some(step) = state.next_step() else { return Ok(Vec::new()) };
+    let pending = pending(folder)?;
+    let standing = crate::game::standing::summaries(folder)?;
+    Ok(rules
+        .awaited(state.as_ref())
+        .into_iter()
+        .filter(|side| {
+            !pending
+                .iter()
+                .any(|p| p.step == step.name && &p.side == side && !crate::game::deadline::is_default(&p.bytes))
+        })
+        .filter(|side| {
+            !standing.iter().any(|s| &s.side == side && s.problem.is_none() && s.steps.contains(&step.field))
+        })
+        .collect())
+}
+
 /// An orders file's header, read loosely (the full check comes with the
 /// step); the turn as `check_header` reads it.
 struct Header {
@@ -329,9 +352,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
     } else if !unchanged {
         fsio::write_atomic(&path, bytes)?;
     }
-    let mut have: Vec<String> = pending(&folder)?.into_iter().filter(|p| p.step == next.name).map(|p| p.side).collect();
-    have.sort();
-    let still_awaiting = rules.awaited(state.as_ref()).into_iter().filter(|s| !have.contains(s)).collect();
+    let still_awaiting = owed(&folder, rules, &state)?;
     Ok(Receipt {
         game,
         turn,

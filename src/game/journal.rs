@@ -27,6 +27,12 @@ pub struct OrdersRecord {
     /// The orders file, relative to the game folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// Default orders: `adjutant tick` wrote them for the side, not the
+    /// side itself, when its deadline passed (src/game/deadline.rs); true
+    /// exactly when the file's first line is tick's mark, which `verify`
+    /// checks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
 }
 
 /// DICE.md 7.6: a side's commitment to its orders file.

@@ -49,10 +49,17 @@ pub struct Progress {
     pub next_step: Option<String>,
     pub awaiting: Vec<String>,
     pub result: Option<GameResult>,
+    /// The sides the next step still owes orders from (`inbox::owed`:
+    /// files sent ahead and standing orders count as in).
+    pub owed: Vec<String>,
     /// Submitted orders refused when their step came (`inbox/`): the step
-    /// waits for replacements (`submit --replace`).
+    /// waits for replacements (a newer message by mail, `submit --replace`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
+    /// Why the run stopped, as `refused`, each problem with the sides it
+    /// concerns (those to send new orders): `tick` mails it to them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<Blocker>,
     /// The dispatch of reports written for the steps resolved
     /// (`reports/000003-000007`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,6 +68,16 @@ pub struct Progress {
     /// `resolve` writes them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reports_failed: Option<String>,
+}
+
+/// A reason the game cannot go on: a problem (naming the file, line and
+/// field where there is one) and the sides concerned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Blocker {
+    /// The game step that waits.
+    pub step: String,
+    pub sides: Vec<String>,
+    pub problem: String,
 }
 
 /// One orders file offered for resolution, checked.
@@ -99,11 +116,12 @@ fn resolve_step(
     let records = orders
         .iter()
         .zip(&hashes)
-        .map(|((side, _, file), h)| OrdersRecord {
+        .map(|((side, bytes, file), h)| OrdersRecord {
             side: side.clone(),
             sha256: h.hash,
             text: None,
             file: Some(file.clone()),
+            default: crate::game::deadline::is_default(bytes),
         })
         .collect();
     let entry = JournalEntry {
@@ -145,6 +163,18 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
 /// orders; without it (a plain `resolve`, which has no clock) they wait for
 /// `tick` to find the deadline's grace over.
 pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool) -> Result<Progress> {
+    resolve_run(dir, files, wait, defaults, false)
+}
+
+/// What stops the game at `dir` now (issue 16: `status` shows a game as
+/// blocked and why): the run `resolve` would make, made and written
+/// nowhere, under a shared lock. Empty when nothing stops it, or when the
+/// game is in mutual mode (whose waiting `status` shows otherwise).
+pub fn blockers(dir: &Path, wait: Duration) -> Result<Vec<Blocker>> {
+    Ok(resolve_run(dir, &[], wait, false, true)?.blocked)
+}
+
+fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dry: bool) -> Result<Progress> {
     let folder = GameFolder::open(dir)?;
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; resolve plays games (see `adjutant new`)", dir.display())));
@@ -153,8 +183,26 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
     // top, which never changes) runs on another thread while the lock is
     // taken and the rules load; what it finds counts below, where the keys
     // were always worked out (its errors too).
+    let mutual = folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
+    if dry && mutual {
+        return Ok(Progress {
+            resolved: Vec::new(),
+            next_step: None,
+            awaiting: Vec::new(),
+            result: None,
+            owed: Vec::new(),
+            refused: Vec::new(),
+            blocked: Vec::new(),
+            reports: None,
+            reports_failed: None,
+        });
+    }
     let walk = folder.chain_walk_from(0).map(std::thread::spawn);
-    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    let (_lock, _read) = if dry {
+        (None, Some(crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?))
+    } else {
+        (Some(crate::game::recovery::lock(&folder, wait)?), None)
+    };
     let journal = folder.journal();
     let rules = load_rules(&folder)?;
     // The game's report templates are checked before anything is written,
@@ -181,7 +229,6 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
             k - 1
         )));
     }
-    let mutual = folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
     if mutual {
         if !files.is_empty() {
             return Err(Error::usage(format!(
@@ -233,6 +280,7 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
     let length = folder.config.dice.chain_length;
     let mut resolved = Vec::new();
     let mut refused = Vec::new();
+    let mut blocked: Vec<Blocker> = Vec::new();
     // What the steps write, computed before anything is written.
     let mut orders_files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut entries: Vec<(JournalEntry, String)> = Vec::new();
@@ -251,18 +299,26 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
             }
             let label =
                 format!("{}/{}", crate::game::inbox::INBOX_DIR, crate::game::inbox::file_name(&p.step, &p.side));
+            let mut stop = |problems: Vec<String>| {
+                blocked.extend(problems.iter().map(|problem| Blocker {
+                    step: step.name.clone(),
+                    sides: vec![p.side.clone()],
+                    problem: format!("{} (orders of {})", problem, p.side),
+                }));
+                refused.extend(problems);
+            };
             let text = match crate::game::input::orders_text(&label, &p.bytes) {
                 Ok(text) => text,
                 Err(problem) => {
-                    refused.push(problem.to_string());
+                    stop(vec![problem.to_string()]);
                     continue;
                 }
             };
             match rules.check_header(&folder.config.game_id, state.as_ref(), &label, text) {
-                Err(list) => refused.extend(crate::base::error::capped_problems(&list)),
+                Err(list) => stop(crate::base::error::capped_problems(&list)),
                 Ok(c) => {
                     let found = rules.validate_body(state.as_ref(), &c, &label, text);
-                    refused.extend(crate::base::error::capped_problems(&found));
+                    stop(crate::base::error::capped_problems(&found));
                     from_inbox.push(Offered { side: c.side, step: c.step, body: c.body, bytes: p.bytes.clone() });
                 }
             }
@@ -274,7 +330,14 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
         };
         let missing: Vec<String> = awaited.iter().filter(|side| !sent(side)).cloned().collect();
         let standing = crate::game::standing::orders_for(&folder, rules, &state, &step, &missing)?;
-        refused.extend(standing.refused);
+        for (side, problem) in standing.refused {
+            blocked.push(Blocker {
+                step: step.name.clone(),
+                sides: vec![side.clone()],
+                problem: format!("{problem} (standing orders of {side})"),
+            });
+            refused.push(problem);
+        }
         from_inbox.extend(standing.orders.into_iter().map(|o| Offered {
             side: o.side,
             step: step.clone(),
@@ -310,6 +373,7 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
             match checked {
                 Ok(keys) => keys,
                 Err(why) => {
+                    blocked.push(Blocker { step: step.name.clone(), sides: awaited.clone(), problem: why.clone() });
                     refused.push(why);
                     break;
                 }
@@ -329,7 +393,33 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
                 // (a phase it cannot resolve yet) stops the run there: the
                 // steps before it stand, and the refusal says why it stopped.
                 Err(e) if awaited.is_empty() && matches!(e, Error::Refused(_) | Error::Coded { .. }) => {
+                    blocked.push(Blocker { step: step.name.clone(), sides: Vec::new(), problem: e.to_string() });
                     refused.push(e.to_string());
+                    break;
+                }
+                // Orders that pass their own checks and that the engine
+                // refuses together: the step waits for new orders from the
+                // sides that sent them (issue 16: nothing ever stalls).
+                Err(e) if matches!(e, Error::Refused(_) | Error::Coded { .. }) => {
+                    let sides: Vec<String> = mine.iter().map(|o| o.side.clone()).collect();
+                    let files: Vec<String> = sides
+                        .iter()
+                        .map(|side| {
+                            format!(
+                                "{}/{}",
+                                crate::game::inbox::INBOX_DIR,
+                                crate::game::inbox::file_name(&step.name, side)
+                            )
+                        })
+                        .collect();
+                    let problem = format!(
+                        "step {}: the orders of {} ({}) pass their own checks, but the rules refuse them: {e}",
+                        step.name,
+                        sides.join(", "),
+                        files.join(", ")
+                    );
+                    blocked.push(Blocker { step: step.name.clone(), sides, problem: problem.clone() });
+                    refused.push(problem);
                     break;
                 }
                 Err(e) => return Err(e),
@@ -382,6 +472,19 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
             Ok(reported_entries)
         })
         .transpose();
+    if dry {
+        return Ok(Progress {
+            resolved,
+            next_step: state.next_step().map(|s| s.name),
+            awaiting: rules.awaited(state.as_ref()),
+            result: state.result(),
+            owed: Vec::new(),
+            refused,
+            blocked,
+            reports: None,
+            reports_failed: None,
+        });
+    }
     let (folder, templates, state) = (&folder, &templates, &state);
     std::thread::scope(|scope| {
         let rendering = reported_entries.map(|to_report| {
@@ -412,7 +515,7 @@ pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults
             &entries,
             &orders_files,
             &used_inbox,
-            refused,
+            (refused, blocked),
             resolved,
             dispatch,
         )
@@ -508,7 +611,20 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
         let files = steps.dispatch()?;
         reports::stage_dispatch_files(folder, reported + 1, k, &files).map(Some)
     };
-    write_steps(folder, rules, state, &journal, k, k, &[(entry, yaml)], &[], &[], Vec::new(), resolved, dispatch)
+    write_steps(
+        folder,
+        rules,
+        state,
+        &journal,
+        k,
+        k,
+        &[(entry, yaml)],
+        &[],
+        &[],
+        (Vec::new(), Vec::new()),
+        resolved,
+        dispatch,
+    )
 }
 
 /// The writes of [`resolve_game`]: the steps resolved (`entries`, their
@@ -525,7 +641,7 @@ fn write_steps(
     entries: &[(JournalEntry, String)],
     orders_files: &[(String, Vec<u8>)],
     used_inbox: &[PathBuf],
-    refused: Vec<String>,
+    (refused, blocked): (Vec<String>, Vec<Blocker>),
     resolved: Vec<Resolved>,
     dispatch: impl FnOnce() -> Result<Option<fsio::StagedDir>>,
 ) -> Result<Progress> {
@@ -609,8 +725,10 @@ fn write_steps(
         resolved,
         next_step: state.next_step().map(|s| s.name),
         awaiting,
+        owed: crate::game::inbox::owed(folder, rules, state)?,
         result: state.result(),
         refused,
+        blocked,
     })
 }
 

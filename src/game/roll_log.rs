@@ -98,6 +98,7 @@ pub fn resolve_step(
             sha256: orders.hash,
             text: Some(purpose.to_string()),
             file: None,
+            default: false,
         }],
         orders_digest: digest,
         key: *key,

@@ -102,7 +102,8 @@ pub struct Synthesised {
 #[derive(Debug, Clone, Default)]
 pub struct ForStep {
     pub orders: Vec<Synthesised>,
-    pub refused: Vec<String>,
+    /// The problems found, each with the side whose standing orders have it.
+    pub refused: Vec<(String, String)>,
 }
 
 /// A problem at `field`, placed in the text later by [`placed`].
@@ -571,21 +572,21 @@ pub fn orders_for(
         let text = match crate::game::input::orders_text(&label, &bytes) {
             Ok(text) => text,
             Err(problem) => {
-                found.refused.push(problem.to_string());
+                found.refused.push((side.clone(), problem.to_string()));
                 continue;
             }
         };
         let standing = match check(rules, &kinds, game_id, &label, text) {
             Ok(s) if &s.side == side => s,
             Ok(s) => {
-                found.refused.push(format!(
-                    "{label}: side: the file names side {}, not {side}",
-                    crate::base::error::echo(&s.side)
+                found.refused.push((
+                    side.clone(),
+                    format!("{label}: side: the file names side {}, not {side}", crate::base::error::echo(&s.side)),
                 ));
                 continue;
             }
             Err(list) => {
-                found.refused.extend(crate::base::error::capped_problems(&list));
+                found.refused.extend(crate::base::error::capped_problems(&list).into_iter().map(|p| (side.clone(), p)));
                 continue;
             }
         };
@@ -608,13 +609,13 @@ pub fn orders_for(
             crate::base::error::capped_problems(&placed(text, moved))
         };
         match rules.check_header(game_id, state.as_ref(), &label, &orders) {
-            Err(list) => found.refused.extend(relocate(list)),
+            Err(list) => found.refused.extend(relocate(list).into_iter().map(|p| (side.clone(), p))),
             Ok(c) => {
                 let problems = rules.validate_body(state.as_ref(), &c, &label, &orders);
                 if problems.is_empty() {
                     found.orders.push(Synthesised { side: c.side, body: c.body, bytes: orders.into_bytes() });
                 } else {
-                    found.refused.extend(relocate(problems));
+                    found.refused.extend(relocate(problems).into_iter().map(|p| (side.clone(), p)));
                 }
             }
         }

@@ -785,6 +785,17 @@ pub fn check_entry(
             (Some(text), None) => Bytes32::sha256(text.as_bytes()),
             (None, Some(path)) => {
                 let bytes = orders_file(path).map_err(|e| (Check::Orders, format!("orders[{n}]: {e}")))?;
+                if crate::game::deadline::is_default(&bytes) != record.default {
+                    let (is, says) = if record.default { ("not ", "") } else { ("", "not ") };
+                    return Err((
+                        Check::Orders,
+                        format!(
+                            "orders[{n}] ({}, {path}): the file is {is}default orders written by `tick`, but the \
+                             record says {says}so (default: {})",
+                            record.side, record.default
+                        ),
+                    ));
+                }
                 Bytes32::sha256(&bytes)
             }
             _ => return Err((Check::Orders, format!("orders[{n}]: give either the text or the file of the orders"))),

@@ -126,11 +126,14 @@ pub fn settings(folder: &GameFolder, given: Option<MailSettings>) -> Result<Mail
 }
 
 /// The subject of a dispatch's message for `side`.
-fn subject(game_id: &str, side: &str, d: &Dispatch, model: &ReportModel) -> String {
+/// `owed`: for the game's last dispatch, the sides whose orders the next
+/// step still owes (`inbox::owed`: orders sent ahead and standing orders
+/// count as in); for an earlier one, those it awaited.
+fn subject(game_id: &str, side: &str, d: &Dispatch, model: &ReportModel, owed: Option<&[String]>) -> String {
     let steps = if d.first == d.last { format!("step {}", d.first) } else { format!("steps {}-{}", d.first, d.last) };
     let what = match (&model.standing.result, &model.standing.next_step) {
         (Some(r), _) => format!("game over, {} {} victory", r.winner, r.level),
-        (None, Some(next)) if model.standing.awaiting.iter().any(|s| s == side) => {
+        (None, Some(next)) if owed.unwrap_or(&model.standing.awaiting).iter().any(|s| s == side) => {
             format!("your orders for {next}, please")
         }
         (None, Some(next)) => format!("next {next}"),
@@ -167,6 +170,8 @@ struct Mailing<'a> {
     /// The template of the next orders each side owes, when this is the
     /// game's last dispatch and the side owes some.
     templates: &'a BTreeMap<String, String>,
+    /// The game's last dispatch: the sides the next step still owes.
+    owed: Option<&'a [String]>,
     parts: &'a [ReportPart],
 }
 
@@ -174,7 +179,7 @@ struct Mailing<'a> {
 /// body, the HTML report as its alternative (the map in it, once, as a
 /// picture beside it), and the attachments game.yaml asks for.
 fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &str, to: &str) -> Result<Outgoing> {
-    let Mailing { d, steps, svg, picture, templates, parts } = *m;
+    let Mailing { d, steps, svg, picture, templates, owed: owing, parts } = *m;
     let name = dispatch_name(d.first, d.last);
     let read = |file: &str| {
         let path = d.path.join(file);
@@ -248,7 +253,7 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
     }
     Ok(Outgoing {
         to: vec![to.to_string()],
-        subject: subject(game, side, d, &model),
+        subject: subject(game, side, d, &model, owing),
         text: text + &footer,
         html: Some(html),
         attachments,
@@ -351,9 +356,12 @@ pub fn mail_reports(
         let mut svg = if differ { None } else { read_map("")? };
         // The template of the next orders each side owes, with the game's last dispatch only.
         let mut owed = BTreeMap::new();
+        let mut owing = None;
         if d.last == last_step {
             if let Some(state) = states.get(&d.last) {
-                for side in rules.awaited(state.as_ref()) {
+                let sides = crate::game::inbox::owed(&folder, rules, state)?;
+                owing = Some(sides.clone());
+                for side in sides {
                     if let Ok((text, _)) = crate::game::template_at(&folder, rules, state, &side) {
                         owed.insert(side, text);
                     }
@@ -389,7 +397,15 @@ pub fn mail_reports(
                 map_files = Some(picture(&folder, d, svg.as_deref())?);
             }
             let picture = map_files.as_ref().and_then(|p| p.as_ref());
-            let mailing = Mailing { d, steps: &steps, svg: svg.as_deref(), picture, templates: &owed, parts: &parts };
+            let mailing = Mailing {
+                d,
+                steps: &steps,
+                svg: svg.as_deref(),
+                picture,
+                templates: &owed,
+                owed: owing.as_deref(),
+                parts: &parts,
+            };
             let message = outgoing(&folder, &settings, &mailing, side, &to)?;
             let sent = mail::send(&settings, &folder.root, std::slice::from_ref(&message), dry_run)?;
             let sent = sent.into_iter().next().ok_or_else(|| Error::usage("the mail transport sent nothing"))?;

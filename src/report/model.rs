@@ -103,6 +103,10 @@ pub struct OrdersFile {
     pub file: Option<String>,
     /// The orders themselves when they are a short text (roll logs).
     pub text: Option<String>,
+    /// Default orders: written for the side by `adjutant tick` when its
+    /// deadline passed, not by the side (absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -291,6 +295,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
                     sha256: o.sha256,
                     file: o.file.clone(),
                     text: o.text.clone(),
+                    default: o.default,
                 })
                 .collect(),
             events: entry.events.iter().filter_map(|e| event_for(e, viewer, &names)).collect(),

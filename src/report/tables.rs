@@ -84,12 +84,16 @@ pub fn text_tables_with(model: &ReportModel, drawn: &Drawn) -> TextTables {
     standing_tables(model, steps)
 }
 
+/// How a report's table of orders marks default orders (issue 16).
+pub const DEFAULT_NOTE: &str = "(default: written for the side, not by it)";
+
 /// A step's tables of orders and rolls.
 fn step_tables(step: &StepReport) -> StepTables {
     let mut orders = table(&["side", "sha256", "file"]);
     for o in &step.orders {
         let file = o.file.clone().or_else(|| o.text.clone()).unwrap_or_default();
-        orders.add_row(vec![o.side.clone(), o.sha256.to_hex(), file]);
+        let side = if o.default { format!("{} {DEFAULT_NOTE}", o.side) } else { o.side.clone() };
+        orders.add_row(vec![side, o.sha256.to_hex(), file]);
     }
     let mut rolls = table(&["#", "die", "value", "purpose"]);
     for r in &step.rolls {

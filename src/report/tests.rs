@@ -89,6 +89,7 @@ fn entry() -> JournalEntry {
             sha256: Bytes32([0x22; 32]),
             text: None,
             file: Some("orders/000003-british.yaml".into()),
+            default: false,
         }],
         orders_digest: Bytes32([0x33; 32]),
         key: Bytes32([0x44; 32]),
