@@ -543,7 +543,7 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
         crate::base::address::parse(address)
             .is_ok_and(|from| players.iter().filter_map(address_of).any(|a| crate::base::address::same(&a, &from)))
     };
-    let intake = match crate::mail::intake::read_message(raw) {
+    let mut intake = match crate::mail::intake::read_message(raw) {
         Ok(intake) => intake,
         Err(e) => {
             // Without a sender's address nobody can be answered.
@@ -579,28 +579,43 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
             })
             .unwrap_or_default();
         let secrets = crate::mail::auth::read_secrets(&folder.root.join(crate::game::folder::SECRET_DIR), &sides)?;
-        if let Err(reason) = crate::mail::auth::check(
-            &folder.config.game_id,
-            senders,
-            raw,
-            &intake.from,
-            intake.subject.as_deref(),
-            &secrets,
-        ) {
-            return Ok(EmailSubmission {
-                from: intake.from.clone(),
-                source: Some(intake.source.clone()),
-                receipt: None,
-                standing: None,
-                dice: None,
-                withdrawn: None,
-                refused: Some(reason),
-                kept: None,
-                used: None,
-                also: Vec::new(),
-                reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
-                reply_headers: crate::mail::intake::reply_headers(&intake),
-            });
+        // A signed message's orders come from its signed part alone.
+        let verdict: std::result::Result<Option<crate::mail::intake::Intake>, String> = match senders.method {
+            crate::mail::auth::Method::Openpgp => {
+                let keys = crate::mail::auth::read_keys(&folder.root.join(crate::mail::auth::KEYS_DIR), &sides)?;
+                crate::mail::auth::check_openpgp(&folder.config.game_id, raw, &keys)
+                    .and_then(|message| crate::mail::intake::read_message(&message).map_err(|e| e.message()))
+                    .map(Some)
+            }
+            _ => crate::mail::auth::check(
+                &folder.config.game_id,
+                senders,
+                raw,
+                &intake.from,
+                intake.subject.as_deref(),
+                &secrets,
+            )
+            .map(|()| None),
+        };
+        match verdict {
+            Ok(Some(inner)) => intake = inner,
+            Ok(None) => {}
+            Err(reason) => {
+                return Ok(EmailSubmission {
+                    from: intake.from.clone(),
+                    source: Some(intake.source.clone()),
+                    receipt: None,
+                    standing: None,
+                    dice: None,
+                    withdrawn: None,
+                    refused: Some(reason),
+                    kept: None,
+                    used: None,
+                    also: Vec::new(),
+                    reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
+                    reply_headers: crate::mail::intake::reply_headers(&intake),
+                });
+            }
         }
     }
     let outcome = EmailSubmission {
