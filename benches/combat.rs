@@ -56,7 +56,7 @@ fn main() {
     let start = Instant::now();
     for _ in 0..runs {
         let mut dice = ScriptedDice::new((0..5000).map(|i| (i * 7 % 10) as u16).collect());
-        close_combat::resolve_phase(&rules, &state, "allies", &orders, &mut dice).expect("resolves");
+        close_combat::resolve_phase(&rules, &state, &state, "allies", &orders, &mut dice).expect("resolves");
     }
     let each = start.elapsed() / runs;
     println!("close combat: 10 combats on the full map resolved in {each:?} per phase ({runs} runs)");

@@ -72,6 +72,12 @@ pub struct GameResult {
     pub winner: String,
     pub level: String,
     pub condition: String,
+    /// The individual winner among the winning side's players, where the
+    /// module names one (Savannah 2.10: "the Allied player with the highest
+    /// Victory Point total at the moment the game ends"): one army, or
+    /// every army tied for the highest total. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub individual_winners: Vec<String>,
 }
 
 /// Where a step's rolls come from: the verifiable stream of DICE.md, or a

@@ -99,10 +99,122 @@ fn the_southern_campaign_starts_and_its_template_lists_the_army() {
     assert!(text.contains("step: british-operations") && text.contains("moves: []"), "{text}");
     assert!(text.contains("23rd-foot at 0806: 8 stands, 7 MP, in command (rawdon)"), "{text}");
     assert!(text.contains("71st-foot at 0308: 10 stands, 3 MP, OUT OF COMMAND"), "{text}");
-    // Moving into the enemy's hex would call for a battle: refused precisely.
-    let battle = b"game: south\nturn: 1\nstep: british-operations\nside: british\nmoves:\n  - {unit: 33rd-foot, path: [\"0706\", \"0705\"]}\n";
-    let err = adjutant::game::inbox::submit(&g, battle, "b.yaml", adjutant::game::inbox::Replace::No, wait())
+}
+
+/// A battle by email: the Americans' move into the isolated British
+/// garrison's hex hands the battle to the table; the step then awaits the
+/// referee, whose entry is refused with file, line, column and field until
+/// it is right, then resolved with the pursuit's morale check rolled
+/// through the game's dice; `verify` replays the entry from the journal.
+#[test]
+fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    let submit = |bytes: &[u8]| {
+        adjutant::game::inbox::submit(&g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap()
+    };
+    submit(&orders(1, "british", "moves: []\n"));
+    adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
+    submit(&orders(
+        1,
+        "american",
+        &format!("moves:\n  - {{unit: militia, path: {path}}}\n  - {{unit: militia-brigadier, path: {path}}}\n"),
+    ));
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101"));
+    assert_eq!(p.awaiting, vec!["referee".to_string()]);
+    let dispatch = p.reports.unwrap();
+    let british = std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap();
+    assert!(british.contains("Battle at 0101, handed to the table") && british.contains("18\""), "{british}");
+    // A player cannot send the result: the step awaits the referee.
+    let theirs = b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: british\ntable: {}\n";
+    let err = adjutant::game::inbox::submit(&g, theirs, "t.yaml", adjutant::game::inbox::Replace::No, wait())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("cannot resolve the battle step yet"), "{err}");
+    assert!(err.contains("awaits referee"), "{err}");
+    let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
+    assert!(
+        template.contains("step: american-battle-0101") && template.contains("militia: {markers: 0}"),
+        "{template}"
+    );
+    let entry =
+        |body: &str| format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: referee\n{body}").into_bytes();
+    let file = dir.path().join("result.yaml");
+    std::fs::write(
+        &file,
+        entry("table:\n  holds_field: british\n  outcome: {american: broke, british: held}\n  units:\n    militia: {markers: 4}\n    foot: {markers: 2}\n  retreat_to: \"0202\"\n"),
+    )
+    .unwrap();
+    let err = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap_err().to_string();
+    assert!(err.contains("result.yaml:11:3: table.retreat_to: 0202 is not next to the battle's hex 0101"), "{err}");
+    std::fs::write(
+        &file,
+        entry("table:\n  holds_field: british\n  outcome: {american: broke, british: held}\n  units:\n    militia: {markers: 4}\n    foot: {markers: 2}\n  retreat_to: \"0102\"\n  pursuit: {actions: 6, caught: [militia]}\n"),
+    )
+    .unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[file], wait()).unwrap();
+    assert_eq!(p.resolved[0].rolls.len(), 1, "the pursuit's morale check");
+    assert_eq!(p.next_step.as_deref(), Some("2-british-operations"));
+    let dispatch = p.reports.unwrap();
+    let british = std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap();
+    // The garrison is out of communication: no recovery for it.
+    assert!(
+        british.contains("Foot: 2 casualty markers, 0 removed (a British regular out of communication"),
+        "{british}"
+    );
+    assert!(british.contains("foot 0101 4/6"), "{british}");
+    assert!(g.join("orders/000003-referee.yaml").is_file());
+    let verdict = adjutant::game::verify::verify(&g).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.failure);
+    // A changed entry no longer matches the journal.
+    let orders = g.join("orders/000003-referee.yaml");
+    let text = std::fs::read_to_string(&orders).unwrap();
+    std::fs::write(&orders, text.replace("markers: 4", "markers: 5")).unwrap();
+    assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed entry is caught");
+}
+
+/// check-game holds the stand-in combat table to its structure: a result
+/// that costs neither side anything would let a trivial combat, "repeated
+/// until one or both sides break", run for ever.
+#[test]
+fn check_game_refuses_a_combat_result_that_costs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let to = dir.path().join("awi-small");
+    for sub in ["", "charts", "scenarios"] {
+        std::fs::create_dir_all(to.join(sub)).unwrap();
+        for e in std::fs::read_dir(from.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                std::fs::copy(&p, to.join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let battle = to.join("charts/battle.yaml");
+    let text = std::fs::read_to_string(&battle).unwrap();
+    assert!(text.contains("results: [{attacker: 2, defender: 0}"));
+    std::fs::write(
+        &battle,
+        text.replacen("results: [{attacker: 2, defender: 0}", "results: [{attacker: 0, defender: 0}", 1),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("charts/battle.yaml:")
+            && all.contains("trivial_combat.columns[0].results[0]")
+            && all.contains("costs one side"),
+        "{all}"
+    );
 }

@@ -197,6 +197,24 @@ fn every_command_prints_json_and_its_errors_as_json() {
     let cases = repo_root().join("tests/cases/rally");
     let case = cases.to_str().unwrap();
     let anchor = format!("british={TOP}");
+    // A game with mail settings and deadlines, for `tick` and `welcome`.
+    run(
+        d,
+        &[
+            "new",
+            "savannah-1779",
+            "--scenario",
+            "historical",
+            "--dir",
+            "gt",
+            "--player",
+            "british=Ann <ann@example.org>",
+        ],
+    )
+    .ok();
+    let mut config = std::fs::read_to_string(d.join("gt/game.yaml")).unwrap();
+    config += "mail:\n  from: Ref <ref@example.org>\n  transport: folder\ndeadlines:\n  default: {after: 48h}\n";
+    std::fs::write(d.join("gt/game.yaml"), config).unwrap();
     // DICE.md's vector chain: its anchor s_0, and s_1 (KEY) the key after it.
     let roller = "bob=bfdd2de3d68eb816db58d9865111a22cc67aa52f2397229ad94fd52ef64ecb29:3";
     let roller_key = format!("bob={KEY}");
@@ -232,6 +250,13 @@ fn every_command_prints_json_and_its_errors_as_json() {
         (vec!["publish", "--dir", "g", "pub.tar.gz"], vec!["publish", "--dir", "g", "pub.tar.gz"], 2, "usage"),
         (vec!["mail", "--dir", "g", "--dry-run", "--transport", "folder", "--from", "Ref <ref@example.org>"],
          vec!["mail", "--dir", "g", "--dry-run", "--transport", "folder"], 2, "usage"),
+        (vec!["tick", "--dir", "gt", "--now", "2026-12-01T09:00:00Z"], vec!["tick", "--dir", "g", "--now", "2026-12-01T09:00:00Z"],
+         2, "usage"),
+        (vec!["welcome", "--dir", "gt", "--dry-run"], vec!["welcome", "--dir", "g"], 2, "usage"),
+        (vec!["senders", "--dir", "g", "subject-secret"], vec!["senders", "--dir", "g", "authentication-results"],
+         2, "usage"),
+        (vec!["correct", "--dir", "g", "--from", "1", "--why", "the wrong file"],
+         vec!["correct", "--dir", "g", "--from", "999", "--why", "x"], 2, "usage"),
         (vec!["odds", "--module", "savannah-1779", "--scenario", "historical", "--column", "3-2", "--drm", "1"],
          vec!["odds", "--module", "savannah-1779", "--scenario", "hysterical", "--column", "3-2", "--drm", "1"],
          2, "usage"),

@@ -71,7 +71,12 @@ fn the_demo_plays_the_whole_game_and_verifies() {
     assert!(has("deployed", "loyal-savannah-militia in 1803"), "the militia deployed: {events:?}");
     // The last British counter-attack, the militia in it, costs Prevost and the army.
     assert!(has("army-morale", "Prevost a casualty"), "Prevost falls: {events:?}");
-    assert_eq!((last.0, last.1), ("18-british-close-combat", "victory"), "{events:?}");
+    // Savannah 2.10: the Allies win, and the French, 6 VPs to the
+    // Americans' 2, are the individual winner (the game's last event).
+    let victory = &events[events.len() - 2];
+    assert_eq!((victory.0, victory.1), ("18-british-close-combat", "victory"), "{events:?}");
+    assert_eq!((last.0, last.1), ("18-british-close-combat", "individual-winner"), "{events:?}");
+    assert!(last.2.contains("the individual winner is the french player"), "{events:?}");
 }
 
 /// The HTML report of a real game, with its map inline, renders in

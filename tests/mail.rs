@@ -46,6 +46,7 @@ fn report() -> Outgoing {
             content_type: "image/svg+xml".into(),
             bytes: SVG.to_vec(),
         }],
+        inline: Vec::new(),
         in_reply_to: None,
         references: None,
     }
@@ -210,6 +211,24 @@ fn folder_transport_writes_parseable_eml_files_numbered_on() {
     let parsed = MessageParser::default().parse(&parsed_second).unwrap();
     assert_eq!(parsed.body_html(0).as_deref(), Some("<p>The French assault</p>"));
     assert_eq!(parsed.attachment(0).unwrap().attachment_name(), Some("map-16.svg"));
+
+    // A picture the HTML shows goes once, beside it (multipart/related),
+    // under its content ID; the text stays the alternative.
+    let mut third = report();
+    third.html = Some("<img src=\"cid:map\">".into());
+    third.inline = vec![(
+        "map".into(),
+        Attachment { filename: "map.png".into(), content_type: "image/png".into(), bytes: b"\x89PNG-ish".to_vec() },
+    )];
+    let sent = mail::send(&settings, game.path(), &[third], true).unwrap();
+    let bytes = sent[0].bytes.clone().unwrap();
+    let parsed = MessageParser::default().parse(&bytes).unwrap();
+    assert!(String::from_utf8_lossy(&bytes).contains("multipart/related"));
+    assert_eq!(parsed.body_html(0).as_deref(), Some("<img src=\"cid:map\">"));
+    assert!(parsed.body_text(0).unwrap().contains("The French assault"));
+    let picture = parsed.parts.iter().filter(|p| p.content_id() == Some("map")).collect::<Vec<_>>();
+    assert_eq!(picture.len(), 1);
+    assert_eq!(picture[0].contents(), b"\x89PNG-ish");
 
     // A later send numbers on; nothing is replaced, no temporary file is left.
     let again = mail::send(&settings, game.path(), &[report()], false).unwrap();

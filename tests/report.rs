@@ -517,7 +517,11 @@ fn hidden_stacks_stay_hidden_from_a_side_until_it_examines_them() {
     // The dispatch is what the journal gives, per-side maps and all.
     run(&g, &["verify"]).ok();
     // Each side's mail carries its own map, as stored.
-    run(&g, &["mail", "--transport", "folder", "--folder", "out", "--from", "Referee <ref@example.org>"]).ok();
+    // (The SVG is attached when game.yaml asks for it.)
+    let mut config = fs::read_to_string(g.join("game.yaml")).unwrap();
+    config += "mail:\n  from: Referee <ref@example.org>\n  transport: folder\n  folder: out\n  attachments: [svg]\n";
+    fs::write(g.join("game.yaml"), config).unwrap();
+    run(&g, &["mail"]).ok();
     let mut mailed = 0;
     for (path, bytes) in all_files(&g.join("out")) {
         let m = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");

@@ -107,3 +107,29 @@ fn campaign_selfplay_plays_cards_and_keeps_every_invariant() {
     assert!(plays > 0, "no orders file of {} plays a card", orders.display());
     assert!(report["events"]["card-played"].as_u64().unwrap_or(0) >= plays as u64, "{}", played.stdout);
 }
+
+/// The two Campaign games that broke in 200 of self-play (issue 14): a card
+/// played in the Close Combat step (Confusion in the Ranks) retreated a
+/// unit of an announced attack before it was fought, and the engine refused
+/// the orders it had validated. Seed 2 game 3 has the British card retreat
+/// the American attacker; seed 1 game 30 has the French card retreat the
+/// defender. Both now finish, the combat lapsing (Savannah 4.3, 12.21,
+/// 12.23; docs/rules-readings.md).
+#[test]
+fn campaign_selfplay_a_card_parts_an_announced_close_combat() {
+    let dir = temp();
+    for (seed, game) in [("2", "3"), ("1", "30")] {
+        let args = ["--format", "json", "selfplay", "--scenario", "campaign", "--seed", seed, "--game", game];
+        let played = run(dir.path(), &args);
+        assert_eq!(played.code, 0, "seed {seed} game {game}: {}\n{}", played.stdout, played.stderr);
+        let report = played.json();
+        assert_eq!(report["failures"], serde_json::json!([]), "{}", played.stdout);
+        let won: u64 = report["results"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+        assert_eq!(won, 1, "seed {seed} game {game} reached no result: {}", played.stdout);
+        assert!(
+            report["events"]["combat-lapses"].as_u64().unwrap_or(0) >= 1,
+            "seed {seed} game {game}: no combat lapsed: {}",
+            played.stdout
+        );
+    }
+}

@@ -45,7 +45,12 @@ impl GameState for Duel {
     }
     fn result(&self) -> Option<GameResult> {
         let winner = if self.roll? >= 4 { "red" } else { "blue" };
-        Some(GameResult { winner: winner.into(), level: "decisive".into(), condition: "the roll".into() })
+        Some(GameResult {
+            winner: winner.into(),
+            level: "decisive".into(),
+            condition: "the roll".into(),
+            individual_winners: Vec::new(),
+        })
     }
     fn hash(&self) -> Bytes32 {
         Bytes32::sha256(&serde_json::to_vec(self).unwrap_or_default())

@@ -88,11 +88,17 @@ _adjutant() {
             adjutant,template)
                 cmd="adjutant__subcmd__template"
                 ;;
+            adjutant,tick)
+                cmd="adjutant__subcmd__tick"
+                ;;
             adjutant,validate)
                 cmd="adjutant__subcmd__validate"
                 ;;
             adjutant,verify)
                 cmd="adjutant__subcmd__verify"
+                ;;
+            adjutant,welcome)
+                cmd="adjutant__subcmd__welcome"
                 ;;
             adjutant__subcmd__case,help)
                 cmd="adjutant__subcmd__case__subcmd__help"
@@ -208,11 +214,17 @@ _adjutant() {
             adjutant__subcmd__help,template)
                 cmd="adjutant__subcmd__help__subcmd__template"
                 ;;
+            adjutant__subcmd__help,tick)
+                cmd="adjutant__subcmd__help__subcmd__tick"
+                ;;
             adjutant__subcmd__help,validate)
                 cmd="adjutant__subcmd__help__subcmd__validate"
                 ;;
             adjutant__subcmd__help,verify)
                 cmd="adjutant__subcmd__help__subcmd__verify"
+                ;;
+            adjutant__subcmd__help,welcome)
+                cmd="adjutant__subcmd__help__subcmd__welcome"
                 ;;
             adjutant__subcmd__help__subcmd__case,run)
                 cmd="adjutant__subcmd__help__subcmd__case__subcmd__run"
@@ -275,7 +287,7 @@ _adjutant() {
 
     case "${cmd}" in
         adjutant)
-            opts="-h -V --format --color --help --version new roll join resolve submit mail report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help"
+            opts="-h -V --format --color --help --version new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -729,7 +741,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help)
-            opts="new roll join resolve submit mail report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help"
+            opts="new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1190,6 +1202,20 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__help__subcmd__tick)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1205,6 +1231,20 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__help__subcmd__welcome)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2124,6 +2164,40 @@ _adjutant() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        adjutant__subcmd__tick)
+            opts="-h --wait --now --no-mail --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         adjutant__subcmd__validate)
             opts="-h --wait --dir --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2170,6 +2244,40 @@ _adjutant() {
                     return 0
                     ;;
                 --head)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        adjutant__subcmd__welcome)
+            opts="-h --wait --dry-run --side --dir --format --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --side)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -47,6 +47,10 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 /// Most threads [`sync_all_together`] uses.
 const SYNC_THREADS: usize = 16;
 
+/// The stack of each of [`sync_all_together`]'s threads: a loop of fsync
+/// calls, which needs a few kilobytes.
+const SYNC_STACK: usize = 64 * 1024;
+
 /// Fsync every file of `items` (`file` gives each one's), on threads at
 /// once rather than one after another: the filesystem then commits them
 /// in one journal transaction or a few, where one at a time each waits
@@ -68,19 +72,27 @@ fn sync_all_together<'a, T: Sync>(
     let file = &file;
     let results: Vec<std::result::Result<(), (io::Error, &T)>> = thread::scope(|scope| {
         let sync = move |chunk: &'a [T]| sync_chunk(chunk, file);
-        // A thread the system will not start (a process limit) is no
-        // failure of the write: its files are fsynced here instead.
+        // The calling thread fsyncs the first chunk itself, while the
+        // others run on threads started for them (one fewer to start).
+        // Each needs only a small stack: the default 2 MiB were mapped,
+        // and faulted in part, for a loop of fsync calls. A thread the
+        // system will not start (a process limit) is no failure of the
+        // write: its files are fsynced here instead.
+        let mut chunks = items.chunks(per_thread);
+        let first = chunks.next().unwrap_or(&[]);
         let mut done = Vec::new();
-        let handles: Vec<_> = items
-            .chunks(per_thread)
-            .filter_map(|chunk| match thread::Builder::new().spawn_scoped(scope, move || sync(chunk)) {
-                Ok(handle) => Some(handle),
-                Err(_) => {
-                    done.push(sync(chunk));
-                    None
+        let handles: Vec<_> = chunks
+            .filter_map(|chunk| {
+                match thread::Builder::new().stack_size(SYNC_STACK).spawn_scoped(scope, move || sync(chunk)) {
+                    Ok(handle) => Some(handle),
+                    Err(_) => {
+                        done.push(sync(chunk));
+                        None
+                    }
                 }
             })
             .collect();
+        done.push(sync(first));
         done.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))));
         done
     });

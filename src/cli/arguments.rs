@@ -214,10 +214,14 @@ Examples:
   adjutant mail --dir savannah --transport folder --from \"Referee <ref@example.org>\"
 
 Each `resolve` writes a dispatch of reports (reports/000003-000007/). A side's
-message has its text report as the body and attaches the report in HTML (the map
-inline), its JSON and the map after the last step as SVG (and PNG). Messages sent
-are recorded in mailed.yaml, so each dispatch goes once to each side (twice only
-when mail is killed between sending a message and recording it).
+message has its text report as the body and the report in HTML as its
+alternative, showing the map after the last step once: a 900-pixel PNG of 64
+colours sent beside it. It attaches what game.yaml's `mail: attachments:` lists:
+template (the default: the next orders the player owes, ready to edit and send
+back), json (the report's data), svg and png (the full map; each takes a mail of
+the Historical Scenario past 300 KB). Messages sent are recorded in mailed.yaml,
+so each dispatch goes once to each side (twice only when mail is killed between
+sending a message and recording it).
 
 The settings are game.yaml's `mail:` section (flags override its fields):
 
@@ -228,9 +232,57 @@ The settings are game.yaml's `mail:` section (flags override its fields):
     security: starttls         # starttls (587), tls (465), none (loopback only)
     username: referee@example.org
     password_env: ADJUTANT_SMTP_PASSWORD     # or password_command: [pass, smtp]
+    attachments: [template, json]            # also svg, png
 
 A password is never written in game.yaml: only where to read it from.")]
     Mail(MailArgs),
+
+    /// Apply the game's deadlines (from cron): remind, write default orders for a missed deadline, resolve, mail.
+    #[command(after_help = "\
+Examples:
+  adjutant tick --dir savannah
+  adjutant tick --dir savannah --now 2026-12-05T10:00:00Z      a fake clock (tests, a dry look ahead)
+  ADJUTANT_NOW=2026-12-05T10:00:00Z adjutant tick --dir savannah
+
+  */10 * * * *  cd /home/referee/games && adjutant tick --dir savannah >> savannah/tick.log 2>&1
+
+game.yaml's `deadlines:` section says when orders are due (the times are UTC):
+
+  deadlines:
+    default: {after: 48h, grace: 6h, remind: 12h}
+    steps:                    # a step's name without its turn
+      initiative: {after: 24h}
+
+A step's clock starts when tick first sees it awaited. `remind` before the
+deadline, each side still owing orders is mailed a reminder once. At the
+deadline, each side still owing orders (no file in, no standing orders for the
+step) gets the least orders of `adjutant template` written into inbox/ for it,
+marked on their first line as written for the side, not by it, with the
+deadline and the time read; the side is mailed them. The side's own file, if it
+arrives before the step is resolved, replaces them. At the deadline plus
+`grace`, tick resolves the step with them (a plain `resolve` never does), then
+mails the reports (when game.yaml has a `mail:` section) and starts the next
+step's clock. What tick saw and did is kept in ticks.yaml; the default orders
+file itself, which the journal hashes, records the decision, so `verify` needs
+no clock.
+
+The time is --now, else the environment variable ADJUTANT_NOW, else the system
+clock, each written 2026-12-03T10:00:00Z.")]
+    Tick(TickArgs),
+
+    /// Mail each player, before any orders, what he plays and how to play by mail.
+    #[command(after_help = "\
+Examples:
+  adjutant welcome --dir savannah
+  adjutant welcome --dir savannah --dry-run       show the messages, send nothing
+
+Each player with an address in game.yaml gets one message: the game, its
+anchor (the dice's commitment: keep it, `verify` checks every roll against it),
+the sides and their players, the side he plays, where and how to send orders,
+the deadlines, how to correct and withdraw orders by mail, and the template of
+the first step he owes, attached ready to edit and send back. The mail settings
+are game.yaml's `mail:` section (see `adjutant mail --help`).")]
+    Welcome(WelcomeArgs),
 
     /// A side's report of resolved steps: events, rolls, keys, orders hashes, the map.
     #[command(after_help = "\
@@ -338,6 +390,7 @@ Examples:
   adjutant senders --dir club-7 authentication-results --authserv-id mx.club.example
   adjutant senders --dir club-7 subject-secret
   adjutant senders --dir club-7 subject-secret --renew british
+  adjutant senders --dir club-7 openpgp --key french=charles.asc --key british=ann.asc
   adjutant senders --dir club-7 from
 
 The From: header alone (method from, the default) is what anyone may write.
@@ -351,6 +404,12 @@ subject-secret makes each side's player a secret, .secret/sender-SIDE (never
 printed: give each player his own, from that file); the player writes it as a
 word of every message's Subject: (Subject: orders SECRET). It travels in the
 clear with each message: weaker than a server's DKIM check.
+openpgp takes a message only when it is signed (PGP/MIME, RFC 3156) by the
+key of a side its From: address plays: --key SIDE=FILE gives a player's
+armored public key (gpg --armor --export ADDRESS), checked and kept as
+openpgp/SIDE.asc (a side without one cannot send orders by mail); the
+orders are read from the signed part alone. Compare each fingerprint printed
+with the player's own before the game begins.
 A message that fails is refused with the reason, kept in kept/refused/, and the
 refusal goes to the player's address in game.yaml only (docs/orders.md, \"Who
 sent it\").")]
@@ -735,6 +794,36 @@ pub struct MailArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct TickArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// The time to act at, 2026-12-03T10:00:00Z (default: ADJUTANT_NOW, else the system clock).
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Decide and write as tick does, but mail nothing (reminders, defaults and reports wait for `mail`).
+    #[arg(long)]
+    pub no_mail: bool,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct WelcomeArgs {
+    #[command(flatten)]
+    pub wait: Wait,
+    /// Build the messages and show them; send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Only to this side's player (repeatable).
+    #[arg(long, value_name = "SIDE")]
+    pub side: Vec<String>,
+    /// The game folder.
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct ReportArgs {
     #[command(flatten)]
     pub wait: Wait,
@@ -863,6 +952,11 @@ pub struct SendersArgs {
     /// the one he has (repeat for several sides).
     #[arg(long, value_name = "SIDE")]
     pub renew: Vec<String>,
+    /// For openpgp: this side's player's armored public key (gpg --armor
+    /// --export ADDRESS), kept in the game folder as openpgp/SIDE.asc,
+    /// replacing the side's key if it has one (repeat for several sides).
+    #[arg(long, value_name = "SIDE=FILE")]
+    pub key: Vec<String>,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
@@ -877,6 +971,8 @@ pub enum SendersMethod {
     AuthenticationResults,
     /// A per-player secret in the Subject: header.
     SubjectSecret,
+    /// A PGP/MIME signature by the player's OpenPGP key.
+    Openpgp,
 }
 
 impl SendersMethod {
@@ -885,6 +981,7 @@ impl SendersMethod {
             SendersMethod::From => "from",
             SendersMethod::AuthenticationResults => "authentication-results",
             SendersMethod::SubjectSecret => "subject-secret",
+            SendersMethod::Openpgp => "openpgp",
         }
     }
 }

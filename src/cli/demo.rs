@@ -222,6 +222,7 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
     }
     if let Some(r) = &result {
         say(format!("\n{} {} {} victory\n", s.good("game over:"), r.winner, r.level))?;
+        say(super::individual_winners_text(r))?;
     }
     let forged_dir = base.join(format!("{}-forged", demo.folder));
     let (forged, forged_entry) = forge(&game_dir, &forged_dir)?;

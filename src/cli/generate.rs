@@ -75,8 +75,14 @@ the state after the journal's last step, a cache: rebuilt from the journal when 
 mailed.yaml
 every report message \fBmail\fR sent (dispatch, side, address, subject, Message\-ID), recorded right after it is sent (the file rewritten whole, atomically); a kill between sending and recording sends that message again.
 .TP
+game.yaml deadlines:
+when orders are due, per kind of step, with grace and reminder (\fBtick\fR).
+.TP
+ticks.yaml
+what \fBtick\fR saw and did for each awaited step: when its clock started, its deadline, the sides reminded and the default orders written (a record only: the default orders file itself, which the journal hashes, carries the decision, so \fBverify\fR needs no clock).
+.TP
 inbox/, standing/
-orders submitted ahead of their step (\fBsubmit\fR), and each side's standing orders (\fBsubmit \-\-standing\fR).
+orders submitted ahead of their step (\fBsubmit\fR), default orders \fBtick\fR wrote for a side that missed a deadline (first line \fB# adjutant tick: default orders\fR), and each side's standing orders (\fBsubmit \-\-standing\fR).
 .TP
 \&.secret/chain\-top
 the referee's secret chain top (mode 0600). Never publish or mail this folder; \fBverify\fR does not need it.

@@ -10,6 +10,7 @@ mod odds;
 mod output;
 mod selfplay;
 mod status;
+mod tick;
 
 use std::ffi::OsString;
 use std::fs;
@@ -176,6 +177,8 @@ fn dispatch(cli: &Cli, out: &Out) -> Outcome {
         Command::Template(args) => template(args, args.wait.duration(), out),
         Command::Submit(args) => submit(args, args.wait.duration(), out),
         Command::Mail(args) => mail::run(args, args.wait.duration(), out),
+        Command::Tick(args) => tick::run(args, args.wait.duration(), out),
+        Command::Welcome(args) => tick::welcome(args, args.wait.duration(), out),
         Command::Status(args) => status::run(&args.dir, args.wait.duration(), out),
         Command::Report(args) => report(args, args.wait.duration(), out),
         Command::Generate(args) => generate::run(args, out),
@@ -334,8 +337,14 @@ fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
 }
 
 fn senders(args: &arguments::SendersArgs, wait: Duration, out: &Out) -> Outcome {
-    let set =
-        adjutant::game::set_senders(&args.dir, args.method.name(), args.authserv_id.as_deref(), &args.renew, wait)?;
+    let set = adjutant::game::set_senders(
+        &args.dir,
+        args.method.name(),
+        args.authserv_id.as_deref(),
+        &args.renew,
+        &args.key,
+        wait,
+    )?;
     out.result(&set, |s| {
         let mut text = match set.method.as_str() {
             "authentication-results" => format!(
@@ -349,8 +358,27 @@ fn senders(args: &arguments::SendersArgs, wait: Duration, out: &Out) -> Outcome 
                 s.good("senders:"),
                 set.game
             ),
+            "openpgp" => format!(
+                "{} game {} takes orders by mail only signed with the player's OpenPGP key\n",
+                s.good("senders:"),
+                set.game
+            ),
             _ => format!("{} game {} takes orders by mail from the From: header alone\n", s.good("senders:"), set.game),
         };
+        for key in &set.keys {
+            text += &format!(
+                "  {} key of {}: {} in {} (compare it with the player's own)\n",
+                if key.new { "new" } else { "kept" },
+                key.side,
+                key.fingerprint,
+                key.file
+            );
+        }
+        for side in &set.keyless {
+            text += &format!(
+                "  {side} has no key: its orders by mail are refused until you give one (--key {side}=FILE)\n"
+            );
+        }
         for side in &set.new_secrets {
             text += &format!(
                 "  new secret for {side}: .secret/{} (give it to the player)\n",
@@ -525,6 +553,16 @@ pub(crate) fn dice_receipt_text(r: &game::mutual::Receipt, s: &Style) -> String 
     format!("{} {what} (kept as {})\n{}", s.good("received"), r.stored, waiting_text(&r.waiting))
 }
 
+/// The individual winner of a finished game, a line (Savannah 2.10: the
+/// Allied player with the most VPs; several when tied), or nothing.
+pub(crate) fn individual_winners_text(r: &adjutant::system::GameResult) -> String {
+    match r.individual_winners.as_slice() {
+        [] => String::new(),
+        [one] => format!("individual winner (Savannah 2.10): {one}\n"),
+        many => format!("individual winners, tied (Savannah 2.10): {}\n", many.join(", ")),
+    }
+}
+
 /// Where a mutual game waits, in words (`status`, receipts).
 pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
     let mut text = String::new();
@@ -560,17 +598,19 @@ pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
 
 fn correct(args: &arguments::CorrectArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = adjutant::game::play::correct(&args.dir, args.from, &args.why, wait)?;
-    show_progress(&progress, out)
+    out.result(&progress, |s| progress_text(&progress, s))?;
+    Ok(progress_code(&progress))
 }
 
 fn resolve_game(args: &arguments::ResolveArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = adjutant::game::play::resolve_game(&args.dir, &args.files, wait)?;
-    show_progress(&progress, out)
+    out.result(&progress, |s| progress_text(&progress, s))?;
+    Ok(progress_code(&progress))
 }
 
-/// What `resolve` (or `correct`) did, in words.
-fn show_progress(progress: &adjutant::game::play::Progress, out: &Out) -> Outcome {
-    out.result(&progress, |s| {
+/// What a resolve did, in words (`resolve`, `tick`).
+pub(crate) fn progress_text(progress: &adjutant::game::play::Progress, s: &Style) -> String {
+    {
         let mut text = String::new();
         for r in &progress.resolved {
             text += &render_resolved(r, s);
@@ -604,14 +644,18 @@ fn show_progress(progress: &adjutant::game::play::Progress, out: &Out) -> Outcom
             (None, None) => text += "game over\n",
         }
         text
-    })?;
-    Ok(if progress.reports_failed.is_some() {
+    }
+}
+
+/// A resolve's exit status: 2 when reports could not be written, 1 when a step was refused.
+pub(crate) fn progress_code(progress: &adjutant::game::play::Progress) -> i32 {
+    if progress.reports_failed.is_some() {
         2
     } else if progress.refused.is_empty() {
         0
     } else {
         1
-    })
+    }
 }
 
 /// One resolved step in words: its events, its rolls, its key.

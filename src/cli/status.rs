@@ -152,7 +152,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
             status.steps_resolved
         );
         match (&status.result, &status.step) {
-            (Some(r), _) => text += &format!("{} {} {} victory\n", s.good("game over:"), r.winner, r.level),
+            (Some(r), _) => {
+                text += &format!("{} {} {} victory\n", s.good("game over:"), r.winner, r.level);
+                text += &super::individual_winners_text(r);
+            }
             (None, Some(step)) => {
                 let track = status.track.as_ref().map(|t| format!(" ({t} turn track)")).unwrap_or_default();
                 text += &format!("turn {}{track}, next step {step}\n", status.turn);

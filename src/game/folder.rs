@@ -92,6 +92,10 @@ pub struct GameConfig {
     /// (src/mail/auth.rs); absent: the From: header alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub senders: Option<crate::mail::auth::Senders>,
+    /// When orders are due and what `tick` does for a side that misses a
+    /// deadline (src/game/deadline.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadlines: Option<crate::game::deadline::Deadlines>,
     /// Every change of a player made with `adjutant player`, oldest first:
     /// what `verify` needs to know the players in effect at each step,
     /// which each journal entry binds (`players_sha256`).
@@ -730,6 +734,7 @@ impl GameFolder {
             },
             mail: None,
             senders: None,
+            deadlines: None,
             player_changes: Vec::new(),
             published: false,
         };
@@ -904,6 +909,7 @@ mod tests {
             },
             mail: None,
             senders: None,
+            deadlines: None,
             player_changes: Vec::new(),
             published: false,
         }

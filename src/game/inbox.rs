@@ -286,7 +286,10 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
     // The same bytes again (a message sent twice): nothing to change.
     let unchanged = before.as_deref() == Some(bytes);
     let replaced = before.is_some() && !unchanged;
-    if replaced && !replace.allowed() {
+    // Default orders `tick` wrote for the side (a missed deadline) give way
+    // to the side's own file however it comes (src/game/deadline.rs).
+    let default = before.as_deref().is_some_and(crate::game::deadline::is_default);
+    if replaced && !replace.allowed() && !default {
         return Err(Error::refused(format!(
             "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}); \
              give --replace to replace them before the step is resolved",
@@ -565,60 +568,7 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
             });
         }
     };
-    // The sender proven as game.yaml's `senders:` asks (src/mail/auth.rs),
-    // before anything of the message is taken; a refusal goes to the
-    // player's address in game.yaml, never elsewhere.
-    if let Some(senders) = &folder.config.senders {
-        let sides: Vec<String> = crate::base::address::parse(&intake.from)
-            .map(|from| {
-                players
-                    .iter()
-                    .filter(|p| address_of(p).is_some_and(|a| crate::base::address::same(&a, &from)))
-                    .map(|p| p.side.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let secrets = crate::mail::auth::read_secrets(&folder.root.join(crate::game::folder::SECRET_DIR), &sides)?;
-        // A signed message's orders come from its signed part alone.
-        let verdict: std::result::Result<Option<crate::mail::intake::Intake>, String> = match senders.method {
-            crate::mail::auth::Method::Openpgp => {
-                let keys = crate::mail::auth::read_keys(&folder.root.join(crate::mail::auth::KEYS_DIR), &sides)?;
-                crate::mail::auth::check_openpgp(&folder.config.game_id, raw, &keys)
-                    .and_then(|message| crate::mail::intake::read_message(&message).map_err(|e| e.message()))
-                    .map(Some)
-            }
-            _ => crate::mail::auth::check(
-                &folder.config.game_id,
-                senders,
-                raw,
-                &intake.from,
-                intake.subject.as_deref(),
-                &secrets,
-            )
-            .map(|()| None),
-        };
-        match verdict {
-            Ok(Some(inner)) => intake = inner,
-            Ok(None) => {}
-            Err(reason) => {
-                return Ok(EmailSubmission {
-                    from: intake.from.clone(),
-                    source: Some(intake.source.clone()),
-                    receipt: None,
-                    standing: None,
-                    dice: None,
-                    withdrawn: None,
-                    refused: Some(reason),
-                    kept: None,
-                    used: None,
-                    also: Vec::new(),
-                    reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
-                    reply_headers: crate::mail::intake::reply_headers(&intake),
-                });
-            }
-        }
-    }
-    let outcome = EmailSubmission {
+    let mut outcome = EmailSubmission {
         from: intake.from.clone(),
         source: Some(intake.source.clone()),
         receipt: None,
@@ -632,6 +582,52 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
         reply_to: is_player(&intake.from).then(|| intake.from_display.clone()),
         reply_headers: crate::mail::intake::reply_headers(&intake),
     };
+    // The sender proven as game.yaml's `senders:` asks (src/mail/auth.rs),
+    // before anything of the message is taken; a refusal goes to the
+    // player's address in game.yaml, never elsewhere.
+    // A stranger (no player's address) is refused below as ever: only a
+    // message claiming to be a player's must prove it.
+    if let Some(senders) = folder.config.senders.as_ref().filter(|_| is_player(&intake.from)) {
+        let sides: Vec<String> = crate::base::address::parse(&intake.from)
+            .map(|from| {
+                players
+                    .iter()
+                    .filter(|p| address_of(p).is_some_and(|a| crate::base::address::same(&a, &from)))
+                    .map(|p| p.side.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let secrets = crate::mail::auth::read_secrets(&folder.root.join(crate::game::folder::SECRET_DIR), &sides)?;
+        let keys = match senders.method {
+            crate::mail::auth::Method::Openpgp => {
+                crate::mail::auth::read_keys(&folder.root.join(crate::mail::auth::KEYS_DIR), &sides)?
+            }
+            _ => Vec::new(),
+        };
+        // A signed message's orders come from its signed part alone.
+        let verdict = crate::mail::auth::check(
+            &folder.config.game_id,
+            senders,
+            raw,
+            &intake.from,
+            intake.subject.as_deref(),
+            &secrets,
+        )
+        .and_then(|()| match senders.method {
+            crate::mail::auth::Method::Openpgp => crate::mail::auth::check_openpgp(&folder.config.game_id, raw, &keys)
+                .and_then(|message| crate::mail::intake::read_message(&message).map_err(|e| e.message()))
+                .map(Some),
+            _ => Ok(None),
+        });
+        match verdict {
+            Ok(Some(inner)) => {
+                intake = inner;
+                outcome.source = Some(intake.source.clone());
+            }
+            Ok(None) => {}
+            Err(reason) => return Ok(EmailSubmission { refused: Some(reason), ..outcome }),
+        }
+    }
     let mut also = Vec::new();
     for (orders, source) in &intake.more {
         let base = EmailSubmission { source: Some(source.clone()), ..outcome.clone() };

@@ -137,6 +137,14 @@ fn resolve_step(
 /// the steps before it kept. Files given that fail their checks are
 /// refused and change nothing.
 pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Progress> {
+    resolve_game_with(dir, files, wait, false)
+}
+
+/// [`resolve_game`], and with `defaults` the default orders `tick` wrote
+/// for sides that missed a deadline (src/game/deadline.rs) count as their
+/// orders; without it (a plain `resolve`, which has no clock) they wait for
+/// `tick` to find the deadline's grace over.
+pub fn resolve_game_with(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool) -> Result<Progress> {
     let folder = GameFolder::open(dir)?;
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; resolve plays games (see `adjutant new`)", dir.display())));
@@ -229,7 +237,10 @@ pub fn resolve_game(dir: &Path, files: &[PathBuf], wait: Duration) -> Result<Pro
     let mut orders_files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut entries: Vec<(JournalEntry, String)> = Vec::new();
     let mut used_inbox: Vec<PathBuf> = Vec::new();
-    let inbox = crate::game::inbox::pending(&folder)?;
+    let mut inbox = crate::game::inbox::pending(&folder)?;
+    if !defaults {
+        inbox.retain(|p| !crate::game::deadline::is_default(&p.bytes));
+    }
     while let Some(step) = state.next_step() {
         let awaited = rules.awaited(state.as_ref());
         // Submitted files for this step, for sides no file given covers.

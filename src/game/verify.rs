@@ -429,7 +429,7 @@ fn check_players(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Re
 /// reports/ (dispatches, checked with the reports), inbox/ (a side's orders
 /// for a step not yet resolved, `<step>--<side>.yaml`), standing/
 /// (`<side>.yaml`), kept/ (src/game/kept.rs: superseded/, withdrawn/ and
-/// refused/, each file numbered with its `.reason` beside it), mailed.yaml, the game's own templates/, and the mail
+/// refused/, each file numbered with its `.reason` beside it), mailed.yaml, ticks.yaml (deadline.rs), the game's own templates/, and the mail
 /// folder of the folder transport (`outbox/` by default, or the one
 /// game.yaml names when it lies inside the game folder).
 fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Result<(), Failure> {
@@ -463,10 +463,11 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
                 | crate::game::folder::JOURNAL_DIR
                 | crate::game::folder::REPORTS_DIR => dir,
                 crate::game::folder::ORDERS_DIR => dir,
-                STATE_FILE | crate::mail::post::MAILED_FILE => is_game && !dir,
+                STATE_FILE | crate::mail::post::MAILED_FILE | crate::game::deadline::TICKS_FILE => is_game && !dir,
                 crate::game::inbox::INBOX_DIR
                 | crate::game::standing::STANDING_DIR
                 | crate::game::kept::KEPT_DIR
+                | crate::mail::auth::KEYS_DIR
                 | "templates" => is_game && dir,
                 crate::game::mutual::MUTUAL_DIR => {
                     dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual
@@ -537,6 +538,18 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
                         crate::game::standing::STANDING_DIR
                     ));
                 }
+            }
+        }
+    }
+    // openpgp/: the players' public keys (`adjutant senders openpgp`).
+    let keys = root.join(crate::mail::auth::KEYS_DIR);
+    if is_game && !published && keys.is_dir() {
+        for name in fsio::list_names(&keys).map_err(|e| fail("openpgp", None, Check::Files, e.to_string()))? {
+            let ok = crate::mail::auth::key_side(&name)
+                .is_some_and(|side| folder.config.players.iter().any(|p| p.side == side));
+            if !ok {
+                unexpected
+                    .push(format!("{}/{name} (a player's OpenPGP key is <side>.asc)", crate::mail::auth::KEYS_DIR));
             }
         }
     }

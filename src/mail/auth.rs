@@ -53,7 +53,7 @@ pub enum Method {
     AuthenticationResults,
     /// A per-player secret in the Subject: header.
     SubjectSecret,
-    /// A PGP/MIME signature (RFC 3156) by the player's key, `keys/SIDE.asc`.
+    /// A PGP/MIME signature (RFC 3156) by the player's key, `openpgp/SIDE.asc`.
     Openpgp,
 }
 
@@ -208,15 +208,23 @@ pub fn check(
     }
 }
 
-/// The folder of the players' OpenPGP public keys in a game folder.
-pub const KEYS_DIR: &str = "keys";
+/// The folder of the players' OpenPGP public keys in a game folder, one
+/// armored key a side: `openpgp/SIDE.asc`. Not `keys/`: in mutual mode a
+/// key is a dice chain's (DICE.md 7), and these are no secret but carry
+/// each player's address in their user ids, so `publish` leaves them out.
+pub const KEYS_DIR: &str = "openpgp";
 
 /// A side's public key file in [`KEYS_DIR`].
 pub fn key_file(side: &str) -> String {
     format!("{side}.asc")
 }
 
-/// Each side's armored public key from `keys/` (those present).
+/// The side an [`KEYS_DIR`] file name is the key of.
+pub fn key_side(name: &str) -> Option<&str> {
+    name.strip_suffix(".asc").filter(|s| !s.is_empty())
+}
+
+/// Each side's armored public key from [`KEYS_DIR`] (those present).
 pub fn read_keys(keys_dir: &Path, sides: &[String]) -> crate::base::error::Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     for side in sides {
@@ -229,13 +237,66 @@ pub fn read_keys(keys_dir: &Path, sides: &[String]) -> crate::base::error::Resul
     Ok(out)
 }
 
-/// An armored OpenPGP public key (a transferable public key, RFC 9580
-/// §10.1), read; the error says why in words.
+/// The most bytes of a key file read.
+const KEY_MAX: usize = 1 << 20;
+
+/// One armored OpenPGP public key (a transferable public key, RFC 9580
+/// §10.1, as `gpg --armor --export ADDRESS` writes it), read and its
+/// self-signatures checked; the error says why in words.
 pub fn read_key(armored: &str) -> Result<pgp::composed::SignedPublicKey, String> {
-    use pgp::composed::Deserializable;
-    pgp::composed::SignedPublicKey::from_string(armored)
-        .map(|(key, _)| key)
-        .map_err(|e| format!("not an armored OpenPGP public key ({})", crate::base::error::echo_at_most(&e.to_string(), 120)))
+    use pgp::composed::PublicOrSecret;
+    const HOW: &str = "export it with gpg --armor --export ADDRESS";
+    if armored.len() > KEY_MAX {
+        return Err(format!("larger than a public key may be ({KEY_MAX} bytes)"));
+    }
+    if !armored.contains("-----BEGIN PGP PUBLIC KEY BLOCK-----") {
+        if armored.contains("-----BEGIN PGP PRIVATE KEY BLOCK-----") {
+            return Err(format!("a secret key: give the player's public key, never his secret one ({HOW})"));
+        }
+        return Err(format!("not an armored OpenPGP public key: no line -----BEGIN PGP PUBLIC KEY BLOCK----- ({HOW})"));
+    }
+    let blocks = armored.matches("-----BEGIN PGP PUBLIC KEY BLOCK-----").count();
+    if blocks > 1 {
+        return Err(format!(
+            "holds {blocks} armored keys where one player's key is needed ({HOW}, naming only his address)"
+        ));
+    }
+    let unreadable = |e: pgp::errors::Error| {
+        format!("not a readable OpenPGP public key ({}); {HOW}", crate::base::error::echo_at_most(&e.to_string(), 120))
+    };
+    let (keys, _) = PublicOrSecret::from_armor_many(armored.as_bytes()).map_err(unreadable)?;
+    let mut found = Vec::new();
+    for key in keys {
+        found.push(key.map_err(unreadable)?);
+        if found.len() > 1 {
+            break;
+        }
+    }
+    let key = match found.len() {
+        0 => return Err(format!("holds no OpenPGP key ({HOW})")),
+        1 => found.remove(0),
+        _ => {
+            return Err(format!(
+                "holds more than one key where one player's key is needed ({HOW}, naming only his address)"
+            ))
+        }
+    };
+    let PublicOrSecret::Public(key) = key else {
+        return Err(format!("a secret key: give the player's public key, never his secret one ({HOW})"));
+    };
+    key.verify_bindings().map_err(|e| {
+        format!(
+            "its self-signatures do not verify ({}): a key changed or damaged after it was made",
+            crate::base::error::echo_at_most(&e.to_string(), 120)
+        )
+    })?;
+    Ok(key)
+}
+
+/// A key's fingerprint, in upper-case hexadecimal (as gpg prints it).
+pub fn fingerprint(key: &pgp::composed::SignedPublicKey) -> String {
+    use pgp::types::KeyDetails;
+    format!("{:X}", key.primary_key.fingerprint())
 }
 
 /// The most bytes of a signed part checked (a message is at most 10 MiB).
@@ -276,9 +337,9 @@ pub fn check_openpgp(game: &str, raw: &[u8], keys: &[(String, String)]) -> Resul
     })?;
     let signature = {
         use pgp::composed::Deserializable;
-        pgp::composed::DetachedSignature::from_string(armored)
-            .map(|(s, _)| s)
-            .map_err(|e| format!("the OpenPGP signature cannot be read ({})", crate::base::error::echo_at_most(&e.to_string(), 120)))?
+        pgp::composed::DetachedSignature::from_string(armored).map(|(s, _)| s).map_err(|e| {
+            format!("the OpenPGP signature cannot be read ({})", crate::base::error::echo_at_most(&e.to_string(), 120))
+        })?
     };
     // RFC 3156 §5: the signed part in canonical form, every line ending CRLF.
     let canonical = crlf(signed);
@@ -289,15 +350,45 @@ pub fn check_openpgp(game: &str, raw: &[u8], keys: &[(String, String)]) -> Resul
              key for the sender's side (adjutant senders openpgp --key SIDE=FILE)"
         ));
     }
-    let good = keys.iter().filter_map(|(_, armored)| read_key(armored).ok()).any(|key| {
-        signature.verify(&key.primary_key, &canonical).is_ok()
-            || key.public_subkeys.iter().any(|sub| signature.verify(&sub.key, &canonical).is_ok())
-    });
+    let keys: Vec<pgp::composed::SignedPublicKey> = keys
+        .iter()
+        .map(|(side, armored)| {
+            read_key(armored).map_err(|e| {
+                format!(
+                    "game.yaml: {KEYS_DIR}/{}: {e}; the referee must correct it before orders are taken by mail",
+                    key_file(side)
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    // Every key that may sign: the primary key and its subkeys.
+    let signers = || {
+        keys.iter().flat_map(|key| {
+            std::iter::once(&key.primary_key as &dyn SignerKey)
+                .chain(key.public_subkeys.iter().map(|sub| &sub.key as &dyn SignerKey))
+        })
+    };
+    // The signature names the key that made it (an issuer fingerprint or
+    // key id subpacket, RFC 9580 §5.2.3.12, .35): another key is said so.
+    let fingerprints: Vec<String> = signature.signature.issuer_fingerprint().iter().map(|f| format!("{f:X}")).collect();
+    let key_ids: Vec<String> = signature.signature.issuer_key_id().iter().map(|k| upper_hex(k.as_ref())).collect();
+    let named = !fingerprints.is_empty() || !key_ids.is_empty();
+    let is_issuer = |k: &dyn SignerKey| {
+        let (fp, id) = (k.fingerprint_hex(), k.key_id_hex());
+        fingerprints.contains(&fp) || key_ids.contains(&id)
+    };
+    if named && !signers().any(is_issuer) {
+        let by = fingerprints.first().or(key_ids.first()).cloned().unwrap_or_default();
+        return Err(format!(
+            "the message is signed by the OpenPGP key {by}, not by the key of {sides} the referee holds: game \
+             {game} takes orders by mail only signed with the player's own key"
+        ));
+    }
+    let good = signers().filter(|k| !named || is_issuer(*k)).any(|k| k.verifies(&signature, &canonical));
     if !good {
         return Err(format!(
-            "the OpenPGP signature does not verify with the key of {sides}: the message was not signed by that \
-             player's key, or was changed after it was signed; game {game} takes orders by mail only signed with \
-             the player's key"
+            "the OpenPGP signature by the key of {sides} does not verify: the message was changed after it was \
+             signed; game {game} takes orders by mail only as the player signed them"
         ));
     }
     // The orders are read from the signed part alone, under the message's
@@ -313,12 +404,42 @@ pub fn check_openpgp(game: &str, raw: &[u8], keys: &[(String, String)]) -> Resul
     Ok(message)
 }
 
+/// Bytes in upper-case hexadecimal.
+fn upper_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
+}
+
+/// A primary key or subkey that may have made a signature.
+trait SignerKey {
+    fn fingerprint_hex(&self) -> String;
+    fn key_id_hex(&self) -> String;
+    fn verifies(&self, signature: &pgp::composed::DetachedSignature, content: &[u8]) -> bool;
+}
+
+impl<K: pgp::types::VerifyingKey> SignerKey for K {
+    fn fingerprint_hex(&self) -> String {
+        format!("{:X}", self.fingerprint())
+    }
+    fn key_id_hex(&self) -> String {
+        upper_hex(self.legacy_key_id().as_ref())
+    }
+    fn verifies(&self, signature: &pgp::composed::DetachedSignature, content: &[u8]) -> bool {
+        signature.verify(self, content).is_ok()
+    }
+}
+
 /// A message's header section and body (split at the first empty line).
 fn split_head(raw: &[u8]) -> Option<(&[u8], &[u8])> {
     let crlf = raw.windows(4).position(|w| w == b"\r\n\r\n").map(|i| (i + 2, i + 4));
     let lf = raw.windows(2).position(|w| w == b"\n\n").map(|i| (i + 1, i + 2));
     let (head_end, body_start) = match (crlf, lf) {
-        (Some(a), Some(b)) => if a.0 <= b.0 { a } else { b },
+        (Some(a), Some(b)) => {
+            if a.0 <= b.0 {
+                a
+            } else {
+                b
+            }
+        }
         (a, b) => a.or(b)?,
     };
     Some((&raw[..head_end], &raw[body_start..]))

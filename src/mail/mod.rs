@@ -75,6 +75,11 @@ pub struct MailSettings {
     /// The folder transport's folder, relative to the game folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<PathBuf>,
+    /// What a report mail attaches besides its text, its HTML and the
+    /// map in the HTML (default: template; json adds up to 50 KB, which
+    /// takes the Campaign's largest mail past 300 KB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Vec<ReportPart>>,
     /// Never accepted: present only so that `password:` gets its own message
     /// rather than serde's "unknown field".
     #[serde(default, skip_serializing, deserialize_with = "refuse_password")]
@@ -133,6 +138,23 @@ fn refuse_password<'de, D: Deserializer<'de>>(value: D) -> std::result::Result<(
     }
     value.deserialize_any(Refuse)
 }
+
+/// What a report mail may attach (`mail: attachments:` in game.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportPart {
+    /// The side's report as JSON (30 to 50 KB).
+    Json,
+    /// The template of the next orders the player owes, ready to edit and send back.
+    Template,
+    /// The map as SVG (about 330 KB: past the 300 KB a mail should stay under).
+    Svg,
+    /// The map as a full-size PNG (about 860 KB).
+    Png,
+}
+
+/// The parts a report mail attaches when game.yaml does not say.
+pub const DEFAULT_PARTS: [ReportPart; 1] = [ReportPart::Template];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -253,6 +275,7 @@ impl MailSettings {
             ca_file: None,
             sendmail: None,
             folder: None,
+            attachments: None,
             password: (),
         }
     }
@@ -413,6 +436,9 @@ pub struct Outgoing {
     pub text: String,
     pub html: Option<String>,
     pub attachments: Vec<Attachment>,
+    /// Pictures the HTML shows (`<img src="cid:ID">`), by content ID: sent
+    /// with it in `multipart/related`, once each.
+    pub inline: Vec<(String, Attachment)>,
     /// A Message-ID, with its angle brackets.
     pub in_reply_to: Option<String>,
     /// Message-IDs, with their angle brackets, separated by spaces.
@@ -472,23 +498,42 @@ pub fn build(settings: &MailSettings, outgoing: &Outgoing) -> Result<Message> {
         builder = builder.header(header::References::from(ids.clone()));
     }
     let text = SinglePart::plain(outgoing.text.clone());
-    let message = match (&outgoing.html, outgoing.attachments.is_empty()) {
+    let content_type = |attachment: &Attachment| {
+        ContentType::parse(&attachment.content_type).map_err(|e| {
+            Error::usage(format!(
+                "attachment '{}': content type '{}' is not a MIME type ({e}), e.g. image/svg+xml",
+                attachment.filename, attachment.content_type
+            ))
+        })
+    };
+    // The HTML as an alternative body of the text, with the pictures it
+    // shows beside it (multipart/related) when it shows any.
+    let alternative = match &outgoing.html {
+        None => None,
+        Some(html) if outgoing.inline.is_empty() => {
+            Some(MultiPart::alternative_plain_html(outgoing.text.clone(), html.clone()))
+        }
+        Some(html) => {
+            let mut related = MultiPart::related().singlepart(SinglePart::html(html.clone()));
+            for (id, picture) in &outgoing.inline {
+                related = related.singlepart(
+                    lettre::message::Attachment::new_inline(id.clone())
+                        .body(picture.bytes.clone(), content_type(picture)?),
+                );
+            }
+            Some(MultiPart::alternative().singlepart(SinglePart::plain(outgoing.text.clone())).multipart(related))
+        }
+    };
+    let message = match (alternative, outgoing.attachments.is_empty()) {
         (None, true) => builder.singlepart(text),
-        (Some(html), true) => builder.multipart(MultiPart::alternative_plain_html(outgoing.text.clone(), html.clone())),
-        (html, false) => {
-            let mut mixed = match html {
+        (Some(alternative), true) => builder.multipart(alternative),
+        (alternative, false) => {
+            let mut mixed = match alternative {
                 None => MultiPart::mixed().singlepart(text),
-                Some(html) => {
-                    MultiPart::mixed().multipart(MultiPart::alternative_plain_html(outgoing.text.clone(), html.clone()))
-                }
+                Some(alternative) => MultiPart::mixed().multipart(alternative),
             };
             for attachment in &outgoing.attachments {
-                let content_type = ContentType::parse(&attachment.content_type).map_err(|e| {
-                    Error::usage(format!(
-                        "attachment '{}': content type '{}' is not a MIME type ({e}), e.g. image/svg+xml",
-                        attachment.filename, attachment.content_type
-                    ))
-                })?;
+                let content_type = content_type(attachment)?;
                 mixed = mixed.singlepart(
                     lettre::message::Attachment::new(attachment.filename.clone())
                         .body(attachment.bytes.clone(), content_type),

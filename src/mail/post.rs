@@ -1,9 +1,12 @@
 //! `adjutant mail`: the reports `resolve` wrote (`reports/`, one dispatch
 //! per resolve) sent to the players, one message per side with a player's
-//! address: the side's text report as the body, and as attachments the
-//! report in HTML (standing alone, the map inline), its JSON, and the map
-//! after the dispatch's last step as SVG (and PNG when adjutant is built
-//! with PNG support).
+//! address: the side's text report as the body, the report in HTML as its
+//! alternative (the map in it as a PNG sent once beside it), and as
+//! attachments what game.yaml's `mail: attachments:` asks for (by default
+//! the template of the next orders the player owes; also `json`, `svg`,
+//! `png`). A mail of the demo games stays under 300 KB (issue 16: the map
+//! went three times, 1.6 MB; measured now, the Historical demo's largest
+//! 250 KB, the Campaign demo's 267 KB).
 //!
 //! Every message sent is recorded in `mailed.yaml` as soon as it is sent
 //! (the file rewritten whole and atomically with the new record after the
@@ -23,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::error::{Error, Result};
 use crate::base::fsio;
 use crate::game::folder::{FolderKind, GameFolder, GAME_FILE};
-use crate::mail::{self, Attachment, MailSettings, Outgoing};
+use crate::mail::{self, Attachment, MailSettings, Outgoing, ReportPart};
 use crate::report::game::{
     dispatch_name, dispatches, entries, game_templates, map_file, Dispatch, MapIn, Steps, MAP_FILE,
 };
@@ -136,18 +139,42 @@ fn subject(game_id: &str, side: &str, d: &Dispatch, model: &ReportModel) -> Stri
     format!("[{game_id}] {side}: {steps} resolved; {what}")
 }
 
+/// The widest a mail's map picture is drawn (pixels), and its colours: the
+/// Historical Scenario's map then takes about 160 KB (1.6 MB went before:
+/// the SVG inline in the HTML, the SVG and a 2048-pixel PNG), so that a
+/// report mail stays under [`MAX_MAIL_BYTES`]. Measured on the demo's
+/// largest mail with its JSON: 900 pixels and 64 colours 280 KB in all; 1100 and 256,
+/// 388 KB; 1000 and 32, 262 KB but flat colours of rare counters lost.
+pub const MAIL_MAP_WIDTH: u32 = 900;
+pub const MAIL_MAP_COLOURS: usize = 64;
+
+/// The most bytes a report mail of the embedded scenarios takes with the
+/// default attachments (tests/club.rs checks it): what a player's mailbox
+/// accepts.
+pub const MAX_MAIL_BYTES: usize = 300 * 1024;
+
+/// The content ID of the map the HTML body shows.
+const MAP_CID: &str = "map";
+
 /// The dispatch being mailed: its folder, its steps as reported, its map.
 struct Mailing<'a> {
     d: &'a Dispatch,
     steps: &'a Steps<'a>,
     /// The map, when the game's system draws one.
     svg: Option<&'a str>,
-    maps: &'a [Attachment],
+    /// The map as the HTML body shows it (a PNG), when there is one.
+    picture: Option<&'a Attachment>,
+    /// The template of the next orders each side owes, when this is the
+    /// game's last dispatch and the side owes some.
+    templates: &'a BTreeMap<String, String>,
+    parts: &'a [ReportPart],
 }
 
-/// The message of a dispatch for `side`, to `to`.
+/// The message of a dispatch for `side`, to `to`: the text report as the
+/// body, the HTML report as its alternative (the map in it, once, as a
+/// picture beside it), and the attachments game.yaml asks for.
 fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &str, to: &str) -> Result<Outgoing> {
-    let Mailing { d, steps, svg, maps } = *m;
+    let Mailing { d, steps, svg, picture, templates, parts } = *m;
     let name = dispatch_name(d.first, d.last);
     let read = |file: &str| {
         let path = d.path.join(file);
@@ -159,61 +186,96 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
         .map_err(|e| Error::refused(format!("{label}: not a report adjutant wrote ({e}); run `adjutant verify`")))?;
     let text = String::from_utf8_lossy(&read(&format!("{side}.txt"))?).into_owned();
     let reply_to = settings.from_mailbox()?.email.to_string();
+    let game = &folder.config.game_id;
+    let template_name = format!("{game}-{name}-{side}-next-orders.yaml");
+    let owed = templates.get(side).filter(|_| parts.contains(&ReportPart::Template));
     let footer = format!(
         "\n-- \nadjutant, the referee of {game}. Send orders to {reply_to}: one YAML file per step, \
-         attached or as the message's text.\nAnyone can check every roll with `adjutant verify` \
+         attached or as the message's text.{}\nAnyone can check every roll with `adjutant verify` \
          on the published game folder.\n",
-        game = folder.config.game_id
+        if owed.is_some() {
+            format!("\nThe template of your next orders is attached ({template_name}).")
+        } else {
+            String::new()
+        }
     );
-    let html = steps.render(Viewer::Side(side.to_string()), Format::Html, svg.map_or(MapIn::None, MapIn::Inline))?;
-    let game = &folder.config.game_id;
-    let mut attachments = vec![
-        Attachment {
-            filename: format!("{game}-{name}-{side}.html"),
-            content_type: "text/html; charset=utf-8".into(),
-            bytes: html.into_bytes(),
-        },
-        Attachment {
-            filename: format!("{game}-{name}-{side}.json"),
-            content_type: "application/json".into(),
-            bytes: json.into_bytes(),
-        },
-    ];
-    attachments.extend(maps.iter().cloned());
+    let map = match (picture, svg) {
+        (Some(_), _) => MapIn::File("cid:map"),
+        (None, Some(svg)) => MapIn::Inline(svg),
+        (None, None) => MapIn::None,
+    };
+    let html = steps.render(Viewer::Side(side.to_string()), Format::Html, map)?;
+    let mut attachments = Vec::new();
+    for part in parts {
+        match part {
+            ReportPart::Json => attachments.push(Attachment {
+                filename: format!("{game}-{name}-{side}.json"),
+                content_type: "application/json".into(),
+                bytes: json.clone().into_bytes(),
+            }),
+            ReportPart::Template => {
+                if let Some(t) = owed {
+                    attachments.push(Attachment {
+                        filename: template_name.clone(),
+                        content_type: "text/plain; charset=utf-8".into(),
+                        bytes: t.clone().into_bytes(),
+                    })
+                }
+            }
+            ReportPart::Svg => {
+                if let Some(svg) = svg {
+                    attachments.push(Attachment {
+                        filename: format!("{game}-map-after-step-{}.svg", d.last),
+                        content_type: "image/svg+xml".into(),
+                        bytes: svg.as_bytes().to_vec(),
+                    })
+                }
+            }
+            ReportPart::Png =>
+            {
+                #[cfg(feature = "png")]
+                if let Some(svg) = svg {
+                    let png = crate::report::map::png::render_png(svg)
+                        .map_err(|e| Error::usage(format!("reports/{name}/{MAP_FILE}: cannot be drawn as PNG: {e}")))?;
+                    attachments.push(Attachment {
+                        filename: format!("{game}-map-after-step-{}.png", d.last),
+                        content_type: "image/png".into(),
+                        bytes: png,
+                    })
+                }
+            }
+        }
+    }
     Ok(Outgoing {
         to: vec![to.to_string()],
         subject: subject(game, side, d, &model),
         text: text + &footer,
-        html: None,
+        html: Some(html),
         attachments,
+        inline: picture.map(|p| vec![(MAP_CID.to_string(), p.clone())]).unwrap_or_default(),
         in_reply_to: None,
         references: None,
     })
 }
 
-/// The map after dispatch `d`'s last step, as SVG (and PNG when built
-/// with it); none when the game's system draws no map.
-fn maps(folder: &GameFolder, d: &Dispatch, svg: Option<&str>) -> Result<Vec<Attachment>> {
-    let game = &folder.config.game_id;
-    let Some(svg) = svg else { return Ok(Vec::new()) };
-    let svg = svg.as_bytes().to_vec();
+/// The map after dispatch `d`'s last step as the HTML body shows it: a PNG
+/// at most [`MAIL_MAP_WIDTH`] wide; none when the game's system draws no
+/// map or adjutant is built without PNG support (the HTML then carries the
+/// SVG inline).
+#[allow(unused_variables)]
+fn picture(folder: &GameFolder, d: &Dispatch, svg: Option<&str>) -> Result<Option<Attachment>> {
     #[cfg(feature = "png")]
-    let png = crate::report::map::png::render_png(&String::from_utf8_lossy(&svg)).map_err(|e| {
-        Error::usage(format!("reports/{}/{MAP_FILE}: cannot be drawn as PNG: {e}", dispatch_name(d.first, d.last)))
-    })?;
-    #[allow(unused_mut)]
-    let mut maps = vec![Attachment {
-        filename: format!("{game}-map-after-step-{}.svg", d.last),
-        content_type: "image/svg+xml".into(),
-        bytes: svg,
-    }];
-    #[cfg(feature = "png")]
-    maps.push(Attachment {
-        filename: format!("{game}-map-after-step-{}.png", d.last),
-        content_type: "image/png".into(),
-        bytes: png,
-    });
-    Ok(maps)
+    if let Some(svg) = svg {
+        let png = crate::report::map::png::render_png_indexed(svg, MAIL_MAP_WIDTH, MAIL_MAP_COLOURS).map_err(|e| {
+            Error::usage(format!("reports/{}/{MAP_FILE}: cannot be drawn as PNG: {e}", dispatch_name(d.first, d.last)))
+        })?;
+        return Ok(Some(Attachment {
+            filename: format!("{}-map-after-step-{}.png", folder.config.game_id, d.last),
+            content_type: "image/png".into(),
+            bytes: png,
+        }));
+    }
+    Ok(None)
 }
 
 /// Send the selected dispatches of the game at `dir` to its players.
@@ -239,6 +301,7 @@ pub fn mail_reports(
         }
     }
     let (all, _) = dispatches(&folder)?;
+    let last_step = folder.journal().tail()?.0.saturating_sub(1);
     let chosen: Vec<&Dispatch> = match &selection.dispatch {
         Some(name) => {
             let found: Vec<&Dispatch> = all.iter().filter(|d| &dispatch_name(d.first, d.last) == name).collect();
@@ -269,7 +332,7 @@ pub fn mail_reports(
     let mut posted = Posted { dry_run, messages: Vec::new(), no_address: Vec::new(), bad_address: Vec::new() };
     for d in chosen {
         let name = dispatch_name(d.first, d.last);
-        let mut map_files: Option<Vec<Attachment>> = None;
+        let mut map_files: Option<Option<Attachment>> = None;
         let reported = entries(&folder, d.first, d.last)?;
         let Some(state) = states.get(&d.last) else {
             return Err(Error::refused(format!("reports/{name}: reports steps the journal does not have")));
@@ -286,6 +349,18 @@ pub fn mail_reports(
         };
         let differ = rules.maps_differ();
         let mut svg = if differ { None } else { read_map("")? };
+        // The template of the next orders each side owes, with the game's last dispatch only.
+        let mut owed = BTreeMap::new();
+        if d.last == last_step {
+            if let Some(state) = states.get(&d.last) {
+                for side in rules.awaited(state.as_ref()) {
+                    if let Ok((text, _)) = crate::game::template_at(&folder, rules, state, &side) {
+                        owed.insert(side, text);
+                    }
+                }
+            }
+        }
+        let parts = settings.attachments.clone().unwrap_or_else(|| crate::mail::DEFAULT_PARTS.to_vec());
         for side in sides.iter().filter(|s| selection.sides.is_empty() || selection.sides.contains(s)) {
             if selection.dispatch.is_none() && done.contains(&(name.clone(), side.clone())) {
                 continue;
@@ -311,10 +386,10 @@ pub fn mail_reports(
                 map_files = None;
             }
             if map_files.is_none() {
-                map_files = Some(maps(&folder, d, svg.as_deref())?);
+                map_files = Some(picture(&folder, d, svg.as_deref())?);
             }
-            let maps = map_files.as_deref().unwrap_or_default();
-            let mailing = Mailing { d, steps: &steps, svg: svg.as_deref(), maps };
+            let picture = map_files.as_ref().and_then(|p| p.as_ref());
+            let mailing = Mailing { d, steps: &steps, svg: svg.as_deref(), picture, templates: &owed, parts: &parts };
             let message = outgoing(&folder, &settings, &mailing, side, &to)?;
             let sent = mail::send(&settings, &folder.root, std::slice::from_ref(&message), dry_run)?;
             let sent = sent.into_iter().next().ok_or_else(|| Error::usage("the mail transport sent nothing"))?;

@@ -25,6 +25,7 @@ fn game() -> GameConfig {
         module_folder: None,
         mail: None,
         senders: None,
+        deadlines: None,
         player_changes: Vec::new(),
         published: false,
     }

@@ -11,17 +11,42 @@ use crate::system::GameResult;
 use crate::systems::awi::data::{FortAt, Module, Piece, WATER};
 
 /// A step of the sequence of play: one side's monthly operations (1776:
-/// each player moves, then resolves the combats his move created).
+/// each player moves, then resolves the combats his move created), or a
+/// battle that side's move created, handed to the table (the article,
+/// TRANSFERRING TO THE MINIATURES GAME) and awaiting the referee's entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
     pub turn: u32,
+    /// The side whose operations these are (of a battle: the attacker).
     pub side: String,
+    /// The hex of the battle, for a battle step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub battle: Option<String>,
 }
 
+/// Who enters a battle's result: the referee (docs/awi-southern.md).
+pub const REFEREE: &str = "referee";
+
 impl Step {
+    pub fn operations(turn: u32, side: &str) -> Step {
+        Step { turn, side: side.to_string(), battle: None }
+    }
+
     pub fn field(&self) -> String {
-        format!("{}-operations", self.side)
+        match &self.battle {
+            Some(hex) => format!("{}-battle-{hex}", self.side),
+            None => format!("{}-operations", self.side),
+        }
+    }
+
+    /// The side (or role) whose orders the step awaits.
+    pub fn awaits(&self) -> &str {
+        if self.battle.is_some() {
+            REFEREE
+        } else {
+            &self.side
+        }
     }
 
     pub fn name(&self) -> String {
@@ -45,6 +70,14 @@ pub struct PieceState {
     /// Consecutive attrition tests passed.
     #[serde(default)]
     pub attrition_passes: u32,
+    /// Eliminated for good after a battle (POST BATTLE RECOVERY: "They
+    /// cannot be rebuilt from replacement stands").
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub eliminated: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn yes() -> bool {
@@ -93,8 +126,8 @@ pub fn step_after(m: &Module, last_turn: u32, step: &Step) -> Option<Step> {
     let order = side_order(m);
     let i = order.iter().position(|s| *s == step.side)?;
     match order.get(i + 1) {
-        Some(side) => Some(Step { turn: step.turn, side: side.clone() }),
-        None if step.turn < last_turn => Some(Step { turn: step.turn + 1, side: order.first()?.clone() }),
+        Some(side) => Some(Step::operations(step.turn, side)),
+        None if step.turn < last_turn => Some(Step::operations(step.turn + 1, order.first()?)),
         None => None,
     }
 }

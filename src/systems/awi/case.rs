@@ -55,6 +55,7 @@ struct PieceChange {
     stands: Option<u32>,
     in_communication: Option<bool>,
     attrition_passes: Option<u32>,
+    eliminated: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -69,6 +70,10 @@ struct Expect {
     no_events: Vec<String>,
     #[serde(default)]
     pieces: BTreeMap<String, PieceChange>,
+    /// The next step's field (`british-battle-0102`, `american-operations`,
+    /// `none`).
+    #[serde(default)]
+    next: Option<String>,
 }
 
 /// The case's dice, in order.
@@ -127,6 +132,9 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
         if let Some(x) = c.attrition_passes {
             p.attrition_passes = x;
         }
+        if let Some(x) = c.eliminated {
+            p.eliminated = x;
+        }
     }
     state.control.extend(case.state.control.clone());
     if let Some(m) = &case.state.magazines {
@@ -139,8 +147,8 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
     state.next = Some(case.step.clone());
     let mut failures = Vec::new();
     let body = match &case.orders {
-        Some(v) => read_body(v).map_err(|e| Error::usage(format!("{label}: orders: {e}")))?,
-        None => read_body(&Value::Null).map_err(Error::usage)?,
+        Some(v) => read_body(&case.step, v).map_err(|e| Error::usage(format!("{label}: orders: {e}")))?,
+        None => read_body(&case.step, &Value::Null).map_err(Error::usage)?,
     };
     let mut dice = Script { rolls: case.dice.clone(), used: 0 };
     match (rules.step(&state, &body, &mut dice), &case.expect.refused) {
@@ -196,6 +204,19 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
                         "{id}: attrition_passes {}, expected {:?}",
                         p.attrition_passes, want.attrition_passes
                     ));
+                }
+            }
+            for (id, want) in &case.expect.pieces {
+                if let (Some(p), Some(x)) = (after.pieces.get(id), want.eliminated) {
+                    if p.eliminated != x {
+                        failures.push(format!("{id}: eliminated {}, expected {x}", p.eliminated));
+                    }
+                }
+            }
+            if let Some(want) = &case.expect.next {
+                let got = after.next.as_ref().map(|n| n.field()).unwrap_or_else(|| "none".into());
+                if &got != want {
+                    failures.push(format!("next step {got}, expected {want}"));
                 }
             }
             if dice.used != dice.rolls.len() {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::dice::Die;
 use crate::base::error::{Error, Located, Result};
 use crate::base::hex::{are_adjacent, HexId, Hexside, Layout};
 use crate::base::hexmap;
@@ -376,8 +377,79 @@ pub struct BattleChart {
     pub ammunition: Ammunition,
     pub fortification_damage: Damage,
     pub fort_section: FortSection,
+    /// How many 4-inch sections a fort's line has on the table (stand-in:
+    /// the article gives a section's strength, not a fort's length).
+    pub fort_sections: Number,
     pub fort_garrison: FortGarrison,
     pub deployment: Deployment,
+    pub trivial_combat: TrivialCombat,
+    pub pursuit: PursuitChart,
+    pub recovery: RecoveryChart,
+}
+
+/// 1776's combat results table (stand-in: the rulebook's table is not in
+/// our texts) as the article's TRIVIAL COMBATS use it, with the army morale
+/// (PLM's, stand-in) at which a side breaks.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrivialCombat {
+    pub source: String,
+    pub sentence: String,
+    /// Odds columns, lowest first; each has one result per face of a D6.
+    pub columns: Vec<CrtColumn>,
+    /// A side's army morale: this share of its fighting stands at the
+    /// battle's start, in casualty markers (rounded down, at least 1).
+    pub army_morale_percent: Number,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrtColumn {
+    /// The odds as printed, e.g. `3:2`: the attacker's strength to the
+    /// defender's.
+    pub odds: String,
+    pub attacker: u32,
+    pub defender: u32,
+    /// Strength points lost, by the D6's face (1 first).
+    pub results: Vec<CrtResult>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrtResult {
+    pub attacker: u32,
+    pub defender: u32,
+}
+
+/// PURSUIT PENALTY (the article).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PursuitChart {
+    pub source: String,
+    pub sentence: String,
+    /// The die the pursuing player rolls for his actions (faces).
+    pub actions_die: u32,
+    /// Casualties each unit within the pursuit distance suffers.
+    pub caught_casualties: u32,
+    /// Casualties more when its morale check fails.
+    pub failed_check_casualties: u32,
+}
+
+/// POST BATTLE RECOVERY (the article).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryChart {
+    pub source: String,
+    pub sentence: String,
+    /// Markers a unit of a formation that did not break removes.
+    pub not_broken: u32,
+    /// Markers more for the side that retains control of the battlefield.
+    pub holds_field: u32,
+    /// "The maximum number of casualty markers a unit can remove".
+    pub most: u32,
+    /// The penalty casualty of a British regular out of communication
+    /// whose side lost.
+    pub out_of_communication_penalty: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -759,6 +831,7 @@ impl Module {
                 "the rows cover the D100 from 1 to 100 (00) once each",
             );
         }
+        self.check_trivial(files, p);
         for t in self.map.terrain_ids() {
             if t != WATER && !self.charts.movement.costs.terrain.iter().any(|c| c.terrain == t) {
                 p.add(
@@ -822,6 +895,66 @@ impl Module {
         counted.insert("charts".to_string(), CHART_FILES.len());
         counted.insert("scenarios".to_string(), self.scenarios.len());
         self.counted = counted;
+    }
+
+    /// The combat table: columns in rising odds, six results each, every
+    /// result costing one side something (so that a trivial combat, repeated
+    /// "until one or both sides break", ends).
+    fn check_trivial(&self, files: &ModuleFiles, p: &mut Problems) {
+        let label = files.label(&format!("{}/battle.yaml", self.file.files.charts));
+        let t = &self.charts.battle.trivial_combat;
+        if t.columns.is_empty() {
+            p.add(&label, "trivial_combat.columns", "the combat table has at least one column");
+        }
+        for (i, c) in t.columns.iter().enumerate() {
+            let field = format!("trivial_combat.columns[{i}]");
+            if c.attacker == 0 || c.defender == 0 {
+                p.add(&label, &format!("{field}.odds"), "odds are two whole numbers above 0, e.g. 3:2");
+            }
+            if c.odds != format!("{}:{}", c.attacker, c.defender) {
+                p.add(
+                    &label,
+                    &format!("{field}.odds"),
+                    format!("'{}' does not say {}:{}", c.odds, c.attacker, c.defender),
+                );
+            }
+            if let Some(prev) = i.checked_sub(1).and_then(|j| t.columns.get(j)) {
+                if u64::from(c.attacker) * u64::from(prev.defender) <= u64::from(prev.attacker) * u64::from(c.defender)
+                {
+                    p.add(
+                        &label,
+                        &format!("{field}.odds"),
+                        format!("{} is not above {}: columns rise in odds", c.odds, prev.odds),
+                    );
+                }
+            }
+            if c.results.len() != 6 {
+                p.add(
+                    &label,
+                    &format!("{field}.results"),
+                    format!("{} results; one per face of the D6: 6", c.results.len()),
+                );
+            }
+            for (j, r) in c.results.iter().enumerate() {
+                if r.attacker == 0 && r.defender == 0 {
+                    p.add(
+                        &label,
+                        &format!("{field}.results[{j}]"),
+                        "a result costs one side a strength point at least, so that the combat repeated until a side breaks ends",
+                    );
+                }
+            }
+        }
+        if t.army_morale_percent.value == 0 || t.army_morale_percent.value > 100 {
+            p.add(&label, "trivial_combat.army_morale_percent.value", "a share of the stands from 1 to 100");
+        }
+        let section = &self.charts.battle.fort_section;
+        if section.die.parse::<Die>().is_err() {
+            p.add(&label, "fort_section.die", format!("'{}' is not a die (d6, d10, d100)", section.die));
+        }
+        if self.charts.battle.pursuit.actions_die == 0 {
+            p.add(&label, "pursuit.actions_die", "a die has at least one face");
+        }
     }
 
     fn land_hex_check(&self, hex: &str, label: &str, field: &str, p: &mut Problems, fleets_ok: bool) {

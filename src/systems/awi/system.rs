@@ -10,10 +10,10 @@ use crate::base::hex::HexId;
 use crate::base::hexmap::{army_colour, Arrow, CounterView, Picture};
 use crate::base::yaml::Value;
 use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, StepInfo, StepKind};
-use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step};
+use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step, REFEREE};
 use crate::systems::awi::data::{self, Module};
 use crate::systems::awi::rules::comms::{traced, Status};
-use crate::systems::awi::rules::{attrition, command, movement};
+use crate::systems::awi::rules::{attrition, battle, command, movement};
 
 /// The AWI system (module.yaml `system: awi`).
 pub struct Awi;
@@ -54,7 +54,7 @@ impl Rules {
         {
             pieces.insert(
                 p.0.clone(),
-                PieceState { hex: None, stands: p.1, in_communication: true, attrition_passes: 0 },
+                PieceState { hex: None, stands: p.1, in_communication: true, attrition_passes: 0, eliminated: false },
             );
         }
         for (hex, ids) in &sc.setup {
@@ -64,7 +64,7 @@ impl Rules {
                 }
             }
         }
-        let first = Step { turn: self.first_turn(), side: side_order(m).first().cloned().unwrap_or_default() };
+        let first = Step::operations(self.first_turn(), &side_order(m).first().cloned().unwrap_or_default());
         let mut state = State {
             turn: first.turn,
             next: Some(first.clone()),
@@ -82,11 +82,31 @@ impl Rules {
         Ok(state)
     }
 
-    /// Resolve a step with its side's orders body.
+    /// Resolve a step with its orders body: a side's operations, or the
+    /// referee's entry of a battle.
     pub fn step(&self, state: &State, body: &Body, dice: &mut dyn Dice) -> Result<(State, Vec<Event>)> {
-        let m = &self.module;
         let step = state.next.clone().ok_or_else(|| Error::refused("the game is over: it has no next step"))?;
-        let (moves, problems) = movement::check(m, state, &step.side, &body.0);
+        match (&step.battle, body) {
+            (None, Body::Operations(b)) => self.operations(state, &step, b, dice),
+            (Some(hex), Body::Battle(entry)) => self.battle(state, &step, hex, entry, dice),
+            (Some(_), Body::Operations(_)) => {
+                Err(Error::refused(format!("step {} awaits the referee's entry of the battle's result", step.name())))
+            }
+            (None, Body::Battle(_)) => {
+                Err(Error::refused(format!("step {} awaits {}'s moves", step.name(), step.side)))
+            }
+        }
+    }
+
+    fn operations(
+        &self,
+        state: &State,
+        step: &Step,
+        body: &movement::Body,
+        dice: &mut dyn Dice,
+    ) -> Result<(State, Vec<Event>)> {
+        let m = &self.module;
+        let (moves, problems) = movement::check(m, state, &step.side, body);
         if let Some(p) = problems.first() {
             return Err(Error::coded(
                 format!("{}: {} [{}, {}]", p.field, p.message, p.code, p.rule),
@@ -105,12 +125,61 @@ impl Rules {
         events.extend(movement::events(m, &moves));
         let mut after = movement::apply(state, &moves);
         events.extend(update_control(m, &mut after));
+        self.next_battle_or_end(step, after, events, dice)
+    }
+
+    /// "Whenever combat would be called for in a 1776 game, the battle
+    /// should be transferred to a PLM game": the next battle of the side's
+    /// operations, its sheet sent with the reports; or, none left, the end
+    /// of the side's turn.
+    fn next_battle_or_end(
+        &self,
+        step: &Step,
+        mut after: State,
+        mut events: Vec<Event>,
+        dice: &mut dyn Dice,
+    ) -> Result<(State, Vec<Event>)> {
+        let m = &self.module;
+        if let Some(hex) = battle::hexes(m, &after).first() {
+            events.extend(battle::sheet(m, &after, *hex, &step.side, dice)?);
+            after.next = Some(Step { turn: step.turn, side: step.side.clone(), battle: Some(hex.to_string()) });
+            return Ok((after, events));
+        }
+        self.end_turn(step, after, events, dice)
+    }
+
+    fn battle(
+        &self,
+        state: &State,
+        step: &Step,
+        hex: &str,
+        entry: &battle::Entry,
+        dice: &mut dyn Dice,
+    ) -> Result<(State, Vec<Event>)> {
+        let m = &self.module;
+        let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
+        let (mut after, mut events) = battle::resolve(m, state, at, &step.side, entry, dice)?;
+        events.extend(update_control(m, &mut after));
+        self.next_battle_or_end(step, after, events, dice)
+    }
+
+    /// The end of a side's turn: the attrition of isolated British
+    /// garrisons after a British turn, communications, the ledgers, then
+    /// the next step and its reinforcements.
+    fn end_turn(
+        &self,
+        step: &Step,
+        mut after: State,
+        mut events: Vec<Event>,
+        dice: &mut dyn Dice,
+    ) -> Result<(State, Vec<Event>)> {
+        let m = &self.module;
         if step.side == crate::systems::awi::rules::comms::BRITISH {
             events.extend(attrition::end_of_british_turn(m, &mut after, dice)?);
         }
         events.extend(communication_events(m, &after));
         events.extend(ledger_events(m, &after));
-        let next = step_after(m, self.last_turn, &step);
+        let next = step_after(m, self.last_turn, step);
         after.next = next.clone();
         if let Some(n) = &next {
             after.turn = n.turn;
@@ -122,6 +191,7 @@ impl Rules {
                 condition:
                     "the scenario's last month is played; this version does not score victory (1776's area control)"
                         .into(),
+                individual_winners: Vec::new(),
             });
         }
         Ok((after, events))
@@ -142,7 +212,7 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
             for id in &a.units {
                 let side = m.piece(id).map(|p| p.side().to_string()).unwrap_or_default();
                 let Some(p) = s.pieces.get_mut(id) else { continue };
-                if side != step.side || p.hex.is_some() {
+                if side != step.side || p.hex.is_some() || p.eliminated {
                     continue;
                 }
                 p.hex = Some(a.hex.clone());
@@ -275,15 +345,26 @@ fn communication_events(m: &Module, s: &State) -> Vec<Event> {
         .collect()
 }
 
-/// A side's orders body, read.
-pub struct Body(pub movement::Body);
+/// A step's orders body, read: a side's moves, or the referee's entry of
+/// a battle's result.
+pub enum Body {
+    Operations(movement::Body),
+    Battle(Box<battle::Entry>),
+}
 
-pub fn read_body(value: &Value) -> std::result::Result<Body, String> {
+pub fn read_body(step: &Step, value: &Value) -> std::result::Result<Body, String> {
     let mut map = value.as_mapping().cloned().unwrap_or_default();
     for key in HEADER {
         map.remove(Value::from(key));
     }
-    crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map)).map(Body).map_err(|e| e.to_string())
+    if step.battle.is_some() {
+        return crate::base::yaml::from_value::<battle::Entry>(Value::Mapping(map))
+            .map(|e| Body::Battle(Box::new(e)))
+            .map_err(|e| e.to_string());
+    }
+    crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map))
+        .map(Body::Operations)
+        .map_err(|e| e.to_string())
 }
 
 const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
@@ -455,7 +536,7 @@ impl seam::Rules for Rules {
         Ok(Box::new(crate::base::yaml::parse::<State>(label, text)?))
     }
     fn awaited(&self, state: &dyn GameState) -> Vec<String> {
-        ours(state).ok().and_then(|s| s.next.as_ref()).map(|n| vec![n.side.clone()]).unwrap_or_default()
+        ours(state).ok().and_then(|s| s.next.as_ref()).map(|n| vec![n.awaits().to_string()]).unwrap_or_default()
     }
     fn check_header(
         &self,
@@ -499,8 +580,9 @@ impl seam::Rules for Rules {
             }
         }
         let side = text_of("side").unwrap_or_default();
-        if value.get("side").is_some() && !self.module.info.sides.iter().any(|s| s.id == side) {
-            let known: Vec<&str> = self.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+        if value.get("side").is_some() && !self.module.info.sides.iter().any(|s| s.id == side) && side != REFEREE {
+            let mut known: Vec<&str> = self.module.info.sides.iter().map(|s| s.id.as_str()).collect();
+            known.push(REFEREE);
             problems.push(located(
                 label,
                 text,
@@ -537,12 +619,12 @@ impl seam::Rules for Rules {
                 ));
             }
         }
-        if value.get("side").is_some() && value.get("step").is_some() && problems.is_empty() && side != next.side {
+        if value.get("side").is_some() && value.get("step").is_some() && problems.is_empty() && side != next.awaits() {
             problems.push(located(
                 label,
                 text,
                 "side",
-                format!("step {} awaits {}, not {side}", next.name(), next.side),
+                format!("step {} awaits {}, not {side}", next.name(), next.awaits()),
                 None,
             ));
         }
@@ -556,16 +638,29 @@ impl seam::Rules for Rules {
             Ok(s) => s,
             Err(e) => return vec![located(label, text, "", e.to_string(), None)],
         };
-        let body = match read_body(&header.body) {
+        let Some(step) = &state.next else { return vec![located(label, text, "", "the game is over".into(), None)] };
+        let body = match read_body(step, &header.body) {
             Ok(b) => b,
             Err(e) => {
-                return match crate::base::yaml::parse::<OrdersFile>(label, text) {
+                let shape = if step.battle.is_some() {
+                    crate::base::yaml::parse::<BattleFile>(label, text).map(|_| ())
+                } else {
+                    crate::base::yaml::parse::<OrdersFile>(label, text).map(|_| ())
+                };
+                return match shape {
                     Err(l) => vec![l],
                     Ok(_) => vec![located(label, text, "", e, None)],
-                }
+                };
             }
         };
-        let (_, problems) = movement::check(&self.module, state, &header.side, &body.0);
+        let problems = match (&body, &step.battle) {
+            (Body::Operations(b), _) => movement::check(&self.module, state, &header.side, b).1,
+            (Body::Battle(entry), Some(hex)) => match hex.parse() {
+                Ok(at) => battle::check(&self.module, state, at, &step.side, entry),
+                Err(_) => Vec::new(),
+            },
+            (Body::Battle(_), None) => Vec::new(),
+        };
         problems
             .into_iter()
             .map(|p| {
@@ -610,10 +705,11 @@ impl seam::Rules for Rules {
         dice: &mut dyn Dice,
     ) -> Result<(seam::State, Vec<Event>)> {
         let state = ours(state)?;
-        let side = state.next.as_ref().map(|n| n.side.clone()).unwrap_or_default();
-        let body = match orders.get(&side) {
-            Some(v) => read_body(v).map_err(Error::refused)?,
-            None => Body(movement::Body::default()),
+        let Some(step) = state.next.clone() else { return Err(Error::refused("the game is over")) };
+        let body = match orders.get(step.awaits()) {
+            Some(v) => read_body(&step, v).map_err(Error::refused)?,
+            None if step.battle.is_none() => Body::Operations(movement::Body::default()),
+            None => return Err(Error::refused(format!("step {} awaits the referee's entry", step.name()))),
         };
         let (after, events) = self.step(state, &body, dice)?;
         Ok((Box::new(after), events))
@@ -632,7 +728,7 @@ impl seam::Rules for Rules {
                 code: None,
             }];
         }
-        match read_body(body) {
+        match read_body(&Step::operations(0, ""), body) {
             Ok(_) => Vec::new(),
             Err(e) => vec![seam::ShapeProblem { field: "moves".into(), message: e, code: None }],
         }
@@ -640,6 +736,9 @@ impl seam::Rules for Rules {
     fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {
         let state = ours(state)?;
         let m = &self.module;
+        if let Some(Step { battle: Some(hex), side: attacker, .. }) = &state.next {
+            return battle_template(m, state, hex, attacker);
+        }
         let commands = command::commands(m, state);
         let statuses = traced(m, state);
         let mut comment = String::from(
@@ -741,6 +840,12 @@ impl seam::Rules for Rules {
                 ));
             }
         }
+        if let Some(Step { battle: Some(hex), side, .. }) = &s.next {
+            board.push(format!(
+                "Battle at {hex} ({} attacking): fought on the table; the referee's entry of its result awaited",
+                side_name(m, side)
+            ));
+        }
         seam::Standing {
             turn: s.turn,
             resolved_steps: s.resolved_steps,
@@ -777,6 +882,56 @@ impl seam::Rules for Rules {
 }
 
 /// An orders file's shape, for located errors.
+/// The referee's template for a battle step: the forces, and both forms
+/// of the entry as comments (nothing is entered for him).
+fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<seam::Template> {
+    let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
+    let f = battle::Forces::of(m, s, at, attacker);
+    let mut comment = format!(
+        "# The battle at {hex}: {attacker} attacks, {} defends. Enter ONE of:\n# table:            # the result fought on the table\n#   holds_field: {}\n#   outcome: {{{attacker}: broke, {}: held}}   # held, held-at-army-morale, broke, broke-off\n#   units:           # every unit that fought: casualty markers at the end; broke: true if its formation broke\n",
+        f.defender, f.defender, f.defender
+    );
+    let mut units = Vec::new();
+    for (side, ids) in &f.units {
+        for id in ids {
+            let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
+            comment += &format!("#     {id}: {{markers: 0}}   # {side}, {stands} stands\n");
+            units.push(serde_json::json!({"id": id, "side": side, "hex": hex, "stands": stands}));
+        }
+    }
+    comment += &format!(
+        "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n# cavalry_declines: {{retreat_to: \"CCRR\"}}   # an all-cavalry defender declines battle against a force lacking any cavalry\n",
+        f.generals.values().flatten().cloned().collect::<Vec<_>>().join(", "),
+        f.defender,
+        f.defender
+    );
+    Ok(seam::Template {
+        body: Value::Mapping(crate::base::yaml::Mapping::new()),
+        comment,
+        kind: serde_json::json!(s.next.as_ref().map(|n| n.field())),
+        doc: serde_json::json!("docs/awi-southern.md"),
+        units: serde_json::Value::Array(units),
+        choices: serde_json::Value::Null,
+    })
+}
+
+/// A battle entry's shape, for located errors.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BattleFile {
+    game: Value,
+    turn: Value,
+    step: Value,
+    side: Value,
+    #[serde(default)]
+    table: Option<battle::Table>,
+    #[serde(default)]
+    trivial: Option<battle::Trivial>,
+    #[serde(default)]
+    cavalry_declines: Option<battle::Declines>,
+}
+
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]

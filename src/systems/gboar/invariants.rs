@@ -544,6 +544,7 @@ mod tests {
             winner: "british".into(),
             level: "marginal".into(),
             condition: "test".into(),
+            individual_winners: Vec::new(),
         });
         let was = before.vp_halves.get("british").copied().unwrap_or(0);
         after.vp_halves.insert("british".into(), was + 2);

@@ -1,9 +1,11 @@
 //! The rules of the article, one file per section: GENERALS and COMMAND
 //! CONTROL (`command`), COMMUNICATIONS (`comms`), campaign movement and
 //! COMMUNICATION EFFECTS ON MOVEMENT (`movement`), ATTRITION OF ISOLATED
-//! BRITISH GARRISONS (`attrition`). What they share is in `board`.
+//! BRITISH GARRISONS (`attrition`), the battles: TRANSFERRING TO THE MINIATURES
+//! GAME, TRIVIAL COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY (`battle`). What they share is in `board`.
 
 pub mod attrition;
+pub mod battle;
 pub mod command;
 pub mod comms;
 pub mod movement;

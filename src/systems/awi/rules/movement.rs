@@ -87,6 +87,9 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
     let mut checked = Vec::new();
     let cmds = commands(m, s);
     let enemy = enemy_of(m, side);
+    // Land units call for a battle; a hex holding enemy generals alone
+    // cannot be entered.
+    let enemy_units: BTreeSet<HexId> = land_units_of(m, s, &enemy);
     let enemy_hexes: BTreeSet<HexId> = s
         .pieces
         .iter()
@@ -195,11 +198,21 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
                 bad = true;
                 break;
             }
-            if enemy_hexes.contains(&hex) {
+            if enemy_units.contains(&hex) && j + 1 < mv.path.len() {
                 problems.push(problem(
                     f,
-                    format!("{hex} holds the enemy: entering it would call for combat, and this version cannot resolve the battle step yet (the article, TRANSFERRING TO THE MINIATURES GAME)"),
-                    "battle-not-in-this-version",
+                    format!("{hex} holds the enemy's land units: a move that enters it ends there, and the battle is transferred to the table (the article, TRANSFERRING TO THE MINIATURES GAME)"),
+                    "move-through-enemy",
+                    "AWI Transferring to the Miniatures Game",
+                ));
+                bad = true;
+                break;
+            }
+            if enemy_hexes.contains(&hex) && !enemy_units.contains(&hex) {
+                problems.push(problem(
+                    f,
+                    format!("{hex} holds enemy generals without land units: no battle can be fought there, so it cannot be entered"),
+                    "generals-alone",
                     "AWI Transferring to the Miniatures Game",
                 ));
                 bad = true;

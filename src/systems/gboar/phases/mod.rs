@@ -435,12 +435,27 @@ pub fn resolve(
         let events = cards::play_all(rules, &mut played, orders, dice)?;
         played.next = state.next.clone();
         let rest: BTreeMap<String, Value> = orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect();
-        let mut done = resolve(rules, &played, step, &rest, dice)?;
+        // The step's other orders were written on the board before the
+        // cards (`state`), and are resolved on the board after them.
+        let mut done = resolve_played(rules, state, &played, step, &rest, dice)?;
         let mut all = events;
         all.append(&mut done.events);
         done.events = all;
         return Ok(done);
     }
+    resolve_played(rules, state, state, step, orders, dice)
+}
+
+/// [`resolve`] once the step's cards are played: `announced` is the board
+/// the orders were written on, `state` the board after the cards.
+fn resolve_played(
+    rules: &Rules,
+    announced: &State,
+    state: &State,
+    step: &Step,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
     let mut examine = BTreeMap::new();
     for (side, body) in orders {
         let (hexes, problems) = intel::examine_order(rules, body);
@@ -455,7 +470,7 @@ pub fn resolve(
         }
     }
     if !intel::hidden(rules) {
-        return resolve_step(rules, state, step, orders, dice);
+        return resolve_step(rules, announced, state, step, orders, dice);
     }
     let mut bodies = BTreeMap::new();
     let mut picks = Vec::new();
@@ -474,7 +489,7 @@ pub fn resolve(
             }
         }
     }
-    let done = match resolve_step(rules, state, step, &bodies, &mut intel::Purposes::new(rules, dice)) {
+    let done = match resolve_step(rules, announced, state, step, &bodies, &mut intel::Purposes::new(rules, dice)) {
         Ok(done) => done,
         // 7.4: a refusal names the hex of a fire at a hex, not the unit
         // picked, and no enemy unit its reader may not examine.
@@ -515,6 +530,7 @@ pub fn resolve(
 /// [`resolve`] of one step, every stack open.
 fn resolve_step(
     rules: &Rules,
+    announced: &State,
     state: &State,
     step: &Step,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
@@ -537,10 +553,14 @@ fn resolve_step(
             movement::resolve(rules, state, player, orders, dice)
         }
         Step::EndOfTurn { phase, .. } if phase == "victory-determination" => victory::resolve(rules, state),
+        // Combats announced on the board before the cards (12.21) are
+        // resolved, even where a card's result has parted the units since.
         Step::PlayerTurn { player, phase, .. }
-            if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
+            if phase == "close-combat"
+                && !(combat::eligible(rules, state, step).is_empty()
+                    && combat::eligible(rules, announced, step).is_empty()) =>
         {
-            close_combat::resolve_phase(rules, state, player, orders, dice)
+            close_combat::resolve_phase(rules, announced, state, player, orders, dice)
         }
         Step::PlayerTurn { player, phase, .. }
             if phase == "defensive-artillery-fire" && !combat::eligible(rules, state, step).is_empty() =>

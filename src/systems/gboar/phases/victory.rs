@@ -598,8 +598,9 @@ impl Judge<'_> {
     }
 }
 
-/// The victory event of a condition that holds, and the game's result.
-fn declare(c: &VictoryCondition, next: &mut State, events: &mut Vec<Event>) {
+/// The victory event of a condition that holds, and the game's result,
+/// with the individual winner where the module names one (Savannah 2.10).
+fn declare(rules: &Rules, c: &VictoryCondition, next: &mut State, events: &mut Vec<Event>) -> Result<()> {
     let rule = c.rule.clone().unwrap_or_else(|| "Savannah 2".into());
     events.push(
         Event::new(&rule, "victory", format!("{} {} victory ({})", c.winner, c.level, c.id))
@@ -607,7 +608,70 @@ fn declare(c: &VictoryCondition, next: &mut State, events: &mut Vec<Event>) {
             .with("level", &c.level)
             .with("condition", &c.id),
     );
-    next.result = Some(GameResult { winner: c.winner.clone(), level: c.level.clone(), condition: c.id.clone() });
+    let individual_winners = individual_winners(rules, c, next, events)?;
+    next.result = Some(GameResult {
+        winner: c.winner.clone(),
+        level: c.level.clone(),
+        condition: c.id.clone(),
+        individual_winners,
+    });
+    Ok(())
+}
+
+/// Savannah 2.10: "If the Allies defeat the British, the individual winner
+/// of the game is the Allied player with the highest Victory Point total at
+/// the moment the game ends" (charts/victory-points.yaml
+/// `individual_winner`). The totals are 2.9's, recorded per army, as they
+/// stand when the game ends (on the last turn, with 2.8's Victory Hex).
+/// Armies tied for the highest total are all named: the rules name no
+/// tie-break (docs/rules-readings.md). None when another side wins.
+fn individual_winners(
+    rules: &Rules,
+    c: &VictoryCondition,
+    next: &State,
+    events: &mut Vec<Event>,
+) -> Result<Vec<String>> {
+    let Some(w) = &rules.charts.victory_points.individual_winner else { return Ok(Vec::new()) };
+    let Some(alliance) = rules.sequence.data.alliances.iter().find(|a| a.id == w.alliance) else {
+        return Err(Error::refused(format!(
+            "charts/victory-points.yaml, individual_winner.alliance: '{}' is not a player of module.yaml (the \
+             players are {})",
+            w.alliance,
+            rules.sequence.data.alliances.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
+        )));
+    };
+    if c.winner != alliance.id || alliance.armies.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let totals: Vec<(&String, i32)> =
+        alliance.armies.iter().map(|a| (a, next.vp_halves.get(a).copied().unwrap_or(0))).collect();
+    let best = totals.iter().map(|(_, h)| *h).max().unwrap_or(0);
+    let winners: Vec<String> = totals.iter().filter(|(_, h)| *h == best).map(|(a, _)| (*a).clone()).collect();
+    let shown: Vec<String> = totals.iter().map(|(a, h)| format!("{a} {}", halves_text(*h))).collect();
+    let text = if winners.len() == 1 {
+        format!("the individual winner is the {} player ({})", winners[0], shown.join(", "))
+    } else {
+        format!("no single individual winner: the {} players are tied ({})", winners.join(" and "), shown.join(", "))
+    };
+    let vps: BTreeMap<&String, i32> = totals.into_iter().collect();
+    events.push(
+        Event::new("Savannah 2.10", "individual-winner", text)
+            .with("alliance", &alliance.id)
+            .with("winners", &winners)
+            .with("vp_halves", &vps),
+    );
+    Ok(winners)
+}
+
+/// Half VPs as the VP track reads them: `12 VPs`, `12½ VPs`, `½ VPs`.
+fn halves_text(halves: i32) -> String {
+    let sign = if halves < 0 { "-" } else { "" };
+    let (whole, half) = (halves.unsigned_abs() / 2, halves.unsigned_abs() % 2 == 1);
+    match (whole, half) {
+        (0, true) => format!("{sign}½ VPs"),
+        (w, true) => format!("{sign}{w}½ VPs"),
+        (w, false) => format!("{sign}{w} VPs"),
+    }
 }
 
 /// The scenario's victory conditions (none if it has no `victory`).
@@ -652,7 +716,7 @@ pub fn end_of_player_turn(rules: &Rules, state: &State, player: &str, dice: &mut
                 test => judge.holds(test, &BTreeMap::new())?,
             };
             if won {
-                declare(c, &mut next, &mut events);
+                declare(rules, c, &mut next, &mut events)?;
                 return Ok(Resolution { state: next, events });
             }
         }
@@ -687,7 +751,7 @@ pub fn immediate(rules: &Rules, before: &State, after: &State) -> Result<Option<
             if made {
                 let mut next = after.clone();
                 let mut events = Vec::new();
-                declare(c, &mut next, &mut events);
+                declare(rules, c, &mut next, &mut events)?;
                 return Ok(Some(Resolution { state: next, events }));
             }
         }
@@ -725,7 +789,7 @@ pub fn resolve(rules: &Rules, state: &State) -> Result<Resolution> {
                 for (army, halves) in &extra {
                     *next.vp_halves.entry(army.clone()).or_default() += halves;
                 }
-                declare(c, &mut next, &mut events);
+                declare(rules, c, &mut next, &mut events)?;
                 return Ok(Resolution { state: next, events });
             }
         }

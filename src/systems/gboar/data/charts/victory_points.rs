@@ -13,6 +13,23 @@ pub struct VictoryPointsFile {
     pub rules: Vec<String>,
     pub victory_points: VpSchedule,
     pub margins: Margins,
+    /// Savannah 2.10: the individual winner among an alliance's players.
+    #[serde(default)]
+    pub individual_winner: Option<IndividualWinner>,
+}
+
+/// Savannah 2.10: "If the Allies defeat the British, the individual winner
+/// of the game is the Allied player with the highest Victory Point total at
+/// the moment the game ends." When `alliance` wins, its army with the most
+/// VPs (2.9's per-army totals) is named; armies tied for the most are all
+/// named.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndividualWinner {
+    pub source: String,
+    pub alliance: String,
+    pub text: Option<String>,
+    pub note: Option<String>,
 }
 
 /// Savannah 2.9: what each army scores.

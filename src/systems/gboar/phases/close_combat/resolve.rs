@@ -80,14 +80,26 @@ pub(super) fn hex_defence<'a>(
 /// whole first (nothing happens if any is wrong); then 12.22 removes every
 /// pin, the attacks are resolved in the order given (12.23), and 13.3, 13.4
 /// end the phase.
+///
+/// `announced` is the board the attacks were announced on (12.21), `state`
+/// the board they are fought on: the same, unless Random Events cards were
+/// played in the step (Savannah 4.3, played before the phase is resolved).
+/// The attacks are checked against `announced`, as `validate` checked them;
+/// a unit a card's result moved out of its hex (a failed morale check's
+/// retreat) is no longer in the combat it was announced in, and a combat
+/// left with no attacker or no defender in place does not take place, as
+/// when an earlier combat of the phase has moved them (12.23 step 1: "The
+/// players total the non-artillery SPs of all their units involved in this
+/// Close Combat"; docs/rules-readings.md).
 pub fn resolve_phase(
     rules: &Rules,
+    announced: &State,
     state: &State,
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn crate::system::Dice,
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
-    let (d, problems) = designate(rules, state, player, orders, true);
+    let (d, problems) = designate(rules, announced, player, orders, true);
     if !problems.is_empty() {
         return Err(refusals::refuse_all(
             "close combat",
@@ -122,7 +134,8 @@ pub fn resolve_phase(
         );
     }
     let layout = rules.module.map.layout;
-    let start: BTreeMap<String, Option<HexId>> = next.units.keys().map(|u| (u.clone(), hex_of(&next, u))).collect();
+    // Where each unit was when the attacks were announced (12.21).
+    let start: BTreeMap<String, Option<HexId>> = next.units.keys().map(|u| (u.clone(), hex_of(announced, u))).collect();
     for (n, a) in d.attacks.iter().enumerate() {
         // Savannah 4.13: the credit of the last combat ends with it.
         next.credit.clear();

@@ -1,0 +1,1047 @@
+//! Battles (the article): TRANSFERRING TO THE MINIATURES GAME, TRIVIAL
+//! COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY, and COMMUNICATION
+//! EFFECTS ON ... COMBAT.
+//!
+//! "Whenever combat would be called for in a 1776 game, the battle should
+//! be transferred to a PLM game." A move that enters a hex the enemy's land
+//! units hold ends there; when a side's operations leave both sides' land
+//! units in a hex, each such hex is a battle step: the battle sheet is
+//! sent with the reports, the battle is fought on the table, and the
+//! referee enters its result (an [`Entry`]: `table:`), or, both players
+//! agreeing, has it resolved by 1776's combat table (`trivial:`).
+//! Then come the pursuit penalty, post-battle recovery, the loser's
+//! retreat (stand-in: to the hex the entry names) and the units lost.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use crate::base::dice::Die;
+use crate::base::error::{Error, Result};
+use crate::base::hex::{are_adjacent, HexId};
+use crate::system::{Dice, Event};
+use crate::systems::awi::board::{enemy_of, State};
+use crate::systems::awi::data::{Class, Module, WATER};
+use crate::systems::awi::rules::command::commands;
+use crate::systems::awi::rules::comms::{traced, BRITISH};
+use crate::systems::awi::rules::movement::Problem;
+
+const TRANSFER: &str = "AWI Transferring to the Miniatures Game";
+const TRIVIAL: &str = "AWI Trivial Combats";
+const PURSUIT: &str = "AWI Pursuit Penalty";
+const RECOVERY: &str = "AWI Post Battle Recovery";
+const EFFECTS: &str = "AWI Communication Effects";
+const DECLINES: &str = "AWI Cavalry Withdrawal Before Combat";
+
+/// The hexes where both sides' land units stand: a battle each, in hex
+/// order.
+pub fn hexes(m: &Module, s: &State) -> Vec<HexId> {
+    let mut sides: BTreeMap<HexId, BTreeSet<&str>> = BTreeMap::new();
+    for (id, p) in &s.pieces {
+        let (Some(u), Some(hex)) = (m.unit(id), p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok())) else {
+            continue;
+        };
+        sides.entry(hex).or_default().insert(u.side.as_str());
+    }
+    sides.into_iter().filter(|(_, s)| s.len() > 1).map(|(h, _)| h).collect()
+}
+
+/// Who fights a battle: each side's land units and generals in the hex.
+#[derive(Debug, Clone)]
+pub struct Forces {
+    pub hex: HexId,
+    pub attacker: String,
+    pub defender: String,
+    pub units: BTreeMap<String, Vec<String>>,
+    pub generals: BTreeMap<String, Vec<String>>,
+}
+
+impl Forces {
+    pub fn of(m: &Module, s: &State, hex: HexId, attacker: &str) -> Forces {
+        let defender = enemy_of(m, attacker);
+        let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut generals: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for side in [attacker, defender.as_str()] {
+            units.insert(side.to_string(), Vec::new());
+            generals.insert(side.to_string(), Vec::new());
+        }
+        for id in s.at(hex) {
+            if let Some(u) = m.unit(id) {
+                units.entry(u.side.clone()).or_default().push(id.to_string());
+            } else if let Some(g) = m.general(id) {
+                generals.entry(g.side.clone()).or_default().push(id.to_string());
+            }
+        }
+        Forces { hex, attacker: attacker.to_string(), defender, units, generals }
+    }
+
+    fn side_of(&self, unit: &str) -> Option<&str> {
+        self.units.iter().find(|(_, u)| u.iter().any(|x| x == unit)).map(|(s, _)| s.as_str())
+    }
+
+    fn all_units(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.units.iter().flat_map(|(s, u)| u.iter().map(move |x| (s.as_str(), x.as_str())))
+    }
+}
+
+/// British regular units (legion units are not "regular" here) out of
+/// communication when the battle is fought: "A British regular unit which
+/// enters a combat while out of communication does not recover any hits
+/// received during that battle regardless of its outcome."
+fn out_of_communication(m: &Module, s: &State, f: &Forces) -> BTreeSet<String> {
+    let statuses = traced(m, s);
+    f.units
+        .get(BRITISH)
+        .into_iter()
+        .flatten()
+        .filter(|id| m.unit(id).is_some_and(|u| u.class == Class::Regular))
+        .filter(|id| statuses.get(*id).is_some_and(|st| !st.is_in()))
+        .cloned()
+        .collect()
+}
+
+/// The battle sheet, mailed to both commanders with the reports: the
+/// forces, each unit's command status and the out-of-command list, the
+/// British units out of communication, the deployment distances and who
+/// draws first (the article's steps, in order).
+pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str, dice: &mut dyn Dice) -> Result<Vec<Event>> {
+    let f = Forces::of(m, s, hex, attacker);
+    let cmds = commands(m, s);
+    let d = &m.charts.battle.deployment;
+    let mut events = Vec::new();
+    let mut out = Vec::new();
+    let mut forces = serde_json::Map::new();
+    for (side, ids) in &f.units {
+        let mut list = Vec::new();
+        for id in ids {
+            let Some(u) = m.unit(id) else { continue };
+            let general = cmds.of_unit.get(id).cloned().flatten();
+            if general.is_none() {
+                out.push(id.clone());
+            }
+            list.push(serde_json::json!({
+                "unit": id, "stands": s.pieces.get(id).map(|p| p.stands).unwrap_or(0),
+                "weapon": u.weapon, "morale": u.morale, "kind": u.kind.id(), "general": general,
+            }));
+        }
+        forces.insert(side.clone(), serde_json::json!({"units": list, "generals": f.generals.get(side)}));
+    }
+    out.sort();
+    let isolated: Vec<String> = out_of_communication(m, s, &f).into_iter().collect();
+    let words = |side: &str| {
+        f.units[side]
+            .iter()
+            .map(|id| format!("{id} ({})", s.pieces.get(id).map(|p| p.stands).unwrap_or(0)))
+            .chain(f.generals[side].iter().cloned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    events.push(
+        Event::new(
+            TRANSFER,
+            "battle",
+            format!(
+                "Battle at {hex}, handed to the table: {} attacks ({}) against {} ({}). Out of command (10% on every morale check): {}. The defender deploys at least {}\" from the attacker's entry edges, the attacker within {}\" of an entry edge; the attacker draws the first card. The referee enters the result (`adjutant template --side referee`).",
+                f.attacker,
+                words(&f.attacker),
+                f.defender,
+                words(&f.defender),
+                if out.is_empty() { "none".to_string() } else { out.join(", ") },
+                d.defender_inches_from_entry,
+                d.attacker_inches_from_edge,
+            ),
+        )
+        .with("hex", hex.to_string())
+        .with("attacker", &f.attacker)
+        .with("defender", &f.defender)
+        .with("forces", serde_json::Value::Object(forces))
+        .with("out_of_command", &out)
+        .with("out_of_command_penalty_percent", m.charts.command.out_of_command_battle_penalty_percent.value)
+        .with("british_out_of_communication", &isolated)
+        .with("defender_inches_from_entry", d.defender_inches_from_entry)
+        .with("attacker_inches_from_edge", d.attacker_inches_from_edge)
+        .with("draws_first", &f.attacker),
+    );
+    events.extend(fort_sections(m, s, hex, dice)?);
+    Ok(events)
+}
+
+/// FORTIFICATIONS IN COMBAT: "Each 4 inch section of a linear
+/// fortification has D10+3 strength points (giving a range of 4 to 14)."
+/// Rolled for the battle sheet of a battle in a fort's hex, a section each
+/// (how many: charts/battle.yaml `fort_sections`, stand-in); the D10's 0
+/// face counts 10 (a reading, docs/rules-readings.md).
+fn fort_sections(m: &Module, s: &State, hex: HexId, dice: &mut dyn Dice) -> Result<Vec<Event>> {
+    let chart = &m.charts.battle.fort_section;
+    let die: Die = chart.die.parse().map_err(Error::refused)?;
+    let mut events = Vec::new();
+    for fort in s.forts.iter().filter(|f| f.hex.parse::<HexId>().ok() == Some(hex)) {
+        let mut strengths = Vec::new();
+        for i in 1..=m.charts.battle.fort_sections.value {
+            let roll = dice.roll(die, &format!("fort section {i} at {hex}"))?;
+            let face = if die == Die::D10 && roll == 0 { 10 } else { u32::from(roll) };
+            strengths.push(face + chart.plus);
+        }
+        events.push(
+            Event::new(
+                "AWI Fortifications in Combat",
+                "fort-sections",
+                format!(
+                    "The {} fort at {hex}: {} sections of {}\" with {} strength points ({}+{} each)",
+                    fort.side,
+                    strengths.len(),
+                    chart.inches,
+                    strengths.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+                    chart.die,
+                    chart.plus
+                ),
+            )
+            .with("hex", hex.to_string())
+            .with("side", &fort.side)
+            .with("strengths", &strengths),
+        );
+    }
+    Ok(events)
+}
+
+// ---------------------------------------------------------------------------
+// The referee's entry
+// ---------------------------------------------------------------------------
+
+/// The body of a battle step's orders file: one of `table:` (the battle
+/// fought on the table) or `trivial:` (1776's combat table, both players
+/// agreeing).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    #[serde(default)]
+    pub table: Option<Table>,
+    #[serde(default)]
+    pub trivial: Option<Trivial>,
+    /// CAVALRY WITHDRAWAL BEFORE COMBAT: the all-cavalry defender declines
+    /// battle and leaves the hex.
+    #[serde(default)]
+    pub cavalry_declines: Option<Declines>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Declines {
+    /// The hex next to the battle the cavalry goes to.
+    pub retreat_to: String,
+}
+
+/// How a side's army ended the battle on the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Still on the field, short of its army morale level.
+    Held,
+    /// Still on the field, at or past its army morale level but not broken
+    /// ("If it has reached this level but has not yet broken, it still
+    /// cannot pursue").
+    HeldAtArmyMorale,
+    /// Every formation broke.
+    Broke,
+    /// Broke off successfully: withdrew in good order.
+    BrokeOff,
+}
+
+impl Outcome {
+    fn left(self) -> bool {
+        matches!(self, Outcome::Broke | Outcome::BrokeOff)
+    }
+}
+
+/// The result fought on the table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    /// The side which retains control of the battlefield.
+    pub holds_field: String,
+    /// Each side's army's end.
+    pub outcome: BTreeMap<String, Outcome>,
+    /// Every unit that fought: its casualty markers at the battle's end,
+    /// and whether its formation broke.
+    pub units: BTreeMap<String, UnitResult>,
+    /// Generals killed or captured.
+    #[serde(default)]
+    pub generals_lost: Vec<String>,
+    /// Where the side that does not hold the field goes (an adjacent hex).
+    #[serde(default)]
+    pub retreat_to: Option<String>,
+    /// The pursuit, when the side holding the field pursues.
+    #[serde(default)]
+    pub pursuit: Option<PursuitEntry>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitResult {
+    pub markers: u32,
+    /// Its formation broke (implied for every unit of an army that broke).
+    #[serde(default)]
+    pub broke: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PursuitEntry {
+    /// The pursuing player's D10 of actions, rolled at the table.
+    pub actions: u32,
+    /// The withdrawing units within the pursuit distance of a pursuer.
+    pub caught: Vec<String>,
+}
+
+/// A trivial combat: each side's order of distributing its casualty
+/// markers, and where each side goes should it lose.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trivial {
+    pub distribute: BTreeMap<String, Vec<String>>,
+    pub retreat_to: BTreeMap<String, String>,
+}
+
+fn problem(field: impl Into<String>, message: impl Into<String>, code: &'static str, rule: &'static str) -> Problem {
+    Problem { field: field.into(), message: message.into(), code, rule }
+}
+
+/// Whether `hex` is a hex the side may retreat to from `from`: on the map,
+/// land, next to it, holding none of the enemy's land units.
+fn retreat_problem(m: &Module, s: &State, from: HexId, side: &str, text: &str) -> Option<String> {
+    let Ok(hex) = text.parse::<HexId>() else { return Some(format!("'{text}' is not a hex id (four digits, CCRR)")) };
+    if !m.map.contains(hex) {
+        return Some(format!("{hex} is not on the map"));
+    }
+    if m.map.terrain[&hex] == WATER {
+        return Some(format!("{hex} is a sea lane"));
+    }
+    if !are_adjacent(from, hex, m.map.layout) {
+        return Some(format!("{hex} is not next to the battle's hex {from}"));
+    }
+    let enemy = enemy_of(m, side);
+    if s.at(hex).iter().any(|id| m.unit(id).is_some_and(|u| u.side == enemy)) {
+        return Some(format!("{hex} holds the enemy's land units"));
+    }
+    None
+}
+
+/// Every problem of the referee's entry for the battle at `hex`.
+pub fn check(m: &Module, s: &State, hex: HexId, attacker: &str, entry: &Entry) -> Vec<Problem> {
+    let f = Forces::of(m, s, hex, attacker);
+    let sides = [f.attacker.clone(), f.defender.clone()];
+    let mut problems = Vec::new();
+    match (&entry.table, &entry.trivial, &entry.cavalry_declines) {
+        (Some(t), None, None) => check_table(m, s, &f, &sides, t, &mut problems),
+        (None, Some(t), None) => check_trivial(m, s, &f, &sides, t, &mut problems),
+        (None, None, Some(d)) => check_declines(m, s, &f, d, &mut problems),
+        _ => problems.push(problem(
+            "",
+            "a battle's entry gives `table:` (the result fought on the table), `trivial:` (1776's combat table, both players agreeing) or `cavalry_declines:` (an all-cavalry defender declines battle), one of them",
+            "battle-entry",
+            TRANSFER,
+        )),
+    }
+    problems
+}
+
+/// "A force consisting entirely of cavalry may decline to participate in a
+/// battle if and when attacked by an enemy force lacking any cavalry."
+fn check_declines(m: &Module, s: &State, f: &Forces, d: &Declines, problems: &mut Vec<Problem>) {
+    let cavalry = |id: &String| m.unit(id).is_some_and(|u| u.kind == crate::systems::awi::data::Kind::Cavalry);
+    let defenders = &f.units[&f.defender];
+    if defenders.is_empty() || !defenders.iter().all(cavalry) {
+        let others: Vec<&str> = defenders.iter().filter(|u| !cavalry(u)).map(String::as_str).collect();
+        problems.push(problem(
+            "cavalry_declines",
+            format!("{}'s force at {} is not all cavalry ({}): only \"a force consisting entirely of cavalry may decline to participate in a battle\"", f.defender, f.hex, others.join(", ")),
+            "not-all-cavalry",
+            DECLINES,
+        ));
+    }
+    let attacking: Vec<&str> = f.units[&f.attacker].iter().filter(|u| cavalry(u)).map(String::as_str).collect();
+    if !attacking.is_empty() {
+        problems.push(problem(
+            "cavalry_declines",
+            format!("the attacker has cavalry ({}): cavalry declines battle only \"when attacked by an enemy force lacking any cavalry\"", attacking.join(", ")),
+            "attacker-has-cavalry",
+            DECLINES,
+        ));
+    }
+    if let Some(why) = retreat_problem(m, s, f.hex, &f.defender, &d.retreat_to) {
+        problems.push(problem("cavalry_declines.retreat_to", why, "bad-retreat", DECLINES));
+    }
+}
+
+fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table, problems: &mut Vec<Problem>) {
+    let known = sides.join(", ");
+    if !sides.contains(&t.holds_field) {
+        problems.push(problem(
+            "table.holds_field",
+            format!("'{}' is not a side of this battle ({known})", t.holds_field),
+            "battle-side",
+            RECOVERY,
+        ));
+    }
+    for side in t.outcome.keys() {
+        if !sides.contains(side) {
+            problems.push(problem(
+                format!("table.outcome.{side}"),
+                format!("'{side}' is not a side of this battle ({known})"),
+                "battle-side",
+                TRANSFER,
+            ));
+        }
+    }
+    for side in sides {
+        if !t.outcome.contains_key(side) {
+            problems.push(problem(
+                "table.outcome",
+                format!("the outcome of {side} is missing: held, held-at-army-morale, broke or broke-off"),
+                "battle-outcome",
+                TRANSFER,
+            ));
+        }
+    }
+    let outcome = |side: &str| t.outcome.get(side).copied();
+    if sides.iter().all(|side| outcome(side).is_some_and(|o| !o.left())) {
+        problems.push(problem(
+            "table.outcome",
+            "neither side broke nor broke off: \"The battle ends whenever all of the formations ... on one side have broken or when one or both sides sccessfully break off\"",
+            "battle-not-ended",
+            TRANSFER,
+        ));
+    }
+    if outcome(&t.holds_field).is_some_and(Outcome::left)
+        && sides.iter().any(|side| side != &t.holds_field && outcome(side).is_some_and(|o| !o.left()))
+    {
+        problems.push(problem(
+            "table.holds_field",
+            format!("{} left the table and the other side stayed: the side that stays holds the field", t.holds_field),
+            "battle-field",
+            RECOVERY,
+        ));
+    }
+    for side in sides {
+        if outcome(side) == Some(Outcome::BrokeOff) && f.generals.get(side).is_none_or(|g| g.is_empty()) {
+            problems.push(problem(
+                format!("table.outcome.{side}"),
+                format!("{side} had no general at the battle: \"Only the commanding general of the force can make the attempt\" to break off"),
+                "break-off-without-general",
+                "AWI Breaking Off",
+            ));
+        }
+    }
+    for (id, r) in &t.units {
+        let field = format!("table.units.{id}");
+        let Some(side) = f.side_of(id) else {
+            let fought: Vec<&str> = f.all_units().map(|(_, u)| u).collect();
+            problems.push(problem(
+                field,
+                format!("'{id}' did not fight at {}: the units of this battle are {}", f.hex, fought.join(", ")),
+                "not-in-battle",
+                TRANSFER,
+            ));
+            continue;
+        };
+        let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
+        if r.markers > stands {
+            problems.push(problem(
+                format!("{field}.markers"),
+                format!("{id} has {stands} stands: it takes 0 to {stands} casualty markers on the table ({stands}: it is eliminated)"),
+                "too-many-markers",
+                RECOVERY,
+            ));
+        }
+        let _ = side;
+    }
+    for (side, id) in f.all_units() {
+        if !t.units.contains_key(id) {
+            problems.push(problem(
+                "table.units",
+                format!(
+                    "{id} ({side}) fought at {}: give its casualty markers (`{id}: {{markers: 0}}` for none)",
+                    f.hex
+                ),
+                "unit-missing",
+                TRANSFER,
+            ));
+        }
+    }
+    for (i, g) in t.generals_lost.iter().enumerate() {
+        if !f.generals.values().flatten().any(|x| x == g) {
+            problems.push(problem(
+                format!("table.generals_lost[{i}]"),
+                format!("'{g}' is not a general at this battle"),
+                "not-in-battle",
+                TRANSFER,
+            ));
+        }
+    }
+    let loser = sides.iter().find(|x| **x != t.holds_field).cloned().unwrap_or_default();
+    let loser_stays = f.units.get(&loser).into_iter().flatten().any(|id| {
+        let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
+        t.units.get(id).is_none_or(|r| r.markers < stands)
+    }) || f.generals.get(&loser).into_iter().flatten().any(|g| !t.generals_lost.contains(g));
+    match (&t.retreat_to, loser_stays && sides.contains(&t.holds_field)) {
+        (Some(h), true) => {
+            if let Some(why) = retreat_problem(m, s, f.hex, &loser, h) {
+                problems.push(problem("table.retreat_to", why, "bad-retreat", TRANSFER));
+            }
+        }
+        (None, true) => problems.push(problem(
+            "table.retreat_to",
+            format!("{loser} does not hold the field: name the hex next to {} its survivors retreat to", f.hex),
+            "bad-retreat",
+            TRANSFER,
+        )),
+        (Some(_), false) => problems.push(problem(
+            "table.retreat_to",
+            format!("{loser} has nothing left at {} to retreat", f.hex),
+            "bad-retreat",
+            TRANSFER,
+        )),
+        (None, false) => {}
+    }
+    if let Some(p) = &t.pursuit {
+        let pursuer = &t.holds_field;
+        match outcome(pursuer) {
+            Some(Outcome::Held) => {}
+            Some(o) => problems.push(problem(
+                "table.pursuit",
+                format!(
+                    "{pursuer} {}: \"If the opposing side has not yet reached its army morale level and has not voluntarily broken off, its units can pursue\"",
+                    match o {
+                        Outcome::HeldAtArmyMorale => "reached its army morale level",
+                        Outcome::BrokeOff => "broke off",
+                        _ => "broke",
+                    }
+                ),
+                "no-pursuit",
+                PURSUIT,
+            )),
+            None => {}
+        }
+        if !outcome(&loser).is_some_and(Outcome::left) {
+            problems.push(problem(
+                "table.pursuit",
+                format!("{loser} did not leave the table (it neither broke nor broke off): nobody is pursued"),
+                "no-pursuit",
+                PURSUIT,
+            ));
+        }
+        let die = m.charts.battle.pursuit.actions_die;
+        if p.actions == 0 || p.actions > die {
+            problems.push(problem(
+                "table.pursuit.actions",
+                format!("the pursuing player's D{die} of actions: 1 to {die}"),
+                "bad-actions",
+                PURSUIT,
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, id) in p.caught.iter().enumerate() {
+            let field = format!("table.pursuit.caught[{i}]");
+            if f.side_of(id) != Some(loser.as_str()) {
+                problems.push(problem(
+                    field,
+                    format!("'{id}' is not a unit of the withdrawing army ({loser}) at this battle"),
+                    "not-in-battle",
+                    PURSUIT,
+                ));
+                continue;
+            }
+            if !seen.insert(id) {
+                problems.push(problem(field, format!("{id} is named twice"), "twice", PURSUIT));
+                continue;
+            }
+            let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
+            if t.units.get(id).is_some_and(|r| r.markers >= stands) {
+                problems.push(problem(
+                    field,
+                    format!(
+                        "{id} was eliminated on the table: \"Eliminated units are not subject to pursuit casualties\""
+                    ),
+                    "eliminated",
+                    PURSUIT,
+                ));
+            }
+        }
+    }
+}
+
+fn check_trivial(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Trivial, problems: &mut Vec<Problem>) {
+    let known = sides.join(", ");
+    for side in t.distribute.keys().chain(t.retreat_to.keys()) {
+        if !sides.contains(side) {
+            problems.push(problem(
+                format!("trivial.{}.{side}", if t.distribute.contains_key(side) { "distribute" } else { "retreat_to" }),
+                format!("'{side}' is not a side of this battle ({known})"),
+                "battle-side",
+                TRIVIAL,
+            ));
+        }
+    }
+    for side in sides {
+        let units = &f.units[side];
+        match t.distribute.get(side) {
+            None => problems.push(problem(
+                "trivial.distribute",
+                format!(
+                    "{side}'s order of distributing its casualty markers is missing: its units are {}",
+                    units.join(", ")
+                ),
+                "distribute-missing",
+                TRIVIAL,
+            )),
+            Some(order) => {
+                let mut seen = BTreeSet::new();
+                for (i, id) in order.iter().enumerate() {
+                    let field = format!("trivial.distribute.{side}[{i}]");
+                    if !units.contains(id) {
+                        problems.push(problem(
+                            field,
+                            format!("'{id}' is not {side}'s at this battle: its units are {}", units.join(", ")),
+                            "not-in-battle",
+                            TRIVIAL,
+                        ));
+                    } else if !seen.insert(id) {
+                        problems.push(problem(field, format!("{id} is named twice"), "twice", TRIVIAL));
+                    }
+                }
+                for id in units.iter().filter(|u| !order.contains(u)) {
+                    problems.push(problem(
+                        format!("trivial.distribute.{side}"),
+                        format!("{id} fought: name each of {side}'s units once, in the order its markers go to them"),
+                        "distribute-missing",
+                        TRIVIAL,
+                    ));
+                }
+            }
+        }
+        match t.retreat_to.get(side) {
+            None => problems.push(problem(
+                "trivial.retreat_to",
+                format!("where {side} retreats should it lose is missing: a hex next to {}", f.hex),
+                "bad-retreat",
+                TRIVIAL,
+            )),
+            Some(h) => {
+                if let Some(why) = retreat_problem(m, s, f.hex, side, h) {
+                    problems.push(problem(format!("trivial.retreat_to.{side}"), why, "bad-retreat", TRIVIAL));
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Resolving
+// ---------------------------------------------------------------------------
+
+/// What a battle left, before post-battle recovery.
+struct Fought {
+    holds_field: String,
+    /// Casualty markers by unit.
+    markers: BTreeMap<String, u32>,
+    /// Units whose formation broke.
+    broke: BTreeSet<String>,
+    generals_lost: Vec<String>,
+    retreat_to: Option<HexId>,
+}
+
+/// Resolve the battle at `hex` with the referee's entry (checked).
+pub fn resolve(
+    m: &Module,
+    s: &State,
+    hex: HexId,
+    attacker: &str,
+    entry: &Entry,
+    dice: &mut dyn Dice,
+) -> Result<(State, Vec<Event>)> {
+    if let Some(p) = check(m, s, hex, attacker, entry).first() {
+        return Err(Error::refused(format!("{}: {} [{}, {}]", p.field, p.message, p.code, p.rule)));
+    }
+    let f = Forces::of(m, s, hex, attacker);
+    let mut events = Vec::new();
+    if let Some(d) = &entry.cavalry_declines {
+        // "If the all cavalry force declines battle, it must vacate the hex
+        // at the next opportunity": at once (docs/rules-readings.md).
+        let mut after = s.clone();
+        let ids: Vec<&String> = f.units[&f.defender].iter().chain(f.generals[&f.defender].iter()).collect();
+        for id in &ids {
+            if let Some(p) = after.pieces.get_mut(*id) {
+                p.hex = Some(d.retreat_to.clone());
+            }
+        }
+        events.push(
+            Event::new(
+                DECLINES,
+                "cavalry-declines",
+                format!(
+                    "{}'s cavalry at {} declines battle against a force lacking any cavalry and leaves for {}",
+                    f.defender, f.hex, d.retreat_to
+                ),
+            )
+            .with("hex", f.hex.to_string())
+            .with("side", &f.defender)
+            .with("units", &ids)
+            .with("to", &d.retreat_to),
+        );
+        return Ok((after, events));
+    }
+    let fought = match (&entry.table, &entry.trivial) {
+        (Some(t), _) => table(m, s, &f, t, dice, &mut events)?,
+        (_, Some(t)) => trivial(m, s, &f, t, dice, &mut events)?,
+        _ => return Err(Error::refused("a battle's entry gives `table:` or `trivial:`")),
+    };
+    let mut after = s.clone();
+    events.extend(recover(m, s, &mut after, &f, &fought));
+    Ok((after, events))
+}
+
+fn table(m: &Module, s: &State, f: &Forces, t: &Table, dice: &mut dyn Dice, events: &mut Vec<Event>) -> Result<Fought> {
+    let mut markers: BTreeMap<String, u32> = t.units.iter().map(|(id, r)| (id.clone(), r.markers)).collect();
+    let mut broke: BTreeSet<String> = t.units.iter().filter(|(_, r)| r.broke).map(|(id, _)| id.clone()).collect();
+    for (side, o) in &t.outcome {
+        if *o == Outcome::Broke {
+            broke.extend(f.units.get(side).into_iter().flatten().cloned());
+        }
+    }
+    let words = |o: Outcome| match o {
+        Outcome::Held => "held",
+        Outcome::HeldAtArmyMorale => "held at its army morale level",
+        Outcome::Broke => "broke",
+        Outcome::BrokeOff => "broke off (withdrew in good order)",
+    };
+    events.push(
+        Event::new(
+            TRANSFER,
+            "battle-result",
+            format!(
+                "Battle at {}: the referee enters the table's result. {}; {} holds the field",
+                f.hex,
+                t.outcome.iter().map(|(side, o)| format!("{side} {}", words(*o))).collect::<Vec<_>>().join(", "),
+                t.holds_field
+            ),
+        )
+        .with("hex", f.hex.to_string())
+        .with("holds_field", &t.holds_field)
+        .with("markers", &markers)
+        .with("broke", &broke)
+        .with("generals_lost", &t.generals_lost),
+    );
+    if let Some(p) = &t.pursuit {
+        let chart = &m.charts.battle.pursuit;
+        let cmds = commands(m, s);
+        let penalty = m.charts.command.out_of_command_battle_penalty_percent.value;
+        for id in &p.caught {
+            let Some(u) = m.unit(id) else { continue };
+            let grade = m.morale_percent(&u.morale);
+            let out = cmds.of_unit.get(id).is_some_and(|g| g.is_none());
+            let target = if out { grade.saturating_sub(penalty) } else { grade };
+            let roll = dice.roll(Die::D100, &format!("pursuit morale check, {id}"))?;
+            let passed = u32::from(roll) <= target;
+            let casualties = chart.caught_casualties + if passed { 0 } else { chart.failed_check_casualties };
+            *markers.entry(id.clone()).or_default() += casualties;
+            events.push(
+                Event::new(
+                    PURSUIT,
+                    "pursuit",
+                    format!(
+                        "{} is caught by the pursuit ({} actions): a penalty casualty; its morale check, D100 {roll} against {target}%{}, {}",
+                        u.name,
+                        p.actions,
+                        if out { format!(" (morale {grade}% -{penalty}% out of command)") } else { String::new() },
+                        if passed { "passes".to_string() } else { "fails: a second penalty casualty".to_string() }
+                    ),
+                )
+                .with("unit", id)
+                .with("actions", p.actions)
+                .with("roll", roll)
+                .with("target", target)
+                .with("passed", passed)
+                .with("casualties", casualties)
+                .with("markers", markers[id]),
+            );
+        }
+    }
+    Ok(Fought {
+        holds_field: t.holds_field.clone(),
+        markers,
+        broke,
+        generals_lost: t.generals_lost.clone(),
+        retreat_to: t.retreat_to.as_deref().and_then(|h| h.parse().ok()),
+    })
+}
+
+/// Strength in fighting stands still without a marker.
+fn strength(s: &State, units: &[String], markers: &BTreeMap<String, u32>) -> u64 {
+    units.iter().map(|id| u64::from(s.pieces.get(id).map(|p| p.stands).unwrap_or(0).saturating_sub(markers[id]))).sum()
+}
+
+/// TRIVIAL COMBATS: "Determine the army morale for each side. Proceed with
+/// the 1776 combat resolution and determine the strength point loses for
+/// each side. Each strength point lost represents six casualty markers
+/// which must be distributed to the units in the force in any fashion the
+/// controlling player sees fit. Repeat the 1776 combat resolution procedure
+/// until one or both sides break. A side breaks when its cumulative total
+/// of casualty markers reaches its army morale. Markers in excess of this
+/// level are not distributed. ... Neither side may break off."
+fn trivial(
+    m: &Module,
+    s: &State,
+    f: &Forces,
+    t: &Trivial,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Fought> {
+    let chart = &m.charts.battle.trivial_combat;
+    let per_sp = m.charts.communications.stands_per_strength_point.value;
+    let mut markers: BTreeMap<String, u32> = f.all_units().map(|(_, id)| (id.to_string(), 0)).collect();
+    let sides = [f.attacker.clone(), f.defender.clone()];
+    let morale: BTreeMap<String, u32> = sides
+        .iter()
+        .map(|side| {
+            let stands = strength(s, &f.units[side], &markers) as u32;
+            (side.clone(), (stands * chart.army_morale_percent.value / 100).max(1))
+        })
+        .collect();
+    let mut total: BTreeMap<String, u32> = sides.iter().map(|x| (x.clone(), 0)).collect();
+    events.push(
+        Event::new(
+            TRIVIAL,
+            "trivial-combat",
+            format!(
+                "Battle at {}, both players agreeing, resolved by 1776's combat table: army morale {} {} markers, {} {} markers",
+                f.hex, f.attacker, morale[&f.attacker], f.defender, morale[&f.defender]
+            ),
+        )
+        .with("hex", f.hex.to_string())
+        .with("army_morale", &morale),
+    );
+    let mut round = 0u32;
+    // Every result costs a side a strength point (check-game), so each
+    // round brings a side nearer its army morale: the loop ends.
+    while sides.iter().all(|x| total[x] < morale[x]) {
+        round += 1;
+        let a = strength(s, &f.units[&f.attacker], &markers);
+        let d = strength(s, &f.units[&f.defender], &markers).max(1);
+        let column = chart
+            .columns
+            .iter()
+            .rev()
+            .find(|c| a * u64::from(c.defender) >= d * u64::from(c.attacker))
+            .or(chart.columns.first())
+            .ok_or_else(|| Error::refused("charts/battle.yaml has no combat table"))?;
+        let roll = dice.roll(Die::D6, &format!("trivial combat at {}, round {round}", f.hex))?;
+        let result = column
+            .results
+            .get(usize::from(roll).saturating_sub(1))
+            .ok_or_else(|| Error::refused("charts/battle.yaml: a column without six results"))?;
+        let mut given = BTreeMap::new();
+        for (side, sp) in [(&f.attacker, result.attacker), (&f.defender, result.defender)] {
+            let room = morale[side] - total[side];
+            let n = (sp * per_sp).min(room);
+            *total.get_mut(side).unwrap_or(&mut 0) += n;
+            let placed = distribute(s, &t.distribute[side], &mut markers, n);
+            given.insert(side.clone(), placed);
+        }
+        events.push(
+            Event::new(
+                TRIVIAL,
+                "trivial-round",
+                format!(
+                    "Round {round}: {a} stands against {d}, column {}, D6 {roll}: {} loses {} SP, {} loses {} SP; markers so far {} {} of {}, {} {} of {}",
+                    column.odds,
+                    f.attacker,
+                    result.attacker,
+                    f.defender,
+                    result.defender,
+                    f.attacker,
+                    total[&f.attacker],
+                    morale[&f.attacker],
+                    f.defender,
+                    total[&f.defender],
+                    morale[&f.defender]
+                ),
+            )
+            .with("round", round)
+            .with("column", &column.odds)
+            .with("roll", roll)
+            .with("attacker_sp", result.attacker)
+            .with("defender_sp", result.defender)
+            .with("placed", &given)
+            .with("totals", &total),
+        );
+    }
+    let broken: Vec<&String> = sides.iter().filter(|x| total[*x] >= morale[*x]).collect();
+    // Both broke in the same round: the defender keeps the field (a
+    // reading, docs/rules-readings.md).
+    let holds_field =
+        if broken.len() == 1 && broken[0] == &f.defender { f.attacker.clone() } else { f.defender.clone() };
+    let loser = if holds_field == f.attacker { &f.defender } else { &f.attacker };
+    let broke: BTreeSet<String> = broken.iter().flat_map(|side| f.units[*side].iter().cloned()).collect();
+    events.push(
+        Event::new(
+            TRIVIAL,
+            "battle-result",
+            format!(
+                "Battle at {}: {} broke; {} holds the field",
+                f.hex,
+                broken.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(" and "),
+                holds_field
+            ),
+        )
+        .with("hex", f.hex.to_string())
+        .with("holds_field", &holds_field)
+        .with("markers", &markers)
+        .with("broke", &broke)
+        .with("rounds", round),
+    );
+    Ok(Fought {
+        holds_field,
+        markers,
+        broke,
+        generals_lost: Vec::new(),
+        retreat_to: t.retreat_to.get(loser).and_then(|h| h.parse().ok()),
+    })
+}
+
+/// `n` markers to the units in `order`, one at a time in turn, never more
+/// on a unit than its stands: the markers placed.
+fn distribute(s: &State, order: &[String], markers: &mut BTreeMap<String, u32>, n: u32) -> u32 {
+    let mut placed = 0;
+    while placed < n {
+        let mut any = false;
+        for id in order {
+            if placed == n {
+                break;
+            }
+            let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
+            let m = markers.entry(id.clone()).or_default();
+            if *m < stands {
+                *m += 1;
+                placed += 1;
+                any = true;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    placed
+}
+
+/// POST BATTLE RECOVERY, the out-of-communication effects, the markers
+/// turned into stands lost, the generals lost, and the loser's retreat.
+fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought) -> Vec<Event> {
+    let chart = &m.charts.battle.recovery;
+    let isolated = out_of_communication(m, s, f);
+    let british_lost = fought.holds_field != BRITISH;
+    let mut events = Vec::new();
+    let loser = if fought.holds_field == f.attacker { f.defender.clone() } else { f.attacker.clone() };
+    for (side, id) in f.all_units() {
+        let Some(u) = m.unit(id) else { continue };
+        let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
+        let mut markers = fought.markers.get(id).copied().unwrap_or(0);
+        let survived = markers < stands;
+        let broke = fought.broke.contains(id);
+        let mut why = Vec::new();
+        let removed = if !survived {
+            why.push("eliminated in the battle".to_string());
+            0
+        } else if isolated.contains(id) {
+            why.push("a British regular out of communication: no recovery".to_string());
+            if british_lost {
+                markers += chart.out_of_communication_penalty;
+                why.push(format!(
+                    "the British lost while it was out of communication: {} penalty casualty",
+                    chart.out_of_communication_penalty
+                ));
+            }
+            0
+        } else if broke {
+            why.push("its formation broke: no recovery".to_string());
+            0
+        } else {
+            let mut r = chart.not_broken;
+            why.push(format!("its formation did not break: {}", chart.not_broken));
+            if side == fought.holds_field {
+                r += chart.holds_field;
+                why.push(format!("its side holds the field: {} more", chart.holds_field));
+            }
+            r.min(chart.most).min(markers)
+        };
+        let left = markers - removed;
+        let eliminated = left >= stands;
+        let p = after.pieces.entry(id.to_string()).or_default();
+        if eliminated {
+            p.stands = 0;
+            p.hex = None;
+            p.eliminated = true;
+        } else {
+            p.stands = stands - left;
+            if side == loser {
+                if let Some(h) = fought.retreat_to {
+                    p.hex = Some(h.to_string());
+                }
+            }
+        }
+        let text = if eliminated {
+            format!(
+                "{}: {markers} casualty markers, {removed} removed ({}); eliminated from the campaign for good",
+                u.name,
+                why.join("; ")
+            )
+        } else {
+            format!(
+                "{}: {markers} casualty markers, {removed} removed ({}); {left} stands lost, {} left",
+                u.name,
+                why.join("; "),
+                stands - left
+            )
+        };
+        let rule = if isolated.contains(id) { EFFECTS } else { RECOVERY };
+        events.push(
+            Event::new(rule, "recovery", text)
+                .with("unit", id)
+                .with("markers", markers)
+                .with("removed", removed)
+                .with("stands_lost", left.min(stands))
+                .with("stands", if eliminated { 0 } else { stands - left })
+                .with("eliminated", eliminated),
+        );
+    }
+    for g in f.generals.values().flatten() {
+        let p = after.pieces.entry(g.clone()).or_default();
+        if fought.generals_lost.contains(g) {
+            p.hex = None;
+            events.push(
+                Event::new(
+                    TRANSFER,
+                    "general-lost",
+                    format!(
+                        "{} is lost at the battle of {}",
+                        m.piece(g).map(|x| x.name().to_string()).unwrap_or_default(),
+                        f.hex
+                    ),
+                )
+                .with("general", g),
+            );
+        } else if m.general(g).is_some_and(|x| x.side == loser) {
+            if let Some(h) = fought.retreat_to {
+                p.hex = Some(h.to_string());
+            }
+        }
+    }
+    if let Some(h) = fought.retreat_to {
+        events.push(
+            Event::new(TRANSFER, "retreat", format!("{loser} leaves the field of {} for {h}", f.hex))
+                .with("side", &loser)
+                .with("from", f.hex.to_string())
+                .with("to", h.to_string()),
+        );
+    }
+    events
+}
