@@ -4,7 +4,7 @@
 //!
 //! ```yaml
 //! senders:
-//!   method: authentication-results   # or subject-secret; absent: the From: header alone
+//!   method: authentication-results   # or subject-secret, openpgp; absent: the From: header alone
 //!   authserv_id: mx.club.example     # authentication-results: the referee's own mail server
 //! ```
 //!
@@ -25,10 +25,14 @@
 //!   to the player by the referee; the message's Subject: must carry the
 //!   secret of a side the sender's address plays, as a word of its own.
 //!   (Weaker: the secret travels in the clear with every message.)
+//! - `openpgp`: each side's player's public key in `openpgp/SIDE.asc`
+//!   (`adjutant senders openpgp --key SIDE=FILE`); the message must be
+//!   PGP/MIME (RFC 3156) signed by it, and its orders are read from the
+//!   signed part alone ([`check_openpgp`]).
 //!
 //! A message that fails is refused with the reason, and the refusal goes
 //! to the player's address in game.yaml, never to another address the
-//! message gives. This module reads headers only; `game::inbox` applies it.
+//! message gives. This module reads headers and signatures only; `game::inbox` applies it.
 
 use std::path::Path;
 
