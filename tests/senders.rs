@@ -152,3 +152,120 @@ fn a_secret_in_the_subject_proves_the_sender() {
     run(d, &["senders", "--dir", "g", "from"]).ok();
     assert!(!std::fs::read_to_string(d.join("g/game.yaml")).unwrap().contains("senders:"));
 }
+
+/// A fixture of tests/fixtures/openpgp (made by GnuPG: make.py there).
+fn pgp_fixture(name: &str) -> Vec<u8> {
+    std::fs::read(repo_root().join("tests/fixtures/openpgp").join(name)).unwrap()
+}
+
+#[test]
+fn an_openpgp_signature_by_the_players_key_proves_the_sender() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    let keys = repo_root().join("tests/fixtures/openpgp");
+    let key = |side: &str, file: &str| format!("{side}={}", keys.join(file).display());
+
+    // Anything but one public key is refused, saying why; nothing is set.
+    for (file, why) in [
+        ("signed.eml", "not an armored OpenPGP public key: no line -----BEGIN PGP PUBLIC KEY BLOCK----- (export it with gpg --armor --export ADDRESS)"),
+        ("secret.asc", "a secret key: give the player's public key, never his secret one (export it with gpg --armor --export ADDRESS)"),
+    ] {
+        let out = run(d, &["senders", "--dir", "g", "openpgp", "--key", &key("french", file)]).fails(2);
+        assert!(out.contains(&format!("--key {}: {why}", key("french", file))), "{out}");
+    }
+    let both = d.join("both.asc");
+    std::fs::write(&both, [pgp_fixture("charles.asc"), pgp_fixture("mallory.asc")].concat()).unwrap();
+    let out = run(d, &["senders", "--dir", "g", "openpgp", "--key", &format!("french={}", both.display())]).fails(2);
+    assert!(
+        out.contains("holds 2 armored keys where one player's key is needed (export it with gpg --armor --export ADDRESS, naming only his address)"),
+        "{out}"
+    );
+    let out = run(d, &["senders", "--dir", "g", "openpgp", "--key", &key("prussian", "charles.asc")]).fails(2);
+    assert!(out.contains("no player plays prussian in game.yaml"), "{out}");
+    let out = run(d, &["senders", "--dir", "g", "openpgp"]).fails(2);
+    assert!(out.contains("--key: method openpgp needs the public key of at least one player"), "{out}");
+    let out = run(d, &["senders", "--dir", "g", "subject-secret", "--key", &key("french", "charles.asc")]).fails(2);
+    assert!(out.contains("--key: only method openpgp takes players' keys"), "{out}");
+    assert!(
+        !d.join("g/openpgp").exists() && !std::fs::read_to_string(d.join("g/game.yaml")).unwrap().contains("senders:")
+    );
+
+    let out = run(d, &["senders", "--dir", "g", "openpgp", "--key", &key("french", "charles.asc")]).ok();
+    assert!(out.contains("game club-7 takes orders by mail only signed with the player's OpenPGP key"), "{out}");
+    assert!(out.contains("new key of french: 9F4D8E10D34F71C3D707C5F6D4C9EDB0F5AF96E6 in openpgp/french.asc"), "{out}");
+    assert!(out.contains("american has no key: its orders by mail are refused until you give one"), "{out}");
+    assert_eq!(std::fs::read(d.join("g/openpgp/french.asc")).unwrap(), pgp_fixture("charles.asc"));
+    assert!(std::fs::read_to_string(d.join("g/game.yaml")).unwrap().contains("senders:\n  method: openpgp\n"));
+    let lf_game = d.join("lf");
+    copy_dir(&d.join("g"), &lf_game.join("g"));
+
+    // Not signed; signed by another key (with a Reply-To that is never
+    // answered); changed after it was signed.
+    let with_reply_to = |raw: Vec<u8>| {
+        String::from_utf8(raw)
+            .unwrap()
+            .replacen("\r\nTo: ", "\r\nReply-To: mallory@example.org\r\nTo: ", 1)
+            .into_bytes()
+    };
+    let refusals = [
+        (
+            "unsigned.eml",
+            "the message is not signed with OpenPGP (PGP/MIME, RFC 3156: multipart/signed with protocol \
+             application/pgp-signature): game club-7 takes orders by mail only signed with the player's key",
+        ),
+        (
+            "by-mallory.eml",
+            "the message is signed by the OpenPGP key 49321EBED4D10605A6209901EAC7C74EEDFCB337, not by the key of \
+             french the referee holds: game club-7 takes orders by mail only signed with the player's own key",
+        ),
+        (
+            "tampered.eml",
+            "the OpenPGP signature by the key of french does not verify: the message was changed after it was \
+             signed; game club-7 takes orders by mail only as the player signed them",
+        ),
+    ];
+    for (file, why) in refusals {
+        let (said, to) = refusal(submit(d, &with_reply_to(pgp_fixture(file))));
+        assert_eq!(said, why, "{file}");
+        assert_eq!(to, "Charles <charles@example.org>", "{file}: the player is told, not the Reply-To");
+    }
+    // A side without a key cannot send orders by mail.
+    let as_ben = String::from_utf8(pgp_fixture("signed.eml")).unwrap().replace("Charles <charles@", "Ben <ben@");
+    let (said, to) = refusal(submit(d, as_ben.as_bytes()));
+    assert_eq!(
+        said,
+        "game club-7 takes orders by mail only signed with the player's OpenPGP key, and the referee has no key \
+         for the sender's side (adjutant senders openpgp --key SIDE=FILE)"
+    );
+    assert_eq!(to, "Ben <ben@example.org>");
+    assert!(!d.join("g/inbox").exists() || std::fs::read_dir(d.join("g/inbox")).unwrap().count() == 0);
+
+    // Signed by Charles's key: taken, the orders read from the signed part.
+    taken(submit(d, &pgp_fixture("signed.eml")));
+    let inbox: Vec<_> = std::fs::read_dir(d.join("g/inbox")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(inbox.len(), 1);
+    assert_eq!(std::fs::read_to_string(&inbox[0]).unwrap().replace("\r\n", "\n"), ORDERS);
+    // With LF line ends, as a local delivery agent writes it: the same.
+    taken(run_with_input(
+        &lf_game,
+        &["submit", "--dir", "g", "--email", "-", "--format", "json"],
+        &pgp_fixture("lf.eml"),
+    ));
+
+    // verify accepts the keys; publish leaves them out.
+    assert!(run(d, &["verify", "--dir", "g"]).ok().contains("verified"));
+    std::fs::write(d.join("g/openpgp/prussian.asc"), "").unwrap();
+    let out = run(d, &["verify", "--dir", "g"]).exits(1);
+    assert!(out.contains("openpgp/prussian.asc (a player's OpenPGP key is <side>.asc)"), "{out}");
+    std::fs::remove_file(d.join("g/openpgp/prussian.asc")).unwrap();
+    run(d, &["publish", "--dir", "g", "pub"]).ok();
+    assert!(!d.join("pub/openpgp").exists());
+    let armored = String::from_utf8(pgp_fixture("charles.asc")).unwrap();
+    let body = armored.lines().nth(2).unwrap();
+    for (path, bytes) in all_files(&d.join("pub")) {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains(body) && !text.contains("openpgp"), "{} holds the key or setting", path.display());
+    }
+    assert!(run(d, &["verify", "pub"]).ok().contains("verified"));
+}

@@ -2025,7 +2025,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__senders)
-            opts="-h --wait --authserv-id --renew --dir --format --color --help from authentication-results subject-secret"
+            opts="-h --wait --authserv-id --renew --key --dir --format --color --help from authentication-results subject-secret openpgp"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2040,6 +2040,10 @@ _adjutant() {
                     return 0
                     ;;
                 --renew)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

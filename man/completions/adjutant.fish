@@ -261,6 +261,7 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand player" -s h -l help -
 complete -c adjutant -n "__fish_adjutant_using_subcommand senders" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand senders" -l authserv-id -d 'For authentication-results: your mail server\'s authserv-id, the first word of the Authentication-Results headers it writes' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand senders" -l renew -d 'For subject-secret: make this side\'s player a new secret, replacing the one he has (repeat for several sides)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand senders" -l key -d 'For openpgp: this side\'s player\'s armored public key (gpg --armor --export ADDRESS), kept in the game folder as openpgp/SIDE.asc, replacing the side\'s key if it has one (repeat for several sides)' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand senders" -l dir -d 'The game folder' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand senders" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''
 json\t''"

@@ -400,6 +400,7 @@ Examples:
   adjutant senders --dir club-7 authentication-results --authserv-id mx.club.example
   adjutant senders --dir club-7 subject-secret
   adjutant senders --dir club-7 subject-secret --renew british
+  adjutant senders --dir club-7 openpgp --key french=charles.asc --key british=ann.asc
   adjutant senders --dir club-7 from
 
 The From: header alone (method from, the default) is what anyone may write.
@@ -413,6 +414,12 @@ subject-secret makes each side's player a secret, .secret/sender-SIDE (never
 printed: give each player his own, from that file); the player writes it as a
 word of every message's Subject: (Subject: orders SECRET). It travels in the
 clear with each message: weaker than a server's DKIM check.
+openpgp takes a message only when it is signed (PGP/MIME, RFC 3156) by the
+key of a side its From: address plays: --key SIDE=FILE gives a player's
+armored public key (gpg --armor --export ADDRESS), checked and kept as
+openpgp/SIDE.asc (a side without one cannot send orders by mail); the
+orders are read from the signed part alone. Compare each fingerprint printed
+with the player's own before the game begins.
 A message that fails is refused with the reason, kept in kept/refused/, and the
 refusal goes to the player's address in game.yaml only (docs/orders.md, \"Who
 sent it\").")]
@@ -955,6 +962,11 @@ pub struct SendersArgs {
     /// the one he has (repeat for several sides).
     #[arg(long, value_name = "SIDE")]
     pub renew: Vec<String>,
+    /// For openpgp: this side's player's armored public key (gpg --armor
+    /// --export ADDRESS), kept in the game folder as openpgp/SIDE.asc,
+    /// replacing the side's key if it has one (repeat for several sides).
+    #[arg(long, value_name = "SIDE=FILE")]
+    pub key: Vec<String>,
     /// The game folder.
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
@@ -969,6 +981,8 @@ pub enum SendersMethod {
     AuthenticationResults,
     /// A per-player secret in the Subject: header.
     SubjectSecret,
+    /// A PGP/MIME signature by the player's OpenPGP key.
+    Openpgp,
 }
 
 impl SendersMethod {
@@ -977,6 +991,7 @@ impl SendersMethod {
             SendersMethod::From => "from",
             SendersMethod::AuthenticationResults => "authentication-results",
             SendersMethod::SubjectSecret => "subject-secret",
+            SendersMethod::Openpgp => "openpgp",
         }
     }
 }

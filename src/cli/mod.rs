@@ -337,8 +337,14 @@ fn player(args: &arguments::PlayerArgs, wait: Duration, out: &Out) -> Outcome {
 }
 
 fn senders(args: &arguments::SendersArgs, wait: Duration, out: &Out) -> Outcome {
-    let set =
-        adjutant::game::set_senders(&args.dir, args.method.name(), args.authserv_id.as_deref(), &args.renew, wait)?;
+    let set = adjutant::game::set_senders(
+        &args.dir,
+        args.method.name(),
+        args.authserv_id.as_deref(),
+        &args.renew,
+        &args.key,
+        wait,
+    )?;
     out.result(&set, |s| {
         let mut text = match set.method.as_str() {
             "authentication-results" => format!(
@@ -352,8 +358,27 @@ fn senders(args: &arguments::SendersArgs, wait: Duration, out: &Out) -> Outcome 
                 s.good("senders:"),
                 set.game
             ),
+            "openpgp" => format!(
+                "{} game {} takes orders by mail only signed with the player's OpenPGP key\n",
+                s.good("senders:"),
+                set.game
+            ),
             _ => format!("{} game {} takes orders by mail from the From: header alone\n", s.good("senders:"), set.game),
         };
+        for key in &set.keys {
+            text += &format!(
+                "  {} key of {}: {} in {} (compare it with the player's own)\n",
+                if key.new { "new" } else { "kept" },
+                key.side,
+                key.fingerprint,
+                key.file
+            );
+        }
+        for side in &set.keyless {
+            text += &format!(
+                "  {side} has no key: its orders by mail are refused until you give one (--key {side}=FILE)\n"
+            );
+        }
         for side in &set.new_secrets {
             text += &format!(
                 "  new secret for {side}: .secret/{} (give it to the player)\n",

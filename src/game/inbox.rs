@@ -567,7 +567,7 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
         crate::base::address::parse(address)
             .is_ok_and(|from| players.iter().filter_map(address_of).any(|a| crate::base::address::same(&a, &from)))
     };
-    let intake = match crate::mail::intake::read_message(raw) {
+    let mut intake = match crate::mail::intake::read_message(raw) {
         Ok(intake) => intake,
         Err(e) => {
             // Without a sender's address nobody can be answered.
@@ -589,7 +589,7 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
             });
         }
     };
-    let outcome = EmailSubmission {
+    let mut outcome = EmailSubmission {
         from: intake.from.clone(),
         source: Some(intake.source.clone()),
         receipt: None,
@@ -619,15 +619,34 @@ fn submit_email_unkept(dir: &Path, raw: &[u8], wait: Duration) -> Result<EmailSu
             })
             .unwrap_or_default();
         let secrets = crate::mail::auth::read_secrets(&folder.root.join(crate::game::folder::SECRET_DIR), &sides)?;
-        if let Err(reason) = crate::mail::auth::check(
+        let keys = match senders.method {
+            crate::mail::auth::Method::Openpgp => {
+                crate::mail::auth::read_keys(&folder.root.join(crate::mail::auth::KEYS_DIR), &sides)?
+            }
+            _ => Vec::new(),
+        };
+        // A signed message's orders come from its signed part alone.
+        let verdict = crate::mail::auth::check(
             &folder.config.game_id,
             senders,
             raw,
             &intake.from,
             intake.subject.as_deref(),
             &secrets,
-        ) {
-            return Ok(EmailSubmission { refused: Some(reason), ..outcome });
+        )
+        .and_then(|()| match senders.method {
+            crate::mail::auth::Method::Openpgp => crate::mail::auth::check_openpgp(&folder.config.game_id, raw, &keys)
+                .and_then(|message| crate::mail::intake::read_message(&message).map_err(|e| e.message()))
+                .map(Some),
+            _ => Ok(None),
+        });
+        match verdict {
+            Ok(Some(inner)) => {
+                intake = inner;
+                outcome.source = Some(intake.source.clone());
+            }
+            Ok(None) => {}
+            Err(reason) => return Ok(EmailSubmission { refused: Some(reason), ..outcome }),
         }
     }
     let mut also = Vec::new();

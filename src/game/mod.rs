@@ -214,18 +214,41 @@ pub struct SendersSet {
     pub new_secrets: Vec<String>,
     /// The sides whose secret was there already and is kept.
     pub kept_secrets: Vec<String>,
+    /// openpgp: each side's key in `openpgp/SIDE.asc`, given now or kept.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<SenderKey>,
+    /// openpgp: the sides with a player and no key, whose orders by mail
+    /// are refused until the referee gives one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keyless: Vec<String>,
+}
+
+/// A player's OpenPGP key as `adjutant senders openpgp` holds it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SenderKey {
+    pub side: String,
+    /// The primary key's fingerprint (upper-case hexadecimal, as gpg
+    /// prints it): the referee compares it with the player's own.
+    pub fingerprint: String,
+    /// The file, relative to the game folder.
+    pub file: String,
+    /// Given by this command (else kept from before).
+    pub new: bool,
 }
 
 /// Set how a game proves who sent a message (game.yaml's `senders:`):
 /// `method` is `from` (the From: header alone), `authentication-results`
 /// (with `authserv_id`) or `subject-secret`; for the last, a secret is
 /// made for each side with a player that has none, and for each side of
-/// `renew` whether it has one or not.
+/// `renew` whether it has one or not; for `openpgp`, each of `keys`
+/// (`SIDE=FILE`, an armored public key) is checked and written to
+/// `openpgp/SIDE.asc`, replacing the side's key if it has one.
 pub fn set_senders(
     dir: &Path,
     method: &str,
     authserv_id: Option<&str>,
     renew: &[String],
+    keys: &[String],
     wait: std::time::Duration,
 ) -> Result<SendersSet> {
     use crate::mail::auth::{Method, Senders};
@@ -243,9 +266,10 @@ pub fn set_senders(
         "subject-secret" => {
             Some(Senders { method: Method::SubjectSecret, authserv_id: authserv_id.map(str::to_string) })
         }
+        "openpgp" => Some(Senders { method: Method::Openpgp, authserv_id: authserv_id.map(str::to_string) }),
         other => {
             return Err(Error::usage(format!(
-                "{}: no such method; give from, authentication-results or subject-secret",
+                "{}: no such method; give from, authentication-results, subject-secret or openpgp",
                 crate::base::error::echo_at_most(other, 60)
             )))
         }
@@ -266,6 +290,75 @@ pub fn set_senders(
     }
     if !renew.is_empty() && method != "subject-secret" {
         return Err(Error::usage("--renew: only method subject-secret has secrets"));
+    }
+    if !keys.is_empty() && method != "openpgp" {
+        return Err(Error::usage("--key: only method openpgp takes players' keys"));
+    }
+    // Every key read and checked before anything is written.
+    let keys_dir = folder.root.join(crate::mail::auth::KEYS_DIR);
+    let mut given: Vec<(String, Vec<u8>, String)> = Vec::new();
+    for arg in keys {
+        let shown = crate::base::error::echo_at_most(arg, 80);
+        let Some((side, file)) = arg.split_once('=').filter(|(s, f)| !s.is_empty() && !f.is_empty()) else {
+            return Err(Error::usage(format!("--key {shown}: write SIDE=FILE (french=charles.asc)")));
+        };
+        if !config.players.iter().any(|p| p.side == side) {
+            return Err(Error::usage(format!(
+                "--key {shown}: no player plays {} in game.yaml",
+                crate::base::error::echo_at_most(side, 60)
+            )));
+        }
+        if given.iter().any(|(s, _, _)| s == side) {
+            return Err(Error::usage(format!("--key {shown}: a second key for {side}; give one key a side")));
+        }
+        // A key is a few kilobytes: a larger file is not read.
+        if std::fs::metadata(file).is_ok_and(|m| m.len() > 1 << 20) {
+            return Err(Error::usage(format!("--key {shown}: larger than a public key may be (1 MiB)")));
+        }
+        let bytes =
+            std::fs::read(file).map_err(|e| Error::usage(format!("--key {shown}: cannot read the file ({e})")))?;
+        let text = String::from_utf8(bytes.clone())
+            .map_err(|_| Error::usage(format!("--key {shown}: not text, so not an armored OpenPGP public key")))?;
+        let key = crate::mail::auth::read_key(&text).map_err(|e| Error::usage(format!("--key {shown}: {e}")))?;
+        given.push((side.to_string(), bytes, crate::mail::auth::fingerprint(&key)));
+    }
+    let mut sender_keys = Vec::new();
+    let mut keyless = Vec::new();
+    if method == "openpgp" {
+        for p in &config.players {
+            let file = format!("{}/{}", crate::mail::auth::KEYS_DIR, crate::mail::auth::key_file(&p.side));
+            if let Some((_, _, fingerprint)) = given.iter().find(|(s, _, _)| *s == p.side) {
+                sender_keys.push(SenderKey { side: p.side.clone(), fingerprint: fingerprint.clone(), file, new: true });
+                continue;
+            }
+            let path = keys_dir.join(crate::mail::auth::key_file(&p.side));
+            if !path.is_file() {
+                keyless.push(p.side.clone());
+                continue;
+            }
+            let text = String::from_utf8(crate::base::fsio::read(&path)?).unwrap_or_default();
+            let key = crate::mail::auth::read_key(&text).map_err(|e| {
+                Error::usage(format!("{file}: {e}; give the player's key anew with --key {}=FILE", p.side))
+            })?;
+            sender_keys.push(SenderKey {
+                side: p.side.clone(),
+                fingerprint: crate::mail::auth::fingerprint(&key),
+                file,
+                new: false,
+            });
+        }
+        if sender_keys.is_empty() {
+            return Err(Error::usage(
+                "--key: method openpgp needs the public key of at least one player (--key SIDE=FILE, an armored \
+                 key as gpg --armor --export ADDRESS writes it)",
+            ));
+        }
+    }
+    if !given.is_empty() {
+        std::fs::create_dir_all(&keys_dir).map_err(|e| Error::io(&keys_dir, e))?;
+    }
+    for (side, bytes, _) in &given {
+        crate::base::fsio::write_atomic(&keys_dir.join(crate::mail::auth::key_file(side)), bytes)?;
     }
     let secret_dir = folder.root.join(crate::game::folder::SECRET_DIR);
     let mut new_secrets = Vec::new();
@@ -290,6 +383,8 @@ pub fn set_senders(
         authserv_id: config.senders.as_ref().and_then(|s| s.authserv_id.clone()),
         new_secrets,
         kept_secrets,
+        keys: sender_keys,
+        keyless,
     })
 }
 

@@ -127,6 +127,7 @@ fn written_folders(folder: &GameFolder) -> Vec<PathBuf> {
         crate::game::standing::STANDING_DIR,
         SECRET_DIR,
         crate::game::kept::KEPT_DIR,
+        crate::mail::auth::KEYS_DIR,
     ] {
         dirs.push(root.join(dir));
     }

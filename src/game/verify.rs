@@ -467,6 +467,7 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
                 crate::game::inbox::INBOX_DIR
                 | crate::game::standing::STANDING_DIR
                 | crate::game::kept::KEPT_DIR
+                | crate::mail::auth::KEYS_DIR
                 | "templates" => is_game && dir,
                 crate::game::mutual::MUTUAL_DIR => {
                     dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual
@@ -537,6 +538,18 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
                         crate::game::standing::STANDING_DIR
                     ));
                 }
+            }
+        }
+    }
+    // openpgp/: the players' public keys (`adjutant senders openpgp`).
+    let keys = root.join(crate::mail::auth::KEYS_DIR);
+    if is_game && !published && keys.is_dir() {
+        for name in fsio::list_names(&keys).map_err(|e| fail("openpgp", None, Check::Files, e.to_string()))? {
+            let ok = crate::mail::auth::key_side(&name)
+                .is_some_and(|side| folder.config.players.iter().any(|p| p.side == side));
+            if !ok {
+                unexpected
+                    .push(format!("{}/{name} (a player's OpenPGP key is <side>.asc)", crate::mail::auth::KEYS_DIR));
             }
         }
     }
