@@ -22,7 +22,7 @@ use common::*;
 const STEPS: u64 = 291;
 const ROLLS: u64 = 69;
 const RESULT: &str = "british marginal";
-const HEAD: &str = "67c3b8b68380bd65bea7010144157a17ca6ce5c69080fd43501f98daa60d8df3";
+const HEAD: &str = "591db5da7d0426d02cc5a8cbb42fa5877a5d50f2dac3652f61bdb9edbb5b2133";
 
 #[test]
 fn the_campaign_demo_plays_a_whole_campaign_game_and_verifies() {

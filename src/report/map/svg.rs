@@ -237,12 +237,11 @@ fn works_layer(svg: &mut String, map: &Map, frame: &Frame, works: &[Work]) {
                 );
             }
             Work::Marker { hex, toward } if frame.contains(*hex) => {
+                // Savannah 4.4: a marker's hexsides are chosen when it is
+                // flipped; one under construction has none yet.
                 let names: Vec<String> = toward.iter().map(HexId::to_string).collect();
-                let _ = write!(
-                    svg,
-                    r#"<g><title>{hex}: siege works under construction (toward {})</title>"#,
-                    names.join(", ")
-                );
+                let facing = if names.is_empty() { String::new() } else { format!(" (toward {})", names.join(", ")) };
+                let _ = write!(svg, r#"<g><title>{hex}: siege works under construction{facing}</title>"#);
                 for t in toward {
                     if let Some(((x1, y1), (x2, y2))) = side(*hex, *t) {
                         let _ = write!(

@@ -218,7 +218,11 @@ pub const CITY: &str = "city-of-savannah";
 /// breached toward 2311`.
 pub fn describe(w: &SiegeWork) -> String {
     let state = if w.completed { "completed" } else { "under construction" };
-    let mut text = format!("{} (toward {}), {state}", w.hex, w.toward.join(", "));
+    let mut text = if w.toward.is_empty() {
+        format!("{}, {state}", w.hex)
+    } else {
+        format!("{} (toward {}), {state}", w.hex, w.toward.join(", "))
+    };
     if !w.breached.is_empty() {
         text += &format!(", breached toward {}", w.breached.join(", "));
     }

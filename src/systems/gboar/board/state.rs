@@ -343,7 +343,9 @@ impl State {
 #[serde(deny_unknown_fields)]
 pub struct SiegeWork {
     pub hex: String,
-    /// The adjacent hexes its entrenched hexsides face, as placed.
+    /// The adjacent hexes its entrenched hexsides face, chosen when the
+    /// marker is flipped (4.4); empty under construction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub toward: Vec<String>,
     /// The turn the construction marker was placed.
     pub placed: u32,

@@ -1209,9 +1209,11 @@ fn random_events_guide(rules: &Rules, state: &State, side: &str) -> Guide {
 }
 
 /// Savannah 4.4, 4.5: the Construct Siege Works Phase: the markers flipped
-/// this step, how many the French may place, and every hex where the
-/// first may go (found by the orders' own check), each offered with one
-/// hexside of the counter mix.
+/// this step and the alignments open to each (4.4: "that marker is
+/// flipped, and aligned so that the hexsides to be entrenched are
+/// portrayed by the white symbols"), how many markers the French may
+/// place, and every hex where the first may go (found by the orders' own
+/// check), each offered.
 fn construct_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     use crate::systems::gboar::board::siege;
     use crate::systems::gboar::phases::siege_works;
@@ -1221,11 +1223,57 @@ fn construct_guide(rules: &Rules, state: &State, side: &str) -> Guide {
         let works: Vec<String> = state.siege_works.iter().map(siege::describe).collect();
         text += &format!(" Siege works: {}.", works.join("; "));
     }
+    let layout = rules.module.map.layout;
+    let flipping = siege_works::flipping(rules, state);
+    let mut flip_choices: Vec<Choice> = Vec::new();
+    for (hex, why) in &flipping {
+        match why {
+            Some(why) => text += &format!(" The marker in {hex} is not flipped this turn: {why}."),
+            None => {
+                let Ok(h) = hex.parse::<HexId>() else { continue };
+                let around: Vec<String> = crate::base::hex::neighbours(h, layout)
+                    .into_iter()
+                    .filter(|n| rules.module.map.terrain.contains_key(n))
+                    .map(|n| n.to_string())
+                    .collect();
+                let default = siege_works::default_toward(rules, &state.siege_works, h);
+                text += &format!(
+                    " The marker in {hex} is flipped and aligned now: toward names the adjacent hexes ({}) its \
+                     entrenched hexsides face, as many as a counter of the mix left shows; without a flip entry it \
+                     faces {}.",
+                    around.join(", "),
+                    default.join(", ")
+                );
+                let sizes = siege::step_of(rules, state.turn)
+                    .map(|(rule, _)| {
+                        siege::mix_sizes(rule)
+                            .into_iter()
+                            .filter(|m| {
+                                siege::counters_left(rule, &state.siege_works, *m as usize).is_none_or(|l| l > 0)
+                            })
+                            .collect::<Vec<u32>>()
+                    })
+                    .unwrap_or_default();
+                let mut near: Vec<String> = default.clone();
+                near.extend(around.iter().filter(|a| !default.contains(a)).cloned());
+                for n in sizes {
+                    let toward: Vec<String> = near.iter().take(n as usize).map(|t| format!("\"{t}\"")).collect();
+                    flip_choices.push(Choice {
+                        key: siege_works::FLIP.into(),
+                        yaml: Some(format!("{{hex: \"{hex}\", toward: [{}]}}", toward.join(", "))),
+                        text: format!(
+                            "the marker in {hex} completed with a counter of {n} hexside{} (Savannah 4.4)",
+                            if n == 1 { "" } else { "s" }
+                        ),
+                        ..Choice::default()
+                    });
+                }
+            }
+        }
+    }
     let open = siege_works::open_hexes(rules, state);
     match siege_works::allowance(rules, state) {
-        None => {
-            text += " No construction markers are placed this turn; those placed before are flipped if they can be."
-        }
+        None => text += " No construction markers are placed this turn.",
         Some(_) if !siege::weather_allows(rules, state) => {
             text += &format!(" The {} prevents construction this turn.", siege::weather_name(rules, state))
         }
@@ -1240,27 +1288,26 @@ fn construct_guide(rules: &Rules, state: &State, side: &str) -> Guide {
         }
     }
     let mut comment = wrap("# ", "#   ", &text);
-    let layout = rules.module.map.layout;
+    if !flip_choices.is_empty() {
+        comment += "# To align a marker flipped (under flip:):\n";
+        comment += &choice_lines(true, &flip_choices.iter().collect::<Vec<_>>());
+    }
     let choices: Vec<Choice> = open
         .iter()
-        .take(1)
-        .filter_map(|h| {
-            let toward = crate::base::hex::neighbours(*h, layout)
-                .into_iter()
-                .find(|n| rules.module.map.terrain.contains_key(n))?;
-            Some(Choice {
-                key: siege_works::PLACE.into(),
-                yaml: Some(format!("{{hex: \"{h}\", toward: [\"{toward}\"]}}")),
-                text: "a construction marker entrenching one hexside (Savannah 4.4); toward names the hexes its hexsides face".into(),
-                ..Choice::default()
-            })
+        .map(|h| Choice {
+            key: siege_works::PLACE.into(),
+            yaml: Some(format!("{{hex: \"{h}\"}}")),
+            text: "a construction marker (Savannah 4.4); its hexsides are chosen when it is flipped".into(),
+            ..Choice::default()
         })
         .collect();
     if !choices.is_empty() {
-        comment += "# With no orders no marker is placed. To place one (under place:):\n";
-        comment += &choice_lines(true, &choices.iter().collect::<Vec<_>>());
+        comment += "# With no orders no marker is placed. To place one (under place:), the first in one of:\n";
+        comment += &choice_lines(true, &choices.iter().take(1).collect::<Vec<_>>());
     }
-    g.choices = choices;
+    let mut all = flip_choices;
+    all.extend(choices);
+    g.choices = all;
     g.comment = comment;
     g
 }

@@ -836,8 +836,19 @@ fn targeted_across_sides(
 /// phasing `player`: the orders are checked whole (nothing happens if any
 /// is wrong), then each side's fires are resolved in the order given, the
 /// results applied as they come (13.1).
+///
+/// `announced` is the board the fires were chosen on (11.2), `state` the
+/// board they are made on: the same, unless Random Events cards were
+/// played in the step (Savannah 4.3, played before the phase). The orders
+/// are checked against `announced`, as `validate` checked them; a fire
+/// whose target, or a gun or mortar of which, a card's result moved out of
+/// its hex (a failed morale check's retreat) is not made (`fire-lapses`):
+/// the target was selected "within range and LOS" where it stood (11.2),
+/// as a unit a card moves takes no part in the Close Combat it was
+/// announced in (12.23; docs/rules-readings.md).
 pub fn resolve_phase(
     rules: &Rules,
+    announced: &State,
     state: &State,
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
@@ -845,8 +856,11 @@ pub fn resolve_phase(
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
     let mut problems = check_sides(orders);
     for (side, body) in orders {
-        problems.extend(check(rules, state, player, side, body).into_iter().map(|(c, f, m)| (side.clone(), c, f, m)));
+        problems
+            .extend(check(rules, announced, player, side, body).into_iter().map(|(c, f, m)| (side.clone(), c, f, m)));
     }
+    // Savannah 4.3: a unit a card moved since the orders were written.
+    let moved = |u: &str| hex_of(announced, u) != hex_of(state, u);
     if !problems.is_empty() {
         return Err(refusals::refuse_all(
             "fire",
@@ -868,6 +882,23 @@ pub fn resolve_phase(
         }
         for f in &o.fire {
             count += 1;
+            if moved(&f.target) || f.guns.iter().any(|g| moved(g)) {
+                events.push(
+                    Event::new(
+                        "Savannah 4.3",
+                        "fire-lapses",
+                        format!(
+                            "{} at {}: a Random Events card of this step has moved {} out of its hex since the fire \
+                             was chosen (11.2); the fire is not made",
+                            f.guns.join(", "),
+                            f.target,
+                            if moved(&f.target) { "the target" } else { "a gun" }
+                        ),
+                    )
+                    .with("target", &f.target),
+                );
+                continue;
+            }
             let guns: Vec<String> = f.guns.iter().filter(|g| may_fire(&next, g)).cloned().collect();
             if guns.is_empty() || hex_of(&next, &f.target).is_none() {
                 events.push(Event::new(
@@ -897,6 +928,21 @@ pub fn resolve_phase(
         }
         for m in &o.mortars {
             count += 1;
+            if moved(&m.unit) {
+                events.push(
+                    Event::new(
+                        "Savannah 4.3",
+                        "fire-lapses",
+                        format!(
+                            "{} at {}: a Random Events card of this step has moved the mortar out of its hex since \
+                             the fire was chosen; the fire is not made",
+                            m.unit, m.hex
+                        ),
+                    )
+                    .with("unit", &m.unit),
+                );
+                continue;
+            }
             let Ok(aim) = m.hex.parse::<HexId>() else { continue };
             let Some(lands) = scatter(rules, &m.unit, aim, dice, &mut events)? else { continue };
             let Some((victim, chosen)) = mortar_victim(rules, &next, lands, orders) else {

@@ -550,7 +550,7 @@ fn resolve_step(
             reinforcement::resolve(rules, state, player, dice)
         }
         Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
-            movement::resolve(rules, state, player, orders, dice)
+            movement::resolve_played(rules, announced, state, player, orders, dice)
         }
         Step::EndOfTurn { phase, .. } if phase == "victory-determination" => victory::resolve(rules, state),
         // Combats announced on the board before the cards (12.21) are
@@ -563,9 +563,11 @@ fn resolve_step(
             close_combat::resolve_phase(rules, announced, state, player, orders, dice)
         }
         Step::PlayerTurn { player, phase, .. }
-            if phase == "defensive-artillery-fire" && !combat::eligible(rules, state, step).is_empty() =>
+            if phase == "defensive-artillery-fire"
+                && !(combat::eligible(rules, state, step).is_empty()
+                    && combat::eligible(rules, announced, step).is_empty()) =>
         {
-            fire::resolve_phase(rules, state, player, orders, dice)
+            fire::resolve_phase(rules, announced, state, player, orders, dice)
         }
         Step::PlayerTurn { player, phase, .. }
             if phase == "rifle-fire" && !combat::eligible(rules, state, step).is_empty() =>

@@ -6,19 +6,28 @@
 //!    weather prevents it (4.4, charts/weather.yaml `completion`) or a
 //!    Parade Order enemy combat unit is adjacent (4.5); such a marker
 //!    stays under construction, to be flipped at a later step if it can.
-//! 2. The French place the step's construction markers (`place`), each
-//!    with the hexsides to entrench (the counter laid down): at the step's
-//!    distance from the Savannah Defensive Perimeter, not adjacent to an
-//!    enemy combat unit, not in rice fields, swamp or the Jewish Cemetery,
-//!    not in adverse weather; the first extending from a completed work
-//!    hex; within the counter mix.
+//!    A marker is aligned as it is flipped (4.4: "On turn 10 that marker
+//!    is flipped, and aligned so that the hexsides to be entrenched are
+//!    portrayed by the white symbols"): the French orders choose its
+//!    hexsides (`flip`), within the counter mix; a marker the orders do
+//!    not align takes the default ([`default_toward`]).
+//! 2. The French place the step's construction markers (`place`): at the
+//!    step's distance from the Savannah Defensive Perimeter, not adjacent
+//!    to an enemy combat unit, not in rice fields, swamp or the Jewish
+//!    Cemetery, not in adverse weather; the first extending from a
+//!    completed work hex; within the counter mix.
 //!
-//! Orders (the French side; none places nothing):
+//! Orders (the French side; none places nothing and flips every marker
+//! that may be flipped to its default alignment):
 //!
 //! ```yaml
-//! place:
+//! flip:
 //!   - {hex: "2612", toward: ["2511", "2512"]}   # entrench the hexsides facing these hexes
+//! place:
+//!   - {hex: "2713"}
 //! ```
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
@@ -31,21 +40,35 @@ use crate::systems::gboar::board::state::{Resolution, SiegeWork, State};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::scenario::MarkerCount;
 
-/// The orders' list key.
+/// The orders' list key of the markers placed.
 pub const PLACE: &str = "place";
+/// The orders' list key of the markers flipped and aligned.
+pub const FLIP: &str = "flip";
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConstructOrders {
     #[serde(default)]
     pub place: Vec<Marker>,
+    #[serde(default)]
+    pub flip: Vec<Flip>,
 }
 
-/// One construction marker: its hex and the adjacent hexes its entrenched
-/// hexsides face.
+/// One construction marker placed: its hex. `toward` is read only to
+/// refuse it with the reason: the hexsides are chosen at the flip (4.4).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Marker {
+    pub hex: String,
+    #[serde(default)]
+    pub toward: Option<Vec<String>>,
+}
+
+/// One construction marker flipped: its hex and the adjacent hexes its
+/// entrenched hexsides face (the white symbols of the counter, 4.4).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flip {
     pub hex: String,
     pub toward: Vec<String>,
 }
@@ -89,6 +112,143 @@ fn flips(rules: &Rules, state: &State) -> Vec<(usize, Option<String>)> {
             };
             (i, why)
         })
+        .collect()
+}
+
+/// Savannah 4.4: the markers this step flips, each with its alignment:
+/// (index in the state's works, the hexes its hexsides face), in the
+/// state's order; the orders' `flip` entries give the alignment, the
+/// others take [`default_toward`]. With the problems of the entries.
+fn aligned(rules: &Rules, state: &State, wanted: &[Flip]) -> (Vec<(usize, Vec<String>)>, Vec<Problem>) {
+    let layout = rules.module.map.layout;
+    let rule = siege::step_of(rules, state.turn).map(|(r, _)| r);
+    let flipping: Vec<(usize, Option<String>)> = flips(rules, state);
+    let mut problems = Vec::new();
+    let mut named: BTreeMap<usize, (usize, &Flip)> = BTreeMap::new();
+    for (j, f) in wanted.iter().enumerate() {
+        let field = format!("{FLIP}[{j}]");
+        let found = state.siege_works.iter().position(|w| w.hex == f.hex && !w.completed);
+        let Some(i) = found else {
+            let markers: Vec<String> = flipping
+                .iter()
+                .filter(|(_, why)| why.is_none())
+                .map(|(i, _)| state.siege_works[*i].hex.clone())
+                .collect();
+            problems.push((
+                Code::SiegeMarkerHex,
+                format!("{field}.hex"),
+                format!(
+                    "{} holds no construction marker to flip; this step flips {} (Savannah 4.4)",
+                    crate::base::error::echo(&f.hex),
+                    if markers.is_empty() { "none".to_string() } else { markers.join(", ") }
+                ),
+            ));
+            continue;
+        };
+        match flipping.iter().find(|(k, _)| *k == i) {
+            None => problems.push((
+                Code::SiegeMarkerHex,
+                format!("{field}.hex"),
+                format!("the construction marker in {} is not flipped this turn (Savannah 4.4)", f.hex),
+            )),
+            Some((_, Some(why))) => problems.push((
+                Code::SiegeMarkerHex,
+                format!("{field}.hex"),
+                format!("the construction marker in {} is not flipped this step: {why}", f.hex),
+            )),
+            Some((_, None)) if named.contains_key(&i) => {
+                problems.push((Code::SiegeMarkerHex, format!("{field}.hex"), format!("{} is named twice", f.hex)))
+            }
+            Some((_, None)) => {
+                named.insert(i, (j, f));
+            }
+        }
+    }
+    let mut works = state.siege_works.clone();
+    let mut out = Vec::new();
+    for (i, why) in flipping {
+        if why.is_some() {
+            continue;
+        }
+        let Ok(hex) = works[i].hex.parse::<HexId>() else { continue };
+        let toward = match named.get(&i) {
+            Some((j, f)) => {
+                let field = format!("{FLIP}[{j}]");
+                let mut sides: Vec<String> = Vec::new();
+                for (k, t) in f.toward.iter().enumerate() {
+                    let ok = t.parse::<HexId>().is_ok_and(|h| are_adjacent(h, hex, layout));
+                    if !ok || sides.contains(t) {
+                        problems.push((
+                            Code::SiegeHexsides,
+                            format!("{field}.toward[{k}]"),
+                            format!(
+                                "'{t}' is not a hex adjacent to {hex} named once: toward names the hexes its entrenched hexsides face"
+                            ),
+                        ));
+                    }
+                    sides.push(t.clone());
+                }
+                let n = f.toward.len();
+                if let Some(rule) = rule {
+                    let left = siege::counters_left(rule, &works, n);
+                    if n == 0 || left == Some(0) {
+                        let sizes: Vec<String> = siege::mix_sizes(rule).iter().map(u32::to_string).collect();
+                        let open: Vec<String> = siege::mix_sizes(rule)
+                            .into_iter()
+                            .filter(|m| siege::counters_left(rule, &works, *m as usize).is_none_or(|l| l > 0))
+                            .map(|m| m.to_string())
+                            .collect();
+                        problems.push((
+                            Code::SiegeHexsides,
+                            format!("{field}.toward"),
+                            format!(
+                                "{n} hexsides: no siege works counter of the mix is left that shows {n} (the mix shows {}; left: {}; Savannah 4.4 Considerations)",
+                                sizes.join(", "),
+                                if open.is_empty() { "none".to_string() } else { open.join(", ") }
+                            ),
+                        ));
+                    }
+                }
+                f.toward.clone()
+            }
+            None => default_toward(rules, &works, hex),
+        };
+        works[i].toward = toward.clone();
+        works[i].completed = true;
+        out.push((i, toward));
+    }
+    (out, problems)
+}
+
+/// Savannah 4.4: the alignment of a marker flipped without the French
+/// orders choosing one (what the least orders leave): the counter of the
+/// mix left with the most hexsides, facing the adjacent hexes of the map
+/// nearest the Savannah Defensive Perimeter (then the lowest hex ids).
+/// Chosen: the rules make the French choose; this is what a side that
+/// sends nothing is held to (docs/rules-readings.md).
+pub fn default_toward(rules: &Rules, works: &[SiegeWork], hex: HexId) -> Vec<String> {
+    let layout = rules.module.map.layout;
+    let Some(rule) = rules.scenario_movement.siege_works() else { return Vec::new() };
+    let size = siege::mix_sizes(rule)
+        .into_iter()
+        .rev()
+        .find(|m| siege::counters_left(rule, works, *m as usize).is_none_or(|l| l > 0))
+        .unwrap_or(1) as usize;
+    let mut near: Vec<(u32, HexId)> = crate::base::hex::neighbours(hex, layout)
+        .into_iter()
+        .filter(|n| rules.module.map.terrain.contains_key(n))
+        .map(|n| (rule.not_in.as_ref().and_then(|ni| siege::perimeter_distance(rules, ni, n)).unwrap_or(u32::MAX), n))
+        .collect();
+    near.sort();
+    near.into_iter().take(size).map(|(_, n)| n.to_string()).collect()
+}
+
+/// The markers this step flips (`None`) or may not (`Some(why)`), by hex,
+/// in the state's order (what the template offers).
+pub fn flipping(rules: &Rules, state: &State) -> Vec<(String, Option<String>)> {
+    flips(rules, state)
+        .into_iter()
+        .filter_map(|(i, why)| state.siege_works.get(i).map(|w| (w.hex.clone(), why)))
         .collect()
 }
 
@@ -192,7 +352,7 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
         Ok(o) => o,
         Err(e) => return vec![(Code::OrdersShape, String::new(), format!("construct siege works orders: {e}"))],
     };
-    if orders.place.is_empty() {
+    if orders.place.is_empty() && orders.flip.is_empty() {
         return Vec::new();
     }
     let builder = siege::builder(rules).and_then(|a| crate::systems::gboar::board::units::side_of_army(rules, &a));
@@ -211,6 +371,9 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
         )];
     };
     let Some((allowed, words)) = allowance(rules, state) else {
+        if orders.place.is_empty() {
+            return aligned(rules, state, &orders.flip).1;
+        }
         return vec![(
             Code::SiegeMarkerCount,
             PLACE.into(),
@@ -220,7 +383,10 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
             ),
         )];
     };
-    if rule.not_in.as_ref().is_some_and(|n| n.weather_prevents) && !siege::weather_allows(rules, state) {
+    if !orders.place.is_empty()
+        && rule.not_in.as_ref().is_some_and(|n| n.weather_prevents)
+        && !siege::weather_allows(rules, state)
+    {
         return vec![(
             Code::SiegeMarkerWeather,
             PLACE.into(),
@@ -230,7 +396,10 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
             ),
         )];
     }
-    let mut found = Vec::new();
+    let mut found = aligned(rules, state, &orders.flip).1;
+    if orders.place.is_empty() {
+        return found;
+    }
     if orders.place.len() as u32 > allowed {
         found.push((
             Code::SiegeMarkerCount,
@@ -242,7 +411,6 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
             ),
         ));
     }
-    let layout = rules.module.map.layout;
     let mut seen: Vec<String> = Vec::new();
     let mut works = state.siege_works.clone();
     for (i, m) in orders.place.iter().enumerate() {
@@ -260,37 +428,22 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
             found.push((code, format!("{field}.hex"), message));
             continue;
         }
-        // The hexsides: sides of the hex, each once, as many as a counter
-        // of the mix shows (4.4 Considerations).
-        let mut sides: Vec<String> = Vec::new();
-        for (j, t) in m.toward.iter().enumerate() {
-            let ok = t.parse::<HexId>().is_ok_and(|h| are_adjacent(h, hex, layout));
-            if !ok || sides.contains(t) {
-                found.push((
-                    Code::SiegeHexsides,
-                    format!("{field}.toward[{j}]"),
-                    format!("'{t}' is not a hex adjacent to {hex} named once: toward names the hexes its entrenched hexsides face"),
-                ));
-            }
-            sides.push(t.clone());
-        }
-        let n = m.toward.len();
-        let sizes = siege::mix_sizes(rule);
-        let left = siege::counters_left(rule, &works, n);
-        if n == 0 || left == Some(0) {
-            let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+        // 4.4: "On turn 10 that marker is flipped, and aligned so that the
+        // hexsides to be entrenched are portrayed": not at placement.
+        if m.toward.is_some() {
             found.push((
                 Code::SiegeHexsides,
                 format!("{field}.toward"),
                 format!(
-                    "{n} hexsides: no siege works counter of the mix is left that shows {n} (the mix shows {}; Savannah 4.4 Considerations)",
-                    sizes.join(", ")
+                    "a construction marker's hexsides are chosen when it is flipped, not when it is placed (Savannah 4.4: \
+                     'that marker is flipped, and aligned so that the hexsides to be entrenched are portrayed by the white \
+                     symbols'): place {{hex: \"{hex}\"}}, and give toward under flip: on the turn it is flipped"
                 ),
             ));
         }
         works.push(SiegeWork {
             hex: m.hex.clone(),
-            toward: m.toward.clone(),
+            toward: Vec::new(),
             placed: state.turn,
             completed: false,
             breached: Vec::new(),
@@ -312,17 +465,20 @@ pub fn resolve(
     }
     let mut next = state.clone();
     let mut events = Vec::new();
+    let wanted: Vec<Flip> = orders.values().filter_map(|b| parse(b).ok()).flat_map(|o| o.flip).collect();
+    let alignments: BTreeMap<usize, Vec<String>> = aligned(rules, state, &wanted).0.into_iter().collect();
     for (i, why) in flips(rules, state) {
         let Some(w) = next.siege_works.get_mut(i) else { continue };
         match why {
             None => {
                 w.completed = true;
+                w.toward = alignments.get(&i).cloned().unwrap_or_default();
                 events.push(
                     Event::new(
                         "Savannah 4.4",
                         "siege-works-completed",
                         format!(
-                            "the construction marker in {} is flipped: siege works completed toward {} (Savannah 4.4)",
+                            "the construction marker in {} is flipped and aligned: siege works completed toward {} (Savannah 4.4)",
                             w.hex,
                             w.toward.join(", ")
                         ),
@@ -349,17 +505,15 @@ pub fn resolve(
                     "Savannah 4.4",
                     "construction-marker-placed",
                     format!(
-                        "a construction marker is placed in {}, to entrench the hexsides toward {} (Savannah 4.4)",
-                        m.hex,
-                        m.toward.join(", ")
+                        "a construction marker is placed in {}; its hexsides are chosen when it is flipped (Savannah 4.4)",
+                        m.hex
                     ),
                 )
-                .with("hex", &m.hex)
-                .with("toward", &m.toward),
+                .with("hex", &m.hex),
             );
             next.siege_works.push(SiegeWork {
                 hex: m.hex,
-                toward: m.toward,
+                toward: Vec::new(),
                 placed: state.turn,
                 completed: false,
                 breached: Vec::new(),

@@ -979,6 +979,37 @@ pub fn resolve(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
+    resolve_played(rules, state, state, player, orders, dice)
+}
+
+/// [`resolve`] when Random Events cards were played in the step (Savannah
+/// 4.3, played before the phase): `announced` is the board the orders were
+/// written on, `state` the board the cards left. The orders are checked on
+/// `announced`, as `validate` checked them, and refused whole if any is
+/// wrong there; they are carried out on `state`, and a move the cards'
+/// results have made impossible (a card's weather that costs more MP, a
+/// unit a card moved) is not made, with an event that says why
+/// (`move-lapses`), as a Close Combat a card has parted lapses (12.23;
+/// docs/rules-readings.md). The same board twice is [`resolve`].
+pub fn resolve_played(
+    rules: &Rules,
+    announced: &State,
+    state: &State,
+    player: &str,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
+    let carded = !std::ptr::eq(announced, state);
+    if carded {
+        let problems = validate_sides(rules, announced, player, orders);
+        if !problems.is_empty() {
+            return Err(refusals::refuse_all(
+                "movement",
+                "nothing moved",
+                problems.iter().map(|(side, p)| (side.as_str(), p.field.as_str(), p.message.as_str(), p.code)),
+            ));
+        }
+    }
     let phase = Phase::new(rules, state, player).map_err(Error::refused)?;
     let list: Vec<(&str, &crate::base::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
     let mut events = Vec::new();
@@ -992,7 +1023,7 @@ pub fn resolve(
         None => state,
     };
     let checked = phase.run(state, &list, true, None)?;
-    if !checked.problems.is_empty() {
+    if !checked.problems.is_empty() && !carded {
         return Err(refusals::refuse_all(
             "movement",
             "nothing moved",
@@ -1002,8 +1033,27 @@ pub fn resolve(
     // Savannah 4.9's lost rolls are the only dice of the moves: when the
     // checked run came to none, the run with dice is that same run (the
     // same state, moves and events), and it is not made again.
+    // What the cards alone make impossible, before any lost roll.
+    let checked_fields: Vec<(String, String)> =
+        checked.problems.iter().map(|(side, p)| (side.clone(), p.field.clone())).collect();
     let mut run = if checked.rolls_wanted { phase.run(state, &list, true, Some(dice))? } else { checked };
     for (side, p) in std::mem::take(&mut run.problems) {
+        if carded && checked_fields.contains(&(side.clone(), p.field.clone())) {
+            run.events.push(
+                Event::new(
+                    "Savannah 4.3",
+                    "move-lapses",
+                    format!(
+                        "{side} {}: not carried out on the board the step's Random Events cards left (the orders \
+                         were written before them): {}",
+                        p.field, p.message
+                    ),
+                )
+                .with("side", &side)
+                .with("field", &p.field),
+            );
+            continue;
+        }
         run.events.push(
             Event::new(
                 "Savannah 4.9",
