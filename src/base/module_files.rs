@@ -3,13 +3,17 @@
 //! either embedded in the binary (`games/<id>/`, [`crate::base::embedded`],
 //! with the compact form build.rs wrote of each YAML file) or a folder
 //! read whole by [`ModuleFiles::read_folder`] (the shell decides which:
-//! `game/modules.rs`), bounded in what it reads.
+//! `game/modules.rs`), bounded in what it reads. A folder's file gets its
+//! compact form the first time one is asked for, once for every copy of
+//! the [`ModuleFiles`]: the loader and `check-game`'s checker read each
+//! file as several types, and each then reads the compact form, not the
+//! YAML again.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::base::dice::Bytes32;
 use crate::base::embedded;
@@ -41,7 +45,15 @@ enum Kind {
     /// `games/<id>/`, embedded in the binary.
     Embedded(String),
     /// A folder's YAML files, by their path in the folder (`charts/fire.yaml`).
-    Folder { dir: PathBuf, files: Arc<BTreeMap<String, Vec<u8>>> },
+    Folder { dir: PathBuf, files: Arc<BTreeMap<String, FolderFile>> },
+}
+
+/// One file of a folder: its bytes, and its compact form once it is made
+/// (`None` inside when the text has no faithful one).
+#[derive(Debug)]
+struct FolderFile {
+    bytes: Vec<u8>,
+    compact: OnceLock<Option<Arc<[u8]>>>,
 }
 
 impl ModuleFiles {
@@ -54,6 +66,8 @@ impl ModuleFiles {
     /// A folder's files given as bytes (names as paths in the folder,
     /// `/`-separated); `dir` names them in messages.
     pub fn from_files(dir: impl Into<PathBuf>, files: BTreeMap<String, Vec<u8>>) -> ModuleFiles {
+        let files =
+            files.into_iter().map(|(name, bytes)| (name, FolderFile { bytes, compact: OnceLock::new() })).collect();
         ModuleFiles { kind: Kind::Folder { dir: dir.into(), files: Arc::new(files) } }
     }
 
@@ -107,9 +121,10 @@ impl ModuleFiles {
             Kind::Embedded(id) => embedded::embedded_file(id, file)
                 .ok_or_else(|| Error::usage(format!("{}: not found", self.label(file)))),
             Kind::Folder { dir, files } => {
-                let bytes = files
+                let bytes = &files
                     .get(file)
-                    .ok_or_else(|| Error::io(dir.join(file), io::Error::from(io::ErrorKind::NotFound)))?;
+                    .ok_or_else(|| Error::io(dir.join(file), io::Error::from(io::ErrorKind::NotFound)))?
+                    .bytes;
                 std::str::from_utf8(bytes).map_err(|e| {
                     Error::Data(Located {
                         file: self.label(file),
@@ -124,12 +139,20 @@ impl ModuleFiles {
         }
     }
 
-    /// The compact form build.rs wrote of one file of an embedded module,
-    /// if it has one; a folder's files never do.
-    pub fn compact(&self, file: &str) -> Option<&'static [u8]> {
+    /// The compact form of one file ([`crate::base::yaml::compact`]), if
+    /// it has one: for an embedded module's file, the one build.rs wrote;
+    /// for a folder's, one made from its text the first time it is asked
+    /// for (and kept by every copy of this value), when the text is UTF-8
+    /// and has a faithful one ([`crate::base::yaml::compact_form`]).
+    pub fn compact(&self, file: &str) -> Option<&[u8]> {
         match &self.kind {
             Kind::Embedded(id) => embedded::embedded_compact(id, file),
-            Kind::Folder { .. } => None,
+            Kind::Folder { files, .. } => {
+                let f = files.get(file)?;
+                f.compact
+                    .get_or_init(|| std::str::from_utf8(&f.bytes).ok().and_then(crate::base::yaml::compact_form))
+                    .as_deref()
+            }
         }
     }
 
@@ -138,7 +161,7 @@ impl ModuleFiles {
     pub fn files(&self) -> Vec<(String, &[u8])> {
         match &self.kind {
             Kind::Embedded(id) => embedded::embedded_all_files(id),
-            Kind::Folder { files, .. } => files.iter().map(|(n, b)| (n.clone(), b.as_slice())).collect(),
+            Kind::Folder { files, .. } => files.iter().map(|(n, f)| (n.clone(), f.bytes.as_slice())).collect(),
         }
     }
 
@@ -243,7 +266,12 @@ mod tests {
         assert_eq!(missing, format!("{}: not found", dir.path().join("map.yaml").display()));
         assert!(m.text("bad.yaml").unwrap_err().to_string().contains("not UTF-8 text"));
         assert_eq!(m.sha256s()["module.yaml"], Bytes32::sha256(b"id: x\n"));
-        assert!(m.compact("module.yaml").is_none());
+        // A folder's file gets its compact form when one is asked for: the
+        // same bytes build.rs would write, and none for text that is not UTF-8.
+        assert_eq!(m.compact("module.yaml"), crate::base::yaml::compact_write::compact("id: x\n").as_deref());
+        assert!(m.compact("module.yaml").is_some());
+        assert!(m.compact("bad.yaml").is_none());
+        assert!(m.compact("map.yaml").is_none());
         // A folder that is not there: every file is missing.
         let none = ModuleFiles::read_folder(&dir.path().join("nowhere")).unwrap();
         assert!(none.files().is_empty());

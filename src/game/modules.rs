@@ -90,7 +90,9 @@ pub fn info_of(files: &ModuleFiles) -> Result<ModuleInfo> {
         return load(id);
     }
     let text = files.text("module.yaml")?;
-    let mut info: ModuleInfo = crate::base::yaml::parse(&files.label("module.yaml"), text).map_err(Error::Data)?;
+    let mut info: ModuleInfo =
+        crate::base::yaml::parse_embedded(&files.label("module.yaml"), text, files.compact("module.yaml"))
+            .map_err(Error::Data)?;
     info.system.get_or_insert_with(|| DEFAULT_SYSTEM.to_string());
     Ok(info)
 }
@@ -106,7 +108,7 @@ pub fn system_of_files(files: &ModuleFiles) -> Result<&'static dyn crate::system
 /// module.yaml names, read leniently (a module.yaml too broken to say, or
 /// missing, is read by the default system, which names what is wrong).
 pub fn system_reading(files: &ModuleFiles) -> Result<&'static dyn crate::system::System> {
-    #[derive(serde::Deserialize)]
+    #[derive(serde::Deserialize, Debug)]
     struct Named {
         #[serde(default)]
         system: Option<String>,
@@ -116,7 +118,10 @@ pub fn system_reading(files: &ModuleFiles) -> Result<&'static dyn crate::system:
         None => files
             .text("module.yaml")
             .ok()
-            .and_then(|t| crate::base::yaml::parse::<Named>(&files.label("module.yaml"), t).ok())
+            .and_then(|t| {
+                crate::base::yaml::parse_embedded::<Named>(&files.label("module.yaml"), t, files.compact("module.yaml"))
+                    .ok()
+            })
             .and_then(|n| n.system),
     };
     let info_id = files.embedded_id().map(str::to_string).unwrap_or_else(|| files.label(""));

@@ -44,7 +44,7 @@ pub fn compact(text: &str) -> Option<Vec<u8>> {
     let theirs: serde_norway::Value = serde_norway::from_str(text).ok()?;
     let node = tree(text)?;
     let ours = value(&node)?;
-    if serde_norway::to_string(&ours).ok()? != serde_norway::to_string(&theirs).ok()? {
+    if !same(&ours, &theirs) {
         return None;
     }
     let mut bytes = Vec::new();
@@ -184,4 +184,33 @@ pub fn value(node: &Node) -> Option<serde_norway::Value> {
             Value::Mapping(map)
         }
     })
+}
+
+/// The two trees are the same, entries in the same order, each number of
+/// the same kind and value (a float to the bit, NaN equal to NaN): what
+/// comparing their YAML texts would say, without writing them (which cost
+/// more than reading the file when a module folder's file is made compact
+/// at run time). A tag is never the same as ours, which have none.
+pub fn same(a: &serde_norway::Value, b: &serde_norway::Value) -> bool {
+    use serde_norway::Value;
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => {
+            if x.is_f64() || y.is_f64() {
+                let (true, true, Some(x), Some(y)) = (x.is_f64(), y.is_f64(), x.as_f64(), y.as_f64()) else {
+                    return false;
+                };
+                x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+            } else {
+                x.as_u64() == y.as_u64() && x.as_i64() == y.as_i64()
+            }
+        }
+        (Value::Sequence(x), Value::Sequence(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Value::Mapping(x), Value::Mapping(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((ka, va), (kb, vb))| same(ka, kb) && same(va, vb))
+        }
+        _ => false,
+    }
 }

@@ -11,13 +11,14 @@
 //! - [`from_str`], [`from_value`], [`to_string`]: serde in and out.
 //! - [`parse`]: a typed parse whose error names the file, line, column and
 //!   field path ([`Located`]).
-//! - [`parse_embedded`]: the same for a file of an embedded module, read
+//! - [`parse_embedded`]: the same for a file of a module, read
 //!   from its compact form ([`compact`], written at build time) when it
 //!   has one, which is a hundred times faster than scanning the YAML.
+//!   A module folder's file gets one too ([`compact_form`]), made once
+//!   however many types its file is read as.
 
 pub mod canonical;
 pub mod compact;
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod compact_write;
 pub mod depth;
 pub mod locate;
@@ -100,8 +101,9 @@ pub fn parse<T: DeserializeOwned>(label: &str, text: &str) -> Result<T, Located>
     })
 }
 
-/// [`parse`] for a file of an embedded module: `compact` is the compact
-/// form build.rs wrote of the same `text`, if it has one. The value is read
+/// [`parse`] for a file of a module: `compact` is the compact form of the
+/// same `text`, if it has one (build.rs wrote it for an embedded module's
+/// file, [`compact_form`] made it for a folder's). The value is read
 /// from it; anything it cannot give is read from the text, so that errors
 /// are located exactly as [`parse`] locates them.
 ///
@@ -128,6 +130,63 @@ pub fn parse_embedded<T: DeserializeOwned + std::fmt::Debug>(
             );
             from_text
         }
+    }
+}
+
+/// The compact form of `text` ([`compact`]), when it has a faithful one
+/// (one document without tags, anchors or aliases whose tree is exactly
+/// serde_norway's `Value` of it: [`compact_write::compact`]). A module
+/// folder's file is read through it ([`crate::base::module_files`]): the
+/// YAML is scanned here twice (serde_norway and yaml-rust2), then each
+/// type the file is read as costs no scan; a text without one is read as
+/// before, from the YAML, every time.
+///
+/// Under the fuzzer (`cfg(fuzzing)`, fuzz/README.md) the forms are kept
+/// by the text's bytes for the whole process: each input of the `module`
+/// target is the same small module with one file changed, so every other
+/// file's form is made once, not once an input. Nothing else needs that
+/// (a command reads a module once), and it costs memory: it is not built
+/// outside fuzzing.
+pub fn compact_form(text: &str) -> Option<std::sync::Arc<[u8]>> {
+    #[cfg(fuzzing)]
+    {
+        fuzz_cache::compact_form(text)
+    }
+    #[cfg(not(fuzzing))]
+    {
+        compact_write::compact(text).map(std::sync::Arc::from)
+    }
+}
+
+/// [`compact_form`]'s cache under the fuzzer: by the text, at most
+/// [`fuzz_cache::MAX_BYTES`] of texts; emptied when full (the small
+/// module's files come back at the next input that uses them).
+#[cfg(fuzzing)]
+mod fuzz_cache {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    pub const MAX_BYTES: usize = 16 * 1024 * 1024;
+
+    type Cache = BTreeMap<String, Option<Arc<[u8]>>>;
+    static CACHE: Mutex<(Cache, usize)> = Mutex::new((Cache::new(), 0));
+
+    pub fn compact_form(text: &str) -> Option<Arc<[u8]>> {
+        if let Ok(cache) = CACHE.lock() {
+            if let Some(form) = cache.0.get(text) {
+                return form.clone();
+            }
+        }
+        let form: Option<Arc<[u8]>> = super::compact_write::compact(text).map(Arc::from);
+        if let Ok(mut cache) = CACHE.lock() {
+            let size = text.len() + form.as_ref().map_or(0, |f| f.len());
+            if cache.1 + size > MAX_BYTES {
+                *cache = (Cache::new(), 0);
+            }
+            cache.1 += size;
+            cache.0.insert(text.to_string(), form.clone());
+        }
+        form
     }
 }
 

@@ -168,7 +168,9 @@ impl seam::Rules for Rules {
     }
 
     fn setup(&self) -> Result<seam::State> {
-        Ok(Box::new(State::setup(&self.module, self.scenario_id())?))
+        // The module, its sequence of play and charts as this value loaded
+        // them: set-up reads none of them again.
+        Ok(Box::new(State::setup_with(&self.module, &self.sequence, self.scenario_id(), Some(&self.charts))?))
     }
 
     fn read_state(&self, label: &str, text: &str) -> std::result::Result<seam::State, Located> {

@@ -436,11 +436,18 @@ impl State {
     /// scenario gives them.
     pub fn setup(module: &Module, scenario: &str) -> Result<State> {
         let sequence = Sequence::load(&module.source, scenario)?;
-        Self::setup_with(module, &sequence, scenario)
+        Self::setup_with(module, &sequence, scenario, None)
     }
 
-    /// As [`State::setup`], with the scenario's sequence of play already read.
-    pub fn setup_with(module: &Module, sequence: &Sequence, scenario: &str) -> Result<State> {
+    /// As [`State::setup`], with the scenario's sequence of play already
+    /// read, and the charts too when the caller has them (`Rules` loaded
+    /// them; else they are read here, for the weather chart).
+    pub fn setup_with(
+        module: &Module,
+        sequence: &Sequence,
+        scenario: &str,
+        charts: Option<&crate::systems::gboar::data::charts::Charts>,
+    ) -> Result<State> {
         module.info.scenario(scenario)?;
         let file = format!("scenarios/{scenario}.yaml");
         let source: &Source = &module.source;
@@ -524,9 +531,18 @@ impl State {
             credit: BTreeMap::new(),
         };
         // The first turn's weather, where the weather chart fixes it.
-        let charts = crate::systems::gboar::data::charts::load(source).map_err(|list| {
-            Error::refused(list.first().map(|l| l.to_string()).unwrap_or_else(|| "the charts do not load".into()))
-        })?;
+        let loaded;
+        let charts = match charts {
+            Some(charts) => charts,
+            None => {
+                loaded = crate::systems::gboar::data::charts::load(source).map_err(|list| {
+                    Error::refused(
+                        list.first().map(|l| l.to_string()).unwrap_or_else(|| "the charts do not load".into()),
+                    )
+                })?;
+                &loaded
+            }
+        };
         state.weather = fixed_weather(&charts.weather, &state, turn).map(str::to_string);
         Ok(state)
     }

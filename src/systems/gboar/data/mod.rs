@@ -68,8 +68,8 @@ impl Source {
         }
     }
 
-    /// Parse one file of the module as `T`; an embedded module's file is
-    /// read from its compact form (build.rs) when it has one.
+    /// Parse one file of the module as `T`, from its compact form when it
+    /// has one ([`Source::compact`]), else from the YAML.
     pub fn parse<T: DeserializeOwned + std::fmt::Debug>(&self, file: &str) -> Result<(T, String)> {
         let text = self.read(file)?;
         let value =
@@ -100,13 +100,14 @@ impl Source {
         Ok(value)
     }
 
-    /// The compact form of one file, written at build time: an embedded
-    /// module's YAML file has one unless build.rs could not make it
-    /// faithful; a folder's files never do.
-    pub fn compact(&self, file: &str) -> Option<&'static [u8]> {
+    /// The compact form of one file: an embedded module's YAML file has
+    /// the one written at build time unless build.rs could not make it
+    /// faithful; a folder's file, one made once from its text when it can
+    /// be ([`ModuleFiles::compact`]).
+    pub fn compact(&self, file: &str) -> Option<&[u8]> {
         match self {
             Source::Embedded(id) => modules::embedded_compact(id, file),
-            Source::Files(_) => None,
+            Source::Files(files) => files.compact(file),
         }
     }
 }

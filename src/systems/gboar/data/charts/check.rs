@@ -288,38 +288,50 @@ pub(super) struct Walk {
 }
 
 impl Walk {
-    fn visit(&mut self, value: &crate::base::yaml::Value, path: &str) {
+    /// Walk `value`, found at `path` (a buffer each level extends and
+    /// gives back as it was: no string is made for a node unless it is
+    /// recorded).
+    fn visit(&mut self, value: &crate::base::yaml::Value, path: &mut String) {
         use crate::base::yaml::Value;
+        use std::borrow::Cow;
+        let len = path.len();
         match value {
-            Value::Number(n) if n.is_f64() => self.floats.push((path.to_string(), n.to_string())),
+            Value::Number(n) if n.is_f64() => self.floats.push((path.clone(), n.to_string())),
             Value::Sequence(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    self.visit(item, &format!("{path}[{i}]"));
+                    use std::fmt::Write;
+                    let _ = write!(path, "[{i}]");
+                    self.visit(item, path);
+                    path.truncate(len);
                 }
             }
             Value::Mapping(map) => {
                 for (k, item) in map {
-                    let key = match k {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => n.to_string(),
-                        Value::Bool(b) => b.to_string(),
-                        _ => "?".to_string(),
+                    let key: Cow<'_, str> = match k {
+                        Value::String(s) => Cow::Borrowed(s),
+                        Value::Number(n) => Cow::Owned(n.to_string()),
+                        Value::Bool(b) => Cow::Owned(b.to_string()),
+                        _ => Cow::Borrowed("?"),
                     };
-                    let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                    if len > 0 {
+                        path.push('.');
+                    }
+                    path.push_str(&key);
                     if let Value::Number(n) = k {
                         if n.is_f64() {
-                            self.floats.push((sub.clone(), n.to_string()));
+                            self.floats.push((path.clone(), n.to_string()));
                         }
                     }
                     if let Value::String(s) = item {
                         if key == "source" || key.ends_with("_source") {
-                            self.sources.push((sub.clone(), s.clone()));
+                            self.sources.push((path.clone(), s.clone()));
                         }
                         if key == "id" {
                             self.ids.insert(s.clone());
                         }
                     }
-                    self.visit(item, &sub);
+                    self.visit(item, path);
+                    path.truncate(len);
                 }
             }
             Value::Tagged(tagged) => self.visit(&tagged.value, path),
@@ -950,7 +962,7 @@ impl<'a> Checker<'a> {
         for (file, text) in &c.files {
             let Ok(tree) = crate::base::yaml::from_str::<crate::base::yaml::Value>(&text.text) else { continue };
             let mut walk = Walk::default();
-            walk.visit(&tree, "");
+            walk.visit(&tree, &mut String::new());
             for (path, v) in &walk.floats {
                 self.p.add(
                     file,

@@ -417,7 +417,7 @@ impl Reader<'_> {
             Ok((value, text)) => {
                 // serde keeps the last of two equal keys of a map without a word;
                 // the YAML tree refuses them. (A file with a compact form has
-                // none: build.rs made it only from a text the tree reads.)
+                // none: a form is made only of a text the tree reads.)
                 let tree = match self.source.compact(file) {
                     Some(_) => Ok(crate::base::yaml::Value::Null),
                     None => crate::base::yaml::parse::<crate::base::yaml::Value>(&label, &text),
