@@ -27,9 +27,7 @@ use crate::base::error::{Error, Result};
 use crate::base::fsio;
 use crate::game::folder::{FolderKind, GameFolder, GAME_FILE};
 use crate::mail::{self, Attachment, MailSettings, Outgoing, ReportPart};
-use crate::report::game::{
-    dispatch_name, dispatches, entries, game_templates, map_file, Dispatch, MapIn, Steps, MAP_FILE,
-};
+use crate::report::game::{dispatch_name, dispatches, entries, game_templates, map_file, Dispatch, MapIn, Steps};
 use crate::report::{Format, ReportModel, Viewer};
 
 /// The record of messages sent, in the game folder.
@@ -240,8 +238,12 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
             {
                 #[cfg(feature = "png")]
                 if let Some(svg) = svg {
-                    let png = crate::report::map::png::render_png(svg)
-                        .map_err(|e| Error::usage(format!("reports/{name}/{MAP_FILE}: cannot be drawn as PNG: {e}")))?;
+                    let png = crate::report::map::png::render_png(svg).map_err(|e| {
+                        Error::usage(format!(
+                            "reports/{name}/{}: cannot be drawn as PNG: {e}",
+                            crate::report::game::MAP_FILE
+                        ))
+                    })?;
                     attachments.push(Attachment {
                         filename: format!("{game}-map-after-step-{}.png", d.last),
                         content_type: "image/png".into(),
@@ -272,7 +274,11 @@ fn picture(folder: &GameFolder, d: &Dispatch, svg: Option<&str>) -> Result<Optio
     #[cfg(feature = "png")]
     if let Some(svg) = svg {
         let png = crate::report::map::png::render_png_indexed(svg, MAIL_MAP_WIDTH, MAIL_MAP_COLOURS).map_err(|e| {
-            Error::usage(format!("reports/{}/{MAP_FILE}: cannot be drawn as PNG: {e}", dispatch_name(d.first, d.last)))
+            Error::usage(format!(
+                "reports/{}/{}: cannot be drawn as PNG: {e}",
+                dispatch_name(d.first, d.last),
+                crate::report::game::MAP_FILE
+            ))
         })?;
         return Ok(Some(Attachment {
             filename: format!("{}-map-after-step-{}.png", folder.config.game_id, d.last),
