@@ -9,7 +9,8 @@
 //! after each kill (and `submit --email` replacing, withdrawing and
 //! refusing, whose kept copies and reasons are settled by the next command);
 //! a full disk (ENOSPC) at each write of `resolve`; `mail`
-//! killed between sending and recording; a killed resolve's pending
+//! killed between sending and recording; `correct` killed at each write
+//! (the old folder or the corrected one); a killed resolve's pending
 //! reports against a deleted dispatch; readers of a copy they cannot
 //! finish; and no write at all by a command on a consistent folder.
 
@@ -283,6 +284,72 @@ fn a_submit_killed_at_any_write_leaves_the_old_folder_or_the_new() {
     assert!(failures.is_empty(), "{} of {} kills:\n{}", failures.len(), points.len(), failures.join("\n"));
     assert_eq!(killed.into_inner(), points.len());
     eprintln!("submit: {} kills in {:?}", points.len(), start.elapsed());
+}
+
+#[test]
+fn a_correct_killed_at_any_write_leaves_the_old_folder_or_the_corrected_one() {
+    // `adjutant correct` (docs/DICE.md A10) writes as resolve does: its
+    // journal entry is the one commit point, so a kill before it leaves the
+    // game uncorrected and a kill after it is finished by the next command.
+    let start = Instant::now();
+    let dir = temp();
+    let d = dir.path();
+    let base = d.join("base");
+    std::fs::create_dir(&base).unwrap();
+    demo_game_awaiting_resolve(&base, false);
+    run(&base, &["resolve", "--dir", "savannah"]).ok();
+    let args = ["correct", "--dir", "savannah", "--from", "3", "--why", "the referee stored the wrong file"];
+    // The next command is `resolve`: it finishes what a killed command left
+    // (a correction's reports) and then plays on as far as it can. So the
+    // two outcomes are the old folder resolved on, and the corrected one.
+    let settle = ["resolve", "--dir", "savannah"];
+    let old_ref = d.join("old");
+    copy_dir(&base, &old_ref);
+    run(&old_ref, &settle);
+    run(&old_ref, &["verify", "--dir", "savannah"]).ok();
+    let old = snapshot(&old_ref.join("savannah"));
+    let reference = d.join("reference");
+    copy_dir(&base, &reference);
+    assert!(run(&reference, &args).ok().contains("correction"));
+    let corrected = snapshot(&reference.join("savannah"));
+    run(&reference, &settle);
+    run(&reference, &["verify", "--dir", "savannah"]).ok();
+    let new = snapshot(&reference.join("savannah"));
+    assert!(!snapshot_difference(&old, &new).is_empty(), "the correction changes the folder");
+    let traced = d.join("traced");
+    copy_dir(&base, &traced);
+    let points = writes(&traced, &args, &d.join("strace.log"));
+    assert_eq!(snapshot_difference(&snapshot(&traced.join("savannah")), &corrected), "", "the traced run differs");
+    let counts = counts(&points);
+    eprintln!("correct: {} injection points {counts:?}", points.len());
+    for kind in ["openat", "write", "fsync", "linkat", "mkdir"] {
+        assert!(counts.get(kind).is_some_and(|&n| n > 0), "no {kind} call to kill at: {counts:?}");
+    }
+    let (killed, uncorrected) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let failures = each_point(&points, |syscall, n| {
+        let work = d.join(format!("kill-{syscall}-{n}"));
+        copy_dir(&base, &work);
+        killed_at(&work, &args, syscall, n);
+        killed.fetch_add(1, Ordering::Relaxed);
+        // The next resolve settles what was left: the folder is then the
+        // old one or the corrected one, byte for byte, and verifies.
+        run(&work, &settle);
+        run(&work, &["verify", "--dir", "savannah"]).ok();
+        let now = snapshot(&work.join("savannah"));
+        let was_old = snapshot_difference(&now, &old).is_empty();
+        assert!(was_old || snapshot_difference(&now, &new).is_empty(), "{}", snapshot_difference(&now, &new));
+        if was_old {
+            uncorrected.fetch_add(1, Ordering::Relaxed);
+        }
+        std::fs::remove_dir_all(&work).unwrap();
+    });
+    assert!(failures.is_empty(), "{} of {} kills:\n{}", failures.len(), points.len(), failures.join("\n"));
+    assert_eq!(killed.into_inner(), points.len());
+    // Kills before the journal entry leave it uncorrected, kills after it
+    // are finished: both happen.
+    let uncorrected = uncorrected.into_inner();
+    assert!(uncorrected > 0 && uncorrected < points.len(), "{uncorrected} of {} left uncorrected", points.len());
+    eprintln!("correct: {} kills ({uncorrected} left it uncorrected) in {:?}", points.len(), start.elapsed());
 }
 
 /// A raw message from the demo game's French player.

@@ -33,7 +33,9 @@
 //! - the marker is removed when no committed step awaits its reports, and
 //!   while it is there a dispatch reporting steps beyond the journal is
 //!   removed. Committed steps that await their reports keep the marker:
-//!   the next `resolve` writes their dispatch.
+//!   the next `resolve` writes their dispatch, but a correction's reports
+//!   (`adjutant correct` killed after its entry) are written here, as the
+//!   dispatch of their own that `correct` writes.
 //!
 //! A consistent folder is left as it is: not a byte is written.
 //!
@@ -343,7 +345,45 @@ fn apply(folder: &GameFolder, _lock: &FolderLock, any_state: bool) -> Result<Vec
         remove_pending_marker(folder)?;
         done.push(format!("removed {REPORTS_DIR}/{}: no step awaits its reports", crate::report::game::PENDING_FILE));
     }
+    if let Some(range) = correction_reports(folder)? {
+        done.push(format!("wrote the reports of the correction in {REPORTS_DIR}/{range}"));
+    }
     Ok(done)
+}
+
+/// The reports of a correction (docs/DICE.md A10) that a killed `correct`
+/// committed and did not report: written as the dispatch `correct` writes
+/// (the steps no dispatch reports, through the correction), so that they
+/// are never grouped with the steps played after it and the folder is the
+/// one an unkilled `correct` leaves. A killed `resolve`'s steps are left
+/// to the next `resolve`, which reports them with its own, as the unkilled
+/// one would have. Returns the dispatch's name when one was written.
+fn correction_reports(folder: &GameFolder) -> Result<Option<String>> {
+    use crate::report::game as reports;
+    if folder.config.kind != FolderKind::Game || reports::read_pending_marker(folder)?.is_none() {
+        return Ok(None);
+    }
+    let n = folder.journal().list()?.entries.len() as u32;
+    let reported = reports::reported_through(folder, n)?;
+    if n == 0 || reported >= n {
+        return Ok(None);
+    }
+    let to_report = reports::entries(folder, reported + 1, n)?;
+    if to_report.last().is_none_or(|e| e.correction.is_none()) {
+        return Ok(None);
+    }
+    let rules = crate::game::load_rules(folder)?;
+    let templates = reports::game_templates(folder)?;
+    let state = crate::game::load_state(folder)?;
+    if to_report.last().and_then(|e| e.state_sha256) != Some(state.hash()) {
+        // state.yaml is not the journal's (a reader left it for `verify`).
+        return Ok(None);
+    }
+    let steps = reports::Steps { folder, rules, templates: &templates, entries: &to_report, state: &state };
+    let files = steps.dispatch()?;
+    let path = reports::stage_dispatch_files(folder, reported + 1, n, &files)?.place()?;
+    remove_pending_marker(folder)?;
+    Ok(Some(path.file_name().unwrap_or_default().to_string_lossy().into_owned()))
 }
 
 /// Take the folder's exclusive lock, waiting up to `wait`, and recover
