@@ -673,4 +673,36 @@ mod tests {
         long.push(0);
         assert!(from_slice::<crate::base::yaml::Value>(&long).is_err());
     }
+
+    /// Every YAML file of the repository (modules, test modules, fixtures,
+    /// demo orders: over a thousand) reads to the same untyped tree from
+    /// its compact form as serde_norway reads from its text, so `check-game`
+    /// may walk the tree of the compact form (charts/check.rs).
+    #[test]
+    fn every_yaml_file_of_the_repository_reads_the_same_tree() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out)
+                } else if p.extension().is_some_and(|e| e == "yaml") {
+                    out.push(p)
+                }
+            }
+        }
+        let mut files = Vec::new();
+        for d in ["tests", "games"] {
+            walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(d), &mut files);
+        }
+        let mut compared = 0;
+        for p in files {
+            let Ok(text) = std::fs::read_to_string(&p) else { continue };
+            let Some(bytes) = crate::base::yaml::compact_form(&text) else { continue };
+            let ours = from_slice::<crate::base::yaml::Value>(&bytes).ok();
+            let theirs = serde_norway::from_str::<crate::base::yaml::Value>(&text).ok();
+            assert_eq!(ours, theirs, "{}", p.display());
+            compared += 1;
+        }
+        assert!(compared > 900, "only {compared} files compared");
+    }
 }

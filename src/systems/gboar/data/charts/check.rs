@@ -960,7 +960,11 @@ impl<'a> Checker<'a> {
     pub(super) fn conventions(&mut self) {
         let c = self.c;
         for (file, text) in &c.files {
-            let Ok(tree) = crate::base::yaml::from_str::<crate::base::yaml::Value>(&text.text) else { continue };
+            let tree = match &text.compact {
+                Some(form) => crate::base::yaml::compact::from_slice::<crate::base::yaml::Value>(form).ok(),
+                None => crate::base::yaml::from_str::<crate::base::yaml::Value>(&text.text).ok(),
+            };
+            let Some(tree) = tree else { continue };
             let mut walk = Walk::default();
             walk.visit(&tree, &mut String::new());
             for (path, v) in &walk.floats {

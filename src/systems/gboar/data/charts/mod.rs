@@ -338,6 +338,9 @@ pub struct FileText {
     /// How errors name the file ([`Source::label`]).
     pub label: String,
     pub text: String,
+    /// Its compact form, when it has one: `check-game` reads its tree from
+    /// it rather than parsing the text again (the same tree: compact.rs).
+    pub compact: Option<Vec<u8>>,
 }
 
 /// The chart files, each with the field of [`Charts`] it is read into, in
@@ -418,11 +421,13 @@ impl Reader<'_> {
                 // serde keeps the last of two equal keys of a map without a word;
                 // the YAML tree refuses them. (A file with a compact form has
                 // none: a form is made only of a text the tree reads.)
-                let tree = match self.source.compact(file) {
+                let compact = self.source.compact(file);
+                let tree = match compact {
                     Some(_) => Ok(crate::base::yaml::Value::Null),
                     None => crate::base::yaml::parse::<crate::base::yaml::Value>(&label, &text),
                 };
-                self.files.insert(file.to_string(), FileText { label, text });
+                let compact = compact.map(<[u8]>::to_vec);
+                self.files.insert(file.to_string(), FileText { label, text, compact });
                 match tree {
                     Ok(_) => Some(value),
                     Err(problem) => {
