@@ -343,6 +343,15 @@ pub struct FileText {
     pub compact: Option<Vec<u8>>,
 }
 
+impl FileText {
+    /// Put `text` in place of the file's text; its compact form, made of
+    /// the old text, is dropped, so the checker reads the new one.
+    pub fn set_text(&mut self, text: String) {
+        self.text = text;
+        self.compact = None;
+    }
+}
+
 /// The chart files, each with the field of [`Charts`] it is read into, in
 /// the order they are read (and their problems listed): the one list from
 /// which [`FILES`], [`Charts`] and [`load`] are made.

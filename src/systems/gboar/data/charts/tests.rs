@@ -603,8 +603,9 @@ fn a_stand_in_under_a_printed_source_is_reported() {
     let source = fixture("valid");
     let mut charts = load(&source).unwrap();
     let file = charts.files.get_mut(CODES).unwrap();
-    file.text =
-        file.text.replace("{id: pin, symbol: PIN, source: rules 13.1", "{id: pin, symbol: PIN, source: stand-in");
+    file.set_text(
+        file.text.replace("{id: pin, symbol: PIN, source: rules 13.1", "{id: pin, symbol: PIN, source: stand-in"),
+    );
     let list = check(&charts, &context(&source));
     assert_eq!(list.len(), 1, "{}", show(&list));
     assert_eq!((list[0].field.as_str(), list[0].line), ("source", Some(2)));
@@ -616,7 +617,7 @@ fn a_float_in_free_text_is_still_a_float() {
     let source = fixture("valid");
     let mut charts = load(&source).unwrap();
     let file = charts.files.get_mut(MORALE_CHECK).unwrap();
-    file.text = file.text.replace("pass_at_least: 5", "pass_at_least: 5\nnote: 2.5");
+    file.set_text(file.text.replace("pass_at_least: 5", "pass_at_least: 5\nnote: 2.5"));
     let list = check(&charts, &context(&source));
     assert_eq!(list.len(), 1, "{}", show(&list));
     assert_eq!((list[0].field.as_str(), list[0].line), ("note", Some(6)));
