@@ -598,6 +598,57 @@ impl Judge<'_> {
     }
 }
 
+/// A forfeit (DICE.md 7.4; docs/DICE.md A8 gives it to the game's rule):
+/// the players of `sides` withheld a key or a committed orders file past
+/// its deadline, and the game ends at its next step, unresolved. A
+/// forfeiting side loses: every alliance (Savannah's player, 1.1) with a
+/// forfeiting side loses, and the others win, at level `forfeit`; when
+/// every alliance has a forfeiting side, nobody wins (`none`). Savannah
+/// 2.10's individual winner is named as for any Allied victory, from the
+/// VPs as they stand.
+pub fn forfeit(rules: &Rules, state: &State, sides: &[String]) -> Result<(State, Vec<Event>)> {
+    let mut next = state.clone();
+    let mut events = Vec::new();
+    let losers: Vec<&str> = rules
+        .sequence
+        .data
+        .alliances
+        .iter()
+        .filter(|a| rules.sequence.sides_of(&a.id).iter().any(|s| sides.contains(s)))
+        .map(|a| a.id.as_str())
+        .collect();
+    let winners: Vec<&str> =
+        rules.sequence.data.alliances.iter().map(|a| a.id.as_str()).filter(|a| !losers.contains(a)).collect();
+    let winner = if winners.is_empty() { "none".to_string() } else { winners.join("+") };
+    events.push(
+        Event::new(
+            "DICE.md 7.4",
+            "victory",
+            format!(
+                "{} forfeit{} the game ({}): {}",
+                sides.join(", "),
+                if sides.len() == 1 { "s" } else { "" },
+                losers.join(", "),
+                if winners.is_empty() { "nobody wins".to_string() } else { format!("{winner} forfeit victory") }
+            ),
+        )
+        .with("winner", &winner)
+        .with("level", "forfeit")
+        .with("forfeiting_sides", sides)
+        .with("losers", &losers),
+    );
+    let individual_winners =
+        if winners.len() == 1 { individual_winners(rules, &winner, &next, &mut events)? } else { Vec::new() };
+    next.next = None;
+    next.result = Some(GameResult {
+        winner,
+        level: "forfeit".into(),
+        condition: format!("forfeit by {}", sides.join(", ")),
+        individual_winners,
+    });
+    Ok((next, events))
+}
+
 /// The victory event of a condition that holds, and the game's result,
 /// with the individual winner where the module names one (Savannah 2.10).
 fn declare(rules: &Rules, c: &VictoryCondition, next: &mut State, events: &mut Vec<Event>) -> Result<()> {
@@ -608,7 +659,7 @@ fn declare(rules: &Rules, c: &VictoryCondition, next: &mut State, events: &mut V
             .with("level", &c.level)
             .with("condition", &c.id),
     );
-    let individual_winners = individual_winners(rules, c, next, events)?;
+    let individual_winners = individual_winners(rules, &c.winner, next, events)?;
     next.result = Some(GameResult {
         winner: c.winner.clone(),
         level: c.level.clone(),
@@ -625,12 +676,7 @@ fn declare(rules: &Rules, c: &VictoryCondition, next: &mut State, events: &mut V
 /// stand when the game ends (on the last turn, with 2.8's Victory Hex).
 /// Armies tied for the highest total are all named: the rules name no
 /// tie-break (docs/rules-readings.md). None when another side wins.
-fn individual_winners(
-    rules: &Rules,
-    c: &VictoryCondition,
-    next: &State,
-    events: &mut Vec<Event>,
-) -> Result<Vec<String>> {
+fn individual_winners(rules: &Rules, winner: &str, next: &State, events: &mut Vec<Event>) -> Result<Vec<String>> {
     let Some(w) = &rules.charts.victory_points.individual_winner else { return Ok(Vec::new()) };
     let Some(alliance) = rules.sequence.data.alliances.iter().find(|a| a.id == w.alliance) else {
         return Err(Error::refused(format!(
@@ -640,7 +686,7 @@ fn individual_winners(
             rules.sequence.data.alliances.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
         )));
     };
-    if c.winner != alliance.id || alliance.armies.len() < 2 {
+    if winner != alliance.id || alliance.armies.len() < 2 {
         return Ok(Vec::new());
     }
     let totals: Vec<(&String, i32)> =
