@@ -652,15 +652,13 @@ fn a_key_withheld_past_the_reveal_deadline_forfeits() {
     assert_eq!(all_files(&game), before, "nothing changed");
 
     // Every player is told: the forfeit's reports, mailed.
-    let mut told = Vec::new();
+    let mut told: Vec<String> = Vec::new();
     for (_, bytes) in all_files(&game.join("outbox")) {
-        let text = String::from_utf8_lossy(&bytes);
-        if text.contains(&format!("== Step {k}: forfeit ==")) && text.contains("british forfeit victory") {
-            for address in ["ref@example.org", "fanny@example.org", "abe@example.org"] {
-                if text.contains(address) && !told.contains(&address) {
-                    told.push(address);
-                }
-            }
+        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
+        let text = message.body_text(0).unwrap_or_default().to_string();
+        if text.contains(&format!("== Step {k}: forfeit ==")) && text.contains("game over: british forfeit victory") {
+            let to = message.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string();
+            told.push(to);
         }
     }
     told.sort();

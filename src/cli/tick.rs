@@ -347,9 +347,22 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
             for (kind, p) in &d.steps {
                 t += &format!("  {kind} steps: {}.\n", policy(p));
             }
-            t += "A side that sends nothing by a deadline (and has no standing orders for the step) gets the least \
-                  orders of the step's template, written for it and marked so in the journal; its own file still \
-                  replaces them until the step is resolved.\n";
+            if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+                t += "A side that has sent no commitment by a deadline gets the least orders of the step's \
+                      template, written and committed for it and marked so in the journal; they stand. A side that \
+                      committed and has not sent its file by the deadline plus the grace forfeits the game \
+                      (docs/DICE.md A11).\n";
+                if let Some(reveal) = d.reveal {
+                    t += &format!(
+                        "Keys: every key of a step that rolls is due {reveal} after the step is sealed; a player \
+                         whose key is not in by then forfeits the game for his sides (DICE.md 7.4).\n"
+                    );
+                }
+            } else {
+                t += "A side that sends nothing by a deadline (and has no standing orders for the step) gets the \
+                      least orders of the step's template, written for it and marked so in the journal; its own \
+                      file still replaces them until the step is resolved.\n";
+            }
             t
         }
     };
