@@ -668,6 +668,10 @@ fn a_key_withheld_past_the_reveal_deadline_forfeits() {
     assert_eq!(verdict["ok"], true, "{verdict}");
     let text = python_verifies(&game);
     assert!(text.starts_with(&format!("ok {k} steps")), "{text}");
+    // The published copy verifies too, by adjutant and by the reference alone.
+    run(d, &["publish", "--dir", "g", "published"]).ok();
+    assert_eq!(run(d, &["verify", "--dir", "published", "--format", "json"]).json()["ok"], true);
+    assert_eq!(python_verifies(&d.join("published")), text);
 
     // A forfeit that names a player whose key was in fails verify.
     let copy = d.join("forged");
@@ -678,6 +682,26 @@ fn a_key_withheld_past_the_reveal_deadline_forfeits() {
     let verdict = run(d, &["verify", "--dir", "forged", "--format", "json"]).json();
     assert_eq!(verdict["ok"], false, "{verdict}");
     assert!(verdict.to_string().contains("forfeit: "), "{verdict}");
+    // An entry after the forfeit, its key, link and seed all right, fails.
+    std::fs::write(&last, &entry).unwrap();
+    let top: Bytes32 = std::fs::read_to_string(game.join(".secret/chain-top")).unwrap().trim().parse().unwrap();
+    let next_key = chain(&top, 4096)[k + 1];
+    let empty = adjutant::base::dice::orders_digest(&[]).unwrap();
+    let seed = adjutant::base::dice::step_seed("g", k as u32 + 1, &next_key, &empty, &[]).unwrap();
+    let field = |text: &str, name: &str| {
+        let at = text.find(&format!("\n{name}: ")).unwrap() + name.len() + 3;
+        text[at..at + 64].to_string()
+    };
+    let after = entry
+        .replacen(&format!("step: {k}\n"), &format!("step: {}\n", k + 1), 1)
+        .replace(&field(&entry, "previous"), &Bytes32::sha256(entry.as_bytes()).to_hex())
+        .replace(&field(&entry, "key"), &next_key.to_hex())
+        .replace(&field(&entry, "seed"), &seed.to_hex());
+    std::fs::write(copy.join(format!("journal/{:06}.yaml", k + 1)), after).unwrap();
+    let verdict = run(d, &["verify", "--dir", "forged", "--format", "json"]).json();
+    assert_eq!(verdict["failure"]["entry"], format!("journal/{:06}.yaml", k + 1), "{verdict}");
+    assert!(verdict.to_string().contains("no entry follows a forfeit"), "{verdict}");
+    std::fs::remove_file(copy.join(format!("journal/{:06}.yaml", k + 1))).unwrap();
     // One recorded before its deadline fails too.
     let forged = entry.replace("  at: 2026-12-03T10:00:00Z\n", "  at: 2026-12-03T09:00:00Z\n");
     std::fs::write(&last, forged).unwrap();

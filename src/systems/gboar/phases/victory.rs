@@ -856,6 +856,30 @@ mod tests {
         (rules, state)
     }
 
+    /// docs/DICE.md A8: a forfeiting side's alliance loses, the other wins
+    /// at level `forfeit` (Savannah 2.10 names the individual winner of an
+    /// Allied win); when both alliances forfeit, nobody wins. The game is
+    /// over either way.
+    #[test]
+    fn a_forfeit_loses_the_game_for_the_alliance() {
+        let (rules, mut state) = campaign();
+        state.vp_halves.insert("american".into(), 3);
+        state.vp_halves.insert("french".into(), 5);
+        let (after, events) = forfeit(&rules, &state, &["british".to_string()]).unwrap();
+        let result = after.result.clone().unwrap();
+        assert_eq!((result.winner.as_str(), result.level.as_str()), ("allies", "forfeit"));
+        assert_eq!(result.individual_winners, ["french"]);
+        assert!(after.next.is_none(), "the game is over");
+        assert_eq!(events[0].text, "british forfeits the game (british): allies forfeit victory");
+        let (after, _) = forfeit(&rules, &state, &["american".to_string()]).unwrap();
+        let result = after.result.unwrap();
+        assert_eq!((result.winner.as_str(), result.individual_winners.len()), ("british", 0));
+        let both = ["american".to_string(), "british".to_string()];
+        let (after, events) = forfeit(&rules, &state, &both).unwrap();
+        assert_eq!(after.result.unwrap().winner, "none");
+        assert_eq!(events[0].text, "american, british forfeit the game (allies, british): nobody wins");
+    }
+
     #[test]
     fn player_turn_checks_are_named_by_their_player() {
         assert_eq!(player_turn_check("end-of-british-player-turn"), Some("british"));
