@@ -351,6 +351,11 @@ fn a_mutual_game_waits_for_every_anchor_and_takes_no_files_on_resolve() {
         ],
     )
     .ok();
+    // tick runs no clock and resolves nothing before every anchor is in.
+    with_deadlines(d);
+    let out = tick(d, "2026-12-01T10:00:00Z");
+    assert!(out.contains("awaiting the anchors of the players of french, american"), "{out}");
+    assert!(!d.join("g/ticks.yaml").exists(), "no clock started");
     std::fs::write(d.join("set-up.yaml"), least_orders(d, "british")).unwrap();
     let owed = run(d, &["submit", "--dir", "g", "set-up.yaml"]).fails(1);
     assert!(owed.contains("anchors of american, french") || owed.contains("anchors of french, american"), "{owed}");

@@ -191,7 +191,7 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
     let progress = match decision.forfeit {
         Some(due) => adjutant::game::play::forfeit(&args.dir, due.withheld, due.since, due.span, now, wait)?,
         // A sealed step awaiting keys: nothing to resolve, nobody's orders refused.
-        None if decision.adjourned.is_some() || !decision.keys_owed.is_empty() => {
+        None if decision.adjourned.is_some() || !decision.keys_owed.is_empty() || !decision.anchors_owed.is_empty() => {
             adjutant::game::play::Progress::default()
         }
         None => adjutant::game::play::resolve_game_with(&args.dir, &[], wait, decision.defaults_due)?,
@@ -259,6 +259,12 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
         match &decision.record {
             None if decision.adjourned.is_some() => {
                 text += &format!("  {}\n", decision.adjourned.as_deref().unwrap_or_default())
+            }
+            None if !decision.anchors_owed.is_empty() => {
+                text += &format!(
+                    "  awaiting the anchors of the players of {} (`adjutant join`, DICE.md 7.1); no clock runs\n",
+                    decision.anchors_owed.join(", ")
+                )
             }
             None => text += "  no step awaits orders\n",
             Some(r) => {

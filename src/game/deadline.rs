@@ -375,6 +375,10 @@ pub struct Decision {
     /// is not resolved, nor any of its orders refused, until they are in).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub keys_owed: Vec<String>,
+    /// Mutual mode: the sides whose players have not sent their anchors
+    /// (7.1): no orders are taken, and no clock runs, until they have.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub anchors_owed: Vec<String>,
     /// Mutual mode: the game was adjourned by a forfeit; why, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adjourned: Option<String>,
@@ -408,11 +412,18 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
         defaults_due: false,
         forfeit: None,
         keys_owed: Vec::new(),
+        anchors_owed: Vec::new(),
         adjourned: None,
     };
     if let Some((at, f)) = crate::game::play::forfeited(&folder)? {
         decision.adjourned = Some(crate::game::play::adjourned_words(at, &f));
         return Ok(decision);
+    }
+    if mutual {
+        decision.anchors_owed = crate::game::mutual::sides_without_player(&folder.config, rules);
+        if !decision.anchors_owed.is_empty() {
+            return Ok(decision);
+        }
     }
     let Some(step) = state.next_step() else { return Ok(decision) };
     let awaited = rules.awaited(state.as_ref());
