@@ -740,6 +740,8 @@ fn orders_deadlines_in_mutual_mode() {
     let _ = silent;
     send_orders(d, &except);
     tick(d, "2026-12-01T10:00:00Z");
+    // A copy whose tick does not run again until well after the deadline.
+    copy_dir(&game, &d.join("late"));
     let out = tick(d, "2026-12-03T10:00:00Z");
     assert!(out.contains(&format!("defaulted: the least orders for {late}")), "{out}");
     let commit = std::fs::read_to_string(game.join(format!("mutual/{step}--{late}.commit"))).unwrap();
@@ -758,10 +760,7 @@ fn orders_deadlines_in_mutual_mode() {
     tick(d, "2026-12-03T16:00:00Z");
     let entry = std::fs::read_to_string(journal_files(&game).last().unwrap()).unwrap();
     assert!(entry.contains(&format!("forfeit:\n  step: {step}\n  withheld: orders\n")), "{entry}");
-    assert!(
-        entry.contains("  since: 2026-12-01T10:00:00Z\n  span: 2d6h\n  deadline: 2026-12-03T16:00:00Z\n"),
-        "{entry}"
-    );
+    assert!(entry.contains("  since: 2026-12-03T10:00:00Z\n  span: 6h\n  deadline: 2026-12-03T16:00:00Z\n"), "{entry}");
     for side in &committer {
         assert!(entry.contains(&format!("  - {side}\n")), "{entry}");
     }
@@ -775,7 +774,20 @@ fn orders_deadlines_in_mutual_mode() {
     }
     let st = run(d, &["status", "--dir", "sent", "--format", "json"]).json();
     assert_eq!(st["mutual"]["sealed"], true, "{st}");
-    assert_eq!(strings(&st["defaults"]), vec![late], "{st}");
+    assert_eq!(strings(&st["defaults"]), vec![late.clone()], "{st}");
+
+    // A late tick (cron stopped past the deadline and its grace): the
+    // defaults complete the commitments now, and the committed sides still
+    // have the grace from now to send their files.
+    let late_tick = |now: &str| run(d, &["tick", "--dir", "late", "--now", now]).ok();
+    let out = late_tick("2026-12-04T00:00:00Z");
+    assert!(out.contains(&format!("defaulted: the least orders for {late}")) && !out.contains("forfeit"), "{out}");
+    let out = late_tick("2026-12-04T05:59:59Z");
+    assert!(!out.contains("forfeit"), "{out}");
+    late_tick("2026-12-04T06:00:00Z");
+    let entry = std::fs::read_to_string(journal_files(&d.join("late")).last().unwrap()).unwrap();
+    assert!(entry.contains("  since: 2026-12-04T00:00:00Z\n  span: 6h\n  deadline: 2026-12-04T06:00:00Z\n"), "{entry}");
+    assert_eq!(run(d, &["verify", "--dir", "late", "--format", "json"]).json()["ok"], true);
 }
 
 /// docs/DICE.md A10 in mutual mode: a correction takes no player key, and

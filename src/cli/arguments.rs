@@ -281,7 +281,8 @@ its result is the game's rule for a forfeit (in Savannah the forfeiting
 player's alliance loses), and the entry's reports tell every player. At an
 orders deadline a side that has not committed gets the least orders, written
 and committed by tick; they stand. A side that committed and has not sent its
-file by the deadline plus the grace forfeits.
+file forfeits `grace` after the deadline (or after tick first saw every
+commitment in, if later).
 
 The time is --now, else the environment variable ADJUTANT_NOW, else the system
 clock, each written 2026-12-03T10:00:00Z.")]

@@ -356,7 +356,7 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
             if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
                 t += "A side that has sent no commitment by a deadline gets the least orders of the step's \
                       template, written and committed for it and marked so in the journal; they stand. A side that \
-                      committed and has not sent its file by the deadline plus the grace forfeits the game \
+                      committed and has not sent its file by the grace after the deadline forfeits the game \
                       (docs/DICE.md A11).\n";
                 if let Some(reveal) = d.reveal {
                     t += &format!(

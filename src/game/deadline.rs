@@ -299,6 +299,10 @@ pub struct TickRecord {
     /// keys' clock starts there, DICE.md 7.4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_at: Option<Instant>,
+    /// Mutual mode (docs/DICE.md A11): when `tick` first saw every
+    /// commitment of the step in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committed_at: Option<Instant>,
     /// `sealed_at` plus game.yaml's `reveal`: when a key not in forfeits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reveal_deadline: Option<Instant>,
@@ -447,6 +451,7 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
                 defaulted: Vec::new(),
                 refusals_mailed: Vec::new(),
                 sealed_at: None,
+                committed_at: None,
                 reveal_deadline: None,
             });
             list.len() - 1
@@ -513,30 +518,30 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
         }
     }
     decision.defaults_due = now >= record.resolve_at;
-    if mutual {
-        if now >= record.resolve_at && !committed.is_empty() {
-            decision.forfeit = Some(ForfeitDue {
-                withheld: crate::game::play::Withheld::Orders,
-                since: record.awaited_since,
-                span: Span(policy.after.0 + policy.grace.0),
-            });
+    if let Some(w) = mutual.then(|| crate::game::mutual::waiting(&folder, rules, &state)).transpose()?.flatten() {
+        // A11: the files committed to are due `grace` after the later of
+        // the deadline and the moment tick first saw every commitment in
+        // (its defaults complete them at the deadline), so that a late
+        // tick never leaves a side less than the grace to send its file.
+        if commitments && w.commitments_owed.is_empty() {
+            let complete = *record.committed_at.get_or_insert(now);
+            let since = complete.max(record.deadline);
+            if now >= since.plus(policy.grace) && !committed.is_empty() {
+                decision.forfeit =
+                    Some(ForfeitDue { withheld: crate::game::play::Withheld::Orders, since, span: policy.grace });
+            }
         }
         // DICE.md 7.4: the keys' clock starts when tick first sees the step
         // sealed and rolling.
-        if let Some(w) = crate::game::mutual::waiting(&folder, rules, &state)? {
-            if w.sealed && w.rolls && !w.keys_owed.is_empty() && decision.forfeit.is_none() {
-                decision.keys_owed = w.keys_owed.iter().map(|l| format!("p_{} of {l}", w.rolling_step)).collect();
-                let sealed_at = *record.sealed_at.get_or_insert(now);
-                if let Some(reveal) = deadlines.reveal {
-                    let due = sealed_at.plus(reveal);
-                    record.reveal_deadline = Some(due);
-                    if now >= due {
-                        decision.forfeit = Some(ForfeitDue {
-                            withheld: crate::game::play::Withheld::Key,
-                            since: sealed_at,
-                            span: reveal,
-                        });
-                    }
+        if w.sealed && w.rolls && !w.keys_owed.is_empty() && decision.forfeit.is_none() {
+            decision.keys_owed = w.keys_owed.iter().map(|l| format!("p_{} of {l}", w.rolling_step)).collect();
+            let sealed_at = *record.sealed_at.get_or_insert(now);
+            if let Some(reveal) = deadlines.reveal {
+                let due = sealed_at.plus(reveal);
+                record.reveal_deadline = Some(due);
+                if now >= due {
+                    decision.forfeit =
+                        Some(ForfeitDue { withheld: crate::game::play::Withheld::Key, since: sealed_at, span: reveal });
                 }
             }
         }

@@ -723,7 +723,7 @@ pub fn adjourned_words(at: u32, f: &Forfeit) -> String {
 pub fn forfeit_event(f: &Forfeit) -> Event {
     let (what, since) = match f.withheld.as_str() {
         "key" => (withheld_words(f), "the step was sealed"),
-        _ => (withheld_words(f), "the step was first awaited"),
+        _ => (withheld_words(f), "the orders deadline passed with every commitment in"),
     };
     Event::new(
         "DICE.md 7.4",

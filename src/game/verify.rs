@@ -819,8 +819,7 @@ fn check_forfeit(
         "key" => deadlines.reveal,
         "orders" => {
             let field = f.step.split_once('-').map(|(_, field)| field).unwrap_or(&f.step);
-            let p = deadlines.policy(field);
-            Some(crate::game::deadline::Span(p.after.0 + p.grace.0))
+            Some(deadlines.policy(field).grace)
         }
         other => return bad(format!("withheld is '{other}'; it is key or orders")),
     };
