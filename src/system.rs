@@ -279,6 +279,16 @@ pub trait Rules: Send + Sync {
         orders: &BTreeMap<String, Value>,
         dice: &mut dyn Dice,
     ) -> Result<(State, Vec<Event>)>;
+    /// A forfeit (DICE.md 7.4, docs/DICE.md A8): the players of `sides`
+    /// withheld what a step needed past its deadline, and the game ends at
+    /// the state's next step, which is not resolved. What a forfeit means
+    /// for victory is the game's rule: the state after (over, with its
+    /// result) and the events that say so. `None` for a system without a
+    /// forfeit rule: the game is adjourned all the same (the journal says
+    /// so) and its state stays as it was.
+    fn forfeit(&self, _state: &dyn GameState, _sides: &[String]) -> Option<Result<(State, Vec<Event>)>> {
+        None
+    }
     /// Every kind of step of the scenario's sequence of play (a step's
     /// `field`), with the sides each may await (none: it takes no orders).
     fn step_kinds(&self) -> Result<Vec<StepKind>>;

@@ -351,6 +351,11 @@ fn a_mutual_game_waits_for_every_anchor_and_takes_no_files_on_resolve() {
         ],
     )
     .ok();
+    // tick runs no clock and resolves nothing before every anchor is in.
+    with_deadlines(d);
+    let out = tick(d, "2026-12-01T10:00:00Z");
+    assert!(out.contains("awaiting the anchors of the players of french, american"), "{out}");
+    assert!(!d.join("g/ticks.yaml").exists(), "no clock started");
     std::fs::write(d.join("set-up.yaml"), least_orders(d, "british")).unwrap();
     let owed = run(d, &["submit", "--dir", "g", "set-up.yaml"]).fails(1);
     assert!(owed.contains("anchors of american, french") || owed.contains("anchors of french, american"), "{owed}");
@@ -457,4 +462,422 @@ fn a_roll_log_in_mutual_mode() {
     std::fs::write(&path, forged).unwrap();
     let verdict = run(d, &["verify", "--dir", "rolls", "--format", "json"]).json();
     assert_eq!(verdict["ok"], false, "{verdict}");
+}
+
+// ------------------------------------------------------------ deadlines, forfeits, corrections
+
+/// Send a player's key p_j (a key message through `submit`).
+fn send_key(d: &Path, c: &PlayerChain, j: usize) -> String {
+    std::fs::write(d.join("key.yaml"), format!("game: g\nplayer: {}\nkey: {}\n", c.label, c.keys[j].to_hex())).unwrap();
+    run(d, &["submit", "--dir", "g", "key.yaml"]).ok()
+}
+
+/// Every awaited side's least orders for the step the game awaits, each
+/// committed first when the step takes commitments (7.6); `except`: the
+/// sides that send nothing.
+fn send_orders(d: &Path, except: &[&str]) {
+    let s = status(d);
+    let step = s["step"].as_str().unwrap().to_string();
+    let w = &s["mutual"];
+    let sides: Vec<String> = strings(&w["orders_owed"]).into_iter().filter(|s| !except.contains(&s.as_str())).collect();
+    let files: Vec<(String, String)> = sides
+        .iter()
+        .map(|side| {
+            let name = format!("{step}--{side}.yaml");
+            std::fs::write(d.join(&name), least_orders(d, side)).unwrap();
+            (side.clone(), name)
+        })
+        .collect();
+    if !strings(&w["commitments_owed"]).is_empty() {
+        for (side, name) in &files {
+            let hash = Bytes32::sha256(&std::fs::read(d.join(name)).unwrap()).to_hex();
+            let message = format!("game: g\nside: {side}\nstep: {step}\ncommit: {hash}\n");
+            std::fs::write(d.join("commit.yaml"), message).unwrap();
+            run(d, &["submit", "--dir", "g", "commit.yaml"]).ok();
+        }
+    }
+    if except.is_empty() {
+        for (_, name) in &files {
+            run(d, &["submit", "--dir", "g", name]).ok();
+        }
+    }
+}
+
+/// Play the game on (every side's least orders, every key) until `stop`
+/// holds of its status, checked after each step's orders are in; the
+/// status then.
+fn play_until(d: &Path, chains: &[PlayerChain], stop: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..400 {
+        let s = status(d);
+        assert!(s["result"].is_null(), "the game ended: {s}");
+        if stop(&s) {
+            return s;
+        }
+        if !strings(&s["mutual"]["orders_owed"]).is_empty() {
+            send_orders(d, &[]);
+        }
+        let s = status(d);
+        if stop(&s) {
+            return s;
+        }
+        let w = &s["mutual"];
+        if w["rolls"] == true {
+            let j = w["rolling_step"].as_u64().unwrap() as usize;
+            for label in strings(&w["keys_owed"]) {
+                send_key(d, chains.iter().find(|c| c.label == label).unwrap(), j);
+            }
+        }
+        run(d, &["resolve", "--dir", "g"]).ok();
+    }
+    panic!("the game never reached the point");
+}
+
+/// The game's deadlines and mail (the folder transport: `outbox/`).
+fn with_deadlines(d: &Path) {
+    let path = d.join("g/game.yaml");
+    let config = std::fs::read_to_string(&path).unwrap()
+        + "mail:\n  from: Referee <ref@example.org>\n  transport: folder\n\
+           deadlines:\n  default: {after: 48h, grace: 6h}\n  reveal: 2d\n";
+    std::fs::write(path, config).unwrap();
+}
+
+fn tick(d: &Path, now: &str) -> String {
+    run(d, &["tick", "--dir", "g", "--now", now]).ok()
+}
+
+fn journal_files(game: &Path) -> Vec<std::path::PathBuf> {
+    let mut names: Vec<_> = std::fs::read_dir(game.join("journal")).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    names
+}
+
+fn python_verifies(game: &Path) -> String {
+    let out = Command::new("python3")
+        .arg(repo_root().join("tests/reference/dice_ref.py"))
+        .arg("--verify-folder")
+        .arg(game)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    text
+}
+
+/// DICE.md 7.4 and docs/DICE.md A8: a rolling step sealed, two keys in, the
+/// third withheld past game.yaml's `reveal` deadline. `tick` starts the
+/// keys' clock when it first sees the step sealed, and at the deadline
+/// journals a forfeit that resolves no step and rolls no die; the French
+/// player's sides forfeit, so the Allies lose (Savannah's victory terms:
+/// the British win). Everything after is refused; verify and the Python
+/// reference pass; a forfeit naming the wrong player fails verify.
+#[test]
+fn a_key_withheld_past_the_reveal_deadline_forfeits() {
+    let dir = temp();
+    let d = dir.path();
+    let chains = chains();
+    new_mutual_game(d, &chains);
+    with_deadlines(d);
+    let game = d.join("g");
+    let s = play_until(d, &chains, |s| s["mutual"]["rolls"] == true);
+    let step = s["step"].as_str().unwrap().to_string();
+    let j = s["mutual"]["rolling_step"].as_u64().unwrap() as usize;
+    send_key(d, &chains[1], j);
+    send_key(d, &chains[0], j);
+
+    // The clock starts at the first tick that sees the step sealed.
+    let out = tick(d, "2026-12-01T10:00:00Z");
+    assert!(out.contains("sealed at 2026-12-01T10:00:00Z; every key is due by 2026-12-03T10:00:00Z"), "{out}");
+    let out = tick(d, "2026-12-03T09:59:59Z");
+    assert!(!out.contains("forfeit"), "{out}");
+    let refused = run(d, &["resolve", "--dir", "g"]).exits(1);
+    assert!(refused.contains(&format!("awaits key p_{j} from french")), "{refused}");
+    let steps_before = journal_files(&game).len();
+
+    // At the deadline: the forfeit.
+    let out = tick(d, "2026-12-03T10:00:00Z");
+    assert!(out.contains("forfeit"), "{out}");
+    let files = journal_files(&game);
+    assert_eq!(files.len(), steps_before + 1, "one entry more");
+    let entry = std::fs::read_to_string(files.last().unwrap()).unwrap();
+    let k = steps_before + 1;
+    let record = format!(
+        "forfeit:\n  step: {step}\n  withheld: key\n  rolling_step: {j}\n  players:\n  - french\n  sides:\n  - french\n  \
+         revealed:\n  - label: american\n    key: {}\n  - label: british\n    key: {}\n",
+        chains[0].keys[j].to_hex(),
+        chains[1].keys[j].to_hex()
+    );
+    assert!(entry.contains(&record), "{entry}");
+    assert!(
+        entry.contains(
+            "  since: 2026-12-01T10:00:00Z\n  span: 2d\n  deadline: 2026-12-03T10:00:00Z\n  at: 2026-12-03T10:00:00Z\n"
+        ),
+        "{entry}"
+    );
+    assert!(entry.contains("orders: []") && entry.contains("rolls: []") && !entry.contains("game_step:"), "{entry}");
+    assert!(!entry.contains(&chains[2].keys[j].to_hex()), "the withheld key is nowhere");
+    assert!(entry.contains(&format!(
+        "The game is adjourned at step {step}: key p_{j} of french was not in by the deadline 2026-12-03T10:00:00Z \
+         (2d after the step was sealed, 2026-12-01T10:00:00Z; clock read 2026-12-03T10:00:00Z). The sides of french \
+         forfeit: french. No die is rolled for the step."
+    )));
+
+    // The game is over: the British win by the French forfeit.
+    let st = status(d);
+    assert_eq!(st["result"]["winner"], "british", "{st}");
+    assert_eq!(st["result"]["level"], "forfeit", "{st}");
+    assert!(st["step"].is_null(), "{st}");
+    assert_eq!(st["adjourned"]["forfeit"]["players"], serde_json::json!(["french"]), "{st}");
+    let words = run(d, &["status", "--dir", "g"]).ok();
+    let adjourned = format!(
+        "adjourned: french forfeits at step {step}: key p_{j} of french not in by the deadline \
+         2026-12-03T10:00:00Z (DICE.md 7.4, journal/{k:06}.yaml)\ngame over: british forfeit victory\n"
+    );
+    assert!(words.contains(&adjourned), "{words}");
+
+    // Everything after is refused, byte for byte, and changes nothing.
+    let before = all_files(&game);
+    let over = format!(
+        "the game is over: adjourned at step {step} by the forfeit of french (key p_{j} of french not in by the \
+         deadline 2026-12-03T10:00:00Z, journal/{k:06}.yaml; DICE.md 7.4); it takes no more orders, commitments, \
+         keys or steps"
+    );
+    let said = run(d, &["resolve", "--dir", "g"]).fails(1);
+    assert_eq!(said, format!("error: g: {over}\n"));
+    std::fs::write(d.join("key.yaml"), format!("game: g\nplayer: french\nkey: {}\n", chains[2].keys[j].to_hex()))
+        .unwrap();
+    let said = run(d, &["submit", "--dir", "g", "key.yaml"]).fails(1);
+    assert_eq!(said, format!("error: key.yaml: {over}\n"));
+    std::fs::write(d.join("late.yaml"), "game: g\nturn: 17\nstep: initiative\nside: french\n").unwrap();
+    let said = run(d, &["submit", "--dir", "g", "late.yaml"]).fails(1);
+    assert!(said.contains(&over), "{said}");
+    let said = run(d, &["correct", "--dir", "g", "--from", "2", "--why", "undo it"]).fails(1);
+    assert!(said.contains(&over) && said.contains("another roll"), "{said}");
+    let out = tick(d, "2026-12-04T10:00:00Z");
+    assert!(out.contains(&over), "{out}");
+    assert_eq!(all_files(&game), before, "nothing changed");
+
+    // Every player is told: the forfeit's reports, mailed.
+    let mut told: Vec<String> = Vec::new();
+    for (_, bytes) in all_files(&game.join("outbox")) {
+        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
+        let text = message.body_text(0).unwrap_or_default().to_string();
+        if text.contains(&format!("== Step {k}: forfeit ==")) && text.contains("game over: british forfeit victory") {
+            let to = message.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string();
+            told.push(to);
+        }
+    }
+    told.sort();
+    assert_eq!(told, ["abe@example.org", "fanny@example.org", "ref@example.org"]);
+
+    let verdict = run(d, &["verify", "--dir", "g", "--format", "json"]).json();
+    assert_eq!(verdict["ok"], true, "{verdict}");
+    let text = python_verifies(&game);
+    assert!(text.starts_with(&format!("ok {k} steps")), "{text}");
+    // The published copy verifies too, by adjutant and by the reference alone.
+    run(d, &["publish", "--dir", "g", "published"]).ok();
+    assert_eq!(run(d, &["verify", "--dir", "published", "--format", "json"]).json()["ok"], true);
+    assert_eq!(python_verifies(&d.join("published")), text);
+
+    // A forfeit that names a player whose key was in fails verify.
+    let copy = d.join("forged");
+    copy_dir(&game, &copy);
+    let last = copy.join("journal").join(files.last().unwrap().file_name().unwrap());
+    let forged = entry.replace("  players:\n  - french\n", "  players:\n  - british\n");
+    std::fs::write(&last, forged).unwrap();
+    let verdict = run(d, &["verify", "--dir", "forged", "--format", "json"]).json();
+    assert_eq!(verdict["ok"], false, "{verdict}");
+    assert!(verdict.to_string().contains("forfeit: "), "{verdict}");
+    // An entry after the forfeit, its key, link and seed all right, fails.
+    std::fs::write(&last, &entry).unwrap();
+    let top: Bytes32 = std::fs::read_to_string(game.join(".secret/chain-top")).unwrap().trim().parse().unwrap();
+    let next_key = chain(&top, 4096)[k + 1];
+    let empty = adjutant::base::dice::orders_digest(&[]).unwrap();
+    let seed = adjutant::base::dice::step_seed("g", k as u32 + 1, &next_key, &empty, &[]).unwrap();
+    let field = |text: &str, name: &str| {
+        let at = text.find(&format!("\n{name}: ")).unwrap() + name.len() + 3;
+        text[at..at + 64].to_string()
+    };
+    let after = entry
+        .replacen(&format!("step: {k}\n"), &format!("step: {}\n", k + 1), 1)
+        .replace(&field(&entry, "previous"), &Bytes32::sha256(entry.as_bytes()).to_hex())
+        .replace(&field(&entry, "key"), &next_key.to_hex())
+        .replace(&field(&entry, "seed"), &seed.to_hex());
+    std::fs::write(copy.join(format!("journal/{:06}.yaml", k + 1)), after).unwrap();
+    let verdict = run(d, &["verify", "--dir", "forged", "--format", "json"]).json();
+    assert_eq!(verdict["failure"]["entry"], format!("journal/{:06}.yaml", k + 1), "{verdict}");
+    assert!(verdict.to_string().contains("no entry follows a forfeit"), "{verdict}");
+    std::fs::remove_file(copy.join(format!("journal/{:06}.yaml", k + 1))).unwrap();
+    // One recorded before its deadline fails too.
+    let forged = entry.replace("  at: 2026-12-03T10:00:00Z\n", "  at: 2026-12-03T09:00:00Z\n");
+    std::fs::write(&last, forged).unwrap();
+    let verdict = run(d, &["verify", "--dir", "forged", "--format", "json"]).json();
+    assert!(verdict.to_string().contains("before its deadline"), "{verdict}");
+}
+
+/// docs/DICE.md A11: an orders deadline in mutual mode. A side that has
+/// not committed by the deadline gets the least orders, written and
+/// committed by `tick` (they are fixed by rule); a side that committed and
+/// sends no file by the deadline plus the grace forfeits, as a withheld
+/// key does (any replacement would give it a choice after the others'
+/// files were in).
+#[test]
+fn orders_deadlines_in_mutual_mode() {
+    let dir = temp();
+    let d = dir.path();
+    let chains = chains();
+    new_mutual_game(d, &chains);
+    with_deadlines(d);
+    let game = d.join("g");
+    // A step that hears from two players, so takes commitments.
+    let s = play_until(d, &chains, |s| !strings(&s["mutual"]["commitments_owed"]).is_empty());
+    let step = s["step"].as_str().unwrap().to_string();
+    let awaiting = strings(&s["awaiting"]);
+    assert!(awaiting.len() >= 2, "{s}");
+    let late = awaiting[0].clone();
+    let (committer, silent): (Vec<String>, Vec<String>) = awaiting.iter().cloned().partition(|side| *side != late);
+    // The others commit; `late` sends nothing.
+    let except: Vec<&str> = vec![late.as_str()];
+    let _ = silent;
+    send_orders(d, &except);
+    tick(d, "2026-12-01T10:00:00Z");
+    // A copy whose tick does not run again until well after the deadline.
+    copy_dir(&game, &d.join("late"));
+    let out = tick(d, "2026-12-03T10:00:00Z");
+    assert!(out.contains(&format!("defaulted: the least orders for {late}")), "{out}");
+    let commit = std::fs::read_to_string(game.join(format!("mutual/{step}--{late}.commit"))).unwrap();
+    let default = std::fs::read(game.join(format!("inbox/{step}--{late}.yaml"))).unwrap();
+    assert!(default.starts_with(b"# adjutant tick: default orders written for"));
+    assert_eq!(commit.trim(), Bytes32::sha256(&default).to_hex(), "tick committed the default it wrote");
+    let st = status(d);
+    assert!(strings(&st["mutual"]["commitments_owed"]).is_empty(), "{st}");
+
+    // Copy 1: the committed files come in; the default stands in the step.
+    let copy = d.join("sent");
+    copy_dir(&game, &copy);
+    // Copy 2: they never come: the committed sides forfeit at the deadline plus the grace.
+    let out = tick(d, "2026-12-03T15:59:59Z");
+    assert!(!out.contains("forfeit"), "{out}");
+    tick(d, "2026-12-03T16:00:00Z");
+    let entry = std::fs::read_to_string(journal_files(&game).last().unwrap()).unwrap();
+    assert!(entry.contains(&format!("forfeit:\n  step: {step}\n  withheld: orders\n")), "{entry}");
+    assert!(entry.contains("  since: 2026-12-03T10:00:00Z\n  span: 6h\n  deadline: 2026-12-03T16:00:00Z\n"), "{entry}");
+    for side in &committer {
+        assert!(entry.contains(&format!("  - {side}\n")), "{entry}");
+    }
+    assert!(!status(d)["result"].is_null());
+    let verdict = run(d, &["verify", "--dir", "g", "--format", "json"]).json();
+    assert_eq!(verdict["ok"], true, "{verdict}");
+
+    let step_files: Vec<String> = committer.iter().map(|side| format!("{step}--{side}.yaml")).collect();
+    for name in &step_files {
+        run(d, &["submit", "--dir", "sent", name]).ok();
+    }
+    let st = run(d, &["status", "--dir", "sent", "--format", "json"]).json();
+    assert_eq!(st["mutual"]["sealed"], true, "{st}");
+    assert_eq!(strings(&st["defaults"]), vec![late.clone()], "{st}");
+
+    // A late tick (cron stopped past the deadline and its grace): the
+    // defaults complete the commitments now, and the committed sides still
+    // have the grace from now to send their files.
+    let late_tick = |now: &str| run(d, &["tick", "--dir", "late", "--now", now]).ok();
+    let out = late_tick("2026-12-04T00:00:00Z");
+    assert!(out.contains(&format!("defaulted: the least orders for {late}")) && !out.contains("forfeit"), "{out}");
+    let out = late_tick("2026-12-04T05:59:59Z");
+    assert!(!out.contains("forfeit"), "{out}");
+    late_tick("2026-12-04T06:00:00Z");
+    let entry = std::fs::read_to_string(journal_files(&d.join("late")).last().unwrap()).unwrap();
+    assert!(entry.contains("  since: 2026-12-04T00:00:00Z\n  span: 6h\n  deadline: 2026-12-04T06:00:00Z\n"), "{entry}");
+    assert_eq!(run(d, &["verify", "--dir", "late", "--format", "json"]).json()["ok"], true);
+}
+
+/// docs/DICE.md A10 in mutual mode: a correction takes no player key, and
+/// the players' rolling-step counter j keeps counting over the undone
+/// steps, so a step resolved again takes keys never revealed before. A
+/// correction is refused while a sealed step's keys are coming in (the last
+/// to reveal could otherwise undo a roll he foresees).
+#[test]
+fn a_correction_in_the_middle_of_a_mutual_game() {
+    let dir = temp();
+    let d = dir.path();
+    let chains = chains();
+    new_mutual_game(d, &chains);
+    let game = d.join("g");
+    // The second rolling step, sealed, one key in: no correction now.
+    let s = play_until(d, &chains, |s| s["mutual"]["rolls"] == true && s["mutual"]["rolling_step"] == 2);
+    let step = s["step"].as_str().unwrap().to_string();
+    send_key(d, &chains[1], 2);
+    let before = all_files(&game);
+    let said = run(d, &["correct", "--dir", "g", "--from", "2", "--why", "wrong file"]).fails(1);
+    assert_eq!(
+        said,
+        format!(
+            "error: g: step {step} is sealed and its keys p_2 are coming in (from british so far): it must be \
+             resolved, or forfeited at the reveal deadline, before a correction; one now would let the last to \
+             reveal undo a roll he can foresee (DICE.md 7.4, docs/DICE.md A10)\n"
+        )
+    );
+    assert_eq!(all_files(&game), before, "a refused correction changes nothing");
+    send_key(d, &chains[0], 2);
+    send_key(d, &chains[2], 2);
+    run(d, &["resolve", "--dir", "g"]).ok();
+    // On to a step that hears from two players, its commitments in.
+    let s = play_until(d, &chains, |s| !strings(&s["mutual"]["commitments_owed"]).is_empty());
+    let awaited_step = s["step"].as_str().unwrap().to_string();
+    // Its commitments and files in (sealed; no key sent).
+    send_orders(d, &[]);
+    assert!(game.join(format!("inbox/{awaited_step}--{}.yaml", strings(&s["awaiting"])[0])).is_file());
+
+    // The first rolling step was resolved from the wrong orders.
+    let files = journal_files(&game);
+    let first_rolling = files
+        .iter()
+        .position(|p| std::fs::read_to_string(p).unwrap().contains("rolling_step: 1\n"))
+        .expect("a rolling step") as u32
+        + 1;
+    let rewound: Vec<(std::path::PathBuf, Vec<u8>)> =
+        files.iter().map(|p| (p.clone(), std::fs::read(p).unwrap())).collect();
+    let n = files.len() as u32;
+    let why = "I stored the wrong French orders";
+    let out = run(d, &["correct", "--dir", "g", "--from", &first_rolling.to_string(), "--why", why]).ok();
+    assert!(out.contains(&format!("step {} · correction", n + 1)), "{out}");
+    let entry = std::fs::read_to_string(game.join(format!("journal/{:06}.yaml", n + 1))).unwrap();
+    assert!(entry.contains(&format!("correction:\n  rewinds_to: {}\n", first_rolling - 1)), "{entry}");
+    assert!(!entry.contains("player_keys") && !entry.contains("rolling_step"), "{entry}");
+    // The rewound steps stay in the journal, byte for byte.
+    for (path, bytes) in &rewound {
+        assert_eq!(&std::fs::read(path).unwrap(), bytes);
+    }
+    // What the awaited step had taken was for the game before: gone.
+    let leftovers: Vec<String> = all_files(&game)
+        .into_iter()
+        .map(|(p, _)| p.display().to_string())
+        .filter(|p| p.contains(&awaited_step) && (p.contains("/inbox/") || p.contains("/mutual/")))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert_eq!(run(d, &["verify", "--dir", "g", "--format", "json"]).json()["ok"], true);
+
+    // Played again: the first step that rolls takes p_3, never revealed before.
+    let s = play_until(d, &chains, |s| s["mutual"]["rolls"] == true);
+    assert_eq!(s["mutual"]["rolling_step"], 3, "{s}");
+    let folder = folder_bytes(&game);
+    for c in &chains {
+        assert!(!contains(&folder, &c.keys[3].to_hex()), "p_3 of {} is not out yet", c.label);
+    }
+    for c in &chains {
+        send_key(d, c, 3);
+    }
+    run(d, &["resolve", "--dir", "g"]).ok();
+    let last = std::fs::read_to_string(
+        journal_files(&game)
+            .iter()
+            .rev()
+            .find(|p| std::fs::read_to_string(p).unwrap().contains("rolling_step: 3\n"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(last.contains(&chains[2].keys[3].to_hex()), "{last}");
+    let verdict = run(d, &["verify", "--dir", "g", "--format", "json"]).json();
+    assert_eq!(verdict["ok"], true, "{verdict}");
+    let text = python_verifies(&game);
+    assert!(text.trim().ends_with("3 rolling steps with 3 players' keys"), "{text}");
 }

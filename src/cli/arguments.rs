@@ -268,6 +268,22 @@ starts the next step's clock. What tick saw and did is kept in ticks.yaml; the d
 file itself, which the journal hashes, records the decision, so `verify` needs
 no clock.
 
+Mutual mode (DICE.md 7.4, docs/DICE.md A8 and A11) adds a reveal deadline:
+
+  deadlines:
+    default: {after: 48h, grace: 6h}
+    reveal: 2d                # every key p_j is due 2 days after its step is sealed
+
+tick starts a rolling step's key clock when it first sees the step sealed. At
+the reveal deadline, if a key is still owed, tick journals a forfeit by the
+withholding player's sides (no step resolved, no die rolled): the game is over,
+its result is the game's rule for a forfeit (in Savannah the forfeiting
+player's alliance loses), and the entry's reports tell every player. At an
+orders deadline a side that has not committed gets the least orders, written
+and committed by tick; they stand. A side that committed and has not sent its
+file forfeits `grace` after the deadline (or after tick first saw every
+commitment in, if later).
+
 The time is --now, else the environment variable ADJUTANT_NOW, else the system
 clock, each written 2026-12-03T10:00:00Z.")]
     Tick(TickArgs),
@@ -437,7 +453,12 @@ standing, with their orders and reports. The entry reveals the next key of the
 dice chain, so the steps resolved again take keys never revealed before: a
 correction cannot choose rolls. Every side's report of the correction says what
 was undone and why. Submit the right orders and resolve again. verify replays
-the whole history, the corrected steps included. Not in mutual mode yet.")]
+the whole history, the corrected steps included. In mutual mode the
+correction takes no player key and the players' rolling steps keep counting,
+so the steps resolved again take keys never revealed before; the awaited
+step's commitments and orders files are removed (sent again when it comes).
+Refused in mutual mode after a forfeit, and while a sealed step's keys are
+coming in (docs/DICE.md A10).")]
     Correct(CorrectArgs),
 
     /// Check a folder: key chain, orders, seeds, every roll, the replay and the reports.

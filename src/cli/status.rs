@@ -66,6 +66,18 @@ struct Status {
     /// step waits for.
     #[serde(skip_serializing_if = "Option::is_none")]
     mutual: Option<adjutant::game::mutual::Waiting>,
+    /// Mutual mode: the forfeit that adjourned the game (DICE.md 7.4), if
+    /// any: its journal step and record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adjourned: Option<Adjourned>,
+}
+
+#[derive(Serialize)]
+struct Adjourned {
+    journal_step: u32,
+    forfeit: adjutant::game::journal::Forfeit,
+    /// In words.
+    text: String,
 }
 
 #[derive(Serialize)]
@@ -134,12 +146,21 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
         .flat_map(|n| addressed.iter().map(move |side| (n.clone(), side.to_string())))
         .filter(|pair| !mailed.contains(pair))
         .count();
-    let mutual = adjutant::game::mutual::waiting(&folder, rules, &state)?;
+    let adjourned = adjutant::game::play::forfeited(&folder)?.map(|(journal_step, forfeit)| Adjourned {
+        text: adjutant::game::play::adjourned_words(journal_step, &forfeit),
+        journal_step,
+        forfeit,
+    });
+    let mutual = match adjourned {
+        Some(_) => None,
+        None => adjutant::game::mutual::waiting(&folder, rules, &state)?,
+    };
     let owed = adjutant::game::inbox::owed(&folder, rules, &state)?;
     let mut status = Status {
         owed,
         blocked: Vec::new(),
         mutual,
+        adjourned,
         latest_reports: names.last().map(|n| format!("{}/{n}", adjutant::game::folder::REPORTS_DIR)),
         not_mailed,
         game: folder.config.game_id.clone(),
@@ -167,7 +188,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     // What stops the game, from a run of resolve written nowhere; under its
     // own lock (the one above may have been taken to settle a killed
     // command's leftovers, and is let go first).
-    if next.is_some() {
+    if next.is_some() && status.adjourned.is_none() {
         status.blocked = adjutant::game::play::blockers(dir, wait)?;
     }
     out.result(&status, |s| {
@@ -179,6 +200,19 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
             status.scenario,
             status.steps_resolved
         );
+        if let Some(a) = &status.adjourned {
+            text += &format!(
+                "{} {} forfeit{} at step {}: {} of {} not in by the deadline {} (DICE.md 7.4, {})\n",
+                s.bad("adjourned:"),
+                a.forfeit.sides.join(", "),
+                if a.forfeit.sides.len() == 1 { "s" } else { "" },
+                a.forfeit.step,
+                adjutant::game::play::withheld_words(&a.forfeit),
+                a.forfeit.players.join(", "),
+                a.forfeit.deadline,
+                adjutant::game::journal::label(a.journal_step)
+            );
+        }
         match (&status.result, &status.step) {
             (Some(r), _) => {
                 text += &format!("{} {} {} victory\n", s.good("game over:"), r.winner, r.level);

@@ -163,7 +163,9 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 stored = w.stored,
                 sha = w.sha256.to_hex(),
                 quoted = w.text.lines().map(|l| format!("    {l}\n")).collect::<String>(),
-                when = if record.resolve_at > now {
+                when = if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+                    "In mutual mode they stand: a file once in is never replaced (docs/DICE.md A5, A11).\n".to_string()
+                } else if record.resolve_at > now {
                     format!(
                         "Send your own orders before {} (UTC), when the step is resolved, and they replace these.\n",
                         record.resolve_at
@@ -183,7 +185,17 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
             }
         }
     }
-    let progress = adjutant::game::play::resolve_game_with(&args.dir, &[], wait, decision.defaults_due)?;
+    // Mutual mode: a deadline passed with a key or a committed file
+    // withheld ends the game (DICE.md 7.4, docs/DICE.md A8, A11); its
+    // reports tell every player.
+    let progress = match decision.forfeit {
+        Some(due) => adjutant::game::play::forfeit(&args.dir, due.withheld, due.since, due.span, now, wait)?,
+        // A sealed step awaiting keys: nothing to resolve, nobody's orders refused.
+        None if decision.adjourned.is_some() || !decision.keys_owed.is_empty() || !decision.anchors_owed.is_empty() => {
+            adjutant::game::play::Progress::default()
+        }
+        None => adjutant::game::play::resolve_game_with(&args.dir, &[], wait, decision.defaults_due)?,
+    };
     // Orders refused when their step came: each side concerned is mailed
     // its problems, once (issue 16: the game never stalls unseen).
     if let Some(settings) = &settings {
@@ -245,6 +257,15 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
     out.result(&shown, |s| {
         let mut text = format!("{} {now}\n", s.bold("tick at"));
         match &decision.record {
+            None if decision.adjourned.is_some() => {
+                text += &format!("  {}\n", decision.adjourned.as_deref().unwrap_or_default())
+            }
+            None if !decision.anchors_owed.is_empty() => {
+                text += &format!(
+                    "  awaiting the anchors of the players of {} (`adjutant join`, DICE.md 7.1); no clock runs\n",
+                    decision.anchors_owed.join(", ")
+                )
+            }
             None => text += "  no step awaits orders\n",
             Some(r) => {
                 text += &format!(
@@ -255,6 +276,12 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                     text += "  every side's orders are in\n";
                 } else {
                     text += &format!("  still owing orders: {}\n", decision.owing.join(", "));
+                }
+                if let (Some(sealed), Some(due)) = (r.sealed_at, r.reveal_deadline) {
+                    text += &format!("  sealed at {sealed}; every key is due by {due}\n");
+                }
+                if !decision.keys_owed.is_empty() {
+                    text += &format!("  awaiting key {}\n", decision.keys_owed.join(", "));
                 }
             }
         }
@@ -326,9 +353,22 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
             for (kind, p) in &d.steps {
                 t += &format!("  {kind} steps: {}.\n", policy(p));
             }
-            t += "A side that sends nothing by a deadline (and has no standing orders for the step) gets the least \
-                  orders of the step's template, written for it and marked so in the journal; its own file still \
-                  replaces them until the step is resolved.\n";
+            if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+                t += "A side that has sent no commitment by a deadline gets the least orders of the step's \
+                      template, written and committed for it and marked so in the journal; they stand. A side that \
+                      committed and has not sent its file by the grace after the deadline forfeits the game \
+                      (docs/DICE.md A11).\n";
+                if let Some(reveal) = d.reveal {
+                    t += &format!(
+                        "Keys: every key of a step that rolls is due {reveal} after the step is sealed; a player \
+                         whose key is not in by then forfeits the game for his sides (DICE.md 7.4).\n"
+                    );
+                }
+            } else {
+                t += "A side that sends nothing by a deadline (and has no standing orders for the step) gets the \
+                      least orders of the step's template, written for it and marked so in the journal; its own \
+                      file still replaces them until the step is resolved.\n";
+            }
             t
         }
     };

@@ -250,6 +250,12 @@ pub struct Deadlines {
     /// By a step's name without its turn (`initiative`, `allies-movement`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub steps: BTreeMap<String, Policy>,
+    /// Mutual mode (DICE.md 7.4, docs/DICE.md A8): how long after a rolling
+    /// step is sealed (as `tick` first sees it) every player's key p_j is
+    /// due; at that deadline the players still owing it forfeit. Absent: a
+    /// step waits for its keys however long it takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal: Option<Span>,
 }
 
 impl Deadlines {
@@ -289,6 +295,34 @@ pub struct TickRecord {
     /// side's name and problems, so that each is mailed once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refusals_mailed: Vec<Bytes32>,
+    /// Mutual mode: when `tick` first saw the step sealed and rolling (its
+    /// keys' clock starts there, DICE.md 7.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_at: Option<Instant>,
+    /// Mutual mode (docs/DICE.md A11): when `tick` first saw every
+    /// commitment of the step in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committed_at: Option<Instant>,
+    /// `sealed_at` plus game.yaml's `reveal`: when a key not in forfeits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal_deadline: Option<Instant>,
+}
+
+/// A forfeit due now (mutual mode): what is withheld, and the deadline it
+/// missed as `since` plus `span`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ForfeitDue {
+    #[serde(serialize_with = "withheld_name")]
+    pub withheld: crate::game::play::Withheld,
+    pub since: Instant,
+    pub span: Span,
+}
+
+fn withheld_name<S: Serializer>(w: &crate::game::play::Withheld, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(match w {
+        crate::game::play::Withheld::Key => "key",
+        crate::game::play::Withheld::Orders => "orders",
+    })
 }
 
 /// The records of `ticks.yaml` (none when it does not exist).
@@ -337,6 +371,21 @@ pub struct Decision {
     /// True when the step's defaults may be used: its deadline plus grace
     /// has passed.
     pub defaults_due: bool,
+    /// Mutual mode: a forfeit due now (a key past the reveal deadline, or a
+    /// committed orders file past the step's deadline and grace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<ForfeitDue>,
+    /// Mutual mode: the labels whose key p_j the sealed step awaits (it
+    /// is not resolved, nor any of its orders refused, until they are in).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys_owed: Vec<String>,
+    /// Mutual mode: the sides whose players have not sent their anchors
+    /// (7.1): no orders are taken, and no clock runs, until they have.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub anchors_owed: Vec<String>,
+    /// Mutual mode: the game was adjourned by a forfeit; why, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjourned: Option<String>,
 }
 
 /// `tick`'s decisions for the game at `dir` at the time `now`: the
@@ -354,17 +403,32 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
             dir.display()
         )));
     };
-    if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
-        return Err(Error::usage(format!(
-            "{}: a game in mutual mode cannot default a side's orders (its commitment comes first, DICE.md 7.6)",
-            dir.display()
-        )));
-    }
+    let mutual = folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let state = crate::game::load_state(&folder)?;
-    let mut decision =
-        Decision { now, record: None, owing: Vec::new(), remind: Vec::new(), written: Vec::new(), defaults_due: false };
+    let mut decision = Decision {
+        now,
+        record: None,
+        owing: Vec::new(),
+        remind: Vec::new(),
+        written: Vec::new(),
+        defaults_due: false,
+        forfeit: None,
+        keys_owed: Vec::new(),
+        anchors_owed: Vec::new(),
+        adjourned: None,
+    };
+    if let Some((at, f)) = crate::game::play::forfeited(&folder)? {
+        decision.adjourned = Some(crate::game::play::adjourned_words(at, &f));
+        return Ok(decision);
+    }
+    if mutual {
+        decision.anchors_owed = crate::game::mutual::sides_without_player(&folder.config, rules);
+        if !decision.anchors_owed.is_empty() {
+            return Ok(decision);
+        }
+    }
     let Some(step) = state.next_step() else { return Ok(decision) };
     let awaited = rules.awaited(state.as_ref());
     if awaited.is_empty() {
@@ -386,6 +450,9 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
                 reminded: Vec::new(),
                 defaulted: Vec::new(),
                 refusals_mailed: Vec::new(),
+                sealed_at: None,
+                committed_at: None,
+                reveal_deadline: None,
             });
             list.len() - 1
         }
@@ -411,8 +478,21 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
             }
         }
     }
-    if now >= record.deadline {
+    // Mutual mode (docs/DICE.md A11): a step that takes commitments, each
+    // side's commitment in, owes only the files committed to; those are
+    // never defaulted (the commitment stands), and forfeit at the deadline
+    // plus the grace.
+    let commitments = mutual && crate::game::mutual::needs_commitments(&folder.config, &awaited);
+    let mut committed = Vec::new();
+    if commitments {
         for side in &owing {
+            if crate::game::mutual::commitment(&folder, &step.name, side)?.is_some() {
+                committed.push(side.clone());
+            }
+        }
+    }
+    if now >= record.deadline {
+        for side in owing.iter().filter(|s| !committed.contains(s)) {
             let body = crate::game::least_orders(&folder, rules, state.as_ref(), side)?;
             let text = format!(
                 "{DEFAULT_MARK} written for {side}, not by {side}: the deadline {} passed (clock read {now}); \
@@ -425,14 +505,47 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
                 std::fs::create_dir(&inbox).map_err(|e| Error::io(&inbox, e))?;
                 fsio::sync_dir(&folder.root)?;
             }
+            let sha256 = Bytes32::sha256(text.as_bytes());
+            if commitments {
+                // Its commitment first: the default's bytes are fixed by
+                // rule, so tick commits them for the side (A11).
+                crate::game::mutual::store_commitment(&folder, &step.name, side, &sha256)?;
+            }
             fsio::write_atomic(&inbox.join(&name), text.as_bytes())?;
             let stored = format!("{}/{name}", crate::game::inbox::INBOX_DIR);
-            let sha256 = Bytes32::sha256(text.as_bytes());
             record.defaulted.push(Defaulted { side: side.clone(), at: now, file: stored.clone(), sha256 });
             decision.written.push(Written { side: side.clone(), stored, sha256, text });
         }
     }
     decision.defaults_due = now >= record.resolve_at;
+    if let Some(w) = mutual.then(|| crate::game::mutual::waiting(&folder, rules, &state)).transpose()?.flatten() {
+        // A11: the files committed to are due `grace` after the later of
+        // the deadline and the moment tick first saw every commitment in
+        // (its defaults complete them at the deadline), so that a late
+        // tick never leaves a side less than the grace to send its file.
+        if commitments && w.commitments_owed.is_empty() {
+            let complete = *record.committed_at.get_or_insert(now);
+            let since = complete.max(record.deadline);
+            if now >= since.plus(policy.grace) && !committed.is_empty() {
+                decision.forfeit =
+                    Some(ForfeitDue { withheld: crate::game::play::Withheld::Orders, since, span: policy.grace });
+            }
+        }
+        // DICE.md 7.4: the keys' clock starts when tick first sees the step
+        // sealed and rolling.
+        if w.sealed && w.rolls && !w.keys_owed.is_empty() && decision.forfeit.is_none() {
+            decision.keys_owed = w.keys_owed.iter().map(|l| format!("p_{} of {l}", w.rolling_step)).collect();
+            let sealed_at = *record.sealed_at.get_or_insert(now);
+            if let Some(reveal) = deadlines.reveal {
+                let due = sealed_at.plus(reveal);
+                record.reveal_deadline = Some(due);
+                if now >= due {
+                    decision.forfeit =
+                        Some(ForfeitDue { withheld: crate::game::play::Withheld::Key, since: sealed_at, span: reveal });
+                }
+            }
+        }
+    }
     decision.owing = owing;
     decision.record = Some(record.clone());
     write_records(&folder, &list)?;

@@ -222,6 +222,9 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
             echo(&head.game)
         )));
     }
+    if let Some((at, f)) = crate::game::play::forfeited(&folder)? {
+        return Err(Error::refused(format!("{label}: {}", crate::game::play::adjourned_words(at, &f))));
+    }
     let Some(next) = state.next_step() else {
         return Err(Error::refused(format!("{label}{}: the game is over: it awaits no orders", head.at("step"))));
     };

@@ -68,6 +68,45 @@ pub struct Correction {
     pub why: String,
 }
 
+/// A forfeit's record (DICE.md 7.4, docs/DICE.md A8): the step the game
+/// was adjourned at, who withheld what, and the clock decision that
+/// made it (`adjutant tick`'s, recorded so that `verify` needs no clock).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Forfeit {
+    /// The game step that could not be resolved, e.g. `17-allies-movement`.
+    pub step: String,
+    /// What was withheld: `key` (the step rolls and a key p_j was not in
+    /// by the reveal deadline) or `orders` (a side committed to its
+    /// orders file and did not send it by the orders deadline, A11).
+    pub withheld: String,
+    /// j, the rolling step whose keys were owed (`withheld: key`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_step: Option<u32>,
+    /// The labels of the players who withheld, sorted.
+    pub players: Vec<String>,
+    /// Their sides, sorted: the sides that forfeit.
+    pub sides: Vec<String>,
+    /// The keys p_j that were in (public once sent), by label.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<PlayerKeyRecord>,
+    /// The hashes of the orders files that were in (`withheld: key`: the
+    /// sealed step's, as published to every player).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sealed: Vec<Commitment>,
+    /// When `tick` first saw what was owed due: the step sealed
+    /// (`withheld: key`) or the step awaited (`withheld: orders`).
+    pub since: crate::game::deadline::Instant,
+    /// The span game.yaml's `deadlines:` gave (`reveal`, or the step's
+    /// `after` plus `grace`).
+    pub span: crate::game::deadline::Span,
+    /// `since` plus `span`.
+    pub deadline: crate::game::deadline::Instant,
+    /// The time `tick` read when it recorded the forfeit (not before the
+    /// deadline).
+    pub at: crate::game::deadline::Instant,
+}
+
 /// One resolved step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -108,6 +147,11 @@ pub struct JournalEntry {
     /// before this one no longer stand (they stay in the journal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correction: Option<Correction>,
+    /// Games in mutual mode: a forfeit (DICE.md 7.4, docs/DICE.md A8):
+    /// this entry resolves no step and rolls no die; the game is over
+    /// (adjourned), and no entry follows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<Forfeit>,
     /// Games: what happened, as the engine explained it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<crate::system::Event>,

@@ -531,6 +531,9 @@ fn open_mutual(
         )));
     }
     let lock = crate::game::recovery::lock(&folder, wait)?;
+    if let Some((at, f)) = crate::game::play::forfeited(&folder)? {
+        return Err(Error::refused(format!("{label}: {}", crate::game::play::adjourned_words(at, &f))));
+    }
     let rules = crate::game::load_rules(&folder)?;
     let owed = sides_without_player(&folder.config, rules);
     if !owed.is_empty() {
@@ -551,6 +554,13 @@ fn store(folder: &GameFolder, name: &str, value: &Bytes32) -> Result<String> {
     }
     fsio::write_atomic(&dir.join(name), format!("{}\n", value.to_hex()).as_bytes())?;
     Ok(format!("{MUTUAL_DIR}/{name}"))
+}
+
+/// Store `side`'s commitment `hash` for the awaited step `step`, as `tick`
+/// does for the default orders it writes (docs/DICE.md A11); the caller
+/// holds the folder's lock.
+pub fn store_commitment(folder: &GameFolder, step: &str, side: &str, hash: &Bytes32) -> Result<String> {
+    store(folder, &commit_file(step, side), hash)
 }
 
 /// DICE.md 7.6: store `side`'s commitment for the awaited step `step`.

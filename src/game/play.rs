@@ -23,8 +23,9 @@ use serde::Serialize;
 use crate::base::dice::{orders_digest, step_seed, Bytes32, SideHash, StepDice};
 use crate::base::error::{Error, Result};
 use crate::base::fsio;
+use crate::game::deadline::{Instant, Span};
 use crate::game::folder::{FolderKind, GameFolder, ORDERS_DIR, REPORTS_DIR, STATE_FILE};
-use crate::game::journal::{Correction, JournalEntry, OrdersRecord};
+use crate::game::journal::{Correction, Forfeit, JournalEntry, OrdersRecord};
 use crate::game::load_rules;
 use crate::report::game as reports;
 use crate::system::{Event, GameResult, Rules, State, StepInfo};
@@ -42,7 +43,7 @@ pub struct Resolved {
 }
 
 /// What `resolve` did, and where the game stands.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Progress {
     pub resolved: Vec<Resolved>,
     /// The next step and the sides whose orders it awaits; absent when over.
@@ -138,6 +139,7 @@ fn resolve_step(
         rolls: dice.into_log(),
         game_step: Some(step.name.clone()),
         correction: None,
+        forfeit: None,
         events,
         state_sha256: Some(after.hash()),
         players_sha256: Some(crate::game::folder::players_sha256(&game.players_at(journal_step))),
@@ -237,6 +239,9 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
                 dir.display()
             )));
         }
+        if let Some((at, f)) = forfeited(&folder)? {
+            return Err(Error::refused(format!("{}: {}", dir.display(), adjourned_words(at, &f))));
+        }
         let owed = crate::game::mutual::sides_without_player(&folder.config, rules);
         if !owed.is_empty() {
             return Err(Error::refused(format!(
@@ -286,7 +291,8 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let mut entries: Vec<(JournalEntry, String)> = Vec::new();
     let mut used_inbox: Vec<PathBuf> = Vec::new();
     let mut inbox = crate::game::inbox::pending(&folder)?;
-    if !defaults {
+    // In mutual mode a default, like any file, stands once in (A5, A11).
+    if !defaults && !mutual {
         inbox.retain(|p| !crate::game::deadline::is_default(&p.bytes));
     }
     while let Some(step) = state.next_step() {
@@ -533,18 +539,58 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; correct rewinds games", dir.display())));
     }
-    if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
-        return Err(Error::refused(format!(
-            "{}: a game in mutual mode cannot be corrected yet: every player's key chain would have to step \
-             past the rewound steps (docs/DICE.md A10)",
-            dir.display()
-        )));
-    }
+    let mutual = folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
     let why = why.trim();
     if why.is_empty() || why.chars().count() > 500 || why.chars().any(char::is_control) {
         return Err(Error::usage("--why: say why in one line of 1 to 500 characters, with no control character"));
     }
     let _lock = crate::game::recovery::lock(&folder, wait)?;
+    // Mutual mode (docs/DICE.md A10): a forfeit ends the game for good, and
+    // a step whose keys are coming in resolves (or is forfeited) first;
+    // what the awaited step took so far was for a game that no longer
+    // stands, and is sent again when the step comes.
+    let mut stale: Vec<PathBuf> = Vec::new();
+    if mutual {
+        if let Some((at, f)) = forfeited(&folder)? {
+            return Err(Error::refused(format!(
+                "{}: {}; a correction would give the withholding player another roll (DICE.md 7.4)",
+                dir.display(),
+                adjourned_words(at, &f)
+            )));
+        }
+        let rules = load_rules(&folder)?;
+        let state = crate::game::load_state(&folder)?;
+        if let Some(w) = crate::game::mutual::waiting(&folder, rules, &state)? {
+            if w.rolls && w.keys_owed.len() < folder.config.dice.players.len() {
+                let revealed: Vec<String> = folder
+                    .config
+                    .dice
+                    .players
+                    .iter()
+                    .map(|p| p.label.clone())
+                    .filter(|l| !w.keys_owed.contains(l))
+                    .collect();
+                return Err(Error::refused(format!(
+                    "{}: step {} is sealed and its keys p_{} are coming in (from {} so far): it must be resolved, or \
+                     forfeited at the reveal deadline, before a correction; one now would let the last to reveal \
+                     undo a roll he can foresee (DICE.md 7.4, docs/DICE.md A10)",
+                    dir.display(),
+                    w.step,
+                    w.rolling_step,
+                    revealed.join(", ")
+                )));
+            }
+            let mutual_dir = folder.root.join(crate::game::mutual::MUTUAL_DIR);
+            for side in rules.sides().into_iter().map(|s| s.id) {
+                let commit = mutual_dir.join(crate::game::mutual::commit_file(&w.step, &side));
+                if commit.exists() {
+                    stale.push(commit);
+                }
+            }
+            stale
+                .extend(crate::game::inbox::pending(&folder)?.into_iter().filter(|p| p.step == w.step).map(|p| p.path));
+        }
+    }
     let journal = folder.journal();
     let rules = load_rules(&folder)?;
     let templates = crate::report::game::game_templates(&folder)?;
@@ -585,6 +631,7 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
         rolls: Vec::new(),
         game_step: None,
         correction: Some(correction),
+        forfeit: None,
         events,
         state_sha256: Some(state.hash()),
         players_sha256: Some(crate::game::folder::players_sha256(&folder.config.players_at(k))),
@@ -605,7 +652,270 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
     let reported = reports::reported_through(&folder, k - 1)?;
     let mut to_report = if reported + 1 < k { reports::entries(&folder, reported + 1, k - 1)? } else { Vec::new() };
     to_report.push(entry.clone());
+    // Mutual mode: the awaited step's commitments and orders files, made
+    // for the game before the correction, are removed before it is
+    // committed (a crash between leaves them to be sent again).
+    for path in &stale {
+        fsio::remove_file(path)?;
+    }
     let (folder, templates, state) = (&folder, &templates, &state);
+    let dispatch = || -> Result<Option<fsio::StagedDir>> {
+        let steps = reports::Steps { folder, rules, templates, entries: &to_report, state };
+        let files = steps.dispatch()?;
+        reports::stage_dispatch_files(folder, reported + 1, k, &files).map(Some)
+    };
+    write_steps(
+        folder,
+        rules,
+        state,
+        &journal,
+        k,
+        k,
+        &[(entry, yaml)],
+        &[],
+        &[],
+        (Vec::new(), Vec::new()),
+        resolved,
+        dispatch,
+    )
+}
+
+/// The forfeit that adjourned the mutual game at `folder`: the journal's
+/// last entry when it is one (its step and record).
+pub fn forfeited(folder: &GameFolder) -> Result<Option<(u32, Forfeit)>> {
+    if folder.config.dice.mode != crate::game::folder::DiceMode::Mutual {
+        return Ok(None);
+    }
+    let journal = folder.journal();
+    let (k, _) = journal.tail()?;
+    if k <= 1 {
+        return Ok(None);
+    }
+    let label = crate::game::journal::label(k - 1);
+    let text = fsio::read_text(&journal.path(k - 1), &label)?;
+    let entry = folder.journal_entry(&label, &text).map_err(Error::Data)?;
+    Ok(entry.forfeit.map(|f| (k - 1, f)))
+}
+
+/// What was withheld, in words: `key p_3` or `the committed orders file`.
+pub fn withheld_words(f: &Forfeit) -> String {
+    match f.rolling_step {
+        Some(j) if f.withheld == "key" => format!("key p_{j}"),
+        _ => "the orders file committed to".to_string(),
+    }
+}
+
+/// A forfeited game's refusal: the game is over, and why.
+pub fn adjourned_words(at: u32, f: &Forfeit) -> String {
+    format!(
+        "the game is over: adjourned at step {} by the forfeit of {} ({} of {} not in by the deadline {}, {}; \
+         DICE.md 7.4); it takes no more orders, commitments, keys or steps",
+        f.step,
+        f.sides.join(", "),
+        withheld_words(f),
+        f.players.join(", "),
+        f.deadline,
+        crate::game::journal::label(at)
+    )
+}
+
+/// The shell's event of a forfeit entry (the system's own follow it).
+pub fn forfeit_event(f: &Forfeit) -> Event {
+    let (what, since) = match f.withheld.as_str() {
+        "key" => (withheld_words(f), "the step was sealed"),
+        _ => (withheld_words(f), "the orders deadline passed with every commitment in"),
+    };
+    Event::new(
+        "DICE.md 7.4",
+        "forfeit",
+        format!(
+            "The game is adjourned at step {}: {what} of {} was not in by the deadline {} ({} after {since}, \
+             {}; clock read {}). The sides of {} forfeit: {}. No die is rolled for the step.",
+            f.step,
+            f.players.join(", "),
+            f.deadline,
+            f.span,
+            f.since,
+            f.at,
+            f.players.join(", "),
+            f.sides.join(", ")
+        ),
+    )
+    .with("step", &f.step)
+    .with("withheld", &f.withheld)
+    .with("players", &f.players)
+    .with("sides", &f.sides)
+    .with("deadline", f.deadline.to_string())
+}
+
+/// The state after a forfeit by `sides` at `state`'s next step and the
+/// events that say so: the system's rule ([`Rules::forfeit`]), or the
+/// state as it was for a system without one.
+fn forfeit_outcome(rules: &dyn Rules, state: &State, f: &Forfeit, step: u32) -> Result<(State, Vec<Event>)> {
+    let (mut after, theirs) = match rules.forfeit(state.as_ref(), &f.sides) {
+        Some(outcome) => outcome?,
+        None => (state.clone(), Vec::new()),
+    };
+    after.set_resolved_steps(step);
+    let mut events = vec![forfeit_event(f)];
+    events.extend(theirs);
+    Ok((after, events))
+}
+
+/// What a forfeit is for: a key p_j (7.4) or a committed orders file (A11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withheld {
+    Key,
+    Orders,
+}
+
+/// A forfeit (DICE.md 7.4, docs/DICE.md A8 and A11), decided by `tick` at
+/// the time `at`: what the awaited step of the mutual game at `dir` still
+/// owes (`withheld`) was due at `since` plus `span`. The journal gets an
+/// entry that resolves no step and rolls no die (the next key of the
+/// chain, the seed over no orders), with the forfeit's record; the game is
+/// over, and its reports tell every side.
+pub fn forfeit(
+    dir: &Path,
+    withheld: Withheld,
+    since: Instant,
+    span: Span,
+    at: Instant,
+    wait: Duration,
+) -> Result<Progress> {
+    let folder = GameFolder::open(dir)?;
+    if folder.config.kind != FolderKind::Game || folder.config.dice.mode != crate::game::folder::DiceMode::Mutual {
+        return Err(Error::usage(format!("{}: only a game in mutual mode is forfeited (DICE.md 7.4)", dir.display())));
+    }
+    let _lock = crate::game::recovery::lock(&folder, wait)?;
+    if let Some((k, f)) = forfeited(&folder)? {
+        return Err(Error::refused(format!("{}: {}", dir.display(), adjourned_words(k, &f))));
+    }
+    let deadline = since.plus(span);
+    if at < deadline {
+        return Err(Error::refused(format!("{}: the deadline {deadline} has not passed at {at}", dir.display())));
+    }
+    let journal = folder.journal();
+    let rules = load_rules(&folder)?;
+    let templates = crate::report::game::game_templates(&folder)?;
+    let state = crate::game::load_state(&folder)?;
+    let (k, previous) = journal.tail()?;
+    let length = folder.config.dice.chain_length;
+    if k >= length {
+        return Err(Error::refused(format!("{}: the dice chain is used up ({} steps)", dir.display(), length - 1)));
+    }
+    let Some(w) = crate::game::mutual::waiting(&folder, rules, &state)? else {
+        return Err(Error::refused(format!("{}: the game is over: nothing is owed", dir.display())));
+    };
+    let config = &folder.config;
+    let (players, rolling_step, revealed, sealed) = match withheld {
+        Withheld::Key => {
+            if !w.sealed || !w.rolls || w.keys_owed.is_empty() {
+                return Err(Error::refused(format!("{}: step {} owes no key", dir.display(), w.step)));
+            }
+            let mut revealed = Vec::new();
+            for p in &config.dice.players {
+                if !w.keys_owed.contains(&p.label) {
+                    let key = crate::game::mutual::stored_key(&folder, w.rolling_step, &p.label)?.ok_or_else(|| {
+                        Error::refused(format!(
+                            "{}: the key p_{} of {} is gone",
+                            dir.display(),
+                            w.rolling_step,
+                            p.label
+                        ))
+                    })?;
+                    revealed.push(crate::game::journal::PlayerKeyRecord { label: p.label.clone(), key });
+                }
+            }
+            (w.keys_owed.clone(), Some(w.rolling_step), revealed, w.sealed_hashes.clone())
+        }
+        Withheld::Orders => {
+            let awaited = rules.awaited(state.as_ref());
+            let committed_late: Vec<&String> =
+                if w.commitments_owed.is_empty() && crate::game::mutual::needs_commitments(config, &awaited) {
+                    w.orders_owed.iter().collect()
+                } else {
+                    Vec::new()
+                };
+            let mut labels: Vec<String> =
+                committed_late.iter().filter_map(|s| config.dice.label_of(s)).map(str::to_string).collect();
+            labels.sort();
+            labels.dedup();
+            if labels.is_empty() {
+                return Err(Error::refused(format!(
+                    "{}: step {} owes no orders file that a side committed to",
+                    dir.display(),
+                    w.step
+                )));
+            }
+            (labels, None, Vec::new(), Vec::new())
+        }
+    };
+    let mut sides: Vec<String> = config
+        .dice
+        .players
+        .iter()
+        .filter(|p| players.contains(&p.label))
+        .flat_map(|p| p.sides().into_iter().map(str::to_string))
+        .collect();
+    sides.sort();
+    let record = Forfeit {
+        step: w.step.clone(),
+        withheld: match withheld {
+            Withheld::Key => "key".into(),
+            Withheld::Orders => "orders".into(),
+        },
+        rolling_step,
+        players,
+        sides,
+        revealed,
+        sealed,
+        since,
+        span,
+        deadline,
+        at,
+    };
+    let (after, events) = forfeit_outcome(rules, &state, &record, k)?;
+    let key = *folder
+        .chain_keys_from(k)?
+        .first()
+        .ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", dir.display())))?;
+    let digest = orders_digest(&[])?;
+    let seed = step_seed(&config.game_id, k, &key, &digest, &[])?;
+    let entry = JournalEntry {
+        step: k,
+        previous,
+        orders: Vec::new(),
+        orders_digest: digest,
+        key,
+        seed,
+        commitments: Vec::new(),
+        rolling_step: None,
+        player_keys: Vec::new(),
+        dice: Vec::new(),
+        rolls: Vec::new(),
+        game_step: None,
+        correction: None,
+        forfeit: Some(record),
+        events,
+        state_sha256: Some(after.hash()),
+        players_sha256: Some(crate::game::folder::players_sha256(&config.players_at(k))),
+    };
+    let yaml = entry.to_yaml();
+    folder.note_written(&entry, &yaml, Bytes32::sha256(yaml.as_bytes()));
+    let resolved = vec![Resolved {
+        journal_step: k,
+        game_step: "forfeit".into(),
+        orders: Vec::new(),
+        key,
+        events: entry.events.clone(),
+        rolls: Vec::new(),
+        state_sha256: after.hash(),
+    }];
+    let reported = reports::reported_through(&folder, k - 1)?;
+    let mut to_report = if reported + 1 < k { reports::entries(&folder, reported + 1, k - 1)? } else { Vec::new() };
+    to_report.push(entry.clone());
+    let (folder, templates, state) = (&folder, &templates, &after);
     let dispatch = || -> Result<Option<fsio::StagedDir>> {
         let steps = reports::Steps { folder, rules, templates, entries: &to_report, state };
         let files = steps.dispatch()?;
@@ -801,11 +1111,51 @@ fn replay_upto(
     let listing = folder.journal().list()?;
     // Each entry's game step, for a correction's words.
     let mut names: Vec<Option<String>> = Vec::new();
+    // The step of a forfeit met: nothing may follow it.
+    let mut adjourned: Option<u32> = None;
     for file in listing.entries.iter().take_while(|f| f.step <= upto) {
         let label = file.label.clone();
         let text = fsio::read_text(&file.path, &label)?;
         let entry: JournalEntry = folder.journal_entry(&label, &text).map_err(Error::Data)?;
         let fail = |message: String| Ok(Some((label.clone(), message)));
+        if let Some(at) = adjourned {
+            return fail(format!(
+                "the game was adjourned by the forfeit of {}: no entry follows a forfeit (DICE.md 7.4)",
+                crate::game::journal::label(at)
+            ));
+        }
+        if let Some(f) = &entry.forfeit {
+            // A forfeit (docs/DICE.md A8): the step is not resolved; the
+            // system says what the forfeit means for victory.
+            if !entry.orders.is_empty()
+                || !entry.rolls.is_empty()
+                || entry.game_step.is_some()
+                || entry.correction.is_some()
+            {
+                return fail("a forfeit resolves no step: it has no orders, rolls, game step or correction".into());
+            }
+            let Some(step) = state.next_step() else {
+                return fail("the game was over before this forfeit".into());
+            };
+            if f.step != step.name {
+                return fail(format!("the forfeit names step {}, but the game was at step {}", f.step, step.name));
+            }
+            let (after, events) = match forfeit_outcome(rules, &state, f, entry.step) {
+                Ok(done) => done,
+                Err(e) => return fail(format!("the rules refuse the forfeit on replay: {e}")),
+            };
+            if events != entry.events {
+                return fail("the forfeit's events are not the ones its record and the rules give".into());
+            }
+            if Some(after.hash()) != entry.state_sha256 {
+                return fail("the state after the forfeit does not hash to the recorded value".into());
+            }
+            state = after;
+            adjourned = Some(entry.step);
+            names.push(None);
+            each(&entry, &state)?;
+            continue;
+        }
         if let Some(correction) = &entry.correction {
             // A correction (docs/DICE.md A10): back to a state replayed again.
             if !entry.orders.is_empty() || !entry.rolls.is_empty() || entry.game_step.is_some() {

@@ -110,6 +110,7 @@ pub fn resolve_step(
         rolls: step_dice.into_log(),
         game_step: None,
         correction: None,
+        forfeit: None,
         events: Vec::new(),
         state_sha256: None,
         players_sha256: None,

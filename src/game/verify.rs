@@ -599,6 +599,7 @@ fn check_all(
     let mut mutual = MutualChains {
         rolling: 0,
         last: folder.config.dice.players.iter().map(|p| (p.label.clone(), p.anchor)).collect(),
+        adjourned: None,
     };
     for (i, file) in listing.entries.iter().enumerate() {
         let expected = i as u32 + 1;
@@ -672,6 +673,8 @@ fn check_all(
 struct MutualChains {
     rolling: u32,
     last: std::collections::BTreeMap<String, Bytes32>,
+    /// The step of a forfeit met (docs/DICE.md A8): nothing may follow it.
+    adjourned: Option<u32>,
 }
 
 /// DICE.md 7.5 and 7.6 on one entry of a mutual game (a referee-mode
@@ -683,6 +686,23 @@ struct MutualChains {
 /// file, equal to its hash.
 fn check_mutual(folder: &GameFolder, entry: &JournalEntry, chains: &mut MutualChains) -> Result<(), (Check, String)> {
     let config = &folder.config;
+    if let Some(at) = chains.adjourned {
+        return Err((
+            Check::Sequence,
+            format!(
+                "the game was adjourned by the forfeit of {}: no entry follows a forfeit (DICE.md 7.4)",
+                crate::game::journal::label(at)
+            ),
+        ));
+    }
+    if let Some(f) = &entry.forfeit {
+        if config.dice.mode != crate::game::folder::DiceMode::Mutual {
+            return Err((Check::Chain, "a game in referee mode has no forfeit (DICE.md 7.4)".into()));
+        }
+        check_forfeit(config, entry, f, chains)?;
+        chains.adjourned = Some(entry.step);
+        return Ok(());
+    }
     if config.dice.mode != crate::game::folder::DiceMode::Mutual {
         if entry.rolling_step.is_some() || !entry.player_keys.is_empty() || !entry.commitments.is_empty() {
             return Err((Check::Chain, "a game in referee mode has no player keys or commitments".into()));
@@ -765,6 +785,105 @@ fn check_mutual(folder: &GameFolder, entry: &JournalEntry, chains: &mut MutualCh
         if entry.commitments.len() != entry.orders.len() {
             return Err((Check::Orders, "a commitment without its orders file (DICE.md 7.6)".into()));
         }
+    }
+    Ok(())
+}
+
+/// A forfeit entry (DICE.md 7.4, docs/DICE.md A8 and A11): it takes no
+/// player key, commitment or orders; its deadline is the span game.yaml's
+/// `deadlines:` gives after the time `tick` recorded, and the clock it read
+/// was past it; the players named are players, their sides are exactly
+/// the sides they hold; for a key, j is the next rolling step and every
+/// other player's p_j was in (each hashing to his key before it), so the
+/// players named are exactly those whose key was not.
+fn check_forfeit(
+    config: &crate::game::folder::GameConfig,
+    entry: &JournalEntry,
+    f: &crate::game::journal::Forfeit,
+    chains: &MutualChains,
+) -> Result<(), (Check, String)> {
+    let bad = |message: String| Err((Check::Chain, format!("forfeit: {message}")));
+    if entry.rolling_step.is_some() || !entry.player_keys.is_empty() || !entry.commitments.is_empty() {
+        return bad("a forfeit takes no player key or commitment (docs/DICE.md A8)".into());
+    }
+    if f.since.plus(f.span) != f.deadline {
+        return bad(format!("the deadline {} is not {} after {}", f.deadline, f.span, f.since));
+    }
+    if f.at < f.deadline {
+        return bad(format!("recorded at {}, before its deadline {}", f.at, f.deadline));
+    }
+    let Some(deadlines) = &config.deadlines else {
+        return bad("game.yaml has no `deadlines:`, so no deadline could pass".into());
+    };
+    let span = match f.withheld.as_str() {
+        "key" => deadlines.reveal,
+        "orders" => {
+            let field = f.step.split_once('-').map(|(_, field)| field).unwrap_or(&f.step);
+            Some(deadlines.policy(field).grace)
+        }
+        other => return bad(format!("withheld is '{other}'; it is key or orders")),
+    };
+    if span != Some(f.span) {
+        return bad(format!(
+            "its span {} is not the one game.yaml's `deadlines:` gives ({})",
+            f.span,
+            span.map(|s| s.to_string()).unwrap_or_else(|| "none: no `reveal`".into())
+        ));
+    }
+    let labels: Vec<&str> = config.dice.players.iter().map(|p| p.label.as_str()).collect();
+    let mut sorted = f.players.clone();
+    sorted.sort();
+    sorted.dedup();
+    if f.players.is_empty() || sorted != f.players || f.players.iter().any(|p| !labels.contains(&p.as_str())) {
+        return bad(format!("its players ({}) are not players' labels, each once, sorted", f.players.join(", ")));
+    }
+    let mut sides: Vec<String> = config
+        .dice
+        .players
+        .iter()
+        .filter(|p| f.players.contains(&p.label))
+        .flat_map(|p| p.sides().into_iter().map(str::to_string))
+        .collect();
+    sides.sort();
+    if sides != f.sides {
+        return bad(format!(
+            "its sides ({}) are not the sides its players hold ({})",
+            f.sides.join(", "),
+            sides.join(", ")
+        ));
+    }
+    match (f.withheld.as_str(), f.rolling_step) {
+        ("key", Some(j)) => {
+            if j != chains.rolling + 1 {
+                return bad(format!("key p_{j} is owed, but {} steps rolled before it (DICE.md 7.2)", chains.rolling));
+            }
+            for p in &config.dice.players {
+                let named = f.players.contains(&p.label);
+                match f.revealed.iter().find(|r| r.label == p.label) {
+                    Some(_) if named => {
+                        return bad(format!("{} is named as withholding p_{j}, and his key is recorded as in", p.label))
+                    }
+                    None if !named => {
+                        return bad(format!("{}'s key p_{j} is neither recorded as in nor withheld", p.label))
+                    }
+                    Some(r) => {
+                        let previous = chains.last.get(&r.label).copied().unwrap_or(Bytes32([0; 32]));
+                        if !key_follows(&r.key, &previous) {
+                            return bad(format!(
+                                "{}'s key p_{j}, recorded as in, does not hash to his key before it",
+                                r.label
+                            ));
+                        }
+                    }
+                    None => {}
+                }
+            }
+            if f.revealed.len() + f.players.len() != labels.len() {
+                return bad("a key recorded as in is not a player's".into());
+            }
+        }
+        ("orders", None) if f.revealed.is_empty() => {}
+        _ => return bad("a forfeit for orders has no rolling step or keys; one for a key has its rolling step".into()),
     }
     Ok(())
 }

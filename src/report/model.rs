@@ -281,7 +281,11 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
         .iter()
         .map(|entry| StepReport {
             journal_step: entry.step,
-            game_step: entry.game_step.clone().or_else(|| entry.correction.as_ref().map(|_| "correction".to_string())),
+            game_step: entry
+                .game_step
+                .clone()
+                .or_else(|| entry.correction.as_ref().map(|_| "correction".to_string()))
+                .or_else(|| entry.forfeit.as_ref().map(|_| "forfeit".to_string())),
             key: entry.key,
             seed: entry.seed,
             orders_digest: entry.orders_digest,

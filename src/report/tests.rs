@@ -101,6 +101,7 @@ fn entry() -> JournalEntry {
         rolls: vec![Roll { index: 0, die: Die::D10, value: 7, purpose: "weather <roll> | fog".into() }],
         game_step: Some("16-british-rally".into()),
         correction: None,
+        forfeit: None,
         events: vec![
             Event::new("15.2", "rally", "public: <script>alert(1)</script> rallies"),
             Event::new("4.3", "card", "SECRET-BRITISH-PLAN drawn").with("visible_to", ["british"]),

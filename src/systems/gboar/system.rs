@@ -304,6 +304,13 @@ impl seam::Rules for Rules {
         Ok((Box::new(done.state), done.events))
     }
 
+    fn forfeit(&self, state: &dyn GameState, sides: &[String]) -> Option<Result<(seam::State, Vec<Event>)>> {
+        Some(ours(state).and_then(|state| {
+            let (after, events) = crate::systems::gboar::phases::victory::forfeit(self, state, sides)?;
+            Ok((Box::new(after) as seam::State, events))
+        }))
+    }
+
     fn step_kinds(&self) -> Result<Vec<StepKind>> {
         Ok(self
             .sequence

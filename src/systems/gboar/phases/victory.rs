@@ -598,6 +598,57 @@ impl Judge<'_> {
     }
 }
 
+/// A forfeit (DICE.md 7.4; docs/DICE.md A8 gives it to the game's rule):
+/// the players of `sides` withheld a key or a committed orders file past
+/// its deadline, and the game ends at its next step, unresolved. A
+/// forfeiting side loses: every alliance (Savannah's player, 1.1) with a
+/// forfeiting side loses, and the others win, at level `forfeit`; when
+/// every alliance has a forfeiting side, nobody wins (`none`). Savannah
+/// 2.10's individual winner is named as for any Allied victory, from the
+/// VPs as they stand.
+pub fn forfeit(rules: &Rules, state: &State, sides: &[String]) -> Result<(State, Vec<Event>)> {
+    let mut next = state.clone();
+    let mut events = Vec::new();
+    let losers: Vec<&str> = rules
+        .sequence
+        .data
+        .alliances
+        .iter()
+        .filter(|a| rules.sequence.sides_of(&a.id).iter().any(|s| sides.contains(s)))
+        .map(|a| a.id.as_str())
+        .collect();
+    let winners: Vec<&str> =
+        rules.sequence.data.alliances.iter().map(|a| a.id.as_str()).filter(|a| !losers.contains(a)).collect();
+    let winner = if winners.is_empty() { "none".to_string() } else { winners.join("+") };
+    events.push(
+        Event::new(
+            "DICE.md 7.4",
+            "victory",
+            format!(
+                "{} forfeit{} the game ({}): {}",
+                sides.join(", "),
+                if sides.len() == 1 { "s" } else { "" },
+                losers.join(", "),
+                if winners.is_empty() { "nobody wins".to_string() } else { format!("{winner} forfeit victory") }
+            ),
+        )
+        .with("winner", &winner)
+        .with("level", "forfeit")
+        .with("forfeiting_sides", sides)
+        .with("losers", &losers),
+    );
+    let individual_winners =
+        if winners.len() == 1 { individual_winners(rules, &winner, &next, &mut events)? } else { Vec::new() };
+    next.next = None;
+    next.result = Some(GameResult {
+        winner,
+        level: "forfeit".into(),
+        condition: format!("forfeit by {}", sides.join(", ")),
+        individual_winners,
+    });
+    Ok((next, events))
+}
+
 /// The victory event of a condition that holds, and the game's result,
 /// with the individual winner where the module names one (Savannah 2.10).
 fn declare(rules: &Rules, c: &VictoryCondition, next: &mut State, events: &mut Vec<Event>) -> Result<()> {
@@ -608,7 +659,7 @@ fn declare(rules: &Rules, c: &VictoryCondition, next: &mut State, events: &mut V
             .with("level", &c.level)
             .with("condition", &c.id),
     );
-    let individual_winners = individual_winners(rules, c, next, events)?;
+    let individual_winners = individual_winners(rules, &c.winner, next, events)?;
     next.result = Some(GameResult {
         winner: c.winner.clone(),
         level: c.level.clone(),
@@ -625,12 +676,7 @@ fn declare(rules: &Rules, c: &VictoryCondition, next: &mut State, events: &mut V
 /// stand when the game ends (on the last turn, with 2.8's Victory Hex).
 /// Armies tied for the highest total are all named: the rules name no
 /// tie-break (docs/rules-readings.md). None when another side wins.
-fn individual_winners(
-    rules: &Rules,
-    c: &VictoryCondition,
-    next: &State,
-    events: &mut Vec<Event>,
-) -> Result<Vec<String>> {
+fn individual_winners(rules: &Rules, winner: &str, next: &State, events: &mut Vec<Event>) -> Result<Vec<String>> {
     let Some(w) = &rules.charts.victory_points.individual_winner else { return Ok(Vec::new()) };
     let Some(alliance) = rules.sequence.data.alliances.iter().find(|a| a.id == w.alliance) else {
         return Err(Error::refused(format!(
@@ -640,7 +686,7 @@ fn individual_winners(
             rules.sequence.data.alliances.iter().map(|a| a.id.as_str()).collect::<Vec<_>>().join(", ")
         )));
     };
-    if c.winner != alliance.id || alliance.armies.len() < 2 {
+    if winner != alliance.id || alliance.armies.len() < 2 {
         return Ok(Vec::new());
     }
     let totals: Vec<(&String, i32)> =
@@ -808,6 +854,30 @@ mod tests {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "campaign").unwrap();
         let state = State::setup(&rules.module, "campaign").unwrap();
         (rules, state)
+    }
+
+    /// docs/DICE.md A8: a forfeiting side's alliance loses, the other wins
+    /// at level `forfeit` (Savannah 2.10 names the individual winner of an
+    /// Allied win); when both alliances forfeit, nobody wins. The game is
+    /// over either way.
+    #[test]
+    fn a_forfeit_loses_the_game_for_the_alliance() {
+        let (rules, mut state) = campaign();
+        state.vp_halves.insert("american".into(), 3);
+        state.vp_halves.insert("french".into(), 5);
+        let (after, events) = forfeit(&rules, &state, &["british".to_string()]).unwrap();
+        let result = after.result.clone().unwrap();
+        assert_eq!((result.winner.as_str(), result.level.as_str()), ("allies", "forfeit"));
+        assert_eq!(result.individual_winners, ["french"]);
+        assert!(after.next.is_none(), "the game is over");
+        assert_eq!(events[0].text, "british forfeits the game (british): allies forfeit victory");
+        let (after, _) = forfeit(&rules, &state, &["american".to_string()]).unwrap();
+        let result = after.result.unwrap();
+        assert_eq!((result.winner.as_str(), result.individual_winners.len()), ("british", 0));
+        let both = ["american".to_string(), "british".to_string()];
+        let (after, events) = forfeit(&rules, &state, &both).unwrap();
+        assert_eq!(after.result.unwrap().winner, "none");
+        assert_eq!(events[0].text, "american, british forfeit the game (allies, british): nobody wins");
     }
 
     #[test]
