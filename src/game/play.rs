@@ -653,11 +653,11 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
     let mut to_report = if reported + 1 < k { reports::entries(&folder, reported + 1, k - 1)? } else { Vec::new() };
     to_report.push(entry.clone());
     // Mutual mode: the awaited step's commitments and orders files, made
-    // for the game before the correction, are removed before it is
-    // committed (a crash between leaves them to be sent again).
-    for path in &stale {
-        fsio::remove_file(path)?;
-    }
+    // for the game before the correction, are removed once it is committed,
+    // with the inbox copies a resolve removes; a kill before that leaves
+    // them to recovery.rs, which removes them before the correction's
+    // reports (removed before the commit, a kill in between would leave
+    // the old game with its sealed step's commitments gone: a new choice).
     let (folder, templates, state) = (&folder, &templates, &state);
     let dispatch = || -> Result<Option<fsio::StagedDir>> {
         let steps = reports::Steps { folder, rules, templates, entries: &to_report, state };
@@ -673,7 +673,7 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
         k,
         &[(entry, yaml)],
         &[],
-        &[],
+        &stale,
         (Vec::new(), Vec::new()),
         resolved,
         dispatch,

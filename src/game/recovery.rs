@@ -379,6 +379,24 @@ fn correction_reports(folder: &GameFolder) -> Result<Option<String>> {
         // state.yaml is not the journal's (a reader left it for `verify`).
         return Ok(None);
     }
+    if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
+        // What `correct` removes once its entry is committed (docs/DICE.md
+        // A10): every commitment and inbox file, all made for the awaited
+        // step of the game before the correction (A5: a mutual game takes
+        // them for the awaited step only), none since (every command that
+        // takes them recovers first).
+        let mutual = folder.root.join(crate::game::mutual::MUTUAL_DIR);
+        if mutual.is_dir() {
+            for name in fsio::list_names(&mutual)? {
+                if name.ends_with(".commit") {
+                    fsio::remove_file(&mutual.join(name))?;
+                }
+            }
+        }
+        for p in crate::game::inbox::pending(folder)? {
+            fsio::remove_file(&p.path)?;
+        }
+    }
     let steps = reports::Steps { folder, rules, templates: &templates, entries: &to_report, state: &state };
     let files = steps.dispatch()?;
     let path = reports::stage_dispatch_files(folder, reported + 1, n, &files)?.place()?;
