@@ -261,6 +261,16 @@ pub trait Rules: Send + Sync {
     ) -> Vec<Located> {
         Vec::new()
     }
+    /// Standing orders trimmed to what the side holds (issue 16,
+    /// docs/orders.md "Standing orders"): `body` is what `side`'s standing
+    /// orders give for the state's next step; the result is the body used,
+    /// less any spending the side may not make in this state, and a line
+    /// in words for each thing taken out (empty: used as given). The shell
+    /// writes the step's orders file from the trimmed body, so the journal
+    /// and `verify` hold what was used. Unchanged by default.
+    fn trim_standing(&self, _state: &dyn GameState, _side: &str, body: &Value) -> (Value, Vec<String>) {
+        (body.clone(), Vec::new())
+    }
     /// The turn an orders file's `turn:` names (`index` places problems).
     fn read_turn(
         &self,

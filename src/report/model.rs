@@ -107,6 +107,10 @@ pub struct OrdersFile {
     /// deadline passed, not by the side (absent when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub default: bool,
+    /// Orders written from standing orders, trimmed to what the side holds
+    /// (issue 16): what was trimmed (absent when nothing was).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trimmed: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -296,6 +300,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
                     file: o.file.clone(),
                     text: o.text.clone(),
                     default: o.default,
+                    trimmed: o.trimmed.clone(),
                 })
                 .collect(),
             events: entry.events.iter().filter_map(|e| event_for(e, viewer, &names)).collect(),

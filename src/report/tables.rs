@@ -92,7 +92,10 @@ fn step_tables(step: &StepReport) -> StepTables {
     let mut orders = table(&["side", "sha256", "file"]);
     for o in &step.orders {
         let file = o.file.clone().or_else(|| o.text.clone()).unwrap_or_default();
-        let side = if o.default { format!("{} {DEFAULT_NOTE}", o.side) } else { o.side.clone() };
+        let mut side = if o.default { format!("{} {DEFAULT_NOTE}", o.side) } else { o.side.clone() };
+        if !o.trimmed.is_empty() {
+            side = format!("{side} (standing orders trimmed: {})", o.trimmed.join("; "));
+        }
         orders.add_row(vec![side, o.sha256.to_hex(), file]);
     }
     let mut rolls = table(&["#", "die", "value", "purpose"]);

@@ -90,6 +90,7 @@ fn entry() -> JournalEntry {
             text: None,
             file: Some("orders/000003-british.yaml".into()),
             default: false,
+            trimmed: Vec::new(),
         }],
         orders_digest: Bytes32([0x33; 32]),
         key: Bytes32([0x44; 32]),

@@ -266,6 +266,57 @@ impl seam::Rules for Rules {
             .collect()
     }
 
+    /// Issue 16: standing orders spend only the momentum chits the side's
+    /// player holds (docs/orders.md): at an Initiative Segment
+    /// `momentum.before_roll` (12.62: a chit spent is one held), at a
+    /// Random Events Phase `momentum` (Savannah 1.4), each number cut to
+    /// the chits held. An alliance's other sides' spending is not known
+    /// here; their files together are checked at the step as ever.
+    fn trim_standing(&self, state: &dyn GameState, side: &str, body: &Value) -> (Value, Vec<String>) {
+        let Ok(state) = ours(state) else { return (body.clone(), Vec::new()) };
+        let Ok(step) = next_of(state) else { return (body.clone(), Vec::new()) };
+        let mut body = body.clone();
+        let player = self.player_of_side(side);
+        let held = state.momentum.get(&player).copied().unwrap_or(0);
+        let mut notes = Vec::new();
+        let mut cap = |value: &mut Value, field: String, rule: &str| {
+            if let Some(n) = value.as_u64().filter(|n| *n > u64::from(held)) {
+                *value = Value::Number(u64::from(held).into());
+                let s = if held == 1 { "" } else { "s" };
+                notes.push(format!(
+                    "{field}: {n} trimmed to {held}: the {player} player holds {held} momentum chit{s} ({rule})"
+                ));
+            }
+        };
+        let phase = step.phase();
+        if phase == "initiative" {
+            if let Some(spend) = body.get_mut("momentum").and_then(|m| m.get_mut("before_roll")) {
+                if let Value::Mapping(choice) = spend {
+                    if let Some(Value::Mapping(after)) = choice.get_mut("after_opponent") {
+                        for (theirs, v) in after.iter_mut() {
+                            let theirs = match theirs {
+                                Value::Number(n) => n.to_string(),
+                                Value::String(t) => t.clone(),
+                                _ => continue,
+                            };
+                            cap(v, format!("momentum.before_roll.after_opponent.{theirs}"), "12.62");
+                        }
+                    }
+                    if let Some(v) = choice.get_mut("otherwise") {
+                        cap(v, "momentum.before_roll.otherwise".into(), "12.62");
+                    }
+                } else {
+                    cap(spend, "momentum.before_roll".into(), "12.62");
+                }
+            }
+        } else if phase == "random-events" {
+            if let Some(v) = body.get_mut("momentum") {
+                cap(v, "momentum".into(), "Savannah 1.4");
+            }
+        }
+        (body, notes)
+    }
+
     fn read_turn(
         &self,
         index: Option<&crate::base::yaml::locate::Index>,
