@@ -271,6 +271,13 @@ pub trait Rules: Send + Sync {
     fn trim_standing(&self, _state: &dyn GameState, _side: &str, body: &Value) -> (Value, Vec<String>) {
         (body.clone(), Vec::new())
     }
+    /// Warnings for orders that pass every check but hurt the sender
+    /// (issue 16): each a line, with file:line:column where it has one.
+    /// `validate` and `submit` print them and receipts carry them; they
+    /// refuse nothing. None by default.
+    fn warnings(&self, _state: &dyn GameState, _header: &Header, _label: &str, _text: &str) -> Vec<String> {
+        Vec::new()
+    }
     /// The turn an orders file's `turn:` names (`index` places problems).
     fn read_turn(
         &self,

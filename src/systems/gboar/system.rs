@@ -266,6 +266,97 @@ impl seam::Rules for Rules {
             .collect()
     }
 
+    /// Issue 16: close combat orders that are legal but hurt the sender: a
+    /// tactics chit the template marks closed (played, 12.54's penalty
+    /// replaces the Tactics Matrix), a re-roll code that never falls on the
+    /// side's role on the Close Combat Table (12.23 step 6), and a momentum
+    /// policy of a player holding no chit now (12.62: it can only spend one
+    /// gained first, 12.63). In the order of their lines.
+    fn warnings(&self, state: &dyn GameState, header: &Header, label: &str, text: &str) -> Vec<String> {
+        let Ok(state) = ours(state) else { return Vec::new() };
+        let Ok(step) = next_of(state) else { return Vec::new() };
+        let Step::PlayerTurn { player: phasing, phase, .. } = step else { return Vec::new() };
+        if phase != "close-combat" || step_info(step) != header.step {
+            return Vec::new();
+        }
+        let player = self.player_of_side(&header.side);
+        let attacker = &player == phasing;
+        let index = crate::base::yaml::locate::Index::new(text);
+        let at = |field: String, message: String| {
+            let pos = index.as_ref().and_then(|i| i.locate(&field));
+            let text =
+                Located { file: label.to_string(), line: pos.map(|p| p.0), column: pos.map(|p| p.1), field, message, code: None }
+                    .to_string();
+            (pos, text)
+        };
+        let held = state.momentum.get(&player).copied().unwrap_or(0);
+        let table = &self.charts.close_combat.close_combat_table;
+        let falls: std::collections::BTreeSet<&str> = table
+            .rows
+            .iter()
+            .flat_map(|r| r.results.values())
+            .flat_map(|c| if attacker { &c.attacker } else { &c.defender })
+            .map(String::as_str)
+            .collect();
+        let role = if attacker { "the Attacker" } else { "the Defender" };
+        let mut warnings = Vec::new();
+        let mut policy = |field: String, p: &Value| {
+            let Ok(p) = crate::base::yaml::from_value::<
+                crate::systems::gboar::phases::close_combat::MomentumPolicy,
+            >(p.clone()) else {
+                return;
+            };
+            for (i, code) in p.reroll_if.iter().enumerate() {
+                if !falls.contains(code.as_str()) {
+                    warnings.push(at(
+                        format!("{field}.reroll_if[{i}]"),
+                        format!(
+                            "warning: '{}' never falls on {role} on the Close Combat Table: this re-roll cannot \
+                             happen (12.23 step 6)",
+                            crate::base::error::echo(code)
+                        ),
+                    ));
+                }
+            }
+            if p.at_most > 0 && held == 0 {
+                warnings.push(at(
+                    format!("{field}.at_most"),
+                    format!(
+                        "warning: {}: the {player} player holds no momentum chit now: it re-rolls only with a chit \
+                         gained first (12.62, 12.63)",
+                        p.at_most
+                    ),
+                ));
+            }
+        };
+        if let Some(p) = header.body.get("momentum") {
+            policy("momentum".into(), p);
+        }
+        if let Some(list) = header.body.get("attacks").and_then(Value::as_sequence) {
+            for (i, a) in list.iter().enumerate() {
+                if let Some(p) = a.get("momentum") {
+                    policy(format!("attacks[{i}].momentum"), p);
+                }
+            }
+        }
+        let illegal = &self.charts.tactics.illegal_chit;
+        let (penalty, favour) =
+            if attacker { (illegal.attacker_illegal, "the Defender") } else { (illegal.defender_illegal, "the Attacker") };
+        for (field, chit, why) in
+            crate::systems::gboar::guide::template::closed_chits_chosen(self, state, phasing, &header.side, &header.body)
+        {
+            warnings.push(at(
+                field,
+                format!(
+                    "warning: '{chit}' is closed {why}; played, it gives the tactics modifier {penalty:+}, in \
+                     {favour}'s favour, instead of the Tactics Matrix (12.52, 12.54)"
+                ),
+            ));
+        }
+        warnings.sort_by_key(|(pos, _)| pos.unwrap_or((usize::MAX, usize::MAX)));
+        warnings.into_iter().map(|(_, w)| w).collect()
+    }
+
     /// Issue 16: standing orders spend only the momentum chits the side's
     /// player holds (docs/orders.md): at an Initiative Segment
     /// `momentum.before_roll` (12.62: a chit spent is one held), at a
