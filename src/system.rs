@@ -190,6 +190,26 @@ pub struct Standing {
     pub private_board: BTreeMap<String, Vec<String>>,
 }
 
+/// One row of a report's table of positions (issue 16): a unit, where it
+/// stands and in what state, as a viewer may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Position {
+    /// The unit's side (for counters a viewer may not see, their army's).
+    pub side: String,
+    /// The unit's id; for enemy counters a viewer may not see, how many
+    /// there are (`3 counters`).
+    pub unit: String,
+    pub hex: String,
+    /// Steps left of those at full strength (`1 of 2`); empty for a unit
+    /// without steps (a leader) or a counter not seen.
+    pub steps: String,
+    /// In words (`parade order`, `disrupted`, `shattered, lost`); empty for
+    /// a counter not seen.
+    pub condition: String,
+    /// Series 13.1 PIN.
+    pub pinned: bool,
+}
+
 /// A state of a game, held by the shell without knowing what is in it.
 pub trait GameState: Send + Sync + std::fmt::Debug {
     fn as_any(&self) -> &dyn Any;
@@ -307,6 +327,17 @@ pub trait Rules: Send + Sync {
     fn template(&self, state: &dyn GameState, side: &str) -> Result<Template>;
     /// Where the game stands, for reports.
     fn standing(&self, state: &dyn GameState) -> Standing;
+    /// The units on the map, a row each, as `side` may see them (`None`:
+    /// the referee, who sees all): a report's table of positions (issue
+    /// 16). None by default: the report then has no such table.
+    fn positions(&self, _state: &dyn GameState, _side: Option<&str>) -> Vec<Position> {
+        Vec::new()
+    }
+    /// The kinds of event a report's summary of what happened leaves out
+    /// as routine (issue 16); the report's steps still list every event.
+    fn routine_events(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The map after `events`, as a report draws it; `None` for a system
     /// without a map.
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>>;

@@ -310,6 +310,22 @@ fn a_club_game_by_mail_runs_from_cron_to_its_victory_determination() {
     let largest = deliveries.iter().map(|d| d.data.len()).max().unwrap();
     let over: Vec<String> = deliveries.iter().rev().take(3).map(subject).collect();
     assert!(over.iter().all(|s| s.contains("game over") && s.contains("victory")), "{over:?}");
+    // At the end every player gets the result at the top of his last mail,
+    // and the final standing (army morale and VPs, the individual winner,
+    // Savannah 2.10) in it; every report mail's text fits 78 columns (the
+    // footer's too).
+    for d in deliveries.iter().rev().take(3) {
+        let text = parse(d).body_text(0).unwrap().to_string();
+        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+        let positions = lines.iter().position(|l| *l == "Positions:").expect("a table of positions");
+        assert!(lines[..positions].contains(&"game over: allies substantial victory (allied-substantial)"), "{text}");
+        assert!(lines.contains(&"| army     | army morale | VPs |"), "{text}");
+        assert!(lines.contains(&"individual winner (Savannah 2.10): french"), "{text}");
+    }
+    for d in deliveries.iter().filter(|d| subject(d).contains(" resolved; ")) {
+        let text = parse(d).body_text(0).unwrap().to_string();
+        assert!(text.lines().all(|l| l.trim_end().chars().count() <= 78), "{}: wider than 78:\n{text}", subject(d));
+    }
     eprintln!(
         "club game: {} mails, the largest {largest} bytes, {steps} rounds, {:.0} s",
         deliveries.len(),

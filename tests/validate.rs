@@ -402,7 +402,12 @@ fn legal_orders_that_hurt_the_sender_pass_with_warnings() {
     write("f.yaml", "allies-movement", "french", "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
     write("a.yaml", "allies-movement", "american", "moves: []\n");
     run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
-    write("m.yaml", "allies-defensive-artillery-fire", "french", "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n");
+    write(
+        "m.yaml",
+        "allies-defensive-artillery-fire",
+        "french",
+        "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
+    );
     let out = run(d, &["resolve", "--dir", "g", "m.yaml"]).ok();
     assert!(out.contains("next: 16-allies-close-combat, awaiting orders from british, french"), "{out}");
     write(
@@ -477,7 +482,12 @@ fn legal_orders_that_hurt_the_sender_pass_with_warnings() {
         assert!(answer.contains(tail), "the answer lacks {tail}:\n{answer}");
     }
     // Orders without such choices have none.
-    write("ok.yaml", "allies-close-combat", "french", "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"]}\n");
+    write(
+        "ok.yaml",
+        "allies-close-combat",
+        "french",
+        "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"]}\n",
+    );
     let out = run(d, &["validate", "--dir", "g", "ok.yaml"]).ok();
     assert_eq!(out, "ok ok.yaml: orders of french for step allies-close-combat\n");
 }

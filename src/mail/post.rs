@@ -256,7 +256,8 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
     Ok(Outgoing {
         to: vec![to.to_string()],
         subject: subject(game, side, d, &model, owing),
-        text: text + &footer,
+        // Issue 16: the footer too fits 78 columns, as the report does.
+        text: text + &crate::report::tables::wrap(&footer),
         html: Some(html),
         attachments,
         inline: picture.map(|p| vec![(MAP_CID.to_string(), p.clone())]).unwrap_or_default(),

@@ -284,9 +284,15 @@ impl seam::Rules for Rules {
         let index = crate::base::yaml::locate::Index::new(text);
         let at = |field: String, message: String| {
             let pos = index.as_ref().and_then(|i| i.locate(&field));
-            let text =
-                Located { file: label.to_string(), line: pos.map(|p| p.0), column: pos.map(|p| p.1), field, message, code: None }
-                    .to_string();
+            let text = Located {
+                file: label.to_string(),
+                line: pos.map(|p| p.0),
+                column: pos.map(|p| p.1),
+                field,
+                message,
+                code: None,
+            }
+            .to_string();
             (pos, text)
         };
         let held = state.momentum.get(&player).copied().unwrap_or(0);
@@ -301,9 +307,9 @@ impl seam::Rules for Rules {
         let role = if attacker { "the Attacker" } else { "the Defender" };
         let mut warnings = Vec::new();
         let mut policy = |field: String, p: &Value| {
-            let Ok(p) = crate::base::yaml::from_value::<
-                crate::systems::gboar::phases::close_combat::MomentumPolicy,
-            >(p.clone()) else {
+            let Ok(p) =
+                crate::base::yaml::from_value::<crate::systems::gboar::phases::close_combat::MomentumPolicy>(p.clone())
+            else {
                 return;
             };
             for (i, code) in p.reroll_if.iter().enumerate() {
@@ -340,11 +346,18 @@ impl seam::Rules for Rules {
             }
         }
         let illegal = &self.charts.tactics.illegal_chit;
-        let (penalty, favour) =
-            if attacker { (illegal.attacker_illegal, "the Defender") } else { (illegal.defender_illegal, "the Attacker") };
-        for (field, chit, why) in
-            crate::systems::gboar::guide::template::closed_chits_chosen(self, state, phasing, &header.side, &header.body)
-        {
+        let (penalty, favour) = if attacker {
+            (illegal.attacker_illegal, "the Defender")
+        } else {
+            (illegal.defender_illegal, "the Attacker")
+        };
+        for (field, chit, why) in crate::systems::gboar::guide::template::closed_chits_chosen(
+            self,
+            state,
+            phasing,
+            &header.side,
+            &header.body,
+        ) {
             warnings.push(at(
                 field,
                 format!(
@@ -529,6 +542,44 @@ impl seam::Rules for Rules {
 
     fn maps_differ(&self) -> bool {
         intel::hidden(self)
+    }
+
+    /// Issue 16: the table of positions (guide/positions.rs), hidden enemy
+    /// stacks kept hidden (series 7.4).
+    fn positions(&self, state: &dyn GameState, side: Option<&str>) -> Vec<seam::Position> {
+        let Ok(state) = ours(state) else { return Vec::new() };
+        crate::systems::gboar::guide::positions::positions(self, state, side)
+    }
+
+    /// Issue 16: what a report's summary leaves out: units placed as they
+    /// arrive, phases with nothing to do, "no victory yet", a draw told
+    /// again by the card drawn (what the Campaign demo leaves out too), and
+    /// the workings of a combat or a fire whose outcome other events tell
+    /// (12.23 steps 1-5: odds, DRMs, lead units, tactics, the roll; 13.1's
+    /// default choices and results without effect; Savannah 4.12's scatter
+    /// and target; 6.1's initiative roll, told by who has the initiative).
+    fn routine_events(&self) -> &'static [&'static str] {
+        &[
+            "placed",
+            "arrival",
+            "arrival-put-off",
+            "phase-passes",
+            "no-surrender-roll",
+            "no-victory",
+            "card-draw",
+            "odds",
+            "drm",
+            "lead-units",
+            "tactics",
+            "close-combat-roll",
+            "capture-choice",
+            "no-effect",
+            "pins-removed",
+            "leader-casualty-ignored",
+            "scatter",
+            "mortar-target",
+            "initiative-roll",
+        ]
     }
 
     /// Series 7.4 under hidden stacks: a side's map draws its own and its
