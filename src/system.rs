@@ -190,6 +190,26 @@ pub struct Standing {
     pub private_board: BTreeMap<String, Vec<String>>,
 }
 
+/// One row of a report's table of positions (issue 16): a unit, where it
+/// stands and in what state, as a viewer may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Position {
+    /// The unit's side (for counters a viewer may not see, their army's).
+    pub side: String,
+    /// The unit's id; for enemy counters a viewer may not see, how many
+    /// there are (`3 counters`).
+    pub unit: String,
+    pub hex: String,
+    /// Steps left of those at full strength (`1 of 2`); empty for a unit
+    /// without steps (a leader) or a counter not seen.
+    pub steps: String,
+    /// In words (`parade order`, `disrupted`, `shattered, lost`); empty for
+    /// a counter not seen.
+    pub condition: String,
+    /// Series 13.1 PIN.
+    pub pinned: bool,
+}
+
 /// A state of a game, held by the shell without knowing what is in it.
 pub trait GameState: Send + Sync + std::fmt::Debug {
     fn as_any(&self) -> &dyn Any;
@@ -261,6 +281,23 @@ pub trait Rules: Send + Sync {
     ) -> Vec<Located> {
         Vec::new()
     }
+    /// Standing orders trimmed to what the side holds (issue 16,
+    /// docs/orders.md "Standing orders"): `body` is what `side`'s standing
+    /// orders give for the state's next step; the result is the body used,
+    /// less any spending the side may not make in this state, and a line
+    /// in words for each thing taken out (empty: used as given). The shell
+    /// writes the step's orders file from the trimmed body, so the journal
+    /// and `verify` hold what was used. Unchanged by default.
+    fn trim_standing(&self, _state: &dyn GameState, _side: &str, body: &Value) -> (Value, Vec<String>) {
+        (body.clone(), Vec::new())
+    }
+    /// Warnings for orders that pass every check but hurt the sender
+    /// (issue 16): each a line, with file:line:column where it has one.
+    /// `validate` and `submit` print them and receipts carry them; they
+    /// refuse nothing. None by default.
+    fn warnings(&self, _state: &dyn GameState, _header: &Header, _label: &str, _text: &str) -> Vec<String> {
+        Vec::new()
+    }
     /// The turn an orders file's `turn:` names (`index` places problems).
     fn read_turn(
         &self,
@@ -300,6 +337,17 @@ pub trait Rules: Send + Sync {
     fn template(&self, state: &dyn GameState, side: &str) -> Result<Template>;
     /// Where the game stands, for reports.
     fn standing(&self, state: &dyn GameState) -> Standing;
+    /// The units on the map, a row each, as `side` may see them (`None`:
+    /// the referee, who sees all): a report's table of positions (issue
+    /// 16). None by default: the report then has no such table.
+    fn positions(&self, _state: &dyn GameState, _side: Option<&str>) -> Vec<Position> {
+        Vec::new()
+    }
+    /// The kinds of event a report's summary of what happened leaves out
+    /// as routine (issue 16); the report's steps still list every event.
+    fn routine_events(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The map after `events`, as a report draws it; `None` for a system
     /// without a map.
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>>;

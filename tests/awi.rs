@@ -50,8 +50,8 @@ fn an_isolated_garrison_is_tested_for_attrition_by_email() {
         assert_eq!(p.resolved[0].rolls.len(), tested, "turn {turn}");
         rolls += tested;
         let dispatch = p.reports.unwrap();
-        let british = std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap();
-        let american = std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap();
+        let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
+        let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
         let said = if turn == 1 { "need not test for attrition" } else { "attrition test" };
         assert!(british.contains(said), "{british}");
         assert!(british.contains("British ledger") && !british.contains("American ledger"), "{british}");
@@ -131,7 +131,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101"));
     assert_eq!(p.awaiting, vec!["referee".to_string()]);
     let dispatch = p.reports.unwrap();
-    let british = std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
     assert!(british.contains("Battle at 0101, handed to the table") && british.contains("18\""), "{british}");
     // A player cannot send the result: the step awaits the referee.
     let theirs = b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: british\ntable: {}\n";
@@ -163,7 +163,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     assert_eq!(p.resolved[0].rolls.len(), 1, "the pursuit's morale check");
     assert_eq!(p.next_step.as_deref(), Some("2-british-operations"));
     let dispatch = p.reports.unwrap();
-    let british = std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
     // The garrison is out of communication: no recovery for it.
     assert!(
         british.contains("Foot: 2 casualty markers, 0 removed (a British regular out of communication"),
@@ -217,4 +217,10 @@ fn check_game_refuses_a_combat_result_that_costs_nothing() {
             && all.contains("costs one side"),
         "{all}"
     );
+}
+
+/// A text report with its lines unwrapped: every run of white space one
+/// space (issue 16: the text report wraps its lines at 78 columns).
+fn unwrapped(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

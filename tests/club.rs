@@ -310,6 +310,22 @@ fn a_club_game_by_mail_runs_from_cron_to_its_victory_determination() {
     let largest = deliveries.iter().map(|d| d.data.len()).max().unwrap();
     let over: Vec<String> = deliveries.iter().rev().take(3).map(subject).collect();
     assert!(over.iter().all(|s| s.contains("game over") && s.contains("victory")), "{over:?}");
+    // At the end every player gets the result at the top of his last mail,
+    // and the final standing (army morale and VPs, the individual winner,
+    // Savannah 2.10) in it; every report mail's text fits 78 columns (the
+    // footer's too).
+    for d in deliveries.iter().rev().take(3) {
+        let text = parse(d).body_text(0).unwrap().to_string();
+        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+        let positions = lines.iter().position(|l| *l == "Positions:").expect("a table of positions");
+        assert!(lines[..positions].contains(&"game over: allies substantial victory (allied-substantial)"), "{text}");
+        assert!(lines.contains(&"| army     | army morale | VPs |"), "{text}");
+        assert!(lines.contains(&"individual winner (Savannah 2.10): french"), "{text}");
+    }
+    for d in deliveries.iter().filter(|d| subject(d).contains(" resolved; ")) {
+        let text = parse(d).body_text(0).unwrap().to_string();
+        assert!(text.lines().all(|l| l.trim_end().chars().count() <= 78), "{}: wider than 78:\n{text}", subject(d));
+    }
     eprintln!(
         "club game: {} mails, the largest {largest} bytes, {steps} rounds, {:.0} s",
         deliveries.len(),
@@ -362,4 +378,80 @@ fn the_demo_games_largest_report_mails_stay_under_300_kb() {
         }
         assert_eq!(n, 3, "{scenario}");
     }
+}
+
+/// Issue 16, the digest per player turn (game.yaml `mail: digest: true`):
+/// a side's reports wait until it owes orders, then go in one mail through
+/// the SMTP server: every step since its last mail, as `report --steps`
+/// renders them; `mailed.yaml` records each dispatch it covers, so that a
+/// second `mail` sends nothing. The British, awaited first at the Allied
+/// Close Combat (12.11: they defend), get one mail for the set-up, the
+/// Allied movement and fire, then one for the close combat.
+#[test]
+fn a_digest_waits_until_the_side_owes_orders() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    let g = d.join("g");
+    let server = start_server(true, PASSWORD);
+    let mut config = fs::read_to_string(g.join("game.yaml")).unwrap();
+    config += &format!(
+        "mail:\n  from: Referee <referee@example.org>\n  transport: smtp\n  host: 127.0.0.1\n  port: {}\n  \
+         security: starttls\n  ca_file: {}\n  username: {USER}\n  password_env: {PASSWORD_VAR}\n  digest: true\n",
+        server.port,
+        server.ca_file.as_ref().unwrap().display()
+    );
+    fs::write(g.join("game.yaml"), config).unwrap();
+    play_turn_16_opening(d);
+    let mail = || {
+        let mut cmd = command(d, &["mail", "--dir", "g"]);
+        cmd.env(PASSWORD_VAR, PASSWORD);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    mail();
+    let deliveries = server.deliveries();
+    // new_historical_game's players: Ann is British.
+    let to = |address: &str| {
+        deliveries.iter().filter(|d| d.rcpt_to == vec![address.to_string()]).map(subject).collect::<Vec<_>>()
+    };
+    let dispatches: Vec<String> = {
+        let mut v: Vec<String> = fs::read_dir(g.join("reports"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains('-'))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(dispatches.len(), 4, "{dispatches:?}");
+    let close_combat = dispatches[3].split('-').next().unwrap().trim_start_matches('0').to_string();
+    let before = dispatches[2].split('-').nth(1).unwrap().trim_start_matches('0').to_string();
+    let british = to("ann@example.org");
+    assert_eq!(
+        british,
+        vec![
+            format!("[club-7] british: steps 1-{before} resolved; your orders for 16-allies-close-combat, please"),
+            format!("[club-7] british: step {close_combat} resolved; your orders for 16-british-movement, please"),
+        ],
+        "{:?}",
+        deliveries.iter().map(subject).collect::<Vec<_>>()
+    );
+    // The digest is the report of its steps, as `report --steps` gives it.
+    let digest = deliveries.iter().find(|d| subject(d).contains("steps 1-")).unwrap();
+    let text = parse(digest).body_text(0).unwrap().replace("\r\n", "\n");
+    let report = run(d, &["report", "--dir", "g", "--side", "british", "--steps", &format!("1-{before}")]).ok();
+    assert!(text.starts_with(&report), "the digest's body is the report of steps 1-{before}:\n{text}");
+    for step in 1..=before.parse::<u32>().unwrap() {
+        assert!(text.contains(&format!("== Step {step}: ")), "step {step} is in the digest");
+    }
+    // Every dispatch is recorded for the British, each once; mailing again sends nothing.
+    let mailed = fs::read_to_string(g.join("mailed.yaml")).unwrap();
+    for name in &dispatches {
+        assert!(mailed.contains(&format!("dispatch: {name}\n  side: british\n")), "{name}:\n{mailed}");
+    }
+    let again = server.deliveries().len();
+    mail();
+    assert_eq!(server.deliveries().len(), again, "a second mail sends nothing");
 }

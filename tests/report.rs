@@ -29,10 +29,18 @@ struct Game {
     next_step: Option<String>,
     players: BTreeMap<String, String>,
     svg: String,
+    /// The table of positions by viewer: a side's id, "" for the referee.
+    positions: BTreeMap<String, Vec<adjutant::system::Position>>,
+    routine: &'static [&'static str],
 }
 
 impl Game {
     fn input(&self, viewer: Viewer) -> ReportInput<'_> {
+        let positions = self.positions[match &viewer {
+            Viewer::Side(side) => side.as_str(),
+            Viewer::Referee => "",
+        }]
+        .clone();
         ReportInput {
             game: &self.config,
             viewer,
@@ -43,6 +51,8 @@ impl Game {
             map_svg: Some(self.svg.clone()),
             map_file: None,
             players_of_sides: self.players.clone(),
+            positions,
+            routine: self.routine,
         }
     }
 }
@@ -86,6 +96,14 @@ fn played() -> Game {
         players: rules.players_of_sides(),
         standing: rules.standing(state.as_ref()),
         svg,
+        positions: viewers()
+            .into_iter()
+            .map(|v| match v {
+                Viewer::Side(side) => (side.clone(), rules.positions(state.as_ref(), Some(&side))),
+                Viewer::Referee => (String::new(), rules.positions(state.as_ref(), None)),
+            })
+            .collect(),
+        routine: rules.routine_events(),
     }
 }
 
@@ -147,6 +165,11 @@ fn section(format: Format, report: &str, n: u32) -> String {
         .min()
         .unwrap_or(rest.len());
     rest[..end].to_string()
+}
+
+/// `text` with every run of white space one space.
+fn spaced(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The cells of a table row: `| a | b |` (text or Markdown).
@@ -241,7 +264,13 @@ fn hashes_keys_and_anchor_appear_but_never_the_chain_top() {
                     Format::Json => serde_json::to_string(&event.text).unwrap(),
                     Format::Text => event.text.clone(),
                 };
-                assert!(report.contains(&shown), "{viewer:?} {format}: no event {shown}");
+                // The text report wraps its lines at 78 columns: a space
+                // becomes a line break and an indent.
+                let found = match format {
+                    Format::Text => spaced(&report).contains(&spaced(&shown)),
+                    _ => report.contains(&shown),
+                };
+                assert!(found, "{viewer:?} {format}: no event {shown}");
             }
         }
         assert!(!report.contains(CHAIN_TOP), "{viewer:?} {format}: the chain top is in the report");
@@ -536,4 +565,113 @@ fn hidden_stacks_stay_hidden_from_a_side_until_it_examines_them() {
         mailed += 1;
     }
     assert_eq!(mailed, 3);
+}
+
+/// Issue 16: a player reads first, on a phone, what happened (the events
+/// of note, not the workings of a combat: no DRM, odds or tactics line),
+/// then what is asked next, then a table of positions (unit, hex, steps,
+/// condition, pin), in every format; each before the steps' details.
+#[test]
+fn a_report_begins_with_what_happened_then_the_positions() {
+    let game = game();
+    let templates = load_templates(None).unwrap();
+    for viewer in viewers() {
+        let input = game.input(viewer.clone());
+        let model = report::model(&input);
+        assert!(!model.summary.is_empty() && model.summary.len() <= 9, "{:?}", model.summary);
+        let routine = ["drm", "odds", "tactics", "lead-units", "close-combat-roll"];
+        let workings: Vec<&String> = game
+            .entries
+            .iter()
+            .flat_map(|e| &e.events)
+            .filter(|e| routine.contains(&e.kind.as_str()))
+            .map(|e| &e.text)
+            .collect();
+        assert!(!workings.is_empty(), "turn 16's close combat has its workings");
+        for line in &model.summary {
+            assert!(!workings.iter().any(|w| line.ends_with(w.as_str())), "{viewer:?}: the summary tells {line}");
+        }
+        assert!(model.summary.iter().any(|l| l.starts_with("16-allies-close-combat: ")), "{:?}", model.summary);
+        let own = game.positions[match &viewer {
+            Viewer::Side(side) => side.as_str(),
+            Viewer::Referee => "",
+        }]
+        .clone();
+        assert!(own.len() > 50, "{viewer:?}: every unit on the map has a row ({})", own.len());
+        let auxerrois = own.iter().find(|p| p.unit == "auxerrois").expect("auxerrois has a row");
+        assert_eq!((auxerrois.side.as_str(), auxerrois.steps.as_str()), ("french", "2 of 2"), "{auxerrois:?}");
+        for format in Format::ALL {
+            let text = report::render(&input, format, &templates).unwrap();
+            if format == Format::Json {
+                let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(json["summary"], serde_json::json!(model.summary));
+                assert_eq!(json["standing"]["positions"], serde_json::to_value(&own).unwrap());
+                continue;
+            }
+            let (what, positions, first_step) = match format {
+                Format::Text => ("\nWhat happened:\n", "\nPositions:\n", "== Step "),
+                Format::Markdown => ("\n## What happened\n", "\n## Positions\n", "## Step "),
+                _ => ("<h2>What happened</h2>", "<h2>Positions</h2>", "<section class=\"step\""),
+            };
+            let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{viewer:?} {format}: no {s:?}\n{text}"));
+            assert!(at(what) < at(positions) && at(positions) < at(first_step), "{viewer:?} {format}: out of order");
+            let head = &text[..at(positions)];
+            for line in &model.summary {
+                let shown = match format {
+                    Format::Text => spaced(head).contains(&spaced(line)),
+                    Format::Markdown => head.contains(&md(line)),
+                    _ => head.contains(&html(line)),
+                };
+                assert!(shown, "{viewer:?} {format}: the top lacks {line}");
+            }
+            let next =
+                format!("{}, awaiting orders from {}", game.next_step.as_ref().unwrap(), game.awaiting.join(", "));
+            assert!(head.contains(&next), "{viewer:?} {format}: the top lacks what is asked next");
+            let part = &text[at(positions)..at(first_step)];
+            let row = [&auxerrois.unit, &auxerrois.hex, &auxerrois.steps, &auxerrois.condition];
+            let found = match format {
+                Format::Text => part.lines().any(|l| cells(l).get(..4) == Some(&row.map(String::to_string)[..])),
+                Format::Markdown => part.lines().any(|l| cells(l).get(1..5) == Some(&row.map(String::to_string)[..])),
+                _ => part.contains(&format!(
+                    "<tr><td>french</td><td>auxerrois</td><td>{}</td><td>2 of 2</td><td>{}</td><td></td></tr>",
+                    auxerrois.hex, auxerrois.condition
+                )),
+            };
+            assert!(found, "{viewer:?} {format}: no row for auxerrois\n{part}");
+        }
+    }
+}
+
+/// Issue 16, over the whole demo game, every dispatch and side: each line
+/// of a text report fits 78 columns; the HTML holds no raw JSON; every map
+/// has a key.
+#[test]
+fn text_reports_fit_78_columns_html_holds_no_json_and_maps_have_a_key() {
+    let dir = temp();
+    run(dir.path(), &["demo", "--keep", "k"]).ok();
+    let reports = dir.path().join("k/savannah/reports");
+    let (mut texts, mut pages, mut maps) = (0, 0, 0);
+    for (path, bytes) in all_files(&reports) {
+        let text = String::from_utf8(bytes).unwrap();
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("txt") => {
+                for (n, line) in text.lines().enumerate() {
+                    let width = line.chars().count();
+                    assert!(width <= 78, "{}:{}: {width} columns: {line}", path.display(), n + 1);
+                }
+                texts += 1;
+            }
+            Some("html") => {
+                assert!(!text.contains("{\""), "{}: raw JSON in the page", path.display());
+                pages += 1;
+            }
+            Some("svg") => {
+                assert!(text.contains("<g id=\"key\""), "{}: no key", path.display());
+                maps += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!((texts, pages), (3 * maps, 3 * maps), "a report per side of each dispatch, a map each");
+    assert!(maps >= 18, "{maps} dispatches");
 }

@@ -377,3 +377,72 @@ fn standing_orders_arrive_by_email_from_the_sides_address_only() {
     assert!(out.contains("standing/british.yaml"), "{out}");
     assert_eq!(fs::read_to_string(g.join("standing/british.yaml")).unwrap(), file.replace("\r\n", "\n"));
 }
+
+/// Issue 16: standing orders that spend momentum chits the side's player
+/// does not hold spend only what it holds (docs/orders.md): the step
+/// resolves, the written orders file says what was trimmed, the journal
+/// and the report say so, and `verify` replays the step.
+#[test]
+fn standing_orders_spending_chits_not_held_are_trimmed_to_what_is_held() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    for (side, body) in [
+        ("british", "  initiative: {}\n"),
+        ("american", "  initiative: {}\n"),
+        ("french", "  initiative:\n    momentum: {before_roll: 2}   # more than the Allies hold\n"),
+    ] {
+        fs::write(d.join(format!("{side}.yaml")), standing(side, body)).unwrap();
+        run(d, &["submit", "--dir", "g", "--standing", &format!("{side}.yaml")]).ok();
+    }
+    let mut log = String::new();
+    for _ in 0..12 {
+        let status = run(d, &["status", "--dir", "g", "--format", "json"]).json();
+        if status["turn"] == 17 {
+            break;
+        }
+        assert_ne!(status["step"], "17-initiative", "the initiative step waits: {log}");
+        let mut files = Vec::new();
+        for side in status["awaiting"].as_array().unwrap() {
+            let side = side.as_str().unwrap();
+            let name = format!("t-{side}.yaml");
+            fs::write(d.join(&name), run(d, &["template", "--dir", "g", "--side", side]).ok()).unwrap();
+            files.push(name);
+        }
+        let mut args = vec!["resolve", "--dir", "g"];
+        args.extend(files.iter().map(String::as_str));
+        log += &run(d, &args).ok();
+    }
+    assert!(log.contains("· 17-initiative"), "{log}");
+    assert!(!log.contains("next: 17-initiative"), "{log}");
+    let entries = all_files(&d.join("g/journal"));
+    let (entry, _) = entries
+        .iter()
+        .find(|(_, bytes)| String::from_utf8_lossy(bytes).contains("game_step: 17-initiative"))
+        .expect("a journal entry for 17-initiative");
+    let entry = fs::read_to_string(entry).unwrap();
+    let file = entry
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("file: ").filter(|f| f.ends_with("-french.yaml")))
+        .unwrap_or_else(|| panic!("no orders file of french in:\n{entry}"));
+    let written = fs::read_to_string(d.join("g").join(file)).unwrap();
+    let standing_sha = sha256(&fs::read(d.join("g/standing/french.yaml")).unwrap());
+    const TRIMMED: &str = "momentum.before_roll: 2 trimmed to 1: the allies player holds 1 momentum chit (12.62)";
+    assert_eq!(
+        written,
+        format!(
+            "# standing orders of french: standing/french.yaml, sha256 {standing_sha}\n\
+             # trimmed: {TRIMMED}\n\
+             game: club-7\nturn: 17\nstep: initiative\nside: french\nmomentum:\n  before_roll: 1\n"
+        )
+    );
+    assert!(entry.contains(&sha256(written.as_bytes())), "the journal binds the written file's hash");
+    assert!(entry.contains(&format!("trimmed:\n    - '{TRIMMED}'")) || entry.contains(TRIMMED), "{entry}");
+    let step: String = entry.lines().find_map(|l| l.strip_prefix("step: ")).unwrap().to_string();
+    let report = run(d, &["report", "--dir", "g", "--side", "french", "--steps", &step]).ok();
+    // The text report wraps its lines at 78 columns (issue 16).
+    let unwrapped = report.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(unwrapped.contains(&format!("french (standing orders trimmed: {TRIMMED})")), "{report}");
+    let verified = run(d, &["verify", "--dir", "g"]).ok();
+    assert!(verified.contains("verified"), "{verified}");
+}

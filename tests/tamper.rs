@@ -157,7 +157,7 @@ fn steps_cut_back_together_are_caught_by_the_head_a_player_kept() {
         .collect();
     let last = dispatches.iter().max().unwrap();
     let report = fs::read_to_string(g.join("reports").join(last).join("british.txt")).unwrap();
-    assert!(report.contains(&format!("journal head: step {step}, {head}")), "{report}");
+    assert!(report.contains(&format!("\njournal head: {head}\n  (after step {step}; keep it")), "{report}");
     let json_report: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(g.join("reports").join(last).join("french.json")).unwrap()).unwrap();
     assert_eq!(json_report["journal_head"]["sha256"], head.as_str());

@@ -380,3 +380,114 @@ moves:
     path: ["1710"]
     speed: fast
 "#;
+
+/// Issue 16: orders that are legal but hurt the sender pass with warnings
+/// (exit 0), each at its line and column, in the order of its lines, from
+/// `validate` (text and JSON), in the receipt of `submit` and in the
+/// answer `submit --email` mails back: a tactics chit the template marks
+/// closed (12.52; played, 12.54's modifier goes to the other side): the
+/// French Frontal Assault with no leader by Auxerrois, the British Turn
+/// Flank inside the Perimeter against attackers outside it (Savannah
+/// 4.15); a re-roll code that never falls on the side's role (12.23 step
+/// 6: no Attacker's result is captured-ac); and a momentum policy of a
+/// player holding no chit (12.62).
+#[test]
+fn legal_orders_that_hurt_the_sender_pass_with_warnings() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    let write = |name: &str, step: &str, side: &str, body: &str| {
+        fs::write(d.join(name), format!("game: club-7\nturn: 16\nstep: {step}\nside: {side}\n{body}")).unwrap();
+    };
+    write("f.yaml", "allies-movement", "french", "moves:\n  - {unit: auxerrois, to: \"1906\"}\n");
+    write("a.yaml", "allies-movement", "american", "moves: []\n");
+    run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).ok();
+    write(
+        "m.yaml",
+        "allies-defensive-artillery-fire",
+        "french",
+        "mortars:\n  - {unit: mortar-battery, hex: \"1904\"}\n",
+    );
+    let out = run(d, &["resolve", "--dir", "g", "m.yaml"]).ok();
+    assert!(out.contains("next: 16-allies-close-combat, awaiting orders from british, french"), "{out}");
+    write(
+        "cf.yaml",
+        "allies-close-combat",
+        "french",
+        "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"], tactics: frontal-assault}\n\
+         momentum: {reroll_if: [retreat, captured-ac], at_most: 1}\n",
+    );
+    write(
+        "cb.yaml",
+        "allies-close-combat",
+        "british",
+        "defence:\n  tactics: stand-fast\n  hexes:\n    \"1905\": {tactics: turn-flank}\n\
+         momentum:\n  reroll_if: [retreat]\n  at_most: 1\n",
+    );
+    let before = snapshot(&d.join("g"));
+    let out = run(d, &["validate", "--dir", "g", "cf.yaml", "cb.yaml"]).ok();
+    let french = [
+        "cf.yaml:6:51: attacks[0].tactics: warning: 'frontal-assault' is closed in this attack, Frontal Assault \
+         needs leader: no leader who may command one of its units is stacked with or next to it (12.52, 12.53; \
+         Savannah 4.18); played, it gives the tactics modifier -1, in the Defender's favour, instead of the \
+         Tactics Matrix (12.52, 12.54)",
+        "cf.yaml:7:33: momentum.reroll_if[1]: warning: 'captured-ac' never falls on the Attacker on the Close \
+         Combat Table: this re-roll cannot happen (12.23 step 6)",
+    ];
+    let british = [
+        "cb.yaml:8:14: defence.hexes.1905.tactics: warning: 'turn-flank' is closed in 1905, Turn Flank may not \
+         be chosen: British units occupy a Savannah Defensive Perimeter hex and all the enemy units engaged are \
+         outside the Perimeter (Savannah 4.15). (rules Savannah 4.15); played, it gives the tactics modifier +1, \
+         in the Attacker's favour, instead of the Tactics Matrix (12.52, 12.54)",
+        "cb.yaml:11:3: momentum.at_most: warning: 1: the british player holds no momentum chit now: it \
+         re-rolls only with a chit gained first (12.62, 12.63)",
+    ];
+    assert_eq!(
+        out,
+        format!(
+            "ok cf.yaml: orders of french for step allies-close-combat\n{}\n{}\n\
+             ok cb.yaml: orders of british for step allies-close-combat\n{}\n{}\n",
+            french[0], french[1], british[0], british[1]
+        )
+    );
+    assert_eq!(snapshot(&d.join("g")), before, "validate changes nothing");
+    let json = run(d, &["validate", "--dir", "g", "cf.yaml", "--format", "json"]).json();
+    assert_eq!(json[0]["warnings"], serde_json::json!(french), "{json}");
+    let out = run(d, &["submit", "--dir", "g", "cb.yaml"]).ok();
+    assert!(
+        out.ends_with(&format!("  the step still awaits orders from french\n  {}\n  {}\n", british[0], british[1])),
+        "{out}"
+    );
+    // By mail, the answer carries them too (the label is the message's).
+    let mut config = fs::read_to_string(d.join("g/game.yaml")).unwrap();
+    config += &format!(
+        "mail:\n  from: Referee <referee@example.org>\n  transport: folder\n  folder: {}\n",
+        d.join("answers").display()
+    );
+    fs::write(d.join("g/game.yaml"), config).unwrap();
+    let raw = format!(
+        "From: Charles <charles@example.org>\r\nTo: referee@example.org\r\nSubject: orders\r\n\
+         Message-ID: <w1@example.org>\r\n\r\n{}",
+        fs::read_to_string(d.join("cf.yaml")).unwrap()
+    );
+    let out = run_with_input(d, &["submit", "--dir", "g", "--email", "--reply", "-"], raw.as_bytes());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let answers: Vec<_> = fs::read_dir(d.join("answers")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let answer = fs::read_to_string(&answers[0]).unwrap();
+    // Quoted-printable soft breaks undone, and the lines unfolded.
+    let answer = answer.replace("=\r\n", "").replace("=\n", "").replace("\r\n", "\n").replace("=3D", "=");
+    for w in french {
+        let tail = &w[w.find(": attacks[0]").or_else(|| w.find(": momentum")).unwrap()..];
+        assert!(answer.contains(tail), "the answer lacks {tail}:\n{answer}");
+    }
+    // Orders without such choices have none.
+    write(
+        "ok.yaml",
+        "allies-close-combat",
+        "french",
+        "attacks:\n  - {attackers: [auxerrois], defenders: [\"1905\"]}\n",
+    );
+    let out = run(d, &["validate", "--dir", "g", "ok.yaml"]).ok();
+    assert_eq!(out, "ok ok.yaml: orders of french for step allies-close-combat\n");
+}

@@ -221,7 +221,9 @@ template (the default: the next orders the player owes, ready to edit and send
 back), json (the report's data), svg and png (the full map; each takes a mail of
 the Historical Scenario past 300 KB). Messages sent are recorded in mailed.yaml,
 so each dispatch goes once to each side (twice only when mail is killed between
-sending a message and recording it).
+sending a message and recording it). With `digest: true` a side's reports wait
+until it owes orders (or the game ends), then go in one mail: every step since
+its last mail, as `adjutant report --steps A-B` renders them.
 
 The settings are game.yaml's `mail:` section (flags override its fields):
 
@@ -233,6 +235,7 @@ The settings are game.yaml's `mail:` section (flags override its fields):
     username: referee@example.org
     password_env: ADJUTANT_SMTP_PASSWORD     # or password_command: [pass, smtp]
     attachments: [template, json]            # also svg, png
+    digest: true               # a mail per side when it owes orders (default: false)
 
 A password is never written in game.yaml: only where to read it from.")]
     Mail(MailArgs),

@@ -717,6 +717,9 @@ fn validate(args: &arguments::ValidateArgs, wait: Duration, out: &Out) -> Outcom
                     v.step.as_deref().unwrap_or("?")
                 );
             }
+            for w in &v.warnings {
+                text += &format!("{}\n", adjutant::base::error::escape_lines(w));
+            }
             for p in &v.problems {
                 text += &format!("{}\n", adjutant::base::error::escape_lines(p));
             }
@@ -904,6 +907,9 @@ pub(crate) fn receipt_text(r: &adjutant::game::inbox::Receipt, s: &output::Style
         text += "  the step has every side's orders: it can be resolved\n";
     } else {
         text += &format!("  the step still awaits orders from {}\n", r.still_awaiting.join(", "));
+    }
+    for w in &r.warnings {
+        text += &format!("  {}\n", adjutant::base::error::escape_lines(w));
     }
     text
 }

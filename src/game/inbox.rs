@@ -51,6 +51,9 @@ pub struct Receipt {
     pub when: String,
     /// The sides whose orders the awaited step still lacks.
     pub still_awaiting: Vec<String>,
+    /// Orders that pass but hurt the sender (issue 16), a line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A file replaced by a newer one: where it is kept, and what it was.
@@ -250,6 +253,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
             next.turn
         )));
     }
+    let mut warnings = Vec::new();
     let step = if current {
         // The awaited step: every check `validate` makes.
         let checked = rules
@@ -280,6 +284,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
                 files.join(", ")
             )));
         }
+        warnings = rules.warnings(state.as_ref(), &checked, label, text);
         checked.step
     } else {
         let Some(ahead) = rules.step_ahead(state.as_ref(), turn, &step_name)? else {
@@ -369,6 +374,7 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
         unchanged,
         when: if current { "current".into() } else { "ahead".into() },
         still_awaiting,
+        warnings,
     })
 }
 

@@ -33,6 +33,11 @@ pub struct OrdersRecord {
     /// checks.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub default: bool,
+    /// Orders written from standing orders that the rules trimmed to what
+    /// the side holds: what was trimmed, as the file's `# trimmed:` lines
+    /// say (src/game/standing.rs), which `verify` checks. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trimmed: Vec<String>,
 }
 
 /// DICE.md 7.6: a side's commitment to its orders file.

@@ -415,6 +415,9 @@ pub struct Validation {
     /// How many more problems the file has than are listed.
     #[serde(skip_serializing_if = "is_zero")]
     pub more_problems: usize,
+    /// Orders that pass but hurt the sender (issue 16), a line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -457,6 +460,7 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
             problems: Vec::new(),
             codes: Vec::new(),
             more_problems: 0,
+            warnings: Vec::new(),
         };
         let text = match bytes.as_ref().map(|b| crate::game::input::orders_text(label, b)) {
             Err(refused) => Err(refused.clone()),
@@ -481,7 +485,11 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
             Ok(header) => {
                 v.side = Some(header.side.clone());
                 v.step = Some(header.step.field.clone());
-                rules.validate_body(state.as_ref(), &header, label, text)
+                let found = rules.validate_body(state.as_ref(), &header, label, text);
+                if found.is_empty() {
+                    v.warnings = rules.warnings(state.as_ref(), &header, label, text);
+                }
+                found
             }
         };
         (v.problems, v.more_problems) = crate::base::error::first_problems(&found);

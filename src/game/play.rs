@@ -123,6 +123,7 @@ fn resolve_step(
             text: None,
             file: Some(file.clone()),
             default: crate::game::deadline::is_default(bytes),
+            trimmed: crate::game::standing::trimmed(bytes),
         })
         .collect();
     let entry = JournalEntry {

@@ -99,6 +99,7 @@ pub fn resolve_step(
             text: Some(purpose.to_string()),
             file: None,
             default: false,
+            trimmed: Vec::new(),
         }],
         orders_digest: digest,
         key: *key,

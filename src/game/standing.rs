@@ -531,6 +531,7 @@ fn orders_text(
     step: &StepInfo,
     side: &str,
     body: &Value,
+    trimmed: &[String],
 ) -> Result<String> {
     let mut file = Mapping::new();
     file.insert("game".into(), game_id.into());
@@ -544,7 +545,28 @@ fn orders_text(
     }
     let yaml = crate::base::yaml::to_string(&Value::Mapping(file))
         .map_err(|e| Error::refused(format!("{label}: the orders for step {}: {e}", step.name)))?;
-    Ok(format!("# standing orders of {side}: {label}, sha256 {}\n{yaml}", sha256.to_hex()))
+    let notes: String = trimmed.iter().map(|t| format!("{TRIM_MARK}{}\n", t.replace('\n', " "))).collect();
+    Ok(format!("{STANDING_MARK}{side}: {label}, sha256 {}\n{notes}{yaml}", sha256.to_hex()))
+}
+
+/// The first line of an orders file written from standing orders.
+const STANDING_MARK: &str = "# standing orders of ";
+
+/// A line, after [`STANDING_MARK`]'s, saying what of the standing orders
+/// the rules trimmed to what the side holds (issue 16).
+pub const TRIM_MARK: &str = "# trimmed: ";
+
+/// What an orders file written from standing orders says was trimmed from
+/// them ([`TRIM_MARK`] lines right after its first line): the journal
+/// records it, reports show it, `verify` checks the two agree. Empty for
+/// any other file.
+pub fn trimmed(bytes: &[u8]) -> Vec<String> {
+    let Ok(text) = std::str::from_utf8(bytes) else { return Vec::new() };
+    let mut lines = text.lines();
+    if !lines.next().is_some_and(|l| l.starts_with(STANDING_MARK)) {
+        return Vec::new();
+    }
+    lines.map_while(|l| l.strip_prefix(TRIM_MARK)).map(str::to_string).collect()
 }
 
 /// The standing orders of the sides in `missing` (sides `step` awaits that
@@ -591,7 +613,10 @@ pub fn orders_for(
             }
         };
         let Some((_, body)) = standing.steps.iter().find(|(name, _)| name == &kind) else { continue };
-        let orders = orders_text(&label, &Bytes32::sha256(&bytes), game_id, step, side, body)?;
+        // Issue 16: standing orders spend only what the side holds; the
+        // file is written from the trimmed body, and says what was trimmed.
+        let (body, notes) = rules.trim_standing(state.as_ref(), side, body);
+        let orders = orders_text(&label, &Bytes32::sha256(&bytes), game_id, step, side, &body, &notes)?;
         // Problems in the written file are placed where the standing file
         // gives the same field.
         let relocate = |list: Vec<Located>| {

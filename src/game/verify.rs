@@ -928,6 +928,18 @@ pub fn check_entry(
                         ),
                     ));
                 }
+                if crate::game::standing::trimmed(&bytes) != record.trimmed {
+                    return Err((
+                        Check::Orders,
+                        format!(
+                            "orders[{n}] ({}, {path}): what the file says was trimmed from standing orders ({:?}) \
+                             is not what the record says ({:?})",
+                            record.side,
+                            crate::game::standing::trimmed(&bytes),
+                            record.trimmed
+                        ),
+                    ));
+                }
                 Bytes32::sha256(&bytes)
             }
             _ => return Err((Check::Orders, format!("orders[{n}]: give either the text or the file of the orders"))),

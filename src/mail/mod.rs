@@ -80,6 +80,11 @@ pub struct MailSettings {
     /// takes the Campaign's largest mail past 300 KB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attachments: Option<Vec<ReportPart>>,
+    /// Issue 16: a digest per player turn: a side's reports wait until it
+    /// owes orders (or the game ends), then go in one mail: every step
+    /// since its last mail, as `adjutant report --steps A-B` renders them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub digest: bool,
     /// Never accepted: present only so that `password:` gets its own message
     /// rather than serde's "unknown field".
     #[serde(default, skip_serializing, deserialize_with = "refuse_password")]
@@ -276,6 +281,7 @@ impl MailSettings {
             sendmail: None,
             folder: None,
             attachments: None,
+            digest: false,
             password: (),
         }
     }

@@ -14,7 +14,14 @@
 //! of one), so that `mail` sends each dispatch once to each side; a failure
 //! part-way leaves the messages already sent recorded, and a second run
 //! sends the rest. A kill between sending a message and recording it sends
-//! that message again on the next run: mail goes at least once. The records hold no secret: the password is read by
+//! that message again on the next run: mail goes at least once.
+//!
+//! With game.yaml's `mail: digest: true` (issue 16, a digest per player
+//! turn) a side's dispatches wait until the step after one awaits the side
+//! (for the game's last dispatch: the side still owes orders) or the game
+//! is over; then one message covers them all, its text and JSON rendered
+//! for the steps it covers (what `adjutant report --steps A-B` gives), and
+//! `mailed.yaml` records each dispatch it covers. The records hold no secret: the password is read by
 //! mail.rs when a message is really sent, and is never written anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -171,23 +178,34 @@ struct Mailing<'a> {
     /// The game's last dispatch: the sides the next step still owes.
     owed: Option<&'a [String]>,
     parts: &'a [ReportPart],
+    /// A digest (game.yaml `mail: digest: true`): `steps` cover the
+    /// dispatches held for the side and this one, and the text and JSON are
+    /// rendered from them rather than read from the dispatch.
+    digest: bool,
 }
 
 /// The message of a dispatch for `side`, to `to`: the text report as the
 /// body, the HTML report as its alternative (the map in it, once, as a
 /// picture beside it), and the attachments game.yaml asks for.
 fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &str, to: &str) -> Result<Outgoing> {
-    let Mailing { d, steps, svg, picture, templates, owed: owing, parts } = *m;
+    let Mailing { d, steps, svg, picture, templates, owed: owing, parts, digest } = *m;
     let name = dispatch_name(d.first, d.last);
     let read = |file: &str| {
         let path = d.path.join(file);
         fsio::read(&path)
     };
-    let json = String::from_utf8_lossy(&read(&format!("{side}.json"))?).into_owned();
+    let viewer = || Viewer::Side(side.to_string());
+    let json = match digest {
+        true => steps.render(viewer(), Format::Json, MapIn::None)?,
+        false => String::from_utf8_lossy(&read(&format!("{side}.json"))?).into_owned(),
+    };
     let label = format!("reports/{name}/{side}.json");
     let model: ReportModel = serde_json::from_str(&json)
         .map_err(|e| Error::refused(format!("{label}: not a report adjutant wrote ({e}); run `adjutant verify`")))?;
-    let text = String::from_utf8_lossy(&read(&format!("{side}.txt"))?).into_owned();
+    let text = match digest {
+        true => steps.render(viewer(), Format::Text, MapIn::None)?,
+        false => String::from_utf8_lossy(&read(&format!("{side}.txt"))?).into_owned(),
+    };
     let reply_to = settings.from_mailbox()?.email.to_string();
     let game = &folder.config.game_id;
     let template_name = format!("{game}-{name}-{side}-next-orders.yaml");
@@ -256,7 +274,8 @@ fn outgoing(folder: &GameFolder, settings: &MailSettings, m: &Mailing, side: &st
     Ok(Outgoing {
         to: vec![to.to_string()],
         subject: subject(game, side, d, &model, owing),
-        text: text + &footer,
+        // Issue 16: the footer too fits 78 columns, as the report does.
+        text: text + &crate::report::tables::wrap(&footer),
         html: Some(html),
         attachments,
         inline: picture.map(|p| vec![(MAP_CID.to_string(), p.clone())]).unwrap_or_default(),
@@ -340,6 +359,11 @@ pub fn mail_reports(
     }
     let templates = game_templates(&folder)?;
     let done: BTreeSet<(String, String)> = mailed(&folder)?.into_iter().map(|r| (r.dispatch, r.side)).collect();
+    // Issue 16, a digest per player turn: the dispatches held for each side
+    // until it owes orders or the game ends (never for a dispatch asked for
+    // by name).
+    let digest = settings.digest && selection.dispatch.is_none();
+    let mut held: BTreeMap<String, Vec<&Dispatch>> = BTreeMap::new();
     let mut posted = Posted { dry_run, messages: Vec::new(), no_address: Vec::new(), bad_address: Vec::new() };
     for d in chosen {
         let name = dispatch_name(d.first, d.last);
@@ -375,10 +399,32 @@ pub fn mail_reports(
             }
         }
         let parts = settings.attachments.clone().unwrap_or_else(|| crate::mail::DEFAULT_PARTS.to_vec());
+        // Who the step after this dispatch waits for (for the game's last
+        // dispatch, who still owes orders), and whether the game is over.
+        let awaited = match &owing {
+            Some(sides) => sides.clone(),
+            None => rules.awaited(state.as_ref()),
+        };
+        let over = state.next_step().is_none();
         for side in sides.iter().filter(|s| selection.sides.is_empty() || selection.sides.contains(s)) {
             if selection.dispatch.is_none() && done.contains(&(name.clone(), side.clone())) {
                 continue;
             }
+            if digest && !over && !awaited.contains(side) {
+                held.entry(side.clone()).or_default().push(d);
+                continue;
+            }
+            let covered: Vec<&Dispatch> = match digest {
+                true => held.remove(side).unwrap_or_default().into_iter().chain(std::iter::once(d)).collect(),
+                false => vec![d],
+            };
+            let first = covered.first().map_or(d.first, |c| c.first);
+            let digest_entries = match first < d.first {
+                true => entries(&folder, first, d.last)?,
+                false => Vec::new(),
+            };
+            let digest_steps = Steps { folder: &folder, rules, templates: &templates, entries: &digest_entries, state };
+            let whole = Dispatch { first, last: d.last, path: d.path.clone() };
             let to = match folder.player_mailbox(side) {
                 Ok(Some(mailbox)) => mailbox.to_string(),
                 Ok(None) => {
@@ -403,29 +449,35 @@ pub fn mail_reports(
                 map_files = Some(picture(&folder, d, svg.as_deref())?);
             }
             let picture = map_files.as_ref().and_then(|p| p.as_ref());
+            let several = first < d.first;
             let mailing = Mailing {
-                d,
-                steps: &steps,
+                d: if several { &whole } else { d },
+                steps: if several { &digest_steps } else { &steps },
                 svg: svg.as_deref(),
                 picture,
                 templates: &owed,
                 owed: owing.as_deref(),
                 parts: &parts,
+                digest: several,
             };
             let message = outgoing(&folder, &settings, &mailing, side, &to)?;
             let sent = mail::send(&settings, &folder.root, std::slice::from_ref(&message), dry_run)?;
             let sent = sent.into_iter().next().ok_or_else(|| Error::usage("the mail transport sent nothing"))?;
             if !dry_run {
-                record(
-                    &folder,
-                    &MailedRecord {
-                        dispatch: name.clone(),
-                        side: side.clone(),
-                        to: to.clone(),
-                        subject: message.subject.clone(),
-                        message_id: sent.message_id.clone(),
-                    },
-                )?;
+                // One record per dispatch the message covers, so that each
+                // goes once.
+                for c in &covered {
+                    record(
+                        &folder,
+                        &MailedRecord {
+                            dispatch: dispatch_name(c.first, c.last),
+                            side: side.clone(),
+                            to: to.clone(),
+                            subject: message.subject.clone(),
+                            message_id: sent.message_id.clone(),
+                        },
+                    )?;
+                }
             }
             posted.messages.push(Message {
                 dispatch: name.clone(),

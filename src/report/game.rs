@@ -154,6 +154,11 @@ impl Steps<'_> {
             MapIn::File(name) => (None, Some(name.to_string())),
             MapIn::None => (None, None),
         };
+        let side = match &viewer {
+            Viewer::Side(side) => Some(side.as_str()),
+            Viewer::Referee => None,
+        };
+        let positions = self.rules.positions(state.as_ref(), side);
         ReportInput {
             game: &self.folder.config,
             viewer,
@@ -164,6 +169,8 @@ impl Steps<'_> {
             map_svg,
             map_file,
             players_of_sides: self.rules.players_of_sides(),
+            positions,
+            routine: self.rules.routine_events(),
         }
     }
 

@@ -65,6 +65,12 @@ pub struct ReportInput<'a> {
     /// sees the cards and secrets held under its own id or its player's;
     /// with an empty map, under its own id only.
     pub players_of_sides: BTreeMap<String, String>,
+    /// The units on the map as the viewer may see them
+    /// ([`crate::system::Rules::positions`]).
+    pub positions: Vec<crate::system::Position>,
+    /// The kinds of event the summary leaves out
+    /// ([`crate::system::Rules::routine_events`]).
+    pub routine: &'static [&'static str],
 }
 
 /// A report's format.
@@ -163,7 +169,10 @@ pub(crate) fn render_model(
         }
         _ => context! { map_svg => Value::from(()), ..value.clone() },
     };
-    templates.render(name, context)
+    let text = templates.render(name, context)?;
+    // Issue 16: a text report is read first on a phone; its every line
+    // fits 78 columns, whatever the template printed.
+    Ok(if format == Format::Text { tables::wrap(&text) } else { text })
 }
 
 /// The SVG document as an element to put inside HTML: its XML declaration

@@ -38,6 +38,10 @@ pub struct ReportModel {
     /// checks a game folder against it, which catches the last steps cut
     /// back (docs/DICE.md, "Holding the referee to the journal").
     pub journal_head: Option<JournalHead>,
+    /// What happened, in a few lines, first in every format (issue 16):
+    /// the events of note this viewer may see, each after its step, at most
+    /// [`SUMMARY_LINES`] of them, then how many more the steps list.
+    pub summary: Vec<String>,
     /// The steps reported, in journal order.
     pub steps: Vec<StepReport>,
     /// Where the game stands after the last step reported.
@@ -107,6 +111,10 @@ pub struct OrdersFile {
     /// deadline passed, not by the side (absent when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub default: bool,
+    /// Orders written from standing orders, trimmed to what the side holds
+    /// (issue 16): what was trimmed (absent when nothing was).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trimmed: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -146,6 +154,10 @@ pub struct Standing {
     /// siege works, breaches, destroyed city hexes); left out when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub board: Vec<String>,
+    /// The units on the map, a row each, as this viewer may see them
+    /// (issue 16); left out for a system without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub positions: Vec<crate::system::Position>,
     /// The next step, or null when the game is over.
     pub next_step: Option<String>,
     /// The sides whose orders the next step awaits.
@@ -159,6 +171,36 @@ pub struct VictoryPoints {
     pub halves: i32,
     /// For people: `3½`, `½`, `-1½`, `0`.
     pub text: String,
+}
+
+/// The most events a report's summary tells ([`ReportModel::summary`]).
+pub const SUMMARY_LINES: usize = 8;
+
+/// The summary of `steps` ([`ReportModel::summary`]): the events whose kind
+/// is not `routine`, each after its step's name.
+fn summary(steps: &[StepReport], routine: &[&str]) -> Vec<String> {
+    let told: Vec<String> = steps
+        .iter()
+        .flat_map(|step| {
+            let name = step.game_step.as_deref().unwrap_or("step");
+            step.events
+                .iter()
+                .filter(|e| !routine.contains(&e.kind.as_str()))
+                .map(move |e| format!("{name}: {}", e.text))
+        })
+        .collect();
+    if told.is_empty() {
+        return vec!["nothing of note happened (the steps below list every event)".to_string()];
+    }
+    let more = told.len().saturating_sub(SUMMARY_LINES);
+    let mut lines: Vec<String> = told.into_iter().take(SUMMARY_LINES).collect();
+    if more > 0 {
+        lines.push(format!(
+            "and {more} more {} (the steps below list every event)",
+            if more == 1 { "event" } else { "events" }
+        ));
+    }
+    lines
 }
 
 /// `halves` half points in words: 7 → `3½`.
@@ -276,7 +318,7 @@ pub(crate) fn journal_head(entries: &[crate::game::journal::JournalEntry]) -> Op
 pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalHead>) -> ReportModel {
     let viewer = &input.viewer;
     let names = viewer.names(&input.players_of_sides);
-    let steps = input
+    let steps: Vec<StepReport> = input
         .entries
         .iter()
         .map(|entry| StepReport {
@@ -300,6 +342,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
                     file: o.file.clone(),
                     text: o.text.clone(),
                     default: o.default,
+                    trimmed: o.trimmed.clone(),
                 })
                 .collect(),
             events: entry.events.iter().filter_map(|e| event_for(e, viewer, &names)).collect(),
@@ -339,6 +382,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
             )
             .cloned()
             .collect(),
+        positions: input.positions.clone(),
         next_step: input.next_step.clone(),
         awaiting: input.awaiting.clone(),
         result: state.result.clone(),
@@ -355,6 +399,7 @@ pub(crate) fn model_with_head(input: &ReportInput, journal_head: Option<JournalH
         scenario: game.scenario.clone(),
         players: players.iter().map(|p| PlayerSummary { side: p.side.clone(), name: p.name.clone() }).collect(),
         journal_head,
+        summary: summary(&steps, input.routine),
         viewer: match viewer {
             Viewer::Referee => ViewerSummary { role: "referee".into(), side: None },
             Viewer::Side(side) => ViewerSummary { role: "side".into(), side: Some(side.clone()) },

@@ -5,7 +5,7 @@
 //! No terminal is consulted (the crate is built without its `tty`
 //! feature), so a table is as wide as its content, the same on any machine.
 
-use comfy_table::{presets, CellAlignment, Table};
+use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
 
 use std::cell::RefCell;
@@ -26,21 +26,72 @@ pub struct TextTables {
     pub momentum: String,
     /// Cards in hand, by holder (empty when the viewer holds none).
     pub cards: String,
+    /// The units on the map, a table per side (the viewer's first): unit,
+    /// hex, steps, condition, pin (empty for a system without them).
+    pub positions: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StepTables {
-    /// Side, SHA-256 and file of each orders file (empty when none).
+    /// Each orders file's side and file, and its SHA-256 on a line of its
+    /// own (a table with the hash would not fit [`WIDTH`]); empty when none.
     pub orders: String,
     /// Index, die, value and purpose of each roll (empty when none).
     pub rolls: String,
 }
 
+/// The widest line of a text report (issue 16: a player reads it first on
+/// a phone): tables are laid out to fit, and every other line longer is
+/// wrapped at its spaces ([`wrap`]).
+pub const WIDTH: usize = 78;
+
 fn table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table.load_style(presets::ASCII_FULL_CONDENSED);
+    table.set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_width(WIDTH as u16);
     table.set_header(header.to_vec());
     table
+}
+
+/// `text` with each line longer than [`WIDTH`] characters broken at its
+/// spaces, the lines after the first indented two more than it (a word
+/// longer than a line is kept whole).
+pub fn wrap(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 32);
+    for (n, line) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        if line.chars().count() <= WIDTH {
+            out.push_str(line);
+            continue;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let more = " ".repeat(indent + 2);
+        let mut current = line[..indent].to_string();
+        let mut width = indent;
+        let mut empty = true;
+        for word in line[indent..].split(' ') {
+            let w = word.chars().count();
+            if !empty && width + 1 + w > WIDTH {
+                out.push_str(&current);
+                out.push('\n');
+                current = more.clone();
+                width = more.len();
+                empty = true;
+            }
+            if !empty {
+                current.push(' ');
+                width += 1;
+            }
+            current.push_str(word);
+            width += w;
+            empty = false;
+        }
+        out.push_str(&current);
+    }
+    out
 }
 
 fn right(table: &mut Table, column: usize) {
@@ -89,11 +140,14 @@ pub const DEFAULT_NOTE: &str = "(default: written for the side, not by it)";
 
 /// A step's tables of orders and rolls.
 fn step_tables(step: &StepReport) -> StepTables {
-    let mut orders = table(&["side", "sha256", "file"]);
+    let mut orders = String::new();
     for o in &step.orders {
         let file = o.file.clone().or_else(|| o.text.clone()).unwrap_or_default();
-        let side = if o.default { format!("{} {DEFAULT_NOTE}", o.side) } else { o.side.clone() };
-        orders.add_row(vec![side, o.sha256.to_hex(), file]);
+        let mut side = if o.default { format!("{} {DEFAULT_NOTE}", o.side) } else { o.side.clone() };
+        if !o.trimmed.is_empty() {
+            side = format!("{side} (standing orders trimmed: {})", o.trimmed.join("; "));
+        }
+        orders += &wrap(&format!("  {side}: {file}\n    sha256 {}\n", o.sha256.to_hex()));
     }
     let mut rolls = table(&["#", "die", "value", "purpose"]);
     for r in &step.rolls {
@@ -102,9 +156,34 @@ fn step_tables(step: &StepReport) -> StepTables {
     right(&mut rolls, 0);
     right(&mut rolls, 2);
     StepTables {
-        orders: if step.orders.is_empty() { String::new() } else { orders.to_string() },
+        orders: orders.trim_end().to_string(),
         rolls: if step.rolls.is_empty() { String::new() } else { rolls.to_string() },
     }
+}
+
+/// The table of positions, a table per side (with the side a column, the
+/// longest unit ids would not fit [`WIDTH`]), the viewer's own side first.
+fn positions_tables(model: &ReportModel) -> String {
+    let mut sides: Vec<&str> = model.standing.positions.iter().map(|p| p.side.as_str()).collect();
+    sides.dedup();
+    let own = model.viewer.side.as_deref();
+    sides.sort_by_key(|s| (Some(*s) != own, *s));
+    sides.dedup();
+    let mut out = Vec::new();
+    for side in sides {
+        let mut t = table(&["unit", "hex", "steps", "condition", "pin"]);
+        for p in model.standing.positions.iter().filter(|p| p.side == side) {
+            t.add_row(vec![
+                p.unit.clone(),
+                p.hex.clone(),
+                p.steps.clone(),
+                p.condition.clone(),
+                if p.pinned { "PIN".to_string() } else { String::new() },
+            ]);
+        }
+        out.push(format!("{side}:\n{t}"));
+    }
+    out.join("\n")
 }
 
 /// The standing's tables, with the steps' given.
@@ -139,6 +218,7 @@ fn standing_tables(model: &ReportModel, steps: Vec<StepTables>) -> TextTables {
     }
     TextTables {
         steps,
+        positions: positions_tables(model),
         armies: if names.is_empty() { String::new() } else { armies.to_string() },
         momentum: if standing.momentum.is_empty() { String::new() } else { momentum.to_string() },
         cards: if standing.hand_sizes.is_empty() { String::new() } else { cards.to_string() },

@@ -74,6 +74,8 @@ fn every_report_shows_what_stands_on_the_board() {
         map_svg: None,
         map_file: None,
         players_of_sides: players(),
+        positions: Vec::new(),
+        routine: &[],
     };
     let templates = load_templates(None).unwrap();
     let json = render(&input, Format::Json, &templates).unwrap();
@@ -90,6 +92,7 @@ fn entry() -> JournalEntry {
             text: None,
             file: Some("orders/000003-british.yaml".into()),
             default: false,
+            trimmed: Vec::new(),
         }],
         orders_digest: Bytes32([0x33; 32]),
         key: Bytes32([0x44; 32]),
@@ -138,6 +141,8 @@ fn all_formats(viewer: Viewer) -> Vec<(Format, String)> {
         ),
         map_file: None,
         players_of_sides: players(),
+        positions: Vec::new(),
+        routine: &[],
     };
     let templates = load_templates(None).unwrap();
     Format::ALL.iter().map(|&f| (f, render(&input, f, &templates).unwrap_or_else(|e| panic!("{f}: {e}")))).collect()
@@ -197,6 +202,8 @@ fn without_players_a_side_sees_only_cards_under_its_own_name() {
         map_svg: None,
         map_file: None,
         players_of_sides: BTreeMap::new(),
+        positions: Vec::new(),
+        routine: &[],
     };
     assert!(model(&input).standing.cards.is_empty());
 }
@@ -234,6 +241,8 @@ fn fields_visible_to_other_sides_are_left_out() {
         map_svg: None,
         map_file: None,
         players_of_sides: players(),
+        positions: Vec::new(),
+        routine: &[],
     };
     let shot = |m: &ReportModel| m.steps[0].events.iter().find(|e| e.kind == "fire").unwrap().clone();
     let british = shot(&model(&input(Viewer::Side("british".into()))));

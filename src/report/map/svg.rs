@@ -599,6 +599,10 @@ fn overlay_layers(svg: &mut String, map: &Map, frame: &Frame, counters: &[Counte
 
     works_layer(svg, map, &frame, &options.works);
 
+    // Issue 16: arrows under the counters, so that no arrow hides one; each
+    // stops short of the counter it leads to, its head beside it.
+    draw_arrows(svg, &frame, &options.arrows);
+
     // Counters, stacked: each one a little up and to the right of the one below.
     let mut stacks: BTreeMap<HexId, Vec<&CounterView>> = BTreeMap::new();
     for c in counters {
@@ -676,8 +680,8 @@ fn overlay_layers(svg: &mut String, map: &Map, frame: &Frame, counters: &[Counte
     }
     let _ = writeln!(svg, "</g>");
 
-    draw_arrows(svg, &frame, &options.arrows);
     draw_markers(svg, &frame, &options.markers);
+    draw_key(svg, &frame, counters, &options.arrows, &options.markers);
 
     // Place names last, with a halo, so they read over everything.
     let _ = writeln!(
@@ -713,8 +717,15 @@ fn isqrt(n: i64) -> i64 {
     r
 }
 
+/// How far short of the last hex's centre an arrow's tip stops: past the
+/// edge of the counters stacked there (34 px wide, offset up to 6 px), so
+/// that the head shows beside them.
+const ARROW_STOP: i64 = 26;
+
 /// Arrows: a dark outline under a coloured line, then the head. The line
-/// stops at the head's base so that its round end does not blunt the tip.
+/// stops at the head's base so that its round end does not blunt the tip;
+/// the tip stops [`ARROW_STOP`] short of the last hex's centre (drawn under
+/// the counters, an arrow to a counter would otherwise end under it).
 fn draw_arrows(svg: &mut String, frame: &Frame, arrows: &[Arrow]) {
     if arrows.is_empty() {
         return;
@@ -733,8 +744,13 @@ fn draw_arrows(svg: &mut String, frame: &Frame, arrows: &[Arrow]) {
         if pts.len() < 2 {
             continue;
         }
-        let (tx, ty) = pts[pts.len() - 1];
+        let (cx, cy) = pts[pts.len() - 1];
         let (px, py) = pts[pts.len() - 2];
+        let (dx, dy) = (i64::from(cx - px), i64::from(cy - py));
+        let whole = isqrt(dx * dx + dy * dy).max(1);
+        // The tip, short of the centre (never behind the previous centre).
+        let stop = ARROW_STOP.min(whole / 2);
+        let (tx, ty) = ((i64::from(cx) - dx * stop / whole) as i32, (i64::from(cy) - dy * stop / whole) as i32);
         let (dx, dy) = (i64::from(tx - px), i64::from(ty - py));
         let len = isqrt(dx * dx + dy * dy).max(1);
         let head = HEAD.min(len);
@@ -753,6 +769,103 @@ fn draw_arrows(svg: &mut String, frame: &Frame, arrows: &[Arrow]) {
         let _ = writeln!(
             svg,
             r##"<polyline points="{line}" stroke="#1a1a1a" stroke-width="10"/><polyline points="{line}" stroke="{colour}" stroke-width="5"/><polygon points="{head_points}" fill="{colour}" stroke="#1a1a1a" stroke-width="2.5"/></g>"##
+        );
+    }
+    let _ = writeln!(svg, "</g>");
+}
+
+/// Issue 16: the map's key, bottom left: a line for the leader's dot and
+/// the stack's count when counters show them, for each army whose arrows
+/// are drawn and each kind of marker drawn; nothing when none is drawn.
+fn draw_key(svg: &mut String, frame: &Frame, counters: &[CounterView], arrows: &[Arrow], markers: &[Marker]) {
+    let shown: Vec<&CounterView> = counters.iter().filter(|c| frame.contains(c.hex)).collect();
+    let leaders = shown.iter().any(|c| c.leader);
+    let stacks = shown.iter().enumerate().any(|(i, c)| shown[..i].iter().any(|o| o.hex == c.hex));
+    let mut armies: Vec<&str> = arrows
+        .iter()
+        .filter(|a| a.path.iter().filter(|h| frame.contains(**h)).count() >= 2)
+        .map(|a| a.army.as_str())
+        .collect();
+    armies.sort_unstable();
+    armies.dedup();
+    let kinds: Vec<MarkerKind> =
+        MarkerKind::ALL.into_iter().filter(|k| markers.iter().any(|m| m.kind == *k && frame.contains(m.hex))).collect();
+    let plain = usize::from(leaders) + usize::from(stacks);
+    let lines = plain + armies.len() + kinds.len();
+    if lines == 0 {
+        return;
+    }
+    const WIDTH: i32 = 230;
+    let (_, height) = frame.size();
+    let box_h = 12 + 22 * lines as i32;
+    let (x0, y0) = (MARGIN, height - MARGIN - box_h);
+    let _ = writeln!(svg, r#"<g id="key" font-size="13">"#);
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{x0}" y="{y0}" width="{WIDTH}" height="{box_h}" fill="#fff" fill-opacity="0.9" stroke="#222"/>"##
+    );
+    let y_of = |i: usize| y0 + 17 + 22 * i as i32;
+    let mut line = 0;
+    if leaders {
+        let y = y_of(line);
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{}" cy="{y}" r="4" fill="#f2c200" stroke="#222" stroke-width="0.8"/><text x="{}" y="{}" fill="#111">a leader</text>"##,
+            x0 + 26,
+            x0 + 54,
+            y + 5
+        );
+        line += 1;
+    }
+    if stacks {
+        let y = y_of(line);
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{}" cy="{y}" r="8" fill="#222"/><text x="{}" y="{}" font-size="10" fill="#fff" font-weight="bold" text-anchor="middle">3</text><text x="{}" y="{}" fill="#111">counters in the hex</text>"##,
+            x0 + 26,
+            x0 + 26,
+            y + 4,
+            x0 + 54,
+            y + 5
+        );
+        line += 1;
+    }
+    for (i, army) in armies.iter().enumerate() {
+        let y = y_of(line + i);
+        let colour = xml(&arrow_colour(army)).into_owned();
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="#1a1a1a" stroke-width="8"/><line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="{colour}" stroke-width="4"/><polygon points="{},{} {},{y} {},{}" fill="{colour}" stroke="#1a1a1a" stroke-width="2"/><text x="{}" y="{}" fill="#111">{} moved</text>"##,
+            x0 + 10,
+            x0 + 30,
+            x0 + 10,
+            x0 + 30,
+            x0 + 30,
+            y - 7,
+            x0 + 42,
+            x0 + 30,
+            y + 7,
+            x0 + 54,
+            y + 5,
+            xml(army)
+        );
+    }
+    for (i, kind) in kinds.iter().enumerate() {
+        let y = y_of(line + armies.len() + i);
+        let words = match kind {
+            MarkerKind::Fire => "fired at",
+            MarkerKind::CloseCombat => "close combat",
+            MarkerKind::Retreat => "retreated into",
+            MarkerKind::StepLoss => "lost a step",
+            MarkerKind::Eliminated => "eliminated",
+            MarkerKind::Captured => "captured",
+        };
+        let _ = writeln!(
+            svg,
+            r##"{}<text x="{}" y="{}" fill="#111">{words}</text>"##,
+            marker_symbol(*kind, x0 + 26, y),
+            x0 + 54,
+            y + 5
         );
     }
     let _ = writeln!(svg, "</g>");
@@ -933,7 +1046,7 @@ mod tests {
     }
 
     #[test]
-    fn arrows_and_markers_are_drawn_above_the_counters_the_same_every_time() {
+    fn arrows_under_the_counters_markers_above_a_key_the_same_every_time() {
         savannah(arrows_and_markers);
     }
 
@@ -943,7 +1056,7 @@ mod tests {
         assert_eq!(svg, render(map, counters, &options), "the same input gives the same bytes");
         assert_eq!(svg.matches(r#"<g class="arrow""#).count(), 2);
         // An outline and a coloured line per arrow, each with a head.
-        let arrows = &svg[svg.find(r#"<g id="arrows""#).unwrap()..svg.find(r#"<g id="markers""#).unwrap()];
+        let arrows = &svg[svg.find(r#"<g id="arrows""#).unwrap()..svg.find(r#"<g id="counters""#).unwrap()];
         assert_eq!(arrows.matches("<polyline ").count(), 4);
         assert_eq!(arrows.matches("<polygon ").count(), 2);
         assert!(arrows.contains(r##"stroke="#b4e6e2""##), "the French arrow is light turquoise");
@@ -954,7 +1067,25 @@ mod tests {
         for k in MarkerKind::ALL {
             assert!(markers.contains(&format!("marker-{}", k.id())), "no {} marker", k.id());
         }
-        assert!(svg.find(r#"<g id="counters""#) < svg.find(r#"<g id="arrows""#));
+        // Issue 16: the counters over the arrows (no arrow hides one), the
+        // markers over both; each arrow's tip short of its last hex's centre.
+        assert!(svg.find(r#"<g id="arrows""#) < svg.find(r#"<g id="counters""#));
+        assert!(svg.find(r#"<g id="counters""#) < svg.find(r#"<g id="markers""#));
+        let frame = frame(map, None);
+        let (cx, cy) = frame.centre(h("1608"));
+        const HEAD: &str = "<polygon points=\"";
+        let head = &arrows[arrows.find(HEAD).unwrap() + HEAD.len()..];
+        let barbs = &head[..head.find('"').unwrap()];
+        let tip: Vec<i32> = barbs.split(' ').nth(1).unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+        let gap = i64::from(tip[0] - cx).pow(2) + i64::from(tip[1] - cy).pow(2);
+        assert!(gap >= 24 * 24, "the French arrow's tip {tip:?} is {} px from 1608's centre", isqrt(gap));
+        // The key names what is drawn: an arrow per army, a line per kind of marker.
+        let key = &svg[svg.find(r#"<g id="key""#).expect("a key")..];
+        assert!(key.contains(">french moved</text>") && key.contains(">british moved</text>"), "{key}");
+        let key = &key[..key.find("</g>").unwrap()];
+        assert!(key.contains(">a leader</text>") && key.contains(">counters in the hex</text>"), "{key}");
+        // The stack count's sample is a text too.
+        assert_eq!(key.matches("<text ").count(), 3 + 2 + MarkerKind::ALL.len(), "{key}");
         // Integer geometry: no decimal point in any coordinate drawn.
         for attr in arrows.split(r#"points=""#).skip(1).chain(markers.split(r#"points=""#).skip(1)) {
             let value = &attr[..attr.find('"').unwrap()];

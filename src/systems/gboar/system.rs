@@ -266,6 +266,161 @@ impl seam::Rules for Rules {
             .collect()
     }
 
+    /// Issue 16: close combat orders that are legal but hurt the sender: a
+    /// tactics chit the template marks closed (played, 12.54's penalty
+    /// replaces the Tactics Matrix), a re-roll code that never falls on the
+    /// side's role on the Close Combat Table (12.23 step 6), and a momentum
+    /// policy of a player holding no chit now (12.62: it can only spend one
+    /// gained first, 12.63). In the order of their lines.
+    fn warnings(&self, state: &dyn GameState, header: &Header, label: &str, text: &str) -> Vec<String> {
+        let Ok(state) = ours(state) else { return Vec::new() };
+        let Ok(step) = next_of(state) else { return Vec::new() };
+        let Step::PlayerTurn { player: phasing, phase, .. } = step else { return Vec::new() };
+        if phase != "close-combat" || step_info(step) != header.step {
+            return Vec::new();
+        }
+        let player = self.player_of_side(&header.side);
+        let attacker = &player == phasing;
+        let index = crate::base::yaml::locate::Index::new(text);
+        let at = |field: String, message: String| {
+            let pos = index.as_ref().and_then(|i| i.locate(&field));
+            let text = Located {
+                file: label.to_string(),
+                line: pos.map(|p| p.0),
+                column: pos.map(|p| p.1),
+                field,
+                message,
+                code: None,
+            }
+            .to_string();
+            (pos, text)
+        };
+        let held = state.momentum.get(&player).copied().unwrap_or(0);
+        let table = &self.charts.close_combat.close_combat_table;
+        let falls: std::collections::BTreeSet<&str> = table
+            .rows
+            .iter()
+            .flat_map(|r| r.results.values())
+            .flat_map(|c| if attacker { &c.attacker } else { &c.defender })
+            .map(String::as_str)
+            .collect();
+        let role = if attacker { "the Attacker" } else { "the Defender" };
+        let mut warnings = Vec::new();
+        let mut policy = |field: String, p: &Value| {
+            let Ok(p) =
+                crate::base::yaml::from_value::<crate::systems::gboar::phases::close_combat::MomentumPolicy>(p.clone())
+            else {
+                return;
+            };
+            for (i, code) in p.reroll_if.iter().enumerate() {
+                if !falls.contains(code.as_str()) {
+                    warnings.push(at(
+                        format!("{field}.reroll_if[{i}]"),
+                        format!(
+                            "warning: '{}' never falls on {role} on the Close Combat Table: this re-roll cannot \
+                             happen (12.23 step 6)",
+                            crate::base::error::echo(code)
+                        ),
+                    ));
+                }
+            }
+            if p.at_most > 0 && held == 0 {
+                warnings.push(at(
+                    format!("{field}.at_most"),
+                    format!(
+                        "warning: {}: the {player} player holds no momentum chit now: it re-rolls only with a chit \
+                         gained first (12.62, 12.63)",
+                        p.at_most
+                    ),
+                ));
+            }
+        };
+        if let Some(p) = header.body.get("momentum") {
+            policy("momentum".into(), p);
+        }
+        if let Some(list) = header.body.get("attacks").and_then(Value::as_sequence) {
+            for (i, a) in list.iter().enumerate() {
+                if let Some(p) = a.get("momentum") {
+                    policy(format!("attacks[{i}].momentum"), p);
+                }
+            }
+        }
+        let illegal = &self.charts.tactics.illegal_chit;
+        let (penalty, favour) = if attacker {
+            (illegal.attacker_illegal, "the Defender")
+        } else {
+            (illegal.defender_illegal, "the Attacker")
+        };
+        for (field, chit, why) in crate::systems::gboar::guide::template::closed_chits_chosen(
+            self,
+            state,
+            phasing,
+            &header.side,
+            &header.body,
+        ) {
+            warnings.push(at(
+                field,
+                format!(
+                    "warning: '{chit}' is closed {why}; played, it gives the tactics modifier {penalty:+}, in \
+                     {favour}'s favour, instead of the Tactics Matrix (12.52, 12.54)"
+                ),
+            ));
+        }
+        warnings.sort_by_key(|(pos, _)| pos.unwrap_or((usize::MAX, usize::MAX)));
+        warnings.into_iter().map(|(_, w)| w).collect()
+    }
+
+    /// Issue 16: standing orders spend only the momentum chits the side's
+    /// player holds (docs/orders.md): at an Initiative Segment
+    /// `momentum.before_roll` (12.62: a chit spent is one held), at a
+    /// Random Events Phase `momentum` (Savannah 1.4), each number cut to
+    /// the chits held. An alliance's other sides' spending is not known
+    /// here; their files together are checked at the step as ever.
+    fn trim_standing(&self, state: &dyn GameState, side: &str, body: &Value) -> (Value, Vec<String>) {
+        let Ok(state) = ours(state) else { return (body.clone(), Vec::new()) };
+        let Ok(step) = next_of(state) else { return (body.clone(), Vec::new()) };
+        let mut body = body.clone();
+        let player = self.player_of_side(side);
+        let held = state.momentum.get(&player).copied().unwrap_or(0);
+        let mut notes = Vec::new();
+        let mut cap = |value: &mut Value, field: String, rule: &str| {
+            if let Some(n) = value.as_u64().filter(|n| *n > u64::from(held)) {
+                *value = Value::Number(u64::from(held).into());
+                let s = if held == 1 { "" } else { "s" };
+                notes.push(format!(
+                    "{field}: {n} trimmed to {held}: the {player} player holds {held} momentum chit{s} ({rule})"
+                ));
+            }
+        };
+        let phase = step.phase();
+        if phase == "initiative" {
+            if let Some(spend) = body.get_mut("momentum").and_then(|m| m.get_mut("before_roll")) {
+                if let Value::Mapping(choice) = spend {
+                    if let Some(Value::Mapping(after)) = choice.get_mut("after_opponent") {
+                        for (theirs, v) in after.iter_mut() {
+                            let theirs = match theirs {
+                                Value::Number(n) => n.to_string(),
+                                Value::String(t) => t.clone(),
+                                _ => continue,
+                            };
+                            cap(v, format!("momentum.before_roll.after_opponent.{theirs}"), "12.62");
+                        }
+                    }
+                    if let Some(v) = choice.get_mut("otherwise") {
+                        cap(v, "momentum.before_roll.otherwise".into(), "12.62");
+                    }
+                } else {
+                    cap(spend, "momentum.before_roll".into(), "12.62");
+                }
+            }
+        } else if phase == "random-events" {
+            if let Some(v) = body.get_mut("momentum") {
+                cap(v, "momentum".into(), "Savannah 1.4");
+            }
+        }
+        (body, notes)
+    }
+
     fn read_turn(
         &self,
         index: Option<&crate::base::yaml::locate::Index>,
@@ -394,6 +549,44 @@ impl seam::Rules for Rules {
 
     fn maps_differ(&self) -> bool {
         intel::hidden(self)
+    }
+
+    /// Issue 16: the table of positions (guide/positions.rs), hidden enemy
+    /// stacks kept hidden (series 7.4).
+    fn positions(&self, state: &dyn GameState, side: Option<&str>) -> Vec<seam::Position> {
+        let Ok(state) = ours(state) else { return Vec::new() };
+        crate::systems::gboar::guide::positions::positions(self, state, side)
+    }
+
+    /// Issue 16: what a report's summary leaves out: units placed as they
+    /// arrive, phases with nothing to do, "no victory yet", a draw told
+    /// again by the card drawn (what the Campaign demo leaves out too), and
+    /// the workings of a combat or a fire whose outcome other events tell
+    /// (12.23 steps 1-5: odds, DRMs, lead units, tactics, the roll; 13.1's
+    /// default choices and results without effect; Savannah 4.12's scatter
+    /// and target; 6.1's initiative roll, told by who has the initiative).
+    fn routine_events(&self) -> &'static [&'static str] {
+        &[
+            "placed",
+            "arrival",
+            "arrival-put-off",
+            "phase-passes",
+            "no-surrender-roll",
+            "no-victory",
+            "card-draw",
+            "odds",
+            "drm",
+            "lead-units",
+            "tactics",
+            "close-combat-roll",
+            "capture-choice",
+            "no-effect",
+            "pins-removed",
+            "leader-casualty-ignored",
+            "scatter",
+            "mortar-target",
+            "initiative-roll",
+        ]
     }
 
     /// Series 7.4 under hidden stacks: a side's map draws its own and its

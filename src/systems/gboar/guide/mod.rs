@@ -7,4 +7,5 @@
 pub mod least;
 pub mod odds;
 pub mod odds_report;
+pub mod positions;
 pub mod template;

@@ -820,11 +820,7 @@ fn defence_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guid
     for hex in &hexes {
         let defenders = units_in(state, *hex);
         let fighting: Vec<String> = defenders.iter().filter(|u| !is_leader(rules, u)).cloned().collect();
-        let mut attackers: Vec<String> = enemies_next_to(rules, state, *hex, &own)
-            .into_iter()
-            .filter(|a| attacker_refused(rules, state, player, a).is_none())
-            .collect();
-        attackers.sort();
+        let attackers = may_attack_hex(rules, state, player, &own, *hex);
         let (open, closed) = chits(rules, state, &attackers, &defenders, false);
         everywhere = Some(match everywhere {
             None => open.clone(),
@@ -877,6 +873,76 @@ fn defence_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guid
     g.choices.push(c);
     g.comment = text;
     g
+}
+
+/// The enemy units next to `hex` that the phasing `player` may attack with
+/// (12.13), sorted: the attackers a defending hex's chits are judged against.
+fn may_attack_hex(rules: &Rules, state: &State, player: &str, own: &str, hex: HexId) -> Vec<String> {
+    use crate::systems::gboar::board::units::enemies_next_to;
+    use crate::systems::gboar::phases::close_combat::attacker_refused;
+    let mut attackers: Vec<String> = enemies_next_to(rules, state, hex, own)
+        .into_iter()
+        .filter(|a| attacker_refused(rules, state, player, a).is_none())
+        .collect();
+    attackers.sort();
+    attackers
+}
+
+/// Issue 16, 12.52, 12.54: each tactics chit a side's close combat orders
+/// choose that the template marks closed, judged as the template judges
+/// it ([`chits`]), as `(field, chit, where and why)`: an attack's `tactics` against
+/// the attack as designated (its attackers, every unit of its defending
+/// hexes); a defending side's `defence.hexes.HEX.tactics`, and its
+/// `defence.tactics` in each hex the enemy may attack that has no chit of
+/// its own, against every enemy unit that may attack the hex. Only chits
+/// the chart knows: any other is refused before this is asked.
+pub(crate) fn closed_chits_chosen(
+    rules: &Rules,
+    state: &State,
+    phasing: &str,
+    side: &str,
+    body: &Value,
+) -> Vec<(String, String, String)> {
+    use crate::systems::gboar::phases::close_combat::{designate, DefenceOrders};
+    let mut found = Vec::new();
+    let own = rules.player_of_side(side);
+    if own == phasing {
+        let (d, _) = designate(rules, state, phasing, &BTreeMap::from([(side.to_string(), body.clone())]), false);
+        for a in d.attacks.iter().filter(|a| a.side == side) {
+            let Some(chit) = &a.tactics else { continue };
+            let defenders: Vec<String> = a.defending_hexes.iter().flat_map(|h| units_in(state, *h)).collect();
+            let (_, closed) = chits(rules, state, &a.attackers, &defenders, true);
+            if let Some(why) = closed.get(chit) {
+                found.push((format!("{}.tactics", a.field), chit.clone(), format!("in this attack, {why}")));
+            }
+        }
+        return found;
+    }
+    let Ok(orders) = crate::base::yaml::from_value::<DefenceOrders>(body.clone()) else { return found };
+    let mut hexes: BTreeSet<HexId> = BTreeSet::new();
+    for u in side_units(rules, state, side) {
+        if let Some(h) = hex_of(state, &u).filter(|_| !is_leader(rules, &u)) {
+            if !may_attack_hex(rules, state, phasing, &own, h).is_empty() {
+                hexes.insert(h);
+            }
+        }
+    }
+    for hex in hexes {
+        let own_hex = orders.defence.hexes.iter().find(|(h, _)| h.parse::<HexId>().ok() == Some(hex));
+        let (field, chit) = match own_hex.and_then(|(h, d)| d.tactics.as_ref().map(|c| (h, c))) {
+            Some((h, c)) => (format!("defence.hexes.{h}.tactics"), c),
+            None => match &orders.defence.tactics {
+                Some(c) => ("defence.tactics".to_string(), c),
+                None => continue,
+            },
+        };
+        let attackers = may_attack_hex(rules, state, phasing, &own, hex);
+        let (_, closed) = chits(rules, state, &attackers, &units_in(state, hex), false);
+        if let Some(why) = closed.get(chit) {
+            found.push((field, chit.clone(), format!("in {hex}, {why}")));
+        }
+    }
+    found
 }
 
 /// " (DRM +1: in woods; -1 fog)" for a fire's modifiers, or nothing.
