@@ -26,7 +26,7 @@ use crate::base::hex::{distance, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::State;
-use crate::systems::gboar::board::units::{hex_of, is_rifle, may_fire, mortar_moved, player_of};
+use crate::systems::gboar::board::units::{hex_of, is_rifle, may_fire, mortar_moved, player_of, unit_hex};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, ToHitTable};
 
@@ -690,14 +690,16 @@ fn single_shot_targets(
     let own = player_of(rules, shooter);
     state
         .units
-        .keys()
-        .filter(|t| {
-            // The cheap tests first (`player_of` writes a string).
+        .iter()
+        .filter(|(t, u)| {
+            // The cheap tests first (`player_of` writes a string); the
+            // unit's hex read from the unit in hand, not looked up again.
             rules.counter(t).is_some_and(|c| !c.is_leader())
-                && hex_of(state, t).is_some()
+                && unit_hex(u).is_some()
                 && near(t)
                 && player_of(rules, t) != own
         })
+        .map(|(t, _)| t)
         .filter(|t| {
             let mut one = crate::base::yaml::Mapping::new();
             one.insert(list.into(), crate::base::yaml::Value::Sequence(vec![shooter.into()]));
