@@ -1145,9 +1145,15 @@ pub struct RifleOrder {
 /// The enemy combat units rifle unit `rifle` of `side` could fire at alone
 /// this phase, by id, as [`check_rifles`] accepts the fire (10.1, 10.2).
 pub fn rifle_targets(rules: &Rules, state: &State, side: &str, rifle: &str) -> Vec<String> {
-    single_shot_targets(rules, state, rifle, "rifle_fire", "rifles", |_| true, |body| {
-        check_rifles(rules, state, side, body).is_empty()
-    })
+    single_shot_targets(
+        rules,
+        state,
+        rifle,
+        "rifle_fire",
+        "rifles",
+        |_| true,
+        |body| check_rifles(rules, state, side, body).is_empty(),
+    )
 }
 
 /// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).
