@@ -108,9 +108,9 @@ pub fn defence_only_alone(rules: &Rules, state: &State, id: &str) -> bool {
     let tagged = rules.counter(id).is_some_and(|c| c.tags.iter().any(|t| t == DEFENCE_ONLY_ALONE));
     let Some(hex) = hex_of(state, id).filter(|_| tagged) else { return false };
     let player = player_of(rules, id);
-    !state.units.keys().any(|u| {
+    !state.units.iter().any(|(u, unit)| {
         u != id
-            && hex_of(state, u) == Some(hex)
+            && unit_hex(unit) == Some(hex)
             && player_of(rules, u) == player
             && rules.counter(u).is_some_and(|c| !c.is_leader())
     })

@@ -26,7 +26,7 @@ use crate::base::hex::{distance, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code};
 use crate::systems::gboar::board::state::State;
-use crate::systems::gboar::board::units::{hex_of, is_rifle, may_fire, mortar_moved, player_of};
+use crate::systems::gboar::board::units::{hex_of, is_rifle, may_fire, mortar_moved, player_of, unit_hex};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, ToHitTable};
 
@@ -655,9 +655,10 @@ pub fn gun_targets(rules: &Rules, state: &State, player: &str, side: &str, gun: 
         (Some(from), Some(to)) => (1..=reach).contains(&distance(from, to, rules.module.map.layout)),
         _ => true,
     };
-    single_shot_targets(rules, state, gun, "fire", "guns", |body| {
-        let target = body.get("fire").and_then(|f| f.get(0)).and_then(|f| f.get("target")).and_then(|t| t.as_str());
-        target.is_none_or(in_range) && check(rules, state, player, side, body).is_empty()
+    // Out of range is asked first, before any orders are written for the
+    // target: most enemy units are (11.2's ranges are a few hexes).
+    single_shot_targets(rules, state, gun, "fire", "guns", in_range, |body| {
+        check(rules, state, player, side, body).is_empty()
     })
 }
 
@@ -675,22 +676,30 @@ fn artillery_reach(rules: &Rules, state: &State) -> (u32, Option<u32>) {
 
 /// The enemy combat units on the map that `shooter` alone could fire at,
 /// each tried as the one-item orders `{section: [{list: [shooter], target}]}`
-/// that `accepts` (the phase's own orders check) takes.
+/// that `accepts` (the phase's own orders check) takes, once `near` (a
+/// test the check makes too, and refuses) has not ruled the target out.
 fn single_shot_targets(
     rules: &Rules,
     state: &State,
     shooter: &str,
     section: &str,
     list: &str,
+    near: impl Fn(&str) -> bool,
     accepts: impl Fn(&crate::base::yaml::Value) -> bool,
 ) -> Vec<String> {
     let own = player_of(rules, shooter);
     state
         .units
-        .keys()
-        .filter(|t| {
-            player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()) && hex_of(state, t).is_some()
+        .iter()
+        .filter(|(t, u)| {
+            // The cheap tests first (`player_of` writes a string); the
+            // unit's hex read from the unit in hand, not looked up again.
+            rules.counter(t).is_some_and(|c| !c.is_leader())
+                && unit_hex(u).is_some()
+                && near(t)
+                && player_of(rules, t) != own
         })
+        .map(|(t, _)| t)
         .filter(|t| {
             let mut one = crate::base::yaml::Mapping::new();
             one.insert(list.into(), crate::base::yaml::Value::Sequence(vec![shooter.into()]));
@@ -1136,9 +1145,15 @@ pub struct RifleOrder {
 /// The enemy combat units rifle unit `rifle` of `side` could fire at alone
 /// this phase, by id, as [`check_rifles`] accepts the fire (10.1, 10.2).
 pub fn rifle_targets(rules: &Rules, state: &State, side: &str, rifle: &str) -> Vec<String> {
-    single_shot_targets(rules, state, rifle, "rifle_fire", "rifles", |body| {
-        check_rifles(rules, state, side, body).is_empty()
-    })
+    single_shot_targets(
+        rules,
+        state,
+        rifle,
+        "rifle_fire",
+        "rifles",
+        |_| true,
+        |body| check_rifles(rules, state, side, body).is_empty(),
+    )
 }
 
 /// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).

@@ -20,7 +20,7 @@ use crate::base::hex::{neighbours, HexId};
 use crate::base::hexmap::Region;
 use crate::system::{Dice, Event, GameResult};
 use crate::systems::gboar::board::state::Resolution;
-use crate::systems::gboar::board::state::{Condition, OffMap, State};
+use crate::systems::gboar::board::state::{Condition, OffMap, State, UnitState};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{self, Drm};
 
@@ -161,8 +161,10 @@ impl Judge<'_> {
     /// The hexes of `region` that units of `by` are in, with those units.
     fn occupied(&self, region: &Region, by: &By) -> BTreeMap<HexId, Vec<String>> {
         let mut hexes: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-        for id in self.state.units.keys().filter(|id| self.counts(id, by)) {
-            if let Some(h) = self.hex(id).filter(|h| region.hexes.contains(h)) {
+        // Each unit with its state in hand (`counts_unit`), not looked up
+        // again by id.
+        for (id, u) in self.state.units.iter().filter(|(id, u)| self.counts_unit(id, u, by)) {
+            if let Some(h) = u.hex.as_deref().and_then(|h| h.parse().ok()).filter(|h| region.hexes.contains(h)) {
                 hexes.entry(h).or_default().push(id.clone());
             }
         }
@@ -173,9 +175,10 @@ impl Judge<'_> {
         self.rules.army_of(id).and_then(|a| self.rules.player_of_army(a)) == Some(alliance)
     }
 
-    fn counts(&self, id: &str, by: &By) -> bool {
+    /// Whether unit `id` (its state `u` in hand) is one of `by`'s units
+    /// on the map.
+    fn counts_unit(&self, id: &str, u: &UnitState, by: &By) -> bool {
         let Some(c) = self.rules.counter(id) else { return false };
-        let Some(u) = self.state.units.get(id) else { return false };
         self.in_alliance(id, &by.alliance)
             && (!by.combat_unit || !c.is_leader())
             && (!by.parade_order || u.condition == Condition::ParadeOrder)

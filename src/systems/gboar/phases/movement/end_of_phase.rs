@@ -218,7 +218,7 @@ impl Phase<'_> {
                         .units
                         .iter()
                         .filter(|(id, u)| {
-                            hex_of(&run.state, id) == Some(hex)
+                            unit_hex(u) == Some(hex)
                                 && u.hex.is_some()
                                 && self.counter(id.as_str()).is_some_and(|c| self.is_friendly(c))
                         })
@@ -675,8 +675,7 @@ impl Phase<'_> {
             if run.moved.contains_key(id) || hex_of(&run.state, id) != Some(*entry) {
                 continue;
             }
-            for (other, _) in run.state.units.iter().filter(|(o, _)| *o != id && hex_of(&run.state, o) == Some(*entry))
-            {
+            for (other, _) in run.state.units.iter().filter(|(o, u)| *o != id && unit_hex(u) == Some(*entry)) {
                 let Some(c) = self.counter(other.as_str()) else { continue };
                 // A pair of two arrivals is named once, by its first.
                 if !self.is_friendly(c)

@@ -162,7 +162,7 @@ use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::Resolution;
 use crate::systems::gboar::board::state::{Condition, OffMap, State, UnitState};
 use crate::systems::gboar::board::terrain::Terrain;
-use crate::systems::gboar::board::units::hex_of;
+use crate::systems::gboar::board::units::{hex_of, unit_hex};
 use crate::systems::gboar::board::zoc::{self, Zoc};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::MovementCost;
