@@ -611,74 +611,15 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
     let correction = Correction { rewinds_to: from - 1, why: why.to_string() };
     let mut state = state_after(&folder, rules, from - 1)?;
     state.set_resolved_steps(k);
-    let key = *folder
-        .chain_keys_from(k)?
-        .first()
-        .ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", dir.display())))?;
-    let digest = orders_digest(&[])?;
-    let seed = step_seed(&folder.config.game_id, k, &key, &digest, &[])?;
     let events = correction_events(&correction, k, &names);
-    let entry = JournalEntry {
-        step: k,
-        previous,
-        orders: Vec::new(),
-        orders_digest: digest,
-        key,
-        seed,
-        commitments: Vec::new(),
-        rolling_step: None,
-        player_keys: Vec::new(),
-        dice: Vec::new(),
-        rolls: Vec::new(),
-        game_step: None,
-        correction: Some(correction),
-        forfeit: None,
-        events,
-        state_sha256: Some(state.hash()),
-        players_sha256: Some(crate::game::folder::players_sha256(&folder.config.players_at(k))),
-    };
-    let yaml = entry.to_yaml();
-    folder.note_written(&entry, &yaml, Bytes32::sha256(yaml.as_bytes()));
-    let resolved = vec![Resolved {
-        journal_step: k,
-        game_step: "correction".into(),
-        orders: Vec::new(),
-        key,
-        events: entry.events.clone(),
-        rolls: Vec::new(),
-        state_sha256: state.hash(),
-    }];
-    // The players' reports of the steps no dispatch reports yet, the
-    // correction the last of them.
-    let reported = reports::reported_through(&folder, k - 1)?;
-    let mut to_report = if reported + 1 < k { reports::entries(&folder, reported + 1, k - 1)? } else { Vec::new() };
-    to_report.push(entry.clone());
     // Mutual mode: the awaited step's commitments and orders files, made
     // for the game before the correction, are removed once it is committed,
     // with the inbox copies a resolve removes; a kill before that leaves
     // them to recovery.rs, which removes them before the correction's
     // reports (removed before the commit, a kill in between would leave
     // the old game with its sealed step's commitments gone: a new choice).
-    let (folder, templates, state) = (&folder, &templates, &state);
-    let dispatch = || -> Result<Option<fsio::StagedDir>> {
-        let steps = reports::Steps { folder, rules, templates, entries: &to_report, state };
-        let files = steps.dispatch()?;
-        reports::stage_dispatch_files(folder, reported + 1, k, &files).map(Some)
-    };
-    write_steps(
-        folder,
-        rules,
-        state,
-        &journal,
-        k,
-        k,
-        &[(entry, yaml)],
-        &[],
-        &stale,
-        (Vec::new(), Vec::new()),
-        resolved,
-        dispatch,
-    )
+    let outcome = NoStep { correction: Some(correction), forfeit: None, events, state };
+    write_no_step(&folder, rules, &templates, &journal, (k, previous), outcome, &stale)
 }
 
 /// The forfeit that adjourned the mutual game at `folder`: the journal's
@@ -877,12 +818,41 @@ pub fn forfeit(
         at,
     };
     let (after, events) = forfeit_outcome(rules, &state, &record, k)?;
-    let key = *folder
-        .chain_keys_from(k)?
-        .first()
-        .ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", dir.display())))?;
+    let outcome = NoStep { correction: None, forfeit: Some(record), events, state: after };
+    write_no_step(&folder, rules, &templates, &journal, (k, previous), outcome, &[])
+}
+
+/// What an entry that resolves no game step records: a correction (A10)
+/// or a forfeit (A8), its events, and the state after it.
+struct NoStep {
+    correction: Option<Correction>,
+    forfeit: Option<Forfeit>,
+    events: Vec<Event>,
+    state: State,
+}
+
+/// Write entry `k` (after `previous`) that resolves no game step
+/// (docs/DICE.md A8, A10): the next referee key, §4's seed over no orders
+/// files, no rolls; then, as [`write_steps`] writes any step, its
+/// reports as a dispatch of their own (the steps no dispatch reports yet,
+/// it the last of them: recovery.rs finishes one a kill left, the same),
+/// and `stale` removed once it is committed.
+fn write_no_step(
+    folder: &GameFolder,
+    rules: &dyn Rules,
+    templates: &crate::report::templates::Templates,
+    journal: &crate::game::journal::Journal,
+    (k, previous): (u32, Option<Bytes32>),
+    outcome: NoStep,
+    stale: &[PathBuf],
+) -> Result<Progress> {
+    let NoStep { correction, forfeit, events, state } = outcome;
+    let key = *folder.chain_keys_from(k)?.first().ok_or_else(|| {
+        Error::refused(format!("{}: the dice chain has no key for step {k}", folder.root.display()))
+    })?;
     let digest = orders_digest(&[])?;
-    let seed = step_seed(&config.game_id, k, &key, &digest, &[])?;
+    let seed = step_seed(&folder.config.game_id, k, &key, &digest, &[])?;
+    let name = if correction.is_some() { "correction" } else { "forfeit" };
     let entry = JournalEntry {
         step: k,
         previous,
@@ -896,27 +866,27 @@ pub fn forfeit(
         dice: Vec::new(),
         rolls: Vec::new(),
         game_step: None,
-        correction: None,
-        forfeit: Some(record),
+        correction,
+        forfeit,
         events,
-        state_sha256: Some(after.hash()),
-        players_sha256: Some(crate::game::folder::players_sha256(&config.players_at(k))),
+        state_sha256: Some(state.hash()),
+        players_sha256: Some(crate::game::folder::players_sha256(&folder.config.players_at(k))),
     };
     let yaml = entry.to_yaml();
     folder.note_written(&entry, &yaml, Bytes32::sha256(yaml.as_bytes()));
     let resolved = vec![Resolved {
         journal_step: k,
-        game_step: "forfeit".into(),
+        game_step: name.into(),
         orders: Vec::new(),
         key,
         events: entry.events.clone(),
         rolls: Vec::new(),
-        state_sha256: after.hash(),
+        state_sha256: state.hash(),
     }];
-    let reported = reports::reported_through(&folder, k - 1)?;
-    let mut to_report = if reported + 1 < k { reports::entries(&folder, reported + 1, k - 1)? } else { Vec::new() };
+    let reported = reports::reported_through(folder, k - 1)?;
+    let mut to_report = if reported + 1 < k { reports::entries(folder, reported + 1, k - 1)? } else { Vec::new() };
     to_report.push(entry.clone());
-    let (folder, templates, state) = (&folder, &templates, &after);
+    let state = &state;
     let dispatch = || -> Result<Option<fsio::StagedDir>> {
         let steps = reports::Steps { folder, rules, templates, entries: &to_report, state };
         let files = steps.dispatch()?;
@@ -926,12 +896,12 @@ pub fn forfeit(
         folder,
         rules,
         state,
-        &journal,
+        journal,
         k,
         k,
         &[(entry, yaml)],
         &[],
-        &[],
+        stale,
         (Vec::new(), Vec::new()),
         resolved,
         dispatch,

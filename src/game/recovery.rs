@@ -33,9 +33,9 @@
 //! - the marker is removed when no committed step awaits its reports, and
 //!   while it is there a dispatch reporting steps beyond the journal is
 //!   removed. Committed steps that await their reports keep the marker:
-//!   the next `resolve` writes their dispatch, but a correction's reports
-//!   (`adjutant correct` killed after its entry) are written here, as the
-//!   dispatch of their own that `correct` writes.
+//!   the next `resolve` writes their dispatch, but the reports of a
+//!   correction or a forfeit (`correct` or `tick` killed after its entry)
+//!   are written here, as the dispatch of their own those commands write.
 //!
 //! A consistent folder is left as it is: not a byte is written.
 //!
@@ -345,20 +345,23 @@ fn apply(folder: &GameFolder, _lock: &FolderLock, any_state: bool) -> Result<Vec
         remove_pending_marker(folder)?;
         done.push(format!("removed {REPORTS_DIR}/{}: no step awaits its reports", crate::report::game::PENDING_FILE));
     }
-    if let Some(range) = correction_reports(folder)? {
-        done.push(format!("wrote the reports of the correction in {REPORTS_DIR}/{range}"));
+    if let Some(range) = no_step_reports(folder)? {
+        done.push(format!("wrote the reports of the correction or forfeit in {REPORTS_DIR}/{range}"));
     }
     Ok(done)
 }
 
-/// The reports of a correction (docs/DICE.md A10) that a killed `correct`
-/// committed and did not report: written as the dispatch `correct` writes
-/// (the steps no dispatch reports, through the correction), so that they
-/// are never grouped with the steps played after it and the folder is the
-/// one an unkilled `correct` leaves. A killed `resolve`'s steps are left
-/// to the next `resolve`, which reports them with its own, as the unkilled
-/// one would have. Returns the dispatch's name when one was written.
-fn correction_reports(folder: &GameFolder) -> Result<Option<String>> {
+/// The reports of an entry that resolves no game step, a correction
+/// (docs/DICE.md A10) or a forfeit (A8), that a killed `correct` or `tick`
+/// committed and did not report: written as the dispatch those commands
+/// write (play.rs `write_no_step`: the steps no dispatch reports, through
+/// the entry), so that a correction's are never grouped with the steps
+/// played after it, a forfeit's (after which no `resolve` runs) are
+/// written at all, and the folder is the one an unkilled command leaves.
+/// A killed `resolve`'s steps are left to the next `resolve`, which
+/// reports them with its own, as the unkilled one would have. Returns the
+/// dispatch's name when one was written.
+fn no_step_reports(folder: &GameFolder) -> Result<Option<String>> {
     use crate::report::game as reports;
     if folder.config.kind != FolderKind::Game || reports::read_pending_marker(folder)?.is_none() {
         return Ok(None);
@@ -369,9 +372,11 @@ fn correction_reports(folder: &GameFolder) -> Result<Option<String>> {
         return Ok(None);
     }
     let to_report = reports::entries(folder, reported + 1, n)?;
-    if to_report.last().is_none_or(|e| e.correction.is_none()) {
+    let Some(last) = to_report.last() else { return Ok(None) };
+    if last.correction.is_none() && last.forfeit.is_none() {
         return Ok(None);
     }
+    let correction = last.correction.is_some();
     let rules = crate::game::load_rules(folder)?;
     let templates = reports::game_templates(folder)?;
     let state = crate::game::load_state(folder)?;
@@ -379,7 +384,7 @@ fn correction_reports(folder: &GameFolder) -> Result<Option<String>> {
         // state.yaml is not the journal's (a reader left it for `verify`).
         return Ok(None);
     }
-    if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
+    if correction && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
         // What `correct` removes once its entry is committed (docs/DICE.md
         // A10): every commitment and inbox file, all made for the awaited
         // step of the game before the correction (A5: a mutual game takes
