@@ -847,9 +847,10 @@ fn write_no_step(
     stale: &[PathBuf],
 ) -> Result<Progress> {
     let NoStep { correction, forfeit, events, state } = outcome;
-    let key = *folder.chain_keys_from(k)?.first().ok_or_else(|| {
-        Error::refused(format!("{}: the dice chain has no key for step {k}", folder.root.display()))
-    })?;
+    let key = *folder
+        .chain_keys_from(k)?
+        .first()
+        .ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", folder.root.display())))?;
     let digest = orders_digest(&[])?;
     let seed = step_seed(&folder.config.game_id, k, &key, &digest, &[])?;
     let name = if correction.is_some() { "correction" } else { "forfeit" };
