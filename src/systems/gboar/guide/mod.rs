@@ -4,6 +4,7 @@
 //! [`odds_report`]). guide/ may import the phases and everything
 //! below them; no phase imports the guide.
 
+mod campaign;
 pub mod least;
 pub mod odds;
 pub mod odds_report;

@@ -19,6 +19,7 @@ use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
 use crate::systems::gboar::effects::intel;
 
+use super::campaign::{bombard_guide, cards_guide, construct_guide, random_events_guide};
 use super::least::key;
 
 // ---------------------------------------------------------------------------
@@ -106,7 +107,7 @@ const WIDTH: usize = 99;
 
 /// `text` as comment lines: `first` begins the first, `rest` the others,
 /// words wrapped at [`WIDTH`] (a word longer than a line is kept whole).
-fn wrap(first: &str, rest: &str, text: &str) -> String {
+pub(super) fn wrap(first: &str, rest: &str, text: &str) -> String {
     let mut out = String::new();
     let mut line = first.to_string();
     let mut empty = true;
@@ -229,7 +230,7 @@ fn units_text(units: &[UnitEntry]) -> String {
 
 /// The comment lines of choices: each YAML item or value (as it would be
 /// written), then what it does.
-fn choice_lines(key_is_list: bool, choices: &[&Choice]) -> String {
+pub(super) fn choice_lines(key_is_list: bool, choices: &[&Choice]) -> String {
     let mut out = String::new();
     for c in choices {
         let yaml = c.yaml.clone().unwrap_or_default();
@@ -344,7 +345,7 @@ fn hide_unseen(rules: &Rules, state: &State, step: &Step, side: &str, g: &mut Gu
 }
 
 /// The side's units, with no choices beyond the least orders.
-fn plain_guide(rules: &Rules, state: &State, side: &str, kind: &str, doc: &str) -> Guide {
+pub(super) fn plain_guide(rules: &Rules, state: &State, side: &str, kind: &str, doc: &str) -> Guide {
     Guide {
         kind: kind.into(),
         doc: doc.into(),
@@ -362,7 +363,7 @@ fn hexes_text(hexes: &[HexId]) -> String {
 
 /// Sorted hexes with runs of three or more in a column written first-last
 /// (`1609-1612` for 1609, 1610, 1611 and 1612).
-fn runs_text(hexes: &[HexId]) -> String {
+pub(super) fn runs_text(hexes: &[HexId]) -> String {
     let mut runs: Vec<Vec<HexId>> = Vec::new();
     for h in hexes {
         match runs.last_mut() {
@@ -1239,256 +1240,6 @@ fn initiative_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     g.choices = choices;
     g.comment = comment;
     g
-}
-
-/// Savannah 1.4, 4.3: the Random Events Phase's choice, the extra card
-/// for a momentum chit.
-fn random_events_guide(rules: &Rules, state: &State, side: &str) -> Guide {
-    let mut g = plain_guide(rules, state, side, "random-events", "docs/orders.md, Random Events");
-    let player = rules.player_of_side(side);
-    let held = state.momentum.get(&player).copied().unwrap_or(0);
-    let max = rules.charts.cards.draw.momentum_extra_draw_max;
-    let mut text = format!(
-        "Random Events Phase (Savannah 4.3): the players draw in the order {}, one card each; the {player} player holds {held} momentum chit(s).",
-        rules.charts.cards.draw.order.join(", ")
-    );
-    let sides = rules.sequence.sides_of(&player);
-    if sides.len() > 1 {
-        text += &format!(" The {} sides share the chits and the hand (Savannah 1.4, 4.3).", sides.join(" and "));
-    }
-    let mut comment = wrap("# ", "#   ", &text);
-    if held > 0 && max > 0 {
-        let choice = Choice {
-            key: "momentum".into(),
-            yaml: Some("1".into()),
-            text: format!("spend 1 chit for one more card (Savannah 1.4: at most {max} a phase)"),
-            ..Choice::default()
-        };
-        comment += "# With no orders no chit is spent. To buy a card:\n";
-        comment += &choice_lines(false, &[&choice]);
-        g.choices.push(choice);
-    } else {
-        comment += "# No chit to spend for an extra card (Savannah 1.4).\n";
-    }
-    g.comment = comment;
-    g
-}
-
-/// Savannah 4.4, 4.5: the Construct Siege Works Phase: the markers flipped
-/// this step and the alignments open to each (4.4: "that marker is
-/// flipped, and aligned so that the hexsides to be entrenched are
-/// portrayed by the white symbols"), how many markers the French may
-/// place, and every hex where the first may go (found by the orders' own
-/// check), each offered.
-fn construct_guide(rules: &Rules, state: &State, side: &str) -> Guide {
-    use crate::systems::gboar::board::siege;
-    use crate::systems::gboar::phases::siege_works;
-    let mut g = plain_guide(rules, state, side, "construct-siege-works", "docs/orders.md, Construct Siege Works");
-    let mut text = format!("Construct Siege Works Phase, turn {} (Savannah 4.4).", state.turn);
-    if !state.siege_works.is_empty() {
-        let works: Vec<String> = state.siege_works.iter().map(siege::describe).collect();
-        text += &format!(" Siege works: {}.", works.join("; "));
-    }
-    let layout = rules.module.map.layout;
-    let flipping = siege_works::flipping(rules, state);
-    let mut flip_choices: Vec<Choice> = Vec::new();
-    for (hex, why) in &flipping {
-        match why {
-            Some(why) => text += &format!(" The marker in {hex} is not flipped this turn: {why}."),
-            None => {
-                let Ok(h) = hex.parse::<HexId>() else { continue };
-                let around: Vec<String> = crate::base::hex::neighbours(h, layout)
-                    .into_iter()
-                    .filter(|n| rules.module.map.terrain.contains_key(n))
-                    .map(|n| n.to_string())
-                    .collect();
-                let default = siege_works::default_toward(rules, &state.siege_works, h);
-                text += &format!(
-                    " The marker in {hex} is flipped and aligned now: toward names the adjacent hexes ({}) its \
-                     entrenched hexsides face, as many as a counter of the mix left shows; without a flip entry it \
-                     faces {}.",
-                    around.join(", "),
-                    default.join(", ")
-                );
-                let sizes = siege::step_of(rules, state.turn)
-                    .map(|(rule, _)| {
-                        siege::mix_sizes(rule)
-                            .into_iter()
-                            .filter(|m| {
-                                siege::counters_left(rule, &state.siege_works, *m as usize).is_none_or(|l| l > 0)
-                            })
-                            .collect::<Vec<u32>>()
-                    })
-                    .unwrap_or_default();
-                let mut near: Vec<String> = default.clone();
-                near.extend(around.iter().filter(|a| !default.contains(a)).cloned());
-                for n in sizes {
-                    let toward: Vec<String> = near.iter().take(n as usize).map(|t| format!("\"{t}\"")).collect();
-                    flip_choices.push(Choice {
-                        key: siege_works::FLIP.into(),
-                        yaml: Some(format!("{{hex: \"{hex}\", toward: [{}]}}", toward.join(", "))),
-                        text: format!(
-                            "the marker in {hex} completed with a counter of {n} hexside{} (Savannah 4.4)",
-                            if n == 1 { "" } else { "s" }
-                        ),
-                        ..Choice::default()
-                    });
-                }
-            }
-        }
-    }
-    let open = siege_works::open_hexes(rules, state);
-    match siege_works::allowance(rules, state) {
-        None => text += " No construction markers are placed this turn.",
-        Some(_) if !siege::weather_allows(rules, state) => {
-            text += &format!(" The {} prevents construction this turn.", siege::weather_name(rules, state))
-        }
-        Some((n, words)) => {
-            text += &format!(" You may place {words} construction markers ({n} now); the first may go in {}.", {
-                if open.is_empty() {
-                    "no hex".to_string()
-                } else {
-                    runs_text(&open)
-                }
-            })
-        }
-    }
-    let mut comment = wrap("# ", "#   ", &text);
-    if !flip_choices.is_empty() {
-        comment += "# To align a marker flipped (under flip:):\n";
-        comment += &choice_lines(true, &flip_choices.iter().collect::<Vec<_>>());
-    }
-    let choices: Vec<Choice> = open
-        .iter()
-        .map(|h| Choice {
-            key: siege_works::PLACE.into(),
-            yaml: Some(format!("{{hex: \"{h}\"}}")),
-            text: "a construction marker (Savannah 4.4); its hexsides are chosen when it is flipped".into(),
-            ..Choice::default()
-        })
-        .collect();
-    if !choices.is_empty() {
-        comment += "# With no orders no marker is placed. To place one (under place:), the first in one of:\n";
-        comment += &choice_lines(true, &choices.iter().take(1).collect::<Vec<_>>());
-    }
-    let mut all = flip_choices;
-    all.extend(choices);
-    g.choices = all;
-    g.comment = comment;
-    g
-}
-
-/// Savannah 4.6: the Siege & Bombardment Phase: the side rolls unless it
-/// says `bombard: false`; where its results may fall.
-fn bombard_guide(rules: &Rules, state: &State, side: &str) -> Guide {
-    use crate::systems::gboar::board::siege;
-    let mut g = plain_guide(rules, state, side, "siege-and-bombardment", "docs/orders.md, Siege & Bombardment");
-    let chart = &rules.charts.siege_bombardment;
-    let works: Vec<String> = state.siege_works.iter().map(siege::describe).collect();
-    let text = format!(
-        "Siege & Bombardment Phase, turn {} (Savannah 4.6): the sides roll on {} in the order {}; with no orders this side rolls and its results fall on the first hexside, hex or marker in the board's order. Siege works: {}.",
-        state.turn,
-        chart.table_i.name,
-        chart.procedure.order.join(", "),
-        if works.is_empty() { "none".to_string() } else { works.join("; ") }
-    );
-    let mut comment = wrap("# ", "#   ", &text);
-    let mut choices = vec![Choice {
-        key: "bombard".into(),
-        yaml: Some("false".into()),
-        text: "do not roll this phase".into(),
-        ..Choice::default()
-    }];
-    let player = rules.player_of_side(side);
-    let (breach, other): (Vec<String>, Option<(&str, Vec<String>)>) = if player == siege::builder_player(rules) {
-        let city: Vec<String> = siege::city_hexes(rules, state, false).iter().map(HexId::to_string).collect();
-        (siege::fieldwork_sides(rules, state, false).iter().map(|s| s.to_string()).collect(), Some(("destroy", city)))
-    } else {
-        let markers: Vec<String> = state.siege_works.iter().filter(|w| !w.completed).map(|w| w.hex.clone()).collect();
-        (siege::siege_sides(state, false), Some(("remove", markers)))
-    };
-    if let Some(first) = breach.first() {
-        choices.push(Choice {
-            key: "breach".into(),
-            yaml: Some(format!("[\"{first}\"]")),
-            text: format!("where a breach falls first (Savannah 4.5); one of {}", breach.join(" ")),
-            ..Choice::default()
-        });
-    }
-    if let Some((key, list)) = other.filter(|(_, l)| !l.is_empty()) {
-        choices.push(Choice {
-            key: key.into(),
-            yaml: Some(format!("[\"{}\"]", list[0])),
-            text: format!("where such a result falls first; one of {}", list.join(" ")),
-            ..Choice::default()
-        });
-    }
-    comment += &choice_lines(false, &choices.iter().collect::<Vec<_>>());
-    g.choices = choices;
-    g.comment = comment;
-    g
-}
-
-/// Savannah 4.3: the player's hand, and each card it may play now as a
-/// `play:` choice (the others with why not); every step's orders may play
-/// cards. A trumping card is offered only in the step's own response form.
-fn cards_guide(rules: &Rules, state: &State, side: &str, g: &mut Guide) {
-    use crate::systems::gboar::effects::cards;
-    if !cards::in_scenario(rules) {
-        return;
-    }
-    let player = rules.player_of_side(side);
-    let hand = state.cards.get(&player).cloned().unwrap_or_default();
-    let others: Vec<String> = state
-        .cards
-        .iter()
-        .filter(|(h, _)| **h != player)
-        .map(|(h, cards)| format!("the {h} player holds {}", cards.len()))
-        .collect();
-    if hand.is_empty() && others.is_empty() {
-        return;
-    }
-    let mut text = if hand.is_empty() {
-        format!("Random Events cards (Savannah 4.3): the {player} player holds none")
-    } else {
-        let titles: Vec<String> = hand.iter().map(|id| cards::title(rules, id)).collect();
-        format!("Random Events cards (Savannah 4.3): the {player} player holds {}", titles.join(", "))
-    };
-    if !others.is_empty() {
-        text += &format!("; {}", others.join(", "));
-    }
-    text.push('.');
-    let mut comment = wrap("# ", "#   ", &text);
-    let playable = cards::playable(rules, state, &player);
-    let choices: Vec<Choice> = playable
-        .iter()
-        .map(|id| {
-            let effects: Vec<String> = cards::card(rules, id)
-                .map(|c| c.effects.iter().map(|e| e.effect.clone()).collect())
-                .unwrap_or_default();
-            Choice {
-                key: cards::PLAY.into(),
-                yaml: Some(format!("[{}]", cards::play_item(rules, state, &player, id))),
-                text: format!("play {} ({})", cards::title(rules, id), effects.join(", ")),
-                ..Choice::default()
-            }
-        })
-        .collect();
-    if !choices.is_empty() {
-        comment += "# Cards you may play now, with these orders:\n";
-        comment += &choice_lines(false, &choices.iter().collect::<Vec<_>>());
-    }
-    for id in hand.iter().filter(|id| !playable.contains(id)) {
-        let why = match cards::refusal(rules, state, &player, id) {
-            Some((code, message)) => format!("{message} [{}]", code.id()),
-            None => format!(
-                "a trumping card: play it only in answer to a card, `{{card: {id}, cancels: CARD-ID}}` (Savannah 4.3)"
-            ),
-        };
-        comment += &wrap("# not now: ", "#   ", &why);
-    }
-    g.comment += &comment;
-    g.choices.extend(choices);
 }
 
 /// Fire targets as the side may name them (series 7.4): under hidden
