@@ -790,8 +790,9 @@ impl Phase<'_> {
             MoveOrder { path: Some(path.iter().map(|h| HexText::Text(h.to_string())).collect()), ..order.clone() };
         let mut trial = Run::new(base.state.clone(), None);
         trial.arrived = base.arrived.clone();
+        trial.quiet = true;
         let mut problems = Vec::new();
-        self.one_move(&mut trial, side, "moves[0]", &order, &mut problems);
+        self.move_prepared(&mut trial, side, "moves[0]", &order, prepared, &mut problems);
         self.pinned_movers_end_away(&mut trial);
         problems.is_empty() && trial.problems.is_empty()
     }

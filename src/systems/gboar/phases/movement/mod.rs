@@ -671,6 +671,10 @@ struct Run<'d> {
     /// only dice of the phase's moves: without one, the run with dice is
     /// the same run ([`resolve`] then makes it once).
     rolls_wanted: bool,
+    /// A trial run that only asks whether a move is legal
+    /// ([`Phase::ends_at`]): its moves write no events (their texts are
+    /// most of a trial's cost); what they change in the state is the same.
+    quiet: bool,
 }
 
 impl<'d> Run<'d> {
@@ -686,6 +690,7 @@ impl<'d> Run<'d> {
             failure: None,
             arrived: BTreeMap::new(),
             rolls_wanted: false,
+            quiet: false,
         }
     }
 }

@@ -573,11 +573,27 @@ impl Phase<'_> {
         order: &MoveOrder,
         problems: &mut Vec<Problem>,
     ) {
-        let Some(Prepared { ids, start, group, allowances, max_hexes, occ }) =
-            self.prepare(run, side, field, order, problems)
-        else {
-            return;
-        };
+        let Some(prepared) = self.prepare(run, side, field, order, problems) else { return };
+        self.move_prepared(run, side, field, order, &prepared, problems);
+    }
+
+    /// [`Phase::one_move`] after [`Phase::prepare`]: the move's path
+    /// checked and the move made. A trial of the same move in a copy of
+    /// the state it was prepared in ([`Phase::ends_at`]) takes the same
+    /// preparation: `prepare` reads only the state, the units placed this
+    /// phase and the units moved (a trial has moved none, so a move
+    /// prepared in the phase prepares the same in the trial).
+    pub(super) fn move_prepared(
+        &self,
+        run: &mut Run<'_>,
+        side: &str,
+        field: &str,
+        order: &MoveOrder,
+        prepared: &Prepared<'_>,
+        problems: &mut Vec<Problem>,
+    ) {
+        let Prepared { ids, group, allowances, max_hexes, occ, .. } = prepared;
+        let start = prepared.start;
         let state = &run.state;
         // The path.
         let walked = match (&order.path, &order.to) {
@@ -655,7 +671,7 @@ impl Phase<'_> {
         }
         // Savannah Hist. Special Rules: a held gun sent back by Defensive
         // Artillery Fire moves toward its at-start hex as fast as it can.
-        for id in &ids {
+        for id in ids {
             if !state.units.get(id).is_some_and(|u| u.must_return) {
                 continue;
             }
@@ -711,58 +727,64 @@ impl Phase<'_> {
         let (covered_way_hexes, lost) = if along { self.lost_rolls(run, &ids, &mut walked) } else { (0, false) };
         // Make the move.
         let dest = walked.hexes.last().copied().unwrap_or(start);
-        let path_text: Vec<String> = walked.hexes.iter().map(HexId::to_string).collect();
-        let costs: Vec<String> = walked
-            .hexes
-            .iter()
-            .zip(&walked.steps)
-            .map(|(h, s)| {
-                let parts: Vec<String> = s.parts.iter().map(|(n, v)| format!("{n} {v}")).collect();
-                format!("{h} ({})", parts.join(" + "))
-            })
-            .collect();
-        let stop_text = match walked.stopped_by.as_deref() {
-            Some(s) if s.starts_with("8.3") => {
-                format!(
-                    "; stops in the ZOC of {} ({})",
-                    self.names(&self.zoc.exerted_on(dest)),
-                    s.get(..4).unwrap_or(s)
-                )
+        // The event's texts, but in a quiet trial (Run::quiet).
+        let texts = (!run.quiet).then(|| {
+            let path_text: Vec<String> = walked.hexes.iter().map(HexId::to_string).collect();
+            let costs: Vec<String> = walked
+                .hexes
+                .iter()
+                .zip(&walked.steps)
+                .map(|(h, s)| {
+                    let parts: Vec<String> = s.parts.iter().map(|(n, v)| format!("{n} {v}")).collect();
+                    format!("{h} ({})", parts.join(" + "))
+                })
+                .collect();
+            let stop_text = match walked.stopped_by.as_deref() {
+                Some(s) if s.starts_with("8.3") => {
+                    format!(
+                        "; stops in the ZOC of {} ({})",
+                        self.names(&self.zoc.exerted_on(dest)),
+                        s.get(..4).unwrap_or(s)
+                    )
+                }
+                Some(s) => format!("; stops ({s})"),
+                None => String::new(),
+            };
+            (path_text, costs, stop_text)
+        });
+        for id in ids {
+            if let Some((path_text, costs, stop_text)) = &texts {
+                let mates: Vec<String> = ids.iter().filter(|m| *m != id).cloned().collect();
+                let allowance = allowances.get(id).copied().unwrap_or(0);
+                let text = format!(
+                    "{}{} moves {start} → {}{}: {} of {} MP{}{}{}",
+                    self.name(id),
+                    if mates.is_empty() { String::new() } else { format!(" (in a stack with {})", self.names(&mates)) },
+                    path_text.join(" → "),
+                    if order.strategic { " by strategic movement (9.52)" } else { "" },
+                    walked.mp,
+                    allowance,
+                    if walked.minimum_move {
+                        ", more than its allowance: a unit may always move one hex (9.1)"
+                    } else {
+                        ""
+                    },
+                    if costs.is_empty() { String::new() } else { format!(" [{}]", costs.join(", ")) },
+                    stop_text
+                );
+                run.events.push(
+                    Event::new("9.1", "move", text)
+                        .with("unit", id)
+                        .with("from", start.to_string())
+                        .with("to", dest.to_string())
+                        .with("path", &path_text)
+                        .with("mp_spent", walked.mp)
+                        .with("mp_allowance", allowance)
+                        .with("strategic", order.strategic)
+                        .with("minimum_move", walked.minimum_move)
+                        .with("stopped_by", &walked.stopped_by),
+                );
             }
-            Some(s) => format!("; stops ({s})"),
-            None => String::new(),
-        };
-        for id in &ids {
-            let mates: Vec<String> = ids.iter().filter(|m| *m != id).cloned().collect();
-            let allowance = allowances.get(id).copied().unwrap_or(0);
-            let text = format!(
-                "{}{} moves {start} → {}{}: {} of {} MP{}{}{}",
-                self.name(id),
-                if mates.is_empty() { String::new() } else { format!(" (in a stack with {})", self.names(&mates)) },
-                path_text.join(" → "),
-                if order.strategic { " by strategic movement (9.52)" } else { "" },
-                walked.mp,
-                allowance,
-                if walked.minimum_move {
-                    ", more than its allowance: a unit may always move one hex (9.1)"
-                } else {
-                    ""
-                },
-                if costs.is_empty() { String::new() } else { format!(" [{}]", costs.join(", ")) },
-                stop_text
-            );
-            run.events.push(
-                Event::new("9.1", "move", text)
-                    .with("unit", id)
-                    .with("from", start.to_string())
-                    .with("to", dest.to_string())
-                    .with("path", &path_text)
-                    .with("mp_spent", walked.mp)
-                    .with("mp_allowance", allowance)
-                    .with("strategic", order.strategic)
-                    .with("minimum_move", walked.minimum_move)
-                    .with("stopped_by", &walked.stopped_by),
-            );
             let on_covered_way = self.terrain.hex(dest).is_some_and(|h| h.feature.is_some());
             let mortar = self.counter(id.as_str()).is_some_and(|c| c.kind == "mortar");
             let home = self.home(id);
