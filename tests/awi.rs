@@ -306,6 +306,37 @@ fn check_game_refuses_an_ammunition_roll_the_article_cannot_reduce() {
     assert!(all.contains("the rows cover the d10 from 1 to 10 once each"), "{all}");
 }
 
+/// check-game holds a scenario's fort garrison to the fort: units of the
+/// fort's side, starting in its hex, not supply units.
+#[test]
+fn check_game_refuses_a_fort_garrison_that_is_not_the_forts() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let scenario = to.join("scenarios/supply.yaml");
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    assert!(text.contains("garrison: [american-heavy-gun]"));
+    std::fs::write(
+        &scenario,
+        text.replacen("garrison: [american-heavy-gun]", "garrison: [american-heavy-gun, foot, continentals]", 1),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("forts[0].garrison[1]") && all.contains("'foot' is british's; the fort is american's"),
+        "{all}"
+    );
+    assert!(
+        all.contains("forts[0].garrison[2]")
+            && all.contains("'continentals' does not start at 0405 (setup): a fort's garrison is in its hex"),
+        "{all}"
+    );
+}
+
 /// A copy of tests/modules/awi-small in `dir`, to break.
 fn small_module_copy(dir: &Path) -> std::path::PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use crate::base::dice::Die;
-use crate::base::error::{Error, Result};
+use crate::base::error::{echo, Error, Result};
 use crate::base::hex::{are_adjacent, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::awi::board::{enemy_of, State};
@@ -594,11 +594,11 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
 /// supply units to expend." Forts and magazines cannot resupply.
 fn check_supply_spent(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table, problems: &mut Vec<Problem>) {
     for (side, n) in &t.supply_spent {
-        let field = format!("table.supply_spent.{side}");
+        let field = format!("table.supply_spent.{}", echo(side));
         if !sides.contains(side) {
             problems.push(problem(
                 field,
-                format!("'{side}' is not a side of this battle ({})", sides.join(", ")),
+                format!("'{}' is not a side of this battle ({})", echo(side), sides.join(", ")),
                 "battle-side",
                 supply::RULE,
             ));

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
+use crate::base::error::echo;
 use crate::base::hex::{are_adjacent, distance, HexId};
 use crate::system::Event;
 use crate::systems::awi::board::{enemy_of, land_units_of, reach, step_cost, State};
@@ -313,7 +314,7 @@ fn garrison_problems(m: &Module, s: &State, side: &str, body: &Body, moves: &[Ch
                 format!("{field}.hex"),
                 format!(
                     "'{}' is not the hex of a fort of yours: {}",
-                    g.hex,
+                    echo(&g.hex),
                     if ours.is_empty() { "you have none".to_string() } else { ours.join(", ") }
                 ),
                 "not-a-fort",
@@ -324,7 +325,7 @@ fn garrison_problems(m: &Module, s: &State, side: &str, body: &Body, moves: &[Ch
         if !named.insert(g.hex.as_str()) {
             problems.push(problem(
                 format!("{field}.hex"),
-                format!("the fort at {} is named twice", g.hex),
+                format!("the fort at {} is named twice", echo(&g.hex)),
                 "twice",
                 "AWI Supply",
             ));
@@ -338,7 +339,10 @@ fn garrison_problems(m: &Module, s: &State, side: &str, body: &Body, moves: &[Ch
             if !ok {
                 problems.push(problem(
                     f,
-                    format!("'{id}' is not a unit of yours that fights: a fort shelters your regiments and guns"),
+                    format!(
+                        "'{}' is not a unit of yours that fights: a fort shelters your regiments and guns",
+                        echo(id)
+                    ),
                     "not-yours",
                     "AWI Supply",
                 ));
@@ -350,7 +354,7 @@ fn garrison_problems(m: &Module, s: &State, side: &str, body: &Body, moves: &[Ch
                     "AWI Supply",
                 ));
             } else if !seen.insert(id) {
-                problems.push(problem(f, format!("{id} is named twice"), "twice", "AWI Supply"));
+                problems.push(problem(f, format!("{} is named twice", echo(id)), "twice", "AWI Supply"));
             }
         }
     }
