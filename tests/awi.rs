@@ -211,6 +211,7 @@ fn a_battle_rolls_ammunition_and_the_referee_spends_a_supply_unit() {
     let dispatch = p.reports.unwrap();
     let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
     assert!(american.contains("american's artillery at 0402, lacking a supply unit: american-gun D10"), "{american}");
+    assert!(american.contains("Village (0405, fort): American (inside the fort: american-heavy-gun)"), "{american}");
     assert!(
         american.contains("british's artillery at 0402, with a supply unit (wagons-1, wagons-2): light-gun D10")
             && american.contains("resupply 2 (expending a supply unit)"),

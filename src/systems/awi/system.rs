@@ -843,11 +843,15 @@ impl seam::Rules for Rules {
             if s.magazines.contains(&t.id) {
                 what.push("magazine");
             }
-            if s.forts.iter().any(|f| f.hex == t.hex) {
+            let mut inside = String::new();
+            if let Some(f) = s.forts.iter().find(|f| f.hex == t.hex) {
                 what.push("fort");
+                if !f.garrison.is_empty() {
+                    inside = format!(" (inside the fort: {})", f.garrison.join(", "));
+                }
             }
             board.push(format!(
-                "{} ({}{}): {owner}",
+                "{} ({}{}): {owner}{inside}",
                 t.name,
                 t.hex,
                 if what.is_empty() { String::new() } else { format!(", {}", what.join(", ")) }
