@@ -180,23 +180,82 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed entry is caught");
 }
 
+/// SUPPLY by email: a British column with two supply units attacks an
+/// American force with a gun and none. The battle sheet carries every
+/// gun's ammunition roll (the Americans' at 2/3/4 shots, the British at
+/// 6/8/10 with a resupply round per supply unit), rolled through the
+/// game's dice; the referee's entry spending more supply units than the
+/// force has is refused with file, line and field; the one spent leaves
+/// the game; `verify` recomputes the rolls.
+#[test]
+fn a_battle_rolls_ammunition_and_the_referee_spends_a_supply_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("supply");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "supply", "supply", players, 16, None).unwrap();
+    let (template, _) = adjutant::game::template(&g, "british", wait()).unwrap();
+    assert!(template.contains("wagons-1 at 0302: 0 stands, 7 MP, supply unit"), "{template}");
+    let column = ["brit-major", "foot", "light-gun", "wagons-1", "wagons-2"];
+    let moves: String = column.iter().map(|u| format!("  - {{unit: {u}, path: [\"0402\"]}}\n")).collect();
+    let bytes = format!("game: supply\nturn: 1\nstep: british-operations\nside: british\nmoves:\n{moves}").into_bytes();
+    adjutant::game::inbox::submit(&g, &bytes, "b.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    assert_eq!(p.next_step.as_deref(), Some("1-british-battle-0402"));
+    // The American 6-pounder's roll, the British 3-pounder's, and its two
+    // resupply rolls (two supply units).
+    assert_eq!(p.resolved[0].rolls.len(), 4);
+    let dispatch = p.reports.unwrap();
+    let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
+    assert!(american.contains("american's artillery at 0402, lacking a supply unit: american-gun D10"), "{american}");
+    assert!(american.contains("Village (0405, fort): American (inside the fort: american-heavy-gun)"), "{american}");
+    assert!(
+        american.contains("british's artillery at 0402, with a supply unit (wagons-1, wagons-2): light-gun D10")
+            && american.contains("resupply 2 (expending a supply unit)"),
+        "{american}"
+    );
+    let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
+    assert!(
+        template.contains(
+            "supply_spent: {british: 0}   # supply units expended to resupply the artillery: british 0 to 2 (wagons-1, wagons-2)"
+        ),
+        "{template}"
+    );
+    let entry = |spent: u32| {
+        format!(
+            "game: supply\nturn: 1\nstep: british-battle-0402\nside: referee\ntable:\n  holds_field: british\n  outcome: {{british: held, american: broke}}\n  units:\n    foot: {{markers: 1}}\n    light-gun: {{markers: 0}}\n    continentals: {{markers: 2}}\n    american-gun: {{markers: 0}}\n  retreat_to: \"0502\"\n  supply_spent: {{british: {spent}}}\n"
+        )
+    };
+    let file = dir.path().join("result.yaml");
+    std::fs::write(&file, entry(3)).unwrap();
+    let err = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap_err().to_string();
+    assert!(
+        err.contains("result.yaml:14:")
+            && err.contains("table.supply_spent.british: british expends 3 supply units; its force at 0402 has 2 (wagons-1, wagons-2): 0 to 2"),
+        "{err}"
+    );
+    std::fs::write(&file, entry(1)).unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[file], wait()).unwrap();
+    assert!(p.resolved[0].rolls.is_empty(), "the entry rolls nothing: the resupply was rolled on the sheet");
+    assert_eq!(p.next_step.as_deref(), Some("1-american-operations"));
+    let dispatch = p.reports.unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
+    assert!(british.contains("british expended 1 supply unit at the battle of 0402"), "{british}");
+    assert!(british.contains("wagons-2 0402 0/0") && !british.contains("wagons-1 0402"), "{british}");
+    let verdict = adjutant::game::verify::verify(&g).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.failure);
+}
+
 /// check-game holds the stand-in combat table to its structure: a result
 /// that costs neither side anything would let a trivial combat, "repeated
 /// until one or both sides break", run for ever.
 #[test]
 fn check_game_refuses_a_combat_result_that_costs_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let to = dir.path().join("awi-small");
-    for sub in ["", "charts", "scenarios"] {
-        std::fs::create_dir_all(to.join(sub)).unwrap();
-        for e in std::fs::read_dir(from.join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_file() {
-                std::fs::copy(&p, to.join(sub).join(p.file_name().unwrap())).unwrap();
-            }
-        }
-    }
+    let to = small_module_copy(dir.path());
     let battle = to.join("charts/battle.yaml");
     let text = std::fs::read_to_string(&battle).unwrap();
     assert!(text.contains("results: [{attacker: 2, defender: 0}"));
@@ -217,6 +276,82 @@ fn check_game_refuses_a_combat_result_that_costs_nothing() {
             && all.contains("costs one side"),
         "{all}"
     );
+}
+
+/// check-game holds the stand-in ammunition roll to the article's table:
+/// every shot count it gives is a row of `ammunition`, so that a force
+/// lacking a supply unit finds its 2, 3 or 4.
+#[test]
+fn check_game_refuses_an_ammunition_roll_the_article_cannot_reduce() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let battle = to.join("charts/battle.yaml");
+    let text = std::fs::read_to_string(&battle).unwrap();
+    assert!(text.contains("- {from: 8, to: 10, with_supply: 10}"));
+    std::fs::write(
+        &battle,
+        text.replacen("- {from: 8, to: 10, with_supply: 10}", "- {from: 8, to: 9, with_supply: 12}", 1),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("ammunition_roll.rows[2].with_supply")
+            && all.contains("12 shots is not a row of `ammunition` (6, 8, 10)"),
+        "{all}"
+    );
+    assert!(all.contains("the rows cover the d10 from 1 to 10 once each"), "{all}");
+}
+
+/// check-game holds a scenario's fort garrison to the fort: units of the
+/// fort's side, starting in its hex, not supply units.
+#[test]
+fn check_game_refuses_a_fort_garrison_that_is_not_the_forts() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let scenario = to.join("scenarios/supply.yaml");
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    assert!(text.contains("garrison: [american-heavy-gun]"));
+    std::fs::write(
+        &scenario,
+        text.replacen("garrison: [american-heavy-gun]", "garrison: [american-heavy-gun, foot, continentals]", 1),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("forts[0].garrison[1]") && all.contains("'foot' is british's; the fort is american's"),
+        "{all}"
+    );
+    assert!(
+        all.contains("forts[0].garrison[2]")
+            && all.contains("'continentals' does not start at 0405 (setup): a fort's garrison is in its hex"),
+        "{all}"
+    );
+}
+
+/// A copy of tests/modules/awi-small in `dir`, to break.
+fn small_module_copy(dir: &Path) -> std::path::PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let to = dir.join("awi-small");
+    for sub in ["", "charts", "scenarios"] {
+        std::fs::create_dir_all(to.join(sub)).unwrap();
+        for e in std::fs::read_dir(from.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                std::fs::copy(&p, to.join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    to
 }
 
 /// A text report with its lines unwrapped: every run of white space one

@@ -106,6 +106,15 @@ impl State {
         self.pieces.get(id)?.hex.as_deref()?.parse().ok()
     }
 
+    /// A fort's garrison leaves it when it leaves the fort's hex (moved,
+    /// retreated, eliminated or spent).
+    pub fn prune_garrisons(&mut self) {
+        let pieces = &self.pieces;
+        for f in &mut self.forts {
+            f.garrison.retain(|id| pieces.get(id).and_then(|p| p.hex.as_deref()) == Some(f.hex.as_str()));
+        }
+    }
+
     /// The pieces in a hex, in id order.
     pub fn at(&self, hex: HexId) -> Vec<&str> {
         self.pieces

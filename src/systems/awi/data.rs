@@ -125,6 +125,10 @@ pub enum Kind {
     Artillery,
     Militia,
     MountedInfantry,
+    /// A supply unit (1776's wagons: "S"): no fighting stands; it moves
+    /// with the army and feeds its artillery in battle (the article,
+    /// SUPPLY).
+    Supply,
 }
 
 impl Kind {
@@ -135,6 +139,7 @@ impl Kind {
             Kind::Artillery => "artillery",
             Kind::Militia => "militia",
             Kind::MountedInfantry => "mounted-infantry",
+            Kind::Supply => "supply",
         }
     }
 }
@@ -174,13 +179,26 @@ pub struct Unit {
     pub nationality: String,
     pub kind: Kind,
     pub class: Class,
+    /// Its weaponry (none for a supply unit).
+    #[serde(default)]
     pub weapon: String,
+    /// Its PLM morale grade (none for a supply unit).
+    #[serde(default)]
     pub morale: String,
     pub fighting_stands: u32,
     #[serde(default)]
     pub command_stands: u32,
     #[serde(default)]
     pub gun: Option<Gun>,
+}
+
+impl Unit {
+    /// A supply unit: not a regiment, no fighting stands (the article,
+    /// SUPPLY: "Supply units are used as given in 1776 for all purposes
+    /// except combat").
+    pub fn is_supply(&self) -> bool {
+        self.kind == Kind::Supply
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -375,6 +393,10 @@ pub struct Grade {
 #[serde(deny_unknown_fields)]
 pub struct BattleChart {
     pub ammunition: Ammunition,
+    /// PLM's ammunition roll (stand-in: its chart is not in our texts).
+    pub ammunition_roll: AmmunitionRoll,
+    /// How near a friendly magazine artillery draws on it (the article).
+    pub magazine_supply: MagazineSupply,
     pub fortification_damage: Damage,
     pub fort_section: FortSection,
     /// How many 4-inch sections a fort's line has on the table (stand-in:
@@ -467,6 +489,39 @@ pub struct AmmunitionRow {
     pub without_supply: u32,
 }
 
+/// "a force containing a supply unit roll for artillery ammunition
+/// normally as given in the PLM rules": PLM's chart is not in our texts, so
+/// this is a stand-in with its structure: a die per artillery unit, each
+/// face range giving the shots a supplied gun receives (a `with_supply`
+/// of `ammunition`, whose `without_supply` a force lacking a supply unit
+/// receives instead).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AmmunitionRoll {
+    pub source: String,
+    pub die: String,
+    pub rows: Vec<AmmunitionFaces>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AmmunitionFaces {
+    pub from: u32,
+    pub to: u32,
+    pub with_supply: u32,
+}
+
+/// "Artillery pieces within two hexes of a friendly magazine can draw upon
+/// that magazine as if it were a standard supply unit provided there is a
+/// valid line of communications to the magazine."
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MagazineSupply {
+    pub source: String,
+    pub sentence: String,
+    pub hexes: u32,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Damage {
@@ -547,6 +602,13 @@ pub struct Scenario {
 pub struct FortAt {
     pub hex: String,
     pub side: String,
+    /// The units inside the fort (the others in its hex are outside it):
+    /// "Artillery pieces in forts are assumed to always be in supply and
+    /// have unlimited ammunition. Those in the same hex with a friendly
+    /// fort (but not inside it) can draw upon the fort as if it were a
+    /// normal supply unit."
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub garrison: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -748,7 +810,7 @@ impl Module {
             if !sides.contains(u.side.as_str()) {
                 p.add(&oob_label, &format!("{field}.side"), format!("'{}' is not a side of module.yaml", u.side));
             }
-            if !self.charts.morale.grades.iter().any(|g| g.grade == u.morale) {
+            if !u.is_supply() && !self.charts.morale.grades.iter().any(|g| g.grade == u.morale) {
                 let known: Vec<&str> = self.charts.morale.grades.iter().map(|g| g.grade.as_str()).collect();
                 p.add(
                     &oob_label,
@@ -756,7 +818,15 @@ impl Module {
                     format!("'{}' is not a grade of charts/morale.yaml ({})", u.morale, known.join(", ")),
                 );
             }
-            if u.fighting_stands == 0 {
+            if u.is_supply() {
+                if u.fighting_stands != 0 || u.command_stands != 0 {
+                    p.add(
+                        &oob_label,
+                        &format!("{field}.fighting_stands"),
+                        "a supply unit has no stands: fighting_stands 0, no command_stands",
+                    );
+                }
+            } else if u.fighting_stands == 0 {
                 p.add(&oob_label, &format!("{field}.fighting_stands"), "a unit has at least one fighting stand");
             }
             match (u.kind, u.gun) {
@@ -883,6 +953,26 @@ impl Module {
             }
             for (i, f) in s.forts.iter().enumerate() {
                 self.land_hex_check(&f.hex, &label, &format!("forts[{i}].hex"), p, false);
+                for (j, id) in f.garrison.iter().enumerate() {
+                    let field = format!("forts[{i}].garrison[{j}]");
+                    match self.unit(id) {
+                        None => p.add(&label, &field, format!("'{id}' is not a unit of the order of battle")),
+                        Some(u) if u.side != f.side => {
+                            p.add(&label, &field, format!("'{id}' is {}'s; the fort is {}'s", u.side, f.side))
+                        }
+                        Some(u) if u.is_supply() => p.add(
+                            &label,
+                            &field,
+                            format!("'{id}' is a supply unit: a fort shelters regiments and guns"),
+                        ),
+                        Some(_) if !s.setup.get(&f.hex).is_some_and(|x| x.contains(id)) => p.add(
+                            &label,
+                            &field,
+                            format!("'{id}' does not start at {} (setup): a fort's garrison is in its hex", f.hex),
+                        ),
+                        Some(_) => {}
+                    }
+                }
             }
         }
         let mut counted = BTreeMap::new();
@@ -952,8 +1042,53 @@ impl Module {
         if section.die.parse::<Die>().is_err() {
             p.add(&label, "fort_section.die", format!("'{}' is not a die (d6, d10, d100)", section.die));
         }
+        self.check_ammunition(&label, p);
         if self.charts.battle.pursuit.actions_die == 0 {
             p.add(&label, "pursuit.actions_die", "a die has at least one face");
+        }
+    }
+
+    /// The ammunition roll: a die, its faces each in one row, every row's
+    /// shots a row of the article's `ammunition` (so that a force lacking
+    /// a supply unit finds its 2, 3 or 4).
+    fn check_ammunition(&self, label: &str, p: &mut Problems) {
+        let roll = &self.charts.battle.ammunition_roll;
+        let faces = match roll.die.parse::<Die>() {
+            Ok(d) => d.faces(),
+            Err(_) => {
+                p.add(label, "ammunition_roll.die", format!("'{}' is not a die (d6, d10, d100)", roll.die));
+                return;
+            }
+        };
+        let mut next = 1;
+        for (i, r) in roll.rows.iter().enumerate() {
+            if r.from != next || r.to < r.from {
+                p.add(
+                    label,
+                    &format!("ammunition_roll.rows[{i}].from"),
+                    format!("the rows cover the {} from 1 to {faces} in order: this row starts at {next}", roll.die),
+                );
+            }
+            next = r.to.saturating_add(1);
+            if !self.charts.battle.ammunition.rows.iter().any(|a| a.with_supply == r.with_supply) {
+                let known: Vec<String> =
+                    self.charts.battle.ammunition.rows.iter().map(|a| a.with_supply.to_string()).collect();
+                p.add(
+                    label,
+                    &format!("ammunition_roll.rows[{i}].with_supply"),
+                    format!("{} shots is not a row of `ammunition` ({})", r.with_supply, known.join(", ")),
+                );
+            }
+        }
+        if next != faces + 1 {
+            p.add(
+                label,
+                "ammunition_roll.rows",
+                format!("the rows cover the {} from 1 to {faces} once each", roll.die),
+            );
+        }
+        if self.charts.battle.magazine_supply.hexes == 0 {
+            p.add(label, "magazine_supply.hexes", "a distance in hexes from 1");
         }
     }
 

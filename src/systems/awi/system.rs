@@ -124,6 +124,9 @@ impl Rules {
         events.extend(command_events(m, state, &step.side));
         events.extend(movement::events(m, &moves));
         let mut after = movement::apply(state, &moves);
+        after.prune_garrisons();
+        movement::apply_garrisons(&mut after, &step.side, body);
+        events.extend(garrison_events(state, &after, &step.side));
         events.extend(update_control(m, &mut after));
         self.next_battle_or_end(step, after, events, dice)
     }
@@ -159,6 +162,7 @@ impl Rules {
         let m = &self.module;
         let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
         let (mut after, mut events) = battle::resolve(m, state, at, &step.side, entry, dice)?;
+        after.prune_garrisons();
         events.extend(update_control(m, &mut after));
         self.next_battle_or_end(step, after, events, dice)
     }
@@ -238,14 +242,15 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
 }
 
 /// A town held by one side's land units alone passes to that side (stand-in
-/// for 1776's control rules).
+/// for 1776's control rules); supply units alone hold nothing.
 fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
     let mut events = Vec::new();
     for t in &m.towns {
         let Ok(hex) = t.hex.parse::<HexId>() else { continue };
         let sides: std::collections::BTreeSet<String> =
             s.at(hex).iter().filter_map(|id| m.unit(id).map(|u| u.side.clone())).collect();
-        if sides.len() != 1 {
+        let fighting = s.at(hex).iter().any(|id| m.unit(id).is_some_and(|u| !u.is_supply()));
+        if sides.len() != 1 || !fighting {
             continue;
         }
         let side = sides.into_iter().next().unwrap_or_default();
@@ -257,6 +262,32 @@ fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
                     .with("side", &side),
             );
         }
+    }
+    events
+}
+
+/// Each of the side's forts whose garrison changed: who is inside now.
+fn garrison_events(before: &State, after: &State, side: &str) -> Vec<Event> {
+    let mut events = Vec::new();
+    for f in after.forts.iter().filter(|f| f.side == side) {
+        let was = before.forts.iter().find(|x| x.hex == f.hex).map(|x| x.garrison.clone()).unwrap_or_default();
+        if was == f.garrison {
+            continue;
+        }
+        events.push(
+            Event::new(
+                "AWI Supply",
+                "garrison",
+                format!(
+                    "Inside the {side} fort at {}: {}",
+                    f.hex,
+                    if f.garrison.is_empty() { "nobody".to_string() } else { f.garrison.join(", ") }
+                ),
+            )
+            .with("hex", &f.hex)
+            .with("side", side)
+            .with("garrison", &f.garrison),
+        );
     }
     events
 }
@@ -463,6 +494,7 @@ fn counters(m: &Module, s: &State) -> Vec<CounterView> {
         let Some(hex) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
         let Some(piece) = m.piece(id) else { continue };
         let (values, leader) = match piece {
+            data::Piece::Unit(u) if u.is_supply() => (format!("S-{}", m.allowance_of(u).unwrap_or(0)), false),
             data::Piece::Unit(u) => (format!("{}-{}", p.stands, m.allowance_of(u).unwrap_or(0)), false),
             data::Piece::General(g) => (format!("{}-{}", m.span_of(g).map(|r| r.stands).unwrap_or(0), g.rating), true),
             data::Piece::Fleet(f) => (format!("{:?}", f.kind).to_uppercase(), false),
@@ -763,10 +795,11 @@ impl seam::Rules for Rules {
                 data::Piece::General(g) => m.general_allowance(g).unwrap_or(0),
                 data::Piece::Fleet(_) => 0,
             };
-            let cmd = match commands.of_unit.get(id) {
-                Some(Some(g)) => format!("in command ({g})"),
-                Some(None) => "OUT OF COMMAND".to_string(),
-                None => "general".to_string(),
+            let cmd = match (commands.of_unit.get(id), piece) {
+                (Some(Some(g)), _) => format!("in command ({g})"),
+                (Some(None), _) => "OUT OF COMMAND".to_string(),
+                (None, data::Piece::Unit(_)) => "supply unit".to_string(),
+                (None, _) => "general".to_string(),
             };
             let comm = statuses.get(id).map(|s| s.words()).unwrap_or_default();
             comment += &format!(
@@ -775,6 +808,13 @@ impl seam::Rules for Rules {
                 if comm.is_empty() { "" } else { ", " }
             );
             units.push(serde_json::json!({"id": id, "hex": hex, "stands": p.stands, "allowance": allowance}));
+        }
+        for f in state.forts.iter().filter(|f| f.side == side) {
+            comment += &format!(
+                "# forts: [{{hex: \"{}\", garrison: [{}]}}]   # who is inside your fort after the moves, all of them (SUPPLY)\n",
+                f.hex,
+                f.garrison.join(", ")
+            );
         }
         let mut body = crate::base::yaml::Mapping::new();
         body.insert(Value::from("moves"), Value::Sequence(Vec::new()));
@@ -803,11 +843,15 @@ impl seam::Rules for Rules {
             if s.magazines.contains(&t.id) {
                 what.push("magazine");
             }
-            if s.forts.iter().any(|f| f.hex == t.hex) {
+            let mut inside = String::new();
+            if let Some(f) = s.forts.iter().find(|f| f.hex == t.hex) {
                 what.push("fort");
+                if !f.garrison.is_empty() {
+                    inside = format!(" (inside the fort: {})", f.garrison.join(", "));
+                }
             }
             board.push(format!(
-                "{} ({}{}): {owner}",
+                "{} ({}{}): {owner}{inside}",
                 t.name,
                 t.hex,
                 if what.is_empty() { String::new() } else { format!(", {}", what.join(", ")) }
@@ -822,6 +866,10 @@ impl seam::Rules for Rules {
             for u in m.units.iter().filter(|u| u.side == side.id) {
                 let Some(p) = s.pieces.get(&u.id) else { continue };
                 let Some(hex) = &p.hex else { continue };
+                if u.is_supply() {
+                    ledger.push(format!("{} ledger: {} (supply unit) at {hex}", side.name, u.name));
+                    continue;
+                }
                 let comm = if p.in_communication || u.side != "british" {
                     String::new()
                 } else {
@@ -899,6 +947,18 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
             units.push(serde_json::json!({"id": id, "side": side, "hex": hex, "stands": stands}));
         }
     }
+    let wagons: Vec<(&String, &Vec<String>)> = f.supply.iter().filter(|(_, ids)| !ids.is_empty()).collect();
+    if !wagons.is_empty() {
+        comment += &format!(
+            "#   supply_spent: {{{}}}   # supply units expended to resupply the artillery: {}\n",
+            wagons.iter().map(|(side, _)| format!("{side}: 0")).collect::<Vec<_>>().join(", "),
+            wagons
+                .iter()
+                .map(|(side, ids)| format!("{side} 0 to {} ({})", ids.len(), ids.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     comment += &format!(
         "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n# cavalry_declines: {{retreat_to: \"CCRR\"}}   # an all-cavalry defender declines battle against a force lacking any cavalry\n",
         f.generals.values().flatten().cloned().collect::<Vec<_>>().join(", "),
@@ -942,4 +1002,6 @@ struct OrdersFile {
     side: Value,
     #[serde(default)]
     moves: Vec<movement::Move>,
+    #[serde(default)]
+    forts: Vec<movement::Garrison>,
 }

@@ -17,14 +17,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use crate::base::dice::Die;
-use crate::base::error::{Error, Result};
+use crate::base::error::{echo, Error, Result};
 use crate::base::hex::{are_adjacent, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::awi::board::{enemy_of, State};
-use crate::systems::awi::data::{Class, Module, WATER};
+use crate::systems::awi::data::{Class, Kind, Module, WATER};
 use crate::systems::awi::rules::command::commands;
 use crate::systems::awi::rules::comms::{traced, BRITISH};
 use crate::systems::awi::rules::movement::Problem;
+use crate::systems::awi::rules::supply;
 
 const TRANSFER: &str = "AWI Transferring to the Miniatures Game";
 const TRIVIAL: &str = "AWI Trivial Combats";
@@ -46,7 +47,8 @@ pub fn hexes(m: &Module, s: &State) -> Vec<HexId> {
     sides.into_iter().filter(|(_, s)| s.len() > 1).map(|(h, _)| h).collect()
 }
 
-/// Who fights a battle: each side's land units and generals in the hex.
+/// Who fights a battle: each side's land units and generals in the hex,
+/// and the supply units of each force (part of it, not fighting: SUPPLY).
 #[derive(Debug, Clone)]
 pub struct Forces {
     pub hex: HexId,
@@ -54,6 +56,7 @@ pub struct Forces {
     pub defender: String,
     pub units: BTreeMap<String, Vec<String>>,
     pub generals: BTreeMap<String, Vec<String>>,
+    pub supply: BTreeMap<String, Vec<String>>,
 }
 
 impl Forces {
@@ -61,18 +64,22 @@ impl Forces {
         let defender = enemy_of(m, attacker);
         let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut generals: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut supply: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for side in [attacker, defender.as_str()] {
             units.insert(side.to_string(), Vec::new());
             generals.insert(side.to_string(), Vec::new());
+            supply.insert(side.to_string(), Vec::new());
         }
         for id in s.at(hex) {
-            if let Some(u) = m.unit(id) {
+            if let Some(u) = m.unit(id).filter(|u| u.is_supply()) {
+                supply.entry(u.side.clone()).or_default().push(id.to_string());
+            } else if let Some(u) = m.unit(id) {
                 units.entry(u.side.clone()).or_default().push(id.to_string());
             } else if let Some(g) = m.general(id) {
                 generals.entry(g.side.clone()).or_default().push(id.to_string());
             }
         }
-        Forces { hex, attacker: attacker.to_string(), defender, units, generals }
+        Forces { hex, attacker: attacker.to_string(), defender, units, generals, supply }
     }
 
     fn side_of(&self, unit: &str) -> Option<&str> {
@@ -124,7 +131,10 @@ pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str, dice: &mut dyn D
                 "weapon": u.weapon, "morale": u.morale, "kind": u.kind.id(), "general": general,
             }));
         }
-        forces.insert(side.clone(), serde_json::json!({"units": list, "generals": f.generals.get(side)}));
+        forces.insert(
+            side.clone(),
+            serde_json::json!({"units": list, "generals": f.generals.get(side), "supply_units": f.supply.get(side)}),
+        );
     }
     out.sort();
     let isolated: Vec<String> = out_of_communication(m, s, &f).into_iter().collect();
@@ -132,6 +142,7 @@ pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str, dice: &mut dyn D
         f.units[side]
             .iter()
             .map(|id| format!("{id} ({})", s.pieces.get(id).map(|p| p.stands).unwrap_or(0)))
+            .chain(f.supply[side].iter().map(|id| format!("{id} (supply)")))
             .chain(f.generals[side].iter().cloned())
             .collect::<Vec<_>>()
             .join(", ")
@@ -162,6 +173,9 @@ pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str, dice: &mut dyn D
         .with("attacker_inches_from_edge", d.attacker_inches_from_edge)
         .with("draws_first", &f.attacker),
     );
+    for (side, ids) in &f.units {
+        events.extend(supply::ammunition(m, s, hex, side, ids, &f.supply[side], dice)?);
+    }
     events.extend(fort_sections(m, s, hex, dice)?);
     Ok(events)
 }
@@ -273,6 +287,10 @@ pub struct Table {
     /// The pursuit, when the side holding the field pursues.
     #[serde(default)]
     pub pursuit: Option<PursuitEntry>,
+    /// Supply units each side expended to resupply its artillery (SUPPLY:
+    /// "This immediately eliminates one supply unit").
+    #[serde(default)]
+    pub supply_spent: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -348,7 +366,7 @@ pub fn check(m: &Module, s: &State, hex: HexId, attacker: &str, entry: &Entry) -
 /// "A force consisting entirely of cavalry may decline to participate in a
 /// battle if and when attacked by an enemy force lacking any cavalry."
 fn check_declines(m: &Module, s: &State, f: &Forces, d: &Declines, problems: &mut Vec<Problem>) {
-    let cavalry = |id: &String| m.unit(id).is_some_and(|u| u.kind == crate::systems::awi::data::Kind::Cavalry);
+    let cavalry = |id: &String| m.unit(id).is_some_and(|u| u.kind == Kind::Cavalry);
     let defenders = &f.units[&f.defender];
     if defenders.is_empty() || !defenders.iter().all(cavalry) {
         let others: Vec<&str> = defenders.iter().filter(|u| !cavalry(u)).map(String::as_str).collect();
@@ -482,7 +500,9 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
     let loser_stays = f.units.get(&loser).into_iter().flatten().any(|id| {
         let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
         t.units.get(id).is_none_or(|r| r.markers < stands)
-    }) || f.generals.get(&loser).into_iter().flatten().any(|g| !t.generals_lost.contains(g));
+    }) || f.generals.get(&loser).into_iter().flatten().any(|g| !t.generals_lost.contains(g))
+        || f.supply.get(&loser).map(Vec::len).unwrap_or(0) > t.supply_spent.get(&loser).copied().unwrap_or(0) as usize;
+    check_supply_spent(m, s, f, sides, t, problems);
     match (&t.retreat_to, loser_stays && sides.contains(&t.holds_field)) {
         (Some(h), true) => {
             if let Some(why) = retreat_problem(m, s, f.hex, &loser, h) {
@@ -570,6 +590,52 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
     }
 }
 
+/// SUPPLY: "A force can resupply its artillery as many times as it has
+/// supply units to expend." Forts and magazines cannot resupply.
+fn check_supply_spent(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table, problems: &mut Vec<Problem>) {
+    for (side, n) in &t.supply_spent {
+        let field = format!("table.supply_spent.{}", echo(side));
+        if !sides.contains(side) {
+            problems.push(problem(
+                field,
+                format!("'{}' is not a side of this battle ({})", echo(side), sides.join(", ")),
+                "battle-side",
+                supply::RULE,
+            ));
+            continue;
+        }
+        let have = &f.supply[side];
+        if *n as usize > have.len() {
+            problems.push(problem(
+                field,
+                format!(
+                    "{side} expends {n} supply unit{}; its force at {} has {}{}: 0 to {} (\"A force can resupply its artillery as many times as it has supply units to expend\"; forts and magazines cannot resupply)",
+                    if *n == 1 { "" } else { "s" },
+                    f.hex,
+                    have.len(),
+                    if have.is_empty() { String::new() } else { format!(" ({})", have.join(", ")) },
+                    have.len()
+                ),
+                "supply-spent",
+                supply::RULE,
+            ));
+            continue;
+        }
+        let inside = |id: &str| {
+            s.forts.iter().any(|x| x.side == *side && x.hex == f.hex.to_string() && x.garrison.iter().any(|g| g == id))
+        };
+        let guns = f.units[side].iter().any(|id| m.unit(id).is_some_and(|u| u.kind == Kind::Artillery) && !inside(id));
+        if *n > 0 && !guns {
+            problems.push(problem(
+                field,
+                format!("{side}'s force at {} has no artillery outside a fort to resupply: 0", f.hex),
+                "supply-spent",
+                supply::RULE,
+            ));
+        }
+    }
+}
+
 fn check_trivial(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Trivial, problems: &mut Vec<Problem>) {
     let known = sides.join(", ");
     for side in t.distribute.keys().chain(t.retreat_to.keys()) {
@@ -648,6 +714,9 @@ struct Fought {
     broke: BTreeSet<String>,
     generals_lost: Vec<String>,
     retreat_to: Option<HexId>,
+    /// Supply units expended, by side (the first of each force's, in id
+    /// order: they are alike).
+    supply_spent: BTreeMap<String, Vec<String>>,
 }
 
 /// Resolve the battle at `hex` with the referee's entry (checked).
@@ -668,7 +737,11 @@ pub fn resolve(
         // "If the all cavalry force declines battle, it must vacate the hex
         // at the next opportunity": at once (docs/rules-readings.md).
         let mut after = s.clone();
-        let ids: Vec<&String> = f.units[&f.defender].iter().chain(f.generals[&f.defender].iter()).collect();
+        let ids: Vec<&String> = f.units[&f.defender]
+            .iter()
+            .chain(f.generals[&f.defender].iter())
+            .chain(f.supply[&f.defender].iter())
+            .collect();
         for id in &ids {
             if let Some(p) = after.pieces.get_mut(*id) {
                 p.hex = Some(d.retreat_to.clone());
@@ -729,7 +802,8 @@ fn table(m: &Module, s: &State, f: &Forces, t: &Table, dice: &mut dyn Dice, even
         .with("holds_field", &t.holds_field)
         .with("markers", &markers)
         .with("broke", &broke)
-        .with("generals_lost", &t.generals_lost),
+        .with("generals_lost", &t.generals_lost)
+        .with("supply_spent", &t.supply_spent),
     );
     if let Some(p) = &t.pursuit {
         let chart = &m.charts.battle.pursuit;
@@ -772,6 +846,11 @@ fn table(m: &Module, s: &State, f: &Forces, t: &Table, dice: &mut dyn Dice, even
         broke,
         generals_lost: t.generals_lost.clone(),
         retreat_to: t.retreat_to.as_deref().and_then(|h| h.parse().ok()),
+        supply_spent: t
+            .supply_spent
+            .iter()
+            .map(|(side, n)| (side.clone(), f.supply[side].iter().take(*n as usize).cloned().collect()))
+            .collect(),
     })
 }
 
@@ -905,6 +984,7 @@ fn trivial(
         broke,
         generals_lost: Vec::new(),
         retreat_to: t.retreat_to.get(loser).and_then(|h| h.parse().ok()),
+        supply_spent: BTreeMap::new(),
     })
 }
 
@@ -1034,6 +1114,48 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
                 p.hex = Some(h.to_string());
             }
         }
+    }
+    for (side, ids) in &f.supply {
+        let spent = fought.supply_spent.get(side).cloned().unwrap_or_default();
+        for id in ids {
+            let p = after.pieces.entry(id.clone()).or_default();
+            if spent.contains(id) {
+                p.hex = None;
+                p.eliminated = true;
+            } else if *side == loser {
+                if let Some(h) = fought.retreat_to {
+                    p.hex = Some(h.to_string());
+                }
+            }
+        }
+        if spent.is_empty() {
+            continue;
+        }
+        let left: Vec<&String> = ids.iter().filter(|id| !spent.contains(id)).collect();
+        events.push(
+            Event::new(
+                supply::RULE,
+                "supply-spent",
+                format!(
+                    "{side} expended {} supply unit{} at the battle of {} to resupply its artillery ({}; the battle sheet's resupply rolls 1 to {}): eliminated; {} left{}",
+                    spent.len(),
+                    if spent.len() == 1 { "" } else { "s" },
+                    f.hex,
+                    spent.join(", "),
+                    spent.len(),
+                    left.len(),
+                    if left.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", left.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", "))
+                    }
+                ),
+            )
+            .with("hex", f.hex.to_string())
+            .with("side", side)
+            .with("units", &spent)
+            .with("left", &left),
+        );
     }
     if let Some(h) = fought.retreat_to {
         events.push(

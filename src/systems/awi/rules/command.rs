@@ -70,7 +70,10 @@ pub fn commands(m: &Module, s: &State) -> Commands {
             let mut generals: Vec<_> =
                 m.generals.iter().filter(|g| g.side == side && ids.contains(&g.id.as_str())).collect();
             generals.sort_by_key(|g| std::cmp::Reverse(m.span_of(g).map(|r| r.stands).unwrap_or(0)));
-            let mut units: Vec<_> = m.units.iter().filter(|u| u.side == side && ids.contains(&u.id.as_str())).collect();
+            // Supply units are not regiments: no general commands them,
+            // and they are never out of command.
+            let mut units: Vec<_> =
+                m.units.iter().filter(|u| u.side == side && !u.is_supply() && ids.contains(&u.id.as_str())).collect();
             // Guns last: a battalion gun is free only beside an infantry regiment.
             units.sort_by_key(|u| u.kind == Kind::Artillery);
             let mut cmds: Vec<Command> = generals

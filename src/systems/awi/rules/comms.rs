@@ -86,6 +86,11 @@ pub fn always(m: &Module, unit: &str) -> Option<String> {
     if u.side != BRITISH {
         return Some(format!("{} forces", if u.nationality == "french" { "French" } else { "American" }));
     }
+    if u.is_supply() {
+        // Not a regiment: COMMUNICATIONS speaks of British regular units,
+        // ATTRITION of units that lose stands; a supply unit has none.
+        return Some("a supply unit".to_string());
+    }
     match u.class {
         Class::Legion => Some("a legion unit".to_string()),
         Class::Militia => Some("Tory militia".to_string()),
@@ -221,10 +226,17 @@ pub fn sea_link(m: &Module, s: &State, hex: HexId) -> Option<Vec<HexId>> {
 /// adjacent to an enemy land unit and not occupied nor adjacent to a
 /// British land unit."
 pub fn land_links(m: &Module, s: &State, from: HexId) -> BTreeMap<HexId, (u32, Vec<HexId>)> {
+    land_links_of(m, s, BRITISH, from)
+}
+
+/// The land links of `side` from `from`, its own land units and the
+/// enemy's as the article says of the British (SUPPLY: the "valid line of
+/// communications" to a magazine, traced by either side).
+pub fn land_links_of(m: &Module, s: &State, side: &str, from: HexId) -> BTreeMap<HexId, (u32, Vec<HexId>)> {
     let limit = m.charts.communications.land_link_movement_points.value;
-    let ours = land_units_of(m, s, BRITISH);
+    let ours = land_units_of(m, s, side);
     let theirs: BTreeSet<HexId> =
-        m.info.sides.iter().filter(|x| x.id != BRITISH).flat_map(|x| land_units_of(m, s, &x.id)).collect();
+        m.info.sides.iter().filter(|x| x.id != side).flat_map(|x| land_units_of(m, s, &x.id)).collect();
     let layout = m.map.layout;
     let near = |set: &BTreeSet<HexId>, h: HexId| set.contains(&h) || set.iter().any(|x| are_adjacent(*x, h, layout));
     let blocked = |h: HexId| near(&theirs, h) && !near(&ours, h);
@@ -265,7 +277,9 @@ pub fn status_at(m: &Module, s: &State, hex: HexId) -> Status {
         }
         if t.port {
             let regulars = s.at(*h).iter().any(|id| {
-                m.unit(id).is_some_and(|u| u.side == BRITISH && u.class == Class::Regular && u.kind != Kind::Artillery)
+                m.unit(id).is_some_and(|u| {
+                    u.side == BRITISH && u.class == Class::Regular && !matches!(u.kind, Kind::Artillery | Kind::Supply)
+                })
             });
             if regulars {
                 if let Some(sea) = sea_link(m, s, *h) {

@@ -2,10 +2,13 @@
 //! CONTROL (`command`), COMMUNICATIONS (`comms`), campaign movement and
 //! COMMUNICATION EFFECTS ON MOVEMENT (`movement`), ATTRITION OF ISOLATED
 //! BRITISH GARRISONS (`attrition`), the battles: TRANSFERRING TO THE MINIATURES
-//! GAME, TRIVIAL COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY (`battle`). What they share is in `board`.
+//! GAME, TRIVIAL COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY (`battle`), SUPPLY
+//! (`supply`: artillery ammunition and supply units spent). What they share
+//! is in `board`.
 
 pub mod attrition;
 pub mod battle;
 pub mod command;
 pub mod comms;
 pub mod movement;
+pub mod supply;

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
+use crate::base::error::echo;
 use crate::base::hex::{are_adjacent, distance, HexId};
 use crate::system::Event;
 use crate::systems::awi::board::{enemy_of, land_units_of, reach, step_cost, State};
@@ -26,6 +27,20 @@ use crate::systems::awi::rules::comms::{always, status_at, BRITISH};
 pub struct Body {
     #[serde(default)]
     pub moves: Vec<Move>,
+    /// Who is inside each of the side's forts after the moves (SUPPLY:
+    /// "Artillery pieces in forts ... Those in the same hex with a friendly
+    /// fort (but not inside it)"); a fort not named keeps its garrison.
+    #[serde(default)]
+    pub forts: Vec<Garrison>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Garrison {
+    /// The fort's hex.
+    pub hex: String,
+    /// The units inside it, all of them.
+    pub garrison: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -69,6 +84,10 @@ fn allowance(
 ) -> Option<(u32, Option<Option<String>>)> {
     if let Some(u) = m.unit(id) {
         let full = m.allowance_of(u)?;
+        if u.is_supply() {
+            // No general commands a supply unit: it moves its full allowance.
+            return Some((full, None));
+        }
         let general = of_unit.get(id).cloned().flatten();
         let a = if general.is_some() { full } else { limited(m, full) };
         return Some((a, Some(general)));
@@ -244,10 +263,111 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
         }
         checked.push(Checked { unit: mv.unit.clone(), path, spent, allowance: allowed, in_command });
     }
+    if problems.is_empty() {
+        problems.extend(supply_alone(m, s, body, &checked, &enemy_units));
+        problems.extend(garrison_problems(m, s, side, body, &checked));
+    }
     if problems.is_empty() && side == BRITISH {
         problems.extend(communication_limits(m, s, body, &checked, &cmds.of_unit));
     }
     (checked, problems)
+}
+
+/// A supply unit has no fighting stands: it enters a hex the enemy's land
+/// units hold only beside a unit of its side that fights (a stand-in:
+/// 1776's rule for supply units is not in our texts; "Supply units are
+/// used as given in 1776 for all purposes except combat").
+fn supply_alone(m: &Module, s: &State, body: &Body, moves: &[Checked], enemy: &BTreeSet<HexId>) -> Vec<Problem> {
+    let after = apply(s, moves);
+    let mut problems = Vec::new();
+    for mv in moves {
+        let Some(u) = m.unit(&mv.unit).filter(|u| u.is_supply()) else { continue };
+        let Some(end) = mv.path.last().copied() else { continue };
+        if !enemy.contains(&end) {
+            continue;
+        }
+        let escorted = after.at(end).iter().any(|id| m.unit(id).is_some_and(|x| x.side == u.side && !x.is_supply()));
+        if !escorted {
+            let i = body.moves.iter().position(|x| x.unit == mv.unit).unwrap_or(0);
+            problems.push(problem(
+                format!("moves[{i}].path"),
+                format!("{} is a supply unit: it has no fighting stands and enters {end}, held by the enemy's land units, only with a unit of its side that fights and ends its move there", u.name),
+                "supply-alone",
+                "AWI Supply",
+            ));
+        }
+    }
+    problems
+}
+
+/// Each `forts` entry names a fort of the side's, once, and units of the
+/// side's (not supply units) that are in its hex after the moves.
+fn garrison_problems(m: &Module, s: &State, side: &str, body: &Body, moves: &[Checked]) -> Vec<Problem> {
+    let after = apply(s, moves);
+    let mut problems = Vec::new();
+    let mut named = BTreeSet::new();
+    let ours: Vec<&str> = s.forts.iter().filter(|f| f.side == side).map(|f| f.hex.as_str()).collect();
+    for (i, g) in body.forts.iter().enumerate() {
+        let field = format!("forts[{i}]");
+        if !ours.contains(&g.hex.as_str()) {
+            problems.push(problem(
+                format!("{field}.hex"),
+                format!(
+                    "'{}' is not the hex of a fort of yours: {}",
+                    echo(&g.hex),
+                    if ours.is_empty() { "you have none".to_string() } else { ours.join(", ") }
+                ),
+                "not-a-fort",
+                "AWI Supply",
+            ));
+            continue;
+        }
+        if !named.insert(g.hex.as_str()) {
+            problems.push(problem(
+                format!("{field}.hex"),
+                format!("the fort at {} is named twice", echo(&g.hex)),
+                "twice",
+                "AWI Supply",
+            ));
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        for (j, id) in g.garrison.iter().enumerate() {
+            let f = format!("{field}.garrison[{j}]");
+            let ok = m.unit(id).is_some_and(|u| u.side == side && !u.is_supply());
+            let there = after.pieces.get(id).and_then(|p| p.hex.as_deref()) == Some(g.hex.as_str());
+            if !ok {
+                problems.push(problem(
+                    f,
+                    format!(
+                        "'{}' is not a unit of yours that fights: a fort shelters your regiments and guns",
+                        echo(id)
+                    ),
+                    "not-yours",
+                    "AWI Supply",
+                ));
+            } else if !there {
+                problems.push(problem(
+                    f,
+                    format!("{id} is not at {} after the moves: only units in the fort's hex can be inside it", g.hex),
+                    "not-in-fort-hex",
+                    "AWI Supply",
+                ));
+            } else if !seen.insert(id) {
+                problems.push(problem(f, format!("{} is named twice", echo(id)), "twice", "AWI Supply"));
+            }
+        }
+    }
+    problems
+}
+
+/// The garrisons the orders give, after the moves (checked).
+pub fn apply_garrisons(s: &mut State, side: &str, body: &Body) {
+    for g in &body.forts {
+        if let Some(f) = s.forts.iter_mut().find(|f| f.side == side && f.hex == g.hex) {
+            f.garrison = g.garrison.clone();
+        }
+    }
 }
 
 /// The state after the moves.
