@@ -51,6 +51,18 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     Ok(value)
 }
 
+/// Read `bytes`, one compact document, through `seed`: a visitor that
+/// needs no tree of it (check-game's walk over a chart).
+pub fn from_slice_seed<'de, S: DeserializeSeed<'de>>(bytes: &'de [u8], seed: S) -> Result<S::Value> {
+    let text = std::str::from_utf8(bytes).map_err(|_| broken())?;
+    let mut reader = Reader { bytes, text, pos: 0, remaining_depth: 128 };
+    let value = seed.deserialize(&mut reader)?;
+    if reader.pos != bytes.len() {
+        return Err(Error("trailing bytes after the document".into()));
+    }
+    Ok(value)
+}
+
 struct Reader<'de> {
     bytes: &'de [u8],
     /// `bytes` as text.

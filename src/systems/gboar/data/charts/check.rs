@@ -280,7 +280,7 @@ pub(super) fn nth_item(lines: &[&str], line: usize, n: usize) -> Option<(usize, 
 }
 
 /// What a walk over a file's YAML tree finds.
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq)]
 pub(super) struct Walk {
     floats: Vec<(String, String)>,
     sources: Vec<(String, String)>,
@@ -288,6 +288,23 @@ pub(super) struct Walk {
 }
 
 impl Walk {
+    /// The walk over a file's tree: from its compact form when it has one
+    /// (read through [`WalkSeed`], no tree made), else from its YAML text.
+    /// None when the file does not read (its parse reported that).
+    pub(super) fn of(text: &str, compact: Option<&[u8]>) -> Option<Walk> {
+        let mut walk = Walk::default();
+        if let Some(form) = compact {
+            let seed = WalkSeed { walk: &mut walk, path: &mut String::new(), key: None };
+            if crate::base::yaml::compact::from_slice_seed(form, seed).is_ok() {
+                return Some(walk);
+            }
+            walk = Walk::default();
+        }
+        let tree = crate::base::yaml::from_str::<crate::base::yaml::Value>(text).ok()?;
+        walk.visit(&tree, &mut String::new());
+        Some(walk)
+    }
+
     /// Walk `value`, found at `path` (a buffer each level extends and
     /// gives back as it was: no string is made for a node unless it is
     /// recorded).
@@ -337,6 +354,165 @@ impl Walk {
             Value::Tagged(tagged) => self.visit(&tagged.value, path),
             _ => {}
         }
+    }
+}
+
+/// [`Walk::visit`] over a deserializer rather than a tree: the same
+/// floats, sources and ids, found in the same order (serde_norway's
+/// `Value` is read through `deserialize_any`, as this is), with no tree
+/// built. `key` is the mapping key the value stands under.
+struct WalkSeed<'w> {
+    walk: &'w mut Walk,
+    path: &'w mut String,
+    key: Option<&'w str>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for WalkSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl WalkSeed<'_> {
+    fn string(self, s: &str) {
+        if let Some(key) = self.key {
+            if key == "source" || key.ends_with("_source") {
+                self.walk.sources.push((self.path.clone(), s.to_string()));
+            }
+            if key == "id" {
+                self.walk.ids.insert(s.to_string());
+            }
+        }
+    }
+}
+
+/// How [`Walk::visit`] writes a float: as the tree's number does.
+fn float_text(v: f64) -> String {
+    crate::base::yaml::Number::from(v).to_string()
+}
+
+impl<'de> serde::de::Visitor<'de> for WalkSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a YAML value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        self.walk.floats.push((self.path.clone(), float_text(v)));
+        Ok(())
+    }
+    fn visit_str<E>(self, s: &str) -> Result<(), E> {
+        self.string(s);
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        use std::fmt::Write;
+        let len = self.path.len();
+        let mut i = 0usize;
+        loop {
+            let _ = write!(self.path, "[{i}]");
+            let seed = WalkSeed { walk: &mut *self.walk, path: &mut *self.path, key: None };
+            let more = seq.next_element_seed(seed)?.is_some();
+            self.path.truncate(len);
+            if !more {
+                return Ok(());
+            }
+            i += 1;
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let len = self.path.len();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            if len > 0 {
+                self.path.push('.');
+            }
+            self.path.push_str(&key.text);
+            if key.float {
+                self.walk.floats.push((self.path.clone(), key.text.clone()));
+            }
+            let seed = WalkSeed { walk: &mut *self.walk, path: &mut *self.path, key: Some(&key.text) };
+            map.next_value_seed(seed)?;
+            self.path.truncate(len);
+        }
+        Ok(())
+    }
+}
+
+/// A mapping key as [`Walk::visit`] names it: a string as it is, a number
+/// or boolean as text, anything else `?`.
+struct Key {
+    text: String,
+    float: bool,
+}
+
+struct KeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a mapping key")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
+        Ok(Key { text: v.to_string(), float: false })
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
+        Ok(Key { text: v.to_string(), float: false })
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
+        Ok(Key { text: v.to_string(), float: false })
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
+        Ok(Key { text: float_text(v), float: true })
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+        Ok(Key { text: s.to_string(), float: false })
+    }
+    fn visit_unit<E>(self) -> Result<Key, E> {
+        Ok(Key { text: "?".to_string(), float: false })
+    }
+    fn visit_none<E>(self) -> Result<Key, E> {
+        Ok(Key { text: "?".to_string(), float: false })
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Key, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Key { text: "?".to_string(), float: false })
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Key, A::Error> {
+        while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Key { text: "?".to_string(), float: false })
     }
 }
 
@@ -960,13 +1136,7 @@ impl<'a> Checker<'a> {
     pub(super) fn conventions(&mut self) {
         let c = self.c;
         for (file, text) in &c.files {
-            let tree = match &text.compact {
-                Some(form) => crate::base::yaml::compact::from_slice::<crate::base::yaml::Value>(form).ok(),
-                None => crate::base::yaml::from_str::<crate::base::yaml::Value>(&text.text).ok(),
-            };
-            let Some(tree) = tree else { continue };
-            let mut walk = Walk::default();
-            walk.visit(&tree, &mut String::new());
+            let Some(walk) = Walk::of(&text.text, text.compact.as_deref()) else { continue };
             for (path, v) in &walk.floats {
                 self.p.add(
                     file,
@@ -988,7 +1158,7 @@ impl<'a> Checker<'a> {
                     );
                 }
             }
-            let top = tree.get("source").and_then(crate::base::yaml::Value::as_str).unwrap_or("");
+            let top = walk.sources.iter().find(|(p, _)| p == "source").map_or("", |(_, s)| s.as_str());
             if !top.starts_with("stand-in") {
                 if let Some((path, _)) = walk.sources.iter().find(|(p, s)| p != "source" && s.contains("stand-in")) {
                     self.p.add(
@@ -1020,5 +1190,57 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Walk;
+
+    #[test]
+    fn a_walk_finds_floats_sources_and_ids_where_they_are() {
+        let text = "source: stand-in\nrows:\n  - {id: a, odds: 1.5, odds_source: rules 11.2}\n  - id: b\n    2.5: x\nn: 3\n";
+        let form = crate::base::yaml::compact_form(text).expect("a compact form");
+        let walk = Walk::of(text, Some(&form)).expect("it reads");
+        assert_eq!(
+            walk.floats,
+            [("rows[0].odds".to_string(), "1.5".to_string()), ("rows[1].2.5".to_string(), "2.5".to_string())]
+        );
+        assert_eq!(
+            walk.sources,
+            [("source".to_string(), "stand-in".to_string()), ("rows[0].odds_source".to_string(), "rules 11.2".to_string())]
+        );
+        assert_eq!(walk.ids.iter().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(Walk::of(text, None), Some(walk));
+        assert_eq!(Walk::of("a: [", None), None);
+    }
+
+    /// The walk through a compact form (no tree) finds what the walk over
+    /// serde_norway's tree of the text finds, in every YAML file of the
+    /// repository.
+    #[test]
+    fn every_yaml_file_of_the_repository_walks_the_same_from_its_compact_form() {
+        fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    files(&p, out)
+                } else if p.extension().is_some_and(|e| e == "yaml") {
+                    out.push(p)
+                }
+            }
+        }
+        let mut paths = Vec::new();
+        for d in ["tests", "games"] {
+            files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(d), &mut paths);
+        }
+        let mut compared = 0;
+        for p in paths {
+            let Ok(text) = std::fs::read_to_string(&p) else { continue };
+            let Some(form) = crate::base::yaml::compact_form(&text) else { continue };
+            assert_eq!(Walk::of(&text, Some(&form)), Walk::of(&text, None), "{}", p.display());
+            compared += 1;
+        }
+        assert!(compared > 900, "only {compared} files compared");
     }
 }
