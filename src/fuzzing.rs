@@ -14,6 +14,8 @@
 //!   the module loader (module.yaml, every scenario's rules and set-up) and
 //!   `check-game`'s module checker. [`module`] does the same with a whole
 //!   module folder ([`module_archive`]'s encoding) as its input.
+//! - [`module_play_patch`]: the same module, and each side's template at
+//!   set-up (the rules' guides over the module's data).
 //! - [`journal`]: a journal entry's file through `verify`'s parser and its
 //!   checks of DICE.md §6.1 to §6.3.
 //!
@@ -263,10 +265,25 @@ pub fn module(data: &[u8]) {
     module_checked(module_files(data));
 }
 
+/// Fuzz target `module_play`: [`module_patch`]'s module, and then each
+/// awaited side's template at each scenario's set-up (the guides: every
+/// unit's legal moves found by trying them). Apart from `module`, which
+/// runs the loader and the checker several times as fast: a module's data
+/// through the rules' guides is this target's question.
+pub fn module_play_patch(data: &[u8]) {
+    played(patched(small_module(), data), true);
+}
+
 /// A module's files through the module loader (module.yaml, then each
-/// scenario's rules and set-up and the first step's template) and the
-/// module checker of `check-game`.
+/// scenario's rules, set-up and standing) and the module checker of
+/// `check-game`.
 pub fn module_checked(files: BTreeMap<String, Vec<u8>>) {
+    played(files, false);
+}
+
+/// [`module_checked`], and with `templates` each awaited side's template
+/// at each scenario's set-up.
+fn played(files: BTreeMap<String, Vec<u8>>, templates: bool) {
     let files = ModuleFiles::from_files("fuzz-module", files);
     let Ok(system) = crate::game::modules::system_reading(&files) else { return };
     if let Some(report) = system.check_module(&files) {
@@ -279,8 +296,10 @@ pub fn module_checked(files: BTreeMap<String, Vec<u8>>) {
         let Ok(rules) = system.load(&files, &scenario.id) else { continue };
         let Ok(state) = rules.setup() else { continue };
         let _ = rules.standing(state.as_ref());
-        for side in rules.awaited(state.as_ref()) {
-            let _ = rules.template(state.as_ref(), &side);
+        if templates {
+            for side in rules.awaited(state.as_ref()) {
+                let _ = rules.template(state.as_ref(), &side);
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use adjutant::fuzzing;
 
-const TARGETS: [&str; 4] = ["orders", "intake", "module", "journal"];
+const TARGETS: [&str; 5] = ["orders", "intake", "module", "module_play", "journal"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -149,7 +149,8 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
             seeds
         }
         "intake" => demo_orders().iter().enumerate().map(|(i, (_, bytes))| email(i, bytes)).collect(),
-        "module" => {
+        // The same module patches: module_play plays what module loads.
+        "module" | "module_play" => {
             let mut seeds = vec![archive(&root().join("games/savannah-1779"))];
             for (_, dir) in modules_dirs() {
                 seeds.push(archive(&dir));
@@ -197,6 +198,7 @@ fn run(target: &str, data: &[u8]) {
         "orders" => fuzzing::orders(data),
         "intake" => fuzzing::intake(data),
         "module" => fuzzing::module_patch(data),
+        "module_play" => fuzzing::module_play_patch(data),
         "journal" => {
             if let Err(bug) = fuzzing::journal(data) {
                 panic!("{bug}");
@@ -316,6 +318,7 @@ impl Mutator {
 fn mutations(target: &str) -> usize {
     match target {
         "module" => 60,
+        "module_play" => 20,
         "orders" => 1000,
         _ => 2000,
     }
@@ -333,7 +336,7 @@ fn check_target(target: &str) {
     }
     // The module target's mutations start from the small test modules and
     // module.yaml (the whole Savannah module is slow in a debug build).
-    let bases: Vec<&Vec<u8>> = if target == "module" { seeds.iter().skip(1).collect() } else { seeds.iter().collect() };
+    let bases: Vec<&Vec<u8>> = if target.starts_with("module") { seeds.iter().skip(1).collect() } else { seeds.iter().collect() };
     let mut mutator = Mutator(0x9E37_79B9_7F4A_7C15 ^ target.len() as u64);
     for n in 0..mutations(target) {
         let base = bases[mutator.below(bases.len())];
@@ -358,6 +361,11 @@ fn intake_target_survives_its_corpus() {
 #[test]
 fn module_target_survives_its_corpus() {
     check_target("module");
+}
+
+#[test]
+fn module_play_target_survives_its_corpus() {
+    check_target("module_play");
 }
 
 #[test]

@@ -3,4 +3,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fuzz_target!(|data: &[u8]| adjutant::fuzzing::intake(data));

@@ -4,6 +4,9 @@
 
 use libfuzzer_sys::fuzz_target;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fuzz_target!(|data: &[u8]| {
     if let Err(bug) = adjutant::fuzzing::journal(data) {
         panic!("{bug}");

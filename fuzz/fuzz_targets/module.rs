@@ -4,4 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fuzz_target!(|data: &[u8]| adjutant::fuzzing::module_patch(data));

@@ -108,7 +108,7 @@ pub fn system_of_files(files: &ModuleFiles) -> Result<&'static dyn crate::system
 /// module.yaml names, read leniently (a module.yaml too broken to say, or
 /// missing, is read by the default system, which names what is wrong).
 pub fn system_reading(files: &ModuleFiles) -> Result<&'static dyn crate::system::System> {
-    #[derive(serde::Deserialize, Debug)]
+    #[derive(serde::Deserialize, Debug, Clone)]
     struct Named {
         #[serde(default)]
         system: Option<String>,

@@ -109,16 +109,25 @@ pub fn parse<T: DeserializeOwned>(label: &str, text: &str) -> Result<T, Located>
 ///
 /// In debug builds (every test), the first read of each file as each type
 /// is checked against [`parse`] of the text: the two must agree.
-pub fn parse_embedded<T: DeserializeOwned + std::fmt::Debug>(
+///
+/// Under the fuzzer, what a compact form reads as is kept by its bytes
+/// and type ([`fuzz_cache::typed`]), as the forms themselves are.
+pub fn parse_embedded<T: DeserializeOwned + std::fmt::Debug + Clone + Send + 'static>(
     label: &str,
     text: &str,
     compact: Option<&[u8]>,
 ) -> Result<T, Located> {
     let Some(bytes) = compact else { return parse(label, text) };
+    #[cfg(fuzzing)]
+    if let Some(value) = fuzz_cache::typed::<T>(bytes) {
+        return Ok(value);
+    }
     match compact::from_slice::<T>(bytes) {
         Ok(value) => {
             #[cfg(debug_assertions)]
             check_compact(label, text, &value);
+            #[cfg(fuzzing)]
+            fuzz_cache::keep_typed(bytes, &value);
             Ok(value)
         }
         Err(error) => {
@@ -160,11 +169,34 @@ pub fn compact_form(text: &str) -> Option<std::sync::Arc<[u8]>> {
 
 /// [`compact_form`]'s cache under the fuzzer: by the text, at most
 /// [`fuzz_cache::MAX_BYTES`] of texts; emptied when full (the small
-/// module's files come back at the next input that uses them).
+/// module's files come back at the next input that uses them). And
+/// [`parse_embedded`]'s: what a compact form reads as, by its bytes and
+/// the type read, as much again.
 #[cfg(fuzzing)]
-mod fuzz_cache {
+pub(crate) mod fuzz_cache {
+    use std::any::{Any, TypeId};
     use std::collections::BTreeMap;
     use std::sync::{Arc, Mutex};
+
+    type Typed = BTreeMap<(TypeId, Vec<u8>), Box<dyn Any + Send>>;
+    static TYPED: Mutex<(Typed, usize)> = Mutex::new((Typed::new(), 0));
+
+    /// The value a compact form was read as before, as type `T`.
+    pub fn typed<T: Clone + 'static>(bytes: &[u8]) -> Option<T> {
+        let cache = TYPED.lock().ok()?;
+        cache.0.get(&(TypeId::of::<T>(), bytes.to_vec()))?.downcast_ref::<T>().cloned()
+    }
+
+    /// Keep what `bytes` read as, for [`typed`].
+    pub fn keep_typed<T: Clone + Send + 'static>(bytes: &[u8], value: &T) {
+        if let Ok(mut cache) = TYPED.lock() {
+            if cache.1 + bytes.len() > MAX_BYTES {
+                *cache = (Typed::new(), 0);
+            }
+            cache.1 += bytes.len();
+            cache.0.insert((TypeId::of::<T>(), bytes.to_vec()), Box::new(value.clone()));
+        }
+    }
 
     pub const MAX_BYTES: usize = 16 * 1024 * 1024;
 

@@ -423,7 +423,7 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn parse<T: DeserializeOwned + std::fmt::Debug>(&mut self, file: &str) -> Option<T> {
+    fn parse<T: DeserializeOwned + std::fmt::Debug + Clone + Send + 'static>(&mut self, file: &str) -> Option<T> {
         let label = self.source.label(file);
         match self.source.parse::<T>(file) {
             Ok((value, text)) => {

@@ -6,13 +6,13 @@ use super::*;
 use crate::systems::gboar::data::counters::CountersFile;
 use crate::systems::gboar::data::map::MapFile;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct Groups {
     #[serde(default)]
     colour_groups: Vec<Group>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct Group {
     id: String,
 }

@@ -120,12 +120,12 @@ pub fn gain_momentum(rules: &Rules, state: &mut State, final_roll: i32, players:
 
 /// module.yaml `momentum.pool` (series 12.61).
 pub fn momentum_pool_size(rules: &Rules) -> u32 {
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Clone, Deserialize)]
     struct M {
         #[serde(default)]
         momentum: Option<P>,
     }
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Clone, Deserialize)]
     struct P {
         #[serde(default)]
         pool: u32,
