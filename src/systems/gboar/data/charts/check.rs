@@ -280,7 +280,7 @@ pub(super) fn nth_item(lines: &[&str], line: usize, n: usize) -> Option<(usize, 
 }
 
 /// What a walk over a file's YAML tree finds.
-#[derive(Default, Debug, PartialEq)]
+#[derive(Default, Debug, Clone, PartialEq)]
 pub(super) struct Walk {
     floats: Vec<(String, String)>,
     sources: Vec<(String, String)>,
@@ -291,11 +291,19 @@ impl Walk {
     /// The walk over a file's tree: from its compact form when it has one
     /// (read through [`WalkSeed`], no tree made), else from its YAML text.
     /// None when the file does not read (its parse reported that).
+    /// Under the fuzzer a compact form's walk is kept by its bytes, as
+    /// what it reads as is (`yaml::fuzz_cache`).
     pub(super) fn of(text: &str, compact: Option<&[u8]>) -> Option<Walk> {
         let mut walk = Walk::default();
         if let Some(form) = compact {
+            #[cfg(fuzzing)]
+            if let Some(walk) = crate::base::yaml::fuzz_cache::typed::<Walk>(form) {
+                return Some(walk);
+            }
             let seed = WalkSeed { walk: &mut walk, path: &mut String::new(), key: None };
             if crate::base::yaml::compact::from_slice_seed(form, seed).is_ok() {
+                #[cfg(fuzzing)]
+                crate::base::yaml::fuzz_cache::keep_typed(form, &walk);
                 return Some(walk);
             }
             walk = Walk::default();
@@ -388,6 +396,25 @@ impl WalkSeed<'_> {
     }
 }
 
+/// `[i]` on the end of a path, as `write!(path, "[{i}]")` writes it
+/// without the formatting machinery (once per sequence item walked).
+fn push_index(path: &mut String, i: usize) {
+    let mut digits = [0u8; 20];
+    let mut n = i;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    path.push('[');
+    path.extend(digits[at..].iter().map(|&d| char::from(d)));
+    path.push(']');
+}
+
 /// How [`Walk::visit`] writes a float: as the tree's number does.
 fn float_text(v: f64) -> String {
     crate::base::yaml::Number::from(v).to_string()
@@ -428,11 +455,10 @@ impl<'de> serde::de::Visitor<'de> for WalkSeed<'_> {
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        use std::fmt::Write;
         let len = self.path.len();
         let mut i = 0usize;
         loop {
-            let _ = write!(self.path, "[{i}]");
+            push_index(self.path, i);
             let seed = WalkSeed { walk: &mut *self.walk, path: &mut *self.path, key: None };
             let more = seq.next_element_seed(seed)?.is_some();
             self.path.truncate(len);
@@ -1196,6 +1222,15 @@ impl<'a> Checker<'a> {
 #[cfg(test)]
 mod tests {
     use super::Walk;
+
+    #[test]
+    fn an_index_is_written_as_format_writes_it() {
+        for i in [0, 7, 10, 99, 1234, usize::MAX] {
+            let mut path = "rows".to_string();
+            super::push_index(&mut path, i);
+            assert_eq!(path, format!("rows[{i}]"));
+        }
+    }
 
     #[test]
     fn a_walk_finds_floats_sources_and_ids_where_they_are() {
