@@ -13,7 +13,7 @@ use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, Ste
 use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step, REFEREE};
 use crate::systems::awi::data::{self, Module};
 use crate::systems::awi::rules::comms::{traced, Status};
-use crate::systems::awi::rules::{attrition, battle, command, movement};
+use crate::systems::awi::rules::{attrition, battle, command, fortifications, movement};
 
 /// The AWI system (module.yaml `system: awi`).
 pub struct Awi;
@@ -73,6 +73,8 @@ impl Rules {
             control: sc.control.clone(),
             magazines: sc.magazines.iter().cloned().collect(),
             forts: sc.forts.clone(),
+            entrenchments: BTreeMap::new(),
+            siege: None,
             result: None,
         };
         // Every unit starts as in communication at "the end of the previous
@@ -127,6 +129,9 @@ impl Rules {
         after.prune_garrisons();
         movement::apply_garrisons(&mut after, &step.side, body);
         events.extend(garrison_events(state, &after, &step.side));
+        events.extend(fortifications::apply_builds(m, &mut after, &step.side, &body.build));
+        events.extend(fortifications::enforce(m, state, &mut after));
+        events.extend(fortifications::prune_entrenchments(m, &mut after));
         events.extend(update_control(m, &mut after));
         self.next_battle_or_end(step, after, events, dice)
     }
@@ -144,7 +149,9 @@ impl Rules {
     ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
         if let Some(hex) = battle::hexes(m, &after).first() {
-            events.extend(battle::sheet(m, &after, *hex, &step.side, dice)?);
+            let (sheet, siege) = battle::sheet(m, &after, *hex, &step.side, dice)?;
+            events.extend(sheet);
+            after.siege = siege;
             after.next = Some(Step { turn: step.turn, side: step.side.clone(), battle: Some(hex.to_string()) });
             return Ok((after, events));
         }
@@ -162,7 +169,13 @@ impl Rules {
         let m = &self.module;
         let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
         let (mut after, mut events) = battle::resolve(m, state, at, &step.side, entry, dice)?;
+        let none = std::collections::BTreeMap::new();
+        let bombardment = entry.table.as_ref().map(|t| &t.bombardment).unwrap_or(&none);
+        events.extend(fortifications::bombard(m, &mut after, bombardment));
+        after.siege = None;
         after.prune_garrisons();
+        events.extend(fortifications::enforce(m, state, &mut after));
+        events.extend(fortifications::prune_entrenchments(m, &mut after));
         events.extend(update_control(m, &mut after));
         self.next_battle_or_end(step, after, events, dice)
     }
@@ -179,7 +192,10 @@ impl Rules {
     ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
         if step.side == crate::systems::awi::rules::comms::BRITISH {
+            let before = after.clone();
             events.extend(attrition::end_of_british_turn(m, &mut after, dice)?);
+            events.extend(fortifications::enforce(m, &before, &mut after));
+            events.extend(fortifications::prune_entrenchments(m, &mut after));
         }
         events.extend(communication_events(m, &after));
         events.extend(ledger_events(m, &after));
@@ -242,18 +258,23 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
 }
 
 /// A town held by one side's land units alone passes to that side (stand-in
-/// for 1776's control rules); supply units alone hold nothing.
+/// for 1776's control rules); supply units alone hold nothing, nor, in a
+/// strategic town, a fort's required garrison (FORTIFICATIONS).
 fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
     let mut events = Vec::new();
     for t in &m.towns {
         let Ok(hex) = t.hex.parse::<HexId>() else { continue };
         let sides: std::collections::BTreeSet<String> =
             s.at(hex).iter().filter_map(|id| m.unit(id).map(|u| u.side.clone())).collect();
-        let fighting = s.at(hex).iter().any(|id| m.unit(id).is_some_and(|u| !u.is_supply()));
-        if sides.len() != 1 || !fighting {
+        if sides.len() != 1 {
             continue;
         }
         let side = sides.into_iter().next().unwrap_or_default();
+        // "The required garrison of a fort does not count toward control of
+        // a strategic town" (FORTIFICATIONS).
+        if fortifications::stands_holding_town(m, s, &side, hex, t.strategic) == 0 {
+            continue;
+        }
         if s.control.get(&t.id) != Some(&side) {
             s.control.insert(t.id.clone(), side.clone());
             events.push(
@@ -1004,4 +1025,6 @@ struct OrdersFile {
     moves: Vec<movement::Move>,
     #[serde(default)]
     forts: Vec<movement::Garrison>,
+    #[serde(default)]
+    build: Vec<fortifications::Build>,
 }
