@@ -218,6 +218,10 @@ impl Rules {
     }
 }
 
+fn join_numbers(n: &[u32]) -> String {
+    n.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
 fn side_name(m: &Module, side: &str) -> String {
     m.info.sides.iter().find(|s| s.id == side).map(|s| s.name.clone()).unwrap_or_else(|| side.to_string())
 }
@@ -830,13 +834,22 @@ impl seam::Rules for Rules {
             );
             units.push(serde_json::json!({"id": id, "hex": hex, "stands": p.stands, "allowance": allowance}));
         }
+        let g = &m.charts.battle.fort_garrison;
         for f in state.forts.iter().filter(|f| f.side == side) {
             comment += &format!(
-                "# forts: [{{hex: \"{}\", garrison: [{}]}}]   # who is inside your fort after the moves, all of them (SUPPLY)\n",
+                "# forts: [{{hex: \"{}\", garrison: [{}]}}]   # who is inside your fort after the moves, all of them (SUPPLY); below {} fighting infantry stands and a gun of {} pounds or more (or {} smaller) the fort is eliminated\n",
                 f.hex,
-                f.garrison.join(", ")
+                f.garrison.join(", "),
+                g.infantry_stands,
+                g.large_gun_pounds,
+                g.smaller_guns
             );
         }
+        let (fc, ec) = (&m.charts.battle.fort_construction, &m.charts.battle.entrenchment_construction);
+        comment += &format!(
+            "# build: [{{hex: \"CCRR\", works: fort, units: [...]}}]   # units in the hex that do not move this month: a fort takes {} fighting infantry stands, {} artillery unit(s) and {} supply unit(s), spent; an entrenchment (works: entrenchment) {} infantry stands\n",
+            fc.infantry_stands, fc.artillery_units, fc.supply_units.value, ec.infantry_stands
+        );
         let mut body = crate::base::yaml::Mapping::new();
         body.insert(Value::from("moves"), Value::Sequence(Vec::new()));
         Ok(seam::Template {
@@ -870,6 +883,9 @@ impl seam::Rules for Rules {
                 if !f.garrison.is_empty() {
                     inside = format!(" (inside the fort: {})", f.garrison.join(", "));
                 }
+                if !f.destroyed.is_empty() {
+                    inside += &format!(" (fort sections destroyed: {})", join_numbers(&f.destroyed));
+                }
             }
             board.push(format!(
                 "{} ({}{}): {owner}{inside}",
@@ -877,6 +893,24 @@ impl seam::Rules for Rules {
                 t.hex,
                 if what.is_empty() { String::new() } else { format!(", {}", what.join(", ")) }
             ));
+        }
+        // Forts outside the towns, and entrenchments (FORTIFICATIONS,
+        // ENTRENCHMENTS).
+        for f in s.forts.iter().filter(|f| !m.towns.iter().any(|t| t.hex == f.hex)) {
+            board.push(format!(
+                "Fort at {}: {} (inside the fort: {}){}",
+                f.hex,
+                side_name(m, &f.side),
+                if f.garrison.is_empty() { "nobody".to_string() } else { f.garrison.join(", ") },
+                if f.destroyed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (sections destroyed: {})", join_numbers(&f.destroyed))
+                }
+            ));
+        }
+        for (hex, side) in &s.entrenchments {
+            board.push(format!("Entrenchments at {hex}: {}", side_name(m, side)));
         }
         // Each side's ledger (the article, RECORD KEEPING): every unit's
         // composition, weaponry, morale grade and stands, seen by that side
@@ -978,6 +1012,22 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
                 .map(|(side, ids)| format!("{side} 0 to {} ({})", ids.len(), ids.join(", ")))
                 .collect::<Vec<_>>()
                 .join("; ")
+        );
+    }
+    if let Some(siege) = s.siege.as_ref().filter(|x| x.hex == hex) {
+        comment += &format!(
+            "#   bombardment: {{}}   # the fort's sections (1 to {}): each breaching gun's shots at it, the section each struck, in order, e.g. {{gun: [1, 1, 2]}}: {}\n",
+            siege.sections.len(),
+            if siege.damage_rolls.is_empty() {
+                "no gun can breach it".to_string()
+            } else {
+                siege
+                    .damage_rolls
+                    .iter()
+                    .map(|(gun, rolls)| format!("{gun} ({} damage rolls on the sheet)", rolls.len()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
         );
     }
     comment += &format!(
