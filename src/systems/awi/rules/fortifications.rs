@@ -704,7 +704,7 @@ pub fn bombard(m: &Module, s: &mut State, bombardment: &BTreeMap<String, Vec<u32
         for (k, section) in shots.iter().enumerate() {
             let roll = rolls.get(k).copied().unwrap_or(0);
             let points = damage(m, howitzer, roll);
-            if let Some(x) = left.get_mut(*section as usize - 1) {
+            if let Some(x) = (*section as usize).checked_sub(1).and_then(|i| left.get_mut(i)) {
                 *x = x.saturating_sub(points);
             }
             words.push(format!("section {section} {points} (D100 {roll})"));
