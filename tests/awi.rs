@@ -446,6 +446,9 @@ fn a_fort_is_built_and_its_sections_bombarded_by_email() {
         "{british}"
     );
     assert!(british.contains("Fort at 0302: British (inside the fort: foot, heavy-gun)"), "{british}");
+    // The map marks the units inside the fort `F`.
+    let map = std::fs::read_to_string(g.join(&dispatch).join("map.svg")).unwrap();
+    assert_eq!(map.matches(r#"font-weight="bold">F</text>"#).count(), 2, "foot and heavy-gun");
     let moves: String = ["greene", "continentals", "american-heavy-gun"]
         .iter()
         .map(|u| format!("  - {{unit: {u}, path: [\"0302\"]}}\n"))

@@ -531,6 +531,14 @@ fn counters(m: &Module, s: &State) -> Vec<CounterView> {
         if commands.of_unit.get(id).is_some_and(|g| g.is_none()) {
             markers.push("X".to_string());
         }
+        // FORTIFICATIONS, ENTRENCHMENTS: inside a fort, entrenched.
+        if s.forts.iter().any(|f| f.garrison.iter().any(|g| g == id)) {
+            markers.push("F".to_string());
+        } else if m.unit(id).is_some_and(|u| !u.is_supply())
+            && s.entrenchments.get(&hex.to_string()).is_some_and(|side| side == piece.side())
+        {
+            markers.push("E".to_string());
+        }
         let colour = if matches!(piece, data::Piece::Fleet(f) if f.nationality == "french") {
             army_colour("french")
         } else {
