@@ -119,6 +119,11 @@ pub struct Siege {
     /// Each breaching gun's D100 damage rolls, one per shot it can fire:
     /// its shots at the fort use them in order.
     pub damage_rolls: BTreeMap<String, Vec<u32>>,
+    /// Each breaching gun's shots by ammunition round (the first roll,
+    /// then each resupply a supply unit spent would give): how many of its
+    /// damage rolls the table may use.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rounds: BTreeMap<String, Vec<u32>>,
 }
 
 impl State {

@@ -481,7 +481,7 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
     }) || f.generals.get(&loser).into_iter().flatten().any(|g| !t.generals_lost.contains(g))
         || f.supply.get(&loser).map(Vec::len).unwrap_or(0) > t.supply_spent.get(&loser).copied().unwrap_or(0) as usize;
     check_supply_spent(m, s, f, sides, t, problems);
-    problems.extend(fortifications::check_bombardment(s, f.hex, &t.bombardment));
+    problems.extend(fortifications::check_bombardment(m, s, f.hex, &t.bombardment, &t.supply_spent));
     match (&t.retreat_to, loser_stays && sides.contains(&t.holds_field)) {
         (Some(h), true) => {
             if let Some(why) = retreat_problem(m, s, f.hex, &loser, h) {

@@ -560,21 +560,23 @@ pub fn sheet(
             .with("strengths", &strengths)
             .with("destroyed", &fort.destroyed),
         );
-        let mut shots: BTreeMap<String, u32> = BTreeMap::new();
+        // Each gun's shots by round, from the sheet's ammunition events
+        // (round 0 the first roll, then the resupply rounds in order).
+        let mut rounds: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for e in ammunition.iter().filter(|e| e.kind == "ammunition") {
             let (Some(unit), Some(n)) =
                 (e.fields.get("unit").and_then(|v| v.as_str()), e.fields.get("shots").and_then(|v| v.as_u64()))
             else {
                 continue;
             };
-            *shots.entry(unit.to_string()).or_default() += u32::try_from(n).unwrap_or(0);
+            rounds.entry(unit.to_string()).or_default().push(u32::try_from(n).unwrap_or(0));
         }
         let enemy = enemy_of(m, &fort.side);
         let d = &m.charts.battle.fortification_damage;
         let mut damage_rolls = BTreeMap::new();
         for id in units.get(&enemy).into_iter().flatten() {
             let Some(howitzer) = column(m, id) else { continue };
-            let n = shots.get(id).copied().unwrap_or(0);
+            let n: u32 = rounds.get(id).map(|r| r.iter().sum()).unwrap_or(0);
             let mut rolls = Vec::new();
             for k in 1..=n {
                 rolls.push(u32::from(dice.roll(Die::D100, &format!("fort damage, {id} shot {k}"))?));
@@ -599,7 +601,9 @@ pub fn sheet(
             );
             damage_rolls.insert(id.clone(), rolls);
         }
-        siege = Some(Siege { hex: hex.to_string(), side: fort.side.clone(), sections: strengths, damage_rolls });
+        rounds.retain(|id, _| damage_rolls.contains_key(id));
+        siege =
+            Some(Siege { hex: hex.to_string(), side: fort.side.clone(), sections: strengths, damage_rolls, rounds });
     }
     if let Some(side) = s.entrenchments.get(&hex.to_string()) {
         events.push(
@@ -618,8 +622,16 @@ pub fn sheet(
 }
 
 /// The referee's `bombardment` (each breaching gun: the section each of its
-/// shots at the fort struck, in order) against the battle sheet.
-pub fn check_bombardment(s: &State, hex: HexId, bombardment: &BTreeMap<String, Vec<u32>>) -> Vec<Problem> {
+/// shots at the fort struck, in order) against the battle sheet: a gun
+/// fires at most the shots of its first ammunition roll and of the
+/// resupply rounds its side's supply units spent (`supply_spent`) gave it.
+pub fn check_bombardment(
+    m: &Module,
+    s: &State,
+    hex: HexId,
+    bombardment: &BTreeMap<String, Vec<u32>>,
+    supply_spent: &BTreeMap<String, u32>,
+) -> Vec<Problem> {
     let mut problems = Vec::new();
     if bombardment.is_empty() {
         return problems;
@@ -649,14 +661,31 @@ pub fn check_bombardment(s: &State, hex: HexId, bombardment: &BTreeMap<String, V
             ));
             continue;
         };
-        if shots.len() > rolls.len() {
+        let spent = m.unit(id).and_then(|u| supply_spent.get(&u.side)).copied().unwrap_or(0) as usize;
+        let (allowed, why) = match siege.rounds.get(id) {
+            Some(r) if !r.is_empty() => {
+                let total: u32 = r[..r.len().min(spent + 1)].iter().sum();
+                let words = if r.len() == 1 {
+                    format!("its ammunition roll gives it {}", r[0])
+                } else {
+                    format!(
+                        "its ammunition roll gives it {} and, with {spent} supply unit{} spent, resupply {} more",
+                        r[0],
+                        if spent == 1 { "" } else { "s" },
+                        total - r[0]
+                    )
+                };
+                (total as usize, words)
+            }
+            _ => (rolls.len(), format!("the battle sheet gives it {}", rolls.len())),
+        };
+        let allowed = allowed.min(rolls.len());
+        if shots.len() > allowed {
             problems.push(problem(
                 field.clone(),
                 format!(
-                    "{id} fires {} shots at the fort; the battle sheet gives it {} (one damage roll per shot it has): 0 to {}",
-                    shots.len(),
-                    rolls.len(),
-                    rolls.len()
+                    "{id} fires {} shots at the fort; {why} (a damage roll on the sheet for each): 0 to {allowed}",
+                    shots.len()
                 ),
                 "too-many-shots",
                 COMBAT,
