@@ -338,6 +338,60 @@ fn check_game_refuses_a_fort_garrison_that_is_not_the_forts() {
     );
 }
 
+/// check-game holds the fort data to what the rules count: every gun of
+/// the order of battle has a size (pounds or inches, one of them), a
+/// fort's builders can garrison it, a scenario's destroyed sections are
+/// sections of the fort.
+#[test]
+fn check_game_refuses_fort_data_the_rules_cannot_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let battle = to.join("charts/battle.yaml");
+    let mut text = std::fs::read_to_string(&battle).unwrap();
+    for (from, into) in [
+        ("    - {weapon: 4-pounder, pounds: 4}\n", ""),
+        ("{weapon: 8-inch-howitzer, howitzer_inches: 8}", "{weapon: 8-inch-howitzer, pounds: 8, howitzer_inches: 8}"),
+        ("  infantry_stands: 6\n  artillery_units: 1", "  infantry_stands: 3\n  artillery_units: 1"),
+    ] {
+        assert!(text.contains(from), "{from}");
+        text = text.replacen(from, into, 1);
+    }
+    std::fs::write(&battle, text).unwrap();
+    let scenario = to.join("scenarios/supply.yaml");
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    std::fs::write(
+        &scenario,
+        text.replacen("garrison: [american-heavy-gun]", "garrison: [american-heavy-gun], destroyed: [5]", 1),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("oob.yaml:12:130: units[9].weapon")
+            && all.contains("'4-pounder' has no size in charts/battle.yaml `guns`"),
+        "{all}"
+    );
+    assert!(
+        all.contains("guns.rows[")
+            && all.contains(
+                "'8-inch-howitzer': give its pounds (a gun) or its howitzer_inches (a howitzer), one of them"
+            ),
+        "{all}"
+    );
+    assert!(
+        all.contains("fort_construction.infantry_stands")
+            && all.contains(
+                "3: a fort's builders are its first garrison, which needs 4 fighting infantry stands at least"
+            ),
+        "{all}"
+    );
+    assert!(all.contains("forts[0].destroyed[0]") && all.contains("5: a section of the fort, once: 1 to 4"), "{all}");
+}
+
 /// A copy of tests/modules/awi-small in `dir`, to break.
 fn small_module_copy(dir: &Path) -> std::path::PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
@@ -358,4 +412,95 @@ fn small_module_copy(dir: &Path) -> std::path::PathBuf {
 /// space (issue 16: the text report wraps its lines at 78 columns).
 fn unwrapped(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// FORTIFICATIONS by email: the British build a fort with a foot regiment,
+/// a 12-pounder and a supply unit (spent; the builders kept inside it);
+/// the Americans attack it with a 12-pounder. The battle sheet carries the
+/// fort's sections and a D100 damage roll for each shot the American gun
+/// has; the referee's entry naming more shots than that is refused with
+/// file, line and field; the shots entered damage the sections by the
+/// sheet's rolls; `verify` recomputes it all.
+#[test]
+fn a_fort_is_built_and_its_sections_bombarded_by_email() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("forts");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "forts", "forts", players, 16, None).unwrap();
+    let (template, _) = adjutant::game::template(&g, "british", wait()).unwrap();
+    assert!(
+        template.contains("# build: [{hex: \"CCRR\", works: fort, units: [...]}]   # units in the hex that do not move this month: a fort takes 6 fighting infantry stands, 1 artillery unit(s) and 1 supply unit(s), spent"),
+        "{template}"
+    );
+    let bytes = b"game: forts\nturn: 1\nstep: british-operations\nside: british\nmoves: []\nbuild:\n  - {hex: \"0302\", works: fort, units: [foot, heavy-gun, wagons-1]}\n";
+    adjutant::game::inbox::submit(&g, bytes, "b.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    let dispatch = p.reports.unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
+    assert!(
+        british.contains("The british build a fort at 0302: foot, heavy-gun build it and stay inside as its garrison; wagons-1 is spent (eliminated)"),
+        "{british}"
+    );
+    assert!(british.contains("Fort at 0302: British (inside the fort: foot, heavy-gun)"), "{british}");
+    // The map marks the units inside the fort `F`.
+    let map = std::fs::read_to_string(g.join(&dispatch).join("map.svg")).unwrap();
+    assert_eq!(map.matches(r#"font-weight="bold">F</text>"#).count(), 2, "foot and heavy-gun");
+    let moves: String = ["greene", "continentals", "american-heavy-gun"]
+        .iter()
+        .map(|u| format!("  - {{unit: {u}, path: [\"0302\"]}}\n"))
+        .collect();
+    let bytes =
+        format!("game: forts\nturn: 1\nstep: american-operations\nside: american\nmoves:\n{moves}").into_bytes();
+    adjutant::game::inbox::submit(&g, &bytes, "a.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0302"));
+    // The American 12-pounder's ammunition (lacking a supply unit: 2, 3 or
+    // 4 shots), the fort's four sections, and one damage roll per shot.
+    let rolls = p.resolved[0].rolls.len();
+    assert!((1 + 4 + 2..=1 + 4 + 4).contains(&rolls), "{rolls} rolls");
+    let shots = rolls - 5;
+    let dispatch = p.reports.unwrap();
+    let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
+    assert!(american.contains("The british fort at 0302: 4 sections of 4\" with"), "{american}");
+    assert!(
+        american.contains("american-heavy-gun (12-pounder) can batter the fort's sections within 12\": its shots at the fort, in order, do"),
+        "{american}"
+    );
+    let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
+    assert!(
+        template.contains(&format!("#   bombardment: {{}}   # the fort's sections (1 to 4): each breaching gun's shots at it, the section each struck, in order, e.g. {{gun: [1, 1, 2]}}: american-heavy-gun ({shots} damage rolls on the sheet)")),
+        "{template}"
+    );
+    let entry = |sections: &str| {
+        format!(
+            "game: forts\nturn: 1\nstep: american-battle-0302\nside: referee\ntable:\n  holds_field: british\n  outcome: {{british: held, american: broke}}\n  units:\n    foot: {{markers: 1}}\n    heavy-gun: {{markers: 0}}\n    continentals: {{markers: 2}}\n    american-heavy-gun: {{markers: 0}}\n  retreat_to: \"0303\"\n  bombardment: {{american-heavy-gun: [{sections}]}}\n"
+        )
+    };
+    let file = dir.path().join("result.yaml");
+    std::fs::write(&file, entry(&vec!["1"; shots + 1].join(", "))).unwrap();
+    let err = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap_err().to_string();
+    assert!(
+        err.contains("result.yaml:14:")
+            && err.contains(&format!(
+                "table.bombardment.american-heavy-gun: american-heavy-gun fires {} shots at the fort; the battle sheet gives it {shots}",
+                shots + 1
+            )),
+        "{err}"
+    );
+    std::fs::write(&file, entry(&vec!["2"; shots].join(", "))).unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[file], wait()).unwrap();
+    assert!(p.resolved[0].rolls.is_empty(), "the entry rolls nothing: the damage was rolled on the sheet");
+    let dispatch = p.reports.unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
+    assert!(
+        british.contains(&format!("american-heavy-gun fired {shots} shots at the fort at 0302: section 2")),
+        "{british}"
+    );
+    assert!(british.contains("The fort at 0302: sections at"), "{british}");
+    let verdict = adjutant::game::verify::verify(&g).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.failure);
 }

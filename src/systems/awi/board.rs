@@ -94,7 +94,36 @@ pub struct State {
     pub control: BTreeMap<String, String>,
     pub magazines: BTreeSet<String>,
     pub forts: Vec<FortAt>,
+    /// ENTRENCHMENTS: the hexes entrenched, by the side that dug them
+    /// (stand-in: levelled when none of its land units is left there).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub entrenchments: BTreeMap<String, String>,
+    /// The fort of the battle awaiting the referee: its sections'
+    /// strengths and the breaching guns' damage rolls, as the battle sheet
+    /// gave them (FORTIFICATIONS IN COMBAT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub siege: Option<Siege>,
     pub result: Option<GameResult>,
+}
+
+/// A fort under attack, as its battle sheet gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Siege {
+    pub hex: String,
+    /// The fort's side.
+    pub side: String,
+    /// Each section's strength points, section 1 first (0: destroyed
+    /// before this battle).
+    pub sections: Vec<u32>,
+    /// Each breaching gun's D100 damage rolls, one per shot it can fire:
+    /// its shots at the fort use them in order.
+    pub damage_rolls: BTreeMap<String, Vec<u32>>,
+    /// Each breaching gun's shots by ammunition round (the first roll,
+    /// then each resupply a supply unit spent would give): how many of its
+    /// damage rolls the table may use.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rounds: BTreeMap<String, Vec<u32>>,
 }
 
 impl State {

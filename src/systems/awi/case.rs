@@ -11,7 +11,7 @@ use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::yaml::Value;
 use crate::system::{CaseOutcome, Dice, ModuleFiles};
-use crate::systems::awi::board::{PieceState, Step};
+use crate::systems::awi::board::{PieceState, Siege, Step};
 use crate::systems::awi::data::FortAt;
 use crate::systems::awi::system::{read_body, Rules};
 
@@ -46,6 +46,12 @@ struct Changes {
     magazines: Option<Vec<String>>,
     #[serde(default)]
     forts: Option<Vec<FortAt>>,
+    /// Entrenched hexes, by the side that dug them.
+    #[serde(default)]
+    entrenchments: BTreeMap<String, String>,
+    /// The fort of a battle step's battle as its sheet gave it.
+    #[serde(default)]
+    siege: Option<Siege>,
 }
 
 #[derive(Deserialize, Default)]
@@ -142,6 +148,10 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
     }
     if let Some(f) = &case.state.forts {
         state.forts = f.clone();
+    }
+    state.entrenchments.extend(case.state.entrenchments.clone());
+    if let Some(x) = &case.state.siege {
+        state.siege = Some(x.clone());
     }
     state.turn = case.step.turn;
     state.next = Some(case.step.clone());

@@ -403,6 +403,14 @@ pub struct BattleChart {
     /// the article gives a section's strength, not a fort's length).
     pub fort_sections: Number,
     pub fort_garrison: FortGarrison,
+    /// The sizes of the guns of the order of battle, by weapon (the fort
+    /// rules count pounds and inches).
+    pub guns: GunSizes,
+    /// FORTIFICATIONS: what building a fort takes (stand-in but for the
+    /// supply unit spent).
+    pub fort_construction: FortConstruction,
+    /// ENTRENCHMENTS: what building one takes (stand-in).
+    pub entrenchment_construction: EntrenchmentConstruction,
     pub deployment: Deployment,
     pub trivial_combat: TrivialCombat,
     pub pursuit: PursuitChart,
@@ -529,6 +537,10 @@ pub struct Damage {
     pub sentence: String,
     pub rows: Vec<DamageRow>,
     pub range_inches: u32,
+    /// "Artillery of twelve pounds and larger and howitzers of 8 inches
+    /// and larger can inflict damage directly upon a section".
+    pub twelve_pounders_from_pounds: u32,
+    pub howitzers_from_inches: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -552,6 +564,51 @@ pub struct FortSection {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FortGarrison {
+    pub source: String,
+    pub infantry_stands: u32,
+    /// "at least one six pounder (or larger) or two smaller guns".
+    pub large_gun_pounds: u32,
+    pub smaller_guns: u32,
+}
+
+/// Each artillery weapon's size: pounds of shot for a gun, inches for a
+/// howitzer (one of the two).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GunSizes {
+    pub source: String,
+    pub rows: Vec<GunSize>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GunSize {
+    pub weapon: String,
+    #[serde(default)]
+    pub pounds: Option<u32>,
+    #[serde(default)]
+    pub howitzer_inches: Option<u32>,
+}
+
+/// "Fortifications are constructed as given in 1776 except that the
+/// artillery and the infantry units used in the construction are not
+/// eliminated. The supply unit is still eliminated." 1776's requirements
+/// are not in our texts: the builders (stand-in) are at least this many
+/// fighting infantry stands and artillery units of the side in the hex,
+/// and the supply units spent (the article).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FortConstruction {
+    pub source: String,
+    pub infantry_stands: u32,
+    pub artillery_units: u32,
+    pub supply_units: Number,
+}
+
+/// "Entrenchments may be constructed as given in 1776" (stand-in).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntrenchmentConstruction {
     pub source: String,
     pub infantry_stands: u32,
 }
@@ -609,6 +666,10 @@ pub struct FortAt {
     /// normal supply unit."
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub garrison: Vec<String>,
+    /// Its sections destroyed by bombardment, by number (1 first): they
+    /// stay destroyed (FORTIFICATIONS IN COMBAT; a reading: no repair).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub destroyed: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -902,6 +963,7 @@ impl Module {
             );
         }
         self.check_trivial(files, p);
+        self.check_fortifications(files, p);
         for t in self.map.terrain_ids() {
             if t != WATER && !self.charts.movement.costs.terrain.iter().any(|c| c.terrain == t) {
                 p.add(
@@ -985,6 +1047,71 @@ impl Module {
         counted.insert("charts".to_string(), CHART_FILES.len());
         counted.insert("scenarios".to_string(), self.scenarios.len());
         self.counted = counted;
+    }
+
+    /// FORTIFICATIONS: every artillery unit's weapon has a size, each size
+    /// pounds or inches; a scenario's fort sections destroyed are sections
+    /// of the fort; the construction needs builders.
+    fn check_fortifications(&self, files: &ModuleFiles, p: &mut Problems) {
+        let label = files.label(&format!("{}/battle.yaml", self.file.files.charts));
+        let guns = &self.charts.battle.guns.rows;
+        for (i, g) in guns.iter().enumerate() {
+            if g.pounds.is_some() == g.howitzer_inches.is_some() {
+                p.add(
+                    &label,
+                    &format!("guns.rows[{i}]"),
+                    format!("'{}': give its pounds (a gun) or its howitzer_inches (a howitzer), one of them", g.weapon),
+                );
+            }
+            if guns[..i].iter().any(|x| x.weapon == g.weapon) {
+                p.add(&label, &format!("guns.rows[{i}].weapon"), format!("'{}' is given twice", g.weapon));
+            }
+        }
+        let oob_label = files.label(&self.file.files.oob);
+        for (i, u) in self.units.iter().enumerate() {
+            if u.kind == Kind::Artillery && !guns.iter().any(|g| g.weapon == u.weapon) {
+                p.add(
+                    &oob_label,
+                    &format!("units[{i}].weapon"),
+                    format!(
+                        "'{}' has no size in charts/battle.yaml `guns` (the fort rules count pounds and inches): {}",
+                        u.weapon,
+                        guns.iter().map(|g| g.weapon.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                );
+            }
+        }
+        let c = &self.charts.battle.fort_construction;
+        if c.infantry_stands < self.charts.battle.fort_garrison.infantry_stands {
+            p.add(
+                &label,
+                "fort_construction.infantry_stands",
+                format!(
+                    "{}: a fort's builders are its first garrison, which needs {} fighting infantry stands at least",
+                    c.infantry_stands, self.charts.battle.fort_garrison.infantry_stands
+                ),
+            );
+        }
+        if self.charts.battle.fort_sections.value == 0 {
+            p.add(&label, "fort_sections.value", "a fort has one section at least");
+        }
+        for (id, s) in &self.scenarios {
+            let label = files.label(&self.file.files.scenarios[id]);
+            for (i, f) in s.forts.iter().enumerate() {
+                for (j, n) in f.destroyed.iter().enumerate() {
+                    if *n == 0 || *n > self.charts.battle.fort_sections.value || f.destroyed[..j].contains(n) {
+                        p.add(
+                            &label,
+                            &format!("forts[{i}].destroyed[{j}]"),
+                            format!(
+                                "{n}: a section of the fort, once: 1 to {}",
+                                self.charts.battle.fort_sections.value
+                            ),
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// The combat table: columns in rising odds, six results each, every
@@ -1173,6 +1300,12 @@ impl Module {
 
     pub fn river_cost(&self, class: u8) -> u32 {
         self.charts.movement.costs.river_class.iter().find(|c| c.class == class).map(|c| c.cost).unwrap_or(0)
+    }
+
+    /// The size of an artillery unit's gun (charts/battle.yaml `guns`).
+    pub fn gun_size(&self, unit: &str) -> Option<&GunSize> {
+        let u = self.unit(unit).filter(|u| u.kind == Kind::Artillery)?;
+        self.charts.battle.guns.rows.iter().find(|r| r.weapon == u.weapon)
     }
 
     pub fn morale_percent(&self, grade: &str) -> u32 {

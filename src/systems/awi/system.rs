@@ -13,7 +13,7 @@ use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, Ste
 use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step, REFEREE};
 use crate::systems::awi::data::{self, Module};
 use crate::systems::awi::rules::comms::{traced, Status};
-use crate::systems::awi::rules::{attrition, battle, command, movement};
+use crate::systems::awi::rules::{attrition, battle, command, fortifications, movement};
 
 /// The AWI system (module.yaml `system: awi`).
 pub struct Awi;
@@ -73,6 +73,8 @@ impl Rules {
             control: sc.control.clone(),
             magazines: sc.magazines.iter().cloned().collect(),
             forts: sc.forts.clone(),
+            entrenchments: BTreeMap::new(),
+            siege: None,
             result: None,
         };
         // Every unit starts as in communication at "the end of the previous
@@ -127,6 +129,9 @@ impl Rules {
         after.prune_garrisons();
         movement::apply_garrisons(&mut after, &step.side, body);
         events.extend(garrison_events(state, &after, &step.side));
+        events.extend(fortifications::apply_builds(m, &mut after, &step.side, &body.build));
+        events.extend(fortifications::enforce(m, state, &mut after));
+        events.extend(fortifications::prune_entrenchments(m, &mut after));
         events.extend(update_control(m, &mut after));
         self.next_battle_or_end(step, after, events, dice)
     }
@@ -144,7 +149,9 @@ impl Rules {
     ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
         if let Some(hex) = battle::hexes(m, &after).first() {
-            events.extend(battle::sheet(m, &after, *hex, &step.side, dice)?);
+            let (sheet, siege) = battle::sheet(m, &after, *hex, &step.side, dice)?;
+            events.extend(sheet);
+            after.siege = siege;
             after.next = Some(Step { turn: step.turn, side: step.side.clone(), battle: Some(hex.to_string()) });
             return Ok((after, events));
         }
@@ -162,7 +169,13 @@ impl Rules {
         let m = &self.module;
         let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
         let (mut after, mut events) = battle::resolve(m, state, at, &step.side, entry, dice)?;
+        let none = std::collections::BTreeMap::new();
+        let bombardment = entry.table.as_ref().map(|t| &t.bombardment).unwrap_or(&none);
+        events.extend(fortifications::bombard(m, &mut after, bombardment));
+        after.siege = None;
         after.prune_garrisons();
+        events.extend(fortifications::enforce(m, state, &mut after));
+        events.extend(fortifications::prune_entrenchments(m, &mut after));
         events.extend(update_control(m, &mut after));
         self.next_battle_or_end(step, after, events, dice)
     }
@@ -179,7 +192,10 @@ impl Rules {
     ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
         if step.side == crate::systems::awi::rules::comms::BRITISH {
+            let before = after.clone();
             events.extend(attrition::end_of_british_turn(m, &mut after, dice)?);
+            events.extend(fortifications::enforce(m, &before, &mut after));
+            events.extend(fortifications::prune_entrenchments(m, &mut after));
         }
         events.extend(communication_events(m, &after));
         events.extend(ledger_events(m, &after));
@@ -200,6 +216,10 @@ impl Rules {
         }
         Ok((after, events))
     }
+}
+
+fn join_numbers(n: &[u32]) -> String {
+    n.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
 fn side_name(m: &Module, side: &str) -> String {
@@ -242,18 +262,23 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
 }
 
 /// A town held by one side's land units alone passes to that side (stand-in
-/// for 1776's control rules); supply units alone hold nothing.
+/// for 1776's control rules); supply units alone hold nothing, nor, in a
+/// strategic town, a fort's required garrison (FORTIFICATIONS).
 fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
     let mut events = Vec::new();
     for t in &m.towns {
         let Ok(hex) = t.hex.parse::<HexId>() else { continue };
         let sides: std::collections::BTreeSet<String> =
             s.at(hex).iter().filter_map(|id| m.unit(id).map(|u| u.side.clone())).collect();
-        let fighting = s.at(hex).iter().any(|id| m.unit(id).is_some_and(|u| !u.is_supply()));
-        if sides.len() != 1 || !fighting {
+        if sides.len() != 1 {
             continue;
         }
         let side = sides.into_iter().next().unwrap_or_default();
+        // "The required garrison of a fort does not count toward control of
+        // a strategic town" (FORTIFICATIONS).
+        if fortifications::stands_holding_town(m, s, &side, hex, t.strategic) == 0 {
+            continue;
+        }
         if s.control.get(&t.id) != Some(&side) {
             s.control.insert(t.id.clone(), side.clone());
             events.push(
@@ -505,6 +530,14 @@ fn counters(m: &Module, s: &State) -> Vec<CounterView> {
         }
         if commands.of_unit.get(id).is_some_and(|g| g.is_none()) {
             markers.push("X".to_string());
+        }
+        // FORTIFICATIONS, ENTRENCHMENTS: inside a fort, entrenched.
+        if s.forts.iter().any(|f| f.garrison.iter().any(|g| g == id)) {
+            markers.push("F".to_string());
+        } else if m.unit(id).is_some_and(|u| !u.is_supply())
+            && s.entrenchments.get(&hex.to_string()).is_some_and(|side| side == piece.side())
+        {
+            markers.push("E".to_string());
         }
         let colour = if matches!(piece, data::Piece::Fleet(f) if f.nationality == "french") {
             army_colour("french")
@@ -809,13 +842,22 @@ impl seam::Rules for Rules {
             );
             units.push(serde_json::json!({"id": id, "hex": hex, "stands": p.stands, "allowance": allowance}));
         }
+        let g = &m.charts.battle.fort_garrison;
         for f in state.forts.iter().filter(|f| f.side == side) {
             comment += &format!(
-                "# forts: [{{hex: \"{}\", garrison: [{}]}}]   # who is inside your fort after the moves, all of them (SUPPLY)\n",
+                "# forts: [{{hex: \"{}\", garrison: [{}]}}]   # who is inside your fort after the moves, all of them (SUPPLY); below {} fighting infantry stands and a gun of {} pounds or more (or {} smaller) the fort is eliminated\n",
                 f.hex,
-                f.garrison.join(", ")
+                f.garrison.join(", "),
+                g.infantry_stands,
+                g.large_gun_pounds,
+                g.smaller_guns
             );
         }
+        let (fc, ec) = (&m.charts.battle.fort_construction, &m.charts.battle.entrenchment_construction);
+        comment += &format!(
+            "# build: [{{hex: \"CCRR\", works: fort, units: [...]}}]   # units in the hex that do not move this month: a fort takes {} fighting infantry stands, {} artillery unit(s) and {} supply unit(s), spent; an entrenchment (works: entrenchment) {} infantry stands\n",
+            fc.infantry_stands, fc.artillery_units, fc.supply_units.value, ec.infantry_stands
+        );
         let mut body = crate::base::yaml::Mapping::new();
         body.insert(Value::from("moves"), Value::Sequence(Vec::new()));
         Ok(seam::Template {
@@ -849,6 +891,9 @@ impl seam::Rules for Rules {
                 if !f.garrison.is_empty() {
                     inside = format!(" (inside the fort: {})", f.garrison.join(", "));
                 }
+                if !f.destroyed.is_empty() {
+                    inside += &format!(" (fort sections destroyed: {})", join_numbers(&f.destroyed));
+                }
             }
             board.push(format!(
                 "{} ({}{}): {owner}{inside}",
@@ -856,6 +901,24 @@ impl seam::Rules for Rules {
                 t.hex,
                 if what.is_empty() { String::new() } else { format!(", {}", what.join(", ")) }
             ));
+        }
+        // Forts outside the towns, and entrenchments (FORTIFICATIONS,
+        // ENTRENCHMENTS).
+        for f in s.forts.iter().filter(|f| !m.towns.iter().any(|t| t.hex == f.hex)) {
+            board.push(format!(
+                "Fort at {}: {} (inside the fort: {}){}",
+                f.hex,
+                side_name(m, &f.side),
+                if f.garrison.is_empty() { "nobody".to_string() } else { f.garrison.join(", ") },
+                if f.destroyed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (sections destroyed: {})", join_numbers(&f.destroyed))
+                }
+            ));
+        }
+        for (hex, side) in &s.entrenchments {
+            board.push(format!("Entrenchments at {hex}: {}", side_name(m, side)));
         }
         // Each side's ledger (the article, RECORD KEEPING): every unit's
         // composition, weaponry, morale grade and stands, seen by that side
@@ -959,6 +1022,22 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
                 .join("; ")
         );
     }
+    if let Some(siege) = s.siege.as_ref().filter(|x| x.hex == hex) {
+        comment += &format!(
+            "#   bombardment: {{}}   # the fort's sections (1 to {}): each breaching gun's shots at it, the section each struck, in order, e.g. {{gun: [1, 1, 2]}}: {}\n",
+            siege.sections.len(),
+            if siege.damage_rolls.is_empty() {
+                "no gun can breach it".to_string()
+            } else {
+                siege
+                    .damage_rolls
+                    .iter()
+                    .map(|(gun, rolls)| format!("{gun} ({} damage rolls on the sheet)", rolls.len()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        );
+    }
     comment += &format!(
         "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n# cavalry_declines: {{retreat_to: \"CCRR\"}}   # an all-cavalry defender declines battle against a force lacking any cavalry\n",
         f.generals.values().flatten().cloned().collect::<Vec<_>>().join(", "),
@@ -1004,4 +1083,6 @@ struct OrdersFile {
     moves: Vec<movement::Move>,
     #[serde(default)]
     forts: Vec<movement::Garrison>,
+    #[serde(default)]
+    build: Vec<fortifications::Build>,
 }

@@ -20,12 +20,12 @@ use crate::base::dice::Die;
 use crate::base::error::{echo, Error, Result};
 use crate::base::hex::{are_adjacent, HexId};
 use crate::system::{Dice, Event};
-use crate::systems::awi::board::{enemy_of, State};
+use crate::systems::awi::board::{enemy_of, Siege, State};
 use crate::systems::awi::data::{Class, Kind, Module, WATER};
 use crate::systems::awi::rules::command::commands;
 use crate::systems::awi::rules::comms::{traced, BRITISH};
 use crate::systems::awi::rules::movement::Problem;
-use crate::systems::awi::rules::supply;
+use crate::systems::awi::rules::{fortifications, supply};
 
 const TRANSFER: &str = "AWI Transferring to the Miniatures Game";
 const TRIVIAL: &str = "AWI Trivial Combats";
@@ -110,8 +110,16 @@ fn out_of_communication(m: &Module, s: &State, f: &Forces) -> BTreeSet<String> {
 /// The battle sheet, mailed to both commanders with the reports: the
 /// forces, each unit's command status and the out-of-command list, the
 /// British units out of communication, the deployment distances and who
-/// draws first (the article's steps, in order).
-pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str, dice: &mut dyn Dice) -> Result<Vec<Event>> {
+/// draws first (the article's steps, in order), the ammunition (SUPPLY)
+/// and the fort's sections (FORTIFICATIONS IN COMBAT), with what the
+/// referee's entry is checked against for the fort.
+pub fn sheet(
+    m: &Module,
+    s: &State,
+    hex: HexId,
+    attacker: &str,
+    dice: &mut dyn Dice,
+) -> Result<(Vec<Event>, Option<Siege>)> {
     let f = Forces::of(m, s, hex, attacker);
     let cmds = commands(m, s);
     let d = &m.charts.battle.deployment;
@@ -176,46 +184,11 @@ pub fn sheet(m: &Module, s: &State, hex: HexId, attacker: &str, dice: &mut dyn D
     for (side, ids) in &f.units {
         events.extend(supply::ammunition(m, s, hex, side, ids, &f.supply[side], dice)?);
     }
-    events.extend(fort_sections(m, s, hex, dice)?);
-    Ok(events)
-}
-
-/// FORTIFICATIONS IN COMBAT: "Each 4 inch section of a linear
-/// fortification has D10+3 strength points (giving a range of 4 to 14)."
-/// Rolled for the battle sheet of a battle in a fort's hex, a section each
-/// (how many: charts/battle.yaml `fort_sections`, stand-in); the D10's 0
-/// face counts 10 (a reading, docs/rules-readings.md).
-fn fort_sections(m: &Module, s: &State, hex: HexId, dice: &mut dyn Dice) -> Result<Vec<Event>> {
-    let chart = &m.charts.battle.fort_section;
-    let die: Die = chart.die.parse().map_err(Error::refused)?;
-    let mut events = Vec::new();
-    for fort in s.forts.iter().filter(|f| f.hex.parse::<HexId>().ok() == Some(hex)) {
-        let mut strengths = Vec::new();
-        for i in 1..=m.charts.battle.fort_sections.value {
-            let roll = dice.roll(die, &format!("fort section {i} at {hex}"))?;
-            let face = if die == Die::D10 && roll == 0 { 10 } else { u32::from(roll) };
-            strengths.push(face + chart.plus);
-        }
-        events.push(
-            Event::new(
-                "AWI Fortifications in Combat",
-                "fort-sections",
-                format!(
-                    "The {} fort at {hex}: {} sections of {}\" with {} strength points ({}+{} each)",
-                    fort.side,
-                    strengths.len(),
-                    chart.inches,
-                    strengths.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
-                    chart.die,
-                    chart.plus
-                ),
-            )
-            .with("hex", hex.to_string())
-            .with("side", &fort.side)
-            .with("strengths", &strengths),
-        );
-    }
-    Ok(events)
+    // FORTIFICATIONS IN COMBAT: the fort's sections and the breaching guns'
+    // damage rolls (one per shot the ammunition above gives), entrenchments.
+    let (works, siege) = fortifications::sheet(m, s, hex, &f.units, &events, dice)?;
+    events.extend(works);
+    Ok((events, siege))
 }
 
 // ---------------------------------------------------------------------------
@@ -291,6 +264,11 @@ pub struct Table {
     /// "This immediately eliminates one supply unit").
     #[serde(default)]
     pub supply_spent: BTreeMap<String, u32>,
+    /// FORTIFICATIONS IN COMBAT: each breaching gun's shots at the fort,
+    /// in order, as the sections they struck (1 first); each uses the
+    /// gun's next damage roll on the battle sheet.
+    #[serde(default)]
+    pub bombardment: BTreeMap<String, Vec<u32>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -503,6 +481,7 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
     }) || f.generals.get(&loser).into_iter().flatten().any(|g| !t.generals_lost.contains(g))
         || f.supply.get(&loser).map(Vec::len).unwrap_or(0) > t.supply_spent.get(&loser).copied().unwrap_or(0) as usize;
     check_supply_spent(m, s, f, sides, t, problems);
+    problems.extend(fortifications::check_bombardment(m, s, f.hex, &t.bombardment, &t.supply_spent));
     match (&t.retreat_to, loser_stays && sides.contains(&t.holds_field)) {
         (Some(h), true) => {
             if let Some(why) = retreat_problem(m, s, f.hex, &loser, h) {

@@ -3,12 +3,14 @@
 //! COMMUNICATION EFFECTS ON MOVEMENT (`movement`), ATTRITION OF ISOLATED
 //! BRITISH GARRISONS (`attrition`), the battles: TRANSFERRING TO THE MINIATURES
 //! GAME, TRIVIAL COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY (`battle`), SUPPLY
-//! (`supply`: artillery ammunition and supply units spent). What they share
+//! (`supply`: artillery ammunition and supply units spent), FORTIFICATIONS,
+//! FORTIFICATIONS IN COMBAT and ENTRENCHMENTS (`fortifications`). What they share
 //! is in `board`.
 
 pub mod attrition;
 pub mod battle;
 pub mod command;
 pub mod comms;
+pub mod fortifications;
 pub mod movement;
 pub mod supply;

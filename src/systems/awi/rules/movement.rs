@@ -32,6 +32,10 @@ pub struct Body {
     /// fort (but not inside it)"); a fort not named keeps its garrison.
     #[serde(default)]
     pub forts: Vec<Garrison>,
+    /// Forts and entrenchments built this month (FORTIFICATIONS,
+    /// ENTRENCHMENTS).
+    #[serde(default)]
+    pub build: Vec<crate::systems::awi::rules::fortifications::Build>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -266,6 +270,7 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
     if problems.is_empty() {
         problems.extend(supply_alone(m, s, body, &checked, &enemy_units));
         problems.extend(garrison_problems(m, s, side, body, &checked));
+        problems.extend(crate::systems::awi::rules::fortifications::check_builds(m, s, side, &body.build, &checked));
     }
     if problems.is_empty() && side == BRITISH {
         problems.extend(communication_limits(m, s, body, &checked, &cmds.of_unit));
