@@ -11,7 +11,7 @@ use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::yaml::Value;
 use crate::system::{CaseOutcome, Dice, ModuleFiles};
-use crate::systems::awi::board::{PieceState, Step};
+use crate::systems::awi::board::{Levies, PieceState, Replacements, Step};
 use crate::systems::awi::data::FortAt;
 use crate::systems::awi::system::{read_body, Rules};
 
@@ -46,6 +46,12 @@ struct Changes {
     magazines: Option<Vec<String>>,
     #[serde(default)]
     forts: Option<Vec<FortAt>>,
+    /// Unused replacement stands: side, town, nationality: stands.
+    #[serde(default)]
+    replacements: Option<Replacements>,
+    /// Militia raised and not yet formed: side, town: {stands, rifles}.
+    #[serde(default)]
+    militia: Option<Levies>,
 }
 
 #[derive(Deserialize, Default)]
@@ -74,6 +80,13 @@ struct Expect {
     /// `none`).
     #[serde(default)]
     next: Option<String>,
+    /// The unused replacements after the step, all of them (side, town,
+    /// nationality: stands).
+    #[serde(default)]
+    replacements: Option<Replacements>,
+    /// The militia not yet formed after the step, all of it.
+    #[serde(default)]
+    militia: Option<Levies>,
 }
 
 /// The case's dice, in order.
@@ -142,6 +155,12 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
     }
     if let Some(f) = &case.state.forts {
         state.forts = f.clone();
+    }
+    if let Some(r) = &case.state.replacements {
+        state.replacements = r.clone();
+    }
+    if let Some(l) = &case.state.militia {
+        state.militia = l.clone();
     }
     state.turn = case.step.turn;
     state.next = Some(case.step.clone());
@@ -217,6 +236,16 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
                 let got = after.next.as_ref().map(|n| n.field()).unwrap_or_else(|| "none".into());
                 if &got != want {
                     failures.push(format!("next step {got}, expected {want}"));
+                }
+            }
+            if let Some(want) = &case.expect.replacements {
+                if want != &after.replacements {
+                    failures.push(format!("replacements {:?}, expected {want:?}", after.replacements));
+                }
+            }
+            if let Some(want) = &case.expect.militia {
+                if want != &after.militia {
+                    failures.push(format!("militia {:?}, expected {want:?}", after.militia));
                 }
             }
             if dice.used != dice.rolls.len() {

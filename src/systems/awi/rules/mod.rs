@@ -3,12 +3,15 @@
 //! COMMUNICATION EFFECTS ON MOVEMENT (`movement`), ATTRITION OF ISOLATED
 //! BRITISH GARRISONS (`attrition`), the battles: TRANSFERRING TO THE MINIATURES
 //! GAME, TRIVIAL COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY (`battle`), SUPPLY
-//! (`supply`: artillery ammunition and supply units spent). What they share
-//! is in `board`.
+//! (`supply`: artillery ammunition and supply units spent), REPLACEMENTS
+//! (`replacements`), MILITIA UNITS (`militia`). What they share is in
+//! `board`.
 
 pub mod attrition;
 pub mod battle;
 pub mod command;
 pub mod comms;
+pub mod militia;
 pub mod movement;
+pub mod replacements;
 pub mod supply;

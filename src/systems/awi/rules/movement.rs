@@ -32,6 +32,12 @@ pub struct Body {
     /// fort (but not inside it)"); a fort not named keeps its garrison.
     #[serde(default)]
     pub forts: Vec<Garrison>,
+    /// Replacement stands given to units, before the moves (REPLACEMENTS).
+    #[serde(default)]
+    pub replacements: Vec<crate::systems::awi::rules::replacements::Replacement>,
+    /// Militia stands formed into units, before the moves (MILITIA UNITS).
+    #[serde(default)]
+    pub militia: Vec<crate::systems::awi::rules::militia::Raise>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
