@@ -866,19 +866,21 @@ impl seam::Rules for Rules {
         }
         // REPLACEMENTS and MILITIA UNITS: what the side holds, and the forms.
         for line in replacements::ledger(m, state, side) {
-            comment += &format!("# {line}\n");
+            comment += &format!("# Your {line}\n");
         }
-        if state.replacements.get(side).is_some_and(|t| !t.is_empty()) {
-            comment += "# replacements: [{unit: 23rd-foot, town: charleston, stands: 2}]   # before the moves: a regular unit of the stands' nationality, not besieged, with a line of communications to the town, never above its original stands; an eliminated artillery unit's crew is recreated in the town\n";
+        if let Some(town) = state.replacements.get(side).and_then(|t| t.keys().next()) {
+            comment += &format!(
+                "# replacements: [{{unit: UNIT, town: {town}, stands: 1}}]   # before the moves: a regular unit of the stands' nationality, not besieged, with a line of communications to the town, never above its original stands; an eliminated artillery unit's crew is recreated in the town\n"
+            );
         }
         for line in militia::ledger(m, state, side) {
-            comment += &format!("# {line}\n");
+            comment += &format!("# Your {line}\n");
         }
-        if state.militia.get(side).is_some_and(|t| !t.is_empty()) {
+        if let Some(town) = state.militia.get(side).and_then(|t| t.keys().next()) {
             let hand =
                 m.scenario(&self.scenario).map(|sc| militia::counters_at_hand(m, sc, state, side)).unwrap_or_default();
             comment += &format!(
-                "# militia: [{{town: hillsborough, unit: COUNTER, stands: 6}}]   # before the moves: a militia unit in the town, or a counter at hand ({}); a rifle counter's stands count against the quarter, a mounted-infantry counter's cost one stand more each\n",
+                "# militia: [{{town: {town}, unit: COUNTER, stands: 6}}]   # before the moves: a militia unit in the town, or a counter at hand ({}); a rifle counter's stands count against the quarter, a mounted-infantry counter's cost one stand more each\n",
                 hand.join(", ")
             );
         }
