@@ -392,6 +392,131 @@ fn check_game_refuses_fort_data_the_rules_cannot_count() {
     assert!(all.contains("forts[0].destroyed[0]") && all.contains("5: a section of the fort, once: 1 to 4"), "{all}");
 }
 
+/// Replacements and militia by email (REPLACEMENTS, MILITIA UNITS, RECORD
+/// KEEPING): the British replacement points of month 2 arrive at their
+/// towns and stay there, shown in the British ledger only (reports and
+/// `status`); the British form the Tory militia they raise into a counter
+/// at hand, after a refused order located by file, line and field; the
+/// Americans' militia arrives for their turn; `verify` recomputes it all.
+#[test]
+fn replacements_and_militia_are_kept_in_each_sides_ledger_by_email() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("musters");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "musters", "musters", players, 16, None).unwrap();
+    let orders = |turn: u32, side: &str, body: &str| {
+        format!("game: musters\nturn: {turn}\nstep: {side}-operations\nside: {side}\n{body}").into_bytes()
+    };
+    let submit =
+        |bytes: &[u8]| adjutant::game::inbox::submit(&g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait());
+    submit(&orders(1, "british", "moves: []\n")).unwrap();
+    adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    submit(&orders(1, "american", "moves: []\n")).unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    let dispatch = p.reports.unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
+    assert!(british.contains("3 british replacement stands arrive at Port Royal (3 held there)"), "{british}");
+    let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
+    // The report's board: the British ledger, to the British only.
+    assert!(
+        british.contains("British ledger: unused replacements at Port Royal (0703): 3 british, 2 german stands")
+            && british.contains("British ledger: unused replacements at River Town (0304): 4 british stands")
+            && british.contains(
+                "British ledger: militia raised at Magazine Town (0102) not yet formed: 6 stands, up to 1 of them rifle armed"
+            ),
+        "{british}"
+    );
+    assert!(!american.contains("unused replacements"), "{american}");
+
+    // The template says what the side holds and the orders' forms.
+    let (template, _) = adjutant::game::template(&g, "british", wait()).unwrap();
+    assert!(template.contains("# replacements: [{unit: UNIT, town: port-royal, stands: 1}]"), "{template}");
+    assert!(template.contains("a counter at hand (tories, tory-levy)"), "{template}");
+
+    // Refused whole, located: a Tory counter formed from militia raised
+    // elsewhere.
+    let bad = orders(2, "british", "moves: []\nmilitia:\n  - {town: port-royal, unit: tory-levy, stands: 6}\n");
+    let err = submit(&bad).unwrap_err().to_string();
+    assert!(
+        err.contains("o.yaml:7:")
+            && err.contains("militia[0].town")
+            && err.contains(
+                "no militia of yours is raised at Port Royal and not yet formed; you have some at magazine-town"
+            ),
+        "{err}"
+    );
+    submit(&orders(2, "british", "moves: []\nmilitia:\n  - {town: magazine-town, unit: tory-levy, stands: 6}\n"))
+        .unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    let dispatch = p.reports.unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
+    let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
+    assert!(british.contains("Tory Levy is formed at Magazine Town with 6 musket stand(s): 6 stands"), "{british}");
+    assert!(
+        british.contains("unused replacements at Port Royal (0703): 3 british, 2 german stands")
+            && !american.contains("unused replacements"),
+        "each side's ledger is its own: {american}"
+    );
+    assert!(
+        american.contains("2 militia strength points are raised at Village: 12 stands, up to 3 of them rifle armed"),
+        "{american}"
+    );
+    let verdict = adjutant::game::verify::verify(&g).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.failure);
+}
+
+/// check-game holds a scenario's replacements and militia to the module:
+/// a turn of the scenario, a town of the map, a nationality of the side's
+/// regular units, points from 1.
+#[test]
+fn check_game_refuses_replacements_and_militia_that_do_not_fit_the_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let scenario = to.join("scenarios/musters.yaml");
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    let text = text
+        .replacen(
+            "town: river-town, nationality: british, points: 4",
+            "town: river-town, nationality: tory, points: 4",
+            1,
+        )
+        .replacen(
+            "side: british, town: port-royal, nationality: german, points: 2",
+            "side: british, town: atlantis, nationality: german, points: 0",
+            1,
+        )
+        .replacen(
+            "{turn: 2, side: american, town: village, strength_points: 2}",
+            "{turn: 9, side: french, town: village, strength_points: 2}",
+            1,
+        );
+    std::fs::write(&scenario, text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    for want in [
+        "replacements[2].nationality",
+        "no regular unit of the british is tory: replacements rebuild regular units of their nationality (british, german, loyalist)",
+        "replacements[1].town",
+        "'atlantis' is not a town of the map",
+        "replacements[1].points",
+        "points from 1",
+        "militia[0].turn",
+        "turn 9 is not a turn of the scenario (1 to 3)",
+        "militia[0].side",
+        "'french' is not a side of module.yaml",
+    ] {
+        assert!(all.contains(want), "{want}: {all}");
+    }
+}
+
 /// A copy of tests/modules/awi-small in `dir`, to break.
 fn small_module_copy(dir: &Path) -> std::path::PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
@@ -486,7 +611,7 @@ fn a_fort_is_built_and_its_sections_bombarded_by_email() {
     assert!(
         err.contains("result.yaml:14:")
             && err.contains(&format!(
-                "table.bombardment.american-heavy-gun: american-heavy-gun fires {} shots at the fort; the battle sheet gives it {shots}",
+                "table.bombardment.american-heavy-gun: american-heavy-gun fires {} shots at the fort; its ammunition roll gives it {shots} (a damage roll on the sheet for each): 0 to {shots}",
                 shots + 1
             )),
         "{err}"
@@ -503,4 +628,56 @@ fn a_fort_is_built_and_its_sections_bombarded_by_email() {
     assert!(british.contains("The fort at 0302: sections at"), "{british}");
     let verdict = adjutant::game::verify::verify(&g).unwrap();
     assert!(verdict.ok, "{:?}", verdict.failure);
+}
+
+/// What an AWI refusal quotes of a player is bounded and escaped, as the
+/// series' are (tests/hostile.rs): a unit id of 900 KB ending in a terminal
+/// escape, a path hex, and header fields with escapes, NUL, line breaks
+/// and bidirectional overrides, through `validate` to the terminal.
+#[test]
+fn what_an_awi_refusal_quotes_of_a_player_is_bounded_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    let validate = |name: &str, bytes: &[u8]| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .args(["validate", "--dir", g.to_str().unwrap(), file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(all.len() < 20_000, "{} bytes printed", all.len());
+        for c in all.chars() {
+            let bad = (c.is_control() && c != '\n')
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c);
+            assert!(!bad, "a raw {c:?} was printed:\n{}", all.escape_debug());
+        }
+        all
+    };
+    let id = format!("{}\\e[2J\\u202e", "d".repeat(900 << 10));
+    let body = format!(
+        "moves:\n  - {{unit: \"{id}\", path: [\"01\\e[31m03\"]}}\n  - {{unit: foot, path: [\"01\\e[31m03\"]}}\n"
+    );
+    let all = validate("id.yaml", &orders(1, "british", &body));
+    assert!(
+        all.contains(&format!("moves[0].unit: '{}…(921607 bytes)' is not a unit", "d".repeat(60)))
+            && all.contains("moves[1].path[0]: '01\\u{1b}[31m03' is not a hex id"),
+        "{all}"
+    );
+    let header = "game: \"isolated\\e[31m\\0\"\nturn: \"1\\u202e\"\nstep: \"british\\noperations\"\nside: \"brit\\rish\\u2066\"\nmoves: []\n";
+    let all = validate("ctl.yaml", header.as_bytes());
+    assert!(
+        all.contains("game 'isolated\\u{1b}[31m\\0'")
+            && all.contains("'brit\\rish\\u{2066}' is not a side")
+            && all.contains("turn 1\\u{202e}"),
+        "{all}"
+    );
 }

@@ -336,7 +336,8 @@ fn check_target(target: &str) {
     }
     // The module target's mutations start from the small test modules and
     // module.yaml (the whole Savannah module is slow in a debug build).
-    let bases: Vec<&Vec<u8>> = if target.starts_with("module") { seeds.iter().skip(1).collect() } else { seeds.iter().collect() };
+    let bases: Vec<&Vec<u8>> =
+        if target.starts_with("module") { seeds.iter().skip(1).collect() } else { seeds.iter().collect() };
     let mut mutator = Mutator(0x9E37_79B9_7F4A_7C15 ^ target.len() as u64);
     for n in 0..mutations(target) {
         let base = bases[mutator.below(bases.len())];

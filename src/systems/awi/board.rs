@@ -104,6 +104,31 @@ pub struct State {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub siege: Option<Siege>,
     pub result: Option<GameResult>,
+    /// Unused replacement stands, by side, town and nationality
+    /// (REPLACEMENTS: "Unused replacements can be saved for later use and
+    /// are considered to remain in the town of their initial placement").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub replacements: Replacements,
+    /// Militia stands raised and not yet formed into units, by side and
+    /// town (MILITIA UNITS).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub militia: Levies,
+}
+
+/// Unused replacement stands: side, town, nationality: stands.
+pub type Replacements = BTreeMap<String, BTreeMap<String, BTreeMap<String, u32>>>;
+
+/// Militia raised and not yet formed: side, town: the levy.
+pub type Levies = BTreeMap<String, BTreeMap<String, Levy>>;
+
+/// Militia stands raised in a town and not yet formed into units: the
+/// stands, and how many of them may still be rifle armed ("Up to one
+/// quarter of these stands can be rifle armed").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Levy {
+    pub stands: u32,
+    pub rifles: u32,
 }
 
 /// A fort under attack, as its battle sheet gave it.

@@ -11,7 +11,7 @@ use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::yaml::Value;
 use crate::system::{CaseOutcome, Dice, ModuleFiles};
-use crate::systems::awi::board::{PieceState, Siege, Step};
+use crate::systems::awi::board::{Levies, PieceState, Replacements, Siege, Step};
 use crate::systems::awi::data::FortAt;
 use crate::systems::awi::system::{read_body, Rules};
 
@@ -52,6 +52,12 @@ struct Changes {
     /// The fort of a battle step's battle as its sheet gave it.
     #[serde(default)]
     siege: Option<Siege>,
+    /// Unused replacement stands: side, town, nationality: stands.
+    #[serde(default)]
+    replacements: Option<Replacements>,
+    /// Militia raised and not yet formed: side, town: {stands, rifles}.
+    #[serde(default)]
+    militia: Option<Levies>,
 }
 
 #[derive(Deserialize, Default)]
@@ -80,6 +86,13 @@ struct Expect {
     /// `none`).
     #[serde(default)]
     next: Option<String>,
+    /// The unused replacements after the step, all of them (side, town,
+    /// nationality: stands).
+    #[serde(default)]
+    replacements: Option<Replacements>,
+    /// The militia not yet formed after the step, all of it.
+    #[serde(default)]
+    militia: Option<Levies>,
 }
 
 /// The case's dice, in order.
@@ -152,6 +165,12 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
     state.entrenchments.extend(case.state.entrenchments.clone());
     if let Some(x) = &case.state.siege {
         state.siege = Some(x.clone());
+    }
+    if let Some(r) = &case.state.replacements {
+        state.replacements = r.clone();
+    }
+    if let Some(l) = &case.state.militia {
+        state.militia = l.clone();
     }
     state.turn = case.step.turn;
     state.next = Some(case.step.clone());
@@ -227,6 +246,16 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
                 let got = after.next.as_ref().map(|n| n.field()).unwrap_or_else(|| "none".into());
                 if &got != want {
                     failures.push(format!("next step {got}, expected {want}"));
+                }
+            }
+            if let Some(want) = &case.expect.replacements {
+                if want != &after.replacements {
+                    failures.push(format!("replacements {:?}, expected {want:?}", after.replacements));
+                }
+            }
+            if let Some(want) = &case.expect.militia {
+                if want != &after.militia {
+                    failures.push(format!("militia {:?}, expected {want:?}", after.militia));
                 }
             }
             if dice.used != dice.rolls.len() {

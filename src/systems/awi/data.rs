@@ -621,6 +621,19 @@ pub struct Deployment {
     pub attacker_inches_from_edge: u32,
 }
 
+/// REPLACEMENTS and MILITIA UNITS (charts/replacements.yaml): the
+/// article's numbers.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplacementsChart {
+    /// "Each replacement strength point represents a single stand of troops."
+    pub stands_per_replacement_point: Number,
+    /// "Up to one quarter of these stands can be rifle armed".
+    pub militia_rifles_percent: Number,
+    /// "at a cost of one militia stand eliminated for each stand so converted".
+    pub mounted_conversion_stands: Number,
+}
+
 /// Every chart, by file.
 #[derive(Debug, Clone)]
 pub struct Charts {
@@ -629,11 +642,12 @@ pub struct Charts {
     pub communications: CommunicationsChart,
     pub morale: MoraleChart,
     pub battle: BattleChart,
+    pub replacements: ReplacementsChart,
 }
 
 /// The chart files, in the folder `files.charts` names.
-pub const CHART_FILES: [&str; 5] =
-    ["command.yaml", "movement.yaml", "communications.yaml", "morale.yaml", "battle.yaml"];
+pub const CHART_FILES: [&str; 6] =
+    ["command.yaml", "movement.yaml", "communications.yaml", "morale.yaml", "battle.yaml", "replacements.yaml"];
 
 // ---------------------------------------------------------------------------
 // scenarios/*.yaml
@@ -652,6 +666,12 @@ pub struct Scenario {
     pub forts: Vec<FortAt>,
     #[serde(default)]
     pub reinforcements: Vec<Arrival>,
+    /// Replacement points received (REPLACEMENTS), by month and town.
+    #[serde(default)]
+    pub replacements: Vec<ReplacementArrival>,
+    /// Militia strength points raised (MILITIA UNITS), by month and town.
+    #[serde(default)]
+    pub militia: Vec<MilitiaArrival>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -683,6 +703,31 @@ pub struct Arrival {
 // ---------------------------------------------------------------------------
 // The module, loaded
 // ---------------------------------------------------------------------------
+
+/// Replacement points of one nationality a side receives in a town at the
+/// start of its operations of `turn` (1776's schedule is not in our texts:
+/// a stand-in with the true structure).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplacementArrival {
+    pub turn: u32,
+    pub side: String,
+    pub town: String,
+    pub nationality: String,
+    pub points: u32,
+}
+
+/// Militia strength points a side raises in a town at the start of its
+/// operations of `turn` ("The total strength of militia forces for both
+/// sides fluctuates as given in the 1776 rules": a stand-in schedule).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MilitiaArrival {
+    pub turn: u32,
+    pub side: String,
+    pub town: String,
+    pub strength_points: u32,
+}
 
 /// A piece on the map: a unit, a general or a fleet.
 #[derive(Debug, Clone, Copy)]
@@ -787,6 +832,8 @@ impl Module {
             read::<CommunicationsChart>(files, &chart("communications.yaml")).map_err(|e| errors.extend(e)).ok();
         let morale = read::<MoraleChart>(files, &chart("morale.yaml")).map_err(|e| errors.extend(e)).ok();
         let battle = read::<BattleChart>(files, &chart("battle.yaml")).map_err(|e| errors.extend(e)).ok();
+        let replacements =
+            read::<ReplacementsChart>(files, &chart("replacements.yaml")).map_err(|e| errors.extend(e)).ok();
         let mut scenarios = BTreeMap::new();
         for (id, path) in &file.files.scenarios {
             match read::<Scenario>(files, path) {
@@ -796,15 +843,15 @@ impl Module {
                 Err(e) => errors.extend(e),
             }
         }
-        let (Some(command), Some(movement), Some(communications), Some(morale), Some(battle)) =
-            (command, movement, communications, morale, battle)
+        let (Some(command), Some(movement), Some(communications), Some(morale), Some(battle), Some(replacements)) =
+            (command, movement, communications, morale, battle, replacements)
         else {
             return Err(errors);
         };
         if !errors.is_empty() {
             return Err(errors);
         }
-        let charts = Charts { command, movement, communications, morale, battle };
+        let charts = Charts { command, movement, communications, morale, battle, replacements };
         let mut p = Problems::default();
         let map_label = files.label(&file.files.map);
         let (map, rivers) = build_map(&map_file, &map_label, &mut p);
@@ -1037,6 +1084,7 @@ impl Module {
                 }
             }
         }
+        self.check_musters(files, p);
         let mut counted = BTreeMap::new();
         counted.insert("hexes".to_string(), self.map.terrain.len());
         counted.insert("towns".to_string(), self.towns.len());
@@ -1111,6 +1159,70 @@ impl Module {
                     }
                 }
             }
+        }
+    }
+
+    /// Each scenario's replacements and militia (REPLACEMENTS, MILITIA
+    /// UNITS): a turn of the scenario, a side, a town of the map, a
+    /// nationality some regular unit of that side has, points above 0; and
+    /// the militia counters a side raises into.
+    fn check_musters(&self, files: &ModuleFiles, p: &mut Problems) {
+        let sides: BTreeSet<&str> = self.info.sides.iter().map(|s| s.id.as_str()).collect();
+        for (id, s) in &self.scenarios {
+            let label = files.label(&self.file.files.scenarios[id]);
+            let turns = self.info.scenarios.iter().find(|x| &x.id == id).map(|x| (x.first_turn, x.last_turn));
+            let common = |p: &mut Problems, field: &str, turn: u32, side: &str, town: &str, amount: u32, what: &str| {
+                if let Some((first, last)) = turns {
+                    if turn < first || turn > last {
+                        p.add(
+                            &label,
+                            &format!("{field}.turn"),
+                            format!("turn {turn} is not a turn of the scenario ({first} to {last})"),
+                        );
+                    }
+                }
+                if !sides.contains(side) {
+                    p.add(&label, &format!("{field}.side"), format!("'{side}' is not a side of module.yaml"));
+                }
+                if self.town(town).is_none() {
+                    p.add(&label, &format!("{field}.town"), format!("'{town}' is not a town of the map"));
+                }
+                if amount == 0 {
+                    p.add(&label, &format!("{field}.{what}"), format!("{what} from 1"));
+                }
+            };
+            for (i, r) in s.replacements.iter().enumerate() {
+                let field = format!("replacements[{i}]");
+                common(p, &field, r.turn, &r.side, &r.town, r.points, "points");
+                let regular = |u: &&Unit| u.side == r.side && u.class != Class::Militia && !u.is_supply();
+                if sides.contains(r.side.as_str())
+                    && !self.units.iter().filter(regular).any(|u| u.nationality == r.nationality)
+                {
+                    let known: BTreeSet<&str> =
+                        self.units.iter().filter(regular).map(|u| u.nationality.as_str()).collect();
+                    p.add(
+                        &label,
+                        &format!("{field}.nationality"),
+                        format!(
+                            "no regular unit of the {} is {}: replacements rebuild regular units of their nationality ({})",
+                            r.side,
+                            r.nationality,
+                            known.into_iter().collect::<Vec<_>>().join(", ")
+                        ),
+                    );
+                }
+            }
+            for (i, r) in s.militia.iter().enumerate() {
+                common(p, &format!("militia[{i}]"), r.turn, &r.side, &r.town, r.strength_points, "strength_points");
+            }
+        }
+        let chart = files.label(&format!("{}/replacements.yaml", self.file.files.charts));
+        let r = &self.charts.replacements;
+        if r.stands_per_replacement_point.value == 0 {
+            p.add(&chart, "stands_per_replacement_point.value", "stands from 1");
+        }
+        if r.militia_rifles_percent.value > 100 {
+            p.add(&chart, "militia_rifles_percent.value", "a share of the stands from 0 to 100");
         }
     }
 

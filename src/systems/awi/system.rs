@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::base::dice::Bytes32;
-use crate::base::error::{Error, Located, RefusalCode, Result};
+use crate::base::error::{echo, Error, Located, RefusalCode, Result};
 use crate::base::hex::HexId;
 use crate::base::hexmap::{army_colour, Arrow, CounterView, Picture};
 use crate::base::yaml::Value;
@@ -13,7 +13,7 @@ use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, Ste
 use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step, REFEREE};
 use crate::systems::awi::data::{self, Module};
 use crate::systems::awi::rules::comms::{traced, Status};
-use crate::systems::awi::rules::{attrition, battle, command, fortifications, movement};
+use crate::systems::awi::rules::{attrition, battle, command, fortifications, militia, movement, replacements};
 
 /// The AWI system (module.yaml `system: awi`).
 pub struct Awi;
@@ -76,6 +76,8 @@ impl Rules {
             entrenchments: BTreeMap::new(),
             siege: None,
             result: None,
+            replacements: BTreeMap::new(),
+            militia: BTreeMap::new(),
         };
         // Every unit starts as in communication at "the end of the previous
         // British turn": "The first month the unit is isolated, it need not
@@ -108,7 +110,11 @@ impl Rules {
         dice: &mut dyn Dice,
     ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
-        let (moves, problems) = movement::check(m, state, &step.side, body);
+        let (mustered, muster_events, mut problems) = self.muster(state, &step.side, body);
+        let mut moves = Vec::new();
+        if problems.is_empty() {
+            (moves, problems) = movement::check(m, &mustered, &step.side, body);
+        }
         if let Some(p) = problems.first() {
             return Err(Error::coded(
                 format!("{}: {} [{}, {}]", p.field, p.message, p.code, p.rule),
@@ -123,9 +129,10 @@ impl Rules {
         .with("turn", step.turn)
         .with("side", &step.side)
         .with("month", month_of(m, step.turn))];
-        events.extend(command_events(m, state, &step.side));
+        events.extend(muster_events);
+        events.extend(command_events(m, &mustered, &step.side));
         events.extend(movement::events(m, &moves));
-        let mut after = movement::apply(state, &moves);
+        let mut after = movement::apply(&mustered, &moves);
         after.prune_garrisons();
         movement::apply_garrisons(&mut after, &step.side, body);
         events.extend(garrison_events(state, &after, &step.side));
@@ -134,6 +141,23 @@ impl Rules {
         events.extend(fortifications::prune_entrenchments(m, &mut after));
         events.extend(update_control(m, &mut after));
         self.next_battle_or_end(step, after, events, dice)
+    }
+
+    /// The side's replacements and militia orders, checked and carried out
+    /// before its moves (REPLACEMENTS, MILITIA UNITS): the state after
+    /// them, their events, or every problem.
+    fn muster(&self, state: &State, side: &str, body: &movement::Body) -> (State, Vec<Event>, Vec<movement::Problem>) {
+        let m = &self.module;
+        let mut after = state.clone();
+        let Ok(sc) = m.scenario(&self.scenario) else { return (after, Vec::new(), Vec::new()) };
+        let mut problems = replacements::check(m, state, side, &body.replacements);
+        problems.extend(militia::check(m, sc, state, side, &body.militia));
+        if !problems.is_empty() {
+            return (after, Vec::new(), problems);
+        }
+        let mut events = replacements::apply(m, &mut after, side, &body.replacements);
+        events.extend(militia::apply(m, &mut after, side, &body.militia));
+        (after, events, problems)
     }
 
     /// "Whenever combat would be called for in a 1776 game, the battle
@@ -232,6 +256,8 @@ fn side_name(m: &Module, side: &str) -> String {
 fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> {
     let mut events = Vec::new();
     if let Some(sc) = m.scenarios.get(scenario) {
+        events.extend(replacements::arrive(m, sc, s, step));
+        events.extend(militia::arrive(m, sc, s, step));
         for a in sc.reinforcements.iter().filter(|a| a.turn == step.turn) {
             for id in &a.units {
                 let side = m.piece(id).map(|p| p.side().to_string()).unwrap_or_default();
@@ -288,6 +314,10 @@ fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
             );
         }
     }
+    // "All replacements accumulated in a particular town are lost if that
+    // town becomes occupied by the enemy" (and militia not yet formed).
+    events.extend(replacements::losses(m, s));
+    events.extend(militia::losses(m, s));
     events
 }
 
@@ -374,14 +404,25 @@ fn ledger_events(m: &Module, s: &State) -> Vec<Event> {
                 "weapon": u.weapon, "morale": u.morale,
             }));
         }
+        // "The number and location of all unused replacements", and the
+        // militia raised and not yet formed.
+        let pools = replacements::ledger(m, s, &side.id).into_iter().chain(militia::ledger(m, s, &side.id));
+        let pools: Vec<String> = pools.collect();
         events.push(
             Event::new(
                 "AWI Record Keeping",
                 "ledger",
-                format!("{} ledger (unit, hex, stands of original): {}", side.name, lines.join("; ")),
+                format!(
+                    "{} ledger (unit, hex, stands of original): {}{}",
+                    side.name,
+                    lines.join("; "),
+                    pools.iter().map(|l| format!("; {l}")).collect::<String>()
+                ),
             )
             .with("side", &side.id)
             .with("units", units)
+            .with("replacements", s.replacements.get(&side.id).cloned().unwrap_or_default())
+            .with("militia", s.militia.get(&side.id).cloned().unwrap_or_default())
             .with(seam::VISIBLE_TO, [&side.id]),
         );
     }
@@ -416,11 +457,11 @@ pub fn read_body(step: &Step, value: &Value) -> std::result::Result<Body, String
     if step.battle.is_some() {
         return crate::base::yaml::from_value::<battle::Entry>(Value::Mapping(map))
             .map(|e| Body::Battle(Box::new(e)))
-            .map_err(|e| e.to_string());
+            .map_err(|e| crate::base::error::echo_serde(&e));
     }
     crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map))
         .map(Body::Operations)
-        .map_err(|e| e.to_string())
+        .map_err(|e| crate::base::error::echo_serde(&e))
 }
 
 const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
@@ -639,7 +680,7 @@ impl seam::Rules for Rules {
                     label,
                     text,
                     "game",
-                    format!("these orders are for game '{g}'; this game is '{game_id}'"),
+                    format!("these orders are for game '{}'; this game is '{game_id}'", echo(&g)),
                     None,
                 ));
             }
@@ -652,7 +693,7 @@ impl seam::Rules for Rules {
                 label,
                 text,
                 "side",
-                format!("'{side}' is not a side; the sides are: {}", known.join(", ")),
+                format!("'{}' is not a side; the sides are: {}", echo(&side), known.join(", ")),
                 None,
             ));
         }
@@ -667,7 +708,7 @@ impl seam::Rules for Rules {
                         "the next step is {} (turn {}); these orders say turn {}",
                         next.name(),
                         next.turn,
-                        text_of("turn").unwrap_or_default()
+                        echo(&text_of("turn").unwrap_or_default())
                     ),
                     None,
                 )),
@@ -679,7 +720,12 @@ impl seam::Rules for Rules {
                     label,
                     text,
                     "step",
-                    format!("the next step is {}: its orders say `step: {}`, not '{step}'", next.name(), next.field()),
+                    format!(
+                        "the next step is {}: its orders say `step: {}`, not '{}'",
+                        next.name(),
+                        next.field(),
+                        echo(&step)
+                    ),
                     None,
                 ));
             }
@@ -719,7 +765,14 @@ impl seam::Rules for Rules {
             }
         };
         let problems = match (&body, &step.battle) {
-            (Body::Operations(b), _) => movement::check(&self.module, state, &header.side, b).1,
+            (Body::Operations(b), _) => {
+                let (mustered, _, problems) = self.muster(state, &header.side, b);
+                if problems.is_empty() {
+                    movement::check(&self.module, &mustered, &header.side, b).1
+                } else {
+                    problems
+                }
+            }
             (Body::Battle(entry), Some(hex)) => match hex.parse() {
                 Ok(at) => battle::check(&self.module, state, at, &step.side, entry),
                 Err(_) => Vec::new(),
@@ -858,6 +911,26 @@ impl seam::Rules for Rules {
             "# build: [{{hex: \"CCRR\", works: fort, units: [...]}}]   # units in the hex that do not move this month: a fort takes {} fighting infantry stands, {} artillery unit(s) and {} supply unit(s), spent; an entrenchment (works: entrenchment) {} infantry stands\n",
             fc.infantry_stands, fc.artillery_units, fc.supply_units.value, ec.infantry_stands
         );
+        // REPLACEMENTS and MILITIA UNITS: what the side holds, and the forms.
+        for line in replacements::ledger(m, state, side) {
+            comment += &format!("# Your {line}\n");
+        }
+        if let Some(town) = state.replacements.get(side).and_then(|t| t.keys().next()) {
+            comment += &format!(
+                "# replacements: [{{unit: UNIT, town: {town}, stands: 1}}]   # before the moves: a regular unit of the stands' nationality, not besieged, with a line of communications to the town, never above its original stands; an eliminated artillery unit's crew is recreated in the town\n"
+            );
+        }
+        for line in militia::ledger(m, state, side) {
+            comment += &format!("# Your {line}\n");
+        }
+        if let Some(town) = state.militia.get(side).and_then(|t| t.keys().next()) {
+            let hand =
+                m.scenario(&self.scenario).map(|sc| militia::counters_at_hand(m, sc, state, side)).unwrap_or_default();
+            comment += &format!(
+                "# militia: [{{town: {town}, unit: COUNTER, stands: 6}}]   # before the moves: a militia unit in the town, or a counter at hand ({}); a rifle counter's stands count against the quarter, a mounted-infantry counter's cost one stand more each\n",
+                hand.join(", ")
+            );
+        }
         let mut body = crate::base::yaml::Mapping::new();
         body.insert(Value::from("moves"), Value::Sequence(Vec::new()));
         Ok(seam::Template {
@@ -949,6 +1022,9 @@ impl seam::Rules for Rules {
                     p.stands,
                     u.fighting_stands
                 ));
+            }
+            for line in replacements::ledger(m, s, &side.id).into_iter().chain(militia::ledger(m, s, &side.id)) {
+                ledger.push(format!("{} ledger: {line}", side.name));
             }
         }
         if let Some(Step { battle: Some(hex), side, .. }) = &s.next {
@@ -1085,4 +1161,7 @@ struct OrdersFile {
     forts: Vec<movement::Garrison>,
     #[serde(default)]
     build: Vec<fortifications::Build>,
+    replacements: Vec<replacements::Replacement>,
+    #[serde(default)]
+    militia: Vec<militia::Raise>,
 }

@@ -305,7 +305,9 @@ fn problem(field: impl Into<String>, message: impl Into<String>, code: &'static 
 /// Whether `hex` is a hex the side may retreat to from `from`: on the map,
 /// land, next to it, holding none of the enemy's land units.
 fn retreat_problem(m: &Module, s: &State, from: HexId, side: &str, text: &str) -> Option<String> {
-    let Ok(hex) = text.parse::<HexId>() else { return Some(format!("'{text}' is not a hex id (four digits, CCRR)")) };
+    let Ok(hex) = text.parse::<HexId>() else {
+        return Some(format!("'{}' is not a hex id (four digits, CCRR)", echo(text)));
+    };
     if !m.map.contains(hex) {
         return Some(format!("{hex} is not on the map"));
     }
@@ -374,7 +376,7 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
     if !sides.contains(&t.holds_field) {
         problems.push(problem(
             "table.holds_field",
-            format!("'{}' is not a side of this battle ({known})", t.holds_field),
+            format!("'{}' is not a side of this battle ({known})", echo(&t.holds_field)),
             "battle-side",
             RECOVERY,
         ));
@@ -382,8 +384,8 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
     for side in t.outcome.keys() {
         if !sides.contains(side) {
             problems.push(problem(
-                format!("table.outcome.{side}"),
-                format!("'{side}' is not a side of this battle ({known})"),
+                format!("table.outcome.{}", echo(side)),
+                format!("'{}' is not a side of this battle ({known})", echo(side)),
                 "battle-side",
                 TRANSFER,
             ));
@@ -434,7 +436,12 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
             let fought: Vec<&str> = f.all_units().map(|(_, u)| u).collect();
             problems.push(problem(
                 field,
-                format!("'{id}' did not fight at {}: the units of this battle are {}", f.hex, fought.join(", ")),
+                format!(
+                    "'{}' did not fight at {}: the units of this battle are {}",
+                    echo(id),
+                    f.hex,
+                    fought.join(", ")
+                ),
                 "not-in-battle",
                 TRANSFER,
             ));
@@ -468,7 +475,7 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
         if !f.generals.values().flatten().any(|x| x == g) {
             problems.push(problem(
                 format!("table.generals_lost[{i}]"),
-                format!("'{g}' is not a general at this battle"),
+                format!("'{}' is not a general at this battle", echo(g)),
                 "not-in-battle",
                 TRANSFER,
             ));
@@ -544,7 +551,7 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
             if f.side_of(id) != Some(loser.as_str()) {
                 problems.push(problem(
                     field,
-                    format!("'{id}' is not a unit of the withdrawing army ({loser}) at this battle"),
+                    format!("'{}' is not a unit of the withdrawing army ({loser}) at this battle", echo(id)),
                     "not-in-battle",
                     PURSUIT,
                 ));
@@ -620,8 +627,12 @@ fn check_trivial(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Tri
     for side in t.distribute.keys().chain(t.retreat_to.keys()) {
         if !sides.contains(side) {
             problems.push(problem(
-                format!("trivial.{}.{side}", if t.distribute.contains_key(side) { "distribute" } else { "retreat_to" }),
-                format!("'{side}' is not a side of this battle ({known})"),
+                format!(
+                    "trivial.{}.{}",
+                    if t.distribute.contains_key(side) { "distribute" } else { "retreat_to" },
+                    echo(side)
+                ),
+                format!("'{}' is not a side of this battle ({known})", echo(side)),
                 "battle-side",
                 TRIVIAL,
             ));
@@ -646,7 +657,11 @@ fn check_trivial(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Tri
                     if !units.contains(id) {
                         problems.push(problem(
                             field,
-                            format!("'{id}' is not {side}'s at this battle: its units are {}", units.join(", ")),
+                            format!(
+                                "'{}' is not {side}'s at this battle: its units are {}",
+                                echo(id),
+                                units.join(", ")
+                            ),
                             "not-in-battle",
                             TRIVIAL,
                         ));

@@ -4,13 +4,15 @@
 //! BRITISH GARRISONS (`attrition`), the battles: TRANSFERRING TO THE MINIATURES
 //! GAME, TRIVIAL COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY (`battle`), SUPPLY
 //! (`supply`: artillery ammunition and supply units spent), FORTIFICATIONS,
-//! FORTIFICATIONS IN COMBAT and ENTRENCHMENTS (`fortifications`). What they share
-//! is in `board`.
+//! FORTIFICATIONS IN COMBAT and ENTRENCHMENTS (`fortifications`), REPLACEMENTS
+//! (`replacements`), MILITIA UNITS (`militia`). What they share is in `board`.
 
 pub mod attrition;
 pub mod battle;
 pub mod command;
 pub mod comms;
 pub mod fortifications;
+pub mod militia;
 pub mod movement;
+pub mod replacements;
 pub mod supply;

@@ -36,6 +36,12 @@ pub struct Body {
     /// ENTRENCHMENTS).
     #[serde(default)]
     pub build: Vec<crate::systems::awi::rules::fortifications::Build>,
+    /// Replacement stands given to units, before the moves (REPLACEMENTS).
+    #[serde(default)]
+    pub replacements: Vec<crate::systems::awi::rules::replacements::Replacement>,
+    /// Militia stands formed into units, before the moves (MILITIA UNITS).
+    #[serde(default)]
+    pub militia: Vec<crate::systems::awi::rules::militia::Raise>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -125,7 +131,7 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
         let Some(piece) = m.piece(&mv.unit) else {
             problems.push(problem(
                 format!("{field}.unit"),
-                format!("'{}' is not a unit or general of the order of battle", mv.unit),
+                format!("'{}' is not a unit or general of the order of battle", echo(&mv.unit)),
                 "unknown-unit",
                 "AWI Unit",
             ));
@@ -193,7 +199,7 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
             let Ok(hex) = text.parse::<HexId>() else {
                 problems.push(problem(
                     f,
-                    format!("'{text}' is not a hex id (four digits, CCRR)"),
+                    format!("'{}' is not a hex id (four digits, CCRR)", echo(text)),
                     "bad-hex",
                     "AWI Unit",
                 ));

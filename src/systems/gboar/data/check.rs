@@ -152,7 +152,10 @@ struct Files<'a> {
 
 impl Files<'_> {
     /// Parse a file, recording its problem if it cannot be read.
-    fn parse<T: serde::de::DeserializeOwned + std::fmt::Debug + Clone + Send + 'static>(&mut self, file: &str) -> Option<T> {
+    fn parse<T: serde::de::DeserializeOwned + std::fmt::Debug + Clone + Send + 'static>(
+        &mut self,
+        file: &str,
+    ) -> Option<T> {
         match self.source.parse::<T>(file) {
             Ok((value, text)) => {
                 self.texts.insert(file.to_string(), text);

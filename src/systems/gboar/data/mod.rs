@@ -70,7 +70,10 @@ impl Source {
 
     /// Parse one file of the module as `T`, from its compact form when it
     /// has one ([`Source::compact`]), else from the YAML.
-    pub fn parse<T: DeserializeOwned + std::fmt::Debug + Clone + Send + 'static>(&self, file: &str) -> Result<(T, String)> {
+    pub fn parse<T: DeserializeOwned + std::fmt::Debug + Clone + Send + 'static>(
+        &self,
+        file: &str,
+    ) -> Result<(T, String)> {
         let text = self.read(file)?;
         let value =
             crate::base::yaml::parse_embedded(&self.label(file), &text, self.compact(file)).map_err(Error::Data)?;

@@ -1234,7 +1234,8 @@ mod tests {
 
     #[test]
     fn a_walk_finds_floats_sources_and_ids_where_they_are() {
-        let text = "source: stand-in\nrows:\n  - {id: a, odds: 1.5, odds_source: rules 11.2}\n  - id: b\n    2.5: x\nn: 3\n";
+        let text =
+            "source: stand-in\nrows:\n  - {id: a, odds: 1.5, odds_source: rules 11.2}\n  - id: b\n    2.5: x\nn: 3\n";
         let form = crate::base::yaml::compact_form(text).expect("a compact form");
         let walk = Walk::of(text, Some(&form)).expect("it reads");
         assert_eq!(
@@ -1243,7 +1244,10 @@ mod tests {
         );
         assert_eq!(
             walk.sources,
-            [("source".to_string(), "stand-in".to_string()), ("rows[0].odds_source".to_string(), "rules 11.2".to_string())]
+            [
+                ("source".to_string(), "stand-in".to_string()),
+                ("rows[0].odds_source".to_string(), "rules 11.2".to_string())
+            ]
         );
         assert_eq!(walk.ids.iter().collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(Walk::of(text, None), Some(walk));
