@@ -559,6 +559,13 @@ pub struct OddsReport {
     pub defender_chits_spent: String,
 }
 
+/// An odds line's percent with two decimals, from an exact fraction
+/// (integer arithmetic, rounded half up; `num * 10,000` must fit).
+pub fn percent(num: u128, den: u128) -> String {
+    let hundredths = (num * 10_000 + den / 2) / den.max(1);
+    format!("{}.{:02}%", hundredths / 100, hundredths % 100)
+}
+
 /// One outcome of a combat, and the morale checks it calls for.
 #[derive(Debug, Clone, Serialize)]
 pub struct OddsLine {

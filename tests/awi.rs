@@ -681,3 +681,75 @@ fn what_an_awi_refusal_quotes_of_a_player_is_bounded_and_escaped() {
         "{all}"
     );
 }
+
+/// `adjutant odds` for the AWI: a trivial combat played to its end exactly
+/// (TRIVIAL COMBATS), the forces' break-off chances (BREAKING OFF) and the
+/// attrition test of an isolated British unit (ATTRITION), first free
+/// month then at its morale grade; the series' options refused.
+#[test]
+fn odds_weigh_a_trivial_combat_break_off_and_attrition() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    let odds = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .args(["odds", "--dir", g.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.code(), text)
+    };
+    // 12 militia stands against 6 of foot: army morale 6 and 3 markers
+    // (50%, the small module's); column 2:1, whose faces 1-2 cost both a
+    // strength point (both break: the defender holds the field) and 3-6
+    // the defender one or two (the defender breaks).
+    let (code, text) = odds(&["--attackers", "militia", "--defenders", "foot"]);
+    assert_eq!(code, Some(0), "{text}");
+    for want in [
+        "army morale 6 casualty markers",
+        "army morale 3 casualty markers",
+        "odds: column 2:1",
+        "| 66.67%      | 4/6   | 0 markers, holds the field | 3 markers, broke                  |",
+        "| 33.33%      | 2/6   | 6 markers, broke           | 3 markers, broke, holds the field |",
+        "Militia Brigadier commands at 0505: a base 0% chance",
+        "Foot is out of communication and need not test: in communication at the end of the previous British turn",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(!text.contains("momentum"), "no momentum column or chits for the AWI: {text}");
+    // JSON: the fractions sum to the denominator.
+    let (_, json) = odds(&["--attackers", "militia", "--defenders", "foot", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let lines = v["outcomes"].as_array().unwrap();
+    let sum: u64 = lines.iter().map(|l| l["numerator"].as_str().unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(sum.to_string(), lines[0]["denominator"].as_str().unwrap());
+
+    // After a British turn out of communication the garrison tests at its
+    // grade, B 70%: it loses a stand on a D100 above 70.
+    let orders = format!("game: isolated\nturn: 1\nstep: british-operations\nside: british\nmoves: []\n");
+    adjutant::game::inbox::submit(&g, orders.as_bytes(), "b.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
+    adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    let (_, text) = odds(&["--attackers", "militia", "--defenders", "foot"]);
+    assert!(
+        text.contains("attrition: Foot is out of communication: morale 70% -0% = 70%; it loses a stand on a D100 above 70: 30/100 (30.00%)"),
+        "{text}"
+    );
+
+    // One round of a column; the series' options and a unit of each side
+    // in one force refused with what is legal.
+    let (code, text) = odds(&["--column", "2:1", "--drm", "0"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("one round of 1776's combat table"), "{text}");
+    let (code, text) = odds(&["--column", "9:1", "--drm", "0"]);
+    assert!(code == Some(2) && text.contains("--column '9:1': the columns are 1:3, 1:2, 1:1"), "{text}");
+    let (code, text) = odds(&["--attackers", "militia", "--defenders", "foot", "--attacker-tactics", "x"]);
+    assert!(code == Some(2) && text.contains("--attacker-tactics is the GBoAR series' close combat"), "{text}");
+    let (code, text) = odds(&["--attackers", "militia,foot", "--defenders", "foot"]);
+    assert!(code == Some(2) && text.contains("--attackers: Foot is british's, the others american's"), "{text}");
+}

@@ -359,13 +359,21 @@ Uncomment a choice or copy it under its key to edit the file into real orders
 as data.")]
     Template(TemplateArgs),
 
-    /// The exact odds of a close combat: every outcome's probability.
+    /// The exact odds of a close combat (an AWI trivial combat): every outcome's probability.
     #[command(after_help = "\
 Examples:
   adjutant odds --dir savannah --attackers dillon-irish,armagnac --defenders 2-bn-fraser \\
       --attacker-tactics frontal-assault --defender-tactics stand-fast
   adjutant odds --module savannah-1779 --scenario historical --column 3-2 --drm 1 \\
       --attacker-chits 1 --attacker-reroll-if captured-dc,captured-ac,two-step-loss
+  adjutant odds --module awi-southern --scenario southern-1780 \\
+      --attackers 23rd-foot,33rd-foot --defenders 1st-maryland-brigade
+
+The AWI Southern Campaign (docs/awi-southern.md): a trivial combat played to its end
+on 1776's table (every end's markers, who broke, who holds the field), each force's
+commanding general's chance to break off a table battle, and each named British unit's
+attrition test if it ends the British turn where it is; --column C --drm 0 gives one
+round of a column.
 
 Every die path is enumerated (the table, then the momentum re-rolls of 12.23 step 6
 under each side's policy): the probabilities are exact fractions and sum to 1.

@@ -51,13 +51,18 @@ fn row(
     ]
 }
 
-/// The outcome table, as the text output prints both of them.
+/// The outcome table, as the text output prints both of them; the
+/// momentum and morale-check columns only where a system's outcomes have
+/// them (the AWI's have neither).
 fn outcome_table(rows: impl Iterator<Item = Vec<String>>) -> comfy_table::Table {
+    let rows: Vec<Vec<String>> = rows.collect();
+    let header = ["probability", "exact", "attacker", "defender", "momentum gained", "morale checks"];
+    let shown: Vec<usize> = (0..header.len()).filter(|&i| i < 4 || rows.iter().any(|r| !r[i].is_empty())).collect();
     let mut table = comfy_table::Table::new();
     table.load_style(comfy_table::presets::ASCII_MARKDOWN);
-    table.set_header(vec!["probability", "exact", "attacker", "defender", "momentum gained", "morale checks"]);
+    table.set_header(shown.iter().map(|&i| header[i]).collect::<Vec<_>>());
     for r in rows {
-        table.add_row(r);
+        table.add_row(shown.iter().map(|&i| r[i].clone()).collect::<Vec<_>>());
     }
     table
 }
@@ -117,10 +122,12 @@ pub fn run(args: &OddsArgs, wait: Duration, out: &Out) -> Outcome {
             });
             text += &format!("{}\n", outcome_table(rows));
         }
-        text += &format!(
-            "expected momentum chits spent: attacker {}, defender {}\n",
-            report.attacker_chits_spent, report.defender_chits_spent
-        );
+        if !report.attacker_chits_spent.is_empty() || !report.defender_chits_spent.is_empty() {
+            text += &format!(
+                "expected momentum chits spent: attacker {}, defender {}\n",
+                report.attacker_chits_spent, report.defender_chits_spent
+            );
+        }
         text
     })?;
     Ok(0)

@@ -1042,6 +1042,12 @@ impl seam::Rules for Rules {
             ..Default::default()
         }
     }
+    /// `adjutant odds`: a trivial combat to its end, the forces'
+    /// break-off chances and the named British units' attrition tests
+    /// (rules/odds.rs).
+    fn odds(&self, state: &dyn GameState, query: &seam::OddsQuery) -> Option<Result<seam::OddsReport>> {
+        Some(ours(state).and_then(|s| crate::systems::awi::rules::odds::report(&self.module, s, query)))
+    }
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<Picture<'_>> {
         let s = ours(state).ok()?;
         let m = &self.module;

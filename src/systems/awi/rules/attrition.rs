@@ -17,10 +17,43 @@ use crate::base::dice::Die;
 use crate::base::error::Result;
 use crate::system::{Dice, Event};
 use crate::systems::awi::board::State;
-use crate::systems::awi::data::{Class, Kind, Module};
+use crate::systems::awi::data::{Class, Kind, Module, Unit};
 use crate::systems::awi::rules::comms::{traced, Status, BRITISH};
 
 const RULE: &str = "AWI Attrition";
+
+/// Why a British unit out of communication need not test, if it need not:
+/// the article's exceptions (`was_in`: in communication at the end of the
+/// previous British turn).
+pub fn exemption(u: &Unit, stands: u32, was_in: bool) -> Option<&'static str> {
+    if u.class != Class::Regular || u.kind == Kind::Cavalry {
+        Some("immune to the effects of communications (militia, legion, and regular cavalry units)")
+    } else if u.kind == Kind::Artillery {
+        Some("an artillery unit")
+    } else if stands <= 1 {
+        Some("only one fighting stand remaining")
+    } else if was_in {
+        Some("in communication at the end of the previous British turn: the first month isolated is free")
+    } else {
+        None
+    }
+}
+
+/// An attrition test: the unit's morale grade in percent, the modifier
+/// of its consecutive passes, and the D100 at or under which it passes.
+pub struct Test {
+    pub grade: u32,
+    pub modifier: u32,
+    pub target: u32,
+}
+
+/// "the only modifier which applies is a -10% to the unit's morale grade
+/// for each previous consecutive attrition test passed".
+pub fn test(m: &Module, u: &Unit, passes: u32) -> Test {
+    let grade = m.morale_percent(&u.morale);
+    let modifier = passes * m.charts.communications.attrition_modifier_per_pass_percent.value;
+    Test { grade, modifier, target: grade.saturating_sub(modifier).min(100) }
+}
 
 /// Trace every British unit's communications at the end of a British
 /// turn, test the isolated ones, and remember who was in communication.
@@ -47,17 +80,7 @@ pub fn end_of_british_turn(m: &Module, s: &mut State, dice: &mut dyn Dice) -> Re
             }
             continue;
         }
-        let exempt = if u.class != Class::Regular || u.kind == Kind::Cavalry {
-            Some("immune to the effects of communications (militia, legion, and regular cavalry units)")
-        } else if u.kind == Kind::Artillery {
-            Some("an artillery unit")
-        } else if stands <= 1 {
-            Some("only one fighting stand remaining")
-        } else if was_in {
-            Some("in communication at the end of the previous British turn: the first month isolated is free")
-        } else {
-            None
-        };
+        let exempt = exemption(u, stands, was_in);
         if let Some(p) = s.pieces.get_mut(&id) {
             p.in_communication = false;
         }
@@ -74,9 +97,7 @@ pub fn end_of_british_turn(m: &Module, s: &mut State, dice: &mut dyn Dice) -> Re
             continue;
         }
         let passes = s.pieces[&id].attrition_passes;
-        let grade = m.morale_percent(&u.morale);
-        let modifier = passes * m.charts.communications.attrition_modifier_per_pass_percent.value;
-        let target = grade.saturating_sub(modifier);
+        let Test { grade, modifier, target } = test(m, u, passes);
         let roll = dice.roll(Die::D100, &format!("attrition test, {id}"))?;
         let passed = u32::from(roll) <= target;
         let lost = if passed { 0 } else { m.charts.communications.attrition_stands_lost.value.min(stands) };

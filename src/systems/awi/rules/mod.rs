@@ -14,5 +14,6 @@ pub mod comms;
 pub mod fortifications;
 pub mod militia;
 pub mod movement;
+pub mod odds;
 pub mod replacements;
 pub mod supply;

@@ -90,11 +90,7 @@ fn pass_in_ten(rules: &Rules, state: &State, unit: &str, attacked_from: &[HexId]
         .count() as u32
 }
 
-/// Percent with two decimals, from an exact fraction (integer arithmetic).
-pub fn percent(num: u128, den: u128) -> String {
-    let hundredths = (num * 10_000 + den / 2) / den.max(1);
-    format!("{}.{:02}%", hundredths / 100, hundredths % 100)
-}
+pub use crate::system::percent;
 
 /// The odds of the combat `args` proposes in `state`.
 pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsReport> {
