@@ -680,6 +680,16 @@ fn what_an_awi_refusal_quotes_of_a_player_is_bounded_and_escaped() {
             && all.contains("turn 1\\u{202e}"),
         "{all}"
     );
+    // A shape error names its field once, and quotes a key bounded.
+    let all = validate("shape.yaml", &orders(1, "british", "moves: [{unit: foot, path: 3}]\n"));
+    assert!(
+        all.contains("moves[0].path: invalid type: integer `3`, expected a sequence")
+            && !all.contains("path: moves[0].path"),
+        "{all}"
+    );
+    let key = "k".repeat(1_000);
+    let all = validate("key.yaml", &orders(1, "british", &format!("moves:\n  - unit: foot\n    {key}: 1\n")));
+    assert!(all.contains(&format!("unknown field `{}…(1000 bytes)`", "k".repeat(60))), "{all}");
 }
 
 /// `adjutant odds` for the AWI: a trivial combat played to its end exactly

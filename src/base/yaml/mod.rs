@@ -90,12 +90,17 @@ pub fn parse<T: DeserializeOwned>(label: &str, text: &str) -> Result<T, Located>
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
         }
+        // The crate names a nested field's path before its message: the
+        // field is printed once, before it.
+        if let Some(rest) = message.strip_prefix(&format!("{field}: ")) {
+            message = rest.to_string();
+        }
         Located {
             file: label.to_string(),
             line: location.as_ref().map(|l| l.line()),
             column: location.as_ref().map(|l| l.column()),
+            message: crate::base::error::echo_serde(&message),
             field,
-            message,
             code: None,
         }
     })

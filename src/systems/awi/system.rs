@@ -1167,6 +1167,7 @@ struct OrdersFile {
     forts: Vec<movement::Garrison>,
     #[serde(default)]
     build: Vec<fortifications::Build>,
+    #[serde(default)]
     replacements: Vec<replacements::Replacement>,
     #[serde(default)]
     militia: Vec<militia::Raise>,
