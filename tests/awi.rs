@@ -742,7 +742,7 @@ fn odds_weigh_a_trivial_combat_break_off_and_attrition() {
 
     // After a British turn out of communication the garrison tests at its
     // grade, B 70%: it loses a stand on a D100 above 70.
-    let orders = format!("game: isolated\nturn: 1\nstep: british-operations\nside: british\nmoves: []\n");
+    let orders = "game: isolated\nturn: 1\nstep: british-operations\nside: british\nmoves: []\n".to_string();
     adjutant::game::inbox::submit(&g, orders.as_bytes(), "b.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
     adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
     let (_, text) = odds(&["--attackers", "militia", "--defenders", "foot"]);
@@ -762,4 +762,30 @@ fn odds_weigh_a_trivial_combat_break_off_and_attrition() {
     assert!(code == Some(2) && text.contains("--attacker-tactics is the GBoAR series' close combat"), "{text}");
     let (code, text) = odds(&["--attackers", "militia,foot", "--defenders", "foot"]);
     assert!(code == Some(2) && text.contains("--attackers: Foot is british's, the others american's"), "{text}");
+}
+
+/// check-game holds every fleet to an allowance (AWI Fleets, stand-in):
+/// a fleet whose kind and side have no row is refused at its field.
+#[test]
+fn check_game_refuses_a_fleet_without_an_allowance() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let chart = to.join("charts/movement.yaml");
+    let text = std::fs::read_to_string(&chart).unwrap();
+    let row = "      - {kind: tf, side: british, allowance: 10}\n";
+    assert!(text.contains(row));
+    std::fs::write(&chart, text.replacen(row, "", 1)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("fleets[0].kind")
+            && all.contains(
+                "charts/movement.yaml gives no allowance for a british troop fleet (a `tf` row of allowances.stand-in)"
+            ),
+        "{all}"
+    );
 }

@@ -989,6 +989,18 @@ impl Module {
             if !ids.insert(f.id.clone()) {
                 p.add(&oob_label, &format!("fleets[{i}].id"), format!("'{}' is used twice", f.id));
             }
+            if self.fleet_allowance(f).is_none() {
+                p.add(
+                    &oob_label,
+                    &format!("fleets[{i}].kind"),
+                    format!(
+                        "charts/movement.yaml gives no allowance for a {} {} (a `{}` row of allowances.stand-in)",
+                        f.side,
+                        if f.kind == FleetKind::Tf { "troop fleet" } else { "battle fleet" },
+                        if f.kind == FleetKind::Tf { "tf" } else { "bf" }
+                    ),
+                );
+            }
         }
         let chart_label = files.label(&format!("{}/command.yaml", self.file.files.charts));
         for (i, row) in self.charts.command.break_off.rows.iter().enumerate() {
@@ -1385,6 +1397,23 @@ impl Module {
             Some(gun) => a.artillery.rows.iter().find(|r| r.gun == gun && r.side == u.side).map(|r| r.allowance),
             None => a.stand_in.rows.iter().find(|r| r.kind == u.kind.id() && r.side == u.side).map(|r| r.allowance),
         }
+    }
+
+    /// A fleet's allowance in sea hexes (a `tf` or `bf` row of
+    /// charts/movement.yaml's stand-in allowances).
+    pub fn fleet_allowance(&self, f: &Fleet) -> Option<u32> {
+        let kind = match f.kind {
+            FleetKind::Tf => "tf",
+            FleetKind::Bf => "bf",
+        };
+        self.charts
+            .movement
+            .allowances
+            .stand_in
+            .rows
+            .iter()
+            .find(|r| r.kind == kind && r.side == f.side)
+            .map(|r| r.allowance)
     }
 
     /// A general's allowance (a `general` row of charts/movement.yaml).

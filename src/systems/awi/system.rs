@@ -895,6 +895,27 @@ impl seam::Rules for Rules {
             );
             units.push(serde_json::json!({"id": id, "hex": hex, "stands": p.stands, "allowance": allowance}));
         }
+        // Fleets (rules/fleets.rs, stand-in naval movement).
+        for (id, p) in &state.pieces {
+            let (Some(hex), Some(f)) = (&p.hex, m.fleet(id)) else { continue };
+            if f.side != side {
+                continue;
+            }
+            let tf = f.kind == data::FleetKind::Tf;
+            comment += &format!(
+                "#   {id} at {hex}: {}, sails {} sea hexes (sea lanes and ports){}\n",
+                if tf { "troop fleet" } else { "battle fleet" },
+                m.fleet_allowance(f).unwrap_or(0),
+                if tf {
+                    "; carries from a port to a port: {unit: ID, path: [...], carry: [units and generals in its port]}"
+                } else {
+                    ""
+                }
+            );
+            units.push(
+                serde_json::json!({"id": id, "hex": hex, "stands": 0, "allowance": m.fleet_allowance(f).unwrap_or(0)}),
+            );
+        }
         let g = &m.charts.battle.fort_garrison;
         for f in state.forts.iter().filter(|f| f.side == side) {
             comment += &format!(

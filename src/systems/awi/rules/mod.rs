@@ -11,6 +11,7 @@ pub mod attrition;
 pub mod battle;
 pub mod command;
 pub mod comms;
+pub mod fleets;
 pub mod fortifications;
 pub mod militia;
 pub mod movement;

@@ -20,6 +20,7 @@ use crate::systems::awi::board::{enemy_of, land_units_of, reach, step_cost, Stat
 use crate::systems::awi::data::{Class, Kind, Module, WATER};
 use crate::systems::awi::rules::command::{commands, limited};
 use crate::systems::awi::rules::comms::{always, status_at, BRITISH};
+use crate::systems::awi::rules::fleets;
 
 /// The body of a side's operations orders.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -59,6 +60,11 @@ pub struct Move {
     pub unit: String,
     /// The hexes entered, in order (not the hex it starts in).
     pub path: Vec<String>,
+    /// A troop fleet's passengers: land units (and generals) of its port
+    /// of departure, landed at the port where it ends (1776: "troop
+    /// fleets carry troops port to port").
+    #[serde(default)]
+    pub carry: Vec<String>,
 }
 
 /// A problem with orders: the field (`moves[0].path[2]`), what is wrong,
@@ -83,6 +89,9 @@ pub struct Checked {
     pub spent: u32,
     pub allowance: u32,
     pub in_command: Option<Option<String>>,
+    /// The troop fleet that carried the piece (its path: from the port of
+    /// departure to the port of landing).
+    pub carried_by: Option<String>,
 }
 
 /// A piece's allowance this step, and its command status (units only).
@@ -147,11 +156,18 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
             continue;
         }
         if m.fleet(&mv.unit).is_some() {
+            match fleets::check(m, s, side, i, mv, &enemy_units, &mut seen) {
+                Ok(moves) => checked.extend(moves),
+                Err(p) => problems.extend(p),
+            }
+            continue;
+        }
+        if !mv.carry.is_empty() {
             problems.push(problem(
-                format!("{field}.unit"),
-                "this version cannot move fleets yet (1776's naval movement)".to_string(),
-                "not-in-this-version",
-                "AWI Supply",
+                format!("{field}.carry"),
+                format!("{} is not a troop fleet: only a troop fleet carries units", piece.name()),
+                "not-a-troop-fleet",
+                fleets::RULE,
             ));
             continue;
         }
@@ -215,7 +231,7 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
             if m.map.terrain[&hex] == WATER {
                 problems.push(problem(
                     f,
-                    format!("{hex} is a sea lane: land units move on land (fleets carry them, not in this version)"),
+                    format!("{hex} is a sea lane: land units move on land (a troop fleet carries them: `carry:` in its move)"),
                     "sea-lane",
                     "AWI Unit",
                 ));
@@ -271,7 +287,7 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
             ));
             continue;
         }
-        checked.push(Checked { unit: mv.unit.clone(), path, spent, allowance: allowed, in_command });
+        checked.push(Checked { unit: mv.unit.clone(), path, spent, allowance: allowed, in_command, carried_by: None });
     }
     if problems.is_empty() {
         problems.extend(supply_alone(m, s, body, &checked, &enemy_units));
@@ -282,6 +298,20 @@ pub fn check(m: &Module, s: &State, side: &str, body: &Body) -> (Vec<Checked>, V
         problems.extend(communication_limits(m, s, body, &checked, &cmds.of_unit));
     }
     (checked, problems)
+}
+
+/// The field of the orders that moved `unit`: its move's path, or the
+/// `carry` entry of the troop fleet that carried it.
+fn field_of(body: &Body, unit: &str) -> String {
+    for (i, mv) in body.moves.iter().enumerate() {
+        if mv.unit == unit {
+            return format!("moves[{i}].path");
+        }
+        if let Some(k) = mv.carry.iter().position(|c| c == unit) {
+            return format!("moves[{i}].carry[{k}]");
+        }
+    }
+    "moves".into()
 }
 
 /// A supply unit has no fighting stands: it enters a hex the enemy's land
@@ -299,9 +329,8 @@ fn supply_alone(m: &Module, s: &State, body: &Body, moves: &[Checked], enemy: &B
         }
         let escorted = after.at(end).iter().any(|id| m.unit(id).is_some_and(|x| x.side == u.side && !x.is_supply()));
         if !escorted {
-            let i = body.moves.iter().position(|x| x.unit == mv.unit).unwrap_or(0);
             problems.push(problem(
-                format!("moves[{i}].path"),
+                field_of(body, &mv.unit),
                 format!("{} is a supply unit: it has no fighting stands and enters {end}, held by the enemy's land units, only with a unit of its side that fights and ends its move there", u.name),
                 "supply-alone",
                 "AWI Supply",
@@ -417,12 +446,12 @@ fn communication_limits(
         if status_at(m, &after, end).is_in() {
             continue;
         }
-        let i = body.moves.iter().position(|x| x.unit == mv.unit).unwrap_or(0);
+        let field = field_of(body, &mv.unit);
         let name = m.unit(&mv.unit).map(|u| u.name.clone()).unwrap_or_default();
         let start = mv.path[0];
         if status_at(m, s, start).is_in() {
             problems.push(problem(
-                format!("moves[{i}].path"),
+                field.clone(),
                 format!("{name} would end its move at {end}, out of communication: British regular units (except cavalry) cannot voluntarily end their movement in a hex which is out of communication"),
                 "ends-out-of-communication",
                 "AWI Communication Effects",
@@ -447,7 +476,7 @@ fn communication_limits(
         if gap(end) > best {
             let closest: Vec<String> = reachable.keys().filter(|h| gap(**h) == best).map(|h| h.to_string()).collect();
             problems.push(problem(
-                format!("moves[{i}].path"),
+                field.clone(),
                 format!(
                     "{name} began out of communication and moves: it must end in communication or as close as possible to a hex in communication; {end} is {} hexes from one, {} is {best}",
                     gap(end),
@@ -468,6 +497,17 @@ pub fn events(m: &Module, moves: &[Checked]) -> Vec<Event> {
         .map(|mv| {
             let name = m.piece(&mv.unit).map(|p| p.name().to_string()).unwrap_or_default();
             let path: Vec<String> = mv.path.iter().map(|h| h.to_string()).collect();
+            if let Some(fleet) = &mv.carried_by {
+                let by = m.piece(fleet).map(|p| p.name().to_string()).unwrap_or_default();
+                return Event::new(
+                    fleets::RULE,
+                    "carried",
+                    format!("{name} sails with the {by} from {} and lands at {}", path[0], path[path.len() - 1]),
+                )
+                .with("unit", &mv.unit)
+                .with("fleet", fleet)
+                .with("path", &path);
+            }
             let mut e = Event::new(
                 "AWI Unit",
                 "move",

@@ -607,7 +607,7 @@ impl Phase<'_> {
                     field,
                     format!(
                         "give the path (path: [HEX, ...]) or the destination (to: HEX); {}",
-                        self.reachable_text(state, &group, &occ)
+                        self.reachable_text(state, group, occ)
                     ),
                 ));
                 return;
@@ -623,7 +623,7 @@ impl Phase<'_> {
                         }
                     }
                 }
-                match self.walk(state, &group, &occ, &hexes) {
+                match self.walk(state, group, occ, &hexes) {
                     Ok(w) => w,
                     Err((k, refusal)) => {
                         let at = match k {
@@ -633,7 +633,7 @@ impl Phase<'_> {
                         problems.push(problem(
                             refusal.code,
                             at,
-                            format!("{}; {}", refusal.message, self.reachable_text(state, &group, &occ)),
+                            format!("{}; {}", refusal.message, self.reachable_text(state, group, occ)),
                         ));
                         return;
                     }
@@ -647,7 +647,7 @@ impl Phase<'_> {
                         return;
                     }
                 };
-                match self.find(state, &group, &occ, to) {
+                match self.find(state, group, occ, to) {
                     Ok(w) => w,
                     Err(refusal) => {
                         problems.push(problem(refusal.code, format!("{field}.to"), refusal.message));
@@ -678,7 +678,7 @@ impl Phase<'_> {
             let Some(home) = self.home(id) else { continue };
             let layout = self.terrain.layout;
             let dest = walked.hexes.last().copied().unwrap_or(start);
-            let reach = self.search(state, &group, &occ, None);
+            let reach = self.search(state, group, occ, None);
             let best =
                 reach.keys().chain(std::iter::once(&start)).map(|h| crate::base::hex::distance(*h, home, layout)).min();
             if best.is_some_and(|b| crate::base::hex::distance(dest, home, layout) > b) {
@@ -713,18 +713,18 @@ impl Phase<'_> {
                     field,
                     format!(
                         "{} began the phase stacked with {}, which moved along the Covered Way: units that begin stacked move along it as one stack (Savannah 4.9)",
-                        list(&ids),
+                        list(ids),
                         split.join(", ")
                     ),
                 ));
                 return;
             }
         }
-        if let Some(p) = self.zone_rules(&run.state, &ids, start, &walked.hexes, field) {
+        if let Some(p) = self.zone_rules(&run.state, ids, start, &walked.hexes, field) {
             problems.push(p);
             return;
         }
-        let (covered_way_hexes, lost) = if along { self.lost_rolls(run, &ids, &mut walked) } else { (0, false) };
+        let (covered_way_hexes, lost) = if along { self.lost_rolls(run, ids, &mut walked) } else { (0, false) };
         // Make the move.
         let dest = walked.hexes.last().copied().unwrap_or(start);
         // The event's texts, but in a quiet trial (Run::quiet).
@@ -777,7 +777,7 @@ impl Phase<'_> {
                         .with("unit", id)
                         .with("from", start.to_string())
                         .with("to", dest.to_string())
-                        .with("path", &path_text)
+                        .with("path", path_text)
                         .with("mp_spent", walked.mp)
                         .with("mp_allowance", allowance)
                         .with("strategic", order.strategic)
@@ -816,7 +816,7 @@ impl Phase<'_> {
             if along {
                 run.along.insert(id.clone(), (field.to_string(), start));
             }
-            self.sortie_marks(&mut run.state, id, &ids, start, dest);
+            self.sortie_marks(&mut run.state, id, ids, start, dest);
             run.moved.insert(id.clone(), (side.to_string(), field.to_string()));
             if state_pinned(&run.state, id) {
                 run.left_pins.push(id.clone());
