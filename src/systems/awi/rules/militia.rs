@@ -25,12 +25,11 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::base::error::echo;
-use crate::base::hex::HexId;
 use crate::system::Event;
 use crate::systems::awi::board::{enemy_of, Levy, State, Step};
 use crate::systems::awi::data::{Class, Kind, Module, Scenario, Unit};
 use crate::systems::awi::rules::movement::Problem;
-use crate::systems::awi::rules::replacements::{closed, occupied_by_enemy};
+use crate::systems::awi::rules::replacements::{closed, take_occupied, town_pool, PoolWords};
 
 pub const RULE: &str = "AWI Militia Units";
 
@@ -104,41 +103,26 @@ pub fn arrive(m: &Module, sc: &Scenario, s: &mut State, step: &Step) -> Vec<Even
 /// formed are lost with it (as REPLACEMENTS' are: a decision, the article
 /// is silent).
 pub fn losses(m: &Module, s: &mut State) -> Vec<Event> {
-    let mut events = Vec::new();
-    let mut lost = Vec::new();
-    for (side, towns) in &s.militia {
-        for (town, levy) in towns {
-            let Some(t) = m.town(town) else { continue };
-            let Ok(hex) = t.hex.parse::<HexId>() else { continue };
-            if occupied_by_enemy(m, s, side, hex) {
-                lost.push((side.clone(), town.clone()));
-                events.push(
-                    Event::new(
-                        RULE,
-                        "militia-lost",
-                        format!(
-                            "The {} {side} militia stands not yet formed at {} are lost: the {} occupy it",
-                            levy.stands,
-                            t.name,
-                            enemy_of(m, side)
-                        ),
-                    )
-                    .with("side", side)
-                    .with("town", town)
-                    .with("stands", levy.stands),
-                );
-            }
-        }
-    }
-    for (side, town) in lost {
-        if let Some(towns) = s.militia.get_mut(&side) {
-            towns.remove(&town);
-            if towns.is_empty() {
-                s.militia.remove(&side);
-            }
-        }
-    }
-    events
+    let mut pools = std::mem::take(&mut s.militia);
+    let lost = take_occupied(m, s, &mut pools);
+    s.militia = pools;
+    lost.into_iter()
+        .map(|(side, town, levy)| {
+            let name = m.town(&town).map(|t| t.name.clone()).unwrap_or_default();
+            Event::new(
+                RULE,
+                "militia-lost",
+                format!(
+                    "The {} {side} militia stands not yet formed at {name} are lost: the {} occupy it",
+                    levy.stands,
+                    enemy_of(m, &side)
+                ),
+            )
+            .with("side", &side)
+            .with("town", &town)
+            .with("stands", levy.stands)
+        })
+        .collect()
 }
 
 /// A militia counter of the side's no one has placed: off the map, not
@@ -174,30 +158,18 @@ pub fn check(m: &Module, sc: &Scenario, s: &State, side: &str, orders: &[Raise])
     let levies = s.militia.get(side);
     for (i, r) in orders.iter().enumerate() {
         let field = format!("militia[{i}]");
-        let Some(town) = m.town(&r.town) else {
-            problems.push(problem(
-                format!("{field}.town"),
-                format!("'{}' is not a town of the map", echo(&r.town)),
-                "not-a-town",
-            ));
-            continue;
+        let words = PoolWords {
+            none_there: "no militia of yours is raised at {town} and not yet formed",
+            verb: "have",
+            code: "no-militia",
+            rule: RULE,
         };
-        let Some(levy) = levies.and_then(|l| l.get(&r.town)) else {
-            let held: Vec<String> = levies.map(|l| l.keys().cloned().collect()).unwrap_or_default();
-            problems.push(problem(
-                format!("{field}.town"),
-                format!(
-                    "no militia of yours is raised at {} and not yet formed; {}",
-                    town.name,
-                    if held.is_empty() {
-                        "you have none".to_string()
-                    } else {
-                        format!("you have some at {}", held.join(", "))
-                    }
-                ),
-                "no-militia",
-            ));
-            continue;
+        let (town, levy) = match town_pool(m, &field, &r.town, levies, &words) {
+            Ok(x) => x,
+            Err(p) => {
+                problems.push(p);
+                continue;
+            }
         };
         let Some(u) = m.unit(&r.unit).filter(|u| u.side == side && is_militia(u)) else {
             problems.push(problem(

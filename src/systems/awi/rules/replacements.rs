@@ -24,7 +24,7 @@ use crate::base::error::echo;
 use crate::base::hex::HexId;
 use crate::system::Event;
 use crate::systems::awi::board::{enemy_of, land_neighbours, land_units_of, State, Step};
-use crate::systems::awi::data::{Class, Kind, Module, Scenario};
+use crate::systems::awi::data::{Class, Kind, Module, Scenario, Town};
 use crate::systems::awi::rules::comms::{land_links_of, sea_link, BRITISH};
 use crate::systems::awi::rules::movement::Problem;
 
@@ -118,42 +118,27 @@ pub fn arrive(m: &Module, sc: &Scenario, s: &mut State, step: &Step) -> Vec<Even
 /// "All replacements accumulated in a particular town are lost if that
 /// town becomes occupied by the enemy."
 pub fn losses(m: &Module, s: &mut State) -> Vec<Event> {
-    let mut events = Vec::new();
-    let mut lost = Vec::new();
-    for (side, towns) in &s.replacements {
-        for (town, held) in towns {
-            let Some(t) = m.town(town) else { continue };
-            let Ok(hex) = t.hex.parse::<HexId>() else { continue };
-            if occupied_by_enemy(m, s, side, hex) {
-                lost.push((side.clone(), town.clone()));
-                let list: Vec<String> = held.iter().map(|(n, k)| format!("{k} {n}")).collect();
-                events.push(
-                    Event::new(
-                        RULE,
-                        "replacements-lost",
-                        format!(
-                            "The {side} replacements at {} are lost: the {} occupy it ({})",
-                            t.name,
-                            enemy_of(m, side),
-                            list.join(", ")
-                        ),
-                    )
-                    .with("side", side)
-                    .with("town", town)
-                    .with("stands", held),
-                );
-            }
-        }
-    }
-    for (side, town) in lost {
-        if let Some(towns) = s.replacements.get_mut(&side) {
-            towns.remove(&town);
-            if towns.is_empty() {
-                s.replacements.remove(&side);
-            }
-        }
-    }
-    events
+    let mut pools = std::mem::take(&mut s.replacements);
+    let lost = take_occupied(m, s, &mut pools);
+    s.replacements = pools;
+    lost.into_iter()
+        .map(|(side, town, held)| {
+            let name = m.town(&town).map(|t| t.name.clone()).unwrap_or_default();
+            let list: Vec<String> = held.iter().map(|(n, k)| format!("{k} {n}")).collect();
+            Event::new(
+                RULE,
+                "replacements-lost",
+                format!(
+                    "The {side} replacements at {name} are lost: the {} occupy it ({})",
+                    enemy_of(m, &side),
+                    list.join(", ")
+                ),
+            )
+            .with("side", &side)
+            .with("town", &town)
+            .with("stands", &held)
+        })
+        .collect()
 }
 
 /// Besieged (a stand-in: 1776's siege rules are not in our texts): every
@@ -183,6 +168,83 @@ pub fn line(m: &Module, s: &State, side: &str, from: HexId, to: HexId) -> Option
         return Some("sea links from both ports".into());
     }
     None
+}
+
+/// The town an order names and the side's pool there (the unused
+/// replacements, or the militia not yet formed), or the order's problem:
+/// not a town, or nothing of the side's held there (`none_there` says it,
+/// `{town}` the town's name, then where the side `verb`s some).
+pub struct PoolWords {
+    pub none_there: &'static str,
+    pub verb: &'static str,
+    pub code: &'static str,
+    pub rule: &'static str,
+}
+
+pub fn town_pool<'a, T>(
+    m: &'a Module,
+    field: &str,
+    town: &str,
+    pools: Option<&'a BTreeMap<String, T>>,
+    w: &PoolWords,
+) -> Result<(&'a Town, &'a T), Problem> {
+    let (code, rule, verb) = (w.code, w.rule, w.verb);
+    let Some(t) = m.town(town) else {
+        return Err(Problem {
+            field: format!("{field}.town"),
+            message: format!("'{}' is not a town of the map", echo(town)),
+            code: "not-a-town",
+            rule,
+        });
+    };
+    let Some(pool) = pools.and_then(|p| p.get(town)) else {
+        let held: Vec<String> = pools.map(|p| p.keys().cloned().collect()).unwrap_or_default();
+        return Err(Problem {
+            field: format!("{field}.town"),
+            message: format!(
+                "{}; {}",
+                w.none_there.replace("{town}", &t.name),
+                if held.is_empty() {
+                    format!("you {verb} none")
+                } else {
+                    format!("you {verb} some at {}", held.join(", "))
+                }
+            ),
+            code,
+            rule,
+        });
+    };
+    Ok((t, pool))
+}
+
+/// The side's pools (of `pools`, taken out of the state for the while)
+/// whose town the enemy occupies: removed, each with its side, town and
+/// what it held ("All replacements accumulated in a particular town are
+/// lost if that town becomes occupied by the enemy").
+pub fn take_occupied<T>(
+    m: &Module,
+    s: &State,
+    pools: &mut BTreeMap<String, BTreeMap<String, T>>,
+) -> Vec<(String, String, T)> {
+    let mut lost = Vec::new();
+    for (side, towns) in pools.iter_mut() {
+        let occupied: Vec<String> = towns
+            .keys()
+            .filter(|town| {
+                m.town(town)
+                    .and_then(|t| t.hex.parse::<HexId>().ok())
+                    .is_some_and(|hex| occupied_by_enemy(m, s, side, hex))
+            })
+            .cloned()
+            .collect();
+        for town in occupied {
+            if let Some(held) = towns.remove(&town) {
+                lost.push((side.clone(), town, held));
+            }
+        }
+    }
+    pools.retain(|_, towns| !towns.is_empty());
+    lost
 }
 
 /// Every problem with `side`'s replacement orders.
@@ -221,30 +283,18 @@ pub fn check(m: &Module, s: &State, side: &str, orders: &[Replacement]) -> Vec<P
             problems.push(problem(format!("{field}.stands"), "stands from 1".into(), "no-stands"));
             continue;
         }
-        let Some(town) = m.town(&r.town) else {
-            problems.push(problem(
-                format!("{field}.town"),
-                format!("'{}' is not a town of the map", echo(&r.town)),
-                "not-a-town",
-            ));
-            continue;
+        let words = PoolWords {
+            none_there: "{town} holds none of your replacements",
+            verb: "hold",
+            code: "no-replacements",
+            rule: RULE,
         };
-        let Some(pool) = pools.and_then(|p| p.get(&r.town)) else {
-            let held: Vec<String> = pools.map(|p| p.keys().cloned().collect()).unwrap_or_default();
-            problems.push(problem(
-                format!("{field}.town"),
-                format!(
-                    "{} holds none of your replacements; {}",
-                    town.name,
-                    if held.is_empty() {
-                        "you hold none".to_string()
-                    } else {
-                        format!("you hold some at {}", held.join(", "))
-                    }
-                ),
-                "no-replacements",
-            ));
-            continue;
+        let (town, pool) = match town_pool(m, &field, &r.town, pools, &words) {
+            Ok(x) => x,
+            Err(p) => {
+                problems.push(p);
+                continue;
+            }
         };
         let there = pool.get(&u.nationality).copied().unwrap_or(0);
         let used = drawn.entry((r.town.as_str(), u.nationality.as_str())).or_default();
