@@ -71,6 +71,9 @@ struct Demo {
     reader: Reader,
     /// Each printed report names the map drawn with it (map.svg).
     map_note: bool,
+    /// The last step the shipped orders play (a campaign whose months
+    /// go on after the demo), or none: the game's end.
+    stop_after: Option<&'static str>,
 }
 
 const SAVANNAH_PLAYERS: &[&str] = &[
@@ -95,6 +98,7 @@ const DEMOS: &[Demo] = &[
         by_turn: false,
         reader: Reader::Side("british"),
         map_note: false,
+        stop_after: None,
     },
     Demo {
         module_option: DemoModule::Savannah1779,
@@ -110,6 +114,7 @@ const DEMOS: &[Demo] = &[
         by_turn: true,
         reader: Reader::Side("british"),
         map_note: false,
+        stop_after: None,
     },
     Demo {
         module_option: DemoModule::AwiSouthern,
@@ -125,6 +130,7 @@ const DEMOS: &[Demo] = &[
         by_turn: false,
         reader: Reader::Sender,
         map_note: true,
+        stop_after: Some("3-american-operations"),
     },
 ];
 
@@ -307,6 +313,13 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             steps += progress.resolved.len();
         }
         result = progress.result.clone();
+        if let Some(last) = demo.stop_after.filter(|last| progress.resolved.iter().any(|r| r.game_step == *last)) {
+            say(format!(
+                "\nThe demo's shipped orders end with step {last}; the game goes on by email from step {}.\n",
+                progress.next_step.as_deref().unwrap_or("(none)")
+            ))?;
+            break;
+        }
     }
     if let Some(r) = &result {
         say(format!("\n{} {} {} victory\n", s.good("game over:"), r.winner, r.level))?;
