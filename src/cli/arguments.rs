@@ -597,7 +597,7 @@ Prints games per second (never stored). Exits 1 if any game fails, naming the ga
 step and what broke, with the command that plays it again.")]
     Selfplay(SelfplayArgs),
 
-    /// Play an embedded module's demo game (Savannah 1779's by default) by email in a temporary folder and verify it.
+    /// Play an embedded demo game by email (Savannah 1779 by default) in a temporary folder and verify it.
     #[command(after_help = "\
 Examples:
   adjutant demo
