@@ -459,7 +459,7 @@ _adjutant() {
             return 0
             ;;
         adjutant__subcmd__demo)
-            opts="-h --keep --scenario --only-new --format --color --help"
+            opts="-h --keep --module --scenario --only-new --format --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -469,8 +469,12 @@ _adjutant() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --module)
+                    COMPREPLY=($(compgen -W "savannah-1779 awi-southern" -- "${cur}"))
+                    return 0
+                    ;;
                 --scenario)
-                    COMPREPLY=($(compgen -W "historical campaign" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "historical campaign southern-1780" -- "${cur}"))
                     return 0
                     ;;
                 --format)

@@ -56,7 +56,7 @@ complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "module" -d 'Game 
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "modules" -d 'The embedded game modules: their scenarios, sides, and the sides one player may hold together'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "map" -d 'Draw the board as SVG: terrain, hexsides, roads, places, and a scenario\'s set-up'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "selfplay" -d 'Play whole games with random legal orders, checking the rules\' invariants after every step'
-complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "demo" -d 'Play the embedded Savannah demo in a temporary folder and verify it'
+complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "demo" -d 'Play an embedded demo game by email (Savannah 1779 by default) in a temporary folder and verify it'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "generate" -d 'Write the man pages and shell completions (for maintainers)'
 complete -c adjutant -n "__fish_adjutant_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand new" -l scenario -d 'The scenario of the module, e.g. historical or campaign' -r
@@ -415,8 +415,11 @@ always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand selfplay" -s h -l help -d 'Print help'
 complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l keep -d 'Keep the demo\'s folders here instead of a temporary folder' -r -F
-complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l scenario -d 'Which demo: the Historical Scenario (29 steps, every report as the British player receives it) or the Campaign Game (turn 1 to the tactical track, told turn by turn)' -r -f -a "historical\t''
-campaign\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l module -d 'The module whose demo is played: savannah-1779 (the default) or awi-southern (its Southern Campaign from June 1780, each step\'s report as the player whose orders it took receives it)' -r -f -a "savannah-1779\t''
+awi-southern\t''"
+complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l scenario -d 'Which of the module\'s demos: for savannah-1779 the Historical Scenario (the default: 29 steps, every report as the British player receives it) or the Campaign Game (turn 1 to the tactical track, told turn by turn); for awi-southern southern-1780 (its only one)' -r -f -a "historical\t''
+campaign\t''
+southern-1780\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''
 json\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand demo" -l color -d 'Colour the text output and the help: auto colours only on a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
@@ -457,7 +460,7 @@ complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_s
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help" -f -a "modules" -d 'The embedded game modules: their scenarios, sides, and the sides one player may hold together'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help" -f -a "map" -d 'Draw the board as SVG: terrain, hexsides, roads, places, and a scenario\'s set-up'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help" -f -a "selfplay" -d 'Play whole games with random legal orders, checking the rules\' invariants after every step'
-complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help" -f -a "demo" -d 'Play the embedded Savannah demo in a temporary folder and verify it'
+complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help" -f -a "demo" -d 'Play an embedded demo game by email (Savannah 1779 by default) in a temporary folder and verify it'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help" -f -a "generate" -d 'Write the man pages and shell completions (for maintainers)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and not __fish_seen_subcommand_from new roll join resolve submit mail tick welcome report status template odds validate player senders correct verify publish dice check-game case module modules map selfplay demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c adjutant -n "__fish_adjutant_using_subcommand help; and __fish_seen_subcommand_from roll" -f -a "init" -d 'Start a new roll log with a fresh key chain and print its anchor'

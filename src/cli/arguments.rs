@@ -605,12 +605,13 @@ Prints games per second (never stored). Exits 1 if any game fails, naming the ga
 step and what broke, with the command that plays it again.")]
     Selfplay(SelfplayArgs),
 
-    /// Play the embedded Savannah demo in a temporary folder and verify it.
+    /// Play an embedded demo game by email (Savannah 1779 by default) in a temporary folder and verify it.
     #[command(after_help = "\
 Examples:
   adjutant demo
   adjutant demo --keep demo-folder     keep the folder to look at or verify again
-  adjutant demo --scenario campaign    a whole Campaign Game, turn 1 to its victory, turn by turn")]
+  adjutant demo --scenario campaign    a whole Campaign Game, turn 1 to its victory, turn by turn
+  adjutant demo --module awi-southern  three months of the AWI Southern Campaign, its battles entered by the referee")]
     Demo(DemoArgs),
 
     /// Write the man pages and shell completions (for maintainers).
@@ -1256,9 +1257,12 @@ pub struct DemoArgs {
     /// Keep the demo's folders here instead of a temporary folder.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
-    /// Which demo: the Historical Scenario (29 steps, every report as the British player receives it) or the Campaign Game (turn 1 to the tactical track, told turn by turn).
-    #[arg(long, value_enum, default_value_t = DemoScenario::Historical)]
-    pub scenario: DemoScenario,
+    /// The module whose demo is played: savannah-1779 (the default) or awi-southern (its Southern Campaign from June 1780, each step's report as the player whose orders it took receives it).
+    #[arg(long, value_enum, default_value_t = DemoModule::Savannah1779)]
+    pub module: DemoModule,
+    /// Which of the module's demos: for savannah-1779 the Historical Scenario (the default: 29 steps, every report as the British player receives it) or the Campaign Game (turn 1 to the tactical track, told turn by turn); for awi-southern southern-1780 (its only one).
+    #[arg(long, value_enum)]
+    pub scenario: Option<DemoScenario>,
     /// Only create the demo game (for scripts/demo-orders), play nothing.
     #[arg(long, hide = true, requires = "keep")]
     pub only_new: bool,
@@ -1268,6 +1272,17 @@ pub struct DemoArgs {
 pub enum DemoScenario {
     Historical,
     Campaign,
+    #[value(name = "southern-1780")]
+    Southern1780,
+}
+
+/// The modules with a demo game (src/cli/demo.rs's table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DemoModule {
+    #[value(name = "savannah-1779")]
+    Savannah1779,
+    #[value(name = "awi-southern")]
+    AwiSouthern,
 }
 
 #[derive(Debug, Args)]

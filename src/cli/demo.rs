@@ -6,6 +6,13 @@
 //! the victory determination, and `verify`'s verdict on the whole journal
 //! (then on a forged copy, which fails).
 //!
+//! `--module` plays another module's demo the same way, from the orders
+//! shipped in that module (`games/awi-southern/demo/southern-1780/`): the
+//! table [`DEMOS`] names each demo's module, scenario, players and folders
+//! as data; the shell names no system's types. A step that awaits the
+//! referee (a battle fought on the table) takes the shipped file
+//! `<step>--referee.yaml` as the referee enters it, through `resolve`.
+//!
 //! The demo's chain top is public (the SHA-256 of [`DEMO_TOP_TEXT`]) so
 //! that the demo game, and the shipped orders written for it, are the same
 //! on every machine. A real game's chain top is random and secret.
@@ -21,7 +28,7 @@ use adjutant::game::folder::{GameFolder, CHAIN_TOP_FILE, GAME_FILE, SECRET_DIR};
 use adjutant::game::{self, verify};
 use adjutant::Error;
 
-use super::arguments::{DemoArgs, DemoScenario, Format};
+use super::arguments::{DemoArgs, DemoModule, DemoScenario, Format};
 use super::output::Out;
 use super::{render_verdict, Outcome};
 
@@ -32,40 +39,115 @@ pub const DEMO_TOP_TEXT: &str = "adjutant demo: Savannah 1779, Historical Scenar
 /// dice its shipped orders were written for (scripts/demo-orders).
 pub const CAMPAIGN_TOP_TEXT: &str = "adjutant demo: Savannah 1779, Campaign Game (take 8). Not a secret.";
 
-const MODULE: &str = "savannah-1779";
+/// The text whose SHA-256 is the AWI Southern Campaign demo's (public)
+/// chain top: the dice its shipped orders were written for.
+pub const AWI_SOUTHERN_TOP_TEXT: &str = "adjutant demo: AWI Southern Campaign, June 1780. Not a secret.";
 
-/// One of the demo games: its scenario, id, chain top, where its orders are
-/// shipped and the folder it is played in.
+/// Whose report of each step the demo prints.
+#[derive(Clone, Copy)]
+enum Reader {
+    /// Always this side's.
+    Side(&'static str),
+    /// The side whose shipped orders the step took; for a step the referee
+    /// entered, the module's first side (the players' first).
+    Sender,
+}
+
+/// One of the demo games: its module, scenario, id, players, chain top,
+/// where its orders are shipped and the folder it is played in.
 struct Demo {
+    module_option: DemoModule,
+    scenario_option: DemoScenario,
+    module: &'static str,
     title: &'static str,
     scenario: &'static str,
     game_id: &'static str,
+    players: &'static [&'static str],
     top_text: &'static str,
     orders: &'static str,
     folder: &'static str,
     /// Told turn by turn (the Campaign Game), not every report in full.
     by_turn: bool,
+    reader: Reader,
+    /// Each printed report names the map drawn with it (map.svg).
+    map_note: bool,
+    /// The last step the shipped orders play (a campaign whose months
+    /// go on after the demo), or none: the game's end.
+    stop_after: Option<&'static str>,
 }
 
-const HISTORICAL: Demo = Demo {
-    title: "adjutant demo: Savannah 1779, the Historical Scenario, played by email",
-    scenario: "historical",
-    game_id: "savannah-demo",
-    top_text: DEMO_TOP_TEXT,
-    orders: "demo/historical",
-    folder: "savannah",
-    by_turn: false,
-};
+const SAVANNAH_PLAYERS: &[&str] = &[
+    "british=Augustine Prevost <prevost@example.org>",
+    "french=Charles d'Estaing <destaing@example.org>",
+    "american=Benjamin Lincoln <lincoln@example.org>",
+];
 
-const CAMPAIGN: Demo = Demo {
-    title: "adjutant demo: Savannah 1779, the Campaign Game, played by email",
-    scenario: "campaign",
-    game_id: "savannah-campaign-demo",
-    top_text: CAMPAIGN_TOP_TEXT,
-    orders: "demo/campaign",
-    folder: "campaign",
-    by_turn: true,
-};
+/// The demos, a module's first its default.
+const DEMOS: &[Demo] = &[
+    Demo {
+        module_option: DemoModule::Savannah1779,
+        scenario_option: DemoScenario::Historical,
+        module: "savannah-1779",
+        title: "adjutant demo: Savannah 1779, the Historical Scenario, played by email",
+        scenario: "historical",
+        game_id: "savannah-demo",
+        players: SAVANNAH_PLAYERS,
+        top_text: DEMO_TOP_TEXT,
+        orders: "demo/historical",
+        folder: "savannah",
+        by_turn: false,
+        reader: Reader::Side("british"),
+        map_note: false,
+        stop_after: None,
+    },
+    Demo {
+        module_option: DemoModule::Savannah1779,
+        scenario_option: DemoScenario::Campaign,
+        module: "savannah-1779",
+        title: "adjutant demo: Savannah 1779, the Campaign Game, played by email",
+        scenario: "campaign",
+        game_id: "savannah-campaign-demo",
+        players: SAVANNAH_PLAYERS,
+        top_text: CAMPAIGN_TOP_TEXT,
+        orders: "demo/campaign",
+        folder: "campaign",
+        by_turn: true,
+        reader: Reader::Side("british"),
+        map_note: false,
+        stop_after: None,
+    },
+    Demo {
+        module_option: DemoModule::AwiSouthern,
+        scenario_option: DemoScenario::Southern1780,
+        module: "awi-southern",
+        title: "adjutant demo: the AWI Southern Campaign from June 1780, played by email",
+        scenario: "southern-1780",
+        game_id: "southern-demo",
+        players: &["british=Lord Cornwallis <cornwallis@example.org>", "american=Horatio Gates <gates@example.org>"],
+        top_text: AWI_SOUTHERN_TOP_TEXT,
+        orders: "demo/southern-1780",
+        folder: "southern",
+        by_turn: false,
+        reader: Reader::Sender,
+        map_note: true,
+        stop_after: Some("3-american-operations"),
+    },
+];
+
+/// The demo `args` ask for: the module's first unless a scenario is named.
+fn chosen(args: &DemoArgs) -> Result<&'static Demo, Error> {
+    let mut of_module = DEMOS.iter().filter(|d| d.module_option == args.module);
+    match args.scenario {
+        None => of_module.next().ok_or_else(|| Error::usage("no demo for this module".to_string())),
+        Some(sc) => DEMOS.iter().find(|d| d.module_option == args.module && d.scenario_option == sc).ok_or_else(|| {
+            let module = DEMOS.iter().find(|d| d.module_option == args.module).map_or("", |d| d.module);
+            Error::usage(format!(
+                "--scenario: {module}'s demos are {}",
+                of_module.map(|d| d.scenario).collect::<Vec<_>>().join(", ")
+            ))
+        }),
+    }
+}
 
 #[derive(Serialize)]
 struct DemoResult {
@@ -92,8 +174,8 @@ fn use_demo_top(dir: &Path, top_text: &str) -> Result<Bytes32, Error> {
 }
 
 /// The shipped orders files for `step` (`<step>--<side>.yaml`), by side.
-fn shipped(orders: &str, step: &str) -> Vec<(String, &'static [u8])> {
-    adjutant::base::embedded::embedded_dir_files(MODULE, orders)
+fn shipped(module: &str, orders: &str, step: &str) -> Vec<(String, &'static [u8])> {
+    adjutant::base::embedded::embedded_dir_files(module, orders)
         .into_iter()
         .filter_map(|(name, bytes)| {
             let stem = name.strip_suffix(".yaml")?;
@@ -104,10 +186,7 @@ fn shipped(orders: &str, step: &str) -> Vec<(String, &'static [u8])> {
 }
 
 pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
-    let demo = match args.scenario {
-        DemoScenario::Historical => &HISTORICAL,
-        DemoScenario::Campaign => &CAMPAIGN,
-    };
+    let demo = chosen(args)?;
     let temp;
     let base: PathBuf = match &args.keep {
         Some(dir) => {
@@ -132,19 +211,11 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
     };
     say(format!("{}\n\n", s.bold(demo.title)))?;
     let game_dir = base.join(demo.folder);
-    let mut made = game::new_game(
-        &game_dir,
-        MODULE,
-        demo.scenario,
-        demo.game_id,
-        vec![
-            game::parse_player("british=Augustine Prevost <prevost@example.org>")?,
-            game::parse_player("french=Charles d'Estaing <destaing@example.org>")?,
-            game::parse_player("american=Benjamin Lincoln <lincoln@example.org>")?,
-        ],
-        dice::DEFAULT_CHAIN_LENGTH,
-        None,
-    )?;
+    let players = demo.players.iter().map(|p| game::parse_player(p)).collect::<Result<Vec<_>, _>>()?;
+    let sides: Vec<String> = players.iter().map(|p| p.side.clone()).collect();
+    let first_side = sides.first().cloned().unwrap_or_default();
+    let mut made =
+        game::new_game(&game_dir, demo.module, demo.scenario, demo.game_id, players, dice::DEFAULT_CHAIN_LENGTH, None)?;
     made.anchor = use_demo_top(&game_dir, demo.top_text)?;
     say(format!(
         "`adjutant new` made the game folder {}. Every player receives the dice anchor\n  {}\n\
@@ -163,9 +234,9 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
     let mut teller = Teller::default();
     if demo.by_turn {
         say(format!(
-            "Every step is played with the orders shipped in games/{MODULE}/{}/; what happened, turn by turn,\n\
+            "Every step is played with the orders shipped in games/{}/{}/; what happened, turn by turn,\n\
              as the referee sees it (the players' reports hide each other's cards):\n",
-            demo.orders
+            demo.module, demo.orders
         ))?;
     }
     let mut track: Option<String> = None;
@@ -183,16 +254,31 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             track = now;
         }
         let Some(next) = state.next_step() else { break };
-        for (side, bytes) in shipped(demo.orders, &next.name) {
+        let mut entered = Vec::new();
+        let mut sender = None;
+        for (side, bytes) in shipped(demo.module, demo.orders, &next.name) {
             let label = format!("{}/{}--{side}.yaml", demo.orders, next.name);
-            let receipt =
-                adjutant::game::inbox::submit(&game_dir, bytes, &label, adjutant::game::inbox::Replace::No, wait)?;
-            if !demo.by_turn {
-                say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
+            if sides.contains(&side) {
+                let receipt =
+                    adjutant::game::inbox::submit(&game_dir, bytes, &label, adjutant::game::inbox::Replace::No, wait)?;
+                if !demo.by_turn {
+                    say(s.dim(&format!("submit {label}: sha256 {}\n", receipt.sha256.to_hex())))?;
+                }
+            } else {
+                // The referee's entry (a battle fought on the table): on the
+                // machine that holds the game, `adjutant resolve --dir GAME FILE`.
+                let file = base.join("referee").join(format!("{}--{side}.yaml", next.name));
+                if let Some(parent) = file.parent() {
+                    fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+                }
+                fs::write(&file, bytes).map_err(|e| Error::io(&file, e))?;
+                say(s.dim(&format!("resolve {label}: the {side}'s entry\n")))?;
+                entered.push(file);
             }
+            sender.get_or_insert(side);
             files += 1;
         }
-        let progress = adjutant::game::play::resolve_game(&game_dir, &[], wait)?;
+        let progress = adjutant::game::play::resolve_game(&game_dir, &entered, wait)?;
         if progress.resolved.is_empty() {
             return Err(Error::refused(format!(
                 "the demo's shipped orders do not cover step {} (awaiting {}){}",
@@ -211,14 +297,29 @@ pub fn run(args: &DemoArgs, out: &Out) -> Outcome {
             }
             steps += progress.resolved.len();
         } else if let Some(dispatch) = &progress.reports {
-            // What the British player receives for the steps just resolved:
-            // the report `resolve` wrote for them.
-            let file = game_dir.join(dispatch).join("british.txt");
-            say(s.dim(&format!("{dispatch}/british.txt:\n")))?;
+            // What the reader receives for the steps just resolved: the
+            // report `resolve` wrote for them.
+            let reader = match demo.reader {
+                Reader::Side(side) => side.to_string(),
+                Reader::Sender => sender.filter(|x| sides.contains(x)).unwrap_or_else(|| first_side.clone()),
+            };
+            let file = game_dir.join(dispatch).join(format!("{reader}.txt"));
+            if demo.map_note {
+                say(s.dim(&format!("{dispatch}/{reader}.txt (and its map, {dispatch}/map.svg):\n")))?;
+            } else {
+                say(s.dim(&format!("{dispatch}/{reader}.txt:\n")))?;
+            }
             say(adjutant::base::fsio::read_text(&file, &file.display().to_string())?)?;
             steps += progress.resolved.len();
         }
         result = progress.result.clone();
+        if let Some(last) = demo.stop_after.filter(|last| progress.resolved.iter().any(|r| r.game_step == *last)) {
+            say(format!(
+                "\nThe demo's shipped orders end with step {last}; the game goes on by email from step {}.\n",
+                progress.next_step.as_deref().unwrap_or("(none)")
+            ))?;
+            break;
+        }
     }
     if let Some(r) = &result {
         say(format!("\n{} {} {} victory\n", s.good("game over:"), r.winner, r.level))?;
