@@ -75,6 +75,7 @@ impl Rules {
             forts: sc.forts.clone(),
             entrenchments: BTreeMap::new(),
             siege: None,
+            break_off: Vec::new(),
             result: None,
             replacements: BTreeMap::new(),
             militia: BTreeMap::new(),
@@ -193,6 +194,12 @@ impl Rules {
         let m = &self.module;
         let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
         let (mut after, mut events) = battle::resolve(m, state, at, &step.side, entry, dice)?;
+        if entry.break_off.is_some() {
+            // BREAKING OFF: the attempts rolled, the battle awaits the
+            // referee again (its result, or a later pass's attempts).
+            return Ok((after, events));
+        }
+        after.break_off.clear();
         let none = std::collections::BTreeMap::new();
         let bombardment = entry.table.as_ref().map(|t| &t.bombardment).unwrap_or(&none);
         events.extend(fortifications::bombard(m, &mut after, bombardment));
@@ -1126,6 +1133,7 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
         f.defender,
         f.defender
     );
+    comment += &break_off_comment(m, s, at, &f);
     Ok(seam::Template {
         body: Value::Mapping(crate::base::yaml::Mapping::new()),
         comment,
@@ -1134,6 +1142,50 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
         units: serde_json::Value::Array(units),
         choices: serde_json::Value::Null,
     })
+}
+
+/// The template's lines for BREAKING OFF FROM A BATTLE: the attempts made
+/// so far and the form of the next, with each side's commanding general,
+/// base chance and army manipulation points left.
+fn break_off_comment(m: &Module, s: &State, at: HexId, f: &battle::Forces) -> String {
+    let per = m.charts.command.break_off_points_per_percent.value;
+    let mut lines = String::new();
+    for a in &s.break_off {
+        lines += &format!(
+            "#   (break off: {} after pass {}, {} points, {}%, D100 {}: {})\n",
+            a.side,
+            a.pass,
+            a.points,
+            a.chance,
+            a.roll,
+            if a.succeeded { "withdrew in good order: its outcome is broke-off" } else { "failed" }
+        );
+    }
+    let next = s.break_off.iter().map(|a| a.pass + 1).max().unwrap_or(1);
+    let who: Vec<String> = [&f.attacker, &f.defender]
+        .into_iter()
+        .map(|side| match command::commanding_general(m, s, at, side) {
+            None => format!("{side} none (no general)"),
+            Some(g) => {
+                let spent: u32 = s.break_off.iter().filter(|a| a.general == g.id).map(|a| a.points).sum();
+                format!(
+                    "{side} {} base {}%, {} of {} points left",
+                    g.id,
+                    command::break_off_base(m, g),
+                    command::manipulation_points(m, g).saturating_sub(spent),
+                    command::manipulation_points(m, g)
+                )
+            }
+        })
+        .collect();
+    if s.break_off.iter().any(|a| a.succeeded) {
+        return lines;
+    }
+    lines
+        + &format!(
+            "# break_off: {{pass: {next}, attempts: {{SIDE: POINTS}}}}   # INSTEAD of table:, after pass {next} or later through the action deck: both sides' decisions together, rolled at once, the battle goes on; 1% per {per} points (stand-in): {}\n",
+            who.join("; ")
+        )
 }
 
 /// A battle entry's shape, for located errors.
@@ -1151,6 +1203,8 @@ struct BattleFile {
     trivial: Option<battle::Trivial>,
     #[serde(default)]
     cavalry_declines: Option<battle::Declines>,
+    #[serde(default)]
+    break_off: Option<battle::BreakOff>,
 }
 
 #[derive(serde::Deserialize)]
