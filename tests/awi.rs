@@ -243,7 +243,10 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     assert_eq!(rolls[0].purpose, "break off, american (militia-brigadier) after pass 1");
     let roll = u32::from(rolls[0].value);
     let succeeded = roll <= 30;
-    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101"), "the battle still awaits the referee");
+    // The battle still awaits the referee, in a step of its own name.
+    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101-after-pass-1"));
+    assert_eq!(p.awaiting, vec!["referee".to_string()]);
+    assert!(p.refused.is_empty() && p.blocked.is_empty(), "the attempt's file is not offered again: {:?}", p.refused);
     let dispatch = p.reports.unwrap();
     let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
     assert!(
@@ -253,7 +256,22 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
         )),
         "{british}"
     );
+    assert!(
+        british.contains(&format!(
+            "Battle at 0101 (American attacking): fought on the table; the referee's entry of its result awaited; american tried to break off after pass 1 (30%, D100 {roll}"
+        )),
+        "{british}"
+    );
     // The same pass again: refused, whatever the roll was.
+    let entry = |body: &str| {
+        format!("game: isolated\nturn: 1\nstep: american-battle-0101-after-pass-1\nside: referee\n{body}").into_bytes()
+    };
+    let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
+    assert!(
+        template.contains("step: american-battle-0101-after-pass-1")
+            && template.contains(&format!("(break off: american after pass 1, 300 points, 30%, D100 {roll}")),
+        "{template}"
+    );
     std::fs::write(&file, entry("break_off:\n  pass: 1\n  attempts: {american: 100}\n")).unwrap();
     let err = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap_err().to_string();
     let want = if succeeded {
@@ -870,7 +888,7 @@ fn odds_weigh_a_trivial_combat_break_off_and_attrition() {
 
     // After a British turn out of communication the garrison tests at its
     // grade, B 70%: it loses a stand on a D100 above 70.
-    let orders = format!("game: isolated\nturn: 1\nstep: british-operations\nside: british\nmoves: []\n");
+    let orders = "game: isolated\nturn: 1\nstep: british-operations\nside: british\nmoves: []\n".to_string();
     adjutant::game::inbox::submit(&g, orders.as_bytes(), "b.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
     adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
     let (_, text) = odds(&["--attackers", "militia", "--defenders", "foot"]);

@@ -23,6 +23,11 @@ pub struct Step {
     /// The hex of the battle, for a battle step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub battle: Option<String>,
+    /// Of a battle step after attempts to break off (BREAKING OFF FROM A
+    /// BATTLE): the pass they were made after. Each entry of the battle
+    /// is its own step, named apart: `british-battle-0303-after-pass-2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_pass: Option<u32>,
 }
 
 /// Who enters a battle's result: the referee (docs/awi-southern.md).
@@ -30,12 +35,15 @@ pub const REFEREE: &str = "referee";
 
 impl Step {
     pub fn operations(turn: u32, side: &str) -> Step {
-        Step { turn, side: side.to_string(), battle: None }
+        Step { turn, side: side.to_string(), battle: None, after_pass: None }
     }
 
     pub fn field(&self) -> String {
         match &self.battle {
-            Some(hex) => format!("{}-battle-{hex}", self.side),
+            Some(hex) => match self.after_pass {
+                Some(pass) => format!("{}-battle-{hex}-after-pass-{pass}", self.side),
+                None => format!("{}-battle-{hex}", self.side),
+            },
             None => format!("{}-operations", self.side),
         }
     }

@@ -177,7 +177,12 @@ impl Rules {
             let (sheet, siege) = battle::sheet(m, &after, *hex, &step.side, dice)?;
             events.extend(sheet);
             after.siege = siege;
-            after.next = Some(Step { turn: step.turn, side: step.side.clone(), battle: Some(hex.to_string()) });
+            after.next = Some(Step {
+                turn: step.turn,
+                side: step.side.clone(),
+                battle: Some(hex.to_string()),
+                after_pass: None,
+            });
             return Ok((after, events));
         }
         self.end_turn(step, after, events, dice)
@@ -194,9 +199,11 @@ impl Rules {
         let m = &self.module;
         let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
         let (mut after, mut events) = battle::resolve(m, state, at, &step.side, entry, dice)?;
-        if entry.break_off.is_some() {
+        if let Some(b) = &entry.break_off {
             // BREAKING OFF: the attempts rolled, the battle awaits the
-            // referee again (its result, or a later pass's attempts).
+            // referee again (its result, or a later pass's attempts), in a
+            // step of its own name.
+            after.next = Some(Step { after_pass: Some(b.pass), ..step.clone() });
             return Ok((after, events));
         }
         after.break_off.clear();
@@ -1035,9 +1042,24 @@ impl seam::Rules for Rules {
             }
         }
         if let Some(Step { battle: Some(hex), side, .. }) = &s.next {
+            let attempts: Vec<String> = s
+                .break_off
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{} tried to break off after pass {} ({}%, D100 {}: {})",
+                        a.side,
+                        a.pass,
+                        a.chance,
+                        a.roll,
+                        if a.succeeded { "withdrew in good order" } else { "failed" }
+                    )
+                })
+                .collect();
             board.push(format!(
-                "Battle at {hex} ({} attacking): fought on the table; the referee's entry of its result awaited",
-                side_name(m, side)
+                "Battle at {hex} ({} attacking): fought on the table; the referee's entry of its result awaited{}",
+                side_name(m, side),
+                if attempts.is_empty() { String::new() } else { format!("; {}", attempts.join("; ")) }
             ));
         }
         seam::Standing {
@@ -1088,7 +1110,7 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
     let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
     let f = battle::Forces::of(m, s, at, attacker);
     let mut comment = format!(
-        "# The battle at {hex}: {attacker} attacks, {} defends. Enter ONE of:\n# table:            # the result fought on the table\n#   holds_field: {}\n#   outcome: {{{attacker}: broke, {}: held}}   # held, held-at-army-morale, broke, broke-off\n#   units:           # every unit that fought: casualty markers at the end; broke: true if its formation broke\n",
+        "# The battle at {hex}: {attacker} attacks, {} defends. Enter ONE of:\n# table:            # the result fought on the table\n#   holds_field: {}\n#   outcome: {{{attacker}: broke, {}: held}}   # held, held-at-army-morale, broke, broke-off (after its break_off: succeeded)\n#   units:           # every unit that fought: casualty markers at the end; broke: true if its formation broke\n",
         f.defender, f.defender, f.defender
     );
     let mut units = Vec::new();
@@ -1183,7 +1205,7 @@ fn break_off_comment(m: &Module, s: &State, at: HexId, f: &battle::Forces) -> St
     }
     lines
         + &format!(
-            "# break_off: {{pass: {next}, attempts: {{SIDE: POINTS}}}}   # INSTEAD of table:, after pass {next} or later through the action deck: both sides' decisions together, rolled at once, the battle goes on; 1% per {per} points (stand-in): {}\n",
+            "# break_off: {{pass: {next}, attempts: {{SIDE: POINTS}}}}   # while the table fights, after pass {next} or later through the action deck: both sides' attempts at the pass together, each with the army manipulation points its general spends; adjutant rolls them and the battle awaits this entry or its result again; 1% per {per} points (stand-in): {}\n",
             who.join("; ")
         )
 }
