@@ -180,6 +180,125 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed entry is caught");
 }
 
+/// BREAKING OFF by email: the Americans' move into the isolated garrison's
+/// hex hands the battle to the table; the sheet names each force's
+/// commanding general and his base chance. After the first pass the
+/// referee enters the Militia Brigadier's attempt with the army
+/// manipulation points he spends (an attempt before the first pass is
+/// refused with file, line and field); adjutant rolls its D100 with that
+/// step's dice, nobody able to foresee it when the points were written
+/// down; the battle still awaits the referee; a second attempt at the
+/// same pass is refused; the result agrees with the roll (broke-off after
+/// a success, the battle fought on after a failure); `verify` recomputes
+/// the roll and catches a changed attempt.
+#[test]
+fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    let submit = |bytes: &[u8]| {
+        adjutant::game::inbox::submit(&g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap()
+    };
+    submit(&orders(1, "british", "moves: []\n"));
+    adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
+    submit(&orders(
+        1,
+        "american",
+        &format!("moves:\n  - {{unit: militia, path: {path}}}\n  - {{unit: militia-brigadier, path: {path}}}\n"),
+    ));
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101"));
+    let dispatch = p.reports.unwrap();
+    let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
+    assert!(
+        american.contains("american is commanded by Militia Brigadier: a base 0% chance to break off, plus 1% for each 10 army manipulation points he spends (stand-in; he has 460)")
+            && american.contains("british is commanded by British Brigadier: a base 0% chance"),
+        "{american}"
+    );
+    let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
+    assert!(
+        template.contains("# break_off: {pass: 1, attempts: {SIDE: POINTS}}")
+            && template.contains("american militia-brigadier base 0%, 460 of 460 points left; british brit-brigadier base 0%, 460 of 460 points left"),
+        "{template}"
+    );
+    let entry =
+        |body: &str| format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: referee\n{body}").into_bytes();
+    let file = dir.path().join("attempt.yaml");
+    std::fs::write(&file, entry("break_off:\n  pass: 0\n  attempts: {american: 300}\n")).unwrap();
+    let err = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap_err().to_string();
+    assert!(
+        err.contains("attempt.yaml:6:3: break_off.pass: 0: the attempt is made after a pass through the action deck"),
+        "{err}"
+    );
+    std::fs::write(&file, entry("break_off:\n  pass: 1\n  attempts: {american: 300}\n")).unwrap();
+    let p = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap();
+    let rolls = &p.resolved[0].rolls;
+    assert_eq!(rolls.len(), 1, "the attempt's D100, rolled in its own step");
+    assert_eq!(rolls[0].purpose, "break off, american (militia-brigadier) after pass 1");
+    let roll = u32::from(rolls[0].value);
+    let succeeded = roll <= 30;
+    // The battle still awaits the referee, in a step of its own name.
+    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101-after-pass-1"));
+    assert_eq!(p.awaiting, vec!["referee".to_string()]);
+    assert!(p.refused.is_empty() && p.blocked.is_empty(), "the attempt's file is not offered again: {:?}", p.refused);
+    let dispatch = p.reports.unwrap();
+    let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
+    assert!(
+        british.contains(&format!(
+            "american: Militia Brigadier attempts to break off after pass 1 through the action deck: base 0% + 300 army manipulation points (30 at 10 a percent) = 30%; D100 {roll}: {}",
+            if succeeded { "it succeeds" } else { "it fails" }
+        )),
+        "{british}"
+    );
+    assert!(
+        british.contains(&format!(
+            "Battle at 0101 (American attacking): fought on the table; the referee's entry of its result awaited; american tried to break off after pass 1 (30%, D100 {roll}"
+        )),
+        "{british}"
+    );
+    // The same pass again: refused, whatever the roll was.
+    let entry = |body: &str| {
+        format!("game: isolated\nturn: 1\nstep: american-battle-0101-after-pass-1\nside: referee\n{body}").into_bytes()
+    };
+    let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
+    assert!(
+        template.contains("step: american-battle-0101-after-pass-1")
+            && template.contains(&format!("(break off: american after pass 1, 300 points, 30%, D100 {roll}")),
+        "{template}"
+    );
+    std::fs::write(&file, entry("break_off:\n  pass: 1\n  attempts: {american: 100}\n")).unwrap();
+    let err = adjutant::game::play::resolve_game(&g, std::slice::from_ref(&file), wait()).unwrap_err().to_string();
+    let want = if succeeded {
+        format!("break_off: american broke off after pass 1 (D100 {roll} against 30%)")
+    } else {
+        "attempt.yaml:6:3: break_off.pass: 1: an attempt was entered after pass 1".to_string()
+    };
+    assert!(err.contains(&want), "{err}");
+    let result = dir.path().join("result.yaml");
+    let outcome = if succeeded { "broke-off" } else { "broke" };
+    std::fs::write(
+        &result,
+        entry(&format!("table:\n  holds_field: british\n  outcome: {{american: {outcome}, british: held}}\n  units:\n    militia: {{markers: 4}}\n    foot: {{markers: 2}}\n  retreat_to: \"0102\"\n")),
+    )
+    .unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[result], wait()).unwrap();
+    assert_eq!(p.next_step.as_deref(), Some("2-british-operations"));
+    assert!(g.join("orders/000003-referee.yaml").is_file() && g.join("orders/000004-referee.yaml").is_file());
+    let verdict = adjutant::game::verify::verify(&g).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.failure);
+    // A changed attempt (more points) no longer matches the journal.
+    let orders = g.join("orders/000003-referee.yaml");
+    let text = std::fs::read_to_string(&orders).unwrap();
+    std::fs::write(&orders, text.replace("american: 300", "american: 400")).unwrap();
+    assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed attempt is caught");
+}
+
 /// SUPPLY by email: a British column with two supply units attacks an
 /// American force with a gun and none. The battle sheet carries every
 /// gun's ammunition roll (the Americans' at 2/3/4 shots, the British at
@@ -274,6 +393,43 @@ fn check_game_refuses_a_combat_result_that_costs_nothing() {
         all.contains("charts/battle.yaml:")
             && all.contains("trivial_combat.columns[0].results[0]")
             && all.contains("costs one side"),
+        "{all}"
+    );
+}
+
+/// check-game holds the break-off chart to what an attempt can use: a
+/// base chance is a percent (0 to 100), and a general's points buy his
+/// chance at a price of 1 or more a percent (0 would make it free).
+#[test]
+fn check_game_refuses_break_off_values_an_attempt_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let command = to.join("charts/command.yaml");
+    let text = std::fs::read_to_string(&command).unwrap();
+    assert!(
+        text.contains("{general: greene, percent: 10}")
+            && text.contains("break_off_points_per_percent: {source: stand-in, value: 10}")
+    );
+    std::fs::write(
+        &command,
+        text.replace("{general: greene, percent: 10}", "{general: greene, percent: 110}").replace(
+            "break_off_points_per_percent: {source: stand-in, value: 10}",
+            "break_off_points_per_percent: {source: stand-in, value: 0}",
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("charts/command.yaml")
+            && all.contains("break_off.rows[1].percent")
+            && all.contains("110% is not a chance: 0 to 100")
+            && all.contains("break_off_points_per_percent.value")
+            && all.contains("every break-off free"),
         "{all}"
     );
 }

@@ -371,7 +371,8 @@ Examples:
 
 The AWI Southern Campaign (docs/awi-southern.md): a trivial combat played to its end
 on 1776's table (every end's markers, who broke, who holds the field), each force's
-commanding general's chance to break off a table battle, and each named British unit's
+commanding general's base chance to break off a table battle (before the points he
+spends; the attempt itself is the referee's break_off: entry, rolled when entered), and each named British unit's
 attrition test if it ends the British turn where it is; --column C --drm 0 gives one
 round of a column.
 

@@ -23,6 +23,11 @@ pub struct Step {
     /// The hex of the battle, for a battle step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub battle: Option<String>,
+    /// Of a battle step after attempts to break off (BREAKING OFF FROM A
+    /// BATTLE): the pass they were made after. Each entry of the battle
+    /// is its own step, named apart: `british-battle-0303-after-pass-2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_pass: Option<u32>,
 }
 
 /// Who enters a battle's result: the referee (docs/awi-southern.md).
@@ -30,12 +35,15 @@ pub const REFEREE: &str = "referee";
 
 impl Step {
     pub fn operations(turn: u32, side: &str) -> Step {
-        Step { turn, side: side.to_string(), battle: None }
+        Step { turn, side: side.to_string(), battle: None, after_pass: None }
     }
 
     pub fn field(&self) -> String {
         match &self.battle {
-            Some(hex) => format!("{}-battle-{hex}", self.side),
+            Some(hex) => match self.after_pass {
+                Some(pass) => format!("{}-battle-{hex}-after-pass-{pass}", self.side),
+                None => format!("{}-battle-{hex}", self.side),
+            },
             None => format!("{}-operations", self.side),
         }
     }
@@ -103,6 +111,10 @@ pub struct State {
     /// gave them (FORTIFICATIONS IN COMBAT).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub siege: Option<Siege>,
+    /// BREAKING OFF FROM A BATTLE: the attempts made in the battle
+    /// awaiting the referee, each rolled in its own step, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub break_off: Vec<Attempt>,
     pub result: Option<GameResult>,
     /// Unused replacement stands, by side, town and nationality
     /// (REPLACEMENTS: "Unused replacements can be saved for later use and
@@ -129,6 +141,25 @@ pub type Levies = BTreeMap<String, BTreeMap<String, Levy>>;
 pub struct Levy {
     pub stands: u32,
     pub rifles: u32,
+}
+
+/// An attempt to break off from the battle awaiting the referee: made by
+/// the side's commanding general after a pass through the PLM action
+/// deck, with the army manipulation points he spent, rolled (D100 against
+/// the chance) when the referee entered it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attempt {
+    pub side: String,
+    pub general: String,
+    /// The pass through the action deck it was made after (1 first).
+    pub pass: u32,
+    pub points: u32,
+    /// The chance in percent: the base and the points converted.
+    pub chance: u32,
+    pub roll: u32,
+    /// The roll was the chance or less: the force withdrew in good order.
+    pub succeeded: bool,
 }
 
 /// A fort under attack, as its battle sheet gave it.

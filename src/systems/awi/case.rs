@@ -11,7 +11,7 @@ use crate::base::dice::Die;
 use crate::base::error::{Error, Result};
 use crate::base::yaml::Value;
 use crate::system::{CaseOutcome, Dice, ModuleFiles};
-use crate::systems::awi::board::{Levies, PieceState, Replacements, Siege, Step};
+use crate::systems::awi::board::{Attempt, Levies, PieceState, Replacements, Siege, Step};
 use crate::systems::awi::data::FortAt;
 use crate::systems::awi::system::{read_body, Rules};
 
@@ -52,6 +52,10 @@ struct Changes {
     /// The fort of a battle step's battle as its sheet gave it.
     #[serde(default)]
     siege: Option<Siege>,
+    /// The attempts to break off made in a battle step's battle, as their
+    /// steps rolled them.
+    #[serde(default)]
+    break_off: Option<Vec<Attempt>>,
     /// Unused replacement stands: side, town, nationality: stands.
     #[serde(default)]
     replacements: Option<Replacements>,
@@ -165,6 +169,9 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
     state.entrenchments.extend(case.state.entrenchments.clone());
     if let Some(x) = &case.state.siege {
         state.siege = Some(x.clone());
+    }
+    if let Some(x) = &case.state.break_off {
+        state.break_off = x.clone();
     }
     if let Some(r) = &case.state.replacements {
         state.replacements = r.clone();

@@ -247,6 +247,9 @@ pub struct CommandChart {
     pub combat_ratings: Ratings,
     pub general_max_risk_percent: Number,
     pub break_off: BreakOff,
+    /// BREAKING OFF: army manipulation points a general spends for each 1%
+    /// added to his chance (PLM's exchange, not in our texts: stand-in).
+    pub break_off_points_per_percent: Number,
     pub out_of_command_battle_penalty_percent: Number,
     pub out_of_command_movement_percent: Number,
 }
@@ -1011,6 +1014,22 @@ impl Module {
                     format!("'{}' is not a general of the order of battle", row.general),
                 );
             }
+        }
+        for (i, row) in self.charts.command.break_off.rows.iter().enumerate() {
+            if row.percent > 100 {
+                p.add(
+                    &chart_label,
+                    &format!("break_off.rows[{i}].percent"),
+                    format!("{}% is not a chance: 0 to 100", row.percent),
+                );
+            }
+        }
+        if self.charts.command.break_off_points_per_percent.value == 0 {
+            p.add(
+                &chart_label,
+                "break_off_points_per_percent.value",
+                "0 points a percent would make every break-off free: 1 or more",
+            );
         }
         let damage = &self.charts.battle.fortification_damage.rows;
         let covered: u32 = damage.iter().map(|r| r.to.saturating_sub(r.from) + 1).sum();

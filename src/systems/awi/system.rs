@@ -75,6 +75,7 @@ impl Rules {
             forts: sc.forts.clone(),
             entrenchments: BTreeMap::new(),
             siege: None,
+            break_off: Vec::new(),
             result: None,
             replacements: BTreeMap::new(),
             militia: BTreeMap::new(),
@@ -176,7 +177,12 @@ impl Rules {
             let (sheet, siege) = battle::sheet(m, &after, *hex, &step.side, dice)?;
             events.extend(sheet);
             after.siege = siege;
-            after.next = Some(Step { turn: step.turn, side: step.side.clone(), battle: Some(hex.to_string()) });
+            after.next = Some(Step {
+                turn: step.turn,
+                side: step.side.clone(),
+                battle: Some(hex.to_string()),
+                after_pass: None,
+            });
             return Ok((after, events));
         }
         self.end_turn(step, after, events, dice)
@@ -193,6 +199,14 @@ impl Rules {
         let m = &self.module;
         let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
         let (mut after, mut events) = battle::resolve(m, state, at, &step.side, entry, dice)?;
+        if let Some(b) = &entry.break_off {
+            // BREAKING OFF: the attempts rolled, the battle awaits the
+            // referee again (its result, or a later pass's attempts), in a
+            // step of its own name.
+            after.next = Some(Step { after_pass: Some(b.pass), ..step.clone() });
+            return Ok((after, events));
+        }
+        after.break_off.clear();
         let none = std::collections::BTreeMap::new();
         let bombardment = entry.table.as_ref().map(|t| &t.bombardment).unwrap_or(&none);
         events.extend(fortifications::bombard(m, &mut after, bombardment));
@@ -1049,9 +1063,24 @@ impl seam::Rules for Rules {
             }
         }
         if let Some(Step { battle: Some(hex), side, .. }) = &s.next {
+            let attempts: Vec<String> = s
+                .break_off
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{} tried to break off after pass {} ({}%, D100 {}: {})",
+                        a.side,
+                        a.pass,
+                        a.chance,
+                        a.roll,
+                        if a.succeeded { "withdrew in good order" } else { "failed" }
+                    )
+                })
+                .collect();
             board.push(format!(
-                "Battle at {hex} ({} attacking): fought on the table; the referee's entry of its result awaited",
-                side_name(m, side)
+                "Battle at {hex} ({} attacking): fought on the table; the referee's entry of its result awaited{}",
+                side_name(m, side),
+                if attempts.is_empty() { String::new() } else { format!("; {}", attempts.join("; ")) }
             ));
         }
         seam::Standing {
@@ -1102,7 +1131,7 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
     let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
     let f = battle::Forces::of(m, s, at, attacker);
     let mut comment = format!(
-        "# The battle at {hex}: {attacker} attacks, {} defends. Enter ONE of:\n# table:            # the result fought on the table\n#   holds_field: {}\n#   outcome: {{{attacker}: broke, {}: held}}   # held, held-at-army-morale, broke, broke-off\n#   units:           # every unit that fought: casualty markers at the end; broke: true if its formation broke\n",
+        "# The battle at {hex}: {attacker} attacks, {} defends. Enter ONE of:\n# table:            # the result fought on the table\n#   holds_field: {}\n#   outcome: {{{attacker}: broke, {}: held}}   # held, held-at-army-morale, broke, broke-off (after its break_off: succeeded)\n#   units:           # every unit that fought: casualty markers at the end; broke: true if its formation broke\n",
         f.defender, f.defender, f.defender
     );
     let mut units = Vec::new();
@@ -1147,6 +1176,7 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
         f.defender,
         f.defender
     );
+    comment += &break_off_comment(m, s, at, &f);
     Ok(seam::Template {
         body: Value::Mapping(crate::base::yaml::Mapping::new()),
         comment,
@@ -1155,6 +1185,50 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
         units: serde_json::Value::Array(units),
         choices: serde_json::Value::Null,
     })
+}
+
+/// The template's lines for BREAKING OFF FROM A BATTLE: the attempts made
+/// so far and the form of the next, with each side's commanding general,
+/// base chance and army manipulation points left.
+fn break_off_comment(m: &Module, s: &State, at: HexId, f: &battle::Forces) -> String {
+    let per = m.charts.command.break_off_points_per_percent.value;
+    let mut lines = String::new();
+    for a in &s.break_off {
+        lines += &format!(
+            "#   (break off: {} after pass {}, {} points, {}%, D100 {}: {})\n",
+            a.side,
+            a.pass,
+            a.points,
+            a.chance,
+            a.roll,
+            if a.succeeded { "withdrew in good order: its outcome is broke-off" } else { "failed" }
+        );
+    }
+    let next = s.break_off.iter().map(|a| a.pass + 1).max().unwrap_or(1);
+    let who: Vec<String> = [&f.attacker, &f.defender]
+        .into_iter()
+        .map(|side| match command::commanding_general(m, s, at, side) {
+            None => format!("{side} none (no general)"),
+            Some(g) => {
+                let spent: u32 = s.break_off.iter().filter(|a| a.general == g.id).map(|a| a.points).sum();
+                format!(
+                    "{side} {} base {}%, {} of {} points left",
+                    g.id,
+                    command::break_off_base(m, g),
+                    command::manipulation_points(m, g).saturating_sub(spent),
+                    command::manipulation_points(m, g)
+                )
+            }
+        })
+        .collect();
+    if s.break_off.iter().any(|a| a.succeeded) {
+        return lines;
+    }
+    lines
+        + &format!(
+            "# break_off: {{pass: {next}, attempts: {{SIDE: POINTS}}}}   # while the table fights, after pass {next} or later through the action deck: both sides' attempts at the pass together, each with the army manipulation points its general spends; adjutant rolls them and the battle awaits this entry or its result again; 1% per {per} points (stand-in): {}\n",
+            who.join("; ")
+        )
 }
 
 /// A battle entry's shape, for located errors.
@@ -1172,6 +1246,8 @@ struct BattleFile {
     trivial: Option<battle::Trivial>,
     #[serde(default)]
     cavalry_declines: Option<battle::Declines>,
+    #[serde(default)]
+    break_off: Option<battle::BreakOff>,
 }
 
 #[derive(serde::Deserialize)]

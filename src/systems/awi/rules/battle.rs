@@ -1,6 +1,6 @@
-//! Battles (the article): TRANSFERRING TO THE MINIATURES GAME, TRIVIAL
-//! COMBATS, PURSUIT PENALTY, POST BATTLE RECOVERY, and COMMUNICATION
-//! EFFECTS ON ... COMBAT.
+//! Battles (the article): TRANSFERRING TO THE MINIATURES GAME, BREAKING
+//! OFF FROM A BATTLE, TRIVIAL COMBATS, PURSUIT PENALTY, POST BATTLE
+//! RECOVERY, and COMMUNICATION EFFECTS ON ... COMBAT.
 //!
 //! "Whenever combat would be called for in a 1776 game, the battle should
 //! be transferred to a PLM game." A move that enters a hex the enemy's land
@@ -11,6 +11,18 @@
 //! agreeing, has it resolved by 1776's combat table (`trivial:`).
 //! Then come the pursuit penalty, post-battle recovery, the loser's
 //! retreat (stand-in: to the hex the entry names) and the units lost.
+//!
+//! Breaking off is decided in the middle of the battle, after a pass
+//! through the PLM action deck, and its roll must be one nobody could
+//! foresee when the decision was written down (docs/design DICE.md: a
+//! decision taken after seeing rolls is orders for a new step). So an
+//! attempt is its own entry (`break_off:`), resolved in its own step: the
+//! referee enters the pass and each side's attempt with the points its
+//! general spends, adjutant rolls the D100s with that step's dice and
+//! reports them, and the battle step awaits the referee again (the table
+//! fights on after a failure; after a success the battle is over and the
+//! next entry is its result). The attempts are kept in the state with the
+//! battle and the result is checked against them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,9 +32,9 @@ use crate::base::dice::Die;
 use crate::base::error::{echo, Error, Result};
 use crate::base::hex::{are_adjacent, HexId};
 use crate::system::{Dice, Event};
-use crate::systems::awi::board::{enemy_of, Siege, State};
+use crate::systems::awi::board::{enemy_of, Attempt, Siege, State};
 use crate::systems::awi::data::{Class, Kind, Module, WATER};
-use crate::systems::awi::rules::command::commands;
+use crate::systems::awi::rules::command::{break_off_base, commanding_general, commands, manipulation_points};
 use crate::systems::awi::rules::comms::{traced, BRITISH};
 use crate::systems::awi::rules::movement::Problem;
 use crate::systems::awi::rules::{fortifications, supply};
@@ -33,6 +45,7 @@ const PURSUIT: &str = "AWI Pursuit Penalty";
 const RECOVERY: &str = "AWI Post Battle Recovery";
 const EFFECTS: &str = "AWI Communication Effects";
 const DECLINES: &str = "AWI Cavalry Withdrawal Before Combat";
+const BREAKING: &str = "AWI Breaking Off";
 
 /// The hexes where both sides' land units stand: a battle each, in hex
 /// order.
@@ -181,6 +194,9 @@ pub fn sheet(
         .with("attacker_inches_from_edge", d.attacker_inches_from_edge)
         .with("draws_first", &f.attacker),
     );
+    for side in [&f.attacker, &f.defender] {
+        events.push(commander_event(m, s, hex, side));
+    }
     for (side, ids) in &f.units {
         events.extend(supply::ammunition(m, s, hex, side, ids, &f.supply[side], dice)?);
     }
@@ -189,6 +205,40 @@ pub fn sheet(
     let (works, siege) = fortifications::sheet(m, s, hex, &f.units, &events, dice)?;
     events.extend(works);
     Ok((events, siege))
+}
+
+/// BREAKING OFF on the battle sheet: who commands the side's force, his
+/// base chance and his army manipulation points (rolls none: each attempt
+/// is rolled when the referee enters it).
+fn commander_event(m: &Module, s: &State, hex: HexId, side: &str) -> Event {
+    let per = m.charts.command.break_off_points_per_percent.value;
+    match commanding_general(m, s, hex, side) {
+        None => Event::new(
+            BREAKING,
+            "break-off-chance",
+            format!("{side} has no general at {hex}: it cannot break off (\"Only the commanding general of the force can make the attempt\")"),
+        )
+        .with("hex", hex.to_string())
+        .with("side", side),
+        Some(g) => {
+            let base = break_off_base(m, g);
+            let points = manipulation_points(m, g);
+            Event::new(
+                BREAKING,
+                "break-off-chance",
+                format!(
+                    "{side} is commanded by {}: a base {base}% chance to break off, plus 1% for each {per} army manipulation points he spends (stand-in; he has {points}). After any pass through the action deck (the first fought), the referee enters the attempt (`break_off:`) and adjutant rolls it",
+                    g.name
+                ),
+            )
+            .with("hex", hex.to_string())
+            .with("side", side)
+            .with("general", &g.id)
+            .with("base_percent", base)
+            .with("points_per_percent", per)
+            .with("army_manipulation_points", points)
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -209,6 +259,23 @@ pub struct Entry {
     /// battle and leaves the hex.
     #[serde(default)]
     pub cavalry_declines: Option<Declines>,
+    /// BREAKING OFF FROM A BATTLE: the attempts made after a pass through
+    /// the action deck, rolled in this step; the battle awaits the referee
+    /// again.
+    #[serde(default)]
+    pub break_off: Option<BreakOff>,
+}
+
+/// Attempts to break off after one pass through the PLM action deck: both
+/// sides' decisions, written down and revealed together, in one entry.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BreakOff {
+    /// The pass just exhausted (1 the first).
+    pub pass: u32,
+    /// Each side attempting: the army manipulation points its commanding
+    /// general spends on the attempt (0 for none).
+    pub attempts: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -329,18 +396,153 @@ pub fn check(m: &Module, s: &State, hex: HexId, attacker: &str, entry: &Entry) -
     let f = Forces::of(m, s, hex, attacker);
     let sides = [f.attacker.clone(), f.defender.clone()];
     let mut problems = Vec::new();
-    match (&entry.table, &entry.trivial, &entry.cavalry_declines) {
-        (Some(t), None, None) => check_table(m, s, &f, &sides, t, &mut problems),
-        (None, Some(t), None) => check_trivial(m, s, &f, &sides, t, &mut problems),
-        (None, None, Some(d)) => check_declines(m, s, &f, d, &mut problems),
+    let attempted = s.break_off.iter().map(|a| a.pass).max();
+    match (&entry.table, &entry.trivial, &entry.cavalry_declines, &entry.break_off) {
+        (Some(t), None, None, None) => check_table(m, s, &f, &sides, t, &mut problems),
+        (None, Some(_), None, None) | (None, None, Some(_), None) if attempted.is_some() => {
+            let trivial = entry.trivial.is_some();
+            problems.push(problem(
+                if trivial { "trivial" } else { "cavalry_declines" },
+                format!(
+                    "this battle is being fought on the table: an attempt to break off was made after pass {}; enter its result (`table:`){}",
+                    attempted.unwrap_or(0),
+                    if trivial { ": a trivial combat is 1776's combat table instead of the table, and in it \"Neither side may break off\"" } else { ": cavalry declines battle before combat, not during it" }
+                ),
+                "battle-on-the-table",
+                if trivial { TRIVIAL } else { DECLINES },
+            ))
+        }
+        (None, Some(t), None, None) => check_trivial(m, s, &f, &sides, t, &mut problems),
+        (None, None, Some(d), None) => check_declines(m, s, &f, d, &mut problems),
+        (None, None, None, Some(b)) => check_break_off(m, s, &f, &sides, b, &mut problems),
+        (_, Some(_), _, Some(_)) => problems.push(problem(
+            "break_off",
+            "a trivial combat: \"Neither side may break off\" (TRIVIAL COMBATS); an attempt to break off is entered alone, after a pass through the action deck of a battle fought on the table",
+            "trivial-break-off",
+            TRIVIAL,
+        )),
         _ => problems.push(problem(
             "",
-            "a battle's entry gives `table:` (the result fought on the table), `trivial:` (1776's combat table, both players agreeing) or `cavalry_declines:` (an all-cavalry defender declines battle), one of them",
+            "a battle's entry gives `table:` (the result fought on the table), `trivial:` (1776's combat table, both players agreeing), `cavalry_declines:` (an all-cavalry defender declines battle) or `break_off:` (attempts to break off after a pass through the action deck), one of them",
             "battle-entry",
             TRANSFER,
         )),
     }
     problems
+}
+
+/// An attempt's chance, in percent: the general's base and the points he
+/// spends, converted (rounded down), at most 100.
+fn chance(m: &Module, base: u32, points: u32) -> u32 {
+    let per = m.charts.command.break_off_points_per_percent.value.max(1);
+    (base + points / per).min(100)
+}
+
+/// BREAKING OFF FROM A BATTLE: "The attempt can be made after any turn
+/// which exhausts the PLM action deck. (A force must fight for at least
+/// one pass through the action deck.) ... Any general can expend any
+/// number of his army manipulation points to modify this chance. Like any
+/// other use of these points, once used they may not be recovered nor
+/// reused for any purpose. Only one attempt to withdraw may be made per
+/// pass through the action deck. Only the commanding general of the force
+/// can make the attempt. ... If the attempt fails, the battle continues
+/// for at least one more pass through the action deck. The attempt can be
+/// repeated if the general has a non-zero chance of breaking off. If both
+/// sides are considering a break off, both should write down their
+/// decision to do so and then reveal them simultaneously before either
+/// attempt is resolved."
+fn check_break_off(m: &Module, s: &State, f: &Forces, sides: &[String; 2], b: &BreakOff, problems: &mut Vec<Problem>) {
+    if let Some(a) = s.break_off.iter().find(|a| a.succeeded) {
+        problems.push(problem(
+            "break_off",
+            format!(
+                "{} broke off after pass {} (D100 {} against {}%): \"If the force successfully breaks off, the battle immediately ends\"; enter its result (`table:`, {}: broke-off)",
+                a.side, a.pass, a.roll, a.chance, a.side
+            ),
+            "battle-ended",
+            BREAKING,
+        ));
+        return;
+    }
+    if b.pass == 0 {
+        problems.push(problem(
+            "break_off.pass",
+            "0: the attempt is made after a pass through the action deck: \"A force must fight for at least one pass through the action deck\": 1 or later",
+            "break-off-first-pass",
+            BREAKING,
+        ));
+    }
+    if let Some(last) = s.break_off.iter().map(|a| a.pass).max().filter(|last| b.pass <= *last) {
+        problems.push(problem(
+            "break_off.pass",
+            format!(
+                "{}: an attempt was entered after pass {last}: \"Only one attempt to withdraw may be made per pass through the action deck\", after a failure \"the battle continues for at least one more pass\", and both sides' decisions at a pass are revealed together (one entry): {} or later",
+                b.pass,
+                last + 1
+            ),
+            "break-off-pass",
+            BREAKING,
+        ));
+    }
+    if b.attempts.is_empty() {
+        problems.push(problem(
+            "break_off.attempts",
+            format!(
+                "no side attempts: name each side attempting and the army manipulation points its general spends ({})",
+                sides.join(", ")
+            ),
+            "break-off-empty",
+            BREAKING,
+        ));
+    }
+    let per = m.charts.command.break_off_points_per_percent.value;
+    for (side, points) in &b.attempts {
+        let field = format!("break_off.attempts.{}", echo(side));
+        if !sides.contains(side) {
+            problems.push(problem(
+                field,
+                format!("'{}' is not a side of this battle ({})", echo(side), sides.join(", ")),
+                "battle-side",
+                BREAKING,
+            ));
+            continue;
+        }
+        let Some(g) = commanding_general(m, s, f.hex, side) else {
+            problems.push(problem(
+                field,
+                format!("{side} had no general at the battle: \"Only the commanding general of the force can make the attempt\" to break off"),
+                "break-off-without-general",
+                BREAKING,
+            ));
+            continue;
+        };
+        let base = break_off_base(m, g);
+        if chance(m, base, *points) == 0 {
+            problems.push(problem(
+                field.clone(),
+                format!(
+                    "{} has a {base}% base chance and spends {points} army manipulation points ({per} a percent, stand-in): a 0% chance (\"The attempt can be repeated if the general has a non-zero chance of breaking off\"): spend {per} or more",
+                    g.name
+                ),
+                "break-off-no-chance",
+                BREAKING,
+            ));
+        }
+        let before: u32 = s.break_off.iter().filter(|a| a.general == g.id).map(|a| a.points).sum();
+        let has = manipulation_points(m, g);
+        if before.saturating_add(*points) > has {
+            problems.push(problem(
+                field,
+                format!(
+                    "{} has {has} army manipulation points and spent {before} on attempts before (\"once used they may not be recovered nor reused\"): 0 to {}",
+                    g.name,
+                    has.saturating_sub(before)
+                ),
+                "break-off-points",
+                BREAKING,
+            ));
+        }
+    }
 }
 
 /// "A force consisting entirely of cavalry may decline to participate in a
@@ -421,12 +623,42 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
         ));
     }
     for side in sides {
+        let won = s.break_off.iter().find(|a| &a.side == side && a.succeeded);
+        let made: Vec<String> = s
+            .break_off
+            .iter()
+            .filter(|a| &a.side == side)
+            .map(|a| format!("after pass {}, D100 {} against {}%: failed", a.pass, a.roll, a.chance))
+            .collect();
+        match (outcome(side), won) {
+            (Some(Outcome::BrokeOff), None) if f.generals.get(side).is_some_and(|g| !g.is_empty()) => {
+                problems.push(problem(
+                    format!("table.outcome.{side}"),
+                    format!(
+                        "{side} broke off, but no attempt of its succeeded ({}): enter the attempt after its pass first (`break_off: {{pass: N, attempts: {{{side}: POINTS}}}}`), adjutant rolls it",
+                        if made.is_empty() { "none was entered".to_string() } else { made.join("; ") }
+                    ),
+                    "break-off-not-rolled",
+                    BREAKING,
+                ))
+            }
+            (Some(o), Some(a)) if o != Outcome::BrokeOff => problems.push(problem(
+                format!("table.outcome.{side}"),
+                format!(
+                    "{side} broke off after pass {} (D100 {} against {}%): \"Forces which successfully break off are said to have withdrawn in good order\": its outcome is broke-off",
+                    a.pass, a.roll, a.chance
+                ),
+                "break-off-succeeded",
+                BREAKING,
+            )),
+            _ => {}
+        }
         if outcome(side) == Some(Outcome::BrokeOff) && f.generals.get(side).is_none_or(|g| g.is_empty()) {
             problems.push(problem(
                 format!("table.outcome.{side}"),
                 format!("{side} had no general at the battle: \"Only the commanding general of the force can make the attempt\" to break off"),
                 "break-off-without-general",
-                "AWI Breaking Off",
+                BREAKING,
             ));
         }
     }
@@ -727,6 +959,9 @@ pub fn resolve(
     }
     let f = Forces::of(m, s, hex, attacker);
     let mut events = Vec::new();
+    if let Some(b) = &entry.break_off {
+        return attempt(m, s, &f, b, dice);
+    }
     if let Some(d) = &entry.cavalry_declines {
         // "If the all cavalry force declines battle, it must vacate the hex
         // at the next opportunity": at once (docs/rules-readings.md).
@@ -764,6 +999,78 @@ pub fn resolve(
     };
     let mut after = s.clone();
     events.extend(recover(m, s, &mut after, &f, &fought));
+    Ok((after, events))
+}
+
+/// The attempts to break off after a pass (checked), both sides' together
+/// ("reveal them simultaneously before either attempt is resolved"): a
+/// D100 each, in side order, against the general's chance; the roll the
+/// chance or less succeeds. The battle stays awaiting the referee: its
+/// result after a success, the table fighting on after failures.
+fn attempt(m: &Module, s: &State, f: &Forces, b: &BreakOff, dice: &mut dyn Dice) -> Result<(State, Vec<Event>)> {
+    let per = m.charts.command.break_off_points_per_percent.value;
+    let mut after = s.clone();
+    let mut events = Vec::new();
+    for (side, points) in &b.attempts {
+        let g = commanding_general(m, s, f.hex, side)
+            .ok_or_else(|| Error::refused(format!("{side} has no general at {}", f.hex)))?;
+        let base = break_off_base(m, g);
+        let c = chance(m, base, *points);
+        let roll = u32::from(dice.roll(Die::D100, &format!("break off, {side} ({}) after pass {}", g.id, b.pass))?);
+        let succeeded = roll <= c;
+        events.push(
+            Event::new(
+                BREAKING,
+                "break-off",
+                format!(
+                    "{side}: {} attempts to break off after pass {} through the action deck: base {base}% + {points} army manipulation points ({} at {per} a percent) = {c}%; D100 {roll}: {}",
+                    g.name,
+                    b.pass,
+                    points / per.max(1),
+                    if succeeded { "it succeeds, the force withdraws in good order" } else { "it fails, the battle continues for at least one more pass" }
+                ),
+            )
+            .with("hex", f.hex.to_string())
+            .with("side", side)
+            .with("general", &g.id)
+            .with("pass", b.pass)
+            .with("base_percent", base)
+            .with("points", *points)
+            .with("chance", c)
+            .with("roll", roll)
+            .with("succeeded", succeeded),
+        );
+        after.break_off.push(Attempt {
+            side: side.clone(),
+            general: g.id.clone(),
+            pass: b.pass,
+            points: *points,
+            chance: c,
+            roll,
+            succeeded,
+        });
+    }
+    let won: Vec<&str> = after.break_off.iter().filter(|a| a.succeeded).map(|a| a.side.as_str()).collect();
+    events.push(
+        Event::new(
+            BREAKING,
+            "break-off-result",
+            if won.is_empty() {
+                format!("Battle at {}: the battle continues after pass {}; the referee enters its result when it ends, or the next attempt after a later pass", f.hex, b.pass)
+            } else {
+                format!(
+                    "Battle at {}: {} broke off after pass {}: the battle immediately ends and both sides undergo post-battle recovery; the referee enters its result ({})",
+                    f.hex,
+                    won.join(" and "),
+                    b.pass,
+                    won.iter().map(|x| format!("{x}: broke-off")).collect::<Vec<_>>().join(", ")
+                )
+            },
+        )
+        .with("hex", f.hex.to_string())
+        .with("pass", b.pass)
+        .with("broke_off", &won),
+    );
     Ok((after, events))
 }
 

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::base::hex::HexId;
 use crate::systems::awi::board::State;
-use crate::systems::awi::data::{Class, Gun, Kind, Module};
+use crate::systems::awi::data::{Class, General, Gun, Kind, Module};
 
 /// One general's command: what he controls and what it costs his span.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -128,4 +128,34 @@ pub fn commands(m: &Module, s: &State) -> Commands {
 /// article" (stand-in: charts/command.yaml's share, rounded down).
 pub fn limited(m: &Module, allowance: u32) -> u32 {
     allowance * m.charts.command.out_of_command_movement_percent.value / 100
+}
+
+/// BREAKING OFF FROM A BATTLE: "Only the commanding general of the force
+/// can make the attempt." Who commands a force is not in our texts
+/// (stand-in, as the command stand-in above): of the side's generals in
+/// the hex, the one with the largest command span, ties by the order of
+/// battle. The battle sheet, the referee's break-off entry and `adjutant
+/// odds` all ask this one function.
+pub fn commanding_general<'m>(m: &'m Module, s: &State, hex: HexId, side: &str) -> Option<&'m General> {
+    let here = s.at(hex);
+    m.generals
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.side == side && here.contains(&g.id.as_str()))
+        .max_by_key(|(i, g)| (m.span_of(g).map(|x| x.stands).unwrap_or(0), std::cmp::Reverse(*i)))
+        .map(|(_, g)| g)
+}
+
+/// A general's base chance to break off, in percent: "All generals except
+/// for Washington, Green and Marion have a 0% base chance to break off
+/// from a battle. Washington, Green, and Marion all have a base 10% chance
+/// to break off" (charts/command.yaml `break_off`).
+pub fn break_off_base(m: &Module, g: &General) -> u32 {
+    m.charts.command.break_off.rows.iter().find(|r| r.general == g.id).map_or(0, |r| r.percent)
+}
+
+/// A general's army manipulation points (charts/command.yaml
+/// `combat_ratings`, by his rating).
+pub fn manipulation_points(m: &Module, g: &General) -> u32 {
+    m.charts.command.combat_ratings.rows.iter().find(|r| r.rating == g.rating).map_or(0, |r| r.army_manipulation_points)
 }

@@ -23,6 +23,7 @@ use crate::system::{percent, OddsLine, OddsQuery, OddsReport};
 use crate::systems::awi::board::State;
 use crate::systems::awi::data::{CrtColumn, Module};
 use crate::systems::awi::rules::attrition;
+use crate::systems::awi::rules::command::{break_off_base, commanding_general, manipulation_points};
 use crate::systems::awi::rules::comms::traced;
 
 /// The most rounds whose exact odds fit: 6^40 (times 10,000 for the
@@ -263,31 +264,27 @@ fn one_round(m: &Module, c: &str, drm: i32) -> Result<OddsReport> {
 }
 
 /// BREAKING OFF: the commanding general of each force (of the generals in
-/// the hex of its first unit, the one with the largest span) and his base
-/// chance; a table battle only ("Neither side may break off" a trivial
-/// combat).
+/// the hex of its first unit, the one with the largest span, ties by the
+/// order of battle: `command::commanding_general`, as the battle sheet
+/// asks) and his base chance; a table battle only ("Neither side may
+/// break off" a trivial combat).
 fn break_off(m: &Module, s: &State, sides: &[Force; 2]) -> Vec<String> {
     let mut lines = Vec::new();
     for f in sides {
         let Some(hex) = f.units.first().and_then(|(id, _)| s.hex_of(id)) else { continue };
-        let commander = s
-            .at(hex)
-            .into_iter()
-            .filter_map(|id| m.general(id))
-            .filter(|g| g.side == f.side)
-            .max_by_key(|g| (m.span_of(g).map(|x| x.stands).unwrap_or(0), std::cmp::Reverse(g.id.clone())));
-        lines.push(match commander {
+        lines.push(match commanding_general(m, s, hex, &f.side) {
             None => format!(
                 "break off ({}, a table battle; none in a trivial combat): no general at {hex}: \"Only the commanding general of the force can make the attempt\"",
                 f.side
             ),
-            Some(g) => {
-                let base = m.charts.command.break_off.rows.iter().find(|r| r.general == g.id).map_or(0, |r| r.percent);
-                format!(
-                    "break off ({}, a table battle; none in a trivial combat): {} commands at {hex}: a base {base}% chance, before the army manipulation points he spends",
-                    f.side, g.name
-                )
-            }
+            Some(g) => format!(
+                "break off ({}, a table battle; none in a trivial combat): {} commands at {hex}: a base {}% chance, before the army manipulation points he spends ({} a percent, stand-in; he has {})",
+                f.side,
+                g.name,
+                break_off_base(m, g),
+                m.charts.command.break_off_points_per_percent.value,
+                manipulation_points(m, g)
+            ),
         });
     }
     lines
