@@ -19,12 +19,7 @@ fn orders(turn: u32, side: &str, body: &str) -> Vec<u8> {
 fn an_isolated_garrison_is_tested_for_attrition_by_email() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    small_game(&g, "isolated");
 
     // A path through a hex that is not next: refused, located, nothing changes.
     let bad = orders(1, "british", "moves:\n  - {unit: foot, path: [\"0103\"]}\n");
@@ -110,12 +105,7 @@ fn the_southern_campaign_starts_and_its_template_lists_the_army() {
 fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    small_game(&g, "isolated");
     let submit = |bytes: &[u8]| {
         adjutant::game::inbox::submit(&g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap()
     };
@@ -195,12 +185,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
 fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    small_game(&g, "isolated");
     let submit = |bytes: &[u8]| {
         adjutant::game::inbox::submit(&g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap()
     };
@@ -310,12 +295,7 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
 fn a_battle_rolls_ammunition_and_the_referee_spends_a_supply_unit() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("supply");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "supply", "supply", players, 16, None).unwrap();
+    small_game(&g, "supply");
     let (template, _) = adjutant::game::template(&g, "british", wait()).unwrap();
     assert!(template.contains("wagons-1 at 0302: 0 stands, 7 MP, supply unit"), "{template}");
     let column = ["brit-major", "foot", "light-gun", "wagons-1", "wagons-2"];
@@ -558,12 +538,7 @@ fn check_game_refuses_fort_data_the_rules_cannot_count() {
 fn replacements_and_militia_are_kept_in_each_sides_ledger_by_email() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("musters");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "musters", "musters", players, 16, None).unwrap();
+    small_game(&g, "musters");
     let orders = |turn: u32, side: &str, body: &str| {
         format!("game: musters\nturn: {turn}\nstep: {side}-operations\nside: {side}\n{body}").into_bytes()
     };
@@ -673,6 +648,17 @@ fn check_game_refuses_replacements_and_militia_that_do_not_fit_the_module() {
     }
 }
 
+/// A new game at `g` of the small test module's `scenario` (its game id
+/// the scenario's), Ann the British and Bob the Americans.
+fn small_game(g: &Path, scenario: &str) {
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    let players = vec![
+        adjutant::game::parse_player("british=Ann").unwrap(),
+        adjutant::game::parse_player("american=Bob").unwrap(),
+    ];
+    adjutant::game::new_game(g, &module.display().to_string(), scenario, scenario, players, 16, None).unwrap();
+}
+
 /// A copy of tests/modules/awi-small in `dir`, to break.
 fn small_module_copy(dir: &Path) -> std::path::PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
@@ -706,12 +692,7 @@ fn unwrapped(text: &str) -> String {
 fn a_fort_is_built_and_its_sections_bombarded_by_email() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("forts");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "forts", "forts", players, 16, None).unwrap();
+    small_game(&g, "forts");
     let (template, _) = adjutant::game::template(&g, "british", wait()).unwrap();
     assert!(
         template.contains("# build: [{hex: \"CCRR\", works: fort, units: [...]}]   # units in the hex that do not move this month: a fort takes 6 fighting infantry stands, 1 artillery unit(s) and 1 supply unit(s), spent"),
@@ -794,12 +775,7 @@ fn a_fort_is_built_and_its_sections_bombarded_by_email() {
 fn what_an_awi_refusal_quotes_of_a_player_is_bounded_and_escaped() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    small_game(&g, "isolated");
     let validate = |name: &str, bytes: &[u8]| {
         let file = dir.path().join(name);
         std::fs::write(&file, bytes).unwrap();
@@ -856,12 +832,7 @@ fn what_an_awi_refusal_quotes_of_a_player_is_bounded_and_escaped() {
 fn odds_weigh_a_trivial_combat_break_off_and_attrition() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
-    let players = vec![
-        adjutant::game::parse_player("british=Ann").unwrap(),
-        adjutant::game::parse_player("american=Bob").unwrap(),
-    ];
-    adjutant::game::new_game(&g, &module.display().to_string(), "isolated", "isolated", players, 16, None).unwrap();
+    small_game(&g, "isolated");
     let odds = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
             .args(["odds", "--dir", g.to_str().unwrap()])
