@@ -106,9 +106,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
     small_game(&g, "isolated");
-    let submit = |bytes: &[u8]| {
-        adjutant::game::inbox::submit(&g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap()
-    };
+    let submit = |bytes: &[u8]| submit_ok(&g, bytes);
     submit(&orders(1, "british", "moves: []\n"));
     adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
     let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
@@ -161,13 +159,8 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     );
     assert!(british.contains("foot 0101 4/6"), "{british}");
     assert!(g.join("orders/000003-referee.yaml").is_file());
-    let verdict = adjutant::game::verify::verify(&g).unwrap();
-    assert!(verdict.ok, "{:?}", verdict.failure);
-    // A changed entry no longer matches the journal.
-    let orders = g.join("orders/000003-referee.yaml");
-    let text = std::fs::read_to_string(&orders).unwrap();
-    std::fs::write(&orders, text.replace("markers: 4", "markers: 5")).unwrap();
-    assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed entry is caught");
+    // verify replays it; a changed entry no longer matches the journal.
+    verifies_then_catches(&g, "orders/000003-referee.yaml", "markers: 4", "markers: 5");
 }
 
 /// BREAKING OFF by email: the Americans' move into the isolated garrison's
@@ -186,9 +179,7 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
     small_game(&g, "isolated");
-    let submit = |bytes: &[u8]| {
-        adjutant::game::inbox::submit(&g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap()
-    };
+    let submit = |bytes: &[u8]| submit_ok(&g, bytes);
     submit(&orders(1, "british", "moves: []\n"));
     adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
     let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
@@ -275,13 +266,8 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     let p = adjutant::game::play::resolve_game(&g, &[result], wait()).unwrap();
     assert_eq!(p.next_step.as_deref(), Some("2-british-operations"));
     assert!(g.join("orders/000003-referee.yaml").is_file() && g.join("orders/000004-referee.yaml").is_file());
-    let verdict = adjutant::game::verify::verify(&g).unwrap();
-    assert!(verdict.ok, "{:?}", verdict.failure);
-    // A changed attempt (more points) no longer matches the journal.
-    let orders = g.join("orders/000003-referee.yaml");
-    let text = std::fs::read_to_string(&orders).unwrap();
-    std::fs::write(&orders, text.replace("american: 300", "american: 400")).unwrap();
-    assert!(!adjutant::game::verify::verify(&g).unwrap().ok, "a changed attempt is caught");
+    // verify replays it; a changed attempt (more points) no longer matches.
+    verifies_then_catches(&g, "orders/000003-referee.yaml", "american: 300", "american: 400");
 }
 
 /// SUPPLY by email: a British column with two supply units attacks an
@@ -657,6 +643,23 @@ fn small_game(g: &Path, scenario: &str) {
         adjutant::game::parse_player("american=Bob").unwrap(),
     ];
     adjutant::game::new_game(g, &module.display().to_string(), scenario, scenario, players, 16, None).unwrap();
+}
+
+/// `bytes` submitted to the game at `g`, which takes them.
+fn submit_ok(g: &Path, bytes: &[u8]) {
+    adjutant::game::inbox::submit(g, bytes, "o.yaml", adjutant::game::inbox::Replace::No, wait()).unwrap();
+}
+
+/// `verify` passes the game at `g`; then, `from` changed to `to` in its
+/// file `file`, it fails.
+fn verifies_then_catches(g: &Path, file: &str, from: &str, to: &str) {
+    let verdict = adjutant::game::verify::verify(g).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.failure);
+    let path = g.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{file}: {text}");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    assert!(!adjutant::game::verify::verify(g).unwrap().ok, "a changed {file} is caught");
 }
 
 /// A copy of tests/modules/awi-small in `dir`, to break.
