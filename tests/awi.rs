@@ -919,3 +919,30 @@ fn check_game_refuses_a_fleet_without_an_allowance() {
         "{all}"
     );
 }
+
+/// check-game holds a town's garrison (DEFINITIONS) to the module: a side
+/// of module.yaml, strength points from 1.
+#[test]
+fn check_game_refuses_a_town_garrison_that_does_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let to = small_module_copy(dir.path());
+    let map = to.join("map.yaml");
+    let text = std::fs::read_to_string(&map).unwrap();
+    let from = "garrison: {side: british, strength_points: 4}";
+    assert!(text.contains(from));
+    std::fs::write(&map, text.replacen(from, "garrison: {side: hessians, strength_points: 0}", 1)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["check-game", to.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    for want in [
+        "garrison.side",
+        "'hessians' is not a side of module.yaml",
+        "garrison.strength_points",
+        "strength points from 1",
+    ] {
+        assert!(all.contains(want), "{want}: {all}");
+    }
+}

@@ -74,6 +74,19 @@ pub struct Town {
     pub port: bool,
     #[serde(default)]
     pub strategic: bool,
+    /// 1776's garrison a side must maintain to control the town, in
+    /// strength points of its regulars (DEFINITIONS: "the British must
+    /// maintain a garrison of 4 strength points of British regulars in
+    /// Boston to control it").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub garrison: Option<TownGarrison>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TownGarrison {
+    pub side: String,
+    pub strength_points: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -1199,6 +1212,21 @@ impl Module {
     /// the militia counters a side raises into.
     fn check_musters(&self, files: &ModuleFiles, p: &mut Problems) {
         let sides: BTreeSet<&str> = self.info.sides.iter().map(|s| s.id.as_str()).collect();
+        // DEFINITIONS: a town's garrison in strength points, of a side.
+        let map_label = files.label(&self.file.files.map);
+        for (i, t) in self.towns.iter().enumerate() {
+            let Some(g) = &t.garrison else { continue };
+            if !sides.contains(g.side.as_str()) {
+                p.add(
+                    &map_label,
+                    &format!("towns[{i}].garrison.side"),
+                    format!("'{}' is not a side of module.yaml", g.side),
+                );
+            }
+            if g.strength_points == 0 {
+                p.add(&map_label, &format!("towns[{i}].garrison.strength_points"), "strength points from 1");
+            }
+        }
         for (id, s) in &self.scenarios {
             let label = files.label(&self.file.files.scenarios[id]);
             let turns = self.info.scenarios.iter().find(|x| &x.id == id).map(|x| (x.first_turn, x.last_turn));

@@ -319,10 +319,27 @@ fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
         if fortifications::stands_holding_town(m, s, &side, hex, t.strategic) == 0 {
             continue;
         }
+        if garrison_short(m, s, t, &side, hex).is_some() {
+            continue;
+        }
         if s.control.get(&t.id) != Some(&side) {
             s.control.insert(t.id.clone(), side.clone());
             events.push(
                 Event::new("AWI Control", "control", format!("{} passes to the {}", t.name, side))
+                    .with("town", &t.id)
+                    .with("side", &side),
+            );
+        }
+    }
+    // A side that must keep a garrison to control a town and has not: the
+    // town is no longer its (and it did not take one without it).
+    for t in &m.towns {
+        let Ok(hex) = t.hex.parse::<HexId>() else { continue };
+        let Some(side) = s.control.get(&t.id).cloned() else { continue };
+        if let Some(why) = garrison_short(m, s, t, &side, hex) {
+            s.control.remove(&t.id);
+            events.push(
+                Event::new(DEFINITIONS, "control-lost", format!("{} is no longer the {side}'s: {why}", t.name))
                     .with("town", &t.id)
                     .with("side", &side),
             );
@@ -333,6 +350,34 @@ fn update_control(m: &Module, s: &mut State) -> Vec<Event> {
     events.extend(replacements::losses(m, s));
     events.extend(militia::losses(m, s));
     events
+}
+
+const DEFINITIONS: &str = "AWI Definitions";
+
+/// Why `side` falls short of the garrison the town needs for it to be
+/// controlled, if the town names one for the side: "Whenever the 1776
+/// rules refer to a strength point, this will be taken to indicate 6
+/// fighting stands ... the British must maintain a garrison of 24 fighting
+/// stands of regular troops (British, German or Loyalist regulars) to
+/// control Boston." The side's regulars' fighting stands in the town count
+/// (not militia, legions or supply units), beyond a fort's required
+/// garrison in a strategic town.
+fn garrison_short(m: &Module, s: &State, t: &data::Town, side: &str, hex: HexId) -> Option<String> {
+    let g = t.garrison.as_ref().filter(|g| g.side == side)?;
+    let needed = g.strength_points * m.charts.communications.stands_per_strength_point.value;
+    let regulars: u32 = s
+        .at(hex)
+        .into_iter()
+        .filter(|id| m.unit(id).is_some_and(|u| u.side == side && u.class == data::Class::Regular && !u.is_supply()))
+        .map(|id| s.pieces.get(id).map_or(0, |p| p.stands))
+        .sum();
+    let counted = regulars.min(fortifications::stands_holding_town(m, s, side, hex, t.strategic));
+    (counted < needed).then(|| {
+        format!(
+            "it needs a garrison of {} strength points of {side} regulars, {needed} fighting stands, to be controlled; it has {counted}",
+            g.strength_points
+        )
+    })
 }
 
 /// Each of the side's forts whose garrison changed: who is inside now.
