@@ -105,18 +105,7 @@ fn the_southern_campaign_starts_and_its_template_lists_the_army() {
 fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
-    small_game(&g, "isolated");
-    let submit = |bytes: &[u8]| submit_ok(&g, bytes);
-    submit(&orders(1, "british", "moves: []\n"));
-    adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
-    let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
-    submit(&orders(
-        1,
-        "american",
-        &format!("moves:\n  - {{unit: militia, path: {path}}}\n  - {{unit: militia-brigadier, path: {path}}}\n"),
-    ));
-    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
-    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101"));
+    let p = militia_attack_the_garrison(&g);
     assert_eq!(p.awaiting, vec!["referee".to_string()]);
     let dispatch = p.reports.unwrap();
     let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
@@ -178,18 +167,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
 fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
-    small_game(&g, "isolated");
-    let submit = |bytes: &[u8]| submit_ok(&g, bytes);
-    submit(&orders(1, "british", "moves: []\n"));
-    adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
-    let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
-    submit(&orders(
-        1,
-        "american",
-        &format!("moves:\n  - {{unit: militia, path: {path}}}\n  - {{unit: militia-brigadier, path: {path}}}\n"),
-    ));
-    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
-    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101"));
+    let p = militia_attack_the_garrison(&g);
     let dispatch = p.reports.unwrap();
     let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
     assert!(
@@ -643,6 +621,27 @@ fn small_game(g: &Path, scenario: &str) {
         adjutant::game::parse_player("american=Bob").unwrap(),
     ];
     adjutant::game::new_game(g, &module.display().to_string(), scenario, scenario, players, 16, None).unwrap();
+}
+
+/// A new game of the isolated scenario at `g`: the British stand, then the
+/// militia and their brigadier march on the garrison at 0101, which hands
+/// the battle to the table (step `1-american-battle-0101`).
+fn militia_attack_the_garrison(g: &Path) -> adjutant::game::play::Progress {
+    small_game(g, "isolated");
+    submit_ok(g, &orders(1, "british", "moves: []\n"));
+    adjutant::game::play::resolve_game(g, &[], wait()).unwrap();
+    let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
+    submit_ok(
+        g,
+        &orders(
+            1,
+            "american",
+            &format!("moves:\n  - {{unit: militia, path: {path}}}\n  - {{unit: militia-brigadier, path: {path}}}\n"),
+        ),
+    );
+    let p = adjutant::game::play::resolve_game(g, &[], wait()).unwrap();
+    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101"));
+    p
 }
 
 /// `bytes` submitted to the game at `g`, which takes them.

@@ -231,6 +231,16 @@ pub enum FleetKind {
     Bf,
 }
 
+impl FleetKind {
+    /// Its id in the data (`tf`, `bf`).
+    pub fn id(self) -> &'static str {
+        match self {
+            FleetKind::Tf => "tf",
+            FleetKind::Bf => "bf",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fleet {
@@ -1013,7 +1023,7 @@ impl Module {
                         "charts/movement.yaml gives no allowance for a {} {} (a `{}` row of allowances.stand-in)",
                         f.side,
                         if f.kind == FleetKind::Tf { "troop fleet" } else { "battle fleet" },
-                        if f.kind == FleetKind::Tf { "tf" } else { "bf" }
+                        f.kind.id()
                     ),
                 );
             }
@@ -1442,37 +1452,25 @@ impl Module {
         let a = &self.charts.movement.allowances;
         match u.gun {
             Some(gun) => a.artillery.rows.iter().find(|r| r.gun == gun && r.side == u.side).map(|r| r.allowance),
-            None => a.stand_in.rows.iter().find(|r| r.kind == u.kind.id() && r.side == u.side).map(|r| r.allowance),
+            None => self.stand_in_allowance(u.kind.id(), &u.side),
         }
+    }
+
+    /// A row of charts/movement.yaml's stand-in allowances, by kind and side.
+    fn stand_in_allowance(&self, kind: &str, side: &str) -> Option<u32> {
+        let rows = &self.charts.movement.allowances.stand_in.rows;
+        rows.iter().find(|r| r.kind == kind && r.side == side).map(|r| r.allowance)
     }
 
     /// A fleet's allowance in sea hexes (a `tf` or `bf` row of
     /// charts/movement.yaml's stand-in allowances).
     pub fn fleet_allowance(&self, f: &Fleet) -> Option<u32> {
-        let kind = match f.kind {
-            FleetKind::Tf => "tf",
-            FleetKind::Bf => "bf",
-        };
-        self.charts
-            .movement
-            .allowances
-            .stand_in
-            .rows
-            .iter()
-            .find(|r| r.kind == kind && r.side == f.side)
-            .map(|r| r.allowance)
+        self.stand_in_allowance(f.kind.id(), &f.side)
     }
 
     /// A general's allowance (a `general` row of charts/movement.yaml).
     pub fn general_allowance(&self, g: &General) -> Option<u32> {
-        self.charts
-            .movement
-            .allowances
-            .stand_in
-            .rows
-            .iter()
-            .find(|r| r.kind == "general" && r.side == g.side)
-            .map(|r| r.allowance)
+        self.stand_in_allowance("general", &g.side)
     }
 
     /// The movement points to enter `hex` (None: land units cannot).
