@@ -254,6 +254,16 @@ pub trait Rules: Send + Sync {
     fn read_state(&self, label: &str, text: &str) -> std::result::Result<State, Located>;
     /// The sides the state's next step awaits orders from.
     fn awaited(&self, state: &dyn GameState) -> Vec<String>;
+    /// A role whose one orders file may stand in for every awaited side's
+    /// at the state's next step (the AWI referee's entry of a battle, in
+    /// place of both commanders' agreeing files): the step is resolved
+    /// with that file alone, and the sides owe nothing more. The role is
+    /// not a side: it has no address, no key and no standing orders, so it
+    /// enters its file on the machine that holds the game (`resolve --dir
+    /// GAME FILE`), and never in mutual dice mode. None by default.
+    fn stand_in(&self, _state: &dyn GameState) -> Option<String> {
+        None
+    }
     /// Check an orders file's header against the game and its next step:
     /// every problem, located.
     fn check_header(

@@ -28,6 +28,10 @@ struct Status {
     /// The sides the next step still owes orders from: `awaiting` less
     /// those whose own file is in and those whose standing orders cover it.
     owed: Vec<String>,
+    /// A role whose one entry may stand in for every awaited side's files
+    /// (the AWI referee's entry of a battle), entered with `resolve`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stand_in: Option<String>,
     /// What stops the game now, if anything: the problems `resolve` would
     /// meet (file, line, field) and the sides that must send new orders.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -158,6 +162,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     let owed = adjutant::game::inbox::owed(&folder, rules, &state)?;
     let mut status = Status {
         owed,
+        stand_in: rules.stand_in(state.as_ref()),
         blocked: Vec::new(),
         mutual,
         adjourned,
@@ -236,8 +241,15 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
                         }
                     })
                     .collect();
+                let or = status
+                    .stand_in
+                    .as_ref()
+                    .map(|role| {
+                        format!("; or the {role}'s one entry in their place (`adjutant resolve --dir GAME FILE`)")
+                    })
+                    .unwrap_or_default();
                 text += &format!(
-                    "awaiting orders from: {}\n",
+                    "awaiting orders from: {}{or}\n",
                     if waiting.is_empty() { "nobody (resolve runs it)".to_string() } else { waiting.join(", ") }
                 );
             }

@@ -91,6 +91,34 @@ pub struct Pending {
     pub bytes: Vec<u8>,
 }
 
+/// Set aside an inbox file its step was resolved without (the AWI
+/// referee's entry stood in for both commanders', `Rules::stand_in`): kept
+/// in `kept/superseded/` with its reason, then removed from the inbox, so
+/// nothing a player sent is lost. Journal entry `entry` resolved the step
+/// with the files of `used`. Called once the entry is committed, by
+/// `resolve` and by recovery after a killed one (the reason is made from
+/// the folder alone, so both write the same).
+pub fn set_aside(folder: &GameFolder, p: &Pending, entry: u32, used: &[String]) -> Result<String> {
+    let copy = crate::game::kept::keep(
+        folder,
+        crate::game::kept::Why::Superseded,
+        &name_stem(&file_name(&p.step, &p.side)),
+        &p.bytes,
+    )?;
+    let text = format!(
+        "superseded: {}'s orders for step {} (sha256 {}, {} bytes) were not used: journal entry {entry} resolved \
+         the step with the orders of {} in their place",
+        p.side,
+        p.step,
+        Bytes32::sha256(&p.bytes).to_hex(),
+        p.bytes.len(),
+        if used.is_empty() { "nobody".to_string() } else { used.join(", ") }
+    );
+    crate::game::kept::reason(&copy, &text)?;
+    fsio::remove_file(&p.path)?;
+    Ok(format!("kept {} in {}: its step was resolved without it", file_name(&p.step, &p.side), copy.stored))
+}
+
 /// The inbox file name of a side's orders for a step.
 pub fn file_name(step: &str, side: &str) -> String {
     format!("{step}--{side}.yaml")
@@ -117,15 +145,18 @@ pub fn pending(folder: &GameFolder) -> Result<Vec<Pending>> {
 pub fn owed(folder: &GameFolder, rules: &dyn Rules, state: &crate::system::State) -> Result<Vec<String>> {
     let Some(step) = state.next_step() else { return Ok(Vec::new()) };
     let pending = pending(folder)?;
+    // A stand-in's entry (the AWI referee's) answers for every side.
+    let own = |side: &str| {
+        pending.iter().any(|p| p.step == step.name && p.side == side && !crate::game::deadline::is_default(&p.bytes))
+    };
+    if rules.stand_in(state.as_ref()).is_some_and(|role| own(&role)) {
+        return Ok(Vec::new());
+    }
     let standing = crate::game::standing::summaries(folder)?;
     Ok(rules
         .awaited(state.as_ref())
         .into_iter()
-        .filter(|side| {
-            !pending
-                .iter()
-                .any(|p| p.step == step.name && &p.side == side && !crate::game::deadline::is_default(&p.bytes))
-        })
+        .filter(|side| !own(side))
         .filter(|side| {
             !standing.iter().any(|s| &s.side == side && s.problem.is_none() && s.steps.contains(&step.field))
         })
@@ -279,8 +310,8 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
         if !together.is_empty() {
             let list = crate::base::error::problem_list(&together);
             return Err(Error::refused(format!(
-                "{list}, together with the orders already in: {}; the first file in stands: send orders that \
-                 spend no more than the rest hold, or the first file's player sends his again first",
+                "{list}, together with the orders already in: {}; the first file in stands (its player may \
+                 send his again, with --replace, before yours)",
                 files.join(", ")
             )));
         }

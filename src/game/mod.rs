@@ -544,9 +544,17 @@ pub fn template_at(
         return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
     };
     let awaited = rules.awaited(state.as_ref());
-    if !awaited.iter().any(|s| s == side) {
-        let who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
-        return Err(Error::refused(format!("step {} awaits orders from {who}, not from {side}", step.name)));
+    let stand_in = rules.stand_in(state.as_ref());
+    if !awaited.iter().any(|s| s == side) && stand_in.as_deref() != Some(side) {
+        let mut who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
+        if let Some(role) = &stand_in {
+            who += &format!(" (or the {role}'s one entry)");
+        }
+        return Err(Error::refused(format!(
+            "step {} awaits orders from {who}, not from {}",
+            step.name,
+            crate::base::error::echo_at_most(side, 60)
+        )));
     }
     let guide = rules.template(state.as_ref(), side)?;
     let body = &guide.body;

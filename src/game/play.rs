@@ -291,6 +291,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let mut orders_files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut entries: Vec<(JournalEntry, String)> = Vec::new();
     let mut used_inbox: Vec<PathBuf> = Vec::new();
+    let mut set_aside: Vec<(crate::game::inbox::Pending, u32, Vec<String>)> = Vec::new();
     let mut inbox = crate::game::inbox::pending(&folder)?;
     // In mutual mode a default, like any file, stands once in (A5, A11).
     if !defaults && !mutual {
@@ -330,12 +331,27 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
                 }
             }
         }
-        // Standing orders (src/game/standing.rs) of the awaited sides that sent none.
         let sent = |side: &String| {
             offered.iter().any(|o| o.step == step && &o.side == side)
                 || inbox.iter().any(|p| p.step == step.name && &p.side == side)
         };
-        let missing: Vec<String> = awaited.iter().filter(|side| !sent(side)).cloned().collect();
+        // A stand-in's entry (Rules::stand_in: the AWI referee's) answers
+        // for every awaited side: the step is resolved with it alone.
+        let stand_in = rules.stand_in(state.as_ref()).filter(|role| sent(role));
+        if let (Some(role), true) = (&stand_in, mutual) {
+            let why = format!(
+                "step {}: the {role}'s entry cannot be taken in mutual dice mode (DICE.md 7: each step's dice come \
+                 from the players' keys, and the {role} holds none): the awaited sides' own files decide it ({})",
+                step.name,
+                awaited.join(", ")
+            );
+            blocked.push(Blocker { step: step.name.clone(), sides: awaited.clone(), problem: why.clone() });
+            refused.push(why);
+            break;
+        }
+        // Standing orders (src/game/standing.rs) of the awaited sides that sent none.
+        let missing: Vec<String> =
+            if stand_in.is_some() { Vec::new() } else { awaited.iter().filter(|side| !sent(side)).cloned().collect() };
         let standing = crate::game::standing::orders_for(&folder, rules, &state, &step, &missing)?;
         for (side, problem) in standing.refused {
             blocked.push(Blocker {
@@ -356,7 +372,12 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         }
         let mut mine: Vec<&Offered> = offered.iter().filter(|o| o.step == step).collect();
         mine.extend(from_inbox.iter());
-        if awaited.iter().any(|side| mine.iter().all(|o| &o.side != side)) {
+        if let Some(role) = &stand_in {
+            // The stand-in's file alone (a file given on the command line
+            // before one in the inbox); the sides' files stay where they are.
+            mine.retain(|o| &o.side == role);
+            mine.truncate(1);
+        } else if awaited.iter().any(|side| mine.iter().all(|o| &o.side != side)) {
             break;
         }
         if k >= length {
@@ -439,8 +460,17 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         folder.note_written(&entry, &yaml, sha256);
         previous = Some(sha256);
         orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
-        // The inbox's copies of the step are done with once it is in the journal.
-        used_inbox.extend(inbox.iter().filter(|p| p.step == step.name).map(|p| p.path.clone()));
+        // The inbox's copies of the step are done with once it is in the
+        // journal; a side's file the step did without (a stand-in's entry
+        // took its place) is set aside in kept/superseded/ once committed.
+        let used: Vec<String> = mine.iter().map(|o| o.side.clone()).collect();
+        for p in inbox.iter().filter(|p| p.step == step.name) {
+            if stand_in.is_none() || used.contains(&p.side) {
+                used_inbox.push(p.path.clone());
+            } else {
+                set_aside.push((p.clone(), k, used.clone()));
+            }
+        }
         // So are its commitments and keys (mutual mode): the journal has them.
         used_inbox.extend(crate::game::mutual::used_files(&folder, &step.name, &step_keys));
         if let Some(j) = step_keys.rolling_step {
@@ -512,7 +542,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
                 },
             }
         };
-        write_steps(
+        let progress = write_steps(
             folder,
             rules,
             state,
@@ -525,7 +555,13 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
             (refused, blocked),
             resolved,
             dispatch,
-        )
+        )?;
+        // The steps are committed: the files they did without are set
+        // aside (recovery.rs does it for a resolve killed before this).
+        for (p, k, used) in &set_aside {
+            crate::game::inbox::set_aside(folder, p, *k, used)?;
+        }
+        Ok(progress)
     })
 }
 

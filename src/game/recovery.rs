@@ -79,6 +79,10 @@ pub struct Leftovers {
     pub orders: Vec<PathBuf>,
     /// Inbox copies of steps the journal resolved with those bytes.
     pub inbox: Vec<PathBuf>,
+    /// Inbox files of sides whose step the journal resolved without them
+    /// (a stand-in's entry in their place): kept in kept/superseded/, with
+    /// the entry and the sides whose files it used.
+    pub set_aside: Vec<(crate::game::inbox::Pending, u32, Vec<String>)>,
     /// Dispatches reporting steps beyond the journal (while the marker is there).
     pub dispatches: Vec<PathBuf>,
     /// The marker of pending reports, when no committed step awaits them.
@@ -97,6 +101,7 @@ impl Leftovers {
         self.temps.is_empty()
             && self.orders.is_empty()
             && self.inbox.is_empty()
+            && self.set_aside.is_empty()
             && self.dispatches.is_empty()
             && !self.marker
             && self.kept.is_empty()
@@ -256,6 +261,11 @@ pub fn diagnose(folder: &GameFolder) -> Result<Leftovers> {
             if step == p.step {
                 if entry.orders.iter().any(|r| r.side == p.side && r.sha256 == hash) {
                     found.inbox.push(p.path.clone());
+                } else if !entry.orders.iter().any(|r| r.side == p.side) {
+                    // Resolved without the side's file (a stand-in's entry
+                    // in its place): set aside, as `resolve` does.
+                    let used = entry.orders.iter().map(|r| r.side.clone()).collect();
+                    found.set_aside.push((p.clone(), k, used));
                 }
                 break;
             }
@@ -340,6 +350,9 @@ fn apply(folder: &GameFolder, _lock: &FolderLock, any_state: bool) -> Result<Vec
     for path in &found.inbox {
         fsio::remove_file(path)?;
         done.push(format!("removed {}: the journal has resolved its step with it", name(path)));
+    }
+    for (p, k, used) in &found.set_aside {
+        done.push(crate::game::inbox::set_aside(folder, p, *k, used)?);
     }
     if found.marker {
         remove_pending_marker(folder)?;
