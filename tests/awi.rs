@@ -106,16 +106,15 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("isolated");
     let p = militia_attack_the_garrison(&g);
-    assert_eq!(p.awaiting, vec!["referee".to_string()]);
+    // The step awaits both commanders, or the referee's entry in their place.
+    assert_eq!(p.awaiting, vec!["british".to_string(), "american".to_string()]);
     let dispatch = p.reports.unwrap();
     let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
     assert!(british.contains("Battle at 0101, handed to the table") && british.contains("18\""), "{british}");
-    // A player cannot send the result: the step awaits the referee.
-    let theirs = b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: british\ntable: {}\n";
-    let err = adjutant::game::inbox::submit(&g, theirs, "t.yaml", adjutant::game::inbox::Replace::No, wait())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("awaits referee"), "{err}");
+    // The British commander's result is in; the referee's entry stands in
+    // for both, and the British file is kept, not lost.
+    let theirs = b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: british\ntable:\n  holds_field: british\n  outcome: {american: broke, british: held}\n  units: {militia: {markers: 3}, foot: {markers: 2}}\n  retreat_to: \"0102\"\n";
+    submit_ok(&g, theirs);
     let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
     assert!(
         template.contains("step: american-battle-0101") && template.contains("militia: {markers: 0}"),
@@ -138,6 +137,23 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     .unwrap();
     let p = adjutant::game::play::resolve_game(&g, &[file], wait()).unwrap();
     assert_eq!(p.resolved[0].rolls.len(), 1, "the pursuit's morale check");
+    assert!(!g.join("inbox/1-american-battle-0101--british.yaml").exists());
+    let kept = g.join("kept/superseded/000001--1-american-battle-0101--british.yaml");
+    assert_eq!(std::fs::read(&kept).unwrap(), theirs);
+    let why =
+        std::fs::read_to_string(g.join("kept/superseded/000001--1-american-battle-0101--british.reason")).unwrap();
+    assert!(why.contains("were not used: journal entry 3 resolved the step with the orders of referee"), "{why}");
+    // A resolve killed after its commit, before the set-aside: the next
+    // command's recovery sets the file aside as resolve would have (a
+    // copy left without its reason is undone first).
+    std::fs::remove_file(g.join("kept/superseded/000001--1-american-battle-0101--british.reason")).unwrap();
+    std::fs::write(g.join("inbox/1-american-battle-0101--british.yaml"), theirs).unwrap();
+    let status = adjutant_status(&g);
+    assert!(status.contains("next step 2-british-operations"), "{status}");
+    assert_eq!(std::fs::read(&kept).unwrap(), theirs);
+    assert!(g.join("kept/superseded/000001--1-american-battle-0101--british.reason").is_file());
+    assert!(!g.join("inbox/1-american-battle-0101--british.yaml").exists());
+    assert_eq!(std::fs::read_dir(g.join("kept/superseded")).unwrap().count(), 2, "one copy and its reason");
     assert_eq!(p.next_step.as_deref(), Some("2-british-operations"));
     let dispatch = p.reports.unwrap();
     let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
@@ -199,7 +215,7 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     let succeeded = roll <= 30;
     // The battle still awaits the referee, in a step of its own name.
     assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101-after-pass-1"));
-    assert_eq!(p.awaiting, vec!["referee".to_string()]);
+    assert_eq!(p.awaiting, vec!["british".to_string(), "american".to_string()]);
     assert!(p.refused.is_empty() && p.blocked.is_empty(), "the attempt's file is not offered again: {:?}", p.refused);
     let dispatch = p.reports.unwrap();
     let british = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("british.txt")).unwrap());
@@ -212,7 +228,7 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     );
     assert!(
         british.contains(&format!(
-            "Battle at 0101 (American attacking): fought on the table; the referee's entry of its result awaited; american tried to break off after pass 1 (30%, D100 {roll}"
+            "Battle at 0101 (American attacking): fought on the table; the entry of its result awaited (both commanders' or the referee's); american tried to break off after pass 1 (30%, D100 {roll}"
         )),
         "{british}"
     );
@@ -944,4 +960,105 @@ fn check_game_refuses_a_town_garrison_that_does_not_fit() {
     ] {
         assert!(all.contains(want), "{want}: {all}");
     }
+}
+
+/// A battle's result from both commanders agreeing, by email (issue 15):
+/// the step awaits both; `status` offers the referee's entry in their
+/// place; each commander's template gives his own forms; a second file
+/// that differs from the first is refused when it arrives, naming the
+/// field, each file's value and the file already in; an agreeing one (its
+/// units in another order) is taken, and the step is resolved with both
+/// files, journaled as each side's; `verify` replays it.
+#[test]
+fn a_battle_result_from_both_commanders_agreeing_by_email() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    militia_attack_the_garrison(&g);
+    let status = adjutant_status(&g);
+    assert!(
+        status.contains("awaiting orders from: british, american; or the referee's one entry in their place"),
+        "{status}"
+    );
+    let (template, _) = adjutant::game::template(&g, "british", wait()).unwrap();
+    assert!(
+        template.contains("side: british")
+            && template.contains("You command british")
+            && template.contains("#   distribute: {british: [unit, ...]}")
+            && template.contains("# break_off: {pass: 1, attempts: {british: POINTS}}"),
+        "{template}"
+    );
+    let entry = |side: &str, units: &str| {
+        format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: {side}\ntable:\n  holds_field: british\n  outcome: {{american: broke, british: held}}\n  units:\n{units}  retreat_to: \"0102\"\n").into_bytes()
+    };
+    submit_ok(&g, &entry("british", "    militia: {markers: 4}\n    foot: {markers: 2}\n"));
+    let err = adjutant::game::inbox::submit(
+        &g,
+        &entry("american", "    foot: {markers: 2}\n    militia: {markers: 3}\n"),
+        "theirs.yaml",
+        adjutant::game::inbox::Replace::No,
+        wait(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("theirs.yaml:10:15: table.units.militia.markers: american's file says 3 at table.units.militia.markers, british's 4: the two commanders enter the same result of the table")
+            && err.contains("[commanders-disagree, AWI Transferring to the Miniatures Game]")
+            && err.contains("together with the orders already in: inbox/1-american-battle-0101--british.yaml"),
+        "{err}"
+    );
+    assert!(!g.join("inbox/1-american-battle-0101--american.yaml").exists());
+    submit_ok(&g, &entry("american", "    foot: {markers: 2}\n    militia: {markers: 4}\n"));
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    assert_eq!(p.resolved.len(), 1);
+    assert_eq!(p.next_step.as_deref(), Some("2-british-operations"));
+    assert!(g.join("orders/000003-british.yaml").is_file() && g.join("orders/000003-american.yaml").is_file());
+    let dispatch = p.reports.unwrap();
+    let american = unwrapped(&std::fs::read_to_string(g.join(&dispatch).join("american.txt")).unwrap());
+    assert!(american.contains("Battle at 0101: both commanders enter the table's result."), "{american}");
+    verifies_then_catches(&g, "orders/000003-american.yaml", "markers: 4", "markers: 5");
+}
+
+/// BREAKING OFF from both commanders: each writes down his own decision,
+/// sealed until both are in. A file naming the other side's attempt is
+/// refused; a decision for another pass than the first file's is refused
+/// without quoting that file's attempt; the two together are rolled.
+#[test]
+fn both_commanders_write_down_their_decisions_to_break_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    militia_attack_the_garrison(&g);
+    let decision = |side: &str, body: &str| {
+        format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: {side}\nbreak_off: {body}\n").into_bytes()
+    };
+    let refused = |bytes: &[u8]| {
+        adjutant::game::inbox::submit(&g, bytes, "d.yaml", adjutant::game::inbox::Replace::No, wait())
+            .unwrap_err()
+            .to_string()
+    };
+    let err = refused(&decision("british", "{pass: 1, attempts: {american: 0}}"));
+    assert!(
+        err.contains("d.yaml:5:33: break_off.attempts.american: american's attempt is american's to write down"),
+        "{err}"
+    );
+    submit_ok(&g, &decision("american", "{pass: 1, attempts: {american: 370}}"));
+    let err = refused(&decision("british", "{pass: 2}"));
+    assert!(
+        err.contains("break_off.pass: 2: american's decision is for the pass 1") && !err.contains("370"),
+        "the first file's attempt is not quoted: {err}"
+    );
+    submit_ok(&g, &decision("british", "{pass: 1, attempts: {}}"));
+    let p = adjutant::game::play::resolve_game(&g, &[], wait()).unwrap();
+    let rolls = &p.resolved[0].rolls;
+    assert_eq!(rolls.len(), 1, "the one attempt made, rolled: {rolls:?}");
+    assert_eq!(rolls[0].purpose, "break off, american (militia-brigadier) after pass 1");
+    assert_eq!(p.next_step.as_deref(), Some("1-american-battle-0101-after-pass-1"));
+    assert!(adjutant::game::verify::verify(&g).unwrap().ok);
+}
+
+/// What `adjutant status --dir g` prints.
+fn adjutant_status(g: &Path) -> String {
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")).args(["status", "--dir"]).arg(g).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    unwrapped(&String::from_utf8_lossy(&out.stdout))
 }

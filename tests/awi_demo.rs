@@ -3,9 +3,10 @@
 //! games/awi-southern/demo/southern-1780/, through the binary. Each event
 //! the issue asks of it is asserted in what the players receive: a
 //! garrison cut off (COMMUNICATIONS) and tested for attrition, a battle
-//! handed to the table with its sheet and the referee's entry applied,
-//! a pursuit and post-battle recovery, a trivial combat rolled by 1776's
-//! table, a fort built and its sections bombarded (FORTIFICATIONS),
+//! handed to the table with its sheet and its result mailed by both
+//! commanders, agreeing, a pursuit and post-battle recovery, a trivial
+//! combat entered by the referee in the commanders' place and rolled by
+//! 1776's table, a fort built and its sections bombarded (FORTIFICATIONS),
 //! replacements given and militia formed, each side's ledger, the map
 //! with its lines of communication; `verify` recomputes the game and a
 //! forged copy fails.
@@ -27,13 +28,16 @@ fn the_awi_demo_plays_three_months_by_email_and_verifies() {
     for (what, text) in [
         ("the garrison cut off", "71st Foot (Fraser's Highlanders): out of communication"),
         ("its first month free", "need not test for attrition: in communication at the end of the previous British turn"),
-        ("its attrition test", "71st Foot (Fraser's Highlanders) fails its attrition test: D100 98 against morale 70%"),
+        ("its attrition test", "71st Foot (Fraser's Highlanders) passes its attrition test: D100 35 against morale 70% -0% = 70%"),
+        ("a battle awaits both commanders", "next: 1-british-battle-0705, awaiting orders from british, american"),
+        ("the referee's entry in their place", "resolve demo/southern-1780/1-british-battle-0705--referee.yaml: the referee's entry"),
         ("the trivial combat", "Battle at 0705, both players agreeing, resolved by 1776's combat table"),
         ("the battle sheet", "Battle at 0901, handed to the table: british attacks"),
         ("the fort's sections on the sheet", "The american fort at 0901: 4 sections of 4\" with"),
         ("the breaching gun's damage rolls", "camden-12-pounder (12-pounder) can batter the fort's sections within 12\""),
-        ("the referee's entry", "resolve demo/southern-1780/3-british-battle-0901--referee.yaml: the referee's entry"),
-        ("the entry applied", "Battle at 0901: the referee enters the table's result. american held, british broke"),
+        ("one commander's entry mailed", "submit demo/southern-1780/3-british-battle-0901--american.yaml: sha256"),
+        ("the other's", "submit demo/southern-1780/3-british-battle-0901--british.yaml: sha256"),
+        ("the entry applied", "Battle at 0901: both commanders enter the table's result. american held, british broke"),
         ("the pursuit", "33rd Foot is caught by the pursuit (7 actions): a penalty casualty"),
         ("the recovery", "1st Maryland Brigade: 4 casualty markers, 2 removed (its formation did not break: 1; its side holds the field: 1 more)"),
         ("the fort built", "The british build a fort at 0910: 7th-foot, charleston-6-pounder build it"),
@@ -69,7 +73,7 @@ fn the_awi_demo_plays_three_months_by_email_and_verifies() {
     assert!(map.contains(">OC<"), "the garrison is marked out of communication");
     // Every shipped file was used, and the game verifies again from its folder.
     let shipped = std::fs::read_dir(repo_root().join("games/awi-southern/demo/southern-1780")).unwrap().count();
-    assert_eq!(shipped, 8);
+    assert_eq!(shipped, 9);
     run(dir.path(), &["verify", "--dir", game.to_str().unwrap()]).ok();
     // A demo the module has not: refused, naming the module's demos.
     let text = run(dir.path(), &["demo", "--module", "awi-southern", "--scenario", "campaign"]).fails(2);

@@ -336,7 +336,8 @@ each problem with its file, line and field, and the sides that must send new ord
 
 In the Savannah Campaign Game it also lists the French siege works (under construction
 or completed, with the hexsides they face), breached fieldworks and destroyed city hexes
-(`board` in JSON).")]
+(`board` in JSON). In the AWI Southern Campaign a battle step awaits both commanders'
+agreeing entries, or the referee's one entry in their place (`stand_in` in JSON).")]
     Status(StatusArgs),
 
     /// Print a side's orders for the next step: the least the rules require, then a guide.
@@ -372,7 +373,7 @@ Examples:
 The AWI Southern Campaign (docs/awi-southern.md): a trivial combat played to its end
 on 1776's table (every end's markers, who broke, who holds the field), each force's
 commanding general's base chance to break off a table battle (before the points he
-spends; the attempt itself is the referee's break_off: entry, rolled when entered), and each named British unit's
+spends; the attempt itself is a break_off: entry, each commander's written down and rolled when both are in), and each named British unit's
 attrition test if it ends the British turn where it is; --column C --drm 0 gives one
 round of a column.
 
@@ -612,7 +613,7 @@ Examples:
   adjutant demo
   adjutant demo --keep demo-folder     keep the folder to look at or verify again
   adjutant demo --scenario campaign    a whole Campaign Game, turn 1 to its victory, turn by turn
-  adjutant demo --module awi-southern  three months of the AWI Southern Campaign, its battles entered by the referee")]
+  adjutant demo --module awi-southern  three months of the AWI Southern Campaign, one battle mailed by both commanders, one entered by the referee")]
     Demo(DemoArgs),
 
     /// Write the man pages and shell completions (for maintainers).

@@ -30,7 +30,8 @@ pub struct Step {
     pub after_pass: Option<u32>,
 }
 
-/// Who enters a battle's result: the referee (docs/awi-southern.md).
+/// The role whose one entry of a battle stands in for both commanders'
+/// (docs/awi-southern.md, `Rules::stand_in`).
 pub const REFEREE: &str = "referee";
 
 impl Step {
@@ -45,15 +46,6 @@ impl Step {
                 None => format!("{}-battle-{hex}", self.side),
             },
             None => format!("{}-operations", self.side),
-        }
-    }
-
-    /// The side (or role) whose orders the step awaits.
-    pub fn awaits(&self) -> &str {
-        if self.battle.is_some() {
-            REFEREE
-        } else {
-            &self.side
         }
     }
 

@@ -28,6 +28,10 @@ struct Case {
     step: Step,
     #[serde(default)]
     orders: Option<Value>,
+    /// A battle step's entries from both commanders (side -> body), joined
+    /// as `resolve` joins them (rules/agreement.rs), in place of `orders`.
+    #[serde(default)]
+    commanders: BTreeMap<String, Value>,
     #[serde(default)]
     dice: Vec<u16>,
     expect: Expect,
@@ -182,12 +186,16 @@ pub fn run(label: &str, text: &str, module_of: &dyn Fn(&str) -> Result<ModuleFil
     state.turn = case.step.turn;
     state.next = Some(case.step.clone());
     let mut failures = Vec::new();
+    if case.orders.is_some() && !case.commanders.is_empty() {
+        return Err(Error::usage(format!("{label}: a case gives `orders` or `commanders`, not both")));
+    }
     let body = match &case.orders {
-        Some(v) => read_body(&case.step, v).map_err(|e| Error::usage(format!("{label}: orders: {e}")))?,
-        None => read_body(&case.step, &Value::Null).map_err(Error::usage)?,
+        _ if !case.commanders.is_empty() => rules.body_of(&state, &case.commanders),
+        Some(v) => Ok(read_body(&case.step, v).map_err(|e| Error::usage(format!("{label}: orders: {e}")))?),
+        None => Ok(read_body(&case.step, &Value::Null).map_err(Error::usage)?),
     };
     let mut dice = Script { rolls: case.dice.clone(), used: 0 };
-    match (rules.step(&state, &body, &mut dice), &case.expect.refused) {
+    match (body.and_then(|body| rules.step(&state, &body, &mut dice)), &case.expect.refused) {
         (Err(e), Some(want)) => {
             if !e.to_string().contains(want.as_str()) {
                 failures.push(format!("refused with '{e}', expected a refusal containing '{want}'"));

@@ -13,7 +13,9 @@ use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, Ste
 use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step, REFEREE};
 use crate::systems::awi::data::{self, Module};
 use crate::systems::awi::rules::comms::{traced, Status};
-use crate::systems::awi::rules::{attrition, battle, command, fortifications, militia, movement, replacements};
+use crate::systems::awi::rules::{
+    agreement, attrition, battle, command, fortifications, militia, movement, replacements,
+};
 
 /// The AWI system (module.yaml `system: awi`).
 pub struct Awi;
@@ -87,16 +89,66 @@ impl Rules {
         Ok(state)
     }
 
+    /// The body a step is resolved with, from the orders files in (side ->
+    /// body): a side's operations; for a battle, the referee's entry alone
+    /// if he made one (`Rules::stand_in`), else both commanders' entries,
+    /// each checked as his own and joined (rules/agreement.rs).
+    pub fn body_of(&self, state: &State, orders: &BTreeMap<String, Value>) -> Result<Body> {
+        let Some(step) = state.next.clone() else { return Err(Error::refused("the game is over")) };
+        let refused = |who: &str, p: &movement::Problem| {
+            Error::coded(
+                format!("{who}{}: {} [{}, {}]", p.field, p.message, p.code, p.rule),
+                vec![RefusalCode { code: p.code.to_string(), rule: p.rule.to_string() }],
+            )
+        };
+        let Some(hex) = &step.battle else {
+            return match orders.get(&step.side) {
+                Some(v) => read_body(&step, v).map_err(Error::refused),
+                None => Ok(Body::Operations(movement::Body::default())),
+            };
+        };
+        if let Some(v) = orders.get(REFEREE) {
+            return read_body(&step, v).map_err(Error::refused);
+        }
+        let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
+        let mut files = BTreeMap::new();
+        for side in awaited_by(&self.module, &step) {
+            let Some(v) = orders.get(&side) else {
+                return Err(Error::refused(format!(
+                    "step {} awaits {side}'s entry (or the referee's in place of both commanders')",
+                    step.name()
+                )));
+            };
+            let Body::Battle(entry) =
+                read_body(&step, v).map_err(|e| Error::refused(format!("{side}'s entry: {e}")))?
+            else {
+                return Err(Error::refused(format!("step {} awaits a battle's entry", step.name())));
+            };
+            if let Some(p) = battle::check(&self.module, state, at, &step.side, Some(&side), &entry).first() {
+                return Err(refused(&format!("{side}'s entry: "), p));
+            }
+            files.insert(side, *entry);
+        }
+        match agreement::join(&files) {
+            Ok(entry) => Ok(Body::Battle(Box::new(battle::Entry { by_commanders: true, ..entry }))),
+            Err(problems) => Err(problems
+                .first()
+                .map(|p| refused("", p))
+                .unwrap_or_else(|| Error::refused("the commanders' entries do not join"))),
+        }
+    }
+
     /// Resolve a step with its orders body: a side's operations, or the
-    /// referee's entry of a battle.
+    /// entry of a battle (the referee's, or both commanders' joined).
     pub fn step(&self, state: &State, body: &Body, dice: &mut dyn Dice) -> Result<(State, Vec<Event>)> {
         let step = state.next.clone().ok_or_else(|| Error::refused("the game is over: it has no next step"))?;
         match (&step.battle, body) {
             (None, Body::Operations(b)) => self.operations(state, &step, b, dice),
             (Some(hex), Body::Battle(entry)) => self.battle(state, &step, hex, entry, dice),
-            (Some(_), Body::Operations(_)) => {
-                Err(Error::refused(format!("step {} awaits the referee's entry of the battle's result", step.name())))
-            }
+            (Some(_), Body::Operations(_)) => Err(Error::refused(format!(
+                "step {} awaits the entry of the battle's result (both commanders' or the referee's)",
+                step.name()
+            ))),
             (None, Body::Battle(_)) => {
                 Err(Error::refused(format!("step {} awaits {}'s moves", step.name(), step.side)))
             }
@@ -529,6 +581,17 @@ fn ours(state: &dyn GameState) -> Result<&State> {
     state.as_any().downcast_ref::<State>().ok_or_else(|| Error::usage("a state of another game system".to_string()))
 }
 
+/// The sides a step awaits: the side whose operations they are; for a
+/// battle, the commander of each side in it (the attacker and the side
+/// whose units hold the hex), in module order.
+pub fn awaited_by(m: &Module, step: &Step) -> Vec<String> {
+    if step.battle.is_none() {
+        return vec![step.side.clone()];
+    }
+    let enemy = crate::systems::awi::board::enemy_of(m, &step.side);
+    m.info.sides.iter().map(|s| s.id.clone()).filter(|id| id == &step.side || id == &enemy).collect()
+}
+
 fn step_info(step: &Step) -> StepInfo {
     StepInfo { name: step.name(), field: step.field(), turn: step.turn }
 }
@@ -701,7 +764,10 @@ impl seam::Rules for Rules {
         Ok(Box::new(crate::base::yaml::parse::<State>(label, text)?))
     }
     fn awaited(&self, state: &dyn GameState) -> Vec<String> {
-        ours(state).ok().and_then(|s| s.next.as_ref()).map(|n| vec![n.awaits().to_string()]).unwrap_or_default()
+        ours(state).ok().and_then(|s| s.next.as_ref()).map(|n| awaited_by(&self.module, n)).unwrap_or_default()
+    }
+    fn stand_in(&self, state: &dyn GameState) -> Option<String> {
+        ours(state).ok().and_then(|s| s.next.as_ref()).filter(|n| n.battle.is_some()).map(|_| REFEREE.to_string())
     }
     fn check_header(
         &self,
@@ -789,14 +855,20 @@ impl seam::Rules for Rules {
                 ));
             }
         }
-        if value.get("side").is_some() && value.get("step").is_some() && problems.is_empty() && side != next.awaits() {
-            problems.push(located(
-                label,
-                text,
-                "side",
-                format!("step {} awaits {}, not {side}", next.name(), next.awaits()),
-                None,
-            ));
+        let awaited = awaited_by(&self.module, next);
+        let stands_in = next.battle.is_some() && side == REFEREE;
+        if value.get("side").is_some()
+            && value.get("step").is_some()
+            && problems.is_empty()
+            && !awaited.contains(&side)
+            && !stands_in
+        {
+            let who = if next.battle.is_some() {
+                format!("{} (each commander's entry) or the referee's entry in their place", awaited.join(" and "))
+            } else {
+                awaited.join(", ")
+            };
+            problems.push(located(label, text, "side", format!("step {} awaits {who}, not {side}", next.name()), None));
         }
         if !problems.is_empty() {
             return Err(problems);
@@ -833,13 +905,52 @@ impl seam::Rules for Rules {
                 }
             }
             (Body::Battle(entry), Some(hex)) => match hex.parse() {
-                Ok(at) => battle::check(&self.module, state, at, &step.side, entry),
+                Ok(at) => {
+                    let by = (header.side != REFEREE).then_some(header.side.as_str());
+                    battle::check(&self.module, state, at, &step.side, by, entry)
+                }
                 Err(_) => Vec::new(),
             },
             (Body::Battle(_), None) => Vec::new(),
         };
         problems
             .into_iter()
+            .map(|p| {
+                located(
+                    label,
+                    text,
+                    &p.field,
+                    p.message,
+                    Some(RefusalCode { code: p.code.into(), rule: p.rule.into() }),
+                )
+            })
+            .collect()
+    }
+    fn validate_with(
+        &self,
+        state: &dyn GameState,
+        header: &Header,
+        others: &BTreeMap<String, Value>,
+        label: &str,
+        text: &str,
+    ) -> Vec<Located> {
+        // A battle's second commander's entry against the first's
+        // (rules/agreement.rs): refused when it arrives, not at resolve.
+        let Ok(state) = ours(state) else { return Vec::new() };
+        let Some(step) = state.next.as_ref().filter(|n| n.battle.is_some()) else { return Vec::new() };
+        if header.side == REFEREE || step_info(step) != header.step {
+            return Vec::new();
+        }
+        let entry = |v: &Value| match read_body(step, v) {
+            Ok(Body::Battle(e)) if agreement::form(&e).is_some() => Some(*e),
+            _ => None,
+        };
+        let Some(mine) = entry(&header.body) else { return Vec::new() };
+        others
+            .iter()
+            .filter(|(side, _)| *side != &header.side && awaited_by(&self.module, step).contains(side))
+            .filter_map(|(side, v)| entry(v).map(|theirs| (side, theirs)))
+            .flat_map(|(side, theirs)| agreement::disagreements(&header.side, &mine, side, &theirs))
             .map(|p| {
                 located(
                     label,
@@ -882,12 +993,7 @@ impl seam::Rules for Rules {
         dice: &mut dyn Dice,
     ) -> Result<(seam::State, Vec<Event>)> {
         let state = ours(state)?;
-        let Some(step) = state.next.clone() else { return Err(Error::refused("the game is over")) };
-        let body = match orders.get(step.awaits()) {
-            Some(v) => read_body(&step, v).map_err(Error::refused)?,
-            None if step.battle.is_none() => Body::Operations(movement::Body::default()),
-            None => return Err(Error::refused(format!("step {} awaits the referee's entry", step.name()))),
-        };
+        let body = self.body_of(state, orders)?;
         let (after, events) = self.step(state, &body, dice)?;
         Ok((Box::new(after), events))
     }
@@ -914,7 +1020,7 @@ impl seam::Rules for Rules {
         let state = ours(state)?;
         let m = &self.module;
         if let Some(Step { battle: Some(hex), side: attacker, .. }) = &state.next {
-            return battle_template(m, state, hex, attacker);
+            return battle_template(m, state, hex, attacker, side);
         }
         let commands = command::commands(m, state);
         let statuses = traced(m, state);
@@ -1123,7 +1229,7 @@ impl seam::Rules for Rules {
                 })
                 .collect();
             board.push(format!(
-                "Battle at {hex} ({} attacking): fought on the table; the referee's entry of its result awaited{}",
+                "Battle at {hex} ({} attacking): fought on the table; the entry of its result awaited (both commanders' or the referee's){}",
                 side_name(m, side),
                 if attempts.is_empty() { String::new() } else { format!("; {}", attempts.join("; ")) }
             ));
@@ -1170,13 +1276,23 @@ impl seam::Rules for Rules {
 }
 
 /// An orders file's shape, for located errors.
-/// The referee's template for a battle step: the forces, and both forms
-/// of the entry as comments (nothing is entered for him).
-fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<seam::Template> {
+/// A battle step's template, a commander's (`side`) or the referee's: the
+/// forces, and the forms of the entry as comments (nothing is entered for
+/// him). A commander gives the table's result as the other does, and his
+/// own side's part of a trivial combat or of a pass's attempts.
+fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str, side: &str) -> Result<seam::Template> {
     let at: HexId = hex.parse().map_err(|_| Error::refused(format!("the battle's hex '{hex}' is not a hex")))?;
     let f = battle::Forces::of(m, s, at, attacker);
+    let commander = side != REFEREE;
+    let who = if commander {
+        format!(
+            "You command {side}. Both commanders send the same `table:` result (or `cavalry_declines:`), or each his own side's part of `trivial:` or `break_off:`; the referee's one entry may stand in for both"
+        )
+    } else {
+        "The referee's entry stands in for both commanders'".to_string()
+    };
     let mut comment = format!(
-        "# The battle at {hex}: {attacker} attacks, {} defends. Enter ONE of:\n# table:            # the result fought on the table\n#   holds_field: {}\n#   outcome: {{{attacker}: broke, {}: held}}   # held, held-at-army-morale, broke, broke-off (after its break_off: succeeded)\n#   units:           # every unit that fought: casualty markers at the end; broke: true if its formation broke\n",
+        "# The battle at {hex}: {attacker} attacks, {} defends. {who}. Enter ONE of:\n# table:            # the result fought on the table\n#   holds_field: {}\n#   outcome: {{{attacker}: broke, {}: held}}   # held, held-at-army-morale, broke, broke-off (after its break_off: succeeded)\n#   units:           # every unit that fought: casualty markers at the end; broke: true if its formation broke\n",
         f.defender, f.defender, f.defender
     );
     let mut units = Vec::new();
@@ -1216,12 +1332,21 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
         );
     }
     comment += &format!(
-        "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n# cavalry_declines: {{retreat_to: \"CCRR\"}}   # an all-cavalry defender declines battle against a force lacking any cavalry\n",
+        "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n",
         f.generals.values().flatten().cloned().collect::<Vec<_>>().join(", "),
-        f.defender,
-        f.defender
     );
-    comment += &break_off_comment(m, s, at, &f);
+    if commander {
+        comment += &format!(
+            "# trivial:          # both players agreeing (both send it): 1776's combat table, rolled by adjutant\n#   distribute: {{{side}: [unit, ...]}}   # the order your markers go, each of your units once\n#   retreat_to: {{{side}: \"CCRR\"}}   # where you go should you lose\n"
+        );
+    } else {
+        comment += &format!(
+            "# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n",
+            f.defender, f.defender
+        );
+    }
+    comment += "# cavalry_declines: {retreat_to: \"CCRR\"}   # an all-cavalry defender declines battle against a force lacking any cavalry\n";
+    comment += &break_off_comment(m, s, at, &f, commander.then_some(side));
     Ok(seam::Template {
         body: Value::Mapping(crate::base::yaml::Mapping::new()),
         comment,
@@ -1235,7 +1360,7 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str) -> Result<s
 /// The template's lines for BREAKING OFF FROM A BATTLE: the attempts made
 /// so far and the form of the next, with each side's commanding general,
 /// base chance and army manipulation points left.
-fn break_off_comment(m: &Module, s: &State, at: HexId, f: &battle::Forces) -> String {
+fn break_off_comment(m: &Module, s: &State, at: HexId, f: &battle::Forces, commander: Option<&str>) -> String {
     let per = m.charts.command.break_off_points_per_percent.value;
     let mut lines = String::new();
     for a in &s.break_off {
@@ -1269,11 +1394,15 @@ fn break_off_comment(m: &Module, s: &State, at: HexId, f: &battle::Forces) -> St
     if s.break_off.iter().any(|a| a.succeeded) {
         return lines;
     }
-    lines
-        + &format!(
-            "# break_off: {{pass: {next}, attempts: {{SIDE: POINTS}}}}   # while the table fights, after pass {next} or later through the action deck: both sides' attempts at the pass together, each with the army manipulation points its general spends; adjutant rolls them and the battle awaits this entry or its result again; 1% per {per} points (stand-in): {}\n",
-            who.join("; ")
-        )
+    let form = match commander {
+        Some(side) => format!(
+            "# break_off: {{pass: {next}, attempts: {{{side}: POINTS}}}}   # while the table fights, after pass {next} or later through the action deck: your decision written down, the points your general spends (attempts: {{}} for none); both commanders' decisions at the pass are revealed together and adjutant rolls them; the battle then awaits this entry or its result again"
+        ),
+        None => format!(
+            "# break_off: {{pass: {next}, attempts: {{SIDE: POINTS}}}}   # while the table fights, after pass {next} or later through the action deck: both sides' attempts at the pass together, each with the army manipulation points its general spends; adjutant rolls them and the battle awaits this entry or its result again"
+        ),
+    };
+    lines + &format!("{form}; 1% per {per} points (stand-in): {}\n", who.join("; "))
 }
 
 /// A battle entry's shape, for located errors.

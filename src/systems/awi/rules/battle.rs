@@ -26,7 +26,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::base::dice::Die;
 use crate::base::error::{echo, Error, Result};
@@ -39,13 +39,13 @@ use crate::systems::awi::rules::comms::{traced, BRITISH};
 use crate::systems::awi::rules::movement::Problem;
 use crate::systems::awi::rules::{fortifications, supply};
 
-const TRANSFER: &str = "AWI Transferring to the Miniatures Game";
-const TRIVIAL: &str = "AWI Trivial Combats";
+pub const TRANSFER: &str = "AWI Transferring to the Miniatures Game";
+pub const TRIVIAL: &str = "AWI Trivial Combats";
 const PURSUIT: &str = "AWI Pursuit Penalty";
 const RECOVERY: &str = "AWI Post Battle Recovery";
 const EFFECTS: &str = "AWI Communication Effects";
-const DECLINES: &str = "AWI Cavalry Withdrawal Before Combat";
-const BREAKING: &str = "AWI Breaking Off";
+pub const DECLINES: &str = "AWI Cavalry Withdrawal Before Combat";
+pub const BREAKING: &str = "AWI Breaking Off";
 
 /// The hexes where both sides' land units stand: a battle each, in hex
 /// order.
@@ -173,7 +173,7 @@ pub fn sheet(
             TRANSFER,
             "battle",
             format!(
-                "Battle at {hex}, handed to the table: {} attacks ({}) against {} ({}). Out of command (10% on every morale check): {}. The defender deploys at least {}\" from the attacker's entry edges, the attacker within {}\" of an entry edge; the attacker draws the first card. The referee enters the result (`adjutant template --side referee`).",
+                "Battle at {hex}, handed to the table: {} attacks ({}) against {} ({}). Out of command (10% on every morale check): {}. The defender deploys at least {}\" from the attacker's entry edges, the attacker within {}\" of an entry edge; the attacker draws the first card. Both commanders enter the result, the same in each one's file (`adjutant template --side SIDE`), or the referee in their place (`--side referee`).",
                 f.attacker,
                 words(&f.attacker),
                 f.defender,
@@ -227,7 +227,7 @@ fn commander_event(m: &Module, s: &State, hex: HexId, side: &str) -> Event {
                 BREAKING,
                 "break-off-chance",
                 format!(
-                    "{side} is commanded by {}: a base {base}% chance to break off, plus 1% for each {per} army manipulation points he spends (stand-in; he has {points}). After any pass through the action deck (the first fought), the referee enters the attempt (`break_off:`) and adjutant rolls it",
+                    "{side} is commanded by {}: a base {base}% chance to break off, plus 1% for each {per} army manipulation points he spends (stand-in; he has {points}). After any pass through the action deck (the first fought), each commander writes down his attempt or none (`break_off:`, revealed together) and adjutant rolls it",
                     g.name
                 ),
             )
@@ -248,7 +248,7 @@ fn commander_event(m: &Module, s: &State, hex: HexId, side: &str) -> Event {
 /// The body of a battle step's orders file: one of `table:` (the battle
 /// fought on the table) or `trivial:` (1776's combat table, both players
 /// agreeing).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     #[serde(default)]
@@ -264,21 +264,27 @@ pub struct Entry {
     /// again.
     #[serde(default)]
     pub break_off: Option<BreakOff>,
+    /// Joined from both commanders' entries (rules/agreement.rs), not the
+    /// referee's: at a pass, neither attempting is their decision revealed.
+    #[serde(skip)]
+    pub by_commanders: bool,
 }
 
 /// Attempts to break off after one pass through the PLM action deck: both
 /// sides' decisions, written down and revealed together, in one entry.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BreakOff {
     /// The pass just exhausted (1 the first).
     pub pass: u32,
     /// Each side attempting: the army manipulation points its commanding
-    /// general spends on the attempt (0 for none).
+    /// general spends on the attempt (0 for none). A commander's own file
+    /// names his side or none (he does not attempt at this pass).
+    #[serde(default)]
     pub attempts: BTreeMap<String, u32>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Declines {
     /// The hex next to the battle the cavalry goes to.
@@ -286,7 +292,7 @@ pub struct Declines {
 }
 
 /// How a side's army ended the battle on the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// Still on the field, short of its army morale level.
@@ -308,7 +314,7 @@ impl Outcome {
 }
 
 /// The result fought on the table.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Table {
     /// The side which retains control of the battlefield.
@@ -338,7 +344,7 @@ pub struct Table {
     pub bombardment: BTreeMap<String, Vec<u32>>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnitResult {
     pub markers: u32,
@@ -347,7 +353,7 @@ pub struct UnitResult {
     pub broke: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PursuitEntry {
     /// The pursuing player's D10 of actions, rolled at the table.
@@ -358,7 +364,7 @@ pub struct PursuitEntry {
 
 /// A trivial combat: each side's order of distributing its casualty
 /// markers, and where each side goes should it lose.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trivial {
     pub distribute: BTreeMap<String, Vec<String>>,
@@ -391,10 +397,20 @@ fn retreat_problem(m: &Module, s: &State, from: HexId, side: &str, text: &str) -
     None
 }
 
-/// Every problem of the referee's entry for the battle at `hex`.
-pub fn check(m: &Module, s: &State, hex: HexId, attacker: &str, entry: &Entry) -> Vec<Problem> {
+/// Every problem of an entry for the battle at `hex`: the referee's (`by`
+/// none), which gives both sides' parts, or one commander's (`by` his
+/// side), which gives his own side's decisions only: in a trivial combat
+/// the order his markers go and where he retreats ("distributed to the
+/// units in the force in any fashion the controlling player sees fit"),
+/// at a pass his own attempt to break off or none ("both should write down
+/// their decision"). rules/agreement.rs joins the two commanders' entries.
+pub fn check(m: &Module, s: &State, hex: HexId, attacker: &str, by: Option<&str>, entry: &Entry) -> Vec<Problem> {
     let f = Forces::of(m, s, hex, attacker);
     let sides = [f.attacker.clone(), f.defender.clone()];
+    let own: Vec<String> = match by {
+        Some(side) => vec![side.to_string()],
+        None => sides.to_vec(),
+    };
     let mut problems = Vec::new();
     let attempted = s.break_off.iter().map(|a| a.pass).max();
     match (&entry.table, &entry.trivial, &entry.cavalry_declines, &entry.break_off) {
@@ -412,9 +428,14 @@ pub fn check(m: &Module, s: &State, hex: HexId, attacker: &str, entry: &Entry) -
                 if trivial { TRIVIAL } else { DECLINES },
             ))
         }
-        (None, Some(t), None, None) => check_trivial(m, s, &f, &sides, t, &mut problems),
+        (None, Some(t), None, None) => check_trivial(m, s, &f, &sides, &own, t, &mut problems),
         (None, None, Some(d), None) => check_declines(m, s, &f, d, &mut problems),
-        (None, None, None, Some(b)) => check_break_off(m, s, &f, &sides, b, &mut problems),
+        (None, None, None, Some(b)) => {
+            // The referee enters attempts made; the commanders each write
+            // down a decision, and both may be none.
+            let may_be_empty = by.is_some() || entry.by_commanders;
+            check_break_off(m, s, &f, &own, may_be_empty, b, &mut problems)
+        }
         (_, Some(_), _, Some(_)) => problems.push(problem(
             "break_off",
             "a trivial combat: \"Neither side may break off\" (TRIVIAL COMBATS); an attempt to break off is entered alone, after a pass through the action deck of a battle fought on the table",
@@ -451,7 +472,16 @@ fn chance(m: &Module, base: u32, points: u32) -> u32 {
 /// sides are considering a break off, both should write down their
 /// decision to do so and then reveal them simultaneously before either
 /// attempt is resolved."
-fn check_break_off(m: &Module, s: &State, f: &Forces, sides: &[String; 2], b: &BreakOff, problems: &mut Vec<Problem>) {
+fn check_break_off(
+    m: &Module,
+    s: &State,
+    f: &Forces,
+    own: &[String],
+    may_be_empty: bool,
+    b: &BreakOff,
+    problems: &mut Vec<Problem>,
+) {
+    let sides = &[f.attacker.clone(), f.defender.clone()];
     if let Some(a) = s.break_off.iter().find(|a| a.succeeded) {
         problems.push(problem(
             "break_off",
@@ -472,7 +502,10 @@ fn check_break_off(m: &Module, s: &State, f: &Forces, sides: &[String; 2], b: &B
             BREAKING,
         ));
     }
-    if let Some(last) = s.break_off.iter().map(|a| a.pass).max().filter(|last| b.pass <= *last) {
+    // The passes entered: those of attempts rolled, and the one the step
+    // follows (at which neither commander may have attempted).
+    let entered = s.break_off.iter().map(|a| a.pass).chain(s.next.as_ref().and_then(|n| n.after_pass));
+    if let Some(last) = entered.max().filter(|last| b.pass <= *last) {
         problems.push(problem(
             "break_off.pass",
             format!(
@@ -484,7 +517,9 @@ fn check_break_off(m: &Module, s: &State, f: &Forces, sides: &[String; 2], b: &B
             BREAKING,
         ));
     }
-    if b.attempts.is_empty() {
+    // One commander's file may attempt nothing this pass (his decision,
+    // written down); the two together must attempt something.
+    if b.attempts.is_empty() && !may_be_empty {
         problems.push(problem(
             "break_off.attempts",
             format!(
@@ -503,6 +538,18 @@ fn check_break_off(m: &Module, s: &State, f: &Forces, sides: &[String; 2], b: &B
                 field,
                 format!("'{}' is not a side of this battle ({})", echo(side), sides.join(", ")),
                 "battle-side",
+                BREAKING,
+            ));
+            continue;
+        }
+        if !own.contains(side) {
+            problems.push(problem(
+                field,
+                format!(
+                    "{side}'s attempt is {side}'s to write down, in its own file: \"both should write down their decision to do so and then reveal them simultaneously before either attempt is resolved\"; give {}'s only (or none)",
+                    own.join(", ")
+                ),
+                "not-own-side",
                 BREAKING,
             ));
             continue;
@@ -854,23 +901,42 @@ fn check_supply_spent(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t:
     }
 }
 
-fn check_trivial(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Trivial, problems: &mut Vec<Problem>) {
+fn check_trivial(
+    m: &Module,
+    s: &State,
+    f: &Forces,
+    sides: &[String; 2],
+    own: &[String],
+    t: &Trivial,
+    problems: &mut Vec<Problem>,
+) {
     let known = sides.join(", ");
     for side in t.distribute.keys().chain(t.retreat_to.keys()) {
+        let field = format!(
+            "trivial.{}.{}",
+            if t.distribute.contains_key(side) { "distribute" } else { "retreat_to" },
+            echo(side)
+        );
         if !sides.contains(side) {
             problems.push(problem(
-                format!(
-                    "trivial.{}.{}",
-                    if t.distribute.contains_key(side) { "distribute" } else { "retreat_to" },
-                    echo(side)
-                ),
+                field,
                 format!("'{}' is not a side of this battle ({known})", echo(side)),
                 "battle-side",
                 TRIVIAL,
             ));
+        } else if !own.contains(side) {
+            problems.push(problem(
+                field,
+                format!(
+                    "{side}'s markers and retreat are {side}'s to give, in its own file: \"Each strength point lost represents six casualty markers which must be distributed to the units in the force in any fashion the controlling player sees fit\"; give {}'s only",
+                    own.join(", ")
+                ),
+                "not-own-side",
+                TRIVIAL,
+            ));
         }
     }
-    for side in sides {
+    for side in own {
         let units = &f.units[side];
         match t.distribute.get(side) {
             None => problems.push(problem(
@@ -945,7 +1011,8 @@ struct Fought {
     supply_spent: BTreeMap<String, Vec<String>>,
 }
 
-/// Resolve the battle at `hex` with the referee's entry (checked).
+/// Resolve the battle at `hex` with its entry (checked): the referee's, or
+/// both commanders' joined.
 pub fn resolve(
     m: &Module,
     s: &State,
@@ -954,7 +1021,7 @@ pub fn resolve(
     entry: &Entry,
     dice: &mut dyn Dice,
 ) -> Result<(State, Vec<Event>)> {
-    if let Some(p) = check(m, s, hex, attacker, entry).first() {
+    if let Some(p) = check(m, s, hex, attacker, None, entry).first() {
         return Err(Error::refused(format!("{}: {} [{}, {}]", p.field, p.message, p.code, p.rule)));
     }
     let f = Forces::of(m, s, hex, attacker);
@@ -993,7 +1060,7 @@ pub fn resolve(
         return Ok((after, events));
     }
     let fought = match (&entry.table, &entry.trivial) {
-        (Some(t), _) => table(m, s, &f, t, dice, &mut events)?,
+        (Some(t), _) => table(m, s, &f, t, entry.by_commanders, dice, &mut events)?,
         (_, Some(t)) => trivial(m, s, &f, t, dice, &mut events)?,
         _ => return Err(Error::refused("a battle's entry gives `table:` or `trivial:`")),
     };
@@ -1056,10 +1123,10 @@ fn attempt(m: &Module, s: &State, f: &Forces, b: &BreakOff, dice: &mut dyn Dice)
             BREAKING,
             "break-off-result",
             if won.is_empty() {
-                format!("Battle at {}: the battle continues after pass {}; the referee enters its result when it ends, or the next attempt after a later pass", f.hex, b.pass)
+                format!("Battle at {}: the battle continues after pass {}; its result is entered when it ends, or the next attempts after a later pass", f.hex, b.pass)
             } else {
                 format!(
-                    "Battle at {}: {} broke off after pass {}: the battle immediately ends and both sides undergo post-battle recovery; the referee enters its result ({})",
+                    "Battle at {}: {} broke off after pass {}: the battle immediately ends and both sides undergo post-battle recovery; its result is entered next ({})",
                     f.hex,
                     won.join(" and "),
                     b.pass,
@@ -1074,7 +1141,15 @@ fn attempt(m: &Module, s: &State, f: &Forces, b: &BreakOff, dice: &mut dyn Dice)
     Ok((after, events))
 }
 
-fn table(m: &Module, s: &State, f: &Forces, t: &Table, dice: &mut dyn Dice, events: &mut Vec<Event>) -> Result<Fought> {
+fn table(
+    m: &Module,
+    s: &State,
+    f: &Forces,
+    t: &Table,
+    by_commanders: bool,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> Result<Fought> {
     let mut markers: BTreeMap<String, u32> = t.units.iter().map(|(id, r)| (id.clone(), r.markers)).collect();
     let mut broke: BTreeSet<String> = t.units.iter().filter(|(_, r)| r.broke).map(|(id, _)| id.clone()).collect();
     for (side, o) in &t.outcome {
@@ -1093,8 +1168,9 @@ fn table(m: &Module, s: &State, f: &Forces, t: &Table, dice: &mut dyn Dice, even
             TRANSFER,
             "battle-result",
             format!(
-                "Battle at {}: the referee enters the table's result. {}; {} holds the field",
+                "Battle at {}: {} the table's result. {}; {} holds the field",
                 f.hex,
+                if by_commanders { "both commanders enter" } else { "the referee enters" },
                 t.outcome.iter().map(|(side, o)| format!("{side} {}", words(*o))).collect::<Vec<_>>().join(", "),
                 t.holds_field
             ),

@@ -7,6 +7,7 @@
 //! FORTIFICATIONS IN COMBAT and ENTRENCHMENTS (`fortifications`), REPLACEMENTS
 //! (`replacements`), MILITIA UNITS (`militia`). What they share is in `board`.
 
+pub mod agreement;
 pub mod attrition;
 pub mod battle;
 pub mod command;

@@ -234,7 +234,7 @@ pub fn ammunition(
                 String::new()
             } else {
                 format!(
-                    ". It may expend up to {} supply unit{} to resupply (the referee's entry: `supply_spent`)",
+                    ". It may expend up to {} supply unit{} to resupply (the battle's entry: `supply_spent`)",
                     supply_units.len(),
                     if supply_units.len() == 1 { "" } else { "s" }
                 )
