@@ -596,6 +596,12 @@ fn step_info(step: &Step) -> StepInfo {
     StepInfo { name: step.name(), field: step.field(), turn: step.turn }
 }
 
+/// A rule's problem with an orders file, located in it with its code.
+fn located_problem(label: &str, text: &str, p: movement::Problem) -> Located {
+    let code = RefusalCode { code: p.code.into(), rule: p.rule.into() };
+    located(label, text, &p.field, p.message, Some(code))
+}
+
 fn located(label: &str, text: &str, field: &str, message: String, code: Option<RefusalCode>) -> Located {
     let at = crate::base::yaml::locate::locate(text, field);
     Located {
@@ -913,18 +919,7 @@ impl seam::Rules for Rules {
             },
             (Body::Battle(_), None) => Vec::new(),
         };
-        problems
-            .into_iter()
-            .map(|p| {
-                located(
-                    label,
-                    text,
-                    &p.field,
-                    p.message,
-                    Some(RefusalCode { code: p.code.into(), rule: p.rule.into() }),
-                )
-            })
-            .collect()
+        problems.into_iter().map(|p| located_problem(label, text, p)).collect()
     }
     fn validate_with(
         &self,
@@ -951,15 +946,7 @@ impl seam::Rules for Rules {
             .filter(|(side, _)| *side != &header.side && awaited_by(&self.module, step).contains(side))
             .filter_map(|(side, v)| entry(v).map(|theirs| (side, theirs)))
             .flat_map(|(side, theirs)| agreement::disagreements(&header.side, &mine, side, &theirs))
-            .map(|p| {
-                located(
-                    label,
-                    text,
-                    &p.field,
-                    p.message,
-                    Some(RefusalCode { code: p.code.into(), rule: p.rule.into() }),
-                )
-            })
+            .map(|p| located_problem(label, text, p))
             .collect()
     }
     fn read_turn(
