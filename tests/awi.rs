@@ -115,6 +115,10 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     // for both, and the British file is kept, not lost.
     let theirs = b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: british\ntable:\n  holds_field: british\n  outcome: {american: broke, british: held}\n  units: {militia: {markers: 3}, foot: {markers: 2}}\n  retreat_to: \"0102\"\n";
     submit_ok(&g, theirs);
+    // Even a file that would no longer pass (changed by hand here) does not
+    // stop the referee's entry: it is set aside unread.
+    let broken = b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: british\ntable: {}\n";
+    std::fs::write(g.join("inbox/1-american-battle-0101--british.yaml"), broken).unwrap();
     let (template, _) = adjutant::game::template(&g, "referee", wait()).unwrap();
     assert!(
         template.contains("step: american-battle-0101") && template.contains("militia: {markers: 0}"),
@@ -139,7 +143,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     assert_eq!(p.resolved[0].rolls.len(), 1, "the pursuit's morale check");
     assert!(!g.join("inbox/1-american-battle-0101--british.yaml").exists());
     let kept = g.join("kept/superseded/000001--1-american-battle-0101--british.yaml");
-    assert_eq!(std::fs::read(&kept).unwrap(), theirs);
+    assert_eq!(std::fs::read(&kept).unwrap(), broken);
     let why =
         std::fs::read_to_string(g.join("kept/superseded/000001--1-american-battle-0101--british.reason")).unwrap();
     assert!(why.contains("were not used: journal entry 3 resolved the step with the orders of referee"), "{why}");
@@ -147,10 +151,10 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     // command's recovery sets the file aside as resolve would have (a
     // copy left without its reason is undone first).
     std::fs::remove_file(g.join("kept/superseded/000001--1-american-battle-0101--british.reason")).unwrap();
-    std::fs::write(g.join("inbox/1-american-battle-0101--british.yaml"), theirs).unwrap();
+    std::fs::write(g.join("inbox/1-american-battle-0101--british.yaml"), broken).unwrap();
     let status = adjutant_status(&g);
     assert!(status.contains("next step 2-british-operations"), "{status}");
-    assert_eq!(std::fs::read(&kept).unwrap(), theirs);
+    assert_eq!(std::fs::read(&kept).unwrap(), broken);
     assert!(g.join("kept/superseded/000001--1-american-battle-0101--british.reason").is_file());
     assert!(!g.join("inbox/1-american-battle-0101--british.yaml").exists());
     assert_eq!(std::fs::read_dir(g.join("kept/superseded")).unwrap().count(), 2, "one copy and its reason");

@@ -299,10 +299,20 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     }
     while let Some(step) = state.next_step() {
         let awaited = rules.awaited(state.as_ref());
-        // Submitted files for this step, for sides no file given covers.
+        let sent = |side: &String| {
+            offered.iter().any(|o| o.step == step && &o.side == side)
+                || inbox.iter().any(|p| p.step == step.name && &p.side == side)
+        };
+        // A stand-in's entry (Rules::stand_in: the AWI referee's) answers
+        // for every awaited side: the step is resolved with it alone.
+        let stand_in = rules.stand_in(state.as_ref()).filter(|role| sent(role));
+        // Submitted files for this step, for sides no file given covers
+        // (none but the stand-in's when it is in: the others are set aside).
         let mut from_inbox = Vec::new();
         for p in inbox.iter().filter(|p| p.step == step.name) {
-            if offered.iter().any(|o| o.step == step && o.side == p.side) {
+            if offered.iter().any(|o| o.step == step && o.side == p.side)
+                || stand_in.as_ref().is_some_and(|role| role != &p.side)
+            {
                 continue;
             }
             let label =
@@ -331,13 +341,6 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
                 }
             }
         }
-        let sent = |side: &String| {
-            offered.iter().any(|o| o.step == step && &o.side == side)
-                || inbox.iter().any(|p| p.step == step.name && &p.side == side)
-        };
-        // A stand-in's entry (Rules::stand_in: the AWI referee's) answers
-        // for every awaited side: the step is resolved with it alone.
-        let stand_in = rules.stand_in(state.as_ref()).filter(|role| sent(role));
         if let (Some(role), true) = (&stand_in, mutual) {
             let why = format!(
                 "step {}: the {role}'s entry cannot be taken in mutual dice mode (DICE.md 7: each step's dice come \
