@@ -146,7 +146,7 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
     assert_eq!(std::fs::read(&kept).unwrap(), broken);
     let why =
         std::fs::read_to_string(g.join("kept/superseded/000001--1-american-battle-0101--british.reason")).unwrap();
-    assert!(why.contains("were not used: journal entry 3 resolved the step with the orders of referee"), "{why}");
+    assert!(why.contains("were not used: journal entry 3 resolved the step with the orders of referee only"), "{why}");
     // A resolve killed after its commit, before the set-aside: the next
     // command's recovery sets the file aside as resolve would have (a
     // copy left without its reason is undone first).

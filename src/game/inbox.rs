@@ -92,7 +92,8 @@ pub struct Pending {
 }
 
 /// Set aside an inbox file its step was resolved without (the AWI
-/// referee's entry stood in for both commanders', `Rules::stand_in`): kept
+/// referee's entry stood in for both commanders', `Rules::stand_in`; or it
+/// was sent ahead for a step that came not awaiting its side): kept
 /// in `kept/superseded/` with its reason, then removed from the inbox, so
 /// nothing a player sent is lost. Journal entry `entry` resolved the step
 /// with the files of `used`. Called once the entry is committed, by
@@ -107,7 +108,7 @@ pub fn set_aside(folder: &GameFolder, p: &Pending, entry: u32, used: &[String]) 
     )?;
     let text = format!(
         "superseded: {}'s orders for step {} (sha256 {}, {} bytes) were not used: journal entry {entry} resolved \
-         the step with the orders of {} in their place",
+         the step with the orders of {} only",
         p.side,
         p.step,
         Bytes32::sha256(&p.bytes).to_hex(),

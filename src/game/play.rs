@@ -465,10 +465,11 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         orders_files.extend(orders.into_iter().map(|(_, bytes, file)| (file, bytes)));
         // The inbox's copies of the step are done with once it is in the
         // journal; a side's file the step did without (a stand-in's entry
-        // took its place) is set aside in kept/superseded/ once committed.
+        // took its place, or a file sent ahead for a step that came not
+        // awaiting the side) is set aside in kept/superseded/ once committed.
         let used: Vec<String> = mine.iter().map(|o| o.side.clone()).collect();
         for p in inbox.iter().filter(|p| p.step == step.name) {
-            if stand_in.is_none() || used.contains(&p.side) {
+            if used.contains(&p.side) {
                 used_inbox.push(p.path.clone());
             } else {
                 set_aside.push((p.clone(), k, used.clone()));

@@ -80,7 +80,7 @@ pub struct Leftovers {
     /// Inbox copies of steps the journal resolved with those bytes.
     pub inbox: Vec<PathBuf>,
     /// Inbox files of sides whose step the journal resolved without them
-    /// (a stand-in's entry in their place): kept in kept/superseded/, with
+    /// (a stand-in's entry in their place, ...): kept in kept/superseded/, with
     /// the entry and the sides whose files it used.
     pub set_aside: Vec<(crate::game::inbox::Pending, u32, Vec<String>)>,
     /// Dispatches reporting steps beyond the journal (while the marker is there).
@@ -263,7 +263,8 @@ pub fn diagnose(folder: &GameFolder) -> Result<Leftovers> {
                     found.inbox.push(p.path.clone());
                 } else if !entry.orders.iter().any(|r| r.side == p.side) {
                     // Resolved without the side's file (a stand-in's entry
-                    // in its place): set aside, as `resolve` does.
+                    // in its place, or sent ahead for a step that came not
+                    // awaiting the side): set aside, as `resolve` does.
                     let used = entry.orders.iter().map(|r| r.side.clone()).collect();
                     found.set_aside.push((p.clone(), k, used));
                 }
