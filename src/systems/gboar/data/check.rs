@@ -664,7 +664,9 @@ fn check_scenario(
     };
     let mut used: BTreeMap<&str, String> = BTreeMap::new();
     let unknown = |f: &mut Files, id: &str, field: String| {
-        let near: Vec<&str> = by_id.keys().copied().filter(|k| k.starts_with(&id[..id.len().min(3)])).take(5).collect();
+        // The first three characters (not bytes: an id may be any UTF-8).
+        let prefix = id.char_indices().nth(3).map_or(id, |(at, _)| &id[..at]);
+        let near: Vec<&str> = by_id.keys().copied().filter(|k| k.starts_with(prefix)).take(5).collect();
         let hint = if near.is_empty() { String::new() } else { format!(" (did you mean {}?)", near.join(", ")) };
         f.add(file, None, Some(id), field, format!("no counter '{id}' in counters.yaml{hint}"));
     };
