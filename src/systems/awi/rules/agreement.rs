@@ -49,15 +49,21 @@ fn problem(field: impl Into<String>, message: impl Into<String>, code: &'static 
 /// entry says).
 fn normal(t: &Table) -> Json {
     let mut t = t.clone();
+    names_in_id_order(&mut t);
+    t.supply_spent.retain(|_, n| *n > 0);
+    t.bombardment.retain(|_, shots| !shots.is_empty());
+    serde_json::to_value(&t).unwrap_or(Json::Null)
+}
+
+/// A table result's lists of names in one order, whoever's file came
+/// first: id order (the pursuit's morale checks are rolled in it).
+fn names_in_id_order(t: &mut Table) {
     t.generals_lost.sort();
     t.generals_lost.dedup();
     if let Some(p) = &mut t.pursuit {
         p.caught.sort();
         p.caught.dedup();
     }
-    t.supply_spent.retain(|_, n| *n > 0);
-    t.bombardment.retain(|_, shots| !shots.is_empty());
-    serde_json::to_value(&t).unwrap_or(Json::Null)
 }
 
 /// The first field where `a` and `b` differ, under `at`, with each one's
@@ -170,14 +176,8 @@ pub fn join(files: &BTreeMap<String, Entry>) -> std::result::Result<Entry, Vec<P
         return Err(vec![problem("", "no commander's entry", "commanders-disagree", TRANSFER)]);
     };
     let mut joined = (*first).clone();
-    // The lists of names in one order whoever's file came first: id order.
     if let Some(t) = &mut joined.table {
-        t.generals_lost.sort();
-        t.generals_lost.dedup();
-        if let Some(p) = &mut t.pursuit {
-            p.caught.sort();
-            p.caught.dedup();
-        }
+        names_in_id_order(t);
     }
     if let Some(t) = &mut joined.trivial {
         *t = Trivial { distribute: BTreeMap::new(), retreat_to: BTreeMap::new() };
