@@ -8,26 +8,30 @@
 //! stops it. Both come from the module's Terrain Effects Chart through
 //! [`Terrain`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::base::hex::{neighbour, Direction, HexId};
 use crate::systems::gboar::board::state::{Condition, State, UnitState};
 use crate::systems::gboar::board::terrain::Terrain;
+use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::counters::Counter;
 
 /// The hexes in the ZOC of the enemies of one player, and whose ZOC it is.
+/// The units are their counters' ids (borrowed from the module, not
+/// copied: a movement phase builds this for every check of its orders),
+/// each list in id order without repeats, as the units are read.
 #[derive(Debug, Clone, Default)]
-pub struct Zoc {
+pub struct Zoc<'r> {
     /// Every hex in an enemy ZOC, and the enemy units exerting it (8.1).
-    pub by_hex: BTreeMap<HexId, BTreeSet<String>>,
+    pub by_hex: BTreeMap<HexId, Vec<&'r str>>,
     /// The hexes in the ZOC of enemy rifle units, and those units (8.31).
-    pub rifle_by_hex: BTreeMap<HexId, BTreeSet<String>>,
+    pub rifle_by_hex: BTreeMap<HexId, Vec<&'r str>>,
 }
 
-impl Zoc {
+impl Zoc<'_> {
     /// The enemy units whose ZOC covers `hex` (empty when none).
     pub fn exerted_on(&self, hex: HexId) -> Vec<String> {
-        self.by_hex.get(&hex).map(|s| s.iter().cloned().collect()).unwrap_or_default()
+        self.by_hex.get(&hex).map(|s| s.iter().map(|u| u.to_string()).collect()).unwrap_or_default()
     }
 
     pub fn contains(&self, hex: HexId) -> bool {
@@ -41,22 +45,22 @@ impl Zoc {
     /// neither. Several rifle units entered (or exited) at once still cost
     /// +1 (the rule prices the act of entering, not each unit).
     pub fn rifle_costs(&self, from: HexId, to: HexId) -> (Vec<String>, Vec<String>) {
-        let empty = BTreeSet::new();
-        let a = self.rifle_by_hex.get(&from).unwrap_or(&empty);
-        let b = self.rifle_by_hex.get(&to).unwrap_or(&empty);
-        let entered = b.difference(a).cloned().collect();
-        let exited = a.difference(b).cloned().collect();
+        let a = self.rifle_by_hex.get(&from).map(Vec::as_slice).unwrap_or_default();
+        let b = self.rifle_by_hex.get(&to).map(Vec::as_slice).unwrap_or_default();
+        let outside = |set: &[&str], u: &str| set.binary_search(&u).is_err();
+        let entered = b.iter().filter(|u| outside(a, u)).map(|u| u.to_string()).collect();
+        let exited = a.iter().filter(|u| outside(b, u)).map(|u| u.to_string()).collect();
         (entered, exited)
     }
 
     /// Whether [`Zoc::rifle_costs`] finds a rifle ZOC entered, and one
     /// exited, without listing the units: what the movement search prices.
     pub fn rifle_crossed(&self, from: HexId, to: HexId) -> (bool, bool) {
-        let a = self.rifle_by_hex.get(&from);
-        let b = self.rifle_by_hex.get(&to);
-        let outside = |set: Option<&BTreeSet<String>>, u: &String| !set.is_some_and(|s| s.contains(u));
-        let entered = b.is_some_and(|b| b.iter().any(|u| outside(a, u)));
-        let exited = a.is_some_and(|a| a.iter().any(|u| outside(b, u)));
+        let a = self.rifle_by_hex.get(&from).map(Vec::as_slice).unwrap_or_default();
+        let b = self.rifle_by_hex.get(&to).map(Vec::as_slice).unwrap_or_default();
+        let outside = |set: &[&str], u: &str| set.binary_search(&u).is_err();
+        let entered = b.iter().any(|u| outside(a, u));
+        let exited = a.iter().any(|u| outside(b, u));
         (entered, exited)
     }
 }
@@ -86,32 +90,33 @@ pub fn extends(terrain: &Terrain, from: HexId, to: HexId) -> bool {
 }
 
 /// The ZOC of every unit that is an enemy of `player` (8.1), with rifle
-/// units' ZOC apart (8.31). `counters` indexes the module's counters by id;
-/// `player_of_army` gives each army's player.
-pub fn enemy_zoc(
+/// units' ZOC apart (8.31). `player_of_army` gives each army's player.
+pub fn enemy_zoc<'r>(
+    rules: &'r Rules,
     terrain: &Terrain,
     state: &State,
-    counters: &BTreeMap<&str, &Counter>,
     player_of_army: &BTreeMap<String, String>,
     player: &str,
-) -> Zoc {
-    enemy_zoc_in(terrain, state, counters, player_of_army, player, |_| true)
+) -> Zoc<'r> {
+    enemy_zoc_in(rules, terrain, state, player_of_army, player, |_| true)
 }
 
 /// [`enemy_zoc`] in the hexes `wanted` takes only: exactly the same in
 /// those hexes, none in the others (a rule that asks about a few hexes
 /// need not work out the ZOC of the whole board).
-pub fn enemy_zoc_in(
+pub fn enemy_zoc_in<'r>(
+    rules: &'r Rules,
     terrain: &Terrain,
     state: &State,
-    counters: &BTreeMap<&str, &Counter>,
     player_of_army: &BTreeMap<String, String>,
     player: &str,
     wanted: impl Fn(HexId) -> bool,
-) -> Zoc {
+) -> Zoc<'r> {
     let mut zoc = Zoc::default();
+    // The units in id order: each hex's list is sorted and without
+    // repeats as it is built (a unit reaches a hex once).
     for (id, unit) in &state.units {
-        let Some(counter) = counters.get(id.as_str()) else { continue };
+        let Some(counter) = rules.counter(id) else { continue };
         if player_of_army.get(&counter.army).map(String::as_str) == Some(player)
             || !exerts_zoc(counter, unit, terrain.lost_zoc)
         {
@@ -124,9 +129,9 @@ pub fn enemy_zoc_in(
             if !wanted(n) || !extends(terrain, at, n) {
                 continue;
             }
-            zoc.by_hex.entry(n).or_default().insert(id.clone());
+            zoc.by_hex.entry(n).or_default().push(counter.id.as_str());
             if rifle {
-                zoc.rifle_by_hex.entry(n).or_default().insert(id.clone());
+                zoc.rifle_by_hex.entry(n).or_default().push(counter.id.as_str());
             }
         }
     }

@@ -49,13 +49,11 @@ fn entry_hexes(rules: &Rules, def: Option<&EntryDef>, letter: &str) -> Vec<HexId
 /// Enemy units (of any kind) by hex, and the hexes in enemy ZOCs, for `player`.
 fn enemy_presence(rules: &Rules, state: &State, player: &str) -> (BTreeSet<HexId>, BTreeSet<HexId>) {
     let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
-    let counters: BTreeMap<&str, &crate::systems::gboar::data::counters::Counter> =
-        rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
-    let zoc = crate::systems::gboar::board::zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
+    let zoc = crate::systems::gboar::board::zoc::enemy_zoc(rules, &terrain, state, &player_of_army, player);
     let mut occupied = BTreeSet::new();
     for (id, unit) in &state.units {
-        let Some(c) = counters.get(id.as_str()) else { continue };
+        let Some(c) = rules.counter(id) else { continue };
         if player_of_army.get(&c.army).map(String::as_str) == Some(player) {
             continue;
         }

@@ -346,7 +346,7 @@ enum Check {
 struct Ground<'a> {
     rules: &'a Rules,
     terrain: Terrain<'a>,
-    zoc: Zoc,
+    zoc: Zoc<'a>,
     unit: &'a Counter,
     start: HexId,
     /// Enemy counters by hex, and enemy combat units by hex.
@@ -425,7 +425,6 @@ impl<'a> Ground<'a> {
             .ok_or_else(|| Error::refused(format!("the army {} of {} is no player's", unit.army, unit.id)))?
             .to_string();
         let terrain = Terrain::with(rules, works);
-        let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
         let player_of_army: BTreeMap<String, String> = rules
             .sequence
             .data
@@ -433,12 +432,12 @@ impl<'a> Ground<'a> {
             .iter()
             .flat_map(|a| a.armies.iter().map(|army| (army.clone(), a.id.clone())))
             .collect();
-        let zoc = zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, &player);
+        let zoc = zoc::enemy_zoc(rules, &terrain, state, &player_of_army, &player);
         let mut enemy: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         let mut friendly: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         for id in state.units.keys() {
-            let (Some(c), Some(h)) = (counters.get(id.as_str()), hex_of(state, id)) else { continue };
+            let (Some(c), Some(h)) = (rules.counter(id), hex_of(state, id)) else { continue };
             if player_of_army.get(&c.army) == Some(&player) {
                 if !group.contains(id) {
                     friendly.entry(h).or_default().push(id.clone());

@@ -421,12 +421,11 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
     }
     let layout = rules.module.map.layout;
     let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
-    let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
     let player_of_army = rules.players_of_armies();
     // The ZOC is asked about in the hexes around `hexes` only.
     let around: BTreeSet<HexId> = hexes.iter().flat_map(|h| neighbours(*h, layout)).collect();
     let zoc =
-        crate::systems::gboar::board::zoc::enemy_zoc_in(&terrain, state, &counters, &player_of_army, own_player, |n| {
+        crate::systems::gboar::board::zoc::enemy_zoc_in(rules, &terrain, state, &player_of_army, own_player, |n| {
             around.contains(&n)
         });
     let occupied = occupants(rules, state);

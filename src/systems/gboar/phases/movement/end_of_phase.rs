@@ -78,8 +78,7 @@ impl Phase<'_> {
                 .units
                 .iter()
                 .filter(|(other, u)| {
-                    self.counters
-                        .get(other.as_str())
+                    self.counter(other.as_str())
                         .is_some_and(|c| !c.is_leader() && self.player_of_army.get(&c.army) != mine.as_ref())
                         && u.hex.as_deref().and_then(|h| h.parse().ok()).is_some_and(|h| around.contains(&h))
                 })
@@ -169,7 +168,7 @@ impl Phase<'_> {
             let Some(list) = body.get("put_off") else { continue };
             let Ok(list) = crate::base::yaml::from_value::<Vec<String>>(list.clone()) else { continue };
             for (n, id) in list.iter().enumerate() {
-                let own = self.counters.get(id.as_str()).and_then(|c| self.side_of_army.get(&c.army));
+                let own = self.counter(id.as_str()).and_then(|c| self.side_of_army.get(&c.army));
                 if own.map(String::as_str) != Some(*side) || !run.arrived.contains_key(id) {
                     run.problems.push((
                         side.to_string(),
@@ -723,7 +722,7 @@ impl Phase<'_> {
     pub(super) fn end_of_phase_command_stacking(&self, run: &mut Run<'_>, sides: &[&str], whole_phase: bool) {
         let mut by_hex: BTreeMap<HexId, Vec<&Counter>> = BTreeMap::new();
         for (id, unit) in &run.state.units {
-            let Some(c) = self.counters.get(id.as_str()) else { continue };
+            let Some(c) = self.counter(id.as_str()) else { continue };
             if !self.is_friendly(c) {
                 continue;
             }

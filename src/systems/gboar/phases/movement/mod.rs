@@ -305,14 +305,13 @@ const NO_MINIMUM_MOVE: &[&str] = &["naval-artillery", "mortar"];
 /// while the phasing player moves.
 struct Phase<'a> {
     terrain: Terrain<'a>,
-    counters: BTreeMap<&'a str, &'a Counter>,
     player_of_army: BTreeMap<String, String>,
     side_of_army: BTreeMap<String, String>,
     player: String,
     sides: Vec<String>,
-    zoc: Zoc,
+    zoc: Zoc<'a>,
     /// Hexes holding enemy combat units, and those units.
-    enemy_combat: BTreeMap<HexId, Vec<String>>,
+    enemy_combat: BTreeMap<HexId, Vec<&'a str>>,
     stacking: Option<&'a Stacking>,
     /// This turn's weather (Savannah 4.2), from the weather chart.
     weather: Option<&'a crate::systems::gboar::data::charts::WeatherCondition>,
@@ -490,7 +489,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
 impl<'a> Phase<'a> {
     fn new(rules: &'a Rules, state: &'a State, player: &str) -> std::result::Result<Phase<'a>, String> {
         let terrain = Terrain::of(rules, state);
-        let counters: BTreeMap<&str, &Counter> = rules.module.counters.iter().map(|c| (c.id.as_str(), c)).collect();
         let data = &rules.sequence.data;
         let player_of_army = rules.players_of_armies();
         let side_of_army = data.armies.iter().map(|a| (a.id.clone(), a.side.clone())).collect();
@@ -505,7 +503,7 @@ impl<'a> Phase<'a> {
                 ));
             }
         }
-        let zoc = zoc::enemy_zoc(&terrain, state, &counters, &player_of_army, player);
+        let zoc = zoc::enemy_zoc(rules, &terrain, state, &player_of_army, player);
         let player_of_army_is = |army: &String| player_of_army.get(army).map(String::as_str) == Some(player);
         let roster = state
             .units
@@ -513,19 +511,18 @@ impl<'a> Phase<'a> {
             .filter_map(|id| rules.counter(id))
             .map(|c| (c.id.as_str(), c, player_of_army_is(&c.army)))
             .collect();
-        let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+        let mut enemy_combat: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
         for (id, unit) in &state.units {
-            let Some(c) = counters.get(id.as_str()) else { continue };
+            let Some(c) = rules.counter(id) else { continue };
             if c.is_leader() || player_of_army.get(&c.army).map(String::as_str) == Some(player) {
                 continue;
             }
             if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
-                enemy_combat.entry(h).or_default().push(id.clone());
+                enemy_combat.entry(h).or_default().push(c.id.as_str());
             }
         }
         Ok(Phase {
             terrain,
-            counters,
             player_of_army,
             side_of_army,
             player: player.to_string(),
@@ -599,7 +596,7 @@ impl<'a> Phase<'a> {
     /// combat units, 3.2).
     fn adjacent_enemies(&self, hex: HexId) -> Vec<String> {
         let mut found: Vec<String> =
-            around(hex, self.terrain.layout).filter_map(|n| self.enemy_combat.get(&n)).flatten().cloned().collect();
+            around(hex, self.terrain.layout).filter_map(|n| self.enemy_combat.get(&n)).flatten().map(|u| u.to_string()).collect();
         found.sort();
         found
     }

@@ -261,8 +261,7 @@ impl Phase<'_> {
                 .filter(|(id, u)| {
                     u.hex.is_some()
                         && self
-                            .counters
-                            .get(id.as_str())
+                            .counter(id.as_str())
                             .is_some_and(|c| self.side_of_army.get(&c.army).map(String::as_str) == Some(side))
                 })
                 .map(|(id, _)| id.clone())
@@ -846,7 +845,7 @@ impl Phase<'_> {
                         .with("hex", hex.to_string())
                         .with("by", &movers),
                 );
-                let by = movers.first().and_then(|m| self.counters.get(m.as_str())).map(|c| c.army.clone());
+                let by = movers.first().and_then(|m| self.counter(m.as_str())).map(|c| c.army.clone());
                 match crate::systems::gboar::effects::results::leader_captured(
                     self.rules,
                     &mut run.state,
