@@ -106,7 +106,14 @@ fn right(table: &mut Table, column: usize) {
 #[derive(Debug, Default)]
 pub struct Drawn {
     steps: RefCell<BTreeMap<u32, Vec<DrawnStep>>>,
+    /// Each side's table of positions drawn, with the rows it shows: the
+    /// sides' reports list the same sides' units, in another order (the
+    /// viewer's own first), and mostly the same rows.
+    positions: RefCell<Vec<DrawnPositions>>,
 }
+
+/// A side's rows of positions, and its table drawn.
+type DrawnPositions = (Vec<crate::system::Position>, String);
 
 /// One step's orders and rolls as a report shows them, and their tables.
 type DrawnStep = (Vec<OrdersFile>, Vec<Roll>, StepTables);
@@ -132,7 +139,7 @@ pub fn text_tables_with(model: &ReportModel, drawn: &Drawn) -> TextTables {
             tables
         })
         .collect();
-    standing_tables(model, steps)
+    standing_tables(model, steps, drawn)
 }
 
 /// How a report's table of orders marks default orders (issue 16).
@@ -163,16 +170,24 @@ fn step_tables(step: &StepReport) -> StepTables {
 
 /// The table of positions, a table per side (with the side a column, the
 /// longest unit ids would not fit [`WIDTH`]), the viewer's own side first.
-fn positions_tables(model: &ReportModel) -> String {
+fn positions_tables(model: &ReportModel, drawn: &Drawn) -> String {
     let mut sides: Vec<&str> = model.standing.positions.iter().map(|p| p.side.as_str()).collect();
     sides.dedup();
     let own = model.viewer.side.as_deref();
     sides.sort_by_key(|s| (Some(*s) != own, *s));
     sides.dedup();
     let mut out = Vec::new();
+    let mut seen = drawn.positions.borrow_mut();
     for side in sides {
+        let rows: Vec<&crate::system::Position> = model.standing.positions.iter().filter(|p| p.side == side).collect();
+        // The rows name their side: equal rows are the same side's table.
+        let known = seen.iter().find(|(r, _)| r.len() == rows.len() && r.iter().zip(&rows).all(|(a, b)| a == *b));
+        if let Some((_, text)) = known {
+            out.push(text.clone());
+            continue;
+        }
         let mut t = table(&["unit", "hex", "steps", "condition", "pin"]);
-        for p in model.standing.positions.iter().filter(|p| p.side == side) {
+        for p in &rows {
             t.add_row(vec![
                 p.unit.clone(),
                 p.hex.clone(),
@@ -181,13 +196,15 @@ fn positions_tables(model: &ReportModel) -> String {
                 if p.pinned { "PIN".to_string() } else { String::new() },
             ]);
         }
-        out.push(format!("{side}:\n{t}"));
+        let text = format!("{side}:\n{t}");
+        seen.push((rows.into_iter().cloned().collect(), text.clone()));
+        out.push(text);
     }
     out.join("\n")
 }
 
 /// The standing's tables, with the steps' given.
-fn standing_tables(model: &ReportModel, steps: Vec<StepTables>) -> TextTables {
+fn standing_tables(model: &ReportModel, steps: Vec<StepTables>, drawn: &Drawn) -> TextTables {
     let standing = &model.standing;
     let mut armies = table(&["army", "army morale", "VPs"]);
     let mut names: Vec<&String> = standing.army_morale.keys().chain(standing.victory_points.keys()).collect();
@@ -218,7 +235,7 @@ fn standing_tables(model: &ReportModel, steps: Vec<StepTables>) -> TextTables {
     }
     TextTables {
         steps,
-        positions: positions_tables(model),
+        positions: positions_tables(model, drawn),
         armies: if names.is_empty() { String::new() } else { armies.to_string() },
         momentum: if standing.momentum.is_empty() { String::new() } else { momentum.to_string() },
         cards: if standing.hand_sizes.is_empty() { String::new() } else { cards.to_string() },
