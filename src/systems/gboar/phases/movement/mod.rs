@@ -595,8 +595,11 @@ impl<'a> Phase<'a> {
     /// 13.3, 9.52: the enemy combat units next to `hex` (leaders are not
     /// combat units, 3.2).
     fn adjacent_enemies(&self, hex: HexId) -> Vec<String> {
-        let mut found: Vec<String> =
-            around(hex, self.terrain.layout).filter_map(|n| self.enemy_combat.get(&n)).flatten().map(|u| u.to_string()).collect();
+        let mut found: Vec<String> = around(hex, self.terrain.layout)
+            .filter_map(|n| self.enemy_combat.get(&n))
+            .flatten()
+            .map(|u| u.to_string())
+            .collect();
         found.sort();
         found
     }

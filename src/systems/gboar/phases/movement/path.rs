@@ -67,7 +67,10 @@ impl<'a> Phase<'a> {
         if let Some(enemies) = self.enemy_combat.get(&to) {
             return Err(Refusal::new(
                 Code::EnemyOccupiedHex,
-                text!("{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)", enemies.join(", ")),
+                text!(
+                    "{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)",
+                    enemies.join(", ")
+                ),
             ));
         }
         let mut captures = Vec::new();
