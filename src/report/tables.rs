@@ -181,7 +181,7 @@ fn positions_tables(model: &ReportModel, drawn: &Drawn) -> String {
     for side in sides {
         let rows: Vec<&crate::system::Position> = model.standing.positions.iter().filter(|p| p.side == side).collect();
         // The rows name their side: equal rows are the same side's table.
-        let known = seen.iter().find(|(r, _)| r.len() == rows.len() && r.iter().zip(&rows).all(|(a, b)| a == *b));
+        let known = seen.iter().find(|(r, _)| r.iter().eq(rows.iter().copied()));
         if let Some((_, text)) = known {
             out.push(text.clone());
             continue;

@@ -45,9 +45,7 @@ impl Zoc<'_> {
     /// neither. Several rifle units entered (or exited) at once still cost
     /// +1 (the rule prices the act of entering, not each unit).
     pub fn rifle_costs(&self, from: HexId, to: HexId) -> (Vec<String>, Vec<String>) {
-        let a = self.rifle_by_hex.get(&from).map(Vec::as_slice).unwrap_or_default();
-        let b = self.rifle_by_hex.get(&to).map(Vec::as_slice).unwrap_or_default();
-        let outside = |set: &[&str], u: &str| set.binary_search(&u).is_err();
+        let (a, b) = (self.rifle_at(from), self.rifle_at(to));
         let entered = b.iter().filter(|u| outside(a, u)).map(|u| u.to_string()).collect();
         let exited = a.iter().filter(|u| outside(b, u)).map(|u| u.to_string()).collect();
         (entered, exited)
@@ -56,13 +54,19 @@ impl Zoc<'_> {
     /// Whether [`Zoc::rifle_costs`] finds a rifle ZOC entered, and one
     /// exited, without listing the units: what the movement search prices.
     pub fn rifle_crossed(&self, from: HexId, to: HexId) -> (bool, bool) {
-        let a = self.rifle_by_hex.get(&from).map(Vec::as_slice).unwrap_or_default();
-        let b = self.rifle_by_hex.get(&to).map(Vec::as_slice).unwrap_or_default();
-        let outside = |set: &[&str], u: &str| set.binary_search(&u).is_err();
-        let entered = b.iter().any(|u| outside(a, u));
-        let exited = a.iter().any(|u| outside(b, u));
-        (entered, exited)
+        let (a, b) = (self.rifle_at(from), self.rifle_at(to));
+        (b.iter().any(|u| outside(a, u)), a.iter().any(|u| outside(b, u)))
     }
+
+    /// The rifle units whose ZOC covers `hex`, in id order.
+    fn rifle_at(&self, hex: HexId) -> &[&str] {
+        self.rifle_by_hex.get(&hex).map(Vec::as_slice).unwrap_or_default()
+    }
+}
+
+/// Whether unit `u` is not in `set` (ids in order).
+fn outside(set: &[&str], u: &str) -> bool {
+    set.binary_search(&u).is_err()
 }
 
 /// 8.1: a Parade Order combat unit exerts a ZOC; disrupted and shattered

@@ -425,13 +425,7 @@ impl<'a> Ground<'a> {
             .ok_or_else(|| Error::refused(format!("the army {} of {} is no player's", unit.army, unit.id)))?
             .to_string();
         let terrain = Terrain::with(rules, works);
-        let player_of_army: BTreeMap<String, String> = rules
-            .sequence
-            .data
-            .alliances
-            .iter()
-            .flat_map(|a| a.armies.iter().map(|army| (army.clone(), a.id.clone())))
-            .collect();
+        let player_of_army = rules.players_of_armies();
         let zoc = zoc::enemy_zoc(rules, &terrain, state, &player_of_army, &player);
         let mut enemy: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         let mut enemy_combat: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
