@@ -526,7 +526,7 @@ fn step_orders(
         let drawn = if step.phase() == "movement" {
             draw_movement(rules, state, step, side, &least[side], draw)
         } else {
-            let guide = template::guide(rules, state, step, side, &least[side]);
+            let guide = template::guide_choices(rules, state, step, side, &least[side]);
             draw_choices(&guide, &least[side], draw)
         };
         choices.extend(drawn.into_iter().map(|c| (side.clone(), c)));

@@ -245,6 +245,15 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
             .iter()
             .any(|(_, p)| p.code == crate::systems::gboar::board::refusals::Code::RestrictedStackEnds)
     };
+    // Only a unit waiting off the map as a reinforcement can arrive (9.61):
+    // without one no move below is an arrival's, and the check of every
+    // side's orders that `stuck` makes would be made for nothing.
+    let waiting = |u: &crate::systems::gboar::board::state::UnitState| {
+        u.off_map == Some(crate::systems::gboar::board::state::OffMap::Reinforcement)
+    };
+    if rules.reinforcements.is_none() || !state.units.values().any(waiting) {
+        return;
+    }
     let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
         all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
     };

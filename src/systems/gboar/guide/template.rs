@@ -257,6 +257,18 @@ fn ordered_moves(least: &Value) -> BTreeSet<String> {
 
 /// The guide for `side` at `step`, after the least orders `least`.
 pub fn guide(rules: &Rules, state: &State, step: &Step, side: &str, least: &Value) -> Guide {
+    made(rules, state, step, side, least, true)
+}
+
+/// [`guide`] without the lines that list the side's units in the
+/// comment (`adjutant selfplay` draws from the kind and the choices, and
+/// those lines, a wrapped paragraph per unit, were most of a guide's
+/// words): the same kind, units and choices.
+pub fn guide_choices(rules: &Rules, state: &State, step: &Step, side: &str, least: &Value) -> Guide {
+    made(rules, state, step, side, least, false)
+}
+
+fn made(rules: &Rules, state: &State, step: &Step, side: &str, least: &Value, units_listed: bool) -> Guide {
     let mut g = match step {
         Step::PlayerTurn { player, phase, .. } => match phase.as_str() {
             "movement" => movement_guide(rules, state, player, side, least),
@@ -276,12 +288,14 @@ pub fn guide(rules: &Rules, state: &State, step: &Step, side: &str, least: &Valu
         _ => plain_guide(rules, state, side, "none", ""),
     };
     cards_guide(rules, state, side, &mut g);
-    let heading = format!(
-        "#\n# Your units ({side}, {}{}):\n",
-        step.name(),
-        if g.doc.is_empty() { String::new() } else { format!("; {}", g.doc) }
-    );
-    g.comment = heading + &units_text(&g.units) + &g.comment;
+    if units_listed {
+        let heading = format!(
+            "#\n# Your units ({side}, {}{}):\n",
+            step.name(),
+            if g.doc.is_empty() { String::new() } else { format!("; {}", g.doc) }
+        );
+        g.comment = heading + &units_text(&g.units) + &g.comment;
+    }
     if intel::hidden(rules) {
         hide_unseen(rules, state, step, side, &mut g);
     }
