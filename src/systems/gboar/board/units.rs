@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::base::error::{Error, Result};
-use crate::base::hex::{neighbours, HexId};
+use crate::base::hex::HexId;
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::counters::Counter;
@@ -92,11 +92,11 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
     if may_not_attack(rules, state, id) || defence_only_alone(rules, state, id) {
         return false;
     }
-    let Some(hex) = hex_of(state, id) else { return false };
-    let player = player_of(rules, id);
+    let Some(hex) = unit_hex(u) else { return false };
+    let player = rules.player_of_army(&c.army).unwrap_or_default();
     match occupancy {
-        Some(o) => o.enemy_next_to(rules, hex, &player),
-        None => !enemies_next_to(rules, state, hex, &player).is_empty(),
+        Some(o) => o.enemy_next_to(hex, player),
+        None => !enemies_next_to(rules, state, hex, player).is_empty(),
     }
 }
 
@@ -141,41 +141,49 @@ pub fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
 /// a hex, without going through every unit of the game.
 pub struct Occupancy<'s> {
     layout: crate::base::hex::Layout,
-    by_hex: BTreeMap<HexId, Vec<&'s str>>,
+    /// Each hex's units in id order, each with its player (as
+    /// [`player_of`] finds it) when it is a combat unit, none for a
+    /// leader: found once here, not per unit for every hex asked about.
+    by_hex: BTreeMap<HexId, Vec<(&'s str, Option<&'s str>)>>,
 }
 
 impl<'s> Occupancy<'s> {
-    pub fn new(rules: &Rules, state: &'s State) -> Occupancy<'s> {
-        let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
+    pub fn new(rules: &'s Rules, state: &'s State) -> Occupancy<'s> {
+        let mut by_hex: BTreeMap<HexId, Vec<(&str, Option<&str>)>> = BTreeMap::new();
         for (id, unit) in &state.units {
-            if let (Some(h), Some(_)) = (unit_hex(unit), rules.counter(id)) {
-                by_hex.entry(h).or_default().push(id);
+            if let (Some(h), Some(c)) = (unit_hex(unit), rules.counter(id)) {
+                let player = (!c.is_leader()).then(|| rules.player_of_army(&c.army).unwrap_or_default());
+                by_hex.entry(h).or_default().push((id, player));
             }
         }
         Occupancy { layout: rules.module.map.layout, by_hex }
     }
 
-    /// [`enemies_next_to`] from this index: the same units, in id order.
-    pub fn enemies_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> Vec<String> {
-        let mut found: Vec<String> = neighbours(hex, self.layout)
-            .iter()
-            .filter(|n| crate::base::hex::are_adjacent(hex, **n, self.layout))
-            .filter_map(|n| self.by_hex.get(n))
+    /// The combat units of a player other than `player` in the hexes next
+    /// to `hex`, hex by hex.
+    fn enemies_around<'q>(&'q self, hex: HexId, player: &'q str) -> impl Iterator<Item = &'s str> + 'q {
+        let layout = self.layout;
+        crate::base::hex::Direction::ALL
+            .into_iter()
+            .filter_map(move |d| crate::base::hex::neighbour(hex, d, layout))
+            .filter(move |n| crate::base::hex::are_adjacent(hex, *n, layout))
+            .filter_map(|n| self.by_hex.get(&n))
             .flatten()
-            .filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader()) && player_of(rules, u) != player)
-            .map(|u| u.to_string())
-            .collect();
+            .filter(move |(_, p)| p.is_some_and(|p| p != player))
+            .map(|(u, _)| *u)
+    }
+
+    /// [`enemies_next_to`] from this index: the same units, in id order.
+    pub fn enemies_next_to(&self, hex: HexId, player: &str) -> Vec<String> {
+        let mut found: Vec<String> = self.enemies_around(hex, player).map(str::to_string).collect();
         found.sort();
         found.dedup();
         found
     }
 
     /// Whether [`enemies_next_to`] would find any.
-    fn enemy_next_to(&self, rules: &Rules, hex: HexId, player: &str) -> bool {
-        neighbours(hex, self.layout).iter().filter_map(|n| self.by_hex.get(n)).flatten().any(|u| {
-            rules.counter(u).is_some_and(|c| !c.is_leader())
-                && rules.army_of(u).and_then(|a| rules.player_of_army(a)).unwrap_or_default() != player
-        })
+    fn enemy_next_to(&self, hex: HexId, player: &str) -> bool {
+        self.enemies_around(hex, player).next().is_some()
     }
 }
 
