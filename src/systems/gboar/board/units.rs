@@ -33,8 +33,8 @@ pub fn side_of(rules: &Rules, id: &str) -> String {
 }
 
 /// The player (alliance) of a unit's army; empty if none.
-pub fn player_of(rules: &Rules, id: &str) -> String {
-    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default().to_string()
+pub fn player_of<'r>(rules: &'r Rules, id: &str) -> &'r str {
+    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default()
 }
 
 /// Units of both sides by hex.

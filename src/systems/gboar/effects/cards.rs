@@ -1052,7 +1052,7 @@ pub fn lost_candidates(rules: &Rules, state: &State, player: &str) -> Vec<String
         .keys()
         .filter(|u| {
             hex_of(state, u).is_some()
-                && &player_of(rules, u) == phasing
+                && player_of(rules, u) == phasing
                 && rules.counter(u).is_some_and(|c| !c.is_leader())
         })
         .cloned()
@@ -1117,7 +1117,7 @@ fn card_morale_check(
         state.card_effects.push(crate::systems::gboar::board::state::CardEffect {
             card: id.to_string(),
             effect: super::card_effects::DRM.into(),
-            player: crate::systems::gboar::board::units::player_of(rules, unit),
+            player: crate::systems::gboar::board::units::player_of(rules, unit).to_string(),
             turn: state.turn,
             applies_to: Some(MORALE_CHECK.into()),
             value: drm,

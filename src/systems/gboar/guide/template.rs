@@ -178,7 +178,7 @@ fn unit_entry(
         steps: u.map(|u| u.steps).unwrap_or(0),
         condition: u.map(|u| u.condition).unwrap_or(Condition::ParadeOrder),
         pinned: u.is_some_and(|u| u.pinned),
-        next_to: hex_of(state, id).map(|h| occupancy.enemies_next_to(h, &player)).unwrap_or_default(),
+        next_to: hex_of(state, id).map(|h| occupancy.enemies_next_to(h, player)).unwrap_or_default(),
         notes: Vec::new(),
         reach: None,
         strategic_reach: Vec::new(),

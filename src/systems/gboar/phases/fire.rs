@@ -142,7 +142,7 @@ pub fn modifiers(
     // Savannah 4.3: the DRMs of Random Events cards played for this roll.
     if let Some(firer) = firers.first() {
         let player = crate::systems::gboar::board::units::player_of(rules, firer);
-        for c in crate::systems::gboar::effects::card_effects::fire(rules, state, &player) {
+        for c in crate::systems::gboar::effects::card_effects::fire(rules, state, player) {
             if c.value != 0 {
                 out.push((crate::systems::gboar::effects::card_effects::drm_id(&c), c.value, c.text));
             }
@@ -920,7 +920,7 @@ pub fn resolve_phase(
             let cards = crate::systems::gboar::effects::card_effects::fire(
                 rules,
                 &next,
-                &crate::systems::gboar::board::units::player_of(rules, &guns[0]),
+                crate::systems::gboar::board::units::player_of(rules, &guns[0]),
             );
             let shot = gun_fire(rules, &next, &guns, &f.target, dice, &mut events)?;
             // Savannah 4.3: a card's one-roll DRM is spent by this fire.
@@ -980,7 +980,7 @@ pub fn resolve_phase(
             let cards = crate::systems::gboar::effects::card_effects::fire(
                 rules,
                 &next,
-                &crate::systems::gboar::board::units::player_of(rules, &m.unit),
+                crate::systems::gboar::board::units::player_of(rules, &m.unit),
             );
             let shot = mortar_fire(rules, &next, &m.unit, aim, &victim, dice, &mut events)?;
             crate::systems::gboar::effects::card_effects::spend(&mut next, &cards);
@@ -1009,7 +1009,7 @@ pub fn resolve_phase(
                             let cause = if player_of(rules, &victim) == player_of(rules, &m.unit) {
                                 let by = crate::systems::gboar::effects::losses::other_armies(
                                     rules,
-                                    &player_of(rules, &m.unit),
+                                    player_of(rules, &m.unit),
                                 )
                                 .into_iter()
                                 .next()

@@ -84,7 +84,7 @@ pub fn morale_check(
     }
     // Savannah 4.3: a Random Events card's DRM for the player's morale checks.
     let player = crate::systems::gboar::board::units::player_of(rules, unit);
-    let cards = crate::systems::gboar::effects::card_effects::own_roll(rules, state, "morale-check", &player);
+    let cards = crate::systems::gboar::effects::card_effects::own_roll(rules, state, "morale-check", player);
     drms.extend(cards.iter().map(|c| (c.text.clone(), c.value)));
     crate::systems::gboar::effects::card_effects::spend(state, &cards);
     let die = match chart.die {

@@ -564,9 +564,9 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 })
             }
             "tactics" => None,
-            "defender-surrounded" => surrounded(rules, state, &def_hexes, &defender_player)
+            "defender-surrounded" => surrounded(rules, state, &def_hexes, defender_player)
                 .then(|| (d.value.unwrap_or(0), "the defenders are surrounded (12.7)".into())),
-            "attacker-surrounded" => surrounded(rules, state, &att_hexes, &attacker_player)
+            "attacker-surrounded" => surrounded(rules, state, &att_hexes, attacker_player)
                 .then(|| (d.value.unwrap_or(0), "the attackers are surrounded (12.7)".into())),
             "defender-hex-terrain" => {
                 if shattered_lead {
@@ -736,8 +736,8 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
     for c in crate::systems::gboar::effects::card_effects::close_combat(
         rules,
         state,
-        &attacker_player,
-        &defender_player,
+        attacker_player,
+        defender_player,
         across_fieldworks,
     ) {
         if c.value != 0 {

@@ -449,7 +449,7 @@ pub fn resolve_phase(
             &mut next,
             &odds.column,
             drm_total,
-            (&attacker_player, &defender_player),
+            (&attacker_player, defender_player),
             (&a.momentum, &defence_policy),
             dice,
             &mut events,
@@ -478,7 +478,7 @@ pub fn resolve_phase(
             dice,
         )?);
         // Step 8.
-        events.extend(gain_momentum(rules, &mut next, final_roll, (&attacker_player, &defender_player)));
+        events.extend(gain_momentum(rules, &mut next, final_roll, (&attacker_player, defender_player)));
         // 10.5: rifle units in a close combat lose their first fire.
         for u in attackers.iter().chain(&defenders) {
             if rules.counter(u).is_some_and(|c| c.kind == "rifle" || c.kind == "musket-rifle") {
