@@ -26,17 +26,18 @@ use crate::systems::gboar::board::units::side_of_army;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
 
-/// Units on the map: (id, hex, player, counter).
+/// Units on the map: (id, hex, player, counter), borrowed from the state
+/// and the rules (the phase's pairs of units compare them many times).
 fn on_map<'a>(
     rules: &'a Rules,
-    state: &State,
-) -> Vec<(String, HexId, String, &'a crate::systems::gboar::data::counters::Counter)> {
+    state: &'a State,
+) -> Vec<(&'a str, HexId, &'a str, &'a crate::systems::gboar::data::counters::Counter)> {
     let mut list = Vec::new();
     for (id, unit) in &state.units {
         let Some(c) = rules.counter(id) else { continue };
-        let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse().ok()) else { continue };
+        let Some(hex) = crate::systems::gboar::board::units::unit_hex(unit) else { continue };
         let Some(player) = rules.player_of_army(&c.army) else { continue };
-        list.push((id.clone(), hex, player.to_string(), c));
+        list.push((id.as_str(), hex, player, c));
     }
     list
 }
@@ -77,17 +78,17 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                 if !fires_now {
                     continue;
                 }
-                let targets: Vec<&String> = units
+                let mut targets = units
                     .iter()
                     .filter(|(_, h, p, t)| {
                         p != owner && !t.is_leader() && (min..=max).contains(&distance(*hex, *h, layout))
                     })
-                    .map(|(t, ..)| t)
-                    .collect();
-                if let Some(first) = targets.first() {
+                    .map(|(t, ..)| t);
+                if let Some(first) = targets.next() {
+                    let more = targets.count();
                     found.entry(side_of(&c.army)).or_default().push(format!(
                         "{id} in {hex} has {first}{} within range",
-                        if targets.len() > 1 { format!(" and {} more", targets.len() - 1) } else { String::new() }
+                        if more > 0 { format!(" and {more} more") } else { String::new() }
                     ));
                 }
             }
@@ -100,12 +101,11 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                 {
                     continue;
                 }
-                let next_to: Vec<&String> = units
+                let mut next_to = units
                     .iter()
                     .filter(|(_, h, p, t)| p != owner && !t.is_leader() && distance(*hex, *h, layout) == 1)
-                    .map(|(t, ..)| t)
-                    .collect();
-                if let Some(first) = next_to.first() {
+                    .map(|(t, ..)| t);
+                if let Some(first) = next_to.next() {
                     found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
                 }
             }
@@ -115,12 +115,9 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                 if owner != player || c.is_leader() {
                     continue;
                 }
-                let next_to: Vec<&String> = units
-                    .iter()
-                    .filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1)
-                    .map(|(t, ..)| t)
-                    .collect();
-                if let Some(first) = next_to.first() {
+                let mut next_to =
+                    units.iter().filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1).map(|(t, ..)| t);
+                if let Some(first) = next_to.next() {
                     found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
                 }
             }
