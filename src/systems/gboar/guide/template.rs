@@ -1424,6 +1424,31 @@ mod tests {
     /// may not see is "a hidden stack in HEX", in the comment and the data;
     /// in Red's own Close Combat Phase Blue Foot, next to its unit, is seen
     /// (7.4: "after friendly units have been moved adjacent").
+    /// `adjutant selfplay` draws from `guide_choices`: the guide's kind,
+    /// units and choices (hidden stacks hidden too), without the comment
+    /// lines listing the units.
+    #[test]
+    fn the_guide_for_choices_is_the_guide_without_the_units_listed() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/intel");
+        let rules = Rules::load(&Source::dir(&dir), "battle").unwrap();
+        let mut state = State::setup(&rules.module, "battle").unwrap();
+        for (unit, hex) in [("red-foot", "0505"), ("blue-foot", "0506"), ("red-mortar", "0503")] {
+            state.units.get_mut(unit).unwrap().hex = Some(hex.into());
+        }
+        let cases =
+            [("blue", "movement", "blue"), ("red", "close-combat", "blue"), ("red", "defensive-artillery-fire", "red")];
+        for (player, phase, side) in cases {
+            let step = Step::PlayerTurn { turn: 1, player: player.into(), phase: phase.into() };
+            let least = minimal(&rules, &state, &step, side);
+            let full = guide(&rules, &state, &step, side, &least);
+            let lean = guide_choices(&rules, &state, &step, side, &least);
+            assert!(!lean.choices.is_empty(), "{side}, {phase}: no choice to compare");
+            assert_eq!(serde_json::to_value(&lean).unwrap(), serde_json::to_value(&full).unwrap(), "{side}, {phase}");
+            assert!(full.comment.contains("# Your units ("), "{side}, {phase}:\n{}", full.comment);
+            assert!(!lean.comment.contains("# Your units ("), "{side}, {phase}:\n{}", lean.comment);
+        }
+    }
+
     #[test]
     fn hidden_stacks_keep_unseen_enemy_units_out_of_the_guide() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/intel");
