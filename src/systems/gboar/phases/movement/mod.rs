@@ -609,13 +609,18 @@ impl<'a> Phase<'a> {
         let mut enemy_leaders: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
         let leaders_count = self.stacking.as_ref().is_some_and(|s| s.leaders_count);
         for (id, unit, c, is_friendly) in self.units(state) {
-            let Some(h) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+            // The enemy's combat units are not the occupancy's (the
+            // phase's `enemy_combat` holds them): no hex read for them.
+            if !(is_friendly || c.is_leader()) {
+                continue;
+            }
+            let Some(h) = unit_hex(unit) else { continue };
             if is_friendly {
                 if !moving.contains(id) {
                     // 7.1 as `stacking_weight` weighs it.
                     friendly.push((h, c.id.as_str(), c.stacking_weight(unit.steps, leaders_count)));
                 }
-            } else if c.is_leader() {
+            } else {
                 enemy_leaders.entry(h).or_default().push(c.id.as_str());
             }
         }

@@ -526,7 +526,6 @@ impl Phase<'_> {
                 group.minimum_move = false;
             }
         }
-        let occ = self.occupancy(state, &ids);
         if order.strategic {
             if let Some(w) = self.weather.filter(|w| !w.strategic_movement) {
                 problems.push(problem(Code::NoStrategicInWeather,
@@ -560,6 +559,9 @@ impl Phase<'_> {
                 return None;
             }
         }
+        // The occupancy last: a strategic move refused above (most trials
+        // of one, beside the enemy) never needs it.
+        let occ = self.occupancy(state, &ids);
         Some(Prepared { ids, start, group, allowances, max_hexes, occ })
     }
 
