@@ -1424,17 +1424,24 @@ mod tests {
     /// may not see is "a hidden stack in HEX", in the comment and the data;
     /// in Red's own Close Combat Phase Blue Foot, next to its unit, is seen
     /// (7.4: "after friendly units have been moved adjacent").
-    /// `adjutant selfplay` draws from `guide_choices`: the guide's kind,
-    /// units and choices (hidden stacks hidden too), without the comment
-    /// lines listing the units.
-    #[test]
-    fn the_guide_for_choices_is_the_guide_without_the_units_listed() {
+    /// tests/modules/intel with a foot unit of each side and the red
+    /// mortar face to face.
+    fn intel_board() -> (Rules, State) {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/intel");
         let rules = Rules::load(&Source::dir(&dir), "battle").unwrap();
         let mut state = State::setup(&rules.module, "battle").unwrap();
         for (unit, hex) in [("red-foot", "0505"), ("blue-foot", "0506"), ("red-mortar", "0503")] {
             state.units.get_mut(unit).unwrap().hex = Some(hex.into());
         }
+        (rules, state)
+    }
+
+    /// `adjutant selfplay` draws from `guide_choices`: the guide's kind,
+    /// units and choices (hidden stacks hidden too), without the comment
+    /// lines listing the units.
+    #[test]
+    fn the_guide_for_choices_is_the_guide_without_the_units_listed() {
+        let (rules, state) = intel_board();
         let cases =
             [("blue", "movement", "blue"), ("red", "close-combat", "blue"), ("red", "defensive-artillery-fire", "red")];
         for (player, phase, side) in cases {
@@ -1451,12 +1458,7 @@ mod tests {
 
     #[test]
     fn hidden_stacks_keep_unseen_enemy_units_out_of_the_guide() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/intel");
-        let rules = Rules::load(&Source::dir(&dir), "battle").unwrap();
-        let mut state = State::setup(&rules.module, "battle").unwrap();
-        for (unit, hex) in [("red-foot", "0505"), ("blue-foot", "0506"), ("red-mortar", "0503")] {
-            state.units.get_mut(unit).unwrap().hex = Some(hex.into());
-        }
+        let (rules, state) = intel_board();
         let text = |g: &Guide| {
             format!(
                 "{}\n{}\n{}",
