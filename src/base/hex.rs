@@ -538,7 +538,13 @@ pub fn neighbour(hex: HexId, dir: Direction, layout: Layout) -> Option<HexId> {
 /// SE, S, SW, NW), leaving out those that would fall outside `00..=99`.
 /// These are the six hexes of a ZOC (8.1) and of "adjacent" throughout.
 pub fn neighbours(hex: HexId, layout: Layout) -> Vec<HexId> {
-    Direction::ALL.into_iter().filter_map(|d| neighbour(hex, d, layout)).collect()
+    around(hex, layout).collect()
+}
+
+/// [`neighbours`] without making a list of them: the same hexes in the
+/// same order, for the loops that run per hex tried.
+pub fn around(hex: HexId, layout: Layout) -> impl Iterator<Item = HexId> {
+    Direction::ALL.into_iter().filter_map(move |d| neighbour(hex, d, layout))
 }
 
 /// The direction from `from` to `to` if they are adjacent.

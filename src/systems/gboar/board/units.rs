@@ -162,11 +162,7 @@ impl<'s> Occupancy<'s> {
     /// The combat units of a player other than `player` in the hexes next
     /// to `hex`, hex by hex.
     fn enemies_around<'q>(&'q self, hex: HexId, player: &'q str) -> impl Iterator<Item = &'s str> + 'q {
-        let layout = self.layout;
-        crate::base::hex::Direction::ALL
-            .into_iter()
-            .filter_map(move |d| crate::base::hex::neighbour(hex, d, layout))
-            .filter(move |n| crate::base::hex::are_adjacent(hex, *n, layout))
+        crate::base::hex::around(hex, self.layout)
             .filter_map(|n| self.by_hex.get(&n))
             .flatten()
             .filter(move |(_, p)| p.is_some_and(|p| p != player))

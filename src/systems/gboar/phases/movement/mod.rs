@@ -156,7 +156,7 @@ use std::fmt;
 use serde::Deserialize;
 
 use crate::base::error::{Error, Result};
-use crate::base::hex::{neighbour, neighbours, Direction, HexId, Layout};
+use crate::base::hex::{around, neighbours, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::Resolution;
@@ -422,12 +422,6 @@ struct Node {
     mp: i32,
     steps: u32,
     prev: Option<HexId>,
-}
-
-/// [`neighbours`] without making a list of them: the same hexes in the
-/// same order (N, NE, SE, S, SW, NW), for the loops that run per hex tried.
-fn around(hex: HexId, layout: Layout) -> impl Iterator<Item = HexId> {
-    Direction::ALL.into_iter().filter_map(move |d| neighbour(hex, d, layout))
 }
 
 fn list_or_none(ids: &[String]) -> String {
