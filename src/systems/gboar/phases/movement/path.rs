@@ -5,6 +5,15 @@
 
 use super::*;
 
+/// Hex numbers run from 0000 to 9999 ([`HexId::number`]).
+const HEX_NUMBERS: usize = 10_000;
+
+thread_local! {
+    /// [`Phase::search_until`]'s table of the best node of each hex, by
+    /// hex number, cleared after each search and kept for the next.
+    static SEARCH_TABLE: std::cell::RefCell<Vec<Option<Node>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl<'a> Phase<'a> {
     /// The cost and effects of the group entering `to` from the adjacent
     /// `from`, or why it may not.
@@ -295,29 +304,59 @@ impl<'a> Phase<'a> {
         occ: &Occupancy,
         allowance: Option<i32>,
     ) -> BTreeMap<HexId, Node> {
-        let mut best: BTreeMap<HexId, Node> = BTreeMap::new();
+        self.search_until(state, group, occ, allowance, None)
+    }
+
+    /// [`Phase::search`], stopped once `stop` is settled when given: the
+    /// hexes found by then, `stop`'s node and the nodes of its path among
+    /// them, each as the whole search finds it (a settled hex's node is
+    /// final: every hex settled later costs at least as much, in MPs and
+    /// then in hexes entered, and only a strictly cheaper path replaces a
+    /// node).
+    pub(super) fn search_until(
+        &self,
+        state: &State,
+        group: &Group,
+        occ: &Occupancy,
+        allowance: Option<i32>,
+        stop: Option<HexId>,
+    ) -> BTreeMap<HexId, Node> {
         if group.disrupted {
+            let mut best = BTreeMap::new();
             for (h, step) in self.disrupted_options(state, group, occ) {
                 best.insert(h, Node { mp: step.mp, steps: 1, prev: Some(group.start) });
             }
             return best;
         }
         let allowance = allowance.unwrap_or(group.allowance);
-        let start = Node { mp: 0, steps: 0, prev: None };
-        best.insert(group.start, start);
+        // The best node of each hex found, by hex number, in a table kept
+        // for the thread's next search (this search clears what it wrote);
+        // taken out while in use, so a search a panic stopped leaves no
+        // half-written table behind.
+        let mut table = SEARCH_TABLE.with(|t| std::mem::take(&mut *t.borrow_mut()));
+        if table.len() != HEX_NUMBERS {
+            table = vec![None; HEX_NUMBERS];
+        }
+        let mut found: Vec<HexId> = Vec::new();
+        let at = |h: HexId| usize::from(h.number());
+        table[at(group.start)] = Some(Node { mp: 0, steps: 0, prev: None });
+        found.push(group.start);
         // The frontier pops its least (MPs, hexes entered, hex id) first,
         // as an ordered set would (an entry pushed twice is settled once);
         // the settled hexes are bits indexed by hex number.
         let mut frontier: std::collections::BinaryHeap<std::cmp::Reverse<(i32, u32, HexId)>> =
             std::collections::BinaryHeap::new();
         frontier.push(std::cmp::Reverse((0, 0, group.start)));
-        let mut settled_bits = [0u64; 10_000 / 64 + 1];
+        let mut settled_bits = [0u64; HEX_NUMBERS / 64 + 1];
         let is_settled = |bits: &[u64], h: HexId| bits[usize::from(h.number()) / 64] & (1 << (h.number() % 64)) != 0;
         while let Some(std::cmp::Reverse((mp, steps, hex))) = frontier.pop() {
             if is_settled(&settled_bits, hex) {
                 continue;
             }
             settled_bits[usize::from(hex.number()) / 64] |= 1 << (hex.number() % 64);
+            if stop == Some(hex) {
+                break;
+            }
             // 8.31: a unit entering an enemy ZOC stops there (8.32: the
             // hex it begins in does not hold it).
             if hex != group.start && self.zoc.contains(hex) {
@@ -333,14 +372,24 @@ impl<'a> Phase<'a> {
                 if total > allowance && !one_hex {
                     continue;
                 }
-                let better = best.get(&n).is_none_or(|old| (total, steps + 1) < (old.mp, old.steps));
+                let slot = &mut table[at(n)];
+                let better = slot.is_none_or(|old| (total, steps + 1) < (old.mp, old.steps));
                 if better {
-                    best.insert(n, Node { mp: total, steps: steps + 1, prev: Some(hex) });
+                    if slot.is_none() {
+                        found.push(n);
+                    }
+                    *slot = Some(Node { mp: total, steps: steps + 1, prev: Some(hex) });
                     frontier.push(std::cmp::Reverse((total, steps + 1, n)));
                 }
             }
         }
-        best.remove(&group.start);
+        found.sort_unstable();
+        let best: BTreeMap<HexId, Node> =
+            found.iter().filter(|h| **h != group.start).filter_map(|h| table[at(*h)].map(|node| (*h, node))).collect();
+        for h in found {
+            table[at(h)] = None;
+        }
+        SEARCH_TABLE.with(|t| *t.borrow_mut() = table);
         best
     }
 
@@ -492,7 +541,7 @@ impl Phase<'_> {
         if to == group.start {
             return Err(Refusal::new(Code::AlreadyThere, format!("{} is already in {to}", list(&group.ids))));
         }
-        let reach = self.search(state, group, occ, None);
+        let reach = self.search_until(state, group, occ, None, Some(to));
         if reach.contains_key(&to) {
             let path = Phase::path_to(&reach, group.start, to);
             return self.walk(state, group, occ, &path).map_err(|(_, m)| m);
