@@ -19,23 +19,80 @@ use crate::systems::gboar::data::counters::Counter;
 /// The hexes in the ZOC of the enemies of one player, and whose ZOC it is.
 /// The units are their counters' ids (borrowed from the module, not
 /// copied: a movement phase builds this for every check of its orders),
-/// each list in id order without repeats, as the units are read.
+/// each hex's in id order without repeats, as the units are read.
+///
+/// Each hex's units are a run of one list (the hexes in order, each with
+/// where its run begins and ends), and the hexes in any ZOC are bits by
+/// hex number: built with a few allocations, and asked about (the
+/// movement search asks of every hex it settles and every hexside it
+/// prices) without a map.
 #[derive(Debug, Clone, Default)]
 pub struct Zoc<'r> {
     /// Every hex in an enemy ZOC, and the enemy units exerting it (8.1).
-    pub by_hex: BTreeMap<HexId, Vec<&'r str>>,
+    all: Runs<'r>,
     /// The hexes in the ZOC of enemy rifle units, and those units (8.31).
-    pub rifle_by_hex: BTreeMap<HexId, Vec<&'r str>>,
+    rifle: Runs<'r>,
+    /// The hexes of `all`, a bit per hex number.
+    bits: Vec<u64>,
+}
+
+/// Units by hex: `hexes` in order, each with its units'
+/// `ids[from..to]`.
+#[derive(Debug, Clone, Default)]
+struct Runs<'r> {
+    hexes: Vec<(HexId, u32, u32)>,
+    ids: Vec<&'r str>,
+}
+
+impl<'r> Runs<'r> {
+    /// From (hex, unit) pairs in unit id order: sorted by hex, each hex's
+    /// units kept in the order read (a stable sort).
+    fn new(pairs: Vec<(HexId, &'r str)>) -> Runs<'r> {
+        // Sorted as (hex number, place read) packed in one integer: the
+        // stable order, by an unstable sort of plain numbers.
+        let mut order: Vec<u32> = Vec::with_capacity(pairs.len());
+        if pairs.len() < 1 << 16 {
+            order.extend(pairs.iter().enumerate().map(|(i, p)| u32::from(p.0.number()) << 16 | i as u32));
+            order.sort_unstable();
+        } else {
+            let mut index: Vec<u32> = (0..pairs.len() as u32).collect();
+            index.sort_by_key(|i| pairs[*i as usize].0);
+            order = index;
+        }
+        let mut hexes: Vec<(HexId, u32, u32)> = Vec::new();
+        let mut ids = Vec::with_capacity(pairs.len());
+        for key in order {
+            let (h, id) = if pairs.len() < 1 << 16 { pairs[(key & 0xffff) as usize] } else { pairs[key as usize] };
+            let k = ids.len() as u32;
+            match hexes.last_mut() {
+                Some(e) if e.0 == h => e.2 = k + 1,
+                _ => hexes.push((h, k, k + 1)),
+            }
+            ids.push(id);
+        }
+        Runs { hexes, ids }
+    }
+
+    fn at(&self, hex: HexId) -> &[&'r str] {
+        match self.hexes.binary_search_by_key(&hex, |e| e.0) {
+            Ok(k) => {
+                let (_, from, to) = self.hexes[k];
+                self.ids.get(from as usize..to as usize).unwrap_or_default()
+            }
+            Err(_) => &[],
+        }
+    }
 }
 
 impl Zoc<'_> {
     /// The enemy units whose ZOC covers `hex` (empty when none).
     pub fn exerted_on(&self, hex: HexId) -> Vec<String> {
-        self.by_hex.get(&hex).map(|s| s.iter().map(|u| u.to_string()).collect()).unwrap_or_default()
+        self.all.at(hex).iter().map(|u| u.to_string()).collect()
     }
 
     pub fn contains(&self, hex: HexId) -> bool {
-        self.by_hex.contains_key(&hex)
+        let n = usize::from(hex.number());
+        self.bits.get(n / 64).is_some_and(|w| w & (1 << (n % 64)) != 0)
     }
 
     /// 8.31: +1 MP to enter an enemy rifle unit's ZOC and +1 MP to exit one,
@@ -54,13 +111,16 @@ impl Zoc<'_> {
     /// Whether [`Zoc::rifle_costs`] finds a rifle ZOC entered, and one
     /// exited, without listing the units: what the movement search prices.
     pub fn rifle_crossed(&self, from: HexId, to: HexId) -> (bool, bool) {
+        if self.rifle.hexes.is_empty() {
+            return (false, false);
+        }
         let (a, b) = (self.rifle_at(from), self.rifle_at(to));
         (b.iter().any(|u| outside(a, u)), a.iter().any(|u| outside(b, u)))
     }
 
     /// The rifle units whose ZOC covers `hex`, in id order.
     fn rifle_at(&self, hex: HexId) -> &[&str] {
-        self.rifle_by_hex.get(&hex).map(Vec::as_slice).unwrap_or_default()
+        self.rifle.at(hex)
     }
 }
 
@@ -116,9 +176,10 @@ pub fn enemy_zoc_in<'r>(
     player: &str,
     wanted: impl Fn(HexId) -> bool,
 ) -> Zoc<'r> {
-    let mut zoc = Zoc::default();
-    // The units in id order: each hex's list is sorted and without
-    // repeats as it is built (a unit reaches a hex once).
+    let mut all: Vec<(HexId, &'r str)> = Vec::new();
+    let mut rifles: Vec<(HexId, &'r str)> = Vec::new();
+    // The units in id order: each hex's list is in id order and without
+    // repeats (a unit reaches a hex once).
     for (id, unit) in &state.units {
         let Some(counter) = rules.counter(id) else { continue };
         if player_of_army.get(&counter.army).map(String::as_str) == Some(player)
@@ -133,11 +194,17 @@ pub fn enemy_zoc_in<'r>(
             if !wanted(n) || !extends(terrain, at, n) {
                 continue;
             }
-            zoc.by_hex.entry(n).or_default().push(counter.id.as_str());
+            all.push((n, counter.id.as_str()));
             if rifle {
-                zoc.rifle_by_hex.entry(n).or_default().push(counter.id.as_str());
+                rifles.push((n, counter.id.as_str()));
             }
         }
     }
-    zoc
+    // Hex numbers run from 0000 to 9999 (`HexId::number`).
+    let mut bits = vec![0u64; 10_000 / 64 + 1];
+    for (h, _) in &all {
+        let n = usize::from(h.number());
+        bits[n / 64] |= 1 << (n % 64);
+    }
+    Zoc { all: Runs::new(all), rifle: Runs::new(rifles), bits }
 }
