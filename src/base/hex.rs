@@ -541,6 +541,33 @@ pub fn neighbours(hex: HexId, layout: Layout) -> Vec<HexId> {
     around(hex, layout).collect()
 }
 
+/// A set of hexes as a bit per hex number (0000 to 9999): asked about in
+/// the loops that run per hex tried (is this hex in an enemy ZOC, does it
+/// hold an enemy unit) without a map's search.
+#[derive(Debug, Clone, Default)]
+pub struct HexBits {
+    words: Vec<u64>,
+}
+
+impl HexBits {
+    /// The bits of every hex number, none set.
+    pub fn new() -> HexBits {
+        HexBits { words: vec![0; 10_000 / 64 + 1] }
+    }
+
+    pub fn insert(&mut self, hex: HexId) {
+        let n = usize::from(hex.number());
+        if let Some(w) = self.words.get_mut(n / 64) {
+            *w |= 1 << (n % 64);
+        }
+    }
+
+    pub fn contains(&self, hex: HexId) -> bool {
+        let n = usize::from(hex.number());
+        self.words.get(n / 64).is_some_and(|w| w & (1 << (n % 64)) != 0)
+    }
+}
+
 /// [`neighbours`] without making a list of them: the same hexes in the
 /// same order, for the loops that run per hex tried.
 pub fn around(hex: HexId, layout: Layout) -> impl Iterator<Item = HexId> {

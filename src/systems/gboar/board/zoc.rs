@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::base::hex::{neighbour, Direction, HexId};
+use crate::base::hex::{neighbour, Direction, HexBits, HexId};
 use crate::systems::gboar::board::state::{Condition, State, UnitState};
 use crate::systems::gboar::board::terrain::Terrain;
 use crate::systems::gboar::board::Rules;
@@ -32,8 +32,8 @@ pub struct Zoc<'r> {
     all: Runs<'r>,
     /// The hexes in the ZOC of enemy rifle units, and those units (8.31).
     rifle: Runs<'r>,
-    /// The hexes of `all`, a bit per hex number.
-    bits: Vec<u64>,
+    /// The hexes of `all`.
+    bits: HexBits,
 }
 
 /// Units by hex: `hexes` in order, each with its units'
@@ -91,8 +91,7 @@ impl Zoc<'_> {
     }
 
     pub fn contains(&self, hex: HexId) -> bool {
-        let n = usize::from(hex.number());
-        self.bits.get(n / 64).is_some_and(|w| w & (1 << (n % 64)) != 0)
+        self.bits.contains(hex)
     }
 
     /// 8.31: +1 MP to enter an enemy rifle unit's ZOC and +1 MP to exit one,
@@ -200,11 +199,9 @@ pub fn enemy_zoc_in<'r>(
             }
         }
     }
-    // Hex numbers run from 0000 to 9999 (`HexId::number`).
-    let mut bits = vec![0u64; 10_000 / 64 + 1];
+    let mut bits = HexBits::new();
     for (h, _) in &all {
-        let n = usize::from(h.number());
-        bits[n / 64] |= 1 << (n % 64);
+        bits.insert(*h);
     }
     Zoc { all: Runs::new(all), rifle: Runs::new(rifles), bits }
 }

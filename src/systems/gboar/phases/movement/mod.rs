@@ -312,6 +312,8 @@ struct Phase<'a> {
     zoc: Zoc<'a>,
     /// Hexes holding enemy combat units, and those units.
     enemy_combat: BTreeMap<HexId, Vec<&'a str>>,
+    /// The hexes of `enemy_combat` (most hexes a search tries hold none).
+    enemy_hexes: crate::base::hex::HexBits,
     stacking: Option<&'a Stacking>,
     /// This turn's weather (Savannah 4.2), from the weather chart.
     weather: Option<&'a crate::systems::gboar::data::charts::WeatherCondition>,
@@ -515,6 +517,10 @@ impl<'a> Phase<'a> {
                 enemy_combat.entry(h).or_default().push(c.id.as_str());
             }
         }
+        let mut enemy_hexes = crate::base::hex::HexBits::new();
+        for h in enemy_combat.keys() {
+            enemy_hexes.insert(*h);
+        }
         Ok(Phase {
             terrain,
             player_of_army,
@@ -523,6 +529,7 @@ impl<'a> Phase<'a> {
             sides: rules.sequence.sides_of(player),
             zoc,
             enemy_combat,
+            enemy_hexes,
             stacking: rules.stacking.as_ref(),
             fixed_artillery: rules.scenario_movement.fixed_artillery.as_ref(),
             covered_way: &rules.charts.covered_way,
@@ -582,6 +589,15 @@ impl<'a> Phase<'a> {
         ids.iter().map(|i| self.name(i)).collect::<Vec<_>>().join(", ")
     }
 
+    /// The enemy combat units in `hex`, if any.
+    fn enemy_combat_in(&self, hex: HexId) -> Option<&Vec<&'a str>> {
+        if self.enemy_hexes.contains(hex) {
+            self.enemy_combat.get(&hex)
+        } else {
+            None
+        }
+    }
+
     fn is_friendly(&self, c: &Counter) -> bool {
         self.player_of_army.get(&c.army) == Some(&self.player)
     }
@@ -590,7 +606,7 @@ impl<'a> Phase<'a> {
     /// combat units, 3.2).
     fn adjacent_enemies(&self, hex: HexId) -> Vec<String> {
         let mut found: Vec<String> = around(hex, self.terrain.layout)
-            .filter_map(|n| self.enemy_combat.get(&n))
+            .filter_map(|n| self.enemy_combat_in(n))
             .flatten()
             .map(|u| u.to_string())
             .collect();

@@ -73,7 +73,7 @@ impl<'a> Phase<'a> {
             _ => None,
         };
         // 9.2: never into an enemy-occupied hex.
-        if let Some(enemies) = self.enemy_combat.get(&to) {
+        if let Some(enemies) = self.enemy_combat_in(to) {
             return Err(Refusal::new(
                 Code::EnemyOccupiedHex,
                 text!(

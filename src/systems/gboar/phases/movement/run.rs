@@ -202,7 +202,7 @@ impl Phase<'_> {
         if body.is_null() {
             return;
         }
-        let orders: MovementOrders = match serde_path_to_error::deserialize(body.clone()) {
+        let orders: MovementOrders = match serde_path_to_error::deserialize(body) {
             Ok(o) => o,
             Err(e) => {
                 let path = e.path().to_string();
@@ -226,7 +226,7 @@ impl Phase<'_> {
         }
         for (i, value) in orders.moves.iter().enumerate() {
             let field = format!("moves[{i}]");
-            let order: MoveOrder = match serde_path_to_error::deserialize(value.clone()) {
+            let order: MoveOrder = match serde_path_to_error::deserialize(value) {
                 Ok(o) => o,
                 Err(e) => {
                     let path = e.path().to_string();
