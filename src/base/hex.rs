@@ -1176,6 +1176,21 @@ fn trace(a: HexId, b: HexId, layout: Layout) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_bits_hold_the_hexes_inserted_and_no_other() {
+        let mut bits = HexBits::new();
+        let put =
+            [HexId::from_number(0).unwrap(), HexId::from_number(1404).unwrap(), HexId::from_number(9999).unwrap()];
+        for h in put {
+            bits.insert(h);
+        }
+        for n in 0..=9999u16 {
+            let h = HexId::from_number(n).unwrap();
+            assert_eq!(bits.contains(h), put.contains(&h), "{h}");
+        }
+        assert!(!HexBits::default().contains(put[1]), "an empty set holds nothing");
+    }
     use std::collections::{BTreeSet, HashMap, VecDeque};
 
     const EVEN: Layout = Layout::EvenColumnsDown;

@@ -1184,6 +1184,49 @@ mod tests {
         assert!(orders.declare_assault);
     }
 
+    /// A move by `to:` stops the search once its hex is settled: for
+    /// every hex every Allied unit of the Historical set-up reaches, the
+    /// stopped search finds the node and the path the whole search finds;
+    /// and the table the searches share is left clean (a search made
+    /// again finds the same hexes).
+    #[test]
+    fn a_search_stopped_at_a_hex_finds_its_node_and_path_as_the_whole_search() {
+        let (rules, state) = load(Source::Embedded("savannah-1779".into()), "historical");
+        let phase = Phase::new(&rules, &state, "allies").unwrap();
+        let base = Run::new(state.clone(), None);
+        let (mut units, mut hexes) = (0, 0);
+        for (id, _) in state.units.iter().filter(|(_, u)| u.hex.is_some()) {
+            let Some(side) = phase.counter(id).and_then(|c| phase.side_of_army.get(&c.army)).cloned() else {
+                continue;
+            };
+            let probe = MoveOrder {
+                unit: Some(id.clone()),
+                stack: None,
+                path: None,
+                to: None,
+                strategic: false,
+                leave_pin: false,
+            };
+            let Some(p) = phase.prepare(&base, &side, "moves[0]", &probe, &mut Vec::new()) else { continue };
+            let whole = phase.search(&base.state, &p.group, &p.occ, None);
+            let again = phase.search(&base.state, &p.group, &p.occ, None);
+            assert_eq!(whole.keys().collect::<Vec<_>>(), again.keys().collect::<Vec<_>>(), "{id}");
+            units += 1;
+            for (to, node) in &whole {
+                let stopped = phase.search_until(&base.state, &p.group, &p.occ, None, Some(*to));
+                let found = stopped.get(to).unwrap_or_else(|| panic!("{id} to {to}"));
+                assert_eq!((found.mp, found.steps, found.prev), (node.mp, node.steps, node.prev), "{id} to {to}");
+                assert_eq!(
+                    Phase::path_to(&stopped, p.start, *to),
+                    Phase::path_to(&whole, p.start, *to),
+                    "{id} to {to}"
+                );
+                hexes += 1;
+            }
+        }
+        assert!(units > 10 && hexes > 100, "{units} units, {hexes} hexes");
+    }
+
     #[test]
     fn edit_distance_counts_edits() {
         assert_eq!(edit_distance("red-foot", "red-foot"), 0);
