@@ -105,8 +105,11 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
 /// no other friendly combat unit in its hex may not attack (and so never
 /// must, 12.12); stacked with one, it attacks like the others.
 pub fn defence_only_alone(rules: &Rules, state: &State, id: &str) -> bool {
-    let tagged = rules.counter(id).is_some_and(|c| c.tags.iter().any(|t| t == DEFENCE_ONLY_ALONE));
-    let Some(hex) = hex_of(state, id).filter(|_| tagged) else { return false };
+    // The tag first: most units have none, and need no hex looked up.
+    if !rules.counter(id).is_some_and(|c| c.tags.iter().any(|t| t == DEFENCE_ONLY_ALONE)) {
+        return false;
+    }
+    let Some(hex) = hex_of(state, id) else { return false };
     let player = player_of(rules, id);
     !state.units.iter().any(|(u, unit)| {
         u != id
