@@ -541,6 +541,22 @@ pub fn neighbours(hex: HexId, layout: Layout) -> Vec<HexId> {
     around(hex, layout).collect()
 }
 
+/// The places of `items` in order of their hexes, items of one hex in the
+/// order given (what a stable sort by hex gives), sorted as plain numbers
+/// (hex number and place packed in one integer) by an unstable sort: the
+/// indexes of the units by hex that the movement rules build per move.
+pub fn order_by_hex<T>(items: &[T], hex: impl Fn(&T) -> HexId) -> Vec<usize> {
+    if items.len() >= 1 << 16 {
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|i| hex(&items[*i]));
+        return order;
+    }
+    let mut keys: Vec<u32> =
+        items.iter().enumerate().map(|(i, item)| u32::from(hex(item).number()) << 16 | i as u32).collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| (k & 0xffff) as usize).collect()
+}
+
 /// A set of hexes as a bit per hex number (0000 to 9999): asked about in
 /// the loops that run per hex tried (is this hex in an enemy ZOC, does it
 /// hold an enemy unit) without a map's search.
@@ -1176,6 +1192,16 @@ fn trace(a: HexId, b: HexId, layout: Layout) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn order_by_hex_is_a_stable_sort_by_hex() {
+        let items: Vec<(u16, usize)> = [1404u16, 101, 1404, 9999, 0, 101, 1404].iter().copied().zip(0..).collect();
+        let order = order_by_hex(&items, |(n, _)| HexId::from_number(*n).unwrap());
+        let got: Vec<(u16, usize)> = order.iter().map(|i| items[*i]).collect();
+        let mut want = items.clone();
+        want.sort_by_key(|(n, _)| *n);
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn hex_bits_hold_the_hexes_inserted_and_no_other() {

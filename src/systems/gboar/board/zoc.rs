@@ -48,21 +48,11 @@ impl<'r> Runs<'r> {
     /// From (hex, unit) pairs in unit id order: sorted by hex, each hex's
     /// units kept in the order read (a stable sort).
     fn new(pairs: Vec<(HexId, &'r str)>) -> Runs<'r> {
-        // Sorted as (hex number, place read) packed in one integer: the
-        // stable order, by an unstable sort of plain numbers.
-        let mut order: Vec<u32> = Vec::with_capacity(pairs.len());
-        if pairs.len() < 1 << 16 {
-            order.extend(pairs.iter().enumerate().map(|(i, p)| u32::from(p.0.number()) << 16 | i as u32));
-            order.sort_unstable();
-        } else {
-            let mut index: Vec<u32> = (0..pairs.len() as u32).collect();
-            index.sort_by_key(|i| pairs[*i as usize].0);
-            order = index;
-        }
+        let order = crate::base::hex::order_by_hex(&pairs, |p| p.0);
         let mut hexes: Vec<(HexId, u32, u32)> = Vec::new();
         let mut ids = Vec::with_capacity(pairs.len());
-        for key in order {
-            let (h, id) = if pairs.len() < 1 << 16 { pairs[(key & 0xffff) as usize] } else { pairs[key as usize] };
+        for i in order {
+            let (h, id) = pairs[i];
             let k = ids.len() as u32;
             match hexes.last_mut() {
                 Some(e) if e.0 == h => e.2 = k + 1,

@@ -102,6 +102,13 @@ struct Group {
     max_hexes: Option<u32>,
 }
 
+/// Whether any unit waits off the map as a reinforcement: only such a
+/// unit can arrive (9.61), so without one [`resolve`] places none, rolls
+/// no die and gives the state back unchanged with no event.
+pub fn any_waiting(state: &State) -> bool {
+    state.units.values().any(|u| u.off_map == Some(OffMap::Reinforcement))
+}
+
 /// The Reinforcement Phase of `player` (Savannah 3, VI), or the beginning
 /// of its Movement Phase (series 9.61): set the arrivals due this turn.
 pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) -> Result<Resolution> {

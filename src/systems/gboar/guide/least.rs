@@ -248,10 +248,7 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
     // Only a unit waiting off the map as a reinforcement can arrive (9.61):
     // without one no move below is an arrival's, and the check of every
     // side's orders that `stuck` makes would be made for nothing.
-    let waiting = |u: &crate::systems::gboar::board::state::UnitState| {
-        u.off_map == Some(crate::systems::gboar::board::state::OffMap::Reinforcement)
-    };
-    if rules.reinforcements.is_none() || !state.units.values().any(waiting) {
+    if rules.reinforcements.is_none() || !crate::systems::gboar::effects::arrivals::any_waiting(state) {
         return;
     }
     let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {

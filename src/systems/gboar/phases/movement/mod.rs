@@ -634,11 +634,11 @@ impl<'a> Phase<'a> {
                 enemy_leaders.entry(h).or_default().push(c.id.as_str());
             }
         }
-        // By hex, each hex's units in the state's order (a stable sort).
-        friendly.sort_by_key(|e| e.0);
+        // By hex, each hex's units in the state's order.
+        let order = crate::base::hex::order_by_hex(&friendly, |e| e.0);
         let mut friendly_ids = Vec::with_capacity(friendly.len());
         let mut friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))> = Vec::new();
-        for (h, id, (s, g)) in friendly {
+        for (h, id, (s, g)) in order.into_iter().map(|i| friendly[i]) {
             let k = friendly_ids.len() as u32;
             match friendly_hexes.last_mut() {
                 Some(e) if e.0 == h => {
@@ -1095,7 +1095,12 @@ pub fn resolve_played(
 /// Series 9.61: where the scenario has reinforcements but no Reinforcement
 /// Phase this turn, the arrivals are decided as the Movement Phase begins.
 fn arrivals_at_start(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) -> Result<Option<Resolution>> {
-    if rules.reinforcements.is_none() || rules.sequence.phases_used(state.turn)?.iter().any(|p| p == "reinforcement") {
+    // No unit waiting to arrive: nothing to decide (and no copy of the
+    // state to make for every check of the orders).
+    if rules.reinforcements.is_none()
+        || !crate::systems::gboar::effects::arrivals::any_waiting(state)
+        || rules.sequence.phases_used(state.turn)?.iter().any(|p| p == "reinforcement")
+    {
         return Ok(None);
     }
     crate::systems::gboar::effects::arrivals::resolve(rules, state, player, dice).map(Some)
