@@ -512,14 +512,7 @@ impl Phase<'_> {
         let Some(side) = self.counter(id).and_then(|c| self.side_of_army.get(&c.army)) else {
             return Vec::new();
         };
-        let probe = MoveOrder {
-            unit: Some(id.to_string()),
-            stack: None,
-            path: None,
-            to: None,
-            strategic: false,
-            leave_pin: false,
-        };
+        let probe = MoveOrder::probe(id, false);
         let mut problems = Vec::new();
         let Some(prepared) = self.prepare(base, side, "moves[0]", &probe, &mut problems) else { return Vec::new() };
         let best = self.search(&base.state, &prepared.group, &prepared.occ, None);

@@ -238,6 +238,14 @@ pub struct MoveOrder {
     pub leave_pin: bool,
 }
 
+impl MoveOrder {
+    /// A move of unit `id` with no path or destination yet: the probe the
+    /// guide, self-play and the phase's own checks search its reach with.
+    fn probe(id: &str, leave_pin: bool) -> MoveOrder {
+        MoveOrder { unit: Some(id.to_string()), stack: None, path: None, to: None, strategic: false, leave_pin }
+    }
+}
+
 /// A hex id as written: hex ids are quoted strings ("0405"); a bare number
 /// is caught so the problem can say so.
 #[derive(Debug, Clone, Deserialize)]
@@ -817,14 +825,7 @@ pub fn unit_moves(
             continue;
         }
         let Some(hex) = hex_of(&at_start, id) else { continue };
-        let probe = MoveOrder {
-            unit: Some(id.clone()),
-            stack: None,
-            path: None,
-            to: None,
-            strategic: false,
-            leave_pin: unit.pinned && !c.is_leader(),
-        };
+        let probe = MoveOrder::probe(id, unit.pinned && !c.is_leader());
         let mut moves = UnitMoves {
             unit: id.clone(),
             hex,
@@ -945,14 +946,7 @@ pub fn draw_moves(
         {
             continue;
         }
-        let probe = MoveOrder {
-            unit: Some(id.clone()),
-            stack: None,
-            path: None,
-            to: None,
-            strategic: false,
-            leave_pin: unit.pinned && !c.is_leader(),
-        };
+        let probe = MoveOrder::probe(id, unit.pinned && !c.is_leader());
         let by_road = MoveOrder { strategic: true, ..probe.clone() };
         // Each search's hexes, with its order and what it found.
         let mut searches = Vec::new();
@@ -1204,14 +1198,7 @@ mod tests {
             let Some(side) = phase.counter(id).and_then(|c| phase.side_of_army.get(&c.army)).cloned() else {
                 continue;
             };
-            let probe = MoveOrder {
-                unit: Some(id.clone()),
-                stack: None,
-                path: None,
-                to: None,
-                strategic: false,
-                leave_pin: false,
-            };
+            let probe = MoveOrder::probe(id, false);
             let Some(p) = phase.prepare(&base, &side, "moves[0]", &probe, &mut Vec::new()) else { continue };
             let whole = phase.search(&base.state, &p.group, &p.occ, None);
             let again = phase.search(&base.state, &p.group, &p.occ, None);
