@@ -1092,8 +1092,8 @@ fn arrivals_at_start(rules: &Rules, state: &State, player: &str, dice: &mut dyn 
     // No unit waiting to arrive: nothing to decide (and no copy of the
     // state to make for every check of the orders).
     if rules.reinforcements.is_none()
-        || !crate::systems::gboar::effects::arrivals::any_waiting(state)
         || rules.sequence.phases_used(state.turn)?.iter().any(|p| p == "reinforcement")
+        || !crate::systems::gboar::effects::arrivals::any_waiting(state)
     {
         return Ok(None);
     }
