@@ -557,6 +557,10 @@ pub fn order_by_hex<T>(items: &[T], hex: impl Fn(&T) -> HexId) -> Vec<usize> {
     keys.into_iter().map(|k| (k & 0xffff) as usize).collect()
 }
 
+/// How many hex numbers there are ([`HexId::number`] runs from 0000 to
+/// 9999): the size of the tables indexed by hex number.
+pub const HEX_NUMBERS: usize = 10_000;
+
 /// A set of hexes as a bit per hex number (0000 to 9999): asked about in
 /// the loops that run per hex tried (is this hex in an enemy ZOC, does it
 /// hold an enemy unit) without a map's search.
@@ -568,7 +572,7 @@ pub struct HexBits {
 impl HexBits {
     /// The bits of every hex number, none set.
     pub fn new() -> HexBits {
-        HexBits { words: vec![0; 10_000 / 64 + 1] }
+        HexBits { words: vec![0; HEX_NUMBERS / 64 + 1] }
     }
 
     pub fn insert(&mut self, hex: HexId) {

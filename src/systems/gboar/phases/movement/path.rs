@@ -5,8 +5,7 @@
 
 use super::*;
 
-/// Hex numbers run from 0000 to 9999 ([`HexId::number`]).
-const HEX_NUMBERS: usize = 10_000;
+use crate::base::hex::{HexBits, HEX_NUMBERS};
 
 thread_local! {
     /// [`Phase::search_until`]'s table of the best node of each hex, by
@@ -343,17 +342,16 @@ impl<'a> Phase<'a> {
         found.push(group.start);
         // The frontier pops its least (MPs, hexes entered, hex id) first,
         // as an ordered set would (an entry pushed twice is settled once);
-        // the settled hexes are bits indexed by hex number.
+        // the settled hexes are bits by hex number.
         let mut frontier: std::collections::BinaryHeap<std::cmp::Reverse<(i32, u32, HexId)>> =
             std::collections::BinaryHeap::new();
         frontier.push(std::cmp::Reverse((0, 0, group.start)));
-        let mut settled_bits = [0u64; HEX_NUMBERS / 64 + 1];
-        let is_settled = |bits: &[u64], h: HexId| bits[usize::from(h.number()) / 64] & (1 << (h.number() % 64)) != 0;
+        let mut settled = HexBits::new();
         while let Some(std::cmp::Reverse((mp, steps, hex))) = frontier.pop() {
-            if is_settled(&settled_bits, hex) {
+            if settled.contains(hex) {
                 continue;
             }
-            settled_bits[usize::from(hex.number()) / 64] |= 1 << (hex.number() % 64);
+            settled.insert(hex);
             if stop == Some(hex) {
                 break;
             }
@@ -363,7 +361,7 @@ impl<'a> Phase<'a> {
                 continue;
             }
             for n in around(hex, self.terrain.layout) {
-                if is_settled(&settled_bits, n) {
+                if settled.contains(n) {
                     continue;
                 }
                 let Ok(step) = self.step_cost(state, group, occ, hex, n) else { continue };
