@@ -247,10 +247,11 @@ type Replayed = (
 /// dispatch of `dispatches` rendered again and compared with its files on
 /// other threads, as soon as the replay reaches its last step: the replay
 /// is one step after another, but the reports of one dispatch need nothing
-/// of another's. What the other threads find is only a result kept for
+/// of another's; once the replay is done, this thread renders what is
+/// still queued beside them. What is found so is only a result kept for
 /// [`crate::report::game::check_dispatches`], which reports it (or not)
 /// exactly where the reports are checked one after another; a dispatch
-/// they did not check is checked there.
+/// not checked ahead is checked there.
 fn replay_and_render(
     folder: &GameFolder,
     rules: &dyn crate::system::Rules,
@@ -265,29 +266,28 @@ fn replay_and_render(
     let stop = AtomicBool::new(false);
     let (send, receive) = mpsc::channel::<(&crate::report::game::Dispatch, std::sync::Arc<State>)>();
     let receive = Mutex::new(receive);
+    // A worker's loop: render and check each dispatch it is sent, until
+    // the queue closes. The threads started for it run it from the start;
+    // this thread joins them once its replay is done, so that on a machine
+    // of two cores both render the dispatches the replay left queued (the
+    // rendering is three times the replay's work, issue 11).
+    let work = |templates: &crate::report::templates::Templates| {
+        let mut checked = BTreeMap::new();
+        loop {
+            let job = receive.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ()));
+            let Ok((dispatch, state)) = job else { break };
+            if stop.load(Ordering::Relaxed) {
+                continue;
+            }
+            let result = crate::report::game::check_dispatch(folder, rules, templates, journal, dispatch, &state);
+            checked.insert((dispatch.first, dispatch.last), result);
+        }
+        checked
+    };
     std::thread::scope(|scope| {
         let workers: Vec<_> = match &templates {
             None => Vec::new(),
-            Some(templates) => (0..threads)
-                .map(|_| {
-                    let (receive, stop) = (&receive, &stop);
-                    scope.spawn(move || {
-                        let mut checked = BTreeMap::new();
-                        loop {
-                            let job = receive.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ()));
-                            let Ok((dispatch, state)) = job else { break };
-                            if stop.load(Ordering::Relaxed) {
-                                continue;
-                            }
-                            let result = crate::report::game::check_dispatch(
-                                folder, rules, templates, journal, dispatch, &state,
-                            );
-                            checked.insert((dispatch.first, dispatch.last), result);
-                        }
-                        checked
-                    })
-                })
-                .collect(),
+            Some(templates) => (0..threads).map(|_| scope.spawn(move || work(templates))).collect(),
         };
         let mut states = BTreeMap::new();
         let mut last_state = None;
@@ -313,7 +313,10 @@ fn replay_and_render(
             // The reports will not be checked: what is queued is not rendered.
             stop.store(true, Ordering::Relaxed);
         }
-        let mut checked = BTreeMap::new();
+        let mut checked = match &templates {
+            Some(templates) if !workers.is_empty() => work(templates),
+            _ => BTreeMap::new(),
+        };
         for worker in workers {
             // A worker that panicked has checked nothing: check_dispatches does it again.
             checked.extend(worker.join().unwrap_or_default());
