@@ -121,13 +121,19 @@ impl Steps<'_> {
     /// sides see different maps, [`Rules::maps_differ`], hides from a side
     /// what it may not see).
     pub fn map_svg_for(&self, viewer: &Viewer) -> Option<String> {
+        self.picture_for(viewer).map(|(picture, title)| svg::picture(picture, title))
+    }
+
+    /// What [`Self::map_svg_for`] draws, and its title: `None` when the
+    /// game's system draws no map.
+    fn picture_for(&self, viewer: &Viewer) -> Option<(crate::base::hexmap::Picture<'_>, String)> {
         let events: Vec<crate::system::Event> = self.entries.iter().flat_map(|e| e.events.iter().cloned()).collect();
         let side = match viewer {
             Viewer::Side(side) => Some(side.as_str()),
             Viewer::Referee => None,
         };
         let picture = self.rules.map_for(self.state.as_ref(), &events, side)?;
-        Some(svg::picture(picture, format!("{}, after step {}", self.folder.config.game_id, self.last())))
+        Some((picture, format!("{}, after step {}", self.folder.config.game_id, self.last())))
     }
 
     /// Whether the game's system draws a map (a dispatch then has `map.svg`).
@@ -176,6 +182,47 @@ impl Steps<'_> {
 
     /// Every file of the dispatch of these steps, by name, sorted.
     pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
+        let differ = self.rules.maps_differ();
+        // The map every side sees, when they see the same one: its picture
+        // here (which says whether the game's system draws one), its SVG
+        // drawn on another thread while the sides' reports are rendered on
+        // this one. Neither needs the other, and the SVG is some two
+        // fifths of a dispatch's work (issue 11). A thread the system will
+        // not start is no failure: the SVG is drawn here instead.
+        let picture = if differ { None } else { self.picture_for(&Viewer::Referee) };
+        let drawn_apart = picture.is_some();
+        std::thread::scope(|scope| {
+            let map = picture.map(|(picture, title)| {
+                let slot = std::sync::Arc::new(std::sync::Mutex::new(Some((picture, title))));
+                let theirs = slot.clone();
+                let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    let job = theirs.lock().ok().and_then(|mut j| j.take());
+                    job.map(|(picture, title)| svg::picture(picture, title))
+                });
+                (slot, thread.ok())
+            });
+            let files = self.sides_files(differ, drawn_apart);
+            let mut files = files?;
+            if let Some((slot, thread)) = map {
+                let drawn = match thread.map(|t| t.join()) {
+                    Some(Ok(Some(svg))) => svg,
+                    Some(Err(panic)) => std::panic::resume_unwind(panic),
+                    // Not started, or started after this took its job back.
+                    _ => match slot.lock().ok().and_then(|mut j| j.take()) {
+                        Some((picture, title)) => svg::picture(picture, title),
+                        None => String::new(),
+                    },
+                };
+                files.insert(MAP_FILE.to_string(), drawn.into_bytes());
+            }
+            Ok(files)
+        })
+    }
+
+    /// Each side's files of the dispatch: its reports in every format, and
+    /// its own map when sides see different maps (`differ`). `map` says
+    /// whether the map all sides share is drawn (by [`Self::dispatch`]).
+    fn sides_files(&self, differ: bool, map: bool) -> Result<BTreeMap<String, Vec<u8>>> {
         let mut files = BTreeMap::new();
         let awaiting = self.awaiting();
         let drawn = super::tables::Drawn::default();
@@ -183,8 +230,6 @@ impl Steps<'_> {
             .entries
             .last()
             .map(|e| super::model::JournalHead { step: e.step, sha256: self.folder.entry_sha256(e) });
-        let differ = self.rules.maps_differ();
-        let map = if differ { None } else { self.map_svg() };
         for side in &self.rules.sides() {
             // Each side's own map, when sides see different maps.
             let viewer = Viewer::Side(side.id.clone());
@@ -194,7 +239,7 @@ impl Steps<'_> {
                 files.insert(file.clone(), own.into_bytes());
             }
             // One model per side, every format rendered from it.
-            let drawn_map = map.is_some() || files.contains_key(&file);
+            let drawn_map = map || files.contains_key(&file);
             let map_in = if drawn_map { MapIn::File(&file) } else { MapIn::None };
             let input = self.input(Viewer::Side(side.id.clone()), map_in, awaiting.clone());
             let model = super::model::model_with_head(&input, head.clone());
@@ -203,9 +248,6 @@ impl Steps<'_> {
                 let text = super::render_model(&model, &value, &input, format, self.templates, &drawn)?;
                 files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
             }
-        }
-        if let Some(map) = map {
-            files.insert(MAP_FILE.to_string(), map.into_bytes());
         }
         Ok(files)
     }
