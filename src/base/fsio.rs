@@ -392,9 +392,10 @@ pub struct StagedDir {
 impl StagedDir {
     /// Write `files` (a path in the folder, `/` between subfolders ->
     /// bytes) into a temporary folder beside `target`, then make every file
-    /// and folder durable. Every file is written first, then all are
-    /// fsynced together: the disk flushes them at once rather than one at a
-    /// time. On any failure the temporary folder is removed.
+    /// and folder durable. Every file is written first, then all of them
+    /// and the folders are fsynced together: the disk flushes them at once
+    /// rather than one at a time. On any failure the temporary folder is
+    /// removed.
     pub fn write(target: &Path, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Result<StagedDir> {
         let staged = StagedDir {
             temp: parent_of(target).join(temp_name(&file_name_of(target))),
@@ -415,13 +416,15 @@ impl StagedDir {
                 f.write_all(bytes)?;
                 open.push(f);
             }
-            sync_all_together(&open, |f| f).map_err(|(e, _)| e)?;
-            drop(open);
-            // Deepest first: each folder's entries are durable before its parent's.
-            for dir in folders.iter().rev() {
-                File::open(dir)?.sync_all()?;
+            // The folders are fsynced with the files, all at once: the
+            // order among them does not matter, as the temporary folder is
+            // only a leftover to remove (recovery.rs) until every fsync has
+            // ended and `place` renames it (one wait for the disk fewer
+            // than its folders after its files, in every resolve).
+            for dir in folders.iter().chain([&staged.temp]) {
+                open.push(File::open(dir)?);
             }
-            File::open(&staged.temp)?.sync_all()
+            sync_all_together(&open, |f| f).map_err(|(e, _)| e)
         })();
         // On failure `staged` is dropped unplaced: its folder is removed.
         written.map_err(|e| Error::io(target, e))?;
