@@ -188,30 +188,19 @@ impl Steps<'_> {
         // drawn on another thread while the sides' reports are rendered on
         // this one. Neither needs the other, and the SVG is some two
         // fifths of a dispatch's work (issue 11). A thread the system will
-        // not start is no failure: the SVG is drawn here instead.
+        // not start is no failure: the SVG is drawn here instead, from the
+        // same state and steps.
         let picture = if differ { None } else { self.picture_for(&Viewer::Referee) };
         let drawn_apart = picture.is_some();
         std::thread::scope(|scope| {
             let map = picture.map(|(picture, title)| {
-                let slot = std::sync::Arc::new(std::sync::Mutex::new(Some((picture, title))));
-                let theirs = slot.clone();
-                let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
-                    let job = theirs.lock().ok().and_then(|mut j| j.take());
-                    job.map(|(picture, title)| svg::picture(picture, title))
-                });
-                (slot, thread.ok())
+                std::thread::Builder::new().spawn_scoped(scope, move || svg::picture(picture, title)).ok()
             });
-            let files = self.sides_files(differ, drawn_apart);
-            let mut files = files?;
-            if let Some((slot, thread)) = map {
-                let drawn = match thread.map(|t| t.join()) {
-                    Some(Ok(Some(svg))) => svg,
-                    Some(Err(panic)) => std::panic::resume_unwind(panic),
-                    // Not started, or started after this took its job back.
-                    _ => match slot.lock().ok().and_then(|mut j| j.take()) {
-                        Some((picture, title)) => svg::picture(picture, title),
-                        None => String::new(),
-                    },
+            let mut files = self.sides_files(differ, drawn_apart)?;
+            if let Some(thread) = map {
+                let drawn = match thread {
+                    Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    None => self.map_svg().unwrap_or_default(),
                 };
                 files.insert(MAP_FILE.to_string(), drawn.into_bytes());
             }
