@@ -647,6 +647,41 @@ fn fewest_steps(removal: &[Vec<i32>], excess: i32) -> Option<Vec<u8>> {
     best.map(|b| b.1)
 }
 
+/// Whether a hex of `player`'s units is over the stacking limit (7.1) as
+/// [`overstacking`] weighs them. When none is, and no unit is chosen,
+/// `overstacking` changes nothing and tells nothing: the Movement Phase
+/// asks this first, and copies the state for it only when one is.
+pub fn any_overstacked(rules: &Rules, state: &State, player: &str) -> bool {
+    let Some(limits) = rules.stacking.as_ref() else { return false };
+    let mut weights: Vec<(&str, i32, i32)> = Vec::new();
+    for (id, u) in &state.units {
+        let Some(h) = u.hex.as_deref() else { continue };
+        let Some(c) = rules.counter(id) else { continue };
+        if rules.player_of_army(&c.army) != Some(player) {
+            continue;
+        }
+        let (s, g) = c.stacking_weight(u.steps, limits.leaders_count);
+        weights.push((h, s, g));
+    }
+    // By hex, each hex's units in the state's order (a stable sort), summed
+    // as `player_hexes` sums them.
+    weights.sort_by(|a, b| a.0.cmp(b.0));
+    let mut k = 0;
+    while k < weights.len() {
+        let (mut sps, mut guns) = (0i32, 0i32);
+        let hex = weights[k].0;
+        while k < weights.len() && weights[k].0 == hex {
+            sps = sps.saturating_add(weights[k].1);
+            guns = guns.saturating_add(weights[k].2);
+            k += 1;
+        }
+        if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+            return true;
+        }
+    }
+    false
+}
+
 /// Series 7.1, 7.3: `player` eliminates steps in every hex where its units
 /// are over the stacking limit, first from `choices`, then by the default
 /// of the module documentation. No stacking limit in module.yaml: nothing

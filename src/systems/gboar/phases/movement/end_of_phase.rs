@@ -302,6 +302,13 @@ impl Phase<'_> {
             }
             choices.extend(list);
         }
+        // Most phases end with no hex over the limit and no unit chosen:
+        // nothing to lose, and no copy of the state to try it on.
+        if choices.is_empty()
+            && !crate::systems::gboar::effects::losses::any_overstacked(self.rules, &run.state, &self.player)
+        {
+            return;
+        }
         let mut trial = run.state.clone();
         match crate::systems::gboar::effects::losses::overstacking(self.rules, &mut trial, &self.player, &choices) {
             Ok(events) => {
