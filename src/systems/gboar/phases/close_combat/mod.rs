@@ -59,7 +59,7 @@ use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::units::{
     combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, player_of, side_of,
-    turn_restriction, Occupancy,
+    turn_restriction, unit_hex, Occupancy,
 };
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, TacticsCell};
@@ -273,17 +273,33 @@ fn demi_leader_near(rules: &Rules, state: &State, units: &[String], attacker: bo
 /// is not prohibited terrain (the note on flanks).
 fn open_flank(rules: &Rules, state: &State, e: &Engagement) -> bool {
     let layout = rules.module.map.layout;
-    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
-    let occupied = occupants(rules, state);
     let att: BTreeSet<HexId> = e.attackers.iter().filter_map(|u| hex_of(state, u)).collect();
     let def: BTreeSet<HexId> = e.defenders.iter().filter_map(|u| hex_of(state, u)).collect();
-    rules.module.map.terrain.keys().any(|h| {
-        !occupied.contains_key(h)
-            && terrain
-                .hex(*h)
-                .is_some_and(|i| i.movement_cost != crate::systems::gboar::data::charts::MovementCost::Prohibited)
-            && att.iter().any(|a| crate::base::hex::are_adjacent(*a, *h, layout))
-            && def.iter().any(|d| crate::base::hex::are_adjacent(*d, *h, layout))
+    // The hexes next to both sides: among the six around each attacking
+    // hex (a hex next to one is one of its six), not the whole map's.
+    let mut both: BTreeSet<HexId> = BTreeSet::new();
+    for a in &att {
+        for h in crate::base::hex::around(*a, layout) {
+            if def.iter().any(|d| crate::base::hex::are_adjacent(*d, h, layout)) {
+                both.insert(h);
+            }
+        }
+    }
+    // Of those, a hex of the map, holding no unit, not prohibited terrain.
+    both.retain(|h| rules.module.map.terrain.contains_key(h));
+    if both.is_empty() {
+        return false;
+    }
+    for (id, unit) in &state.units {
+        if let (Some(h), Some(_)) = (unit_hex(unit), rules.counter(id)) {
+            both.remove(&h);
+        }
+    }
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
+    both.iter().any(|h| {
+        terrain
+            .hex(*h)
+            .is_some_and(|i| i.movement_cost != crate::systems::gboar::data::charts::MovementCost::Prohibited)
     })
 }
 
