@@ -650,7 +650,11 @@ fn fewest_steps(removal: &[Vec<i32>], excess: i32) -> Option<Vec<u8>> {
 /// Whether a hex of `player`'s units is over the stacking limit (7.1) as
 /// [`overstacking`] weighs them. When none is, and no unit is chosen,
 /// `overstacking` changes nothing and tells nothing: the Movement Phase
-/// asks this first, and copies the state for it only when one is.
+/// asks this first, and copies the state for it only when one is. It sums
+/// what `player_hexes` sums without its owned hex and unit lists: asking
+/// through `player_hexes` cost as much as the copy it saves (self-play
+/// 1,343 million instructions for `--games 3 --seed 1` this way, 1,372
+/// through `player_hexes`, issue 11).
 pub fn any_overstacked(rules: &Rules, state: &State, player: &str) -> bool {
     let Some(limits) = rules.stacking.as_ref() else { return false };
     let mut weights: Vec<(&str, i32, i32)> = Vec::new();
