@@ -44,8 +44,8 @@ fn main() {
         let row = 2 + 2 * n as u8;
         let fh = HexId::new(31, row).expect("hex");
         let bh = HexId::new(31, row + 1).expect("hex");
-        state.units.get_mut(f).expect("unit").hex = Some(fh.to_string());
-        state.units.get_mut(b).expect("unit").hex = Some(bh.to_string());
+        state.units.get_mut(f).expect("unit").hex = Some(fh);
+        state.units.get_mut(b).expect("unit").hex = Some(bh);
         attacks.push(format!("  - {{attackers: [{f}], defenders: [\"{bh}\"]}}"));
     }
     let body: adjutant::base::yaml::Value =

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use adjutant::base::hex::{neighbours, HexId};
+use adjutant::base::hex::neighbours;
 use adjutant::base::yaml::Value;
 use adjutant::systems::gboar::board::state::State;
 use adjutant::systems::gboar::board::Rules;
@@ -40,7 +40,7 @@ fn main() {
         }
         let side = c.army.clone();
         let moves = by_side.entry(side.clone()).or_default();
-        let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+        let Some(hex) = unit.hex else { continue };
         for n in neighbours(hex, rules.module.map.layout) {
             let mut trial = moves.clone();
             trial.push((id.clone(), n.to_string()));

@@ -186,6 +186,47 @@ impl FromStr for HexId {
     }
 }
 
+impl HexId {
+    /// The printed id's four ASCII digits, without an allocation.
+    pub const fn digits(self) -> [u8; 4] {
+        [b'0' + self.col / 10, b'0' + self.col % 10, b'0' + self.row / 10, b'0' + self.row % 10]
+    }
+
+    /// Whether `text` is this hex's printed id, byte for byte (as comparing
+    /// `self.to_string()` with it would say, without the string).
+    pub fn is(self, text: &str) -> bool {
+        self.digits() == text.as_bytes()
+    }
+}
+
+/// Written as its printed id, a string of four digits (`"1404"`), as a
+/// state's `hex:` fields always were: the same bytes whether a field holds
+/// a `HexId` or the text of one.
+impl serde::Serialize for HexId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let digits = self.digits();
+        serializer.serialize_str(std::str::from_utf8(&digits).unwrap_or("0000"))
+    }
+}
+
+/// Read from its printed id; anything else is refused with
+/// [`HexIdError`]'s words (bounded and escaped, as they echo the input).
+impl<'de> serde::Deserialize<'de> for HexId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<HexId, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = HexId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a hex id, four digits CCRR such as \"1404\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HexId, E> {
+                v.parse().map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(Visit)
+    }
+}
+
 /// [`HexId::from_str`] of anything but four ASCII digits: the error, or
 /// (never, as the fast path takes them) the id.
 #[cold]

@@ -144,7 +144,7 @@ pub struct StatePatch {
 #[serde(deny_unknown_fields)]
 pub struct UnitPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hex: Option<String>,
+    pub hex: Option<crate::base::hex::HexId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -372,7 +372,7 @@ fn apply(rules: &Rules, state: &mut State, patch: &StatePatch) -> std::result::R
         }
         let unit = state.units.get_mut(id).ok_or_else(|| format!("state.units: no unit {id} in the set-up"))?;
         if let Some(hex) = &p.hex {
-            unit.hex = Some(hex.clone());
+            unit.hex = Some(*hex);
         }
         if let Some(steps) = p.steps {
             unit.steps = steps;
@@ -758,7 +758,7 @@ impl UnitPatch {
     /// Every field of a unit's state, as a case would write it.
     fn of(u: &crate::systems::gboar::board::state::UnitState) -> UnitPatch {
         UnitPatch {
-            hex: u.hex.clone(),
+            hex: u.hex,
             steps: Some(u.steps),
             condition: Some(u.condition),
             pinned: Some(u.pinned),

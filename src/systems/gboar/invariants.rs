@@ -90,10 +90,8 @@ impl<'a> Invariants<'a> {
                 continue;
             };
             match (&u.hex, u.off_map) {
-                (Some(h), None) => match h.parse::<HexId>() {
-                    Ok(hex) if map.contains(hex) => by_hex.entry(hex).or_default().push(id),
-                    _ => broken.push(format!("{id} is at '{h}', which is not a hex of the map")),
-                },
+                (Some(hex), None) if map.contains(*hex) => by_hex.entry(*hex).or_default().push(id),
+                (Some(h), None) => broken.push(format!("{id} is at '{h}', which is not a hex of the map")),
                 (Some(h), Some(off)) => broken.push(format!("{id} is both at {h} and off the map ({off:?})")),
                 (None, None) => broken.push(format!("{id} is neither on the map nor off it")),
                 (None, Some(_)) => {}
@@ -496,7 +494,7 @@ mod tests {
         nowhere.units.get_mut(&id).unwrap().hex = None;
         assert!(holds(&checks.state(&nowhere), &format!("{id} is neither on the map nor off it")));
         let mut off = state.clone();
-        off.units.get_mut(&id).unwrap().hex = Some("9999".into());
+        off.units.get_mut(&id).unwrap().hex = Some("9999".parse().unwrap());
         assert!(holds(&checks.state(&off), "not a hex of the map"));
     }
 
@@ -507,15 +505,15 @@ mod tests {
         let french = unit(&rules, &state, "french", "infantry");
         let british = unit(&rules, &state, "british", "infantry");
         let mut mixed = state.clone();
-        let hex = mixed.units[&french].hex.clone();
+        let hex = mixed.units[&french].hex;
         mixed.units.get_mut(&british).unwrap().hex = hex;
         assert!(holds(&checks.state(&mixed), "holds units of"));
         // Every French infantry unit in one hex: over 7.1's limit.
         let mut crowded = state.clone();
-        let hex = crowded.units[&french].hex.clone();
+        let hex = crowded.units[&french].hex;
         for (id, u) in crowded.units.iter_mut() {
             if u.hex.is_some() && rules.counter(id).is_some_and(|c| c.army == "french" && c.kind == "infantry") {
-                u.hex = hex.clone();
+                u.hex = hex;
             }
         }
         assert!(holds(&checks.state(&crowded), "(7.1)"));
@@ -576,12 +574,12 @@ mod tests {
         start.next = Some(step.clone());
         start.units.get_mut(&id).unwrap().condition = Condition::Shattered;
         let mut after = start.clone();
-        let from: HexId = start.units[&id].hex.as_deref().unwrap().parse().unwrap();
+        let from: HexId = start.units[&id].hex.unwrap();
         let to = crate::base::hex::neighbours(from, rules.module.map.layout)
             .into_iter()
             .find(|h| rules.module.map.contains(*h))
             .unwrap();
-        after.units.get_mut(&id).unwrap().hex = Some(to.to_string());
+        after.units.get_mut(&id).unwrap().hex = Some(to);
         let broken = checks.transition(&start, &step, &after, &[]);
         assert!(holds(&broken, "is shattered and moved"), "{broken:?}");
         assert!(holds(&broken, &format!("the game is at step {} again", step.name())), "{broken:?}");
@@ -610,13 +608,13 @@ mod tests {
         let mut start = before.clone();
         start.next = Some(step.clone());
         let id = unit(&rules, &start, "british", "infantry");
-        let from: HexId = start.units[&id].hex.as_deref().unwrap().parse().unwrap();
+        let from: HexId = start.units[&id].hex.unwrap();
         let to = crate::base::hex::neighbours(from, rules.module.map.layout)
             .into_iter()
             .find(|h| rules.module.map.contains(*h))
             .unwrap();
         after = start.clone();
-        after.units.get_mut(&id).unwrap().hex = Some(to.to_string());
+        after.units.get_mut(&id).unwrap().hex = Some(to);
         let moved = format!("{id} of british moved");
         assert!(holds(&checks.transition(&start, &step, &after, &[]), &moved));
         let retreat = Event::new("13.2", "retreat", "it retreats").with("unit", &id);

@@ -247,9 +247,9 @@ fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &
         .collect();
     let chosen: Vec<String> = mine.into_iter().filter(|_| draw.chance(1, 2)).collect();
     // Units of one hex, one time in four, as a stack.
-    let mut by_hex: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut by_hex: BTreeMap<crate::base::hex::HexId, Vec<String>> = BTreeMap::new();
     for id in &chosen {
-        if let Some(h) = state.units.get(id).and_then(|u| u.hex.as_deref()) {
+        if let Some(h) = state.units.get(id).and_then(|u| u.hex) {
             by_hex.entry(h).or_default().push(id.clone());
         }
     }

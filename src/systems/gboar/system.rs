@@ -616,7 +616,7 @@ impl seam::Rules for Rules {
         let mut hidden: BTreeMap<(crate::base::hex::HexId, String), usize> = BTreeMap::new();
         picture.counters.clear();
         for (id, u) in &ours_state.units {
-            let Some(hex) = u.hex.as_deref().and_then(|h| h.parse::<crate::base::hex::HexId>().ok()) else { continue };
+            let Some(hex) = u.hex else { continue };
             let open = intel::friendly(self, side, id) || intel::known(ours_state, side, id);
             if open {
                 picture.counters.extend(self.counter_look(id, hex));
@@ -646,7 +646,7 @@ impl seam::Rules for Rules {
             .units
             .iter()
             .filter_map(|(id, u)| {
-                let hex = u.hex.as_deref()?.parse().ok()?;
+                let hex = u.hex?;
                 self.counter_look(id, hex)
             })
             .collect();

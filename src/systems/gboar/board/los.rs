@@ -420,7 +420,7 @@ impl<'a> View<'a> {
             if unit.off_map.is_some() {
                 continue;
             }
-            let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+            let Some(hex) = unit.hex else { continue };
             // 3.2: leaders are not combat units.
             if rules.counter(id).is_none_or(|c| c.is_leader()) {
                 continue;
@@ -530,7 +530,7 @@ mod tests {
             unit.hex = None;
         }
         for (id, hex) in placed {
-            state.units.get_mut(*id).unwrap().hex = Some(hex.to_string());
+            state.units.get_mut(*id).unwrap().hex = Some(hex.parse().unwrap());
         }
         state
     }

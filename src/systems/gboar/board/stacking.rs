@@ -10,12 +10,7 @@ use crate::systems::gboar::data::stacking::Restriction;
 
 /// The counters of the units in `hex`, in id order.
 fn counters_in<'a>(rules: &'a Rules, state: &State, hex: HexId) -> Vec<&'a Counter> {
-    state
-        .units
-        .iter()
-        .filter(|(_, u)| u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex))
-        .filter_map(|(id, _)| rules.counter(id))
-        .collect()
+    state.units.iter().filter(|(_, u)| u.hex == Some(hex)).filter_map(|(id, _)| rules.counter(id)).collect()
 }
 
 /// Savannah 4.1: the first restriction of module.yaml
@@ -53,9 +48,7 @@ pub fn restricted_pair_of<'a>(
     let here: Vec<&Counter> = state
         .units
         .iter()
-        .filter(|(other, u)| {
-            other.as_str() != id && u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) == Some(hex)
-        })
+        .filter(|(other, u)| other.as_str() != id && u.hex == Some(hex))
         .filter_map(|(other, _)| rules.counter(other))
         .collect();
     let own = stacking.restrictions.iter().filter(|r| keep(r)).find_map(|r| {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::dice::Bytes32;
 use crate::base::error::{Error, Located, Result};
+use crate::base::hex::HexId;
 use crate::systems::gboar::data::counters::{setup_positions, ScenarioSetup};
 use crate::systems::gboar::data::sequence::{Sequence, Step};
 use crate::systems::gboar::data::{Module, Source};
@@ -101,7 +102,7 @@ fn is_zero_i32(n: &i32) -> bool {
 pub struct UnitState {
     /// The hex, or absent when the unit is off the map.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hex: Option<String>,
+    pub hex: Option<HexId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_map: Option<OffMap>,
     /// Steps left: 2 at full strength for a two-step unit (series 2.2).
@@ -159,7 +160,7 @@ pub struct UnitState {
 
 impl UnitState {
     /// A unit at full strength in Parade Order, on the map at `hex` or off it.
-    pub fn fresh(hex: Option<String>, off_map: Option<OffMap>, steps: u8) -> UnitState {
+    pub fn fresh(hex: Option<HexId>, off_map: Option<OffMap>, steps: u8) -> UnitState {
         UnitState {
             hex,
             off_map,
@@ -457,7 +458,7 @@ impl State {
         let mut units = BTreeMap::new();
         for (hex, counter) in placed {
             let steps = if counter.is_leader() { 1 } else { counter.steps.unwrap_or(1) };
-            let unit = UnitState::fresh(Some(hex.to_string()), None, steps);
+            let unit = UnitState::fresh(Some(hex), None, steps);
             if units.insert(counter.id.clone(), unit).is_some() {
                 return Err(Error::Data(Located {
                     file: source.label(&file),
@@ -621,8 +622,8 @@ mod tests {
         let state = State::setup(&savannah(), "campaign").unwrap();
         assert_eq!(state.turn, 1);
         assert_eq!(state.army_morale.get("british"), Some(&19));
-        assert_eq!(state.units["von-porbeck"].hex.as_deref(), Some("1805"));
-        assert_eq!(state.units["grahams-light-infantry"].hex.as_deref(), Some("1803"));
+        assert_eq!(state.units["von-porbeck"].hex.map(|h| h.to_string()).as_deref(), Some("1805"));
+        assert_eq!(state.units["grahams-light-infantry"].hex.map(|h| h.to_string()).as_deref(), Some("1803"));
         assert_eq!(state.units["destaing"].off_map, Some(OffMap::Reinforcement), "the French arrive as reinforcements");
         assert_eq!(state.units["destaing"].hex, None);
     }

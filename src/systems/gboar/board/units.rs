@@ -24,7 +24,7 @@ pub fn hex_of(state: &State, id: &str) -> Option<HexId> {
 /// [`hex_of`] for a unit already in hand: the loops over `state.units`
 /// read each unit's hex here rather than looking its id up again.
 pub fn unit_hex(unit: &crate::systems::gboar::board::state::UnitState) -> Option<HexId> {
-    unit.hex.as_deref().and_then(|h| h.parse().ok())
+    unit.hex
 }
 
 /// The side (orders side) of a unit's army; empty if it has none.

@@ -176,7 +176,7 @@ pub fn enemy_zoc_in<'r>(
         {
             continue;
         }
-        let Some(at) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+        let Some(at) = unit.hex else { continue };
         let rifle = is_rifle(counter);
         // The six hexes of `neighbours`, in its order, without a list.
         for n in Direction::ALL.into_iter().filter_map(|d| neighbour(at, d, terrain.layout())) {

@@ -57,7 +57,7 @@ fn enemy_presence(rules: &Rules, state: &State, player: &str) -> (BTreeSet<HexId
         if player_of_army.get(&c.army).map(String::as_str) == Some(player) {
             continue;
         }
-        if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+        if let Some(h) = unit.hex {
             occupied.insert(h);
         }
     }

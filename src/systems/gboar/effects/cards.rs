@@ -1234,7 +1234,7 @@ fn replace_counter(rules: &Rules, state: &mut State, unit: &str, replacement: &s
             });
         }
     }
-    let hex = taken.hex.clone();
+    let hex = taken.hex;
     state.units.insert(replacement.to_string(), taken);
     if let Some(u) = state.units.get_mut(unit) {
         u.hex = None;
@@ -1258,7 +1258,7 @@ fn remove_unit(rules: &Rules, state: &mut State, id: &str, why: &str) -> Event {
         return Event::new("Savannah 4.18", "unit-removed", format!("{why}: {name} is not in play; nothing happens"))
             .with("unit", id);
     };
-    let was = u.hex.clone();
+    let was = u.hex;
     u.hex = None;
     u.off_map = Some(OffMap::Removed);
     u.arriving = None;

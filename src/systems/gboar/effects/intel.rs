@@ -548,7 +548,7 @@ pub fn free_hexes(rules: &Rules, before: &State, step: &Step, events: &[Event]) 
 pub fn remember(rules: &Rules, state: &mut State, free: &BTreeMap<String, BTreeSet<HexId>>) {
     let mut memory = std::mem::take(&mut state.examined);
     for units in memory.values_mut() {
-        units.retain(|unit, hex| state.units.get(unit).and_then(|u| u.hex.as_deref()) == Some(hex.as_str()));
+        units.retain(|unit, hex| state.units.get(unit).and_then(|u| u.hex).is_some_and(|h| h.is(hex)));
     }
     for (side, hexes) in free {
         for &hex in hexes {
@@ -564,8 +564,8 @@ pub fn remember(rules: &Rules, state: &mut State, free: &BTreeMap<String, BTreeS
 /// Whether `side` knows enemy unit `unit` in `state`: it examined it in
 /// the hex it is still in.
 pub fn known(state: &State, side: &str, unit: &str) -> bool {
-    let here = state.units.get(unit).and_then(|u| u.hex.as_deref());
-    state.examined.get(side).and_then(|m| m.get(unit)).is_some_and(|hex| here == Some(hex.as_str()))
+    let here = state.units.get(unit).and_then(|u| u.hex);
+    state.examined.get(side).and_then(|m| m.get(unit)).is_some_and(|hex| here.is_some_and(|h| h.is(hex)))
 }
 
 /// 7.4: each side's examinations by order, after the step (`examine` of

@@ -69,6 +69,7 @@
 use std::collections::BTreeMap;
 
 use crate::base::error::{Error, Result};
+use crate::base::hex::HexId;
 use crate::system::Event;
 use crate::systems::gboar::board::state::{OffMap, State};
 use crate::systems::gboar::board::units::side_of_army;
@@ -245,8 +246,7 @@ pub fn lose_steps(rules: &Rules, state: &mut State, unit: &str, steps: u8, cause
         )));
     }
     let now = state.units.get(unit).ok_or_else(|| Error::refused(format!("{unit} is not in this game")))?;
-    let hex =
-        now.hex.clone().ok_or_else(|| Error::refused(format!("{unit} is not on the map: it cannot lose steps")))?;
+    let hex = now.hex.ok_or_else(|| Error::refused(format!("{unit} is not on the map: it cannot lose steps")))?;
     if steps == 0 {
         return Err(Error::refused(format!("{unit}: a step loss of 0 steps")));
     }
@@ -349,7 +349,7 @@ pub fn lose_steps(rules: &Rules, state: &mut State, unit: &str, steps: u8, cause
     )
     .with("unit", unit)
     .with("army", &army)
-    .with("hex", &hex)
+    .with("hex", hex)
     .with("steps_before", before)
     .with("steps_after", after)
     .with("lost", lost)
@@ -454,8 +454,7 @@ pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &st
         )));
     }
     let now = state.units.get(unit).ok_or_else(|| Error::refused(format!("{unit} is not in this game")))?;
-    let hex =
-        now.hex.clone().ok_or_else(|| Error::refused(format!("{unit} is not on the map: it cannot be captured")))?;
+    let hex = now.hex.ok_or_else(|| Error::refused(format!("{unit} is not on the map: it cannot be captured")))?;
     let army = counter.army.clone();
     let player = rules
         .player_of_army(&army)
@@ -506,7 +505,7 @@ pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &st
     )
     .with("unit", unit)
     .with("army", &army)
-    .with("hex", &hex)
+    .with("hex", hex)
     .with("steps", steps)
     .with("by", by)
     .with("army_morale_exempt", no_army_morale)];
@@ -572,7 +571,7 @@ struct Hex {
 fn player_hexes(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Hex> {
     let mut hexes: BTreeMap<String, Hex> = BTreeMap::new();
     for (id, u) in &state.units {
-        let Some(h) = u.hex.as_deref() else { continue };
+        let Some(h) = u.hex else { continue };
         let Some(c) = rules.counter(id) else { continue };
         if rules.player_of_army(&c.army) != Some(player) {
             continue;
@@ -657,9 +656,9 @@ fn fewest_steps(removal: &[Vec<i32>], excess: i32) -> Option<Vec<u8>> {
 /// through `player_hexes`, issue 11).
 pub fn any_overstacked(rules: &Rules, state: &State, player: &str) -> bool {
     let Some(limits) = rules.stacking.as_ref() else { return false };
-    let mut weights: Vec<(&str, i32, i32)> = Vec::new();
+    let mut weights: Vec<(HexId, i32, i32)> = Vec::new();
     for (id, u) in &state.units {
-        let Some(h) = u.hex.as_deref() else { continue };
+        let Some(h) = u.hex else { continue };
         let Some(c) = rules.counter(id) else { continue };
         if rules.player_of_army(&c.army) != Some(player) {
             continue;
@@ -669,7 +668,7 @@ pub fn any_overstacked(rules: &Rules, state: &State, player: &str) -> bool {
     }
     // By hex, each hex's units in the state's order (a stable sort), summed
     // as `player_hexes` sums them.
-    weights.sort_by(|a, b| a.0.cmp(b.0));
+    weights.sort_by_key(|a| a.0);
     let mut k = 0;
     while k < weights.len() {
         let (mut sps, mut guns) = (0i32, 0i32);
@@ -710,8 +709,8 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
         if rules.player_of_army(&c.army) != Some(player) {
             return Err(Error::refused(format!("{at}: {id} is not a unit of {player}")));
         }
-        let here = state.units.get(id).and_then(|u| u.hex.clone());
-        let Some(hex) = here.as_deref().and_then(|h| over.get(h)) else {
+        let here = state.units.get(id).and_then(|u| u.hex);
+        let Some(hex) = here.and_then(|h| over.get(&h.to_string())) else {
             let at_hex = here.map(|h| format!("in {h}, which is within the limit")).unwrap_or("not on the map".into());
             let overstacked: Vec<&str> = over.keys().map(String::as_str).collect();
             return Err(Error::refused(format!(
@@ -773,7 +772,7 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
         // 1. The player's choices, in order.
         let here: Vec<String> = chosen
             .iter()
-            .filter(|id| state.units.get(*id).and_then(|u| u.hex.as_deref()) == Some(hex_id.as_str()))
+            .filter(|id| state.units.get(*id).and_then(|u| u.hex).is_some_and(|h| h.is(hex_id)))
             .cloned()
             .collect();
         for id in &here {
@@ -891,7 +890,7 @@ mod tests {
 
     fn place(state: &mut State, hex: &str, units: &[&str]) {
         for id in units {
-            state.units.get_mut(*id).unwrap().hex = Some(hex.to_string());
+            state.units.get_mut(*id).unwrap().hex = Some(hex.parse().unwrap());
         }
     }
 
@@ -924,7 +923,7 @@ mod tests {
         let (rules, mut state) = moves();
         let events = lose_steps(&rules, &mut state, "red-foot", 1, Cause::Overstacking).unwrap();
         let u = &state.units["red-foot"];
-        assert_eq!((u.steps, u.hex.as_deref(), u.off_map), (1, Some("0114"), None));
+        assert_eq!((u.steps, u.hex.map(|h| h.to_string()).as_deref(), u.off_map), (1, Some("0114"), None));
         assert_eq!(morale(&state), (3, 6, 6));
         assert_eq!((vp(&state, "blue"), vp(&state, "green")), (2, 0));
         assert_eq!(kinds(&events), ["step-loss", "army-morale", "army-morale", "army-morale", "victory-points"]);
@@ -1043,7 +1042,7 @@ mod tests {
         let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "campaign").unwrap();
         let mut state = State::setup(&rules.module, "campaign").unwrap();
         let mut creeks = state.units["von-porbeck"].clone();
-        creeks.hex = Some("1805".into());
+        creeks.hex = Some("1805".parse().unwrap());
         creeks.steps = 1;
         state.units.insert("creek-indians".into(), creeks);
         let before = state.army_morale.clone();

@@ -1038,7 +1038,7 @@ pub fn retreat_with(
     let path_text: Vec<String> = route.hexes.iter().map(|h| h.to_string()).collect();
     for u in std::iter::once(id.to_string()).chain(leaders.iter().cloned()) {
         if let Some(s) = state.units.get_mut(&u) {
-            s.hex = Some(to.to_string());
+            s.hex = Some(to);
         }
     }
     if order.distance == Distance::CavalryWithdrawal {
@@ -1147,7 +1147,7 @@ pub(crate) mod tests {
     pub(crate) fn place(state: &mut State, hex: &str, units: &[&str]) {
         for id in units {
             let u = state.units.get_mut(*id).unwrap();
-            u.hex = Some(hex.to_string());
+            u.hex = Some(hex.parse().unwrap());
             u.off_map = None;
         }
     }
@@ -1157,7 +1157,7 @@ pub(crate) mod tests {
     }
 
     fn at(state: &State, id: &str) -> Option<String> {
-        state.units[id].hex.clone()
+        state.units[id].hex.map(|h| h.to_string())
     }
 
     fn kinds(events: &[Event]) -> Vec<&str> {
@@ -1298,7 +1298,7 @@ pub(crate) mod tests {
         let (outcome, events) = retreat(&rules, &mut state, &order("red-guards", Distance::One), None).unwrap();
         assert_eq!(outcome, Outcome::Captured);
         let u = &state.units["red-guards"];
-        assert_eq!((u.hex.as_deref(), u.off_map), (None, Some(OffMap::Captured)));
+        assert_eq!((u.hex.map(|h| h.to_string()).as_deref(), u.off_map), (None, Some(OffMap::Captured)));
         let why = event(&events, "retreat-impossible");
         assert_eq!(why.rule, "13.23");
         for words in
@@ -1545,7 +1545,10 @@ pub(crate) mod tests {
         let (outcome, events) = retreat(&rules, &mut state, &o, None).unwrap();
         assert_eq!(outcome, Outcome::Pinned);
         let u = &state.units["red-guards"];
-        assert_eq!((u.hex.as_deref(), u.pinned, u.pin_result.as_deref()), (Some("0506"), true, Some("cc-1")));
+        assert_eq!(
+            (u.hex.map(|h| h.to_string()).as_deref(), u.pinned, u.pin_result.as_deref()),
+            (Some("0506"), true, Some("cc-1"))
+        );
         assert_eq!(kinds(&events), ["pinned-instead"]);
         assert_eq!(events[0].rule, "Savannah 4.9");
         let refused = retreat(&rules, &mut state, &order("red-horse", Distance::CavalryWithdrawal), None).unwrap_err();

@@ -47,8 +47,8 @@ pub fn minimal_of(rules: &Rules, state: &State, step: &Step, sides: &[String]) -
         if matches!(step, Step::GameTurn { phase, .. } if phase == "set-up") {
             let mut deploy = Mapping::new();
             for choice in crate::systems::gboar::phases::set_up::choices(rules, side) {
-                if let Some(hex) = state.units.get(&choice.unit).and_then(|u| u.hex.clone()) {
-                    deploy.insert(key(&choice.unit), Value::String(hex));
+                if let Some(hex) = state.units.get(&choice.unit).and_then(|u| u.hex) {
+                    deploy.insert(key(&choice.unit), Value::String(hex.to_string()));
                 }
             }
             if !deploy.is_empty() {
@@ -270,7 +270,7 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
             let mut staying = state.clone();
             for m in moves.iter().filter(|m| m.arrived.is_some()) {
                 if let Some(u) = staying.units.get_mut(&m.unit) {
-                    u.hex = Some(m.hex.to_string());
+                    u.hex = Some(m.hex);
                     u.off_map = None;
                 }
             }

@@ -127,8 +127,7 @@ pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsRepo
                 defender_chit: args.defender_tactics.clone().unwrap_or_else(|| first_chit.clone()),
                 diversion_shift: args.diversion,
             };
-            let hex =
-                |u: &String| state.units.get(u).and_then(|s| s.hex.as_deref()).and_then(|h| h.parse::<HexId>().ok());
+            let hex = |u: &String| state.units.get(u).and_then(|s| s.hex);
             let attacking: Vec<HexId> = e.attackers.iter().filter_map(hex).collect();
             let others = |units: &[String], lead: &str, defender: bool| -> Vec<OddsCheck> {
                 units

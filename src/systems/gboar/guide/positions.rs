@@ -18,7 +18,7 @@ pub fn positions(rules: &Rules, state: &State, side: Option<&str>) -> Vec<Positi
     let mut rows = Vec::new();
     let mut hidden: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (id, u) in &state.units {
-        let Some(hex) = u.hex.clone() else { continue };
+        let Some(hex) = u.hex.map(|h| h.to_string()) else { continue };
         if let Some(viewer) = hides {
             if !intel::friendly(rules, viewer, id) && !intel::known(state, viewer, id) {
                 *hidden.entry((hex, side_of(rules, id))).or_default() += 1;

@@ -167,7 +167,7 @@ fn unit_entry(
     UnitEntry {
         unit: id.to_string(),
         name: c.map(|c| c.name.clone()).unwrap_or_default(),
-        hex: u.and_then(|u| u.hex.clone()).unwrap_or_default(),
+        hex: u.and_then(|u| u.hex).map(|h| h.to_string()).unwrap_or_default(),
         kind: c.map(|c| c.kind.clone()).unwrap_or_default(),
         strength: c
             .filter(|c| c.strength.is_some())
@@ -1309,7 +1309,7 @@ fn set_up_guide(rules: &Rules, state: &State, side: &str) -> Guide {
     for choice in choices(rules, side) {
         let zone = choice.anywhere_in_zone.clone().unwrap_or_default();
         let rule = choice.rule.clone().unwrap_or_default();
-        let printed = state.units.get(&choice.unit).and_then(|u| u.hex.clone()).unwrap_or_default();
+        let printed = state.units.get(&choice.unit).and_then(|u| u.hex).map(|h| h.to_string()).unwrap_or_default();
         let legal: Vec<HexId> = zone_hexes(rules, &zone)
             .into_iter()
             .filter(|h| {
@@ -1361,7 +1361,7 @@ mod tests {
         let enemy: HexId = "1905".parse().unwrap();
         let free: Vec<HexId> = crate::base::hex::neighbours(enemy, rules.module.map.layout)
             .into_iter()
-            .filter(|h| state.units.values().all(|u| u.hex.as_deref() != Some(h.to_string().as_str())))
+            .filter(|h| state.units.values().all(|u| u.hex != Some(*h)))
             .filter(|h| terrain.hex(*h).is_some_and(|i| i.movement_cost != MovementCost::Prohibited))
             .collect();
         (rules, state, free)
@@ -1402,7 +1402,7 @@ mod tests {
         let step = state.next.clone().unwrap();
         assert_eq!(step.name(), "16-set-up");
         let least = minimal(&rules, &state, &step, "british");
-        let printed = state.units["loyal-savannah-militia"].hex.clone().unwrap();
+        let printed = state.units["loyal-savannah-militia"].hex.unwrap().to_string();
         let deployed = least.get("deploy").and_then(|d| d.get("loyal-savannah-militia")).and_then(Value::as_str);
         assert_eq!(deployed, Some(printed.as_str()), "{least:?}");
         let problems = crate::systems::gboar::phases::set_up::validate(&rules, &state, "british", &least);
@@ -1410,7 +1410,7 @@ mod tests {
         let g = guide(&rules, &state, &step, "british", &least);
         assert_eq!(g.kind, "set-up");
         assert!(g.comment.contains("within savannah-defensive-perimeter"), "{}", g.comment);
-        let nv = state.units["negro-volunteers"].hex.clone().unwrap();
+        let nv = state.units["negro-volunteers"].hex.unwrap();
         let list = g.comment.split("stacking limits:").nth(1).and_then(|t| t.split("Printed hex").next()).unwrap();
         let list = list.replace("#  ", " ");
         assert!(list.contains(" 2002 ") && !list.contains(&format!(" {nv} ")), "{list}");
@@ -1431,7 +1431,7 @@ mod tests {
         let rules = Rules::load(&Source::dir(&dir), "battle").unwrap();
         let mut state = State::setup(&rules.module, "battle").unwrap();
         for (unit, hex) in [("red-foot", "0505"), ("blue-foot", "0506"), ("red-mortar", "0503")] {
-            state.units.get_mut(unit).unwrap().hex = Some(hex.into());
+            state.units.get_mut(unit).unwrap().hex = Some(hex.parse().unwrap());
         }
         (rules, state)
     }
@@ -1479,7 +1479,7 @@ mod tests {
             let all = text(&g);
             let name = &rules.counter(unseen).unwrap().name;
             assert!(!all.contains(unseen) && !all.contains(name.as_str()), "{side}, {phase}: names {unseen}:\n{all}");
-            let hex = state.units[unseen].hex.clone().unwrap();
+            let hex = state.units[unseen].hex.unwrap();
             assert!(all.contains(&format!("a hidden stack in {hex}")), "{side}, {phase}:\n{all}");
             if phase == "defensive-artillery-fire" {
                 let mortar = g.choices.iter().find(|c| c.key == "mortars").expect("the mortar's choice");
@@ -1521,10 +1521,10 @@ mod tests {
         let (rules, mut state, free) = next_to_1905();
         assert!(free.len() >= 2, "{free:?}");
         let auxerrois = state.units.get_mut("auxerrois").unwrap();
-        auxerrois.hex = Some(free[0].to_string());
+        auxerrois.hex = Some(free[0]);
         auxerrois.condition = Condition::Disrupted;
         let dillon = state.units.get_mut("dillon-irish").unwrap();
-        dillon.hex = Some(free[1].to_string());
+        dillon.hex = Some(free[1]);
         dillon.pinned = true;
         let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "movement".into() };
         let least = minimal(&rules, &state, &step, "french");
@@ -1580,7 +1580,7 @@ mod tests {
         };
         let (french, american) = (foot("french"), foot("american"));
         for id in [&french, &american] {
-            state.units.get_mut(id.as_str()).unwrap().hex = Some(free[0].to_string());
+            state.units.get_mut(id.as_str()).unwrap().hex = Some(free[0]);
         }
         let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "movement".into() };
         // The French unit would have to attack (12.12), so it retreats.
@@ -1654,7 +1654,7 @@ mod tests {
         let (french, british) = (army("french"), army("british"));
         for (id, hex) in french.iter().zip([a1, a2]).chain(british.iter().zip([d1, d2])) {
             let u = state.units.get_mut(id).unwrap();
-            u.hex = Some(hex.to_string());
+            u.hex = Some(hex);
             u.condition = Condition::ParadeOrder;
         }
         let step = Step::PlayerTurn { turn: 16, player: "allies".into(), phase: "close-combat".into() };
@@ -1678,7 +1678,9 @@ mod tests {
         assert!(free.len() >= 2, "{free:?}");
         // The British units elsewhere off the map: 1905 is the only enemy hex.
         for (id, u) in state.units.iter_mut() {
-            if u.hex.as_deref() != Some("1905") && rules.counter(id).is_some_and(|c| c.army == "british") {
+            if u.hex.map(|h| h.to_string()).as_deref() != Some("1905")
+                && rules.counter(id).is_some_and(|c| c.army == "british")
+            {
                 u.hex = None;
                 u.off_map = Some(crate::systems::gboar::board::state::OffMap::Removed);
             }
@@ -1694,8 +1696,8 @@ mod tests {
                 .unwrap()
         };
         let (french, american) = (foot(&state, "french"), foot(&state, "american"));
-        state.units.get_mut(&french).unwrap().hex = Some(free[0].to_string());
-        state.units.get_mut(&american).unwrap().hex = Some(free[1].to_string());
+        state.units.get_mut(&french).unwrap().hex = Some(free[0]);
+        state.units.get_mut(&american).unwrap().hex = Some(free[1]);
         // Turn 17: the Historical Scenario's turn 16 bars American attacks.
         state.turn = 17;
         let step = Step::PlayerTurn { turn: 17, player: "allies".into(), phase: "close-combat".into() };
@@ -1814,8 +1816,7 @@ mod tests {
         let layout = rules.module.map.layout;
         let gun = "carolina-battery";
         let home: HexId = "1505".parse().unwrap();
-        let occupied =
-            |state: &State, h: HexId| state.units.values().any(|u| u.hex.as_deref() == Some(&*h.to_string()));
+        let occupied = |state: &State, h: HexId| state.units.values().any(|u| u.hex == Some(h));
         let terrain = crate::systems::gboar::board::terrain::Terrain::new(&rules);
         let away = crate::base::hex::neighbours(home, layout)
             .into_iter()
@@ -1824,7 +1825,7 @@ mod tests {
             .find(|h| terrain.hex(*h).is_some_and(|i| i.terrain == "clear"))
             .expect("a clear hex two hexes from 1505");
         let u = state.units.get_mut(gun).unwrap();
-        u.hex = Some(away.to_string());
+        u.hex = Some(away);
         u.must_return = true;
         let step = Step::PlayerTurn { turn: state.turn, player: "british".into(), phase: "movement".into() };
         let least = minimal(&rules, &state, &step, "british");

@@ -1054,7 +1054,7 @@ fn send_back(rules: &Rules, state: &mut State, target: &str, results: &[String])
         return None;
     }
     let home = c.setup.as_ref().map(|s| s.hex.clone())?;
-    if u.hex.as_deref() == Some(home.as_str()) {
+    if u.hex.is_some_and(|h| h.is(&home)) {
         return None;
     }
     u.must_return = true;

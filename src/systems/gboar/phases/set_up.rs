@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::base::error::Result;
+use crate::base::error::{Error, Result};
 use crate::base::hex::HexId;
 use crate::base::yaml::Value;
 use crate::system::Event;
@@ -119,7 +119,7 @@ pub fn validate(rules: &Rules, state: &State, side: &str, body: &Value) -> Vec<(
             continue;
         }
         if let Some(u) = after.units.get_mut(unit) {
-            u.hex = Some(at.to_string());
+            u.hex = Some(at);
             u.off_map = None;
         }
         targets.push((unit.clone(), rule, at));
@@ -201,9 +201,11 @@ pub fn resolve(rules: &Rules, state: &State, orders: &BTreeMap<String, Value>) -
             let zone = choice.anywhere_in_zone.clone().unwrap_or_default();
             let (at, text) = match chosen.deploy.get(&choice.unit) {
                 Some(hex) => {
-                    let at = hex.parse::<HexId>().map(|h| h.to_string()).unwrap_or_else(|_| hex.clone());
+                    // Validated above: a hex of the zone.
+                    let parsed = hex.parse::<HexId>().map_err(|e| Error::refused(e.to_string()))?;
+                    let at = parsed.to_string();
                     if let Some(u) = next.units.get_mut(&choice.unit) {
-                        u.hex = Some(at.clone());
+                        u.hex = Some(parsed);
                     }
                     let text = format!("{side} deploys {} in {at}, within {zone} (printed hex {printed})", choice.unit);
                     (at, text)

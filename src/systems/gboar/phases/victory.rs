@@ -147,7 +147,7 @@ struct Judge<'a> {
 
 impl Judge<'_> {
     fn hex(&self, id: &str) -> Option<HexId> {
-        self.state.units.get(id).and_then(|u| u.hex.as_deref()).and_then(|h| h.parse().ok())
+        self.state.units.get(id).and_then(|u| u.hex)
     }
 
     /// A zone of the map, or a place.
@@ -164,7 +164,7 @@ impl Judge<'_> {
         // Each unit with its state in hand (`counts_unit`), not looked up
         // again by id.
         for (id, u) in self.state.units.iter().filter(|(id, u)| self.counts_unit(id, u, by)) {
-            if let Some(h) = u.hex.as_deref().and_then(|h| h.parse().ok()).filter(|h| region.hexes.contains(h)) {
+            if let Some(h) = u.hex.filter(|h| region.hexes.contains(h)) {
                 hexes.entry(h).or_default().push(id.clone());
             }
         }
@@ -914,10 +914,10 @@ mod tests {
             .find(|c| c.army == "french" && !c.is_leader())
             .map(|c| (c.id.clone(), c.steps.unwrap_or(1)))
             .unwrap();
-        let city = rules.module.map.place("city-of-savannah").unwrap().hexes[0].to_string();
+        let city = rules.module.map.place("city-of-savannah").unwrap().hexes[0];
         // A set-up unit's state, moved: the state's other fields as at set-up.
         let mut unit = state.units.values().next().unwrap().clone();
-        unit.hex = Some(city.clone());
+        unit.hex = Some(city);
         unit.off_map = None;
         unit.steps = french.1;
         unit.condition = Condition::ParadeOrder;

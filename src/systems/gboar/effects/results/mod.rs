@@ -840,7 +840,7 @@ impl Apply<'_> {
 fn mark_pins(state: &mut State, hexes: &BTreeSet<HexId>, id: &str) -> Event {
     let mut marked = Vec::new();
     for (unit, u) in state.units.iter_mut() {
-        if u.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()).is_some_and(|h| hexes.contains(&h)) {
+        if u.hex.is_some_and(|h| hexes.contains(&h)) {
             u.pinned = true;
             u.pin_result = Some(id.to_string());
             marked.push(unit.clone());

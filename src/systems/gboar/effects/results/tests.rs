@@ -64,7 +64,7 @@ fn one<'a>(events: &'a [Event], kind: &str) -> &'a Event {
 }
 
 fn at(state: &State, id: &str) -> Option<String> {
-    state.units[id].hex.clone()
+    state.units[id].hex.map(|h| h.to_string())
 }
 
 fn off(state: &State, id: &str) -> Option<OffMap> {
@@ -305,7 +305,7 @@ fn two_step_loss() {
     let (rules, mut state) = setup();
     state.units.get_mut("red-foot").unwrap().steps = 2;
     place(&mut state, "0506", &["red-militia"]);
-    state.units.get_mut("red-militia").unwrap().hex = Some("0506".into());
+    state.units.get_mut("red-militia").unwrap().hex = Some("0506".parse().unwrap());
     let combat = close(&state, side("blue-foot", &[], &[]), side("red-guards", &["red-foot", "red-militia"], &[]));
     let events =
         apply_one(&rules, &mut state, &combat, Role::Defender, &["two-step-loss"], &Choices::default(), &[9, 9]);
@@ -400,14 +400,7 @@ fn the_attackers_results() {
     let events = apply_one(&rules, &mut state, &combat, Role::Attacker, &["disrupt"], &Choices::default(), &[9]);
     let b = &state.units["blue-foot"];
     assert_eq!(b.condition, Condition::Disrupted);
-    assert_eq!(
-        crate::base::hex::distance(
-            "0507".parse().unwrap(),
-            b.hex.as_deref().unwrap().parse().unwrap(),
-            rules.module.map.layout
-        ),
-        3
-    );
+    assert_eq!(crate::base::hex::distance("0507".parse().unwrap(), b.hex.unwrap(), rules.module.map.layout), 3);
     assert_eq!(one(&events, "retreat").fields["hexes"], 3);
     assert_eq!(at(&state, "blue-rifles").as_deref(), Some("0507"), "9 passes");
     // "2": blue-foot (one step) eliminated, blue-rifles takes the second step.
@@ -829,7 +822,10 @@ fn lost_units() {
     let combat = close(&state, side("blue-foot", &[], &[]), side("red-guards", &[], &[]));
     let events = apply_one(&rules, &mut state, &combat, Role::Defender, &["disrupt"], &Choices::default(), &[]);
     let u = &state.units["red-guards"];
-    assert_eq!((u.hex.as_deref(), u.pinned, u.condition), (Some("0506"), true, Condition::Disrupted));
+    assert_eq!(
+        (u.hex.map(|h| h.to_string()).as_deref(), u.pinned, u.condition),
+        (Some("0506"), true, Condition::Disrupted)
+    );
     assert_eq!(u.pin_result.as_deref(), Some("cc-1"));
     assert_eq!(kinds(&events)[1], "pinned-instead");
     let mut fire = combat.clone();
@@ -866,7 +862,7 @@ fn the_end_of_the_close_combat_phase() {
     assert_eq!(off(&state, "red-militia"), Some(OffMap::Captured));
     assert_eq!(off(&state, "blue-horse"), Some(OffMap::Captured));
     let g = &state.units["red-guards"];
-    assert_eq!((g.hex.as_deref(), g.condition), (Some("0503"), Condition::Shattered));
+    assert_eq!((g.hex.map(|h| h.to_string()).as_deref(), g.condition), (Some("0503"), Condition::Shattered));
     assert_eq!(state.units["blue-musket-rifles"].condition, Condition::Disrupted);
     assert_eq!(at(&state, "blue-musket-rifles").as_deref(), Some("0912"));
     assert_eq!(

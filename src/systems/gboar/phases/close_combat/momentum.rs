@@ -257,7 +257,7 @@ pub fn advance(
         movers.iter().filter_map(|m| Some((m.clone(), hex_of(state, m)?.to_string()))).collect();
     for m in &movers {
         if let Some(s) = state.units.get_mut(m) {
-            s.hex = Some(target.to_string());
+            s.hex = Some(target);
         }
     }
     events.push(

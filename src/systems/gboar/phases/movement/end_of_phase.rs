@@ -80,7 +80,7 @@ impl Phase<'_> {
                 .filter(|(other, u)| {
                     self.counter(other.as_str())
                         .is_some_and(|c| !c.is_leader() && self.player_of_army.get(&c.army) != mine.as_ref())
-                        && u.hex.as_deref().and_then(|h| h.parse().ok()).is_some_and(|h| around.contains(&h))
+                        && u.hex.is_some_and(|h| around.contains(&h))
                 })
                 .map(|(other, _)| other.clone())
                 .collect();
@@ -570,14 +570,11 @@ impl Phase<'_> {
     /// stacked with.
     pub(super) fn ends_barred(&self, state: &State, id: &str, hex: HexId) -> bool {
         let (Some(stacking), Some(me)) = (&self.stacking, self.counter(id)) else { return false };
-        let here = hex.to_string();
-        state.units.iter().filter(|(other, u)| other.as_str() != id && u.hex.as_deref() == Some(&*here)).any(
-            |(other, _)| {
-                self.counter(other.as_str()).is_some_and(|c| {
-                    stacking.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c))
-                })
-            },
-        )
+        state.units.iter().filter(|(other, u)| other.as_str() != id && u.hex == Some(hex)).any(|(other, _)| {
+            self.counter(other.as_str()).is_some_and(|c| {
+                stacking.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c))
+            })
+        })
     }
 
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
@@ -591,7 +588,7 @@ impl Phase<'_> {
             if !self.is_friendly(c) {
                 continue;
             }
-            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+            if let Some(h) = unit.hex {
                 by_hex.entry(h).or_default().push(c);
             }
         }
@@ -726,7 +723,7 @@ impl Phase<'_> {
             if !self.is_friendly(c) {
                 continue;
             }
-            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+            if let Some(h) = unit.hex {
                 by_hex.entry(h).or_default().push(c);
             }
         }

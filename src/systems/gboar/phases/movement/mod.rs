@@ -521,7 +521,7 @@ impl<'a> Phase<'a> {
             if c.is_leader() || player_of_army.get(&c.army).map(String::as_str) == Some(player) {
                 continue;
             }
-            if let Some(h) = unit.hex.as_deref().and_then(|h| h.parse().ok()) {
+            if let Some(h) = unit.hex {
                 enemy_combat.entry(h).or_default().push(c.id.as_str());
             }
         }
@@ -1161,7 +1161,7 @@ mod tests {
         let a = resolve(&rules, &state, "allies", &orders, &mut dice).unwrap();
         let b = resolve(&rules, &state, "allies", &orders, &mut dice).unwrap();
         assert_eq!(a.events, b.events);
-        assert_eq!(a.state.units["dillon-irish"].hex.as_deref(), Some(target));
+        assert_eq!(a.state.units["dillon-irish"].hex.map(|h| h.to_string()).as_deref(), Some(target));
     }
 
     /// docs/orders.md's movement example uses every field, each spelled as

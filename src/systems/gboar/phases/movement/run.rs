@@ -182,7 +182,7 @@ impl Phase<'_> {
             };
             let Some(hex) = chosen else { continue };
             if let Some(u) = run.state.units.get_mut(&id) {
-                u.hex = Some(hex.to_string());
+                u.hex = Some(hex);
                 u.off_map = None;
             }
             run.arrived.insert(id.clone(), hex);
@@ -365,7 +365,7 @@ impl Phase<'_> {
                 ok = false;
                 continue;
             }
-            let Some(hex) = unit.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else {
+            let Some(hex) = unit.hex else {
                 let where_ = match unit.off_map {
                     Some(OffMap::Reinforcement) if unit.arriving.as_ref().is_some_and(|a| a.turn == state.turn) => {
                         "a reinforcement kept off the map this turn (`delay`)"
@@ -791,7 +791,7 @@ impl Phase<'_> {
             let home = self.home(id);
             let turn = self.turn;
             if let Some(u) = run.state.units.get_mut(id) {
-                u.hex = Some(dest.to_string());
+                u.hex = Some(dest);
                 if mortar {
                     // Savannah 4.12: the 'Mortar Moved' marker.
                     u.mortar_moved_turn = Some(turn);

@@ -108,7 +108,7 @@ impl Phase<'_> {
                     .filter(|(u, s)| {
                         s.sortie_with.as_deref() == Some(leader.as_str())
                             && !ids.contains(u)
-                            && s.hex.as_deref().and_then(|h| h.parse().ok()).is_some_and(|h| !inside(h))
+                            && s.hex.is_some_and(|h| !inside(h))
                     })
                     .map(|(u, _)| u.clone())
                     .collect();
