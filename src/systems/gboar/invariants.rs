@@ -182,7 +182,7 @@ impl<'a> Invariants<'a> {
         let named = |id: &str, kind: &str, field: &str| {
             events.iter().any(|e| e.kind == kind && e.fields.get(field).and_then(|v| v.as_str()) == Some(id))
         };
-        for id in after.units.keys().filter(|id| !before.units.contains_key(*id)) {
+        for id in after.units.keys().filter(|id| !before.units.contains_key(id)) {
             if !named(id, "unit-added", "unit") && !named(id, "counter-replaced", "replacement") {
                 broken.push(format!("{id} has joined the game's state"));
             }

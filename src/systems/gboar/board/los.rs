@@ -530,7 +530,7 @@ mod tests {
             unit.hex = None;
         }
         for (id, hex) in placed {
-            state.units.get_mut(*id).unwrap().hex = Some(hex.parse().unwrap());
+            state.units.get_mut(id).unwrap().hex = Some(hex.parse().unwrap());
         }
         state
     }

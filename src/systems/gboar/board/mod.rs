@@ -13,6 +13,7 @@ pub mod siege;
 pub mod stacking;
 pub mod state;
 pub mod terrain;
+pub mod unit_map;
 pub mod units;
 pub mod zoc;
 

@@ -292,7 +292,7 @@ pub struct State {
     /// that hex. Always empty when every stack is open.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub examined: BTreeMap<String, BTreeMap<String, String>>,
-    pub units: BTreeMap<String, UnitState>,
+    pub units: crate::systems::gboar::board::unit_map::UnitMap,
     /// Savannah 4.4, 4.5: the French siege works on the map, construction
     /// markers and completed works, in the order placed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -522,7 +522,7 @@ impl State {
             played_cards: Vec::new(),
             card_effects: Vec::new(),
             examined: BTreeMap::new(),
-            units,
+            units: units.into(),
             siege_works: Vec::new(),
             breaches: Vec::new(),
             destroyed_hexes: Vec::new(),

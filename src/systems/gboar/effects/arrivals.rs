@@ -147,7 +147,7 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
         let units: Vec<String> = s
             .units
             .iter()
-            .filter(|u| waiting(u) && state.units.get(*u).is_some_and(|x| x.arriving.is_none()))
+            .filter(|u| waiting(u) && state.units.get(u).is_some_and(|x| x.arriving.is_none()))
             .cloned()
             .collect();
         if !units.is_empty() {

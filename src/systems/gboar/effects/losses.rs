@@ -772,7 +772,7 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
         // 1. The player's choices, in order.
         let here: Vec<String> = chosen
             .iter()
-            .filter(|id| state.units.get(*id).and_then(|u| u.hex).is_some_and(|h| h.is(hex_id)))
+            .filter(|id| state.units.get(id).and_then(|u| u.hex).is_some_and(|h| h.is(hex_id)))
             .cloned()
             .collect();
         for id in &here {
@@ -890,7 +890,7 @@ mod tests {
 
     fn place(state: &mut State, hex: &str, units: &[&str]) {
         for id in units {
-            state.units.get_mut(*id).unwrap().hex = Some(hex.parse().unwrap());
+            state.units.get_mut(id).unwrap().hex = Some(hex.parse().unwrap());
         }
     }
 

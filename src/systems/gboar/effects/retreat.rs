@@ -1146,7 +1146,7 @@ pub(crate) mod tests {
 
     pub(crate) fn place(state: &mut State, hex: &str, units: &[&str]) {
         for id in units {
-            let u = state.units.get_mut(*id).unwrap();
+            let u = state.units.get_mut(id).unwrap();
             u.hex = Some(hex.parse().unwrap());
             u.off_map = None;
         }

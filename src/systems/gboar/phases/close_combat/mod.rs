@@ -641,7 +641,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
                 // hexside without fieldworks: none is made into a redoubt.
                 let charging = e.attackers.iter().filter(|u| {
                     rules.counter(u).is_some_and(|c| c.kind == "cavalry")
-                        && state.units.get(*u).is_some_and(|s| s.condition == Condition::ParadeOrder)
+                        && state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder)
                 });
                 let clear_front = charging.filter_map(|u| hex_of(state, u)).any(|a| {
                     def_hexes.iter().any(|d| {
@@ -787,7 +787,7 @@ pub fn lead_unit(
     let parade: Vec<&String> = candidates
         .iter()
         .copied()
-        .filter(|u| state.units.get(*u).is_some_and(|s| s.condition == Condition::ParadeOrder))
+        .filter(|u| state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder))
         .collect();
     let pool = if parade.is_empty() { candidates.clone() } else { parade };
     if let Some(w) = wanted {

@@ -236,7 +236,7 @@ impl Phase<'_> {
                         run.arrived.get(*id) == Some(&hex)
                             && !run.moved.contains_key(*id)
                             && (sps > limits.max_strength_points && s > 0 || guns > limits.max_artillery_units && g > 0)
-                            && run.state.units.get(*id).and_then(|u| u.arriving.as_ref()).is_some_and(|a| a.priority)
+                            && run.state.units.get(id).and_then(|u| u.arriving.as_ref()).is_some_and(|a| a.priority)
                                 == priority
                     };
                     let pick = |priority: bool| {

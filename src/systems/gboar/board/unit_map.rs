@@ -1,0 +1,217 @@
+//! [`UnitMap`]: the state's units by id, in id order, as two sorted
+//! vectors rather than a `BTreeMap` (issue 11).
+//!
+//! Every rule asks where a unit is and what it is like many times a step,
+//! and every trial run of a check copies the whole state. Kept as one
+//! sorted list of ids beside the units, a lookup is a binary search of the
+//! ids alone, a walk is a walk of two slices, and a copy is two copies of a
+//! list instead of one of every node of a tree. It reads, writes and
+//! iterates as the map it replaces did (id order, one unit per id), so the
+//! state's YAML, its canonical bytes and its hash are unchanged; and every
+//! use of the units goes through it, so a later change of how units are
+//! held (ids as counter indexes) is a change of this file.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::systems::gboar::board::state::UnitState;
+
+/// The units of a state by id, in id order (the order of `str`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitMap {
+    /// Sorted, no id twice.
+    ids: Vec<String>,
+    /// `units[i]` is the unit `ids[i]`.
+    units: Vec<UnitState>,
+}
+
+/// A walk of the units in id order, with their ids.
+pub type Iter<'a> = std::iter::Zip<std::slice::Iter<'a, String>, std::slice::Iter<'a, UnitState>>;
+
+/// [`Iter`] with the units writable.
+pub type IterMut<'a> = std::iter::Zip<std::slice::Iter<'a, String>, std::slice::IterMut<'a, UnitState>>;
+
+impl UnitMap {
+    pub fn new() -> UnitMap {
+        UnitMap::default()
+    }
+
+    /// Where `id` is, or where it would go.
+    fn find(&self, id: &str) -> Result<usize, usize> {
+        self.ids.binary_search_by(|k| k.as_str().cmp(id))
+    }
+
+    pub fn get(&self, id: &str) -> Option<&UnitState> {
+        self.find(id).ok().map(|i| &self.units[i])
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut UnitState> {
+        self.find(id).ok().map(|i| &mut self.units[i])
+    }
+
+    pub fn contains_key(&self, id: &str) -> bool {
+        self.find(id).is_ok()
+    }
+
+    /// The unit `id` set to `unit`; the one it replaces, if any.
+    pub fn insert(&mut self, id: String, unit: UnitState) -> Option<UnitState> {
+        match self.find(&id) {
+            Ok(i) => Some(std::mem::replace(&mut self.units[i], unit)),
+            Err(i) => {
+                self.ids.insert(i, id);
+                self.units.insert(i, unit);
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, id: &str) -> Option<UnitState> {
+        let i = self.find(id).ok()?;
+        self.ids.remove(i);
+        Some(self.units.remove(i))
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn iter(&self) -> Iter<'_> {
+        self.ids.iter().zip(self.units.iter())
+    }
+
+    pub fn iter_mut(&mut self) -> IterMut<'_> {
+        self.ids.iter().zip(self.units.iter_mut())
+    }
+
+    pub fn keys(&self) -> std::slice::Iter<'_, String> {
+        self.ids.iter()
+    }
+
+    pub fn values(&self) -> std::slice::Iter<'_, UnitState> {
+        self.units.iter()
+    }
+
+    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, UnitState> {
+        self.units.iter_mut()
+    }
+
+    /// Keeps the units `keep` says to, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut UnitState) -> bool) {
+        let ids = std::mem::take(&mut self.ids);
+        let units = std::mem::take(&mut self.units);
+        for (id, mut unit) in ids.into_iter().zip(units) {
+            if keep(&id, &mut unit) {
+                self.ids.push(id);
+                self.units.push(unit);
+            }
+        }
+    }
+}
+
+impl std::ops::Index<&str> for UnitMap {
+    type Output = UnitState;
+
+    /// The unit `id`; panics if there is none, as a map's index does (tests
+    /// and benches only: the rules ask with [`UnitMap::get`]).
+    fn index(&self, id: &str) -> &UnitState {
+        self.get(id).unwrap_or_else(|| panic!("no unit {id} in the state"))
+    }
+}
+
+impl std::ops::Index<&String> for UnitMap {
+    type Output = UnitState;
+
+    fn index(&self, id: &String) -> &UnitState {
+        &self[id.as_str()]
+    }
+}
+
+impl<'a> IntoIterator for &'a UnitMap {
+    type Item = (&'a String, &'a UnitState);
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut UnitMap {
+    type Item = (&'a String, &'a mut UnitState);
+    type IntoIter = IterMut<'a>;
+
+    fn into_iter(self) -> IterMut<'a> {
+        self.iter_mut()
+    }
+}
+
+impl FromIterator<(String, UnitState)> for UnitMap {
+    /// As a map collects: in id order, a later unit of the same id
+    /// replacing an earlier one.
+    fn from_iter<I: IntoIterator<Item = (String, UnitState)>>(iter: I) -> UnitMap {
+        iter.into_iter().collect::<BTreeMap<String, UnitState>>().into()
+    }
+}
+
+impl From<BTreeMap<String, UnitState>> for UnitMap {
+    fn from(map: BTreeMap<String, UnitState>) -> UnitMap {
+        let (ids, units) = map.into_iter().unzip();
+        UnitMap { ids, units }
+    }
+}
+
+/// A map from id to unit, in id order: the bytes a `BTreeMap` wrote.
+impl Serialize for UnitMap {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
+    }
+}
+
+/// Read as the `BTreeMap` it replaces reads, and sorted as it is.
+impl<'de> Deserialize<'de> for UnitMap {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<UnitMap, D::Error> {
+        BTreeMap::<String, UnitState>::deserialize(deserializer).map(UnitMap::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(steps: u8) -> UnitState {
+        UnitState::fresh(None, None, steps)
+    }
+
+    #[test]
+    fn keeps_id_order_and_one_unit_per_id() {
+        let mut m = UnitMap::new();
+        assert_eq!(m.insert("b".into(), unit(1)), None);
+        assert_eq!(m.insert("a".into(), unit(2)), None);
+        assert_eq!(m.insert("c".into(), unit(3)), None);
+        assert_eq!(m.insert("b".into(), unit(4)).map(|u| u.steps), Some(1));
+        assert_eq!(m.keys().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(m.values().map(|u| u.steps).collect::<Vec<_>>(), [2, 4, 3]);
+        assert_eq!(m.remove("a").map(|u| u.steps), Some(2));
+        assert_eq!(m.remove("a"), None);
+        assert!(!m.contains_key("a") && m.contains_key("c"));
+        m.retain(|id, _| id != "c");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m["b"].steps, 4);
+    }
+
+    #[test]
+    fn reads_and_writes_as_the_map_it_replaces() {
+        let map: BTreeMap<String, UnitState> =
+            [("z".to_string(), unit(1)), ("a-1".to_string(), unit(2)), ("a".to_string(), unit(1))].into();
+        let ours: UnitMap = map.clone().into();
+        assert_eq!(serde_json::to_string(&ours).unwrap(), serde_json::to_string(&map).unwrap());
+        let back: UnitMap = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
+        assert_eq!(back, ours);
+        let collected: UnitMap = map.into_iter().rev().collect();
+        assert_eq!(collected, ours);
+    }
+}
