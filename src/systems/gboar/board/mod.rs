@@ -67,7 +67,7 @@ pub struct Rules {
 /// default hasher on ids of twenty-odd bytes, and a lookup index never
 /// shows its order.
 #[derive(Default)]
-struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 impl IdHasher {
     const K: u64 = 0x517c_c1b7_2722_0a95;

@@ -1,29 +1,49 @@
-//! [`UnitMap`]: the state's units by id, in id order, as two sorted
-//! vectors rather than a `BTreeMap` (issue 11).
+//! [`UnitMap`]: the state's units by id, in id order, as a list of units
+//! beside a shared list of ids and an index of them, rather than a
+//! `BTreeMap` (issue 11).
 //!
 //! Every rule asks where a unit is and what it is like many times a step,
-//! and every trial run of a check copies the whole state. Kept as one
-//! sorted list of ids beside the units, a lookup is a binary search of the
-//! ids alone, a walk is a walk of two slices, and a copy is two copies of a
-//! list instead of one of every node of a tree. It reads, writes and
-//! iterates as the map it replaces did (id order, one unit per id), so the
-//! state's YAML, its canonical bytes and its hash are unchanged; and every
-//! use of the units goes through it, so a later change of how units are
-//! held (ids as counter indexes) is a change of this file.
+//! and every trial run of a check copies the whole state. Here a lookup is
+//! one hash of the id (the module's own id hasher) and one comparison, a
+//! walk is a walk of two slices, and a copy copies the units alone: the
+//! ids and their index are shared between copies (`Arc`), and copied only
+//! when a copy gains or loses a unit, which few steps do. It reads, writes
+//! and iterates as the map it replaces did (id order, one unit per id, the
+//! same serialised map), so the state's YAML, its canonical bytes and its
+//! hash are unchanged; and every use of the units goes through it, so a
+//! later change of how units are held (ids as counter indexes) is a change
+//! of this file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::systems::gboar::board::state::UnitState;
+use crate::systems::gboar::board::IdHasher;
 
 /// The units of a state by id, in id order (the order of `str`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct UnitMap {
-    /// Sorted, no id twice.
-    ids: Vec<String>,
-    /// `units[i]` is the unit `ids[i]`.
+    keys: Arc<Keys>,
+    /// `units[i]` is the unit `keys.ids[i]`.
     units: Vec<UnitState>,
+}
+
+/// The ids of a [`UnitMap`], sorted, no id twice, and where each is.
+#[derive(Clone, Default)]
+struct Keys {
+    ids: Vec<String>,
+    /// A lookup index only: nothing walks it, so its order shows nowhere.
+    index: HashMap<String, usize, BuildHasherDefault<IdHasher>>,
+}
+
+impl Keys {
+    fn of(ids: Vec<String>) -> Keys {
+        let index = ids.iter().enumerate().map(|(i, id)| (id.clone(), i)).collect();
+        Keys { ids, index }
+    }
 }
 
 /// A walk of the units in id order, with their ids.
@@ -37,59 +57,61 @@ impl UnitMap {
         UnitMap::default()
     }
 
-    /// Where `id` is, or where it would go.
-    fn find(&self, id: &str) -> Result<usize, usize> {
-        self.ids.binary_search_by(|k| k.as_str().cmp(id))
+    fn find(&self, id: &str) -> Option<usize> {
+        self.keys.index.get(id).copied()
     }
 
     pub fn get(&self, id: &str) -> Option<&UnitState> {
-        self.find(id).ok().map(|i| &self.units[i])
+        self.find(id).map(|i| &self.units[i])
     }
 
     pub fn get_mut(&mut self, id: &str) -> Option<&mut UnitState> {
-        self.find(id).ok().map(|i| &mut self.units[i])
+        self.find(id).map(|i| &mut self.units[i])
     }
 
     pub fn contains_key(&self, id: &str) -> bool {
-        self.find(id).is_ok()
+        self.find(id).is_some()
     }
 
     /// The unit `id` set to `unit`; the one it replaces, if any.
     pub fn insert(&mut self, id: String, unit: UnitState) -> Option<UnitState> {
-        match self.find(&id) {
-            Ok(i) => Some(std::mem::replace(&mut self.units[i], unit)),
-            Err(i) => {
-                self.ids.insert(i, id);
-                self.units.insert(i, unit);
-                None
-            }
+        if let Some(i) = self.find(&id) {
+            return Some(std::mem::replace(&mut self.units[i], unit));
         }
+        let at = self.keys.ids.partition_point(|k| k.as_str() < id.as_str());
+        let mut ids = self.keys.ids.clone();
+        ids.insert(at, id);
+        self.keys = Arc::new(Keys::of(ids));
+        self.units.insert(at, unit);
+        None
     }
 
     pub fn remove(&mut self, id: &str) -> Option<UnitState> {
-        let i = self.find(id).ok()?;
-        self.ids.remove(i);
+        let i = self.find(id)?;
+        let mut ids = self.keys.ids.clone();
+        ids.remove(i);
+        self.keys = Arc::new(Keys::of(ids));
         Some(self.units.remove(i))
     }
 
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.units.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.units.is_empty()
     }
 
     pub fn iter(&self) -> Iter<'_> {
-        self.ids.iter().zip(self.units.iter())
+        self.keys.ids.iter().zip(self.units.iter())
     }
 
     pub fn iter_mut(&mut self) -> IterMut<'_> {
-        self.ids.iter().zip(self.units.iter_mut())
+        self.keys.ids.iter().zip(self.units.iter_mut())
     }
 
     pub fn keys(&self) -> std::slice::Iter<'_, String> {
-        self.ids.iter()
+        self.keys.ids.iter()
     }
 
     pub fn values(&self) -> std::slice::Iter<'_, UnitState> {
@@ -102,14 +124,32 @@ impl UnitMap {
 
     /// Keeps the units `keep` says to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut UnitState) -> bool) {
-        let ids = std::mem::take(&mut self.ids);
         let units = std::mem::take(&mut self.units);
-        for (id, mut unit) in ids.into_iter().zip(units) {
-            if keep(&id, &mut unit) {
-                self.ids.push(id);
+        let mut ids = Vec::with_capacity(units.len());
+        for (id, mut unit) in self.keys.ids.iter().zip(units) {
+            if keep(id, &mut unit) {
+                ids.push(id.clone());
                 self.units.push(unit);
             }
         }
+        if ids.len() != self.keys.ids.len() {
+            self.keys = Arc::new(Keys::of(ids));
+        }
+    }
+}
+
+impl PartialEq for UnitMap {
+    fn eq(&self, other: &UnitMap) -> bool {
+        (Arc::ptr_eq(&self.keys, &other.keys) || self.keys.ids == other.keys.ids) && self.units == other.units
+    }
+}
+
+impl Eq for UnitMap {}
+
+/// As the map it replaces shows itself: id and unit, in id order.
+impl std::fmt::Debug for UnitMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
     }
 }
 
@@ -160,7 +200,7 @@ impl FromIterator<(String, UnitState)> for UnitMap {
 impl From<BTreeMap<String, UnitState>> for UnitMap {
     fn from(map: BTreeMap<String, UnitState>) -> UnitMap {
         let (ids, units) = map.into_iter().unzip();
-        UnitMap { ids, units }
+        UnitMap { keys: Arc::new(Keys::of(ids)), units }
     }
 }
 
@@ -201,6 +241,28 @@ mod tests {
         m.retain(|id, _| id != "c");
         assert_eq!(m.len(), 1);
         assert_eq!(m["b"].steps, 4);
+    }
+
+    #[test]
+    fn a_copy_that_gains_or_loses_a_unit_leaves_the_original_as_it_was() {
+        let mut a = UnitMap::new();
+        a.insert("a".into(), unit(1));
+        a.insert("b".into(), unit(2));
+        let mut b = a.clone();
+        b.insert("c".into(), unit(3));
+        b.remove("a");
+        b.get_mut("b").unwrap().steps = 5;
+        assert_eq!(a.keys().map(String::as_str).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!((a["a"].steps, a["b"].steps, a.get("c")), (1, 2, None));
+        assert_eq!(b.keys().map(String::as_str).collect::<Vec<_>>(), ["b", "c"]);
+        assert_eq!((b.get("a"), b["b"].steps, b["c"].steps), (None, 5, 3));
+        // Equal units under ids not shared are equal maps.
+        let mut c = UnitMap::new();
+        c.insert("c".into(), unit(3));
+        c.insert("b".into(), unit(5));
+        assert_eq!(b, c);
+        c.get_mut("c").unwrap().steps = 1;
+        assert_ne!(b, c);
     }
 
     #[test]
