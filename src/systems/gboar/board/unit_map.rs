@@ -211,10 +211,40 @@ impl Serialize for UnitMap {
     }
 }
 
-/// Read as the `BTreeMap` it replaces reads, and sorted as it is.
+/// Read as the `BTreeMap` it replaces reads: any order, sorted by id,
+/// a later unit of the same id replacing an earlier one. The units of a
+/// state adjutant wrote come in id order, and are taken as they come.
 impl<'de> Deserialize<'de> for UnitMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<UnitMap, D::Error> {
-        BTreeMap::<String, UnitState>::deserialize(deserializer).map(UnitMap::from)
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = UnitMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map of unit ids to units")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UnitMap, A::Error> {
+                let mut read: Vec<(String, UnitState)> = Vec::new();
+                while let Some(entry) = map.next_entry::<String, UnitState>()? {
+                    read.push(entry);
+                }
+                if !read.windows(2).all(|w| w[0].0 < w[1].0) {
+                    // A stable sort keeps equal ids in the order read, and
+                    // the last of each is kept.
+                    read.sort_by(|a, b| a.0.cmp(&b.0));
+                    let mut kept: Vec<(String, UnitState)> = Vec::with_capacity(read.len());
+                    for entry in read {
+                        match kept.last_mut() {
+                            Some(last) if last.0 == entry.0 => *last = entry,
+                            _ => kept.push(entry),
+                        }
+                    }
+                    read = kept;
+                }
+                let (ids, units) = read.into_iter().unzip();
+                Ok(UnitMap { keys: Arc::new(Keys::of(ids)), units })
+            }
+        }
+        deserializer.deserialize_map(Visit)
     }
 }
 
@@ -273,6 +303,12 @@ mod tests {
         assert_eq!(serde_json::to_string(&ours).unwrap(), serde_json::to_string(&map).unwrap());
         let back: UnitMap = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
         assert_eq!(back, ours);
+        // Out of order and an id twice: as a map reads it, the last kept.
+        let text = r#"{"z":{"steps":1,"condition":"parade-order"},"a":{"steps":1,"condition":"parade-order"},"z":{"steps":2,"condition":"parade-order"}}"#;
+        let read: UnitMap = serde_json::from_str(text).unwrap();
+        let as_map: BTreeMap<String, UnitState> = serde_json::from_str(text).unwrap();
+        assert_eq!(read, UnitMap::from(as_map));
+        assert_eq!((read.len(), read["z"].steps), (2, 2));
         let collected: UnitMap = map.into_iter().rev().collect();
         assert_eq!(collected, ours);
     }

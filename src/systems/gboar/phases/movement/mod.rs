@@ -509,11 +509,12 @@ impl<'a> Phase<'a> {
         }
         let zoc = zoc::enemy_zoc(rules, &terrain, state, &player_of_army, player);
         let player_of_army_is = |army: &String| player_of_army.get(army).map(String::as_str) == Some(player);
+        // The state's own ids (not the counters' equal ones): the copies a
+        // run makes share them, and `units` finds them by address.
         let roster = state
             .units
             .keys()
-            .filter_map(|id| rules.counter(id))
-            .map(|c| (c.id.as_str(), c, player_of_army_is(&c.army)))
+            .filter_map(|id| rules.counter(id).map(|c| (id.as_str(), c, player_of_army_is(&c.army))))
             .collect();
         let mut enemy_combat: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
         for (id, unit) in &state.units {
@@ -574,7 +575,9 @@ impl<'a> Phase<'a> {
         let mut k = 0;
         state.units.iter().filter_map(move |(id, unit)| {
             if let Some(&(rid, c, friendly)) = self.roster.get(k) {
-                if rid == id.as_str() {
+                // The same text most often (copies of a state share their
+                // ids, src/systems/gboar/board/unit_map.rs): no bytes compared.
+                if std::ptr::eq(rid, id.as_str()) || rid == id.as_str() {
                     k += 1;
                     return Some((id, unit, c, friendly));
                 }
