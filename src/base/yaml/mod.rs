@@ -44,6 +44,12 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
     serde_norway::from_value(value)
 }
 
+/// [`from_value`] of a value borrowed, not copied: for a rule that reads
+/// a part of the orders it does not keep.
+pub fn from_value_ref<'de, T: serde::Deserialize<'de>>(value: &'de Value) -> Result<T, Error> {
+    T::deserialize(value)
+}
+
 /// The canonical YAML of `value`: what the journal, `state.yaml` and
 /// `game.yaml` hold, and what `verify` compares byte for byte. Written by
 /// [`canonical`] where it can (the same bytes, faster), else by

@@ -28,8 +28,9 @@ pub fn unit_hex(unit: &crate::systems::gboar::board::state::UnitState) -> Option
 }
 
 /// The side (orders side) of a unit's army; empty if it has none.
-pub fn side_of(rules: &Rules, id: &str) -> String {
-    side_of_army(rules, rules.army_of(id).unwrap_or_default()).unwrap_or_default()
+pub fn side_of<'r>(rules: &'r Rules, id: &str) -> &'r str {
+    let army = rules.army_of(id).unwrap_or_default();
+    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.as_str()).unwrap_or_default()
 }
 
 /// The player (alliance) of a unit's army; empty if none.

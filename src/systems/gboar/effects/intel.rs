@@ -210,7 +210,7 @@ pub fn hex_targets(
             .and_then(Value::as_sequence)
             .and_then(|f| f.first())
             .and_then(Value::as_str)
-            .map(|f| side_of(rules, f))
+            .map(|f| side_of(rules, f).to_string())
             .unwrap_or_else(|| side.to_string());
         let Some(hex) = hex.filter(|_| hidden(rules)) else {
             if prefer.is_some() {
@@ -521,7 +521,7 @@ pub fn free_hexes(rules: &Rules, before: &State, step: &Step, events: &[Event]) 
         let firer = e.fields.get("firers").and_then(Json::as_array).and_then(|f| f.first()).and_then(Json::as_str);
         let hex = e.fields.get("hex").and_then(Json::as_str).and_then(|h| h.parse::<HexId>().ok());
         if let (Some(firer), Some(hex)) = (firer, hex) {
-            free.entry(side_of(rules, firer)).or_default().insert(hex);
+            free.entry(side_of(rules, firer).to_string()).or_default().insert(hex);
         }
     }
     if let Step::PlayerTurn { player, phase, .. } = step {

@@ -189,7 +189,7 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
             };
             let mut helped = None;
             'unit: for id in &units {
-                let side = crate::systems::gboar::board::units::side_of(rules, id);
+                let side = crate::systems::gboar::board::units::side_of(rules, id).to_string();
                 if !all.contains_key(&side) {
                     continue;
                 }
@@ -558,7 +558,7 @@ fn attack_bodies(rules: &Rules, list: &[(Vec<String>, Vec<HexId>)]) -> BTreeMap<
     for (atts, ds) in list {
         let mut count: BTreeMap<String, usize> = BTreeMap::new();
         for a in &atts {
-            *count.entry(crate::systems::gboar::board::units::side_of(rules, a)).or_default() += 1;
+            *count.entry(crate::systems::gboar::board::units::side_of(rules, a).to_string()).or_default() += 1;
         }
         let most = count.values().copied().max().unwrap_or(0);
         let side = count.into_iter().find(|(_, n)| *n == most).map(|(s, _)| s).unwrap_or_default();

@@ -21,7 +21,7 @@ pub fn positions(rules: &Rules, state: &State, side: Option<&str>) -> Vec<Positi
         let Some(hex) = u.hex.map(|h| h.to_string()) else { continue };
         if let Some(viewer) = hides {
             if !intel::friendly(rules, viewer, id) && !intel::known(state, viewer, id) {
-                *hidden.entry((hex, side_of(rules, id))).or_default() += 1;
+                *hidden.entry((hex, side_of(rules, id).to_string())).or_default() += 1;
                 continue;
             }
         }
@@ -44,7 +44,14 @@ pub fn positions(rules: &Rules, state: &State, side: Option<&str>) -> Vec<Positi
         if u.cavalry_withdrawn {
             condition = join(&condition, "cavalry withdrawn (12.4)");
         }
-        rows.push(Position { side: side_of(rules, id), unit: id.clone(), hex, steps, condition, pinned: u.pinned });
+        rows.push(Position {
+            side: side_of(rules, id).to_string(),
+            unit: id.clone(),
+            hex,
+            steps,
+            condition,
+            pinned: u.pinned,
+        });
     }
     for ((hex, of), n) in hidden {
         rows.push(Position {

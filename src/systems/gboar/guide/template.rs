@@ -1114,7 +1114,7 @@ fn fire_guide(rules: &Rules, state: &State, player: &str, side: &str) -> Guide {
         let enemy_mortar = state.units.keys().any(|m| {
             rules.counter(m).is_some_and(|c| c.kind == "mortar")
                 && player_of(rules, m) == player
-                && !mortar_aims(rules, state, player, &crate::systems::gboar::board::units::side_of(rules, m), m)
+                && !mortar_aims(rules, state, player, crate::systems::gboar::board::units::side_of(rules, m), m)
                     .is_empty()
         });
         if enemy_mortar {

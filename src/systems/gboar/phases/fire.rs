@@ -759,8 +759,8 @@ pub fn mortar_victim(
         .collect();
     let owner_side = here.first().map(|u| crate::systems::gboar::board::units::side_of(rules, u))?;
     let chosen = orders
-        .get(&owner_side)
-        .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
+        .get(owner_side)
+        .and_then(|b| crate::base::yaml::from_value_ref::<FireOrders>(b).ok())
         .and_then(|o| {
             o.mortar_targets.iter().find(|(h, _)| h.parse::<HexId>().ok() == Some(hex)).map(|(_, u)| u.clone())
         })
@@ -883,7 +883,7 @@ pub fn resolve_phase(
     let mut events = Vec::new();
     let mut count = 0;
     for (side, body) in orders {
-        let o: FireOrders = crate::base::yaml::from_value(body.clone()).unwrap_or_default();
+        let o: FireOrders = crate::base::yaml::from_value_ref(body).unwrap_or_default();
         if o.fire.is_empty() && o.mortars.is_empty() {
             events.push(
                 Event::new("11.1", "fire-declined", format!("the {side} side declines to fire")).with("side", side),
@@ -928,8 +928,8 @@ pub fn resolve_phase(
             if shot.hit {
                 let owner_side = crate::systems::gboar::board::units::side_of(rules, &f.target);
                 let choices = orders
-                    .get(&owner_side)
-                    .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .get(owner_side)
+                    .and_then(|b| crate::base::yaml::from_value_ref::<FireOrders>(b).ok())
                     .map(|o| o.choices)
                     .unwrap_or_default();
                 events.extend(apply_fire(rules, &mut next, count, &guns[0], &f.target, &shot.results, &choices, dice)?);
@@ -987,8 +987,8 @@ pub fn resolve_phase(
             if shot.hit {
                 let owner_side = crate::systems::gboar::board::units::side_of(rules, &victim);
                 let choices = orders
-                    .get(&owner_side)
-                    .and_then(|b| crate::base::yaml::from_value::<FireOrders>(b.clone()).ok())
+                    .get(owner_side)
+                    .and_then(|b| crate::base::yaml::from_value_ref::<FireOrders>(b).ok())
                     .map(|o| o.choices)
                     .unwrap_or_default();
                 events.extend(apply_fire(rules, &mut next, count, &m.unit, &victim, &shot.results, &choices, dice)?);
@@ -1377,8 +1377,8 @@ pub fn resolve_rifle_phase(
                 );
                 let owner = crate::systems::gboar::board::units::side_of(rules, &f.target);
                 let choices = orders
-                    .get(&owner)
-                    .and_then(|b| crate::base::yaml::from_value::<RifleOrders>(b.clone()).ok())
+                    .get(owner)
+                    .and_then(|b| crate::base::yaml::from_value_ref::<RifleOrders>(b).ok())
                     .map(|o| o.choices)
                     .unwrap_or_default();
                 let phasing_target = player_of(rules, &f.target) == player;

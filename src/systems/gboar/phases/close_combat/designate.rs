@@ -598,7 +598,7 @@ pub fn designate(
     }
     // 12.12, 12.13: who must attack and who must be attacked; checked for
     // the sides whose orders are here (all of them when resolving).
-    let sides_here: BTreeSet<&String> = orders.keys().filter(|s| phasing.contains(s)).collect();
+    let sides_here: BTreeSet<&str> = orders.keys().filter(|s| phasing.contains(s)).map(String::as_str).collect();
     // The player's units whose side's orders are not here (none when
     // resolving) and that could attack: 12.12 and 12.13 bind the player,
     // not each of its sides, so what such a unit's side could do in its
@@ -621,8 +621,11 @@ pub fn designate(
     let mut ids: Vec<&String> = state.units.keys().collect();
     ids.sort();
     for id in ids {
+        if player_of(rules, id) != player {
+            continue;
+        }
         let side = side_of(rules, id);
-        if player_of(rules, id) != player || !(whole_phase || sides_here.contains(&side)) {
+        if !(whole_phase || sides_here.contains(&side)) {
             continue;
         }
         // A unit that may combine with a unit of a side whose orders are
@@ -665,7 +668,7 @@ pub fn designate(
             let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
             let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
             bad(
-                &side,
+                side,
                 Code::MustAttack,
                 "attacks".into(),
                 format!("{id} in {hex} is next to {} and must attack (12.12)", enemies.join(", ")),
@@ -697,7 +700,7 @@ pub fn designate(
         }
         let side = by.first().map(|u| side_of(rules, u)).unwrap_or_default();
         bad(
-            &side,
+            side,
             Code::MustBeAttacked,
             "attacks".into(),
             format!("{hex} is next to {} and must be attacked, or receive the diversion (12.13, 12.14)", by.join(", ")),
@@ -730,7 +733,7 @@ pub fn designate(
                         && attacker_refused(rules, state, player, u).is_none()
                 });
             if (whole_phase || sides_here.contains(&side)) && could && !attacking {
-                bad(&side, Code::LeaderMustAttack, "attacks".into(), format!("{leader} must take part in a Close Combat attack this turn: the units in his hex {hex} must attack (the scenario's turn restrictions)"));
+                bad(side, Code::LeaderMustAttack, "attacks".into(), format!("{leader} must take part in a Close Combat attack this turn: the units in his hex {hex} must attack (the scenario's turn restrictions)"));
             }
         }
     }

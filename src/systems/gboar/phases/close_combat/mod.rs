@@ -331,7 +331,7 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
         }
     }
     for f in &def.forbidden_when {
-        if !f.sides.is_empty() && !own.iter().any(|u| f.sides.contains(&side_of(rules, u))) {
+        if !f.sides.is_empty() && !own.iter().any(|u| f.sides.iter().any(|s| s == side_of(rules, u))) {
             continue;
         }
         let holds = match f.id.as_str() {
@@ -557,7 +557,7 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
         if !d.scenarios.is_empty() && !d.scenarios.contains(&state.scenario) {
             continue;
         }
-        if !d.sides.is_empty() && !e.attackers.iter().any(|u| d.sides.contains(&side_of(rules, u))) {
+        if !d.sides.is_empty() && !e.attackers.iter().any(|u| d.sides.iter().any(|s| s == side_of(rules, u))) {
             continue;
         }
         let applies: Option<(i32, String)> = match d.id.as_str() {

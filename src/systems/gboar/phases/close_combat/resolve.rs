@@ -191,7 +191,7 @@ pub fn resolve_phase(
         }
         let attacker_player = player.to_string();
         let defender_player = player_of(rules, &fighting_defenders[0]);
-        let defender_side = side_of(rules, &fighting_defenders[0]);
+        let defender_side = side_of(rules, &fighting_defenders[0]).to_string();
         let by_attacker = rules.army_of(&fighting_attackers[0]).unwrap_or_default().to_string();
         let by_defender = rules.army_of(&fighting_defenders[0]).unwrap_or_default().to_string();
         events.push(

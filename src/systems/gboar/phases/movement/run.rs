@@ -81,7 +81,7 @@ impl Phase<'_> {
         let turn = run.state.turn;
         let mut wanted: BTreeMap<String, (String, ArrivalOrders)> = BTreeMap::new();
         for (side, body) in orders {
-            let parsed: ArrivalOrders = crate::base::yaml::from_value((*body).clone()).unwrap_or_default();
+            let parsed: ArrivalOrders = crate::base::yaml::from_value_ref(body).unwrap_or_default();
             wanted.insert(side.to_string(), (side.to_string(), parsed));
         }
         let due: Vec<String> = run
