@@ -13,7 +13,12 @@ use crate::systems::gboar::data::counters::Counter;
 
 /// The side (orders side) of an army.
 pub fn side_of_army(rules: &Rules, army: &str) -> Option<String> {
-    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.clone())
+    army_side(rules, army).map(str::to_string)
+}
+
+/// [`side_of_army`] as the module holds it, not copied.
+fn army_side<'r>(rules: &'r Rules, army: &str) -> Option<&'r str> {
+    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.as_str())
 }
 
 /// A counter that is on the map, with its hex.
@@ -29,8 +34,7 @@ pub fn unit_hex(unit: &crate::systems::gboar::board::state::UnitState) -> Option
 
 /// The side (orders side) of a unit's army; empty if it has none.
 pub fn side_of<'r>(rules: &'r Rules, id: &str) -> &'r str {
-    let army = rules.army_of(id).unwrap_or_default();
-    rules.sequence.data.armies.iter().find(|a| a.id == army).map(|a| a.side.as_str()).unwrap_or_default()
+    army_side(rules, rules.army_of(id).unwrap_or_default()).unwrap_or_default()
 }
 
 /// The player (alliance) of a unit's army; empty if none.
