@@ -561,15 +561,15 @@ pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &st
 
 /// One hex of a player's, with what it counts for stacking.
 struct Hex {
-    id: String,
+    id: HexId,
     units: Vec<String>,
     sps: i32,
     guns: i32,
 }
 
 /// Every hex holding units of `player`, with its totals (7.1).
-fn player_hexes(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Hex> {
-    let mut hexes: BTreeMap<String, Hex> = BTreeMap::new();
+fn player_hexes(rules: &Rules, state: &State, player: &str) -> BTreeMap<HexId, Hex> {
+    let mut hexes: BTreeMap<HexId, Hex> = BTreeMap::new();
     for (id, u) in &state.units {
         let Some(h) = u.hex else { continue };
         let Some(c) = rules.counter(id) else { continue };
@@ -577,8 +577,7 @@ fn player_hexes(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, 
             continue;
         }
         let (s, g) = stacking_weight(rules, state, id);
-        let hex =
-            hexes.entry(h.to_string()).or_insert_with(|| Hex { id: h.to_string(), units: Vec::new(), sps: 0, guns: 0 });
+        let hex = hexes.entry(h).or_insert_with(|| Hex { id: h, units: Vec::new(), sps: 0, guns: 0 });
         hex.units.push(id.clone());
         hex.sps = hex.sps.saturating_add(s);
         hex.guns = hex.guns.saturating_add(g);
@@ -586,13 +585,8 @@ fn player_hexes(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, 
     hexes
 }
 
-fn totals(rules: &Rules, state: &State, player: &str, hex: &str) -> Hex {
-    player_hexes(rules, state, player).remove(hex).unwrap_or(Hex {
-        id: hex.to_string(),
-        units: Vec::new(),
-        sps: 0,
-        guns: 0,
-    })
+fn totals(rules: &Rules, state: &State, player: &str, hex: HexId) -> Hex {
+    player_hexes(rules, state, player).remove(&hex).unwrap_or(Hex { id: hex, units: Vec::new(), sps: 0, guns: 0 })
 }
 
 /// The steps left of a unit on the map.
@@ -695,7 +689,7 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
     }
     let Some(limits) = rules.stacking.as_ref() else { return Ok(Vec::new()) };
     let (max_sps, max_guns) = (limits.max_strength_points, limits.max_artillery_units);
-    let over: BTreeMap<String, Hex> =
+    let over: BTreeMap<HexId, Hex> =
         player_hexes(rules, state, player).into_iter().filter(|(_, h)| h.sps > max_sps || h.guns > max_guns).collect();
     let limit_words = format!("the limit is {max_sps} SPs and {} (7.1)", artillery_words(max_guns));
 
@@ -710,9 +704,9 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
             return Err(Error::refused(format!("{at}: {id} is not a unit of {player}")));
         }
         let here = state.units.get(id).and_then(|u| u.hex);
-        let Some(hex) = here.and_then(|h| over.get(&h.to_string())) else {
+        let Some(hex) = here.and_then(|h| over.get(&h)) else {
             let at_hex = here.map(|h| format!("in {h}, which is within the limit")).unwrap_or("not on the map".into());
-            let overstacked: Vec<&str> = over.keys().map(String::as_str).collect();
+            let overstacked: Vec<String> = over.keys().map(HexId::to_string).collect();
             return Err(Error::refused(format!(
                 "{at}: {id} is {at_hex}; only units in an overstacked hex lose steps for 7.3 (overstacked: {})",
                 if overstacked.is_empty() { "none".to_string() } else { overstacked.join(", ") }
@@ -736,7 +730,7 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
     }
 
     let mut events = Vec::new();
-    for (hex_id, hex) in &over {
+    for (&hex_id, hex) in &over {
         events.push(
             Event::new(
                 "7.3",
@@ -770,11 +764,8 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
         };
 
         // 1. The player's choices, in order.
-        let here: Vec<String> = chosen
-            .iter()
-            .filter(|id| state.units.get(id).and_then(|u| u.hex).is_some_and(|h| h.is(hex_id)))
-            .cloned()
-            .collect();
+        let here: Vec<String> =
+            chosen.iter().filter(|id| state.units.get(id).and_then(|u| u.hex) == Some(hex_id)).cloned().collect();
         for id in &here {
             let now = totals(rules, state, player, hex_id);
             let left = steps_left(state, id);
