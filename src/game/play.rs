@@ -990,16 +990,23 @@ fn write_steps(
         files.push((folder.root.join(STATE_FILE), yaml.as_bytes()));
     }
     let mut staged = fsio::Staged::write(&files)?;
+    // The marker and the orders files are put in place, then both folders
+    // flushed at once: neither commits anything, and recovery.rs undoes
+    // either without the other (an orders file no entry records is
+    // removed, a marker of reports no step awaits too); both are on disk
+    // before the first entry is linked.
+    let mut flush = Vec::new();
     if marker_text.is_some() {
         staged.rename(0)?;
-        fsio::sync_dir(&folder.root.join(REPORTS_DIR))?;
+        flush.push(folder.root.join(REPORTS_DIR));
     }
     for i in orders_at..entries_at {
         staged.link_new(i)?;
     }
     if entries_at > orders_at {
-        fsio::sync_dir(&folder.root.join(ORDERS_DIR))?;
+        flush.push(folder.root.join(ORDERS_DIR));
     }
+    fsio::sync_dirs(&flush)?;
     for (n, (entry, _)) in entries.iter().enumerate() {
         journal
             .append_staged(entry.step, &mut staged, entries_at + n)
