@@ -201,6 +201,8 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         });
     }
     let walk = folder.chain_walk_from(0).map(std::thread::spawn);
+    // The game's report templates too, compiled apart meanwhile.
+    let templates = crate::report::game::game_templates_apart(&folder.root);
     let (_lock, _read) = if dry {
         (None, Some(crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?))
     } else {
@@ -210,7 +212,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let rules = load_rules(&folder)?;
     // The game's report templates are checked before anything is written,
     // so that the reports of the steps about to be resolved can be made.
-    let templates = crate::report::game::game_templates(&folder)?;
+    let templates = templates()?;
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;

@@ -265,7 +265,27 @@ pub enum MapIn<'a> {
 /// The game's own templates (`templates/` in the game folder) over the
 /// built-in ones.
 pub fn game_templates(folder: &GameFolder) -> Result<Templates> {
-    let own = folder.root.join("templates");
+    templates_in(&folder.root)
+}
+
+/// [`game_templates`] of the game folder at `root`, compiled on a thread
+/// of their own (a thread the system will not start: here), to be joined
+/// when needed: compiling them is some 5% of a `status`'s or a
+/// `resolve`'s instructions, and needs nothing the command reads first.
+pub fn game_templates_apart(root: &Path) -> impl FnOnce() -> Result<Templates> {
+    let root = root.to_path_buf();
+    let work = {
+        let root = root.clone();
+        std::thread::Builder::new().spawn(move || templates_in(&root))
+    };
+    move || match work {
+        Ok(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(_) => templates_in(&root),
+    }
+}
+
+fn templates_in(root: &Path) -> Result<Templates> {
+    let own = root.join("templates");
     load_templates(own.is_dir().then_some(own.as_path()))
 }
 
