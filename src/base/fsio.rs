@@ -44,9 +44,10 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir).and_then(|f| f.sync_all()).map_err(|e| Error::io(dir, e))
 }
 
-/// Fsync several folders together ([`sync_all_together`]), so that the
-/// renames and links made in them are durable at once: for writes that
-/// may reach the disk in either order, none before the other matters.
+/// Fsync several folders together ([`sync_all_together`]): the renames
+/// and links made in them are durable when it returns, in whatever order
+/// they reached the disk. For writes of which none needs another on disk
+/// first.
 pub fn sync_dirs(dirs: &[PathBuf]) -> Result<()> {
     let open = dirs
         .iter()
