@@ -361,6 +361,13 @@ pub trait Rules: Send + Sync {
     /// The map after `events`, as a report draws it; `None` for a system
     /// without a map.
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>>;
+    /// The board every [`Rules::map`] of the game is drawn on, with its
+    /// key (a picture's `map` and `key`), known before any state is: what
+    /// no game changes on it may be drawn ahead (issue 11). `None` for a
+    /// system without a map.
+    fn drawn_board(&self) -> Option<(&crate::base::hexmap::Map, String)> {
+        None
+    }
     /// The map as `side` may see it (`None`: the referee, who sees all):
     /// a system whose sides see different things ([`Rules::maps_differ`])
     /// leaves out what a side may not see.

@@ -640,6 +640,15 @@ impl GameFolder {
         Ok(self.rules.get_or_init(|| loaded).get())
     }
 
+    /// The rules, when they are kept for the whole process (an embedded
+    /// module's, once [`GameFolder::rules`] has loaded them).
+    pub fn kept_rules(&self) -> Option<&'static dyn crate::system::Rules> {
+        match self.rules.get()? {
+            LoadedRules::Kept(rules) => Some(*rules),
+            LoadedRules::Owned(_) => None,
+        }
+    }
+
     /// Create a new folder at `root` holding `config` and the secret `top`.
     /// The folder appears whole or not at all: it is built under a temporary
     /// name beside `root` and renamed into place.

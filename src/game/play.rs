@@ -414,6 +414,13 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         } else {
             crate::game::mutual::StepKeys::default()
         };
+        // A step is about to be resolved, and reported: the board's
+        // unchanging layers are drawn meanwhile.
+        if k == first_new && !dry {
+            if let Some(kept) = folder.kept_rules() {
+                crate::report::game::draw_board_apart(kept);
+            }
+        }
         let key = keys[(k - first_new) as usize];
         let orders: Vec<(String, Vec<u8>, String)> = mine
             .iter()

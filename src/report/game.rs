@@ -284,6 +284,23 @@ pub fn game_templates_apart(root: &Path) -> impl FnOnce() -> Result<Templates> {
     }
 }
 
+/// The layers of the game's board that no game changes, drawn on a thread
+/// of its own ([`svg::draw_base`]; none if the system will not start one),
+/// while the steps a dispatch reports are resolved and written: they are a
+/// tenth of a `resolve`'s instructions, and the dispatch's map waits for
+/// them otherwise. Only for rules kept for the whole process (an embedded
+/// module's): the thread is not joined.
+pub fn draw_board_apart(rules: &'static dyn Rules) {
+    if rules.drawn_board().is_none() {
+        return;
+    }
+    let _ = std::thread::Builder::new().spawn(move || {
+        if let Some((map, key)) = rules.drawn_board() {
+            svg::draw_base(&key, map);
+        }
+    });
+}
+
 fn templates_in(root: &Path) -> Result<Templates> {
     let own = root.join("templates");
     load_templates(own.is_dir().then_some(own.as_path()))

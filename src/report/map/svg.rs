@@ -172,10 +172,19 @@ pub fn base(map: &Map) -> String {
 
 /// The [`base`] layers of the board `key` names, drawn at its first use in
 /// the process: every map of a game draws its counters over them.
-fn base_of(key: &str, map: &Map) -> std::sync::Arc<str> {
-    static DRAWN: std::sync::Mutex<BTreeMap<String, std::sync::Arc<str>>> = std::sync::Mutex::new(BTreeMap::new());
+/// Kept as drawn (an `Arc<String>`, not an `Arc<str>`, which would copy
+/// its quarter megabyte once more).
+fn base_of(key: &str, map: &Map) -> std::sync::Arc<String> {
+    static DRAWN: std::sync::Mutex<BTreeMap<String, std::sync::Arc<String>>> = std::sync::Mutex::new(BTreeMap::new());
     let mut drawn = DRAWN.lock().unwrap_or_else(|e| e.into_inner());
-    drawn.entry(key.to_string()).or_insert_with(|| base(map).into()).clone()
+    drawn.entry(key.to_string()).or_insert_with(|| std::sync::Arc::new(base(map))).clone()
+}
+
+/// Draw the [`base`] layers of the board `key` names now, for the
+/// pictures drawn later in the process ([`picture`] waits for them if they
+/// are being drawn when it needs them).
+pub fn draw_base(key: &str, map: &Map) {
+    base_of(key, map);
 }
 
 /// Draw a system's [`Picture`] of the map, titled.
@@ -1093,6 +1102,28 @@ mod tests {
         }
         #[cfg(feature = "png")]
         crate::report::map::png::render_png(&svg).unwrap();
+    }
+
+    /// Issue 11: the board's layers drawn ahead, on a thread of their own
+    /// (`resolve` starts it as a step is resolved), are the picture's: the
+    /// same key as every map of the game draws on, and the same bytes as a
+    /// picture drawn whole.
+    #[test]
+    fn a_board_drawn_ahead_is_the_one_pictures_draw_on() {
+        let system = crate::game::modules::system_of("savannah-1779").unwrap();
+        let files = crate::game::modules::ModuleFiles::embedded("savannah-1779");
+        let rules: &'static dyn crate::system::Rules = Box::leak(system.load(&files, "campaign").unwrap());
+        let state = rules.setup().unwrap();
+        let (_, key) = rules.drawn_board().expect("Savannah has a board");
+        crate::report::game::draw_board_apart(rules);
+        let picture = rules.map(state.as_ref(), &[]).expect("Savannah has a map");
+        assert_eq!(picture.key, key, "the board drawn ahead is the one the map is drawn on");
+        let whole = render(
+            picture.map,
+            &picture.counters,
+            &Options { title: Some("a title".into()), works: picture.works.clone(), ..Options::default() },
+        );
+        assert_eq!(super::picture(picture, "a title".into()), whole);
     }
 
     #[test]

@@ -551,6 +551,10 @@ impl seam::Rules for Rules {
         intel::hidden(self)
     }
 
+    fn drawn_board(&self) -> Option<(&crate::base::hexmap::Map, String)> {
+        Some(self.drawn_map())
+    }
+
     /// Issue 16: the table of positions (guide/positions.rs), hidden enemy
     /// stacks kept hidden (series 7.4).
     fn positions(&self, state: &dyn GameState, side: Option<&str>) -> Vec<seam::Position> {
