@@ -8,8 +8,10 @@
 //! - [`fsio`]: atomic writes, reads and the folder lock.
 //! - [`address`]: mail addresses, read by lettre's parser.
 //! - [`error`]: the error type.
+//! - [`apart`]: work done ahead on a thread, joined when dropped.
 
 pub mod address;
+pub mod apart;
 pub mod dice;
 pub mod embedded;
 pub mod error;

@@ -203,6 +203,10 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let walk = folder.chain_walk_from(0).map(std::thread::spawn);
     // The game's report templates too, compiled apart meanwhile.
     let templates = crate::report::game::game_templates_apart(&folder.root);
+    // The rules load before the lock (the module's files, which no command
+    // writes), and what their first check of orders builds is built
+    // meanwhile, while the folder is read.
+    let _prepared = folder.rules_prepared_apart()?;
     let (_lock, _read) = if dry {
         (None, Some(crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?))
     } else {
@@ -299,6 +303,8 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     if !defaults && !mutual {
         inbox.retain(|p| !crate::game::deadline::is_default(&p.bytes));
     }
+    // The board drawn ahead (joined, when dropped, on every way out).
+    let mut drawing = None;
     while let Some(step) = state.next_step() {
         let awaited = rules.awaited(state.as_ref());
         let sent = |side: &String| {
@@ -416,10 +422,8 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         };
         // A step is about to be resolved, and reported: the board's
         // unchanging layers are drawn meanwhile.
-        if k == first_new && !dry {
-            if let Some(kept) = folder.kept_rules() {
-                crate::report::game::draw_board_apart(kept);
-            }
+        if k == first_new && !dry && drawing.is_none() {
+            drawing = folder.kept_rules().map(crate::report::game::draw_board_apart);
         }
         let key = keys[(k - first_new) as usize];
         let orders: Vec<(String, Vec<u8>, String)> = mine

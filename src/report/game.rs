@@ -24,6 +24,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::base::apart::Apart;
 use crate::base::error::{Error, Result};
 use crate::base::fsio;
 use crate::game::folder::{GameFolder, REPORTS_DIR};
@@ -289,16 +290,16 @@ pub fn game_templates_apart(root: &Path) -> impl FnOnce() -> Result<Templates> {
 /// while the steps a dispatch reports are resolved and written: they are a
 /// tenth of a `resolve`'s instructions, and the dispatch's map waits for
 /// them otherwise. Only for rules kept for the whole process (an embedded
-/// module's): the thread is not joined.
-pub fn draw_board_apart(rules: &'static dyn Rules) {
+/// module's); joined when the [`Apart`] is dropped.
+pub fn draw_board_apart(rules: &'static dyn Rules) -> Apart {
     if rules.drawn_board().is_none() {
-        return;
+        return Apart::none();
     }
-    let _ = std::thread::Builder::new().spawn(move || {
+    Apart::start(move || {
         if let Some((map, key)) = rules.drawn_board() {
             svg::draw_base(&key, map);
         }
-    });
+    })
 }
 
 fn templates_in(root: &Path) -> Result<Templates> {

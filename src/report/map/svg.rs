@@ -1115,7 +1115,7 @@ mod tests {
         let rules: &'static dyn crate::system::Rules = Box::leak(system.load(&files, "campaign").unwrap());
         let state = rules.setup().unwrap();
         let (_, key) = rules.drawn_board().expect("Savannah has a board");
-        crate::report::game::draw_board_apart(rules);
+        let ahead = crate::report::game::draw_board_apart(rules);
         let picture = rules.map(state.as_ref(), &[]).expect("Savannah has a map");
         assert_eq!(picture.key, key, "the board drawn ahead is the one the map is drawn on");
         let whole = render(
@@ -1124,6 +1124,7 @@ mod tests {
             &Options { title: Some("a title".into()), works: picture.works.clone(), ..Options::default() },
         );
         assert_eq!(super::picture(picture, "a title".into()), whole);
+        drop(ahead);
     }
 
     #[test]
