@@ -545,7 +545,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
             to_report.map(|reported_entries| {
                 scope.spawn(move || -> Result<fsio::StagedDir> {
                     let steps = reports::Steps { folder, rules, templates, entries: &reported_entries, state };
-                    let files = steps.dispatch_split()?;
+                    let files = steps.dispatch()?;
                     reports::stage_dispatch_files(folder, reported + 1, last, &files)
                 })
             })
@@ -943,7 +943,7 @@ fn write_no_step(
     let state = &state;
     let dispatch = || -> Result<Option<fsio::StagedDir>> {
         let steps = reports::Steps { folder, rules, templates, entries: &to_report, state };
-        let files = steps.dispatch_split()?;
+        let files = steps.dispatch()?;
         reports::stage_dispatch_files(folder, reported + 1, k, &files).map(Some)
     };
     write_steps(

@@ -183,18 +183,6 @@ impl Steps<'_> {
 
     /// Every file of the dispatch of these steps, by name, sorted.
     pub fn dispatch(&self) -> Result<BTreeMap<String, Vec<u8>>> {
-        self.dispatch_with(false)
-    }
-
-    /// [`Self::dispatch`], the sides' reports rendered on two threads (the
-    /// same bytes): for a command that renders one dispatch while it
-    /// writes the steps (`resolve`), not for one that renders many at once
-    /// on threads of its own (`verify`).
-    pub fn dispatch_split(&self) -> Result<BTreeMap<String, Vec<u8>>> {
-        self.dispatch_with(true)
-    }
-
-    fn dispatch_with(&self, split: bool) -> Result<BTreeMap<String, Vec<u8>>> {
         let differ = self.rules.maps_differ();
         // The map every side sees, when they see the same one: its picture
         // here (which says whether the game's system draws one), its SVG
@@ -209,7 +197,7 @@ impl Steps<'_> {
             let map = picture.map(|(picture, title)| {
                 std::thread::Builder::new().spawn_scoped(scope, move || svg::picture(picture, title)).ok()
             });
-            let mut files = self.sides_files(differ, drawn_apart, split)?;
+            let mut files = self.sides_files(differ, drawn_apart)?;
             if let Some(thread) = map {
                 let drawn = match thread {
                     Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
@@ -224,55 +212,34 @@ impl Steps<'_> {
     /// Each side's files of the dispatch: its reports in every format, and
     /// its own map when sides see different maps (`differ`). `map` says
     /// whether the map all sides share is drawn (by [`Self::dispatch`]).
-    /// With `split`, the later half of the sides are rendered on a thread
-    /// of their own (here, if the system will not start one).
-    fn sides_files(&self, differ: bool, map: bool, split: bool) -> Result<BTreeMap<String, Vec<u8>>> {
+    fn sides_files(&self, differ: bool, map: bool) -> Result<BTreeMap<String, Vec<u8>>> {
+        let mut files = BTreeMap::new();
         let awaiting = self.awaiting();
+        let drawn = super::tables::Drawn::default();
         let head = self
             .entries
             .last()
             .map(|e| super::model::JournalHead { step: e.step, sha256: self.folder.entry_sha256(e) });
-        let sides = self.rules.sides();
-        // The tables drawn for one side are kept for the next (`Drawn`),
-        // on each thread its own: the same text either way.
-        let render = |sides: &[crate::system::Side]| -> Result<BTreeMap<String, Vec<u8>>> {
-            let mut files = BTreeMap::new();
-            let drawn = super::tables::Drawn::default();
-            for side in sides {
-                // Each side's own map, when sides see different maps.
-                let viewer = Viewer::Side(side.id.clone());
-                let own = if differ { self.map_svg_for(&viewer) } else { None };
-                let file = map_file(self.rules, &viewer);
-                if let Some(own) = own {
-                    files.insert(file.clone(), own.into_bytes());
-                }
-                // One model per side, every format rendered from it.
-                let drawn_map = map || files.contains_key(&file);
-                let map_in = if drawn_map { MapIn::File(&file) } else { MapIn::None };
-                let input = self.input(Viewer::Side(side.id.clone()), map_in, awaiting.clone());
-                let model = super::model::model_with_head(&input, head.clone());
-                let value = minijinja::Value::from(minijinja::value::Serde(&model));
-                for format in Format::ALL {
-                    let text = super::render_model(&model, &value, &input, format, self.templates, &drawn)?;
-                    files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
-                }
+        for side in &self.rules.sides() {
+            // Each side's own map, when sides see different maps.
+            let viewer = Viewer::Side(side.id.clone());
+            let own = if differ { self.map_svg_for(&viewer) } else { None };
+            let file = map_file(self.rules, &viewer);
+            if let Some(own) = own {
+                files.insert(file.clone(), own.into_bytes());
             }
-            Ok(files)
-        };
-        if !split || sides.len() < 2 {
-            return render(&sides);
+            // One model per side, every format rendered from it.
+            let drawn_map = map || files.contains_key(&file);
+            let map_in = if drawn_map { MapIn::File(&file) } else { MapIn::None };
+            let input = self.input(Viewer::Side(side.id.clone()), map_in, awaiting.clone());
+            let model = super::model::model_with_head(&input, head.clone());
+            let value = minijinja::Value::from(minijinja::value::Serde(&model));
+            for format in Format::ALL {
+                let text = super::render_model(&model, &value, &input, format, self.templates, &drawn)?;
+                files.insert(format!("{}.{}", side.id, format.extension()), text.into_bytes());
+            }
         }
-        let (here, apart) = sides.split_at(sides.len().div_ceil(2));
-        std::thread::scope(|scope| {
-            let other = std::thread::Builder::new().spawn_scoped(scope, || render(apart)).ok();
-            let mut files = render(here)?;
-            let rest = match other {
-                Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?,
-                None => render(apart)?,
-            };
-            files.extend(rest);
-            Ok(files)
-        })
+        Ok(files)
     }
 }
 
