@@ -361,13 +361,6 @@ pub trait Rules: Send + Sync {
     /// The map after `events`, as a report draws it; `None` for a system
     /// without a map.
     fn map(&self, state: &dyn GameState, events: &[Event]) -> Option<crate::base::hexmap::Picture<'_>>;
-    /// Build now what the rules otherwise build at their first check of
-    /// orders (GBoAR: the Terrain Effects Chart over the map, a tenth of a
-    /// `validate`'s instructions): the shell calls it on a thread of its
-    /// own as a command that checks orders begins, so that the first check
-    /// finds it done (issue 11). Pure, and the same as not calling it but
-    /// for when the work is done; calling it again does nothing more.
-    fn prepare(&self) {}
     /// The board every [`Rules::map`] of the game is drawn on, with its
     /// key (a picture's `map` and `key`), known before any state is: what
     /// no game changes on it may be drawn ahead (issue 11). `None` for a

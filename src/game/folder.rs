@@ -640,21 +640,6 @@ impl GameFolder {
         Ok(self.rules.get_or_init(|| loaded).get())
     }
 
-    /// The rules loaded ([`GameFolder::rules`]), and what they build at
-    /// their first check of orders built ahead on a thread of its own
-    /// ([`crate::system::Rules::prepare`]), joined when the [`Apart`] is
-    /// dropped: for rules kept for the whole process (an embedded
-    /// module's); nothing ahead for a module folder's.
-    ///
-    /// [`Apart`]: crate::base::apart::Apart
-    pub fn rules_prepared_apart(&self) -> Result<crate::base::apart::Apart> {
-        self.rules()?;
-        Ok(match self.kept_rules() {
-            Some(rules) => crate::base::apart::Apart::start(move || rules.prepare()),
-            None => crate::base::apart::Apart::none(),
-        })
-    }
-
     /// The rules, when they are kept for the whole process (an embedded
     /// module's, once [`GameFolder::rules`] has loaded them).
     pub fn kept_rules(&self) -> Option<&'static dyn crate::system::Rules> {

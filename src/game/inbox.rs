@@ -244,9 +244,6 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
     if folder.config.kind != FolderKind::Game {
         return Err(Error::usage(format!("{}: a roll log; submit is for games", dir.display())));
     }
-    // The rules before the lock (the module's files, which no command
-    // writes), what their first check builds built meanwhile.
-    let _prepared = folder.rules_prepared_apart()?;
     let _lock = crate::game::recovery::lock(&folder, wait)?;
     let rules = crate::game::load_rules(&folder)?;
     let state = crate::game::load_state(&folder)?;

@@ -449,13 +449,6 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
         };
         read.push((label, bytes));
     }
-    // When a file passes the limits, the rules load before the lock (the
-    // module's files, which no command writes) and what their first check
-    // builds is built meanwhile, while the folder is read.
-    let readable = read
-        .iter()
-        .any(|(label, bytes)| bytes.as_ref().is_ok_and(|b| crate::game::input::orders_text(label, b).is_ok()));
-    let _prepared = if readable { Some(folder.rules_prepared_apart()?) } else { None };
     let _read = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let mut loaded = None;
     let mut out = Vec::new();

@@ -203,10 +203,6 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let walk = folder.chain_walk_from(0).map(std::thread::spawn);
     // The game's report templates too, compiled apart meanwhile.
     let templates = crate::report::game::game_templates_apart(&folder.root);
-    // The rules load before the lock (the module's files, which no command
-    // writes), and what their first check of orders builds is built
-    // meanwhile, while the folder is read.
-    let _prepared = folder.rules_prepared_apart()?;
     let (_lock, _read) = if dry {
         (None, Some(crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?))
     } else {

@@ -551,10 +551,6 @@ impl seam::Rules for Rules {
         intel::hidden(self)
     }
 
-    fn prepare(&self) {
-        crate::systems::gboar::board::terrain::Terrain::new(self);
-    }
-
     fn drawn_board(&self) -> Option<(&crate::base::hexmap::Map, String)> {
         Some(self.drawn_map())
     }
