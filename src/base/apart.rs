@@ -1,35 +1,68 @@
-//! Work done ahead on a thread of its own, joined when its [`Apart`] is
-//! dropped: for work a command would otherwise do at its first need (an
-//! index, a drawing), started early so that the need finds it done.
+//! Work done ahead on a thread of its own: started early, so that where a
+//! command needs it, it is done (a walk down the dice chain, compiled
+//! templates, a drawing). One mechanism for every such thread:
 //!
-//! The work must be such that doing it at the need instead is the same
-//! (a `OnceLock`, a drawing kept by key): if the thread cannot be started,
-//! nothing is done ahead and nothing else changes. Joining on drop means
-//! no such thread outlives the command that started it, whatever way the
-//! command ends (an error returned early included): nothing runs while the
-//! process exits.
+//! - if the system will not start a thread, the work is done at once,
+//!   here, and its result kept: nothing else changes;
+//! - [`Apart::join`] gives the result where it is needed (a panic there is
+//!   the command's, resumed);
+//! - an `Apart` dropped unjoined (an error returned early, or work that is
+//!   only ever wanted ahead) joins its thread first: no such thread
+//!   outlives the command that started it, so nothing runs while the
+//!   process exits.
 
-/// A thread doing work ahead, joined when dropped.
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+/// Work `T` done ahead, joined when dropped.
 #[must_use = "the work is joined when this is dropped"]
-pub struct Apart(Option<std::thread::JoinHandle<()>>);
+pub struct Apart<T: Send + 'static = ()>(Option<Work<T>>);
 
-impl Apart {
-    /// Start `work` on a thread of its own (none, if the system will not
-    /// start one: the work is then done where it is needed).
-    pub fn start(work: impl FnOnce() + Send + 'static) -> Apart {
-        Apart(std::thread::Builder::new().spawn(work).ok())
+enum Work<T> {
+    /// On its thread; `None` if the work was taken back (never started).
+    Thread(JoinHandle<Option<T>>),
+    /// Done here, the thread not started.
+    Done(T),
+}
+
+impl<T: Send + 'static> Apart<T> {
+    /// Start `work` on a thread of its own, or do it now if the system
+    /// will not start one.
+    pub fn start(work: impl FnOnce() -> T + Send + 'static) -> Apart<T> {
+        // Held where both sides reach it: a thread that failed to start
+        // hands the work back.
+        let held = Arc::new(Mutex::new(Some(work)));
+        let theirs = Arc::clone(&held);
+        let take = |held: &Mutex<Option<_>>| held.lock().unwrap_or_else(PoisonError::into_inner).take();
+        match std::thread::Builder::new().spawn(move || take(&theirs).map(|work| work())) {
+            Ok(thread) => Apart(Some(Work::Thread(thread))),
+            Err(_) => Apart(take(&held).map(|work| Work::Done(work()))),
+        }
     }
 
-    /// Nothing done ahead.
-    pub fn none() -> Apart {
-        Apart(None)
+    /// The work's result, waited for.
+    pub fn join(mut self) -> T {
+        let done = match self.0.take() {
+            Some(Work::Thread(thread)) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Some(Work::Done(result)) => Some(result),
+            None => None,
+        };
+        done.expect("the work of an Apart is done once, on its thread or here")
     }
 }
 
-impl Drop for Apart {
+impl Apart<()> {
+    /// Nothing done ahead.
+    pub fn none() -> Apart<()> {
+        Apart(Some(Work::Done(())))
+    }
+}
+
+impl<T: Send + 'static> Drop for Apart<T> {
     fn drop(&mut self) {
-        if let Some(thread) = self.0.take() {
-            // A panic there did nothing ahead: the work is done at its need.
+        if let Some(Work::Thread(thread)) = self.0.take() {
+            // Unjoined: the result is not wanted, nor a panic there (work
+            // ahead that failed is done again, or not, where it is needed).
             let _ = thread.join();
         }
     }
@@ -39,10 +72,14 @@ impl Drop for Apart {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
 
     #[test]
-    fn the_work_is_done_when_the_handle_is_dropped() {
+    fn joined_it_gives_the_result() {
+        assert_eq!(Apart::start(|| 6 * 7).join(), 42);
+    }
+
+    #[test]
+    fn dropped_it_waits_for_the_work() {
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let apart = Apart::start(move || {
@@ -54,7 +91,9 @@ mod tests {
     }
 
     #[test]
-    fn a_panic_ahead_is_not_the_commands() {
+    fn a_panic_ahead_is_the_commands_only_if_joined() {
         drop(Apart::start(|| panic!("nothing ahead")));
+        let joined = std::panic::catch_unwind(|| Apart::start(|| -> u8 { panic!("wanted") }).join());
+        assert!(joined.is_err(), "a joined panic is resumed");
     }
 }

@@ -200,7 +200,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
             reports_failed: None,
         });
     }
-    let walk = folder.chain_walk_from(0).map(std::thread::spawn);
+    let walk = folder.chain_walk_from(0).map(crate::base::apart::Apart::start);
     // The game's report templates too, compiled apart meanwhile.
     let templates = crate::report::game::game_templates_apart(&folder.root);
     let (_lock, _read) = if dry {
@@ -212,15 +212,12 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let rules = load_rules(&folder)?;
     // The game's report templates are checked before anything is written,
     // so that the reports of the steps about to be resolved can be made.
-    let templates = templates()?;
+    let templates = templates.join()?;
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;
     // The keys this resolve may reveal, from one walk down the chain.
-    let all_keys = match walk?.join() {
-        Ok(walked) => walked?,
-        Err(panic) => std::panic::resume_unwind(panic),
-    };
+    let all_keys = walk?.join()?;
     // As chain_keys_from(k): the keys s_k ..= s_N (only s_N past the chain's end).
     let keys = match all_keys.get(k as usize..) {
         Some(from_k) if !from_k.is_empty() => from_k,
@@ -300,7 +297,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         inbox.retain(|p| !crate::game::deadline::is_default(&p.bytes));
     }
     // The board drawn ahead (joined, when dropped, on every way out).
-    let mut drawing = None;
+    let mut _drawing = None;
     while let Some(step) = state.next_step() {
         let awaited = rules.awaited(state.as_ref());
         let sent = |side: &String| {
@@ -418,8 +415,8 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         };
         // A step is about to be resolved, and reported: the board's
         // unchanging layers are drawn meanwhile.
-        if k == first_new && !dry && drawing.is_none() {
-            drawing = folder.kept_rules().map(crate::report::game::draw_board_apart);
+        if k == first_new && !dry {
+            _drawing = folder.kept_rules().map(crate::report::game::draw_board_apart);
         }
         let key = keys[(k - first_new) as usize];
         let orders: Vec<(String, Vec<u8>, String)> = mine

@@ -269,37 +269,25 @@ pub fn game_templates(folder: &GameFolder) -> Result<Templates> {
     templates_in(&folder.root)
 }
 
-/// [`game_templates`] of the game folder at `root`, compiled on a thread
-/// of their own (a thread the system will not start: here), to be joined
-/// when needed: compiling them is some 5% of a `status`'s or a
-/// `resolve`'s instructions, and needs nothing the command reads first.
-pub fn game_templates_apart(root: &Path) -> impl FnOnce() -> Result<Templates> {
+/// [`game_templates`] of the game folder at `root`, compiled ahead
+/// ([`Apart`]), to be joined when needed: compiling them is some 5% of a
+/// `status`'s or a `resolve`'s instructions, and needs nothing the command
+/// reads first.
+pub fn game_templates_apart(root: &Path) -> Apart<Result<Templates>> {
     let root = root.to_path_buf();
-    let work = {
-        let root = root.clone();
-        std::thread::Builder::new().spawn(move || templates_in(&root))
-    };
-    move || match work {
-        Ok(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        Err(_) => templates_in(&root),
-    }
+    Apart::start(move || templates_in(&root))
 }
 
-/// The layers of the game's board that no game changes, drawn on a thread
-/// of its own ([`svg::draw_base`]; none if the system will not start one),
-/// while the steps a dispatch reports are resolved and written: they are a
-/// tenth of a `resolve`'s instructions, and the dispatch's map waits for
-/// them otherwise. Only for rules kept for the whole process (an embedded
-/// module's); joined when the [`Apart`] is dropped.
+/// The layers of the game's board that no game changes, drawn ahead
+/// ([`svg::draw_base`], [`Apart`]) while the steps a dispatch reports are
+/// resolved and written: they are a tenth of a `resolve`'s instructions,
+/// and the dispatch's map waits for them otherwise. Only for rules kept
+/// for the whole process (an embedded module's).
 pub fn draw_board_apart(rules: &'static dyn Rules) -> Apart {
-    if rules.drawn_board().is_none() {
-        return Apart::none();
+    match rules.drawn_board() {
+        Some((map, key)) => Apart::start(move || svg::draw_base(&key, map)),
+        None => Apart::none(),
     }
-    Apart::start(move || {
-        if let Some((map, key)) = rules.drawn_board() {
-            svg::draw_base(&key, map);
-        }
-    })
 }
 
 fn templates_in(root: &Path) -> Result<Templates> {
