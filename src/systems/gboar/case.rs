@@ -244,6 +244,11 @@ pub struct Expect {
     /// sides' together (`validate_step`).
     #[serde(default)]
     pub validate: Option<ExpectedValidation>,
+    /// `true`: the least orders `adjutant template` prints for each side
+    /// the step awaits (`least::minimal_of`, what self-play starts from)
+    /// validate, each side's alone and all together.
+    #[serde(default)]
+    pub least_orders_validate: Option<bool>,
 }
 
 /// What `validate` says of a case's orders.
@@ -593,6 +598,28 @@ fn run_step(rules: &Rules, state: &State, step: &Step, part: &CaseStep, failures
                     }
                 }
             }
+        }
+    }
+    if expect.least_orders_validate == Some(true) {
+        let sides = crate::systems::gboar::phases::awaited(rules, state, step);
+        let least = crate::systems::gboar::guide::least::minimal_of(rules, state, step, &sides);
+        let mut found: Vec<String> = Vec::new();
+        for (side, body) in &least {
+            for p in crate::systems::gboar::phases::validate_body(rules, state, step, side, body, "case", "") {
+                found.push(format!("{side} {}: {}", p.field, p.message));
+            }
+        }
+        if found.is_empty() {
+            for p in crate::systems::gboar::phases::validate_step(rules, state, step, &least) {
+                found.push(format!("{} {}: {}", p.side, p.field, p.message));
+            }
+        }
+        if !found.is_empty() {
+            failures.push(format!(
+                "the least orders ({}) should validate, but: {}",
+                serde_json::to_string(&least).unwrap_or_default(),
+                found.join("; ")
+            ));
         }
     }
     let done = match (resolve(rules, state, step, &part.orders, &mut dice), &expect.refused) {

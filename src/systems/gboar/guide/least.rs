@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::base::yaml::{Mapping, Value};
 
 use crate::base::hex::{are_adjacent, HexId};
+use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::units::{hex_of, player_of};
 use crate::systems::gboar::board::Rules;
@@ -142,8 +143,7 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
             one.insert(key("to"), key(&h.to_string()));
             let mut trial = all.clone();
             trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
-            let after = check_moves(rules, state, player, &trial);
-            if after.iter().all(|p| before.contains(p)) && after.len() < before.len() {
+            if improves(&before, &check_moves(rules, state, player, &trial)) {
                 *all = trial;
                 break;
             }
@@ -183,10 +183,8 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
                 break;
             }
             let before = check_moves(rules, state, player, all);
-            let helps = |trial: &BTreeMap<String, Vec<Value>>| {
-                let after = check_moves(rules, state, player, trial);
-                after.len() < before.len() && after.iter().all(|p| before.contains(p))
-            };
+            let helps =
+                |trial: &BTreeMap<String, Vec<Value>>| improves(&before, &check_moves(rules, state, player, trial));
             let mut helped = None;
             'unit: for id in &units {
                 let side = crate::systems::gboar::board::units::side_of(rules, id).to_string();
@@ -228,9 +226,10 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
 /// Savannah 4.1 with 9.61: a reinforcement placed in its entry hex with a
 /// unit a restriction keeps apart from it at the end of a Movement Phase
 /// (self-play, campaign, seed 2, game 16: a French regular arriving at F
-/// where a colonial unit stayed) moves away: to the hex of its reach
-/// nearest the entry hex that takes away a problem of the orders and adds
-/// none. Only when the orders have such a problem (the reach is costly).
+/// where a colonial unit stayed) moves away, or else a unit standing there
+/// that it may not end the phase with: to the hex of its reach nearest the
+/// entry hex that takes away a problem of the orders and adds none. Only
+/// when the orders have such a problem (the reach is costly).
 fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<String, Vec<Value>>) {
     let stuck = |all: &BTreeMap<String, Vec<Value>>| {
         let bodies: BTreeMap<String, Value> = all
@@ -256,29 +255,51 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
     };
     let layout = rules.module.map.layout;
     let sides: Vec<String> = all.keys().cloned().collect();
+    let keep = |r: &crate::systems::gboar::data::stacking::Restriction| !r.may_end_movement_phase_stacked;
     for side in &sides {
         while stuck(all) {
-            let mut body = Mapping::new();
-            body.insert(key("moves"), Value::Sequence(all[side].clone()));
-            let Ok(moves) =
-                crate::systems::gboar::phases::movement::unit_moves(rules, state, player, side, &Value::Mapping(body))
-            else {
-                break;
-            };
-            // The units in their hexes as the phase begins, less those the
-            // moves so far take away.
+            // What each side's units may do after the moves so far.
+            let mut of_side: BTreeMap<&String, Vec<crate::systems::gboar::phases::movement::UnitMoves>> =
+                BTreeMap::new();
+            for s in &sides {
+                let mut body = Mapping::new();
+                body.insert(key("moves"), Value::Sequence(all[s].clone()));
+                if let Ok(moves) =
+                    crate::systems::gboar::phases::movement::unit_moves(rules, state, player, s, &Value::Mapping(body))
+                {
+                    of_side.insert(s, moves);
+                }
+            }
+            let Some(moves) = of_side.get(side) else { break };
+            // The units in their hexes as the phase begins (every side's
+            // arrivals placed), less those the moves so far take away.
             let mut staying = state.clone();
-            for m in moves.iter().filter(|m| m.arrived.is_some()) {
+            for m in of_side.values().flatten().filter(|m| m.arrived.is_some()) {
                 if let Some(u) = staying.units.get_mut(&m.unit) {
                     u.hex = Some(m.hex);
                     u.off_map = None;
                 }
             }
             staying.units.retain(|id, _| !moved(all, id));
-            let keep = |r: &crate::systems::gboar::data::stacking::Restriction| !r.may_end_movement_phase_stacked;
+            // The entry hexes where an arrival no order moves stands.
+            let entries: BTreeSet<HexId> = of_side
+                .values()
+                .flatten()
+                .filter(|m| m.arrived.is_some() && m.ordered.is_none())
+                .map(|m| m.hex)
+                .collect();
             let before = check_moves(rules, state, player, all);
             let mut helped = None;
-            'unit: for m in moves.iter().filter(|m| m.arrived.is_some() && m.ordered.is_none()) {
+            // The arrivals first; then the units that stand in an entry hex
+            // with one. Moving an arrival away may not help when others
+            // arrived with it: those the stacking limit held over (Savannah
+            // 4.7) then stay in its place, while the unit they all may not
+            // end the phase with can leave (self-play, Campaign, seed 31,
+            // game 658: three French regulars arriving at F, 3123, where
+            // the Grenadiers de San Domingue stood).
+            let arrivals = moves.iter().filter(|m| m.arrived.is_some());
+            let standing = moves.iter().filter(|m| m.arrived.is_none() && entries.contains(&m.hex));
+            'unit: for m in arrivals.chain(standing).filter(|m| m.ordered.is_none()) {
                 if !crate::systems::gboar::board::stacking::restricted_units(rules, &staying, m.hex, keep)
                     .contains(&m.unit)
                 {
@@ -292,8 +313,7 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
                     one.insert(key("to"), key(&h.to_string()));
                     let mut trial = all.clone();
                     trial.entry(side.clone()).or_default().push(Value::Mapping(one));
-                    let after = check_moves(rules, state, player, &trial);
-                    if after.len() < before.len() && after.iter().all(|p| before.contains(p)) {
+                    if improves(&before, &check_moves(rules, state, player, &trial)) {
                         helped = Some(trial);
                         break 'unit;
                     }
@@ -307,14 +327,18 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
     }
 }
 
+/// A problem of every side's moves checked together ([`check_moves`]).
+#[derive(Debug)]
+struct Found {
+    side: String,
+    field: String,
+    code: Code,
+    message: String,
+}
+
 /// Every side's moves checked together, as the phase checks them before
 /// moving anything: each problem with its side.
-fn check_moves(
-    rules: &Rules,
-    state: &State,
-    player: &str,
-    all: &BTreeMap<String, Vec<Value>>,
-) -> Vec<(String, String, String)> {
+fn check_moves(rules: &Rules, state: &State, player: &str, all: &BTreeMap<String, Vec<Value>>) -> Vec<Found> {
     let bodies: BTreeMap<String, Value> = all
         .iter()
         .map(|(side, moves)| {
@@ -325,8 +349,33 @@ fn check_moves(
         .collect();
     crate::systems::gboar::phases::movement::validate_sides(rules, state, player, &bodies)
         .into_iter()
-        .map(|(side, p)| (side, p.field, p.message))
+        .map(|(side, p)| Found { side, field: p.field, code: p.code, message: p.message })
         .collect()
+}
+
+/// Whether a trial move's problems (`after`) improve on those of the
+/// orders without it (`before`): fewer, and none that `before` has not. A
+/// problem is the same problem when its side, field and code are: its
+/// words may list hexes that the trial move changes without adding a
+/// problem. 13.3's "it can move to 1308, 1309, 1409" for a disrupted
+/// French unit loses 1409 once a disrupted American unit of its stack
+/// moves there (Savannah 4.1 keeps them apart), and comparing the words
+/// refused every move of either (self-play, seed 23, game 1344).
+fn improves(before: &[Found], after: &[Found]) -> bool {
+    if after.len() >= before.len() {
+        return false;
+    }
+    let mut open: BTreeMap<(&str, &str, Code), usize> = BTreeMap::new();
+    for p in before {
+        *open.entry((p.side.as_str(), p.field.as_str(), p.code)).or_default() += 1;
+    }
+    after.iter().all(|p| match open.get_mut(&(p.side.as_str(), p.field.as_str(), p.code)) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    })
 }
 
 /// 13.3: a disrupted unit next to the enemy moves to the first hex its
@@ -365,10 +414,10 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
             moves.push(Value::Mapping(one));
             // The move takes away the unit's problem and adds none (another
             // problem may name it: a stack it leaves, say).
-            let problems = check_moves(rules, state, player, &trial);
-            if problems.len() < before.len()
-                && problems.iter().all(|p| before.contains(p) && !(p.0 == side && p.1.starts_with(&at)))
-            {
+            let after = check_moves(rules, state, player, &trial);
+            let at_move =
+                |f: &str| f.strip_prefix(&at).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
+            if improves(&before, &after) && !after.iter().any(|p| p.side == side && at_move(&p.field)) {
                 *all = trial;
                 break;
             }
@@ -392,7 +441,7 @@ fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &m
             let mut trial = all.clone();
             trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
             let after = check_moves(rules, state, player, &trial);
-            if after.iter().all(|p| !p.2.starts_with(&own) && before.contains(p)) {
+            if improves(&before, &after) && !after.iter().any(|p| p.message.starts_with(&own)) {
                 *all = trial;
                 break;
             }
