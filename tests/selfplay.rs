@@ -166,3 +166,41 @@ fn campaign_selfplay_a_card_changes_the_board_under_written_moves_and_fire() {
         );
     }
 }
+
+/// Four games that broke in 9,800 games of new seeds (issue 11,
+/// 2026-12-05). Three had least orders that did not validate:
+/// - Historical seed 23 game 1344: two disrupted units of a French/American
+///   stack next to the enemy (13.3, Savannah 4.1); moving either changed
+///   the words of the other's refusal, which the template took for a new
+///   problem;
+/// - Historical seed 37 game 1684: the first forced retreat of such a
+///   stack took the other unit's only way out (7.1);
+/// - Campaign seed 31 game 658: French regulars arriving on the Grenadiers
+///   de San Domingue at F, some put off by the stacking limit (Savannah
+///   4.7); only the militia leaving settles it.
+/// In Campaign seed 41 game 1201 the engine refused a step it had
+/// validated: a card replaced the unit named to lead an attack (12.23
+/// step 2). All four now play to a result. Conformance cases hold the
+/// rules (`movement/13-3-two-disrupted-units-kept-apart-move-away-in-the-least-orders.yaml`,
+/// `movement/savannah-4-1-one-forced-retreat-leaves-the-other-a-way-out.yaml`,
+/// `reinforcement/savannah-4-1-the-unit-arrivals-may-not-end-with-moves-away.yaml`,
+/// `random-events/savannah-4-3-a-card-replaces-the-named-lead-unit.yaml`).
+#[test]
+fn selfplay_games_of_new_seeds_that_broke_play_to_a_result() {
+    let dir = temp();
+    let games = [
+        ("historical", "23", "1344"),
+        ("historical", "37", "1684"),
+        ("campaign", "31", "658"),
+        ("campaign", "41", "1201"),
+    ];
+    for (scenario, seed, game) in games {
+        let args = ["--format", "json", "selfplay", "--scenario", scenario, "--seed", seed, "--game", game];
+        let played = run(dir.path(), &args);
+        assert_eq!(played.code, 0, "{scenario} seed {seed} game {game}: {}\n{}", played.stdout, played.stderr);
+        let report = played.json();
+        assert_eq!(report["failures"], serde_json::json!([]), "{}", played.stdout);
+        let won: u64 = report["results"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+        assert_eq!(won, 1, "{scenario} seed {seed} game {game} reached no result: {}", played.stdout);
+    }
+}

@@ -25,6 +25,7 @@ use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::units::{hex_of, player_of};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
+use crate::systems::gboar::phases::movement::ForcedRetreat;
 
 pub(super) fn key(k: &str) -> Value {
     Value::String(k.to_string())
@@ -91,9 +92,7 @@ fn least_moves(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, V
     for side in &sides {
         disrupted_moves(rules, state, player, side, &mut all);
     }
-    for side in &sides {
-        retreat_moves(rules, state, player, side, &mut all);
-    }
+    retreat_moves(rules, state, player, &sides, &mut all);
     unstack_moves(rules, state, player, &mut all);
     arrival_moves(rules, state, player, &mut all);
     for side in &sides {
@@ -429,24 +428,100 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
 /// retreat instead of attacking moves to the cheapest hex next to no enemy
 /// unit that adds no problem to the orders of the player's sides (the
 /// movement checker lists the hexes; a stack's units end apart, as 4.1
-/// wants them).
-fn retreat_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mut BTreeMap<String, Vec<Value>>) {
-    for f in crate::systems::gboar::phases::movement::forced_retreats(rules, state, player, side) {
+/// wants them). The retreats of every side are chosen together, the first
+/// hexes that let every one be made ([`retreat_search`]): one unit's
+/// retreat may take the only way out of another's (self-play, seed 37,
+/// game 1684: the 3rd South Carolina, retreating first to 1509, where the
+/// 5th stood, left the Avant-Garde no path that 1509's stacking limit did
+/// not bar, 7.1). Where no choice lets every one be made, each side's are
+/// made in turn, each to the first hex that helps.
+fn retreat_moves(rules: &Rules, state: &State, player: &str, sides: &[String], all: &mut BTreeMap<String, Vec<Value>>) {
+    let forced: Vec<(&String, ForcedRetreat)> = sides
+        .iter()
+        .flat_map(|side| {
+            crate::systems::gboar::phases::movement::forced_retreats(rules, state, player, side)
+                .into_iter()
+                .map(move |f| (side, f))
+        })
+        .collect();
+    if forced.is_empty() {
+        return;
+    }
+    // Checks of every side's orders the search may make: a few units with
+    // a few hexes each settle in far fewer.
+    let mut budget = 200u32;
+    if let Some(found) = retreat_search(rules, state, player, &forced, all.clone(), &mut budget) {
+        *all = found;
+        return;
+    }
+    for (side, f) in &forced {
         let before = check_moves(rules, state, player, all);
-        let own = format!("{} begins the Movement Phase", f.unit);
         for to in &f.options {
-            let mut one = Mapping::new();
-            one.insert(key("unit"), key(&f.unit));
-            one.insert(key("to"), key(&to.to_string()));
-            let mut trial = all.clone();
-            trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
-            let after = check_moves(rules, state, player, &trial);
-            if improves(&before, &after) && !after.iter().any(|p| p.message.starts_with(&own)) {
+            let trial = with_retreat(all, side, f, *to);
+            if retreat_helps(rules, state, player, f, &before, &trial) {
                 *all = trial;
                 break;
             }
         }
     }
+}
+
+/// The forced retreats `forced`, in order, each to the first of its hexes
+/// that helps ([`retreat_helps`]) and lets every later one be made too;
+/// `None` when no choice does, or the search spends its `budget`.
+fn retreat_search(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    forced: &[(&String, ForcedRetreat)],
+    all: BTreeMap<String, Vec<Value>>,
+    budget: &mut u32,
+) -> Option<BTreeMap<String, Vec<Value>>> {
+    let Some(((side, f), rest)) = forced.split_first() else { return Some(all) };
+    let before = check_moves(rules, state, player, &all);
+    for to in &f.options {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let trial = with_retreat(&all, side, f, *to);
+        if retreat_helps(rules, state, player, f, &before, &trial) {
+            if let Some(done) = retreat_search(rules, state, player, rest, trial, budget) {
+                return Some(done);
+            }
+        }
+    }
+    None
+}
+
+/// `all` with `f`'s unit retreating to `to` in `side`'s moves.
+fn with_retreat(
+    all: &BTreeMap<String, Vec<Value>>,
+    side: &str,
+    f: &ForcedRetreat,
+    to: HexId,
+) -> BTreeMap<String, Vec<Value>> {
+    let mut one = Mapping::new();
+    one.insert(key("unit"), key(&f.unit));
+    one.insert(key("to"), key(&to.to_string()));
+    let mut trial = all.clone();
+    trial.entry(side.to_string()).or_default().push(Value::Mapping(one));
+    trial
+}
+
+/// Whether `trial` takes away `f`'s own problem (it must retreat) and
+/// improves on `before` ([`improves`]).
+fn retreat_helps(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    f: &ForcedRetreat,
+    before: &[Found],
+    trial: &BTreeMap<String, Vec<Value>>,
+) -> bool {
+    let own = format!("{} begins the Movement Phase", f.unit);
+    let after = check_moves(rules, state, player, trial);
+    improves(before, &after) && !after.iter().any(|p| p.message.starts_with(&own))
 }
 
 /// Savannah 4.13 (module.yaml `close_combat.cooperation`): whether the

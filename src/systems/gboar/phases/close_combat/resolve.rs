@@ -91,6 +91,50 @@ pub(super) fn hex_defence<'a>(
 /// when an earlier combat of the phase has moved them (12.23 step 1: "The
 /// players total the non-artillery SPs of all their units involved in this
 /// Close Combat"; docs/rules-readings.md).
+/// 12.23 step 2 as the combat is fought: the lead unit named in the orders
+/// while it may still lead; else the lead the rule takes when none is
+/// named, with a `lead-lapses` event. The orders were checked on the board
+/// they were written on (a named lead was legal there, `designate`), but
+/// a card of the step or an earlier combat of the phase may have taken the
+/// unit out of this combat (moved, replaced, Savannah 4.3, 4.8, 13.25) or
+/// out of Parade Order: the combat is still fought, as one whose lead was
+/// left to the rule (self-play, Campaign, seed 41, game 1201: Pulaski's
+/// Legion, named to lead, replaced by the British card Pulaski's Legion
+/// Depleted in the same step). A Defender's lead is checked only as his
+/// unit in the hex when the orders are (`designate`), so one that is not
+/// in Parade Order where another is, or is artillery, falls to the rule
+/// too (it fell to the hex's first unit). `Err` only when no unit may
+/// lead at all.
+fn lead_now(
+    rules: &Rules,
+    state: &State,
+    units: &[String],
+    wanted: Option<&str>,
+    field: &str,
+    events: &mut Vec<Event>,
+) -> std::result::Result<String, Refusal> {
+    match lead_unit(rules, state, units, wanted) {
+        Err(r) if r.code == Code::LeadUnitMayNotLead => {
+            let lead = lead_unit(rules, state, units, None)?;
+            let named = wanted.unwrap_or_default();
+            events.push(
+                Event::new(
+                    "12.23",
+                    "lead-lapses",
+                    format!(
+                        "{field}: {named}, named to lead, may not lead this combat (a Parade Order unit when there is \
+                         one, never artillery, of the units in it); {lead} leads, as when no lead is named (12.23 step 2)"
+                    ),
+                )
+                .with("named", named)
+                .with("lead", &lead),
+            );
+            Ok(lead)
+        }
+        other => other,
+    }
+}
+
 pub fn resolve_phase(
     rules: &Rules,
     announced: &State,
@@ -241,7 +285,7 @@ pub fn resolve_phase(
                     &by_attacker,
                 )?);
             }
-            if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
+            if let Ok(lead) = lead_now(rules, &next, &fighting_attackers, a.lead.as_deref(), &a.field, &mut events) {
                 events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
@@ -308,7 +352,7 @@ pub fn resolve_phase(
                     }
                 }
             }
-            if let Ok(lead) = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref()) {
+            if let Ok(lead) = lead_now(rules, &next, &fighting_attackers, a.lead.as_deref(), &a.field, &mut events) {
                 events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
@@ -330,13 +374,14 @@ pub fn resolve_phase(
             events.push(Event::new("12.4", "no-withdrawal", "Cavalry Withdrawal is not open to these defenders (all Parade Order cavalry, no attacking cavalry, not already withdrawn, none Lost: 12.4, Savannah 4.9)".to_string()));
         }
         // Steps 1-4.
-        let attacker_lead = lead_unit(rules, &next, &fighting_attackers, a.lead.as_deref())
+        let attacker_lead = lead_now(rules, &next, &fighting_attackers, a.lead.as_deref(), &a.field, &mut events)
             .map_err(|r| refusals::refuse(r.code, r.message))?;
         // 12.23 step 2: the Attacker chooses first; the Defender's choice
         // may depend on it.
         let wanted = hex_orders.and_then(|h| h.lead_after_attacker.get(&attacker_lead).or(h.lead.as_ref()));
-        let defender_lead = lead_unit(rules, &next, &fighting_defenders, wanted.map(String::as_str))
-            .unwrap_or_else(|_| fighting_defenders[0].clone());
+        let defender_lead =
+            lead_now(rules, &next, &fighting_defenders, wanted.map(String::as_str), &a.field, &mut events)
+                .unwrap_or_else(|_| fighting_defenders[0].clone());
         let diversion_shift = d.diversion.map_or(0, |h| {
             u32::from(
                 attackers
