@@ -30,7 +30,8 @@
 //!   that moved ends next to no enemy unit, and no pin is left on a unit
 //!   next to no enemy unit (9.3); the other player's units stay put, but
 //!   for a retreat an event names (a failed morale check that a Random
-//!   Events card or a breach calls for, Savannah 4.3, 4.19);
+//!   Events card or a breach calls for, Savannah 4.3, 4.19; a leader going
+//!   with the unit, 13.26);
 //! - the end of a Close Combat Phase: no shattered unit next to an enemy
 //!   combat unit without a friendly Parade Order unit in its hex (13.4);
 //! - phases that move no unit (initiative, weather, rally, victory
@@ -197,9 +198,7 @@ impl<'a> Invariants<'a> {
                     let now = after.units.get(id).and_then(|u| u.hex.as_ref());
                     // But for a retreat an event names: a card played with
                     // these orders calls for a morale check (Savannah 4.3).
-                    let retreated = events.iter().any(|e| {
-                        e.kind == "retreat" && e.fields.get("unit").and_then(|v| v.as_str()) == Some(id.as_str())
-                    });
+                    let retreated = retreated(events, id);
                     if was.hex.is_some() && was.hex.as_ref() != now && !retreated {
                         broken.push(format!("{id} moved from {:?} to {now:?} in a {} step", was.hex, step.phase()));
                     }
@@ -341,10 +340,7 @@ impl<'a> Invariants<'a> {
                 // or retreated (13.2) by an event that says so: a failed
                 // morale check a Random Events card or a breach (Savannah
                 // 4.3, 4.19) calls for.
-                let retreated = events
-                    .iter()
-                    .any(|e| e.kind == "retreat" && e.fields.get("unit").and_then(|v| v.as_str()) == Some(id.as_str()));
-                if moved && !retreated {
+                if moved && !retreated(events, id) {
                     broken.push(format!("{id} of {owner} moved from {from:?} to {to:?} in {player}'s Movement Phase"));
                 }
                 continue;
@@ -447,6 +443,18 @@ impl<'a> Invariants<'a> {
         }
         broken
     }
+}
+
+/// Whether an event names `id` retreating: a combat unit's `retreat`
+/// (13.2), or a leader's `leader-retreats` with the unit he goes with
+/// (13.26: campaign self-play, seed 47, game 971, where von Porbeck went
+/// with the 2nd Bn. South Carolina Royalists, retreated by a breach's
+/// morale check in the Allies' Movement Phase, Savannah 4.5).
+fn retreated(events: &[Event], id: &str) -> bool {
+    let names = |e: &Event, field: &str| e.fields.get(field).and_then(|v| v.as_str()) == Some(id);
+    events
+        .iter()
+        .any(|e| (e.kind == "retreat" && names(e, "unit")) || (e.kind == "leader-retreats" && names(e, "leader")))
 }
 
 #[cfg(test)]
@@ -619,5 +627,21 @@ mod tests {
         assert!(holds(&checks.transition(&start, &step, &after, &[]), &moved));
         let retreat = Event::new("13.2", "retreat", "it retreats").with("unit", &id);
         assert!(!holds(&checks.transition(&start, &step, &after, &[retreat]), &moved));
+        // 13.26: a leader that goes with a retreating unit (campaign, seed
+        // 47, game 971); a `leader-retreats` naming him as the unit does not.
+        let leader = unit(&rules, &start, "british", "leader");
+        let from: HexId = start.units[&leader].hex.unwrap();
+        let to = crate::base::hex::neighbours(from, rules.module.map.layout)
+            .into_iter()
+            .find(|h| rules.module.map.contains(*h))
+            .unwrap();
+        let mut after = start.clone();
+        after.units.get_mut(&leader).unwrap().hex = Some(to);
+        let moved = format!("{leader} of british moved");
+        assert!(holds(&checks.transition(&start, &step, &after, &[]), &moved));
+        let with = Event::new("13.26", "leader-retreats", "he goes with it").with("leader", &leader).with("unit", &id);
+        assert!(!holds(&checks.transition(&start, &step, &after, &[with]), &moved));
+        let wrong = Event::new("13.26", "leader-retreats", "another goes").with("leader", &id).with("unit", &leader);
+        assert!(holds(&checks.transition(&start, &step, &after, &[wrong]), &moved));
     }
 }
