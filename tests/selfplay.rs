@@ -178,6 +178,7 @@ fn campaign_selfplay_a_card_changes_the_board_under_written_moves_and_fire() {
 /// - Campaign seed 31 game 658: French regulars arriving on the Grenadiers
 ///   de San Domingue at F, some put off by the stacking limit (Savannah
 ///   4.7); only the militia leaving settles it.
+///
 /// In Campaign seed 41 game 1201 the engine refused a step it had
 /// validated: a card replaced the unit named to lead an attack (12.23
 /// step 2). All four now play to a result. Conformance cases hold the
