@@ -11,6 +11,19 @@ use common::*;
 /// Games per run here: a debug build's seconds, not a release's minutes.
 const GAMES: u64 = 12;
 
+/// Game `game` of `seed` played alone (`--game`), which must keep every
+/// invariant and reach a result: its JSON summary.
+fn plays_to_a_result(dir: &std::path::Path, scenario: &str, seed: &str, game: &str) -> serde_json::Value {
+    let args = ["--format", "json", "selfplay", "--scenario", scenario, "--seed", seed, "--game", game];
+    let played = run(dir, &args);
+    assert_eq!(played.code, 0, "{scenario} seed {seed} game {game}: {}\n{}", played.stdout, played.stderr);
+    let report = played.json();
+    assert_eq!(report["failures"], serde_json::json!([]), "{}", played.stdout);
+    let won: u64 = report["results"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(won, 1, "{scenario} seed {seed} game {game} reached no result: {}", played.stdout);
+    report
+}
+
 #[test]
 fn whole_games_with_random_orders_keep_every_invariant() {
     let dir = temp();
@@ -119,17 +132,10 @@ fn campaign_selfplay_plays_cards_and_keeps_every_invariant() {
 fn campaign_selfplay_a_card_parts_an_announced_close_combat() {
     let dir = temp();
     for (seed, game) in [("2", "3"), ("1", "30")] {
-        let args = ["--format", "json", "selfplay", "--scenario", "campaign", "--seed", seed, "--game", game];
-        let played = run(dir.path(), &args);
-        assert_eq!(played.code, 0, "seed {seed} game {game}: {}\n{}", played.stdout, played.stderr);
-        let report = played.json();
-        assert_eq!(report["failures"], serde_json::json!([]), "{}", played.stdout);
-        let won: u64 = report["results"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
-        assert_eq!(won, 1, "seed {seed} game {game} reached no result: {}", played.stdout);
+        let report = plays_to_a_result(dir.path(), "campaign", seed, game);
         assert!(
             report["events"]["combat-lapses"].as_u64().unwrap_or(0) >= 1,
-            "seed {seed} game {game}: no combat lapsed: {}",
-            played.stdout
+            "seed {seed} game {game}: no combat lapsed: {report}"
         );
     }
 }
@@ -152,17 +158,10 @@ fn campaign_selfplay_a_card_changes_the_board_under_written_moves_and_fire() {
         ("2", "487", "move-lapses"),
         ("2", "122", "fire-lapses"),
     ] {
-        let args = ["--format", "json", "selfplay", "--scenario", "campaign", "--seed", seed, "--game", game];
-        let played = run(dir.path(), &args);
-        assert_eq!(played.code, 0, "seed {seed} game {game}: {}\n{}", played.stdout, played.stderr);
-        let report = played.json();
-        assert_eq!(report["failures"], serde_json::json!([]), "{}", played.stdout);
-        let won: u64 = report["results"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
-        assert_eq!(won, 1, "seed {seed} game {game} reached no result: {}", played.stdout);
+        let report = plays_to_a_result(dir.path(), "campaign", seed, game);
         assert!(
             report["events"][lapse].as_u64().unwrap_or(0) >= 1,
-            "seed {seed} game {game}: no {lapse} event: {}",
-            played.stdout
+            "seed {seed} game {game}: no {lapse} event: {report}"
         );
     }
 }
@@ -196,12 +195,6 @@ fn selfplay_games_of_new_seeds_that_broke_play_to_a_result() {
         ("campaign", "41", "1201"),
     ];
     for (scenario, seed, game) in games {
-        let args = ["--format", "json", "selfplay", "--scenario", scenario, "--seed", seed, "--game", game];
-        let played = run(dir.path(), &args);
-        assert_eq!(played.code, 0, "{scenario} seed {seed} game {game}: {}\n{}", played.stdout, played.stderr);
-        let report = played.json();
-        assert_eq!(report["failures"], serde_json::json!([]), "{}", played.stdout);
-        let won: u64 = report["results"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
-        assert_eq!(won, 1, "{scenario} seed {seed} game {game} reached no result: {}", played.stdout);
+        plays_to_a_result(dir.path(), scenario, seed, game);
     }
 }

@@ -615,14 +615,19 @@ mod tests {
         assert!(!holds(&checks.transition(&start, &step, &after, &[replaced]), "has joined"));
         let mut start = before.clone();
         start.next = Some(step.clone());
+        // `start` with unit `id` moved to a hex next to its own.
+        let moved_one_hex = |id: &str| {
+            let from: HexId = start.units[id].hex.unwrap();
+            let to = crate::base::hex::neighbours(from, rules.module.map.layout)
+                .into_iter()
+                .find(|h| rules.module.map.contains(*h))
+                .unwrap();
+            let mut after = start.clone();
+            after.units.get_mut(id).unwrap().hex = Some(to);
+            after
+        };
         let id = unit(&rules, &start, "british", "infantry");
-        let from: HexId = start.units[&id].hex.unwrap();
-        let to = crate::base::hex::neighbours(from, rules.module.map.layout)
-            .into_iter()
-            .find(|h| rules.module.map.contains(*h))
-            .unwrap();
-        after = start.clone();
-        after.units.get_mut(&id).unwrap().hex = Some(to);
+        after = moved_one_hex(&id);
         let moved = format!("{id} of british moved");
         assert!(holds(&checks.transition(&start, &step, &after, &[]), &moved));
         let retreat = Event::new("13.2", "retreat", "it retreats").with("unit", &id);
@@ -630,13 +635,7 @@ mod tests {
         // 13.26: a leader that goes with a retreating unit (campaign, seed
         // 47, game 971); a `leader-retreats` naming him as the unit does not.
         let leader = unit(&rules, &start, "british", "leader");
-        let from: HexId = start.units[&leader].hex.unwrap();
-        let to = crate::base::hex::neighbours(from, rules.module.map.layout)
-            .into_iter()
-            .find(|h| rules.module.map.contains(*h))
-            .unwrap();
-        let mut after = start.clone();
-        after.units.get_mut(&leader).unwrap().hex = Some(to);
+        let after = moved_one_hex(&leader);
         let moved = format!("{leader} of british moved");
         assert!(holds(&checks.transition(&start, &step, &after, &[]), &moved));
         let with = Event::new("13.26", "leader-retreats", "he goes with it").with("leader", &leader).with("unit", &id);
