@@ -36,7 +36,8 @@
 //!   combat unit without a friendly Parade Order unit in its hex (13.4);
 //! - phases that move no unit (initiative, weather, rally, victory
 //!   determination) move none, but for a retreat an event names (a card's
-//!   morale check, Savannah 4.3);
+//!   morale check, Savannah 4.3), or a unit an event names taking it off
+//!   the map (captured when it cannot retreat, 13.23);
 //! - the sequence advances: the next step is another, never in an earlier
 //!   turn, within the scenario's turns, and the game ends only with a
 //!   result or after the last turn.
@@ -198,8 +199,14 @@ impl<'a> Invariants<'a> {
                     let now = after.units.get(id).and_then(|u| u.hex.as_ref());
                     // But for a retreat an event names: a card played with
                     // these orders calls for a morale check (Savannah 4.3).
-                    let retreated = retreated(events, id);
-                    if was.hex.is_some() && was.hex.as_ref() != now && !retreated {
+                    // Or off the map (captured, eliminated, removed,
+                    // replaced) with an event naming the unit: a unit that
+                    // fails such a check and cannot retreat is captured
+                    // (13.23; campaign self-play, seed 73, game 717).
+                    let left = now.is_none()
+                        && after.units.get(id).is_some_and(|u| u.off_map.is_some())
+                        && events.iter().any(|e| e.fields.get("unit").and_then(|v| v.as_str()) == Some(id.as_str()));
+                    if was.hex.is_some() && was.hex.as_ref() != now && !retreated(events, id) && !left {
                         broken.push(format!("{id} moved from {:?} to {now:?} in a {} step", was.hex, step.phase()));
                     }
                 }
@@ -591,6 +598,31 @@ mod tests {
         let broken = checks.transition(&start, &step, &after, &[]);
         assert!(holds(&broken, "is shattered and moved"), "{broken:?}");
         assert!(holds(&broken, &format!("the game is at step {} again", step.name())), "{broken:?}");
+    }
+
+    /// A phase that moves no unit (Initiative) may see one leave the map
+    /// only as an event names it: a card's failed morale check with no
+    /// retreat open captures it (13.23; campaign self-play, seed 73, game
+    /// 717).
+    #[test]
+    fn a_unit_leaves_the_map_in_a_phase_that_moves_none_only_as_an_event_says() {
+        use crate::systems::gboar::board::state::OffMap;
+        let (rules, before) = historical();
+        let checks = Invariants::new(&rules);
+        let step = Step::GameTurn { turn: before.turn, phase: "initiative".into() };
+        let mut start = before.clone();
+        start.next = Some(step.clone());
+        let id = unit(&rules, &start, "british", "infantry");
+        let mut after = start.clone();
+        let u = after.units.get_mut(&id).unwrap();
+        u.hex = None;
+        u.off_map = Some(OffMap::Captured);
+        let moved = format!("{id} moved from");
+        assert!(holds(&checks.transition(&start, &step, &after, &[]), &moved));
+        let other = Event::new("13.23", "captured", "another is captured").with("unit", "someone-else");
+        assert!(holds(&checks.transition(&start, &step, &after, &[other]), &moved));
+        let captured = Event::new("13.23", "captured", "it is captured").with("unit", &id);
+        assert!(!holds(&checks.transition(&start, &step, &after, &[captured]), &moved));
     }
 
     /// Savannah 4.8 and 4.3: a unit joins only as a card's event names it;
