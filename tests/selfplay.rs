@@ -166,7 +166,7 @@ fn campaign_selfplay_a_card_changes_the_board_under_written_moves_and_fire() {
     }
 }
 
-/// Five games that broke in new seeds' self-play (issue 11,
+/// Six games that broke in new seeds' self-play (issue 11,
 /// 2026-12-05). Three had least orders that did not validate:
 /// - Historical seed 23 game 1344: two disrupted units of a French/American
 ///   stack next to the enemy (13.3, Savannah 4.1); moving either changed
@@ -181,12 +181,16 @@ fn campaign_selfplay_a_card_changes_the_board_under_written_moves_and_fire() {
 /// In Campaign seed 41 game 1201 the engine refused a step it had
 /// validated: a card replaced the unit named to lead an attack (12.23
 /// step 2). In Campaign seed 73 game 717 an invariant was too strict (a
-/// card's failed check captured a unit in an Initiative step, 13.23). All
-/// five now play to a result. Conformance cases hold the
+/// card's failed check captured a unit in an Initiative step, 13.23). In
+/// Historical seed 71 game 1861 no orders passed both 13.3 checks: the
+/// phase's end required Harden to move to 1908, which the check of his
+/// own move refused while the Champagne Chasseurs, ordered out, still
+/// stood there. All six now play to a result. Conformance cases hold the
 /// rules (`movement/13-3-two-disrupted-units-kept-apart-move-away-in-the-least-orders.yaml`,
 /// `movement/savannah-4-1-one-forced-retreat-leaves-the-other-a-way-out.yaml`,
 /// `reinforcement/savannah-4-1-the-unit-arrivals-may-not-end-with-moves-away.yaml`,
-/// `random-events/savannah-4-3-a-card-replaces-the-named-lead-unit.yaml`).
+/// `random-events/savannah-4-3-a-card-replaces-the-named-lead-unit.yaml`,
+/// `movement/13-3-a-disrupted-unit-may-move-where-a-unit-the-orders-move-stands.yaml`).
 #[test]
 fn selfplay_games_of_new_seeds_that_broke_play_to_a_result() {
     let dir = temp();
@@ -196,6 +200,7 @@ fn selfplay_games_of_new_seeds_that_broke_play_to_a_result() {
         ("campaign", "31", "658"),
         ("campaign", "41", "1201"),
         ("campaign", "73", "717"),
+        ("historical", "71", "1861"),
     ];
     for (scenario, seed, game) in games {
         plays_to_a_result(dir.path(), scenario, seed, game);

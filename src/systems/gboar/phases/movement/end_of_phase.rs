@@ -347,6 +347,8 @@ impl Phase<'_> {
                 disrupted: unit.condition == Condition::Disrupted,
                 minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
                 strategic: false,
+                leaving: Default::default(),
+                may_leave: Default::default(),
             };
             let occ = self.occupancy(&run.state, &group.ids);
             let layout = self.terrain.layout;
@@ -396,6 +398,8 @@ impl Phase<'_> {
                 disrupted: true,
                 minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
                 strategic: false,
+                leaving: Default::default(),
+                may_leave: Default::default(),
             };
             let occ = self.occupancy(&run.state, &group.ids);
             // Savannah 4.1: a hex where it would end the phase stacked with
@@ -569,8 +573,17 @@ impl Phase<'_> {
     /// has there that a restriction forbids it to end a Movement Phase
     /// stacked with.
     pub(super) fn ends_barred(&self, state: &State, id: &str, hex: HexId) -> bool {
+        self.ends_barred_leaving(state, id, hex, &BTreeSet::new())
+    }
+
+    /// [`Phase::ends_barred`] with the units of `leaving` gone from `hex`
+    /// (the orders move them).
+    pub(super) fn ends_barred_leaving(&self, state: &State, id: &str, hex: HexId, leaving: &BTreeSet<String>) -> bool {
         let (Some(stacking), Some(me)) = (&self.stacking, self.counter(id)) else { return false };
-        state.units.iter().filter(|(other, u)| other.as_str() != id && u.hex == Some(hex)).any(|(other, _)| {
+        let there = |other: &String, u: &crate::systems::gboar::board::state::UnitState| {
+            other.as_str() != id && u.hex == Some(hex) && !leaving.contains(other)
+        };
+        state.units.iter().filter(|(other, u)| there(other, u)).any(|(other, _)| {
             self.counter(other.as_str()).is_some_and(|c| {
                 stacking.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c))
             })

@@ -361,6 +361,13 @@ struct Group {
     /// 9.1's exception: false for naval artillery and mortars (Savannah 4.19).
     minimum_move: bool,
     strategic: bool,
+    /// The units that the phase's orders move (every side's): a hex they
+    /// leave is open to a disrupted unit's move (13.3), as at the end of
+    /// the phase, even while they still stand in it.
+    leaving: std::sync::Arc<BTreeSet<String>>,
+    /// A side's orders checked alone: the units of the player's other
+    /// sides, which their orders (not known here) may move.
+    may_leave: std::sync::Arc<BTreeSet<String>>,
 }
 
 /// The cost of entering one hex, and what happens there.
@@ -701,6 +708,10 @@ struct Run<'d> {
     /// ([`Phase::ends_at`]): its moves write no events (their texts are
     /// most of a trial's cost); what they change in the state is the same.
     quiet: bool,
+    /// Every unit the orders of the run name to move, of every side.
+    ordered: std::sync::Arc<BTreeSet<String>>,
+    /// Checked alone: the units of the player's sides without orders here.
+    may_leave: std::sync::Arc<BTreeSet<String>>,
 }
 
 impl<'d> Run<'d> {
@@ -717,6 +728,8 @@ impl<'d> Run<'d> {
             arrived: BTreeMap::new(),
             rolls_wanted: false,
             quiet: false,
+            ordered: Default::default(),
+            may_leave: Default::default(),
         }
     }
 }

@@ -262,7 +262,7 @@ impl<'a> Phase<'a> {
     /// ([`Phase::disrupted_must_move`]).
     pub(super) fn disrupted_options(&self, state: &State, group: &Group, occ: &Occupancy) -> BTreeMap<HexId, Step> {
         let mut options = self.disrupted_options_where(state, group, occ, |_| true);
-        let open = |h: HexId| !group.ids.iter().any(|id| self.ends_barred(state, id, h));
+        let open = |h: HexId| !group.ids.iter().any(|id| self.ends_barred_leaving(state, id, h, &group.leaving));
         options.extend(self.disrupted_options_where(state, group, occ, open));
         options
     }
@@ -493,7 +493,19 @@ impl<'a> Phase<'a> {
         }
         if group.disrupted {
             let options = self.disrupted_options(state, group, occ);
-            if !options.contains_key(&at) {
+            // A side's orders checked alone: the units of the player's
+            // other sides in the hex moved to may leave it (their orders are
+            // not known), those elsewhere are taken to stay.
+            let may = !group.may_leave.is_empty() && {
+                let mut leaving = (*group.leaving).clone();
+                leaving.extend(group.may_leave.iter().cloned());
+                let open = |h: HexId| {
+                    let gone = if h == at { &leaving } else { &*group.leaving };
+                    !group.ids.iter().any(|id| self.ends_barred_leaving(state, id, h, gone))
+                };
+                self.disrupted_options_where(state, group, occ, open).contains_key(&at)
+            };
+            if !options.contains_key(&at) && !may {
                 let enemies = self.adjacent_enemies(at);
                 let now = self.adjacent_enemies(group.start);
                 let why = if now.is_empty() {

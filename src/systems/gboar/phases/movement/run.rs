@@ -40,6 +40,40 @@ impl Phase<'_> {
             );
         }
         self.place_arrivals(&mut run, orders);
+        // 13.3 with Savannah 4.1: the units the orders move, whose hexes a
+        // disrupted unit may move to while they still stand there.
+        let ordered: BTreeSet<String> = orders
+            .iter()
+            .filter_map(|(_, body)| body.get("moves").and_then(crate::base::yaml::Value::as_sequence))
+            .flatten()
+            .flat_map(|m| {
+                let one = m.get("unit").and_then(crate::base::yaml::Value::as_str).map(str::to_string);
+                let stack = m
+                    .get("stack")
+                    .and_then(crate::base::yaml::Value::as_sequence)
+                    .map(|l| l.iter().filter_map(|u| u.as_str().map(str::to_string)).collect::<Vec<_>>())
+                    .unwrap_or_default();
+                one.into_iter().chain(stack)
+            })
+            .collect();
+        run.ordered = std::sync::Arc::new(ordered);
+        // A side's orders checked alone know nothing of the player's other
+        // sides' moves: their units may leave (as the end of the phase
+        // holds a side alone only to pairs of its own units).
+        if !whole_phase {
+            let given: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
+            let others: BTreeSet<String> = run
+                .state
+                .units
+                .keys()
+                .filter(|id| {
+                    let side = self.counter(id.as_str()).and_then(|c| self.side_of_army.get(&c.army));
+                    side.is_some_and(|s| self.sides.contains(s) && !given.contains(&s.as_str()))
+                })
+                .cloned()
+                .collect();
+            run.may_leave = std::sync::Arc::new(others);
+        }
         for (side, body) in orders {
             if !self.sides.iter().any(|s| s == side) {
                 run.problems.push((
@@ -472,6 +506,8 @@ impl Phase<'_> {
             disrupted: false,
             minimum_move: true,
             strategic: order.strategic,
+            leaving: run.ordered.clone(),
+            may_leave: run.may_leave.clone(),
         };
         let mut allowances = BTreeMap::new();
         let mut max_hexes: Option<(u32, String)> = None;
