@@ -267,6 +267,24 @@ impl<'a> Phase<'a> {
         options
     }
 
+    /// A side's orders checked alone (`group.may_leave` not empty): whether
+    /// the disrupted group may move to `at` when the units of the player's
+    /// other sides in `at` leave it (their orders are not known) and those
+    /// elsewhere stay; the step if so. The whole phase, checked together,
+    /// knows who leaves ([`Phase::disrupted_options`]).
+    pub(super) fn disrupted_may_take(&self, state: &State, group: &Group, occ: &Occupancy, at: HexId) -> Option<Step> {
+        if group.may_leave.is_empty() {
+            return None;
+        }
+        let mut leaving = (*group.leaving).clone();
+        leaving.extend(group.may_leave.iter().cloned());
+        let open = |h: HexId| {
+            let gone = if h == at { &leaving } else { &*group.leaving };
+            !group.ids.iter().any(|id| self.ends_barred_leaving(state, id, h, gone))
+        };
+        self.disrupted_options_where(state, group, occ, open).remove(&at)
+    }
+
     /// [`Phase::disrupted_options`] among the hexes `open` keeps: "as many
     /// enemy units as possible" counted over those hexes only.
     pub(super) fn disrupted_options_where(
@@ -322,7 +340,19 @@ impl<'a> Phase<'a> {
     ) -> BTreeMap<HexId, Node> {
         if group.disrupted {
             let mut best = BTreeMap::new();
-            for (h, step) in self.disrupted_options(state, group, occ) {
+            let mut options = self.disrupted_options(state, group, occ);
+            // A side's orders alone: the hexes its move may take too, as a
+            // `path:` may ([`Phase::disrupted_may_take`]).
+            if !group.may_leave.is_empty() {
+                for n in neighbours(group.start, self.terrain.layout) {
+                    if !options.contains_key(&n) {
+                        if let Some(step) = self.disrupted_may_take(state, group, occ, n) {
+                            options.insert(n, step);
+                        }
+                    }
+                }
+            }
+            for (h, step) in options {
                 best.insert(h, Node { mp: step.mp, steps: 1, prev: Some(group.start) });
             }
             return best;
@@ -493,19 +523,7 @@ impl<'a> Phase<'a> {
         }
         if group.disrupted {
             let options = self.disrupted_options(state, group, occ);
-            // A side's orders checked alone: the units of the player's
-            // other sides in the hex moved to may leave it (their orders are
-            // not known), those elsewhere are taken to stay.
-            let may = !group.may_leave.is_empty() && {
-                let mut leaving = (*group.leaving).clone();
-                leaving.extend(group.may_leave.iter().cloned());
-                let open = |h: HexId| {
-                    let gone = if h == at { &leaving } else { &*group.leaving };
-                    !group.ids.iter().any(|id| self.ends_barred_leaving(state, id, h, gone))
-                };
-                self.disrupted_options_where(state, group, occ, open).contains_key(&at)
-            };
-            if !options.contains_key(&at) && !may {
+            if !options.contains_key(&at) && self.disrupted_may_take(state, group, occ, at).is_none() {
                 let enemies = self.adjacent_enemies(at);
                 let now = self.adjacent_enemies(group.start);
                 let why = if now.is_empty() {
