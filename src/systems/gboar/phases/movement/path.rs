@@ -345,9 +345,9 @@ impl<'a> Phase<'a> {
             // `path:` may ([`Phase::disrupted_may_take`]).
             if !group.may_leave.is_empty() {
                 for n in neighbours(group.start, self.terrain.layout) {
-                    if !options.contains_key(&n) {
+                    if let std::collections::btree_map::Entry::Vacant(e) = options.entry(n) {
                         if let Some(step) = self.disrupted_may_take(state, group, occ, n) {
-                            options.insert(n, step);
+                            e.insert(step);
                         }
                     }
                 }
