@@ -166,9 +166,6 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
     };
     let hexes: BTreeSet<HexId> =
         state.units.keys().filter(|u| player_of(rules, u) == player).filter_map(|u| hex_of(state, u)).collect();
-    let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
-        all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
-    };
     for hex in hexes {
         // A hex whose units hold no such pair holds none once some move.
         if crate::systems::gboar::board::stacking::restricted_stack(rules, state, hex, always).is_none() {
@@ -254,9 +251,6 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
     if rules.reinforcements.is_none() || !crate::systems::gboar::effects::arrivals::any_waiting(state) {
         return;
     }
-    let moved = |all: &BTreeMap<String, Vec<Value>>, id: &str| {
-        all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
-    };
     let layout = rules.module.map.layout;
     let sides: Vec<String> = all.keys().cloned().collect();
     let keep = |r: &crate::systems::gboar::data::stacking::Restriction| !r.may_end_movement_phase_stacked;
@@ -331,6 +325,11 @@ fn arrival_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
     }
 }
 
+/// Whether the moves so far move unit `id`.
+fn moved(all: &BTreeMap<String, Vec<Value>>, id: &str) -> bool {
+    all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id))
+}
+
 /// A problem of every side's moves checked together ([`check_moves`]).
 #[derive(Debug, Clone)]
 struct Found {
@@ -398,7 +397,7 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
         }
         let Some(hex) = hex_of(state, id) else { continue };
         // Moved already (by an earlier pass).
-        if all.values().flatten().any(|m| m.get("unit").and_then(Value::as_str) == Some(id.as_str())) {
+        if moved(all, id) {
             continue;
         }
         let enemy_next = |h: HexId| {
