@@ -151,7 +151,7 @@ fn a_file_of_100_000_problems_lists_fifty_and_counts_the_rest() {
     let before = all_files(&d.join("g"));
     let out = run(d, &["validate", "--dir", "g", "p.yaml"]).exits(1);
     assert_eq!(out.lines().count(), 52, "{out}");
-    assert!(out.starts_with("p.yaml:5:9: moves[0]: invalid type: string \"a\", expected struct MoveOrder"), "{out}");
+    assert!(out.starts_with("p.yaml:5:9: moves[0]: invalid type: string \"a\", expected a move (a map)"), "{out}");
     assert!(out.contains("p.yaml: … and 99950 more problems (the first 50 are listed)\nrefused: 100000 problems"));
     let err = run_stdin(d, &["submit", "--dir", "g", "-"], text.as_bytes()).fails(1);
     assert_eq!(err.lines().count(), 51, "{err}");

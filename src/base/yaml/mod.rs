@@ -50,6 +50,44 @@ pub fn from_value_ref<'de, T: serde::Deserialize<'de>>(value: &'de Value) -> Res
     T::deserialize(value)
 }
 
+/// [`from_value`] naming where it fails: the field path of the first
+/// mismatch (`moves[2].path`; empty for the whole value) and what is
+/// wrong, the input's text in it echoed escaped and bounded
+/// ([`crate::base::error::echo_serde`]). For a refusal of orders that
+/// names its field, and so its line.
+pub fn from_value_at<T: DeserializeOwned>(value: &Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        (if path == "." { String::new() } else { path }, crate::base::error::echo_serde(e.inner()))
+    })
+}
+
+/// Read a phase's orders `body` (or one item of its list) as `T`: the
+/// field path of the first mismatch under `prefix` (`moves[2]`), and what
+/// is wrong, player text echoed escaped and bounded, with `hint` naming
+/// what the phase's orders hold. Every phase reads its orders through
+/// this, so every shape problem names its field (and so its line).
+pub fn read_orders<T: DeserializeOwned>(body: &Value, prefix: &str, hint: &str) -> Result<T, (String, String)> {
+    from_value_at(body).map_err(|(path, message)| {
+        let field = match (prefix.is_empty(), path.is_empty()) {
+            (_, true) => prefix.to_string(),
+            (true, false) => path,
+            (false, false) => format!("{prefix}.{path}"),
+        };
+        (field, format!("{message} ({hint})"))
+    })
+}
+
+/// [`read_orders`] of a whole body, a body with no keys read as `T`'s
+/// default (the orders that do nothing); a body that is not a mapping is
+/// refused with its type.
+pub fn read_body<T: DeserializeOwned + Default>(body: &Value, hint: &str) -> Result<T, (String, String)> {
+    if body.as_mapping().is_some_and(|m| m.is_empty()) {
+        return Ok(T::default());
+    }
+    read_orders(body, "", hint)
+}
+
 /// The canonical YAML of `value`: what the journal, `state.yaml` and
 /// `game.yaml` hold, and what `verify` compares byte for byte. Written by
 /// [`canonical`] where it can (the same bytes, faster), else by

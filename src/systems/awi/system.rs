@@ -561,21 +561,28 @@ pub enum Body {
 }
 
 pub fn read_body(step: &Step, value: &Value) -> std::result::Result<Body, String> {
-    let mut map = value.as_mapping().cloned().unwrap_or_default();
-    for key in HEADER {
-        map.remove(Value::from(key));
-    }
+    let map = without_header(value);
     if step.battle.is_some() {
-        return crate::base::yaml::from_value::<battle::Entry>(Value::Mapping(map))
+        return crate::base::yaml::from_value::<battle::Entry>(map)
             .map(|e| Body::Battle(Box::new(e)))
             .map_err(|e| crate::base::error::echo_serde(&e));
     }
-    crate::base::yaml::from_value::<movement::Body>(Value::Mapping(map))
+    crate::base::yaml::from_value::<movement::Body>(map)
         .map(Body::Operations)
         .map_err(|e| crate::base::error::echo_serde(&e))
 }
 
 const HEADER: [&str; 4] = ["game", "turn", "step", "side"];
+
+/// An orders file's mapping without its header: the body (a value that is
+/// no mapping, an empty one).
+fn without_header(value: &Value) -> Value {
+    let mut map = value.as_mapping().cloned().unwrap_or_default();
+    for key in HEADER {
+        map.remove(Value::from(key));
+    }
+    Value::Mapping(map)
+}
 
 fn ours(state: &dyn GameState) -> Result<&State> {
     state.as_any().downcast_ref::<State>().ok_or_else(|| Error::usage("a state of another game system".to_string()))
@@ -998,9 +1005,11 @@ impl seam::Rules for Rules {
                 code: None,
             }];
         }
-        match read_body(&Step::operations(0, ""), body) {
+        // The body as `read_body` reads an operations step's, the field
+        // of the first mismatch named (`moves[0].path`).
+        match crate::base::yaml::from_value_at::<movement::Body>(&without_header(body)) {
             Ok(_) => Vec::new(),
-            Err(e) => vec![seam::ShapeProblem { field: "moves".into(), message: e, code: None }],
+            Err((field, message)) => vec![seam::ShapeProblem { field, message, code: None }],
         }
     }
     fn template(&self, state: &dyn GameState, side: &str) -> Result<seam::Template> {

@@ -17,6 +17,7 @@ use crate::base::yaml::{Mapping, Value};
 
 use crate::base::error::Located;
 use crate::base::yaml::locate::{Index, Position};
+use crate::base::yaml::read_orders;
 use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
@@ -229,20 +230,6 @@ pub fn check_header(
     Ok(Checked { side: side.unwrap_or_default(), step: next.clone(), body: Value::Mapping(body) })
 }
 
-/// Read `body` as `T`, reporting the field path of the first mismatch under
-/// `prefix` (`moves[2]`), with `hint` naming the keys that are legal.
-fn read_as<T: serde::de::DeserializeOwned>(body: &Value, prefix: &str, hint: &str) -> Result<T, ShapeProblem> {
-    serde_path_to_error::deserialize(body.clone()).map_err(|e| {
-        let path = e.path().to_string();
-        let field = match (prefix.is_empty(), path == ".") {
-            (_, true) => prefix.to_string(),
-            (true, false) => path,
-            (false, false) => format!("{prefix}.{path}"),
-        };
-        (field, format!("{} ({hint})", crate::base::error::echo_serde(e.inner())))
-    })
-}
-
 /// Check the shape of one side's orders for a kind of step without a
 /// state: the keys the step's phase reads and the types of their values,
 /// each listed move or attack included, and no field left empty. What
@@ -254,6 +241,7 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
     use crate::systems::gboar::phases::fire;
     use crate::systems::gboar::phases::initiative;
     use crate::systems::gboar::phases::movement;
+    use crate::systems::gboar::phases::{random_events, siege_bombardment, siege_works};
     /// The whole body as `T`, then each item of one of its lists as `I`.
     fn with_items<T, I>(
         body: &Value,
@@ -266,21 +254,31 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
         T: serde::de::DeserializeOwned,
         I: serde::de::DeserializeOwned,
     {
-        match read_as::<T>(body, "", hint) {
+        match read_orders::<T>(body, "", hint) {
             Err(p) => vec![p],
             Ok(orders) => items(&orders)
                 .iter()
                 .enumerate()
-                .filter_map(|(i, v)| read_as::<I>(v, &format!("{list}[{i}]"), item_hint).err())
+                .filter_map(|(i, v)| read_orders::<I>(v, &format!("{list}[{i}]"), item_hint).err())
                 .collect(),
         }
     }
     fn whole<T: serde::de::DeserializeOwned>(body: &Value, hint: &str) -> Vec<ShapeProblem> {
-        read_as::<T>(body, "", hint).err().into_iter().collect()
+        read_orders::<T>(body, "", hint).err().into_iter().collect()
     }
     let empty = empty_fields(rules, step, side, body);
     if !empty.is_empty() {
         return empty.into_iter().map(|(f, m)| (Code::EmptyField, f, m)).collect();
+    }
+    // Savannah 4.3: a card is played once, in one step's orders; standing
+    // orders, used at every such step, never play one.
+    if body.get(crate::systems::gboar::effects::cards::PLAY).is_some() {
+        return vec![(
+            Code::OrdersShape,
+            crate::systems::gboar::effects::cards::PLAY.to_string(),
+            "a card is played once, in the orders of the step it is played in, never in standing orders (Savannah 4.3)"
+                .to_string(),
+        )];
     }
     // Series 7.4's fields (`examine:`, a fire's `prefer:`); the rest is the phase's.
     let body = &match crate::systems::gboar::effects::intel::without_own_fields(rules, step.phase(), body) {
@@ -311,6 +309,11 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
         ("defensive-artillery-fire", _) => whole::<fire::FireOrders>(body, h.body),
         ("rifle-fire", _) => whole::<fire::RifleOrders>(body, h.body),
         ("set-up", _) => whole::<crate::systems::gboar::phases::set_up::SetUpOrders>(body, h.body),
+        ("random-events", _) => whole::<random_events::RandomEventsOrders>(body, h.body),
+        ("construct-siege-works", _) => whole::<siege_works::ConstructOrders>(body, h.body),
+        ("siege-and-bombardment", _) => whole::<siege_bombardment::BombardOrders>(body, h.body),
+        // `hints` names a phase this list does not: a defect of this file
+        // (a test walks every step kind of every embedded scenario).
         (phase, _) => {
             return vec![(Code::NoOrdersTaken, String::new(), format!("the {phase} phase takes no orders"))];
         }
@@ -320,6 +323,8 @@ pub fn check_shape(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
     use crate::systems::gboar::data::Source;
 
@@ -349,6 +354,60 @@ mod tests {
         let found = shape(&close_combat("british"), "british", attack);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, "attacks[1].sideways");
+    }
+
+    /// Standing orders may name every step kind that takes orders: for
+    /// each of every embedded scenario, and each side it may await, orders
+    /// that do nothing pass the shape check, and a key no phase knows is
+    /// refused as a key of the phase's orders (never "takes no orders").
+    #[test]
+    fn every_step_kind_that_takes_orders_has_its_shape_checked() {
+        let nothing = crate::base::yaml::from_str("{}").unwrap();
+        let unknown = crate::base::yaml::from_str("nonsense: 1").unwrap();
+        for scenario in ["historical", "campaign"] {
+            let rules = Rules::load(&Source::Embedded("savannah-1779".into()), scenario).unwrap();
+            let kinds = rules.sequence.step_kinds().unwrap();
+            let mut checked = BTreeSet::new();
+            for (kind, step) in &kinds {
+                for side in crate::systems::gboar::phases::may_await(&rules, step) {
+                    assert!(hints(&rules, step, &side).is_some(), "{scenario} {kind} {side}: awaited, no hints");
+                    let found = check_shape(&rules, step, &side, &nothing);
+                    assert!(found.is_empty(), "{scenario} {kind} {side}: {found:?}");
+                    let found = check_shape(&rules, step, &side, &unknown);
+                    assert_eq!(found.len(), 1, "{scenario} {kind} {side}: {found:?}");
+                    assert_eq!((found[0].0, found[0].1.as_str()), (Code::OrdersShape, "nonsense"), "{scenario} {kind}");
+                    checked.insert(step.phase().to_string());
+                }
+            }
+            if scenario == "campaign" {
+                for phase in ["random-events", "construct-siege-works", "siege-and-bombardment", "movement"] {
+                    assert!(checked.contains(phase), "{phase} not among {checked:?}");
+                }
+            }
+        }
+    }
+
+    /// The Campaign Game's own phases (Savannah 1.4, 4.4, 4.6) name the
+    /// field of a wrong value; a card is never played by standing orders.
+    #[test]
+    fn campaign_phases_name_the_field_and_standing_orders_play_no_card() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "campaign").unwrap();
+        let kinds = rules.sequence.step_kinds().unwrap();
+        let at = |kind: &str, side: &str, body: &str| -> Vec<ShapeProblem> {
+            let step = &kinds[kind];
+            let body = crate::base::yaml::from_str(body).unwrap();
+            check_shape(&rules, step, side, &body).into_iter().map(|(_, f, m)| (f, m)).collect()
+        };
+        let found = at("random-events", "french", "momentum: two");
+        assert_eq!(found[0].0, "momentum", "{found:?}");
+        assert!(found[0].1.contains("random events orders are `momentum:`"), "{found:?}");
+        let found = at("construct-siege-works", "french", "flip: [{hex: \"2208\", toward: \"2308\"}]");
+        assert_eq!(found[0].0, "flip[0].toward", "{found:?}");
+        let found = at("siege-and-bombardment", "french", "bombard: maybe");
+        assert_eq!(found[0].0, "bombard", "{found:?}");
+        let found = at("random-events", "french", "play: [truce]");
+        assert_eq!(found[0].0, "play", "{found:?}");
+        assert!(found[0].1.contains("never in standing orders (Savannah 4.3)"), "{found:?}");
     }
 
     #[test]

@@ -250,6 +250,7 @@ fn commander_event(m: &Module, s: &State, hex: HexId, side: &str) -> Event {
 /// agreeing).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a battle's entry, a map with table, trivial, cavalry_declines or break_off")]
 pub struct Entry {
     #[serde(default)]
     pub table: Option<Table>,
@@ -274,6 +275,7 @@ pub struct Entry {
 /// sides' decisions, written down and revealed together, in one entry.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a break-off, a map with pass and attempts")]
 pub struct BreakOff {
     /// The pass just exhausted (1 the first).
     pub pass: u32,
@@ -286,6 +288,7 @@ pub struct BreakOff {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "the cavalry's declining, a map with retreat_to")]
 pub struct Declines {
     /// The hex next to the battle the cavalry goes to.
     pub retreat_to: String,
@@ -316,6 +319,9 @@ impl Outcome {
 /// The result fought on the table.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(
+    expecting = "the battle's result, a map with holds_field, outcome, units, generals_lost, retreat_to, pursuit, supply_spent and bombardment"
+)]
 pub struct Table {
     /// The side which retains control of the battlefield.
     pub holds_field: String,
@@ -346,6 +352,7 @@ pub struct Table {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a unit's result, a map with markers and broke")]
 pub struct UnitResult {
     pub markers: u32,
     /// Its formation broke (implied for every unit of an army that broke).
@@ -355,6 +362,7 @@ pub struct UnitResult {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a pursuit, a map with actions and caught")]
 pub struct PursuitEntry {
     /// The pursuing player's D10 of actions, rolled at the table.
     pub actions: u32,
@@ -366,6 +374,7 @@ pub struct PursuitEntry {
 /// markers, and where each side goes should it lose.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a trivial combat, a map with distribute and retreat_to")]
 pub struct Trivial {
     pub distribute: BTreeMap<String, Vec<String>>,
     pub retreat_to: BTreeMap<String, String>,

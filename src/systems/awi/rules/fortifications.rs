@@ -61,6 +61,7 @@ pub const ENTRENCHMENTS: &str = "AWI Entrenchments";
 /// Works a side's orders build (`build:`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a fortification built, a map with hex, works (fort or entrenchment) and units")]
 pub struct Build {
     /// The hex built in.
     pub hex: String,

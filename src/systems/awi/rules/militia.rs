@@ -40,6 +40,7 @@ pub const RIFLE: &str = "rifle";
 /// `unit`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "militia raised, a map with town, unit and stands")]
 pub struct Raise {
     pub town: String,
     pub unit: String,

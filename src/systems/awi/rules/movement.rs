@@ -25,6 +25,7 @@ use crate::systems::awi::rules::fleets;
 /// The body of a side's operations orders.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "operations orders, a map with moves, forts, build, replacements and militia")]
 pub struct Body {
     #[serde(default)]
     pub moves: Vec<Move>,
@@ -47,6 +48,7 @@ pub struct Body {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a fort garrison, a map with hex and garrison (a list of unit ids)")]
 pub struct Garrison {
     /// The fort's hex.
     pub hex: String,
@@ -56,6 +58,7 @@ pub struct Garrison {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a move, a map with unit, path (a list of hexes) and carry")]
 pub struct Move {
     pub unit: String,
     /// The hexes entered, in order (not the hex it starts in).

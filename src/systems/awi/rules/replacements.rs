@@ -33,6 +33,7 @@ pub const RULE: &str = "AWI Replacements";
 /// An order: `stands` replacement stands held in `town` go to `unit`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a replacement, a map with unit, town and stands")]
 pub struct Replacement {
     pub unit: String,
     pub town: String,

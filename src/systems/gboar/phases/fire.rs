@@ -410,6 +410,7 @@ pub fn mortar_disable(rules: &Rules, mortar: &str, dice: &mut dyn Dice, events: 
 /// []` and no mortars decline to fire (11.1).
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "fire orders (a map)")]
 pub struct FireOrders {
     #[serde(default)]
     pub fire: Vec<GunOrder>,
@@ -425,6 +426,7 @@ pub struct FireOrders {
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a fire, a map with guns (a list of unit ids) and target")]
 pub struct GunOrder {
     /// Artillery firing together at one target (11.2).
     pub guns: Vec<String>,
@@ -433,6 +435,7 @@ pub struct GunOrder {
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a mortar fire, a map with unit and hex")]
 pub struct MortarOrder {
     pub unit: String,
     /// The hex aimed at (Savannah 4.12: mortars fire into a hex).
@@ -1127,6 +1130,7 @@ pub fn rifle_strength(rules: &Rules, state: &State, id: &str) -> i32 {
 /// Both players' orders for the Rifle Fire Phase.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "rifle fire orders (a map)")]
 pub struct RifleOrders {
     #[serde(default)]
     pub rifle_fire: Vec<RifleOrder>,
@@ -1136,6 +1140,7 @@ pub struct RifleOrders {
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a rifle fire, a map with rifles (a list of unit ids) and target")]
 pub struct RifleOrder {
     /// Rifle units firing together at one adjacent target (10.2).
     pub rifles: Vec<String>,

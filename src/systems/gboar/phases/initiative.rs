@@ -30,6 +30,7 @@ use crate::systems::gboar::board::Rules;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "initiative orders (a map)")]
 pub struct InitiativeOrders {
     #[serde(default)]
     pub momentum: Momentum,
@@ -37,6 +38,7 @@ pub struct InitiativeOrders {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "momentum spent on the initiative, a map with before_roll and dictate")]
 pub struct Momentum {
     #[serde(default)]
     pub before_roll: Option<Spend>,
@@ -47,6 +49,9 @@ pub struct Momentum {
 /// Chits spent before the roll: a number, or a choice by the opponent's.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
+#[serde(
+    expecting = "is not a number of chits, nor a map with after_opponent (the opponent's chits to yours) and otherwise"
+)]
 pub enum Spend {
     Chits(u32),
     AfterOpponent {
@@ -91,11 +96,14 @@ pub const PER_CHIT: i32 = 2;
 /// 12.62: three chits after the rolls dictate the initiative.
 pub const TO_DICTATE: u32 = 3;
 
+/// What initiative orders hold, for a refusal of their shape.
+pub const HINT: &str = "initiative orders are `momentum:`";
+
 fn parse(orders: &BTreeMap<String, crate::base::yaml::Value>, side: &str) -> Result<InitiativeOrders> {
     match orders.get(side) {
         None => Ok(InitiativeOrders::default()),
-        Some(body) => crate::base::yaml::from_value(body.clone())
-            .map_err(|e| Error::refused(format!("initiative orders of {side}: {e}"))),
+        Some(body) => crate::base::yaml::read_body(body, HINT)
+            .map_err(|(field, message)| Error::refused(format!("initiative orders of {side}: {field}: {message}"))),
     }
 }
 

@@ -163,7 +163,7 @@ fn check_body(
             let (_, problems) = close_combat::designate(rules, state, player, &one, false);
             at_fields(problems.into_iter().map(|p| (p.code, p.field, p.message)).collect(), "step")
         }
-        "initiative" => match crate::base::yaml::from_value::<initiative::InitiativeOrders>(body.clone()) {
+        "initiative" => match crate::base::yaml::read_body::<initiative::InitiativeOrders>(body, initiative::HINT) {
             // 12.62: what the side spends alone (its alliance's other
             // sides' spending is added when every side's orders are in,
             // `validate_step`).
@@ -174,9 +174,7 @@ fn check_body(
                     "step",
                 )
             }
-            Err(e) => {
-                vec![located(Code::OrdersShape, format!("initiative orders: {}", crate::base::error::echo_serde(&e)))]
-            }
+            Err((field, message)) => at_fields(vec![(Code::OrdersShape, field, message)], "momentum"),
         },
         "rifle-fire" => at_fields(fire::check_rifles(rules, state, side, body), "step"),
         "random-events" => {
@@ -227,7 +225,7 @@ pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
         _ => false,
     };
     let (body, items) = match step.phase() {
-        "initiative" => ("initiative orders are `momentum:`", None),
+        "initiative" => (initiative::HINT, None),
         "movement" => (
             "movement orders are `moves:`, `delay:`, `enter:`, `put_off:`, `overstack_losses:` and `declare_assault:`",
             Some(("moves", "a move has unit or stack, path or to, and may have strategic and leave_pin")),
@@ -242,15 +240,10 @@ pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
         "close-combat" => ("defence orders are `defence:` and `momentum:`", None),
         "defensive-artillery-fire" => ("fire orders are `fire:`, `mortars:`, `mortar_targets:` and `choices:`", None),
         "rifle-fire" => ("rifle fire orders are `rifle_fire:` and `choices:`", None),
-        "set-up" => ("set-up orders are `deploy:`, a map of unit to hex", None),
-        "random-events" => ("random events orders are `momentum:` (0 or 1) and `play:`", None),
-        "construct-siege-works" => (
-            "construct siege works orders are `place:`",
-            Some(("place", "a marker has hex and toward (the adjacent hexes its entrenched hexsides face)")),
-        ),
-        "siege-and-bombardment" => {
-            ("siege and bombardment orders are `bombard:`, `breach:`, `repair:`, `destroy:` and `remove:`", None)
-        }
+        "set-up" => (set_up::HINT, None),
+        "random-events" => (random_events::HINT, None),
+        "construct-siege-works" => (siege_works::HINT, None),
+        "siege-and-bombardment" => (siege_bombardment::HINT, None),
         _ => return None,
     };
     Some(Hints { body, items })
@@ -541,9 +534,11 @@ fn resolve_step(
         Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
         Step::GameTurn { phase, .. } if phase == "set-up" => set_up::resolve(rules, state, orders),
         Step::GameTurn { phase, .. } if phase == "random-events" => random_events::resolve(rules, state, orders, dice),
-        Step::GameTurn { phase, .. } if phase == "construct-siege-works" => siege_works::resolve(rules, state, orders),
+        Step::GameTurn { phase, .. } if phase == "construct-siege-works" => {
+            siege_works::resolve_played(rules, announced, state, orders)
+        }
         Step::GameTurn { phase, .. } if phase == "siege-and-bombardment" => {
-            siege_bombardment::resolve(rules, state, orders, dice)
+            siege_bombardment::resolve_played(rules, announced, state, orders, dice)
         }
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {

@@ -29,17 +29,19 @@ use crate::systems::gboar::effects::cards;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "random events orders (a map)")]
 pub struct RandomEventsOrders {
     /// Momentum chits spent for extra cards (1.4: at most one).
     #[serde(default)]
     pub momentum: u32,
 }
 
-fn parse(body: &crate::base::yaml::Value) -> std::result::Result<RandomEventsOrders, String> {
-    if body.as_mapping().is_none_or(|m| m.is_empty()) {
-        return Ok(RandomEventsOrders::default());
-    }
-    crate::base::yaml::from_value(body.clone()).map_err(|e| crate::base::error::echo_serde(&e))
+/// What random events orders hold, for a refusal of their shape.
+pub const HINT: &str = "random events orders are `momentum:` (0 or 1) and `play:`";
+
+/// A side's orders; a shape problem as `(field, message)`.
+fn parse(body: &crate::base::yaml::Value) -> std::result::Result<RandomEventsOrders, (String, String)> {
+    crate::base::yaml::read_body(body, HINT)
 }
 
 /// The sides the phase awaits: those of a player holding a momentum chit
@@ -73,8 +75,8 @@ pub fn check(
     for (side, body) in orders {
         let o = match parse(body) {
             Ok(o) => o,
-            Err(e) => {
-                found.push((side.clone(), Code::OrdersShape, String::new(), format!("random events orders: {e}")));
+            Err((field, message)) => {
+                found.push((side.clone(), Code::OrdersShape, field, message));
                 continue;
             }
         };

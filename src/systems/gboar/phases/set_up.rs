@@ -29,6 +29,7 @@ use crate::systems::gboar::data::sequence::DeploymentOverride;
 /// One side's set-up orders.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "set-up orders (a map)")]
 pub struct SetUpOrders {
     /// Unit id → the hex it deploys in.
     #[serde(default)]
@@ -48,21 +49,13 @@ pub fn zone_hexes(rules: &Rules, zone: &str) -> Vec<HexId> {
     hexes
 }
 
+/// What set-up orders hold, for a refusal of their shape.
+pub const HINT: &str =
+    "set-up orders are `deploy:`, a map of unit to hex, the hex a quoted string of four digits (`deploy: {unit: \"1203\"}`)";
+
 /// Read a side's body; a shape problem as `(field, message)`.
 fn read(body: &Value) -> std::result::Result<SetUpOrders, (String, String)> {
-    if body.as_mapping().is_none_or(|m| m.is_empty()) {
-        return Ok(SetUpOrders::default());
-    }
-    crate::base::yaml::from_value::<SetUpOrders>(body.clone()).map_err(|e| {
-        (
-            String::new(),
-            format!(
-                "set-up orders are `deploy:`, a map of unit to hex, the hex a quoted string of four digits \
-                 (`deploy: {{unit: \"1203\"}}`): {}",
-                crate::base::error::echo_serde(&e)
-            ),
-        )
-    })
+    crate::base::yaml::read_body(body, HINT)
 }
 
 /// Every problem of `side`'s set-up orders, as `(code, field, message)`.

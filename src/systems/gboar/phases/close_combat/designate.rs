@@ -13,6 +13,7 @@ use crate::base::error::echo;
 /// When a side spends a momentum chit to re-roll (12.23 step 6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a momentum policy, a map with reroll_if (a list of results) and at_most (a number of chits)")]
 pub struct MomentumPolicy {
     /// Re-roll when the side's own results include any of these result ids
     /// (charts/codes.yaml), e.g. `[captured-dc, captured-ac, two-step-loss]`.
@@ -33,6 +34,7 @@ impl MomentumPolicy {
 /// (12.23: "in any order that the Attacker chooses").
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "close combat orders (a map)")]
 pub struct AttackOrders {
     #[serde(default)]
     pub attacks: Vec<crate::base::yaml::Value>,
@@ -47,6 +49,7 @@ pub struct AttackOrders {
 /// One attack.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "an attack (a map)")]
 pub struct AttackOrder {
     /// The attacking units (leaders stacked with them may be listed too).
     pub attackers: Vec<String>,
@@ -77,6 +80,7 @@ pub struct AttackOrder {
 /// Close Combat Phase.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "defence orders (a map)")]
 pub struct DefenceOrders {
     #[serde(default)]
     pub defence: Defence,
@@ -86,6 +90,7 @@ pub struct DefenceOrders {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a defence, a map with tactics and hexes")]
 pub struct Defence {
     /// The chit for every defending hex without its own.
     #[serde(default)]
@@ -96,6 +101,9 @@ pub struct Defence {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(
+    expecting = "a hex's defence, a map with tactics, lead, lead_after_attacker, cavalry_withdrawal, choices and capture"
+)]
 pub struct HexDefence {
     #[serde(default)]
     pub tactics: Option<String>,

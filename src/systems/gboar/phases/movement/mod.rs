@@ -182,6 +182,7 @@ mod zones;
 /// The body of one side's movement orders.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "movement orders (a map)")]
 pub struct MovementOrders {
     /// Read one by one, so that one bad move does not hide the others' problems.
     #[serde(default)]
@@ -220,6 +221,7 @@ struct ArrivalOrders {
 /// One move: a unit or a stack, and a path or a destination.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a move (a map)")]
 pub struct MoveOrder {
     #[serde(default)]
     pub unit: Option<String>,
@@ -250,6 +252,7 @@ impl MoveOrder {
 /// is caught so the problem can say so.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
+#[serde(expecting = "is not a hex id: write hex ids as quoted strings of four digits, e.g. \"1203\"")]
 pub enum HexText {
     Text(String),
     Number(i64),
