@@ -386,22 +386,11 @@ pub fn play(
             }
             "momentum" => {
                 let delta = int(e, "delta").unwrap_or(0);
-                let holder = match word(e, "side").unwrap_or("self") {
-                    "self" => player.to_string(),
-                    _ => opponent(rules, player).unwrap_or_default(),
+                let (holder, other) = match word(e, "side").unwrap_or("self") {
+                    "self" => (player.to_string(), opponent(rules, player).unwrap_or_default()),
+                    _ => (opponent(rules, player).unwrap_or_default(), player.to_string()),
                 };
-                let chits = state.momentum.entry(holder.clone()).or_default();
-                *chits = chits.saturating_add_signed(delta);
-                let now = *chits;
-                events.push(
-                    Event::new(
-                        "Savannah 4.3",
-                        "momentum",
-                        format!("{name}: the {holder} player's momentum {delta:+}, now {now} chit(s)"),
-                    )
-                    .with("holder", &holder)
-                    .with("chits", now),
-                );
+                events.extend(card_momentum(rules, state, &name, &holder, &other, delta));
             }
             "vp" => {
                 let halves = int(e, "halves").unwrap_or(0);
@@ -706,6 +695,65 @@ fn draw_from_opponent(
             .with("card", &id)
             .with(VISIBLE_TO, vec![player.to_string(), other]),
     ])
+}
+
+/// A card's `momentum` effect: `holder` gains `delta` chits (or returns
+/// them, for a negative `delta`), one at a time as series 12.6 moves
+/// chits. A chit gained comes from the pool of 12.61; with the pool empty
+/// the other player returns one of his instead, and with none held nothing
+/// happens (12.65), so the chits held never exceed the pool. A chit lost
+/// goes back to the pool (12.62), and one not held is not lost.
+fn card_momentum(rules: &Rules, state: &mut State, name: &str, holder: &str, other: &str, delta: i32) -> Vec<Event> {
+    use crate::systems::gboar::effects::results::{gain_chit, Gain};
+    let pool = crate::systems::gboar::effects::retreat::momentum_pool(rules);
+    let mut events = Vec::new();
+    let held = |state: &State| state.momentum.get(holder).copied().unwrap_or(0);
+    // The holder's chits changed by one: `sign` is "+1" or "-1".
+    let changed = |state: &State, sign: &str| {
+        let now = held(state);
+        Event::new(
+            "Savannah 4.3",
+            "momentum",
+            format!("{name}: the {holder} player's momentum {sign}, now {now} chit(s)"),
+        )
+        .with("holder", holder)
+        .with("chits", now)
+    };
+    for _ in 0..delta.unsigned_abs() {
+        let event = if delta > 0 {
+            match gain_chit(state, pool, holder, other) {
+                Gain::FromPool => changed(state, "+1"),
+                Gain::OtherReturned => Event::new(
+                    "12.65",
+                    "momentum-returned",
+                    format!(
+                        "{name}: the pool is empty: {other} returns a momentum chit instead of {holder} gaining one (12.65)"
+                    ),
+                )
+                .with("player", other),
+                Gain::Nothing => Event::new(
+                    "12.65",
+                    "momentum-none",
+                    format!("{name}: the pool is empty and {other} holds none: no effect (12.65)"),
+                ),
+            }
+        } else {
+            let before = held(state);
+            if before == 0 {
+                break;
+            }
+            state.momentum.insert(holder.to_string(), before - 1);
+            changed(state, "-1")
+        };
+        // Once nothing happens, nothing more will: a module's large delta
+        // costs no more than the pool's chits (the cost stays bounded).
+        let done = event.kind == "momentum-none";
+        events.push(event);
+        if done {
+            break;
+        }
+    }
+    events
 }
 
 /// The orders field that plays cards, in any step's orders (4.3: "Cards

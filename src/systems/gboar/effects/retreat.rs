@@ -198,6 +198,20 @@ struct MomentumLoss {
     rule: Option<String>,
 }
 
+/// Series 12.61: the chits of module.yaml's momentum pool (0 when the
+/// module has no momentum, or module.yaml cannot be read: a module the
+/// checks of `check-game` refuse).
+pub fn momentum_pool(rules: &Rules) -> u32 {
+    rules
+        .module
+        .source
+        .parse_cached::<ModuleFile>("module.yaml")
+        .ok()
+        .and_then(|f| f.momentum)
+        .map(|m| m.pool)
+        .unwrap_or(0)
+}
+
 impl Data {
     /// Read module.yaml's `retreat`, the retreat fields of
     /// `stacking.restrictions` and `momentum`.
@@ -307,6 +321,10 @@ pub enum Outcome {
     Captured,
     /// Savannah 4.9: Lost, pinned instead.
     Pinned,
+    /// Already off the map when its retreat came: captured or eliminated
+    /// earlier in the same result (a stack-mate's retreat that a Savannah
+    /// 4.1 restriction made capture it). Nothing retreats; no event.
+    Gone,
 }
 
 /// The Army Morale Adjustment Chart entry of a retreat for a combat result.
@@ -812,6 +830,20 @@ pub fn retreat_with(
         return Err(Error::refused(format!("{id} is a leader: leaders are never required to retreat (13.26)")));
     }
     let now = state.units.get(id).cloned().ok_or_else(|| Error::refused(format!("{id} is not in this game")))?;
+    // A unit of a group retreated one by one may have left the map with an
+    // earlier one's retreat (Savannah 4.1: `if_unavoidable: captured`).
+    if now.hex.is_none()
+        && matches!(
+            now.off_map,
+            Some(
+                crate::systems::gboar::board::state::OffMap::Captured
+                    | crate::systems::gboar::board::state::OffMap::Eliminated
+                    | crate::systems::gboar::board::state::OffMap::Removed
+            )
+        )
+    {
+        return Ok((Outcome::Gone, Vec::new()));
+    }
     let start =
         hex_of(state, id).ok_or_else(|| Error::refused(format!("{id} is not on the map: it cannot retreat")))?;
     let mut events = Vec::new();

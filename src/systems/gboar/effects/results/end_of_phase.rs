@@ -72,7 +72,7 @@ pub fn end_of_close_combat_phase(
         };
         let (outcome, e) = retreat::retreat_with(rules, &data, &mut next, &order, None, &BTreeSet::new())?;
         events.extend(e);
-        if outcome == Outcome::Captured {
+        if matches!(outcome, Outcome::Captured | Outcome::Gone) {
             continue;
         }
         // Shattered, with its adjustments and VPs (as "D" on a disrupted unit).

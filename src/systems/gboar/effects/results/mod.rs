@@ -464,7 +464,7 @@ impl Apply<'_> {
             return Ok(());
         }
         let outcome = self.retreat(state, unit, Distance::Three, why)?;
-        if outcome == Outcome::Captured {
+        if matches!(outcome, Outcome::Captured | Outcome::Gone) {
             return Ok(());
         }
         self.condition(state, unit, before)
@@ -1096,5 +1096,5 @@ mod tests;
 
 pub use end_of_phase::end_of_close_combat_phase;
 use momentum::*;
-pub use momentum::{capture, leader_captured};
+pub use momentum::{capture, gain_chit, leader_captured, Gain};
 pub use morale_check::{morale_check, triggered_check, MoraleCheck};

@@ -41,6 +41,36 @@ pub(super) fn lose_chit(data: &Data, state: &mut State, owner: &str, opponent: &
     )
 }
 
+/// What came of a player's being entitled to a Momentum Chit ([`gain_chit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gain {
+    /// 12.63: taken from the pool.
+    FromPool,
+    /// 12.65: the pool was empty; the other player returned one of his.
+    OtherReturned,
+    /// 12.65: the pool was empty and the other player held none.
+    Nothing,
+}
+
+/// 12.61, 12.63, 12.65: `gainer` is entitled to a Momentum Chit, from a
+/// pool of `pool` chits: he takes one when the pool holds one; else
+/// `other` returns one of his to the pool; else nothing happens. The chits
+/// held never exceed the pool. For every gain, whatever grants it (a
+/// close combat's final roll, a Random Events card).
+pub fn gain_chit(state: &mut State, pool: u32, gainer: &str, other: &str) -> Gain {
+    if state.momentum_pool(pool) > 0 {
+        *state.momentum.entry(gainer.to_string()).or_default() += 1;
+        return Gain::FromPool;
+    }
+    match state.momentum.get_mut(other) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            Gain::OtherReturned
+        }
+        _ => Gain::Nothing,
+    }
+}
+
 /// 13.1, 13.23, 13.4 with 12.64: `unit` is captured by the army `by`.
 pub fn capture(rules: &Rules, data: &Data, state: &mut State, unit: &str, rule: &str, by: &str) -> Result<Vec<Event>> {
     let c = counter(rules, unit)?;

@@ -2,9 +2,8 @@
 //! re-rolls with Momentum Chits (12.6), the chit gained on the final roll
 //! (12.63) and the advance after combat (12.3).
 
-use serde::Deserialize;
-
 use super::*;
+use crate::systems::gboar::effects::results::{gain_chit, Gain};
 
 // ---------------------------------------------------------------------------
 // Steps 5, 6 and 8 with the dice; step 9
@@ -91,46 +90,28 @@ pub fn gain_momentum(rules: &Rules, state: &mut State, final_roll: i32, players:
         return Vec::new();
     };
     let pool = momentum_pool_size(rules);
-    if state.momentum_pool(pool) > 0 {
-        *state.momentum.entry(gainer.to_string()).or_default() += 1;
-        vec![Event::new(
+    vec![match gain_chit(state, pool, gainer, other) {
+        Gain::FromPool => Event::new(
             "12.63",
             "momentum-gained",
             format!("{gainer} gains a momentum chit (final roll {final_roll}, 12.63)"),
         )
-        .with("player", gainer)]
-    } else if state.momentum.get(other).copied().unwrap_or(0) > 0 {
-        if let Some(n) = state.momentum.get_mut(other) {
-            *n -= 1;
-        }
-        vec![Event::new(
+        .with("player", gainer),
+        Gain::OtherReturned => Event::new(
             "12.65",
             "momentum-returned",
             format!("the pool is empty: {other} returns a momentum chit instead of {gainer} gaining one (12.65)"),
         )
-        .with("player", other)]
-    } else {
-        vec![Event::new(
-            "12.65",
-            "momentum-none",
-            format!("the pool is empty and {other} holds none: no effect (12.65)"),
-        )]
-    }
+        .with("player", other),
+        Gain::Nothing => {
+            Event::new("12.65", "momentum-none", format!("the pool is empty and {other} holds none: no effect (12.65)"))
+        }
+    }]
 }
 
 /// module.yaml `momentum.pool` (series 12.61).
 pub fn momentum_pool_size(rules: &Rules) -> u32 {
-    #[derive(Debug, Clone, Deserialize)]
-    struct M {
-        #[serde(default)]
-        momentum: Option<P>,
-    }
-    #[derive(Debug, Clone, Deserialize)]
-    struct P {
-        #[serde(default)]
-        pool: u32,
-    }
-    rules.module.source.parse::<M>("module.yaml").ok().and_then(|(m, _)| m.momentum).map(|p| p.pool).unwrap_or(0)
+    crate::systems::gboar::effects::retreat::momentum_pool(rules)
 }
 
 /// Step 9: the Attacker advances into a vacated defending hex: the lead
