@@ -332,7 +332,7 @@ fn draw_plays(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Vec<
 }
 
 /// The random choices drawn from a guide, after the least orders.
-fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
+fn draw_choices(rules: &Rules, guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
     let mut out = Vec::new();
     let parse = |yaml: &Option<String>| yaml.as_deref().and_then(|y| crate::base::yaml::from_str::<Value>(y).ok());
     match guide.kind.as_str() {
@@ -448,6 +448,32 @@ fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
                 }
             }
         }
+        "construct-siege-works" => out.extend(draw_siege_works(rules, guide, draw)),
+        "siege-and-bombardment" => {
+            if draw.chance(1, 4) {
+                out.push(Choice { place: Place::Field("bombard"), value: Value::Bool(false) });
+            }
+            // Where the results fall: some of the hexsides, hexes or
+            // markers the guide lists, in a drawn order.
+            for c in &guide.choices {
+                let key = match c.key.as_str() {
+                    "breach" => "breach",
+                    "destroy" => "destroy",
+                    "remove" => "remove",
+                    _ => continue,
+                };
+                let options = c.details.get("options").and_then(|v| v.as_array()).cloned().unwrap_or_default();
+                let mut left: Vec<String> = options.iter().filter_map(|o| o.as_str().map(str::to_string)).collect();
+                if left.is_empty() || !draw.chance(1, 2) {
+                    continue;
+                }
+                let mut order = Vec::new();
+                while !left.is_empty() && (order.is_empty() || draw.chance(1, 2)) {
+                    order.push(left.remove(draw.below(left.len())));
+                }
+                out.push(Choice { place: Place::Field(key), value: strings(&order) });
+            }
+        }
         "initiative" => {
             let options: Vec<Value> =
                 guide.choices.iter().filter(|c| c.key == "momentum").filter_map(|c| parse(&c.yaml)).collect();
@@ -459,6 +485,55 @@ fn draw_choices(guide: &Guide, least: &Value, draw: &mut Draw) -> Vec<Choice> {
             }
         }
         _ => {}
+    }
+    out
+}
+
+/// Construct Siege Works (Savannah 4.4): for each marker flipped this step,
+/// one time in two, one of the alignments the guide lists (`flip:`); and
+/// one time in two a first marker in a hex the guide offers, then up to
+/// three more, each next to a marker drawn before (the engine refuses those
+/// the rule does not allow: too close to the perimeter, not extending, more
+/// than the turn allows, and they are dropped as any refused choice is).
+fn draw_siege_works(rules: &Rules, guide: &Guide, draw: &mut Draw) -> Vec<Choice> {
+    use crate::base::hex::{neighbours, HexId};
+    let mut out = Vec::new();
+    let hex_of = |v: &Value| v.get("hex").and_then(Value::as_str).map(str::to_string);
+    let items = |key: &str| -> Vec<Value> {
+        guide
+            .choices
+            .iter()
+            .filter(|c| c.key == key)
+            .filter_map(|c| c.yaml.as_deref().and_then(|y| crate::base::yaml::from_str::<Value>(y).ok()))
+            .collect()
+    };
+    // The alignments offered, by marker (the guide lists a marker's together).
+    let mut by_hex: Vec<(String, Vec<Value>)> = Vec::new();
+    for v in items("flip") {
+        let Some(hex) = hex_of(&v) else { continue };
+        match by_hex.last_mut() {
+            Some((h, list)) if *h == hex => list.push(v),
+            _ => by_hex.push((hex, vec![v])),
+        }
+    }
+    for (_, alignments) in &by_hex {
+        if let Some(v) = draw.chance(1, 2).then(|| draw.pick(alignments).cloned()).flatten() {
+            out.push(Choice { place: Place::Item("flip"), value: v });
+        }
+    }
+    let open: Vec<String> = items("place").iter().filter_map(hex_of).collect();
+    let Some(first) = draw.chance(1, 2).then(|| draw.pick(&open).cloned()).flatten() else { return out };
+    let layout = rules.module.map.layout;
+    let mut placed = vec![first];
+    for _ in 0..draw.below(4) {
+        let Some(from) = draw.pick(&placed).and_then(|h| h.parse::<HexId>().ok()) else { break };
+        let next: Vec<String> =
+            neighbours(from, layout).iter().map(HexId::to_string).filter(|h| !placed.contains(h)).collect();
+        let Some(h) = draw.pick(&next).cloned() else { break };
+        placed.push(h);
+    }
+    for h in placed {
+        out.push(Choice { place: Place::Item("place"), value: mapping(vec![("hex", text(&h))]) });
     }
     out
 }
@@ -527,7 +602,7 @@ fn step_orders(
             draw_movement(rules, state, step, side, &least[side], draw)
         } else {
             let guide = template::guide_choices(rules, state, step, side, &least[side]);
-            draw_choices(&guide, &least[side], draw)
+            draw_choices(rules, &guide, &least[side], draw)
         };
         choices.extend(drawn.into_iter().map(|c| (side.clone(), c)));
         choices.extend(draw_plays(rules, state, side, draw).into_iter().map(|c| (side.clone(), c)));

@@ -4,6 +4,8 @@
 //! response, and the cards a side may play at any step. Split from
 //! template.rs, whose `guide` calls them.
 
+use std::collections::BTreeMap;
+
 use crate::base::hex::HexId;
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
@@ -175,11 +177,15 @@ pub(super) fn bombard_guide(rules: &Rules, state: &State, side: &str) -> Guide {
         let markers: Vec<String> = state.siege_works.iter().filter(|w| !w.completed).map(|w| w.hex.clone()).collect();
         (siege::siege_sides(state, false), Some(("remove", markers)))
     };
+    // `options`: every hexside, hex or marker the list may name, in the
+    // board's order (the list's order is the order the results fall in).
+    let options = |list: &[String]| BTreeMap::from([("options".to_string(), serde_json::json!(list))]);
     if let Some(first) = breach.first() {
         choices.push(Choice {
             key: "breach".into(),
             yaml: Some(format!("[\"{first}\"]")),
             text: format!("where a breach falls first (Savannah 4.5); one of {}", breach.join(" ")),
+            details: options(&breach),
             ..Choice::default()
         });
     }
@@ -188,6 +194,7 @@ pub(super) fn bombard_guide(rules: &Rules, state: &State, side: &str) -> Guide {
             key: key.into(),
             yaml: Some(format!("[\"{}\"]", list[0])),
             text: format!("where such a result falls first; one of {}", list.join(" ")),
+            details: options(&list),
             ..Choice::default()
         });
     }

@@ -37,6 +37,7 @@ use crate::systems::gboar::effects::siege::{apply, band, By, Picks};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "siege and bombardment orders (a map)")]
 pub struct BombardOrders {
     #[serde(default = "yes")]
     pub bombard: bool,
@@ -60,11 +61,12 @@ impl Default for BombardOrders {
     }
 }
 
-fn parse(body: &crate::base::yaml::Value) -> std::result::Result<BombardOrders, String> {
-    if body.as_mapping().is_none_or(|m| m.is_empty()) {
-        return Ok(BombardOrders::default());
-    }
-    crate::base::yaml::from_value(body.clone()).map_err(|e| crate::base::error::echo_serde(&e))
+/// What siege and bombardment orders hold, for a refusal of their shape.
+pub const HINT: &str = "siege and bombardment orders are `bombard:`, `breach:`, `repair:`, `destroy:` and `remove:`";
+
+/// A side's orders; a shape problem as `(field, message)`.
+fn parse(body: &crate::base::yaml::Value) -> std::result::Result<BombardOrders, (String, String)> {
+    crate::base::yaml::read_body(body, HINT)
 }
 
 /// The sides that roll, in the chart's order (4.6: the French first).
@@ -76,7 +78,7 @@ pub fn sides(rules: &Rules) -> Vec<String> {
 pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml::Value) -> Vec<(Code, String, String)> {
     let o = match parse(body) {
         Ok(o) => o,
-        Err(e) => return vec![(Code::OrdersShape, String::new(), format!("siege and bombardment orders: {e}"))],
+        Err((field, message)) => return vec![(Code::OrdersShape, field, message)],
     };
     let mut found = Vec::new();
     let layout = rules.module.map.layout;
@@ -179,8 +181,27 @@ pub fn resolve(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
+    resolve_played(rules, state, state, orders, dice)
+}
+
+/// [`resolve`] when Random Events cards were played in the step (Savannah
+/// 4.3, played before the phase): `announced` is the board the orders were
+/// written on, `state` the board the cards left. The orders are checked on
+/// `announced`, as `validate` checked them; the rolls are made on `state`.
+/// A hexside, hex or marker named in `breach:`, `repair:`, `destroy:` or
+/// `remove:` that a card has changed since (Siege Works Breached breaching
+/// the hexside named first) is passed over, as one an earlier roll of the
+/// phase changed is: the lists are preferences, the first that may take a
+/// result takes it, then the board's order (docs/rules-readings.md).
+pub fn resolve_played(
+    rules: &Rules,
+    announced: &State,
+    state: &State,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
     for (side, body) in orders {
-        if let Some((code, field, message)) = check(rules, state, side, body).into_iter().next() {
+        if let Some((code, field, message)) = check(rules, announced, side, body).into_iter().next() {
             return Err(crate::systems::gboar::board::refusals::refuse_orders(side, &field, &message, code));
         }
     }
@@ -188,7 +209,14 @@ pub fn resolve(
     let mut next = state.clone();
     let mut events = Vec::new();
     for side in &chart.procedure.order {
-        let o = orders.get(side).map(parse).transpose().map_err(Error::refused)?.unwrap_or_default();
+        let o = orders
+            .get(side)
+            .map(parse)
+            .transpose()
+            .map_err(|(field, message)| {
+                Error::refused(format!("siege and bombardment orders of {side}: {field}: {message}"))
+            })?
+            .unwrap_or_default();
         let player = rules.player_of_side(side);
         let first = chart.procedure.order.first() == Some(side);
         // Savannah 4.6: "Once the French player has rolled for the first

@@ -27,7 +27,7 @@
 //!   - {hex: "2713"}
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
@@ -47,6 +47,7 @@ pub const FLIP: &str = "flip";
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "construct siege works orders (a map)")]
 pub struct ConstructOrders {
     #[serde(default)]
     pub place: Vec<Marker>,
@@ -58,6 +59,7 @@ pub struct ConstructOrders {
 /// refuse it with the reason: the hexsides are chosen at the flip (4.4).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a construction marker placed, a map with hex")]
 pub struct Marker {
     pub hex: String,
     #[serde(default)]
@@ -68,16 +70,19 @@ pub struct Marker {
 /// entrenched hexsides face (the white symbols of the counter, 4.4).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a construction marker flipped, a map with hex and toward (a list of adjacent hexes)")]
 pub struct Flip {
     pub hex: String,
     pub toward: Vec<String>,
 }
 
-fn parse(body: &crate::base::yaml::Value) -> std::result::Result<ConstructOrders, String> {
-    if body.as_mapping().is_none_or(|m| m.is_empty()) {
-        return Ok(ConstructOrders::default());
-    }
-    crate::base::yaml::from_value(body.clone()).map_err(|e| crate::base::error::echo_serde(&e))
+/// What construct siege works orders hold, for a refusal of their shape.
+pub const HINT: &str = "construct siege works orders are `flip:`, a list of `{hex, toward}` (markers placed before, \
+aligned as they are flipped), and `place:`, a list of `{hex}` (markers placed now)";
+
+/// The French orders; a shape problem as `(field, message)`.
+fn parse(body: &crate::base::yaml::Value) -> std::result::Result<ConstructOrders, (String, String)> {
+    crate::base::yaml::read_body(body, HINT)
 }
 
 /// A problem: code, field, message.
@@ -350,7 +355,7 @@ pub fn hex_refusal(rules: &Rules, state: &State, hex: HexId, first: bool) -> Opt
 pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
     let orders = match parse(body) {
         Ok(o) => o,
-        Err(e) => return vec![(Code::OrdersShape, String::new(), format!("construct siege works orders: {e}"))],
+        Err((field, message)) => return vec![(Code::OrdersShape, field, message)],
     };
     if orders.place.is_empty() && orders.flip.is_empty() {
         return Vec::new();
@@ -458,13 +463,41 @@ pub fn resolve(
     state: &State,
     orders: &std::collections::BTreeMap<String, crate::base::yaml::Value>,
 ) -> Result<Resolution> {
+    resolve_played(rules, state, state, orders)
+}
+
+/// [`resolve`] when Random Events cards were played in the step (Savannah
+/// 4.3, played before the phase): `announced` is the board the orders were
+/// written on, `state` the board the cards left. The orders are checked on
+/// `announced`, as `validate` checked them, and refused whole if any is
+/// wrong there; a marker or an alignment the cards have made wrong since
+/// (a card's weather that prevents construction, a marker a card removed)
+/// is not carried out, with a `siege-works-lapse` event that says why, as
+/// a move a card has made impossible lapses (docs/rules-readings.md).
+pub fn resolve_played(
+    rules: &Rules,
+    announced: &State,
+    state: &State,
+    orders: &std::collections::BTreeMap<String, crate::base::yaml::Value>,
+) -> Result<Resolution> {
+    // Savannah 4.4: a card's extra construction markers count in the
+    // orders that play it, as `validate` counts them.
+    let mut written = announced.clone();
+    written.extra_construction_markers = state.extra_construction_markers;
     for (side, body) in orders {
-        if let Some((code, field, message)) = check(rules, state, side, body).into_iter().next() {
+        if let Some((code, field, message)) = check(rules, &written, side, body).into_iter().next() {
             return Err(crate::systems::gboar::board::refusals::refuse_orders(side, &field, &message, code));
         }
     }
-    let mut next = state.clone();
     let mut events = Vec::new();
+    let lapsed;
+    let orders = if std::ptr::eq(announced, state) {
+        orders
+    } else {
+        lapsed = lapse(rules, state, orders, &mut events);
+        &lapsed
+    };
+    let mut next = state.clone();
     let wanted: Vec<Flip> = orders.values().filter_map(|b| parse(b).ok()).flat_map(|o| o.flip).collect();
     let alignments: BTreeMap<usize, Vec<String>> = aligned(rules, state, &wanted).0.into_iter().collect();
     for (i, why) in flips(rules, state) {
@@ -524,6 +557,86 @@ pub fn resolve(
     Ok(Resolution { state: next, events })
 }
 
+/// `orders` without what `state` refuses of them (the board a step's cards
+/// left), taken out with a `siege-works-lapse` event for each problem: the
+/// item a problem names (`place[1]`, `flip[0]`), the list it names
+/// (`place`), or both lists when it names neither; again until nothing is
+/// refused (an item out can make a later one
+/// wrong: the first marker must extend from the works).
+fn lapse(
+    rules: &Rules,
+    state: &State,
+    orders: &std::collections::BTreeMap<String, crate::base::yaml::Value>,
+    events: &mut Vec<Event>,
+) -> std::collections::BTreeMap<String, crate::base::yaml::Value> {
+    use crate::base::yaml::Value;
+    let mut out = orders.clone();
+    for (side, body) in out.iter_mut() {
+        loop {
+            let problems = check(rules, state, side, body);
+            if problems.is_empty() {
+                break;
+            }
+            let before = body.clone();
+            let Some(map) = body.as_mapping_mut() else { break };
+            let mut out_of: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+            for (_, field, message) in &problems {
+                // The list a problem names (`place`, `flip`), and the item
+                // (`place[1]`) when it names one.
+                let list = [PLACE, FLIP].into_iter().find(|key| field.starts_with(key));
+                let item = list.and_then(|key| {
+                    field.strip_prefix(key)?.strip_prefix('[')?.split(']').next()?.parse::<usize>().ok()
+                });
+                events.push(
+                    Event::new(
+                        "Savannah 4.3",
+                        "siege-works-lapse",
+                        format!(
+                            "{side} {}: not carried out on the board the step's Random Events cards left (the \
+                             orders were written before them): {message}",
+                            if field.is_empty() { "orders" } else { field.as_str() }
+                        ),
+                    )
+                    .with("side", side.as_str())
+                    .with("field", field.as_str()),
+                );
+                match (list, item) {
+                    (Some(key), Some(i)) => {
+                        out_of.entry(key).or_default().insert(i);
+                    }
+                    (Some(key), None) => {
+                        map.remove(Value::String(key.into()));
+                    }
+                    (None, _) => {
+                        map.remove(Value::String(PLACE.into()));
+                        map.remove(Value::String(FLIP.into()));
+                    }
+                }
+            }
+            for (key, gone) in out_of {
+                if let Some(Value::Sequence(list)) = map.get_mut(Value::String(key.into())) {
+                    let mut i = 0;
+                    list.retain(|_| {
+                        i += 1;
+                        !gone.contains(&(i - 1))
+                    });
+                }
+            }
+            // A problem naming an item not there: everything lapses; and
+            // with nothing left to take out, the loop ends.
+            if *body == before {
+                let Some(map) = body.as_mapping_mut() else { break };
+                map.remove(Value::String(PLACE.into()));
+                map.remove(Value::String(FLIP.into()));
+                if *body == before {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The hexes where the first marker of this step's orders may go (what the
 /// template offers), sorted; empty when none may be placed.
 pub fn open_hexes(rules: &Rules, state: &State) -> Vec<HexId> {
@@ -531,4 +644,39 @@ pub fn open_hexes(rules: &Rules, state: &State) -> Vec<HexId> {
         return Vec::new();
     }
     rules.module.map.terrain.keys().copied().filter(|h| hex_refusal(rules, state, *h, true).is_none()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::gboar::data::Source;
+
+    /// Savannah 4.3, 4.4: markers written on the board before the step's
+    /// cards, which the board the cards left refuses (here a Gale: "prevented
+    /// by adverse weather"), are not placed, each with a `siege-works-lapse`
+    /// event; the orders are checked, and refused, on the board they were
+    /// written on.
+    #[test]
+    fn markers_a_card_has_made_wrong_lapse() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "campaign").unwrap();
+        let mut announced = State::setup(&rules.module, "campaign").unwrap();
+        announced.turn = 9;
+        announced.weather = Some("favorable".into());
+        let hex = open_hexes(&rules, &announced)[0].to_string();
+        let body: crate::base::yaml::Value =
+            crate::base::yaml::from_str(&format!("place: [{{hex: \"{hex}\"}}]")).unwrap();
+        let orders = BTreeMap::from([("french".to_string(), body)]);
+        let mut carded = announced.clone();
+        carded.weather = Some("gale".into());
+        let done = resolve_played(&rules, &announced, &carded, &orders).unwrap();
+        assert!(done.state.siege_works.is_empty(), "{:?}", done.state.siege_works);
+        let lapses: Vec<&Event> = done.events.iter().filter(|e| e.kind == "siege-works-lapse").collect();
+        assert_eq!(lapses.len(), 1, "{:?}", done.events);
+        assert_eq!(lapses[0].fields["field"], "place");
+        // Without a card the same orders place the marker; on the Gale's
+        // board alone (no card: written there) they are refused.
+        let placed = resolve(&rules, &announced, &orders).unwrap();
+        assert_eq!(placed.state.siege_works.len(), 1);
+        assert!(resolve(&rules, &carded, &orders).is_err());
+    }
 }
