@@ -39,7 +39,7 @@ pub fn minimal(rules: &Rules, state: &State, step: &Step, side: &str) -> Value {
 /// The least orders of each of `sides` for `step`: the phasing player's
 /// moves and attacks are found once, for all its sides together.
 pub fn minimal_of(rules: &Rules, state: &State, step: &Step, sides: &[String]) -> BTreeMap<String, Value> {
-    let mut moves = None;
+    let mut moves: Option<(BTreeMap<String, Vec<Value>>, Delays)> = None;
     let mut attacks_of_player = None;
     let mut all = BTreeMap::new();
     for side in sides {
@@ -60,8 +60,11 @@ pub fn minimal_of(rules: &Rules, state: &State, step: &Step, sides: &[String]) -
         if let Step::PlayerTurn { player, phase, .. } = step {
             match phase.as_str() {
                 "movement" => {
-                    let list = moves.get_or_insert_with(|| least_moves(rules, state, player)).remove(side);
-                    body.insert(key("moves"), Value::Sequence(list.unwrap_or_default()));
+                    let (all, delays) = moves.get_or_insert_with(|| least_moves(rules, state, player));
+                    body.insert(key("moves"), Value::Sequence(all.remove(side).unwrap_or_default()));
+                    if let Some(list) = delays.remove(side).filter(|l| !l.is_empty()) {
+                        body.insert(key("delay"), Value::Sequence(list.iter().map(|u| key(u)).collect()));
+                    }
                 }
                 "defensive-artillery-fire" => {
                     body.insert(key("fire"), Value::Sequence(Vec::new()));
@@ -81,11 +84,15 @@ pub fn minimal_of(rules: &Rules, state: &State, step: &Step, sides: &[String]) -
     all
 }
 
+/// The arrivals each side delays (`delay:`, 9.61), by side.
+type Delays = BTreeMap<String, Vec<String>>;
+
 /// The least moves of every side of the phasing player, made side after
 /// side so that they validate together, as the phase checks them: two
 /// sides' units moving away from the enemy do not end the phase stacked
-/// where Savannah 4.1 forbids it.
-fn least_moves(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<Value>> {
+/// where Savannah 4.1 forbids it; and the arrivals delayed where no move
+/// settles a restriction at their entry hex ([`arrival_delays`]).
+fn least_moves(rules: &Rules, state: &State, player: &str) -> (BTreeMap<String, Vec<Value>>, Delays) {
     let mut all: BTreeMap<String, Vec<Value>> =
         rules.sequence.sides_of(player).into_iter().map(|s| (s, Vec::new())).collect();
     let sides: Vec<String> = all.keys().cloned().collect();
@@ -103,7 +110,58 @@ fn least_moves(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, V
     for side in &sides {
         return_moves(rules, state, player, side, &mut all);
     }
-    all
+    let delays = arrival_delays(rules, state, player, &all);
+    (all, delays)
+}
+
+/// 9.61 with Savannah 4.1: arrivals still placed where a restriction keeps
+/// them from ending the phase, when no move settles it (the arrival and
+/// the unit it may not end the phase with both hemmed in at the entry
+/// hex), are delayed a turn (`delay:`), one at a time while each helps
+/// (self-play, Campaign seed 139 game 25: the Negro Volunteers arriving at
+/// the British HQ, 1702, on the Royal North Carolinians, neither with a hex
+/// in reach).
+fn arrival_delays(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    all: &BTreeMap<String, Vec<Value>>,
+) -> BTreeMap<String, Vec<String>> {
+    let mut delays: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if rules.reinforcements.is_none() || !crate::systems::gboar::effects::arrivals::any_waiting(state) {
+        return delays;
+    }
+    let stuck = |found: &[Found]| found.iter().any(|f| f.code == Code::RestrictedStackEnds);
+    let mut before = check_with(rules, state, player, all, &delays);
+    while stuck(&before) {
+        let mut helped = None;
+        'side: for side in all.keys() {
+            let mut body = Mapping::new();
+            body.insert(key("moves"), Value::Sequence(all[side].clone()));
+            let Ok(moves) =
+                crate::systems::gboar::phases::movement::unit_moves(rules, state, player, side, &Value::Mapping(body))
+            else {
+                continue;
+            };
+            for m in moves.iter().filter(|m| m.arrived.is_some() && m.ordered.is_none()) {
+                if delays.get(side).is_some_and(|l| l.contains(&m.unit)) {
+                    continue;
+                }
+                let mut trial = delays.clone();
+                trial.entry(side.clone()).or_default().push(m.unit.clone());
+                let after = check_with(rules, state, player, all, &trial);
+                if improves(&before, &after) {
+                    helped = Some((trial, after));
+                    break 'side;
+                }
+            }
+        }
+        match helped {
+            Some((trial, after)) => (delays, before) = (trial, after),
+            None => break,
+        }
+    }
+    delays
 }
 
 /// Savannah Hist. Special Rules: a held gun that Defensive Artillery Fire
@@ -342,11 +400,25 @@ struct Found {
 /// Every side's moves checked together, as the phase checks them before
 /// moving anything: each problem with its side.
 fn check_moves(rules: &Rules, state: &State, player: &str, all: &BTreeMap<String, Vec<Value>>) -> Vec<Found> {
+    check_with(rules, state, player, all, &BTreeMap::new())
+}
+
+/// [`check_moves`] with arrivals delayed (`delay:`, 9.61).
+fn check_with(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    all: &BTreeMap<String, Vec<Value>>,
+    delays: &BTreeMap<String, Vec<String>>,
+) -> Vec<Found> {
     let bodies: BTreeMap<String, Value> = all
         .iter()
         .map(|(side, moves)| {
             let mut b = Mapping::new();
             b.insert(key("moves"), Value::Sequence(moves.clone()));
+            if let Some(list) = delays.get(side).filter(|l| !l.is_empty()) {
+                b.insert(key("delay"), Value::Sequence(list.iter().map(|u| key(u)).collect()));
+            }
             (side.clone(), Value::Mapping(b))
         })
         .collect();
