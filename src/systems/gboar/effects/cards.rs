@@ -704,7 +704,7 @@ fn draw_from_opponent(
 /// happens (12.65), so the chits held never exceed the pool. A chit lost
 /// goes back to the pool (12.62), and one not held is not lost.
 fn card_momentum(rules: &Rules, state: &mut State, name: &str, holder: &str, other: &str, delta: i32) -> Vec<Event> {
-    use crate::systems::gboar::effects::results::{gain_chit, Gain};
+    use crate::systems::gboar::effects::results::{empty_pool_event, gain_chit, Gain};
     let pool = crate::systems::gboar::effects::retreat::momentum_pool(rules);
     let mut events = Vec::new();
     let held = |state: &State| state.momentum.get(holder).copied().unwrap_or(0);
@@ -720,22 +720,14 @@ fn card_momentum(rules: &Rules, state: &mut State, name: &str, holder: &str, oth
         .with("chits", now)
     };
     for _ in 0..delta.unsigned_abs() {
-        let event = if delta > 0 {
-            match gain_chit(state, pool, holder, other) {
-                Gain::FromPool => changed(state, "+1"),
-                Gain::OtherReturned => Event::new(
-                    "12.65",
-                    "momentum-returned",
-                    format!(
-                        "{name}: the pool is empty: {other} returns a momentum chit instead of {holder} gaining one (12.65)"
-                    ),
-                )
-                .with("player", other),
-                Gain::Nothing => Event::new(
-                    "12.65",
-                    "momentum-none",
-                    format!("{name}: the pool is empty and {other} holds none: no effect (12.65)"),
-                ),
+        if delta > 0 {
+            let gain = gain_chit(state, pool, holder, other);
+            events.push(empty_pool_event(gain, &format!("{name}: "), holder, other).unwrap_or_else(|| changed(state, "+1")));
+            // Once nothing happens, nothing more will: a module's large
+            // delta costs no more than the pool's chits (the cost stays
+            // bounded).
+            if gain == Gain::Nothing {
+                break;
             }
         } else {
             let before = held(state);
@@ -743,14 +735,7 @@ fn card_momentum(rules: &Rules, state: &mut State, name: &str, holder: &str, oth
                 break;
             }
             state.momentum.insert(holder.to_string(), before - 1);
-            changed(state, "-1")
-        };
-        // Once nothing happens, nothing more will: a module's large delta
-        // costs no more than the pool's chits (the cost stays bounded).
-        let done = event.kind == "momentum-none";
-        events.push(event);
-        if done {
-            break;
+            events.push(changed(state, "-1"));
         }
     }
     events

@@ -232,6 +232,21 @@ pub fn resolve(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
+    resolve_played(rules, state, state, orders, dice)
+}
+
+/// [`resolve`] once the step's cards are played (Savannah 4.3):
+/// `announced` is the board the orders were written on, `state` the board
+/// the cards left. The spending is checked on the board it was written on;
+/// a player whose chits a card has taken since (a chit the other gained
+/// with the pool empty, 12.65) spends the chits it still holds.
+pub fn resolve_played(
+    rules: &Rules,
+    announced: &State,
+    state: &State,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
     let players: Vec<String> = rules.sequence.data.alliances.iter().map(|a| a.id.clone()).collect();
     let [first, second] = players.as_slice() else {
         return Err(Error::refused(format!("initiative is between two players; this module has {}", players.len())));
@@ -240,9 +255,26 @@ pub fn resolve(
     let mut next = state.clone();
     let mut events = Vec::new();
     let Spending { before_roll: mut spent, dictate } =
-        spending(rules, state, orders).map_err(|(_, code, message)| refusals::refuse(code, message))?;
+        spending(rules, announced, orders).map_err(|(_, code, message)| refusals::refuse(code, message))?;
     for player in [&decides_first, &decides_second] {
-        let chits = spent.get(player).copied().unwrap_or(0);
+        let written = spent.get(player).copied().unwrap_or(0);
+        let held = state.momentum.get(player).copied().unwrap_or(0);
+        let chits = written.min(held);
+        if chits < written {
+            spent.insert(player.clone(), chits);
+            events.push(
+                Event::new(
+                    "Savannah 4.3",
+                    "momentum-short",
+                    format!(
+                        "{player}'s orders spend {written} momentum chit(s) before the roll, but a card played in this step has left it {held}: it spends {chits}"
+                    ),
+                )
+                .with("player", player)
+                .with("written", written)
+                .with("chits", chits),
+            );
+        }
         if chits > 0 {
             events.push(
                 Event::new(
@@ -298,7 +330,8 @@ pub fn resolve(
     crate::systems::gboar::effects::card_effects::spend(&mut next, &card_drms);
     let (mut winner, mut loser) = if totals[first] > totals[second] { (first, second) } else { (second, first) };
     // 12.62: the loser may spend three chits after the rolls to dictate.
-    let loser_holds = state.momentum.get(loser).copied().unwrap_or(0) - spent.get(loser).copied().unwrap_or(0);
+    let loser_holds =
+        state.momentum.get(loser).copied().unwrap_or(0).saturating_sub(spent.get(loser).copied().unwrap_or(0));
     if dictate.get(loser).copied().unwrap_or(false) && loser_holds >= TO_DICTATE {
         events.push(
             Event::new(
@@ -313,7 +346,7 @@ pub fn resolve(
     }
     for (player, chits) in &spent {
         if let Some(held) = next.momentum.get_mut(player) {
-            *held -= chits;
+            *held = held.saturating_sub(*chits);
         }
     }
     next.player_order = vec![winner.clone(), loser.clone()];

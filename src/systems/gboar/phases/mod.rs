@@ -530,10 +530,14 @@ fn resolve_step(
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
     let mut resolved = match step {
-        Step::GameTurn { phase, .. } if phase == "initiative" => initiative::resolve(rules, state, orders, dice),
+        Step::GameTurn { phase, .. } if phase == "initiative" => {
+            initiative::resolve_played(rules, announced, state, orders, dice)
+        }
         Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
         Step::GameTurn { phase, .. } if phase == "set-up" => set_up::resolve(rules, state, orders),
-        Step::GameTurn { phase, .. } if phase == "random-events" => random_events::resolve(rules, state, orders, dice),
+        Step::GameTurn { phase, .. } if phase == "random-events" => {
+            random_events::resolve_played(rules, announced, state, orders, dice)
+        }
         Step::GameTurn { phase, .. } if phase == "construct-siege-works" => {
             siege_works::resolve_played(rules, announced, state, orders)
         }

@@ -135,7 +135,24 @@ pub fn resolve(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<Resolution> {
-    if let Some((side, code, field, message)) = check(rules, state, orders).into_iter().next() {
+    resolve_played(rules, state, state, orders, dice)
+}
+
+/// [`resolve`] once the step's cards are played: `announced` is the board
+/// the orders were written on, where they are checked, `state` the board
+/// the cards left. A chit spent for an extra card is spent when the card
+/// is drawn: a player whose chit a card has taken since the orders were
+/// written (one the other gained with the pool empty, 12.65: a card played
+/// with the orders, or a red card drawn before) has none to spend and
+/// draws no extra card.
+pub fn resolve_played(
+    rules: &Rules,
+    announced: &State,
+    state: &State,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    dice: &mut dyn Dice,
+) -> Result<Resolution> {
+    if let Some((side, code, field, message)) = check(rules, announced, orders).into_iter().next() {
         return Err(crate::systems::gboar::board::refusals::refuse_orders(&side, &field, &message, code));
     }
     let mut next = state.clone();
@@ -157,9 +174,25 @@ pub fn resolve(
             };
             events.extend(cards::draw(rules, &mut next, player, &why, dice)?);
         }
+        let held = next.momentum.get(player).copied().unwrap_or(0);
+        if extra > held {
+            events.push(
+                Event::new(
+                    "Savannah 4.3",
+                    "momentum-short",
+                    format!(
+                        "the {player} player's orders spend {extra} momentum chit for an extra Random Events card, but a card has left it {held} since they were written: it spends {held}"
+                    ),
+                )
+                .with("player", player)
+                .with("written", extra)
+                .with("chits", held),
+            );
+        }
+        let extra = extra.min(held);
         if extra > 0 {
             let chits = next.momentum.entry(player.clone()).or_default();
-            *chits = chits.saturating_sub(extra);
+            *chits -= extra;
             let left = *chits;
             events.push(
                 Event::new(

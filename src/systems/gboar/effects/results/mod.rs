@@ -1096,5 +1096,5 @@ mod tests;
 
 pub use end_of_phase::end_of_close_combat_phase;
 use momentum::*;
-pub use momentum::{capture, gain_chit, leader_captured, Gain};
+pub use momentum::{capture, empty_pool_event, gain_chit, leader_captured, Gain};
 pub use morale_check::{morale_check, triggered_check, MoraleCheck};

@@ -71,6 +71,29 @@ pub fn gain_chit(state: &mut State, pool: u32, gainer: &str, other: &str) -> Gai
     }
 }
 
+/// The event of a gain the empty pool turned (12.65): `other` returned a
+/// chit instead of `gainer` gaining one, or nothing happened; `None` for
+/// a chit taken from the pool (each caller says that its own way). `what`
+/// prefixes the text with what granted the chit (a card's name and ": ").
+pub fn empty_pool_event(gain: Gain, what: &str, gainer: &str, other: &str) -> Option<Event> {
+    match gain {
+        Gain::FromPool => None,
+        Gain::OtherReturned => Some(
+            Event::new(
+                "12.65",
+                "momentum-returned",
+                format!("{what}the pool is empty: {other} returns a momentum chit instead of {gainer} gaining one (12.65)"),
+            )
+            .with("player", other),
+        ),
+        Gain::Nothing => Some(Event::new(
+            "12.65",
+            "momentum-none",
+            format!("{what}the pool is empty and {other} holds none: no effect (12.65)"),
+        )),
+    }
+}
+
 /// 13.1, 13.23, 13.4 with 12.64: `unit` is captured by the army `by`.
 pub fn capture(rules: &Rules, data: &Data, state: &mut State, unit: &str, rule: &str, by: &str) -> Result<Vec<Event>> {
     let c = counter(rules, unit)?;

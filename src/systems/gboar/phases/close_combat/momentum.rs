@@ -3,7 +3,7 @@
 //! (12.63) and the advance after combat (12.3).
 
 use super::*;
-use crate::systems::gboar::effects::results::{gain_chit, Gain};
+use crate::systems::gboar::effects::results::{empty_pool_event, gain_chit};
 
 // ---------------------------------------------------------------------------
 // Steps 5, 6 and 8 with the dice; step 9
@@ -90,23 +90,15 @@ pub fn gain_momentum(rules: &Rules, state: &mut State, final_roll: i32, players:
         return Vec::new();
     };
     let pool = momentum_pool_size(rules);
-    vec![match gain_chit(state, pool, gainer, other) {
-        Gain::FromPool => Event::new(
+    let gain = gain_chit(state, pool, gainer, other);
+    vec![empty_pool_event(gain, "", gainer, other).unwrap_or_else(|| {
+        Event::new(
             "12.63",
             "momentum-gained",
             format!("{gainer} gains a momentum chit (final roll {final_roll}, 12.63)"),
         )
-        .with("player", gainer),
-        Gain::OtherReturned => Event::new(
-            "12.65",
-            "momentum-returned",
-            format!("the pool is empty: {other} returns a momentum chit instead of {gainer} gaining one (12.65)"),
-        )
-        .with("player", other),
-        Gain::Nothing => {
-            Event::new("12.65", "momentum-none", format!("the pool is empty and {other} holds none: no effect (12.65)"))
-        }
-    }]
+        .with("player", gainer)
+    })]
 }
 
 /// module.yaml `momentum.pool` (series 12.61).
