@@ -398,7 +398,13 @@ struct Found {
 }
 
 /// Every side's moves checked together, as the phase checks them before
-/// moving anything: each problem with its side.
+/// moving anything, and each side's alone, as `validate` and `submit`
+/// check a side's file: each problem with its side. A move that the
+/// moves of another side make legal is a problem of the side's file
+/// alone (Savannah 4.1's French unit moving into a hex whose stacking
+/// limit an American unit moving out frees: 7.2 counts the American unit
+/// there when the French orders are checked without the American ones;
+/// self-play, seed 173, game 1399).
 fn check_moves(rules: &Rules, state: &State, player: &str, all: &BTreeMap<String, Vec<Value>>) -> Vec<Found> {
     check_with(rules, state, player, all, &BTreeMap::new())
 }
@@ -422,10 +428,18 @@ fn check_with(
             (side.clone(), Value::Mapping(b))
         })
         .collect();
-    crate::systems::gboar::phases::movement::validate_sides(rules, state, player, &bodies)
+    let mut found: Vec<Found> = crate::systems::gboar::phases::movement::validate_sides(rules, state, player, &bodies)
         .into_iter()
         .map(|(side, p)| Found { side, field: p.field, code: p.code, message: p.message })
-        .collect()
+        .collect();
+    for (side, body) in &bodies {
+        for p in crate::systems::gboar::phases::movement::validate(rules, state, player, side, body) {
+            if !found.iter().any(|f| &f.side == side && f.field == p.field && f.code == p.code) {
+                found.push(Found { side: side.clone(), field: p.field, code: p.code, message: p.message });
+            }
+        }
+    }
+    found
 }
 
 /// Whether a trial move's problems (`after`) improve on those of the
