@@ -722,7 +722,9 @@ fn card_momentum(rules: &Rules, state: &mut State, name: &str, holder: &str, oth
     for _ in 0..delta.unsigned_abs() {
         if delta > 0 {
             let gain = gain_chit(state, pool, holder, other);
-            events.push(empty_pool_event(gain, &format!("{name}: "), holder, other).unwrap_or_else(|| changed(state, "+1")));
+            events.push(
+                empty_pool_event(gain, &format!("{name}: "), holder, other).unwrap_or_else(|| changed(state, "+1")),
+            );
             // Once nothing happens, nothing more will: a module's large
             // delta costs no more than the pool's chits (the cost stays
             // bounded).

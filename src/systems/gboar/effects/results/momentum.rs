@@ -82,7 +82,9 @@ pub fn empty_pool_event(gain: Gain, what: &str, gainer: &str, other: &str) -> Op
             Event::new(
                 "12.65",
                 "momentum-returned",
-                format!("{what}the pool is empty: {other} returns a momentum chit instead of {gainer} gaining one (12.65)"),
+                format!(
+                    "{what}the pool is empty: {other} returns a momentum chit instead of {gainer} gaining one (12.65)"
+                ),
             )
             .with("player", other),
         ),
