@@ -1249,16 +1249,57 @@ pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base
 /// Series 10: the Rifle Fire Phase. Both players fire; the results are
 /// applied together after every fire (10.4), the non-phasing player's units
 /// first (its retreats before the phasing player's).
+/// Why a Rifle Fire written on the board `announced` is not made on the
+/// board `state` a Random Events card of the step left (Savannah 4.3): a
+/// rifle or the target the card moved out of its hex (the target was
+/// selected where it stood, 10.2, as at Defensive Artillery Fire), or the
+/// fire alone refused there (a rifle no longer in Parade Order, say).
+/// `None` when the fire is made.
+fn rifle_fire_lapses(rules: &Rules, announced: &State, state: &State, side: &str, f: &RifleOrder) -> Option<String> {
+    if std::ptr::eq(announced, state) {
+        return None;
+    }
+    let moved = |u: &str| hex_of(announced, u) != hex_of(state, u);
+    if moved(&f.target) || f.rifles.iter().any(|r| moved(r)) {
+        return Some(format!(
+            "{} at {}: a Random Events card of this step has moved {} out of its hex since the fire was chosen \
+             (10.2); the fire is not made",
+            f.rifles.join(", "),
+            f.target,
+            if moved(&f.target) { "the target" } else { "a rifle" }
+        ));
+    }
+    use crate::base::yaml::{Mapping, Value};
+    let text = |t: &str| Value::String(t.to_string());
+    let mut fire = Mapping::new();
+    fire.insert(text("rifles"), Value::Sequence(f.rifles.iter().map(|r| text(r)).collect()));
+    fire.insert(text("target"), text(&f.target));
+    let mut one = Mapping::new();
+    one.insert(text("rifle_fire"), Value::Sequence(vec![Value::Mapping(fire)]));
+    let (_, _, message) = check_rifles(rules, state, side, &Value::Mapping(one)).into_iter().next()?;
+    Some(format!(
+        "{} at {}: not made on the board a Random Events card of this step left (the fire was chosen before it): \
+         {message}",
+        f.rifles.join(", "),
+        f.target
+    ))
+}
+
 pub fn resolve_rifle_phase(
     rules: &Rules,
+    announced: &State,
     state: &State,
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     dice: &mut dyn Dice,
 ) -> Result<crate::systems::gboar::board::state::Resolution> {
+    // The orders are checked on the board they were written on (Savannah
+    // 4.3: a card played in the step has changed it since), as `validate`
+    // checked them; a fire the card's board refuses lapses below.
     let mut problems = check_rifle_sides(orders);
     for (side, body) in orders {
-        problems.extend(check_rifles(rules, state, side, body).into_iter().map(|(c, f, m)| (side.clone(), c, f, m)));
+        problems
+            .extend(check_rifles(rules, announced, side, body).into_iter().map(|(c, f, m)| (side.clone(), c, f, m)));
     }
     if !problems.is_empty() {
         return Err(refusals::refuse_all(
@@ -1283,6 +1324,10 @@ pub fn resolve_rifle_phase(
     for side in sides {
         let o: RifleOrders = crate::base::yaml::from_value(orders[side].clone()).unwrap_or_default();
         for f in &o.rifle_fire {
+            if let Some(why) = rifle_fire_lapses(rules, announced, state, side, f) {
+                events.push(Event::new("Savannah 4.3", "fire-lapses", why).with("target", &f.target));
+                continue;
+            }
             let target_hex =
                 hex_of(state, &f.target).ok_or_else(|| Error::refused(format!("{} is not on the map", f.target)))?;
             let sps: i32 = f.rifles.iter().map(|r| rifle_strength(rules, state, r)).sum();
@@ -1450,5 +1495,50 @@ mod tests {
         assert_eq!(f.fire[0].guns.len(), 2);
         assert_eq!(f.mortars[0].hex, "1404");
         assert_eq!(f.mortar_targets["1404"], "2-bn-fraser");
+    }
+
+    /// Savannah 4.3 with 10.2: a Rifle Fire written on the board before
+    /// the step's cards is checked there; when a card has moved its target
+    /// out of its hex since (Confusion in the Ranks' retreat, say), the
+    /// fire is not made (`fire-lapses`), as at Defensive Artillery Fire.
+    /// Savannah's own counters have no rifle marks, so the combat test
+    /// module's Blue Rifles fire, the cards' board made by hand.
+    #[test]
+    fn a_rifle_fire_whose_target_a_card_moved_lapses() {
+        use crate::systems::gboar::case::ScriptedDice;
+        use crate::systems::gboar::effects::retreat::tests::{combat, place};
+        let (rules, mut announced) = combat();
+        announced.turn = 1;
+        place(&mut announced, "0505", &["red-foot"]);
+        place(&mut announced, "0506", &["blue-rifles"]);
+        let body: crate::base::yaml::Value =
+            crate::base::yaml::from_str("rifle_fire: [{rifles: [blue-rifles], target: red-foot}]").unwrap();
+        let orders = BTreeMap::from([("blue".to_string(), body)]);
+        let mut carded = announced.clone();
+        place(&mut carded, "0503", &["red-foot"]);
+        let done =
+            resolve_rifle_phase(&rules, &announced, &carded, "red", &orders, &mut ScriptedDice::new(vec![])).unwrap();
+        let kinds: Vec<&str> = done.events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(kinds, ["fire-lapses"], "{:?}", done.events);
+        assert_eq!(done.events[0].rule, "Savannah 4.3");
+        assert_eq!(done.events[0].fields["target"], "red-foot");
+        assert_eq!(done.state.units["red-foot"].hex, carded.units["red-foot"].hex);
+        // No card: the fire is made (a miss on 0); on the cards' board
+        // alone (no card: the orders written there) it is refused.
+        let made =
+            resolve_rifle_phase(&rules, &announced, &announced, "red", &orders, &mut ScriptedDice::new(vec![0]))
+                .unwrap();
+        assert!(made.events.iter().any(|e| e.kind == "to-hit"), "{:?}", made.events);
+        assert!(resolve_rifle_phase(&rules, &carded, &carded, "red", &orders, &mut ScriptedDice::new(vec![0])).is_err());
+        // A card that disrupts the rifle where it stands: the fire, refused
+        // on that board (13.3: only Parade Order rifle units fire), lapses.
+        let mut shaken = announced.clone();
+        shaken.units.get_mut("blue-rifles").unwrap().condition =
+            crate::systems::gboar::board::state::Condition::Disrupted;
+        let done =
+            resolve_rifle_phase(&rules, &announced, &shaken, "red", &orders, &mut ScriptedDice::new(vec![])).unwrap();
+        let kinds: Vec<&str> = done.events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(kinds, ["fire-lapses"], "{:?}", done.events);
+        assert!(done.events[0].text.contains("only Parade Order rifle units fire"), "{}", done.events[0].text);
     }
 }

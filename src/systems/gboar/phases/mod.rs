@@ -568,10 +568,14 @@ fn resolve_step(
         {
             fire::resolve_phase(rules, announced, state, player, orders, dice)
         }
+        // Fires chosen on the board before the cards are checked there; a
+        // fire the cards' board refuses lapses (Savannah 4.3).
         Step::PlayerTurn { player, phase, .. }
-            if phase == "rifle-fire" && !combat::eligible(rules, state, step).is_empty() =>
+            if phase == "rifle-fire"
+                && !(combat::eligible(rules, state, step).is_empty()
+                    && combat::eligible(rules, announced, step).is_empty()) =>
         {
-            fire::resolve_rifle_phase(rules, state, player, orders, dice)
+            fire::resolve_rifle_phase(rules, announced, state, player, orders, dice)
         }
         Step::PlayerTurn { phase, .. }
             if phase == "defensive-artillery-fire" || phase == "close-combat" || phase == "rifle-fire" =>
