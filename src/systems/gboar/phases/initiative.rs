@@ -147,6 +147,10 @@ pub fn decision_order(rules: &Rules, state: &State) -> Result<(String, String)> 
 struct Spending {
     before_roll: BTreeMap<String, u32>,
     dictate: BTreeMap<String, bool>,
+    /// The players who spend fewer chits than their orders say, as
+    /// (player, written, spent): a card played in the step took chits
+    /// since the orders were written (Savannah 4.3 with 12.65).
+    short: Vec<(String, u32, u32)>,
 }
 
 /// Orders the rules refuse: the sides whose orders they are, why
@@ -157,16 +161,21 @@ type Refusal = (Vec<String>, Code, String);
 /// spending added up (Savannah 1.4: the Allies share theirs), the player
 /// who decides second reading the first's. Refused when the player who
 /// had the initiative, and decides first, makes its spending wait for the
-/// other's, or when a player's sides spend more chits than it holds.
+/// other's, or when a player's sides spend more chits than it holds on
+/// `state`, the board the orders were written on. `now` is the board the
+/// step's cards left, where a player spends no more than it holds: the
+/// second reads what the first spends there.
 fn spending(
     rules: &Rules,
     state: &State,
+    now: &State,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Result<Spending, Refusal> {
     let (decides_first, decides_second) =
         decision_order(rules, state).map_err(|e| (Vec::new(), Code::ModuleData, e.to_string()))?;
     let mut spent: BTreeMap<String, u32> = BTreeMap::new();
     let mut dictate: BTreeMap<String, bool> = BTreeMap::new();
+    let mut short = Vec::new();
     for player in [&decides_first, &decides_second] {
         let mut chits: u32 = 0;
         let sides = rules.sequence.sides_of(player);
@@ -203,9 +212,13 @@ fn spending(
                 format!("{player} spends {chits} momentum chits before the roll but holds {held}"),
             ));
         }
-        spent.insert(player.clone(), chits);
+        let held_now = now.momentum.get(player).copied().unwrap_or(0);
+        if chits > held_now {
+            short.push((player.clone(), chits, held_now));
+        }
+        spent.insert(player.clone(), chits.min(held_now));
     }
-    Ok(Spending { before_roll: spent, dictate })
+    Ok(Spending { before_roll: spent, dictate, short })
 }
 
 /// 12.62: the problems of initiative orders, each side's alone or every
@@ -216,7 +229,7 @@ pub fn check(
     state: &State,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Vec<(String, Code, String, String)> {
-    match spending(rules, state, orders) {
+    match spending(rules, state, state, orders) {
         Ok(_) => Vec::new(),
         Err((sides, code, message)) if sides.is_empty() => vec![(String::new(), code, String::new(), message)],
         Err((sides, code, message)) => {
@@ -254,20 +267,17 @@ pub fn resolve_played(
     let (decides_first, decides_second) = decision_order(rules, state)?;
     let mut next = state.clone();
     let mut events = Vec::new();
-    let Spending { before_roll: mut spent, dictate } =
-        spending(rules, announced, orders).map_err(|(_, code, message)| refusals::refuse(code, message))?;
+    let Spending { before_roll: mut spent, dictate, short } =
+        spending(rules, announced, state, orders).map_err(|(_, code, message)| refusals::refuse(code, message))?;
     for player in [&decides_first, &decides_second] {
-        let written = spent.get(player).copied().unwrap_or(0);
-        let held = state.momentum.get(player).copied().unwrap_or(0);
-        let chits = written.min(held);
-        if chits < written {
-            spent.insert(player.clone(), chits);
+        let chits = spent.get(player).copied().unwrap_or(0);
+        if let Some((_, written, _)) = short.iter().find(|(p, _, _)| p == player) {
             events.push(
                 Event::new(
                     "Savannah 4.3",
                     "momentum-short",
                     format!(
-                        "{player}'s orders spend {written} momentum chit(s) before the roll, but a card played in this step has left it {held}: it spends {chits}"
+                        "{player}'s orders spend {written} momentum chit(s) before the roll, but a card played in this step has left it {chits}: it spends {chits}"
                     ),
                 )
                 .with("player", player)
