@@ -64,14 +64,31 @@ pub fn write_folder(dir: &Path, module: &str, scenario: &str, game: &FolderGame<
         Some(0o600),
     )?;
     let mut check = FolderCheck { dir: dir.display().to_string(), steps: 0, verified: false, problem: None };
+    let sides: Vec<String> = super::load_rules(&folder)?.sides().into_iter().map(|s| s.id).collect();
     let mut resolved = super::play::resolve_game(dir, &[], wait)?.resolved;
     for r in game.steps {
         if !r.files.is_empty() {
+            // A side's file is submitted to the inbox; a role's that is no
+            // side (the AWI referee's entry, `Rules::stand_in`) is not
+            // taken by `submit`: it is given to `resolve` as the referee's
+            // own file, as he enters it (docs/awi-southern.md).
+            let mut own = Vec::new();
             for (side, file) in &r.files {
                 let label = format!("{}-{side}.yaml", r.step);
-                super::inbox::submit(dir, file.as_bytes(), &label, super::inbox::Replace::No, wait)?;
+                if sides.contains(side) {
+                    super::inbox::submit(dir, file.as_bytes(), &label, super::inbox::Replace::No, wait)?;
+                } else {
+                    let path = dir
+                        .with_file_name(format!("{}.{label}", dir.file_name().unwrap_or_default().to_string_lossy()));
+                    crate::base::fsio::write_atomic(&path, file.as_bytes())?;
+                    own.push(path);
+                }
             }
-            resolved.extend(super::play::resolve_game(dir, &[], wait)?.resolved);
+            let done = super::play::resolve_game(dir, &own, wait);
+            for path in &own {
+                crate::base::fsio::remove_file(path)?;
+            }
+            resolved.extend(done?.resolved);
         }
     }
     check.steps = resolved.len() as u32;

@@ -9,4 +9,5 @@ pub mod board;
 pub mod case;
 pub mod data;
 pub mod rules;
+pub mod selfplay;
 pub mod system;

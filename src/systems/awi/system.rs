@@ -991,6 +991,12 @@ impl seam::Rules for Rules {
         let (after, events) = self.step(state, &body, dice)?;
         Ok((Box::new(after), events))
     }
+    /// `adjutant selfplay` (selfplay.rs): random legal operations, each
+    /// battle answered by the referee's trivial-combat entry.
+    fn selfplay(&self, setup: &dyn GameState, id: seam::SelfplayId, record: bool) -> Option<seam::SelfplayGame> {
+        let setup = ours(setup).ok()?;
+        Some(crate::systems::awi::selfplay::play(self, setup, id, record))
+    }
     fn step_kinds(&self) -> Result<Vec<StepKind>> {
         Ok(side_order(&self.module)
             .into_iter()

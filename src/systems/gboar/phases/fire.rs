@@ -1525,9 +1525,8 @@ mod tests {
         assert_eq!(done.state.units["red-foot"].hex, carded.units["red-foot"].hex);
         // No card: the fire is made (a miss on 0); on the cards' board
         // alone (no card: the orders written there) it is refused.
-        let made =
-            resolve_rifle_phase(&rules, &announced, &announced, "red", &orders, &mut ScriptedDice::new(vec![0]))
-                .unwrap();
+        let made = resolve_rifle_phase(&rules, &announced, &announced, "red", &orders, &mut ScriptedDice::new(vec![0]))
+            .unwrap();
         assert!(made.events.iter().any(|e| e.kind == "to-hit"), "{:?}", made.events);
         assert!(resolve_rifle_phase(&rules, &carded, &carded, "red", &orders, &mut ScriptedDice::new(vec![0])).is_err());
         // A card that disrupts the rifle where it stands: the fire, refused

@@ -1,0 +1,512 @@
+//! `adjutant selfplay --module awi-southern`: whole AWI Southern Campaign
+//! games played in process with random legal orders, cheap invariants
+//! checked after every step.
+//!
+//! Game K of seed S is a game of its own, as GBoAR's are: its id is
+//! `selfplay-S-K`, its dice chain's top is [`seam::SelfplayId::chain_top`],
+//! and its orders come from a ChaCha20 stream seeded from a text naming S
+//! and K ("adjutant awi selfplay orders: ..."). Each step's dice are a real
+//! game's (DICE.md: the chain key, the step number and the orders files'
+//! bytes), so `--keep` plays the same game through a game folder.
+//!
+//! Orders: an operations step starts from empty orders (`moves: []`, which
+//! must validate), then draws, for each of the side's land units and
+//! generals on the map one time in two, a random walk of 1 to its
+//! allowance distinct land hexes; the moves a refusal names (`moves[i]`)
+//! are dropped until the file validates, and if a refusal names no move,
+//! the moves are added one at a time, each kept if the file still
+//! validates. Fleets are not moved. A battle step is answered by the
+//! referee's one entry (`Rules::stand_in`) of the `trivial:` kind: each
+//! side's units in a random order, and for each side a hex next to the
+//! battle's, tried in random order until the entry validates.
+//!
+//! Nothing here reads a clock, a float or a `HashMap`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+use crate::base::dice::{self, Bytes32, SideHash, StepDice};
+use crate::base::error::Located;
+use crate::base::hex::{neighbours, HexId};
+use crate::base::yaml::{Mapping, Value};
+use crate::system::{self as seam, GameState, Header, Rules as _};
+use crate::systems::awi::board::{land_neighbours, side_order, State, Step, REFEREE};
+use crate::systems::awi::rules::battle;
+use crate::systems::awi::system::Rules;
+
+use crate::system::{OrderCounts, SelfplayFailure as Failure, SelfplayGame as Played, SelfplayId as GameId};
+
+/// How many battle steps one side's operations may call for, at most, in
+/// the bound of a game's steps: one per land unit of the module (a battle
+/// needs a unit of the moving side in the hex, and a trivial combat ends
+/// it in its one step), a generous allowance.
+fn battles_per_operations(rules: &Rules) -> u32 {
+    rules.module.units.len() as u32
+}
+
+/// The most steps a game of the scenario may take: every month, each
+/// side's operations, each followed by at most
+/// [`battles_per_operations`] battles. A game still going after them has
+/// failed to end.
+pub fn max_steps(rules: &Rules) -> u32 {
+    let first = rules.module.info.scenarios.iter().find(|s| s.id == rules.scenario).map(|s| s.first_turn).unwrap_or(1);
+    let months = rules.last_turn.saturating_sub(first) + 1;
+    let sides = side_order(&rules.module).len() as u32;
+    months * sides * (1 + battles_per_operations(rules))
+}
+
+/// Deterministic draws for the orders.
+struct Draw(ChaCha20Rng);
+
+impl Draw {
+    fn new(id: GameId) -> Draw {
+        let text = format!("adjutant awi selfplay orders: seed {}, game {}", id.seed, id.game);
+        Draw(ChaCha20Rng::from_seed(Bytes32::sha256(text.as_bytes()).0))
+    }
+
+    /// 0 .. n (0 when n is 0).
+    fn below(&mut self, n: usize) -> usize {
+        ((u64::from(self.0.next_u32()) * n as u64) >> 32) as usize
+    }
+
+    fn chance(&mut self, num: usize, den: usize) -> bool {
+        self.below(den) < num
+    }
+
+    fn shuffle<T>(&mut self, list: &mut [T]) {
+        for i in (1..list.len()).rev() {
+            let j = self.below(i + 1);
+            list.swap(i, j);
+        }
+    }
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+fn strings(list: &[String]) -> Value {
+    Value::Sequence(list.iter().map(|s| text(s)).collect())
+}
+
+/// The orders file `adjutant template` would write: the header, then the
+/// body.
+fn orders_file(game: &str, step: &Step, side: &str, body: &Mapping) -> String {
+    let mut file = format!("game: {game}\nturn: {}\nstep: {}\nside: {side}\n", step.turn, step.field());
+    if !body.is_empty() {
+        file += &crate::base::yaml::to_string(&Value::Mapping(body.clone())).unwrap_or_default();
+    }
+    file
+}
+
+/// A file read as the shell reads it: its header checked, then its body
+/// validated. The header, or why it was refused, or the body's problems.
+enum Read {
+    Header(Header),
+    Refused(String),
+    Problems(Vec<Located>),
+}
+
+fn read(rules: &Rules, game: &str, state: &State, side: &str, file: &str) -> Read {
+    let label = "selfplay";
+    match rules.check_header(game, state, label, file) {
+        Ok(h) if h.side != side => Read::Refused(format!("{side}'s orders file reads as {}'s", h.side)),
+        Ok(h) => {
+            let problems = rules.validate_body(state, &h, label, file);
+            if problems.is_empty() {
+                Read::Header(h)
+            } else {
+                Read::Problems(problems)
+            }
+        }
+        Err(list) => {
+            let why: Vec<String> = list.iter().map(|l| l.to_string()).collect();
+            Read::Refused(format!("{side}'s orders file is refused: {}", why.join("; ")))
+        }
+    }
+}
+
+fn listed(problems: &[Located]) -> String {
+    problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect::<Vec<_>>().join("; ")
+}
+
+/// A random walk from a piece's hex: 1 to `allowance` distinct land hexes,
+/// each next to the one before (fewer where the walk runs out of hexes).
+fn walk(rules: &Rules, from: HexId, allowance: u32, draw: &mut Draw) -> Vec<String> {
+    let m = &rules.module;
+    let length = 1 + draw.below(allowance.max(1) as usize);
+    let mut seen = BTreeSet::from([from]);
+    let mut path = Vec::new();
+    let mut at = from;
+    for _ in 0..length {
+        let open: Vec<HexId> = land_neighbours(m, at).into_iter().filter(|h| !seen.contains(h)).collect();
+        if open.is_empty() {
+            break;
+        }
+        at = open[draw.below(open.len())];
+        seen.insert(at);
+        path.push(at.to_string());
+    }
+    path
+}
+
+/// The moves drawn for `side`: each land unit and general of its on the
+/// map, one time in two, with a random walk within its full allowance.
+fn draw_moves(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Vec<Value> {
+    let m = &rules.module;
+    let mut out = Vec::new();
+    for (id, p) in &state.pieces {
+        let Some(from) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+        let allowance = match (m.unit(id), m.general(id)) {
+            (Some(u), _) if u.side == side => m.allowance_of(u),
+            (_, Some(g)) if g.side == side => m.general_allowance(g),
+            _ => None,
+        };
+        let Some(allowance) = allowance else { continue };
+        if !draw.chance(1, 2) {
+            continue;
+        }
+        let path = walk(rules, from, allowance, draw);
+        if path.is_empty() {
+            continue;
+        }
+        let mut mv = Mapping::new();
+        mv.insert(text("unit"), text(id));
+        mv.insert(text("path"), strings(&path));
+        out.push(Value::Mapping(mv));
+    }
+    out
+}
+
+fn with_moves(moves: &[Value]) -> Mapping {
+    let mut body = Mapping::new();
+    body.insert(text("moves"), Value::Sequence(moves.to_vec()));
+    body
+}
+
+/// The index of the move a problem's field names (`moves[3].path[1]`).
+fn move_named(field: &str) -> Option<usize> {
+    field.strip_prefix("moves[")?.split(']').next()?.parse().ok()
+}
+
+type Built = std::result::Result<(String, Header, OrderCounts), String>;
+
+/// A side's operations orders: empty, then the drawn moves the file
+/// validates with.
+fn operations_orders(rules: &Rules, game: &str, state: &State, step: &Step, draw: &mut Draw) -> Built {
+    let side = step.side.as_str();
+    let file_of = |moves: &[Value]| orders_file(game, step, side, &with_moves(moves));
+    let empty = file_of(&[]);
+    if let Read::Problems(p) = read(rules, game, state, side, &empty) {
+        return Err(format!("the empty orders (moves: []) do not validate: {}\n{empty}", listed(&p)));
+    }
+    let drawn = draw_moves(rules, state, side, draw);
+    let mut counts = OrderCounts { files: 1, drawn: drawn.len() as u64, ..OrderCounts::default() };
+    let mut kept = drawn.clone();
+    // Drop the moves the refusals name, while they name some.
+    loop {
+        let file = file_of(&kept);
+        match read(rules, game, state, side, &file) {
+            Read::Header(h) => {
+                counts.kept = kept.len() as u64;
+                return Ok((file, h, counts));
+            }
+            Read::Refused(why) => return Err(why),
+            Read::Problems(problems) => {
+                let named: BTreeSet<usize> = problems.iter().filter_map(|p| move_named(&p.field)).collect();
+                if named.is_empty() {
+                    break;
+                }
+                kept = kept.into_iter().enumerate().filter(|(i, _)| !named.contains(i)).map(|(_, v)| v).collect();
+            }
+        }
+    }
+    // A refusal that names no move: one move at a time.
+    counts.one_by_one = 1;
+    let mut one_by_one: Vec<Value> = Vec::new();
+    for mv in drawn {
+        one_by_one.push(mv);
+        if !matches!(read(rules, game, state, side, &file_of(&one_by_one)), Read::Header(_)) {
+            one_by_one.pop();
+        }
+    }
+    let file = file_of(&one_by_one);
+    match read(rules, game, state, side, &file) {
+        Read::Header(h) => {
+            counts.kept = one_by_one.len() as u64;
+            Ok((file, h, counts))
+        }
+        Read::Refused(why) => Err(why),
+        Read::Problems(p) => {
+            Err(format!("the orders built one move at a time do not validate: {}\n{file}", listed(&p)))
+        }
+    }
+}
+
+/// The referee's trivial-combat entry for the battle at `hex`: each side's
+/// units in a random order, and a retreat hex for each side, tried among
+/// the hexes next to the battle's in random order until the entry
+/// validates.
+fn battle_orders(rules: &Rules, game: &str, state: &State, step: &Step, hex: &str, draw: &mut Draw) -> Built {
+    let m = &rules.module;
+    let at: HexId = hex.parse().map_err(|_| format!("the battle's hex '{hex}' is not a hex"))?;
+    let forces = battle::Forces::of(m, state, at, &step.side);
+    let mut distribute = Mapping::new();
+    let mut options: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for side in [&forces.attacker, &forces.defender] {
+        let mut units = forces.units.get(side).cloned().unwrap_or_default();
+        draw.shuffle(&mut units);
+        distribute.insert(text(side), strings(&units));
+        let mut hexes: Vec<String> = neighbours(at, m.map.layout).iter().map(HexId::to_string).collect();
+        draw.shuffle(&mut hexes);
+        options.insert(side.clone(), hexes);
+    }
+    let mut tried: BTreeMap<String, usize> = options.keys().map(|s| (s.clone(), 0)).collect();
+    let file_of = |tried: &BTreeMap<String, usize>| {
+        let mut retreat = Mapping::new();
+        for (side, i) in tried {
+            if let Some(h) = options[side].get(*i) {
+                retreat.insert(text(side), text(h));
+            }
+        }
+        let mut trivial = Mapping::new();
+        trivial.insert(text("distribute"), Value::Mapping(distribute.clone()));
+        trivial.insert(text("retreat_to"), Value::Mapping(retreat));
+        let mut body = Mapping::new();
+        body.insert(text("trivial"), Value::Mapping(trivial));
+        orders_file(game, step, REFEREE, &body)
+    };
+    loop {
+        let file = file_of(&tried);
+        match read(rules, game, state, REFEREE, &file) {
+            Read::Header(h) => {
+                let counts = OrderCounts { files: 1, ..OrderCounts::default() };
+                return Ok((file, h, counts));
+            }
+            Read::Refused(why) => return Err(why),
+            Read::Problems(problems) => {
+                let mut moved = false;
+                for (side, i) in tried.iter_mut() {
+                    let field = format!("trivial.retreat_to.{side}");
+                    if problems.iter().any(|p| p.field == field) && *i < options[side].len() {
+                        *i += 1;
+                        moved = true;
+                    }
+                }
+                let out = tried.iter().any(|(side, i)| *i >= options[side].len());
+                if !moved || out {
+                    return Err(format!(
+                        "the referee's trivial entry cannot be made to validate: {}\n{file}",
+                        listed(&problems)
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The cheap invariants of a state after a step: every piece on the map is
+/// on one of its hexes; no land unit has more fighting stands than its
+/// counter; no eliminated piece is on the map.
+fn broken(rules: &Rules, state: &State) -> Vec<String> {
+    let m = &rules.module;
+    let mut out = Vec::new();
+    for (id, p) in &state.pieces {
+        if let Some(h) = &p.hex {
+            match h.parse::<HexId>() {
+                Ok(hex) if m.map.contains(hex) => {}
+                _ => out.push(format!("{id} is at {h}, not a hex of the map")),
+            }
+            if p.eliminated {
+                out.push(format!("{id} is eliminated but on the map at {h}"));
+            }
+        }
+        if let Some(u) = m.unit(id) {
+            if p.stands > u.fighting_stands {
+                out.push(format!(
+                    "{id} has {} fighting stands, more than its counter's {}",
+                    p.stands, u.fighting_stands
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Play game `id` from `setup` to its end (or its first failure).
+/// `record` keeps every step's orders files (for `--keep`).
+pub fn play(rules: &Rules, setup: &State, id: GameId, record: bool) -> Played {
+    let at = std::cell::RefCell::new((0u32, String::new()));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| play_inner(rules, setup, id, record, &at)));
+    match outcome {
+        Ok(played) => played,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".into());
+            let (journal_step, step) = at.borrow().clone();
+            Played {
+                id,
+                steps: journal_step.saturating_sub(1),
+                result: None,
+                failures: vec![Failure { game: id.game, journal_step, step, what: format!("panic: {message}") }],
+                orders: OrderCounts::default(),
+                events: BTreeMap::new(),
+                record: Vec::new(),
+                chain_length: 0,
+            }
+        }
+    }
+}
+
+fn play_inner(
+    rules: &Rules,
+    setup: &State,
+    id: GameId,
+    record: bool,
+    at: &std::cell::RefCell<(u32, String)>,
+) -> Played {
+    let bound = max_steps(rules);
+    let mut played = Played {
+        id,
+        steps: 0,
+        result: None,
+        failures: Vec::new(),
+        orders: OrderCounts::default(),
+        events: BTreeMap::new(),
+        record: Vec::new(),
+        chain_length: bound + 1,
+    };
+    let fail = |played: &mut Played, k: u32, step: &Step, what: String| {
+        played.failures.push(Failure { game: id.game, journal_step: k, step: step.name(), what });
+    };
+    let keys = dice::chain(&id.chain_top(), played.chain_length);
+    let game = id.name();
+    let mut draw = Draw::new(id);
+    let mut state = setup.clone();
+    let wrong = broken(rules, &state);
+    if !wrong.is_empty() {
+        played.failures.push(Failure { game: id.game, journal_step: 0, step: "set-up".into(), what: wrong.join("; ") });
+        return played;
+    }
+    let mut k = 1u32;
+    while let Some(step) = state.next.clone() {
+        *at.borrow_mut() = (k, step.name());
+        if k > bound {
+            fail(
+                &mut played,
+                k,
+                &step,
+                format!("the game has not ended after {bound} steps, the most its months allow"),
+            );
+            return played;
+        }
+        let built = match &step.battle {
+            Some(hex) => battle_orders(rules, &game, &state, &step, hex, &mut draw).map(|b| (REFEREE, b)),
+            None => operations_orders(rules, &game, &state, &step, &mut draw).map(|b| (step.side.as_str(), b)),
+        };
+        let (side, (file, header, counts)) = match built {
+            Ok(b) => b,
+            Err(why) => {
+                fail(&mut played, k, &step, why);
+                return played;
+            }
+        };
+        played.orders.add(&counts);
+        let files = vec![(side.to_string(), file)];
+        let orders: BTreeMap<String, Value> = BTreeMap::from([(side.to_string(), header.body)]);
+        let hashes: Vec<SideHash> = files.iter().map(|(s, f)| SideHash::of_bytes(s, f.as_bytes())).collect();
+        let seed =
+            dice::orders_digest(&hashes).and_then(|digest| dice::step_seed(&game, k, &keys[k as usize], &digest, &[]));
+        let seed = match seed {
+            Ok(s) => s,
+            Err(e) => {
+                fail(&mut played, k, &step, format!("the step's seed: {e}"));
+                return played;
+            }
+        };
+        let resolve = || {
+            let mut dice = StepDice::new(&seed);
+            rules.resolve(&state, &orders, &mut dice).map(|(after, events)| (after, events, dice.into_log()))
+        };
+        let shown = || files.iter().map(|(s, f)| format!("{s}:\n{f}")).collect::<Vec<_>>().join("\n");
+        let (after, events, rolls) = match resolve() {
+            Ok(r) => r,
+            Err(e) => {
+                fail(&mut played, k, &step, format!("the engine refuses the step validate accepted: {e}\n{}", shown()));
+                return played;
+            }
+        };
+        let Some(done) = after.as_any().downcast_ref::<State>() else {
+            fail(&mut played, k, &step, "the step's state is not an AWI state".into());
+            return played;
+        };
+        let mut done = done.clone();
+        done.resolved_steps = k;
+        let mut wrong = broken(rules, &done);
+        // The same step from the same state with the same dice: the same
+        // state, events and rolls (DICE.md §6.4).
+        match resolve() {
+            Ok((again, again_events, again_rolls)) => {
+                let again = again.as_any().downcast_ref::<State>().cloned().map(|mut s| {
+                    s.resolved_steps = k;
+                    s
+                });
+                if again.as_ref() != Some(&done) {
+                    wrong.push("resolved again, the step gives another state".into());
+                }
+                if again_events != events {
+                    wrong.push("resolved again, the step gives other events".into());
+                }
+                if again_rolls != rolls {
+                    wrong.push("resolved again, the step rolls other dice".into());
+                }
+            }
+            Err(e) => wrong.push(format!("resolved again, the engine refuses the step: {e}")),
+        }
+        // The state reads back from the bytes its hash is of (JSON) and
+        // from the YAML a game folder keeps.
+        let bytes = serde_json::to_vec(&done).unwrap_or_default();
+        if serde_json::from_slice::<State>(&bytes).ok().as_ref() != Some(&done) {
+            wrong.push("the state does not read back from its canonical bytes".into());
+        }
+        let yaml = GameState::to_yaml(&done).unwrap_or_default();
+        let back = rules.read_state("state.yaml", &yaml).ok();
+        if back.as_ref().and_then(|b| b.as_any().downcast_ref::<State>()) != Some(&done) {
+            wrong.push("the state does not read back from its YAML".into());
+        }
+        for e in &events {
+            *played.events.entry(e.kind.clone()).or_default() += 1;
+        }
+        if !wrong.is_empty() {
+            fail(&mut played, k, &step, format!("{}\n{}", wrong.join("; "), shown()));
+            played.steps = k;
+            return played;
+        }
+        if record {
+            played.record.push(seam::SelfplayStep {
+                journal_step: k,
+                step: step.name(),
+                files,
+                state_sha256: Bytes32::sha256(&bytes),
+            });
+        }
+        played.result = done.result.clone();
+        state = done;
+        played.steps = k;
+        k += 1;
+    }
+    if played.result.is_none() {
+        played.failures.push(Failure {
+            game: id.game,
+            journal_step: k,
+            step: String::new(),
+            what: "the game has no next step and no result".into(),
+        });
+    }
+    played
+}
