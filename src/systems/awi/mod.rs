@@ -3,7 +3,7 @@
 //! module is games/awi-southern/; docs/awi-southern.md says what this
 //! version plays and what it refuses.
 //!
-//! Arrows point down: `system` and `case` → `rules` → `board` → `data`.
+//! Arrows point down: `selfplay` → `system` and `case` → `rules` → `board` → `data`.
 
 pub mod board;
 pub mod case;
