@@ -701,6 +701,45 @@ pub struct SelfplayGame {
     pub chain_length: u32,
 }
 
+impl SelfplayGame {
+    /// Game `id` as `play` plays it, a panic caught and made the game's
+    /// failure, at the step `play` last wrote in its `at` (the journal
+    /// step and the step's name): a panic in one game stops that game,
+    /// not the run. For each system's self-play.
+    pub fn caught(
+        id: SelfplayId,
+        play: impl FnOnce(&std::cell::RefCell<(u32, String)>) -> SelfplayGame,
+    ) -> SelfplayGame {
+        let at = std::cell::RefCell::new((0u32, String::new()));
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| play(&at))) {
+            Ok(played) => played,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "a panic without a message".into());
+                let (journal_step, step) = at.borrow().clone();
+                SelfplayGame {
+                    id,
+                    steps: journal_step.saturating_sub(1),
+                    result: None,
+                    failures: vec![SelfplayFailure {
+                        game: id.game,
+                        journal_step,
+                        step,
+                        what: format!("panic: {message}"),
+                    }],
+                    orders: OrderCounts::default(),
+                    events: BTreeMap::new(),
+                    record: Vec::new(),
+                    chain_length: 0,
+                }
+            }
+        }
+    }
+}
+
 /// The outcome of a run of self-play games.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SelfplaySummary {

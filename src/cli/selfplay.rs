@@ -175,17 +175,14 @@ pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
                 String::new()
             }
         );
-        let count = |kind: &str| r.summary.events.get(kind).copied().unwrap_or(0);
-        text += &format!(
-            "  events    {} close combats, {} fire to-hit rolls, {} step losses, {} retreats, {} units captured, {} \
-             rallies\n",
-            thousands(count("close-combat")),
-            thousands(count("to-hit")),
-            thousands(count("step-loss")),
-            thousands(count("retreat")),
-            thousands(count("captured")),
-            thousands(count("rally"))
-        );
+        // The commonest kinds of event, whatever the system names them
+        // (the JSON output has every kind).
+        let mut kinds: Vec<(&String, &u64)> = r.summary.events.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let shown: Vec<String> = kinds.iter().take(8).map(|(k, n)| format!("{} {k}", thousands(**n))).collect();
+        if !shown.is_empty() {
+            text += &format!("  events    {}\n", shown.join(", "));
+        }
         for f in &r.folders {
             text += &format!(
                 "  folder    {}: {} steps, {}\n",

@@ -338,29 +338,7 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
 /// Play game `id` from `setup` to its end (or its first failure).
 /// `record` keeps every step's orders files (for `--keep`).
 pub fn play(rules: &Rules, setup: &State, id: GameId, record: bool) -> Played {
-    let at = std::cell::RefCell::new((0u32, String::new()));
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| play_inner(rules, setup, id, record, &at)));
-    match outcome {
-        Ok(played) => played,
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic without a message".into());
-            let (journal_step, step) = at.borrow().clone();
-            Played {
-                id,
-                steps: journal_step.saturating_sub(1),
-                result: None,
-                failures: vec![Failure { game: id.game, journal_step, step, what: format!("panic: {message}") }],
-                orders: OrderCounts::default(),
-                events: BTreeMap::new(),
-                record: Vec::new(),
-                chain_length: 0,
-            }
-        }
-    }
+    Played::caught(id, |at| play_inner(rules, setup, id, record, at))
 }
 
 fn play_inner(
