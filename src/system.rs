@@ -641,6 +641,21 @@ impl SelfplayId {
     pub fn chain_top(&self) -> Bytes32 {
         Bytes32::sha256(format!("adjutant selfplay: seed {}, game {}. Not a secret.", self.seed, self.game).as_bytes())
     }
+
+    /// The seed of journal step `k` of this game (DICE.md §4), its orders
+    /// files `files` (side, the file's text) and `key` its chain key: as a
+    /// game folder derives it, so `--keep` replays the same dice.
+    pub fn step_seed(
+        &self,
+        k: u32,
+        key: &Bytes32,
+        files: &[(String, String)],
+    ) -> std::result::Result<Bytes32, crate::base::dice::DiceError> {
+        let hashes: Vec<crate::base::dice::SideHash> =
+            files.iter().map(|(side, f)| crate::base::dice::SideHash::of_bytes(side, f.as_bytes())).collect();
+        crate::base::dice::orders_digest(&hashes)
+            .and_then(|digest| crate::base::dice::step_seed(&self.name(), k, key, &digest, &[]))
+    }
 }
 
 /// A broken invariant, a refused step or a panic in a self-play game:

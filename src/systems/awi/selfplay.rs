@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
-use crate::base::dice::{self, Bytes32, SideHash, StepDice};
+use crate::base::dice::{self, Bytes32, StepDice};
 use crate::base::error::Located;
 use crate::base::hex::{neighbours, HexId};
 use crate::base::yaml::{Mapping, Value};
@@ -397,10 +397,7 @@ fn play_inner(
         played.orders.add(&counts);
         let files = vec![(side.to_string(), file)];
         let orders: BTreeMap<String, Value> = BTreeMap::from([(side.to_string(), header.body)]);
-        let hashes: Vec<SideHash> = files.iter().map(|(s, f)| SideHash::of_bytes(s, f.as_bytes())).collect();
-        let seed =
-            dice::orders_digest(&hashes).and_then(|digest| dice::step_seed(&game, k, &keys[k as usize], &digest, &[]));
-        let seed = match seed {
+        let seed = match id.step_seed(k, &keys[k as usize], &files) {
             Ok(s) => s,
             Err(e) => {
                 fail(&mut played, k, &step, format!("the step's seed: {e}"));

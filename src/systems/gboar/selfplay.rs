@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
-use crate::base::dice::{self, Bytes32, SideHash, StepDice};
+use crate::base::dice::{self, Bytes32, StepDice};
 use crate::base::error::{Error, Result};
 use crate::base::yaml::{Mapping, Value};
 use crate::systems::gboar::board::state::State;
@@ -757,10 +757,7 @@ fn play_inner(
             }
             files.push((side, file));
         }
-        let hashes: Vec<SideHash> = files.iter().map(|(side, f)| SideHash::of_bytes(side, f.as_bytes())).collect();
-        let seed =
-            dice::orders_digest(&hashes).and_then(|digest| dice::step_seed(&game, k, &keys[k as usize], &digest, &[]));
-        let seed = match seed {
+        let seed = match id.step_seed(k, &keys[k as usize], &files) {
             Ok(s) => s,
             Err(e) => {
                 fail(&mut played, k, &step, format!("the step's seed: {e}"));

@@ -238,22 +238,13 @@ pub fn check(
     }
 }
 
-/// Series 6.1 with 6.2 and 12.62.
-pub fn resolve(
-    rules: &Rules,
-    state: &State,
-    orders: &BTreeMap<String, crate::base::yaml::Value>,
-    dice: &mut dyn Dice,
-) -> Result<Resolution> {
-    resolve_played(rules, state, state, orders, dice)
-}
-
-/// [`resolve`] once the step's cards are played (Savannah 4.3):
+/// Series 6.1 with 6.2 and 12.62, once the step's cards are played
+/// (Savannah 4.3):
 /// `announced` is the board the orders were written on, `state` the board
 /// the cards left. The spending is checked on the board it was written on;
 /// a player whose chits a card has taken since (a chit the other gained
 /// with the pool empty, 12.65) spends the chits it still holds.
-pub fn resolve_played(
+pub fn resolve(
     rules: &Rules,
     announced: &State,
     state: &State,

@@ -531,18 +531,18 @@ fn resolve_step(
 ) -> Result<Resolution> {
     let mut resolved = match step {
         Step::GameTurn { phase, .. } if phase == "initiative" => {
-            initiative::resolve_played(rules, announced, state, orders, dice)
+            initiative::resolve(rules, announced, state, orders, dice)
         }
         Step::GameTurn { phase, .. } if phase == "weather" => weather::resolve(rules, state, dice),
         Step::GameTurn { phase, .. } if phase == "set-up" => set_up::resolve(rules, state, orders),
         Step::GameTurn { phase, .. } if phase == "random-events" => {
-            random_events::resolve_played(rules, announced, state, orders, dice)
+            random_events::resolve(rules, announced, state, orders, dice)
         }
         Step::GameTurn { phase, .. } if phase == "construct-siege-works" => {
-            siege_works::resolve_played(rules, announced, state, orders)
+            siege_works::resolve(rules, announced, state, orders)
         }
         Step::GameTurn { phase, .. } if phase == "siege-and-bombardment" => {
-            siege_bombardment::resolve_played(rules, announced, state, orders, dice)
+            siege_bombardment::resolve(rules, announced, state, orders, dice)
         }
         Step::PlayerTurn { player, phase, .. } if phase == "rally" => rally::resolve(rules, state, player, dice),
         Step::PlayerTurn { player, phase, .. } if phase == "reinforcement" => {

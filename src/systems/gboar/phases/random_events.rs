@@ -128,24 +128,15 @@ pub fn check(
     found
 }
 
-/// Savannah 4.3, 1.4: the phase's draws.
-pub fn resolve(
-    rules: &Rules,
-    state: &State,
-    orders: &BTreeMap<String, crate::base::yaml::Value>,
-    dice: &mut dyn Dice,
-) -> Result<Resolution> {
-    resolve_played(rules, state, state, orders, dice)
-}
-
-/// [`resolve`] once the step's cards are played: `announced` is the board
+/// Savannah 4.3, 1.4: the phase's draws, once the step's cards are
+/// played: `announced` is the board
 /// the orders were written on, where they are checked, `state` the board
 /// the cards left. A chit spent for an extra card is spent when the card
 /// is drawn: a player whose chit a card has taken since the orders were
 /// written (one the other gained with the pool empty, 12.65: a card played
 /// with the orders, or a red card drawn before) has none to spend and
 /// draws no extra card.
-pub fn resolve_played(
+pub fn resolve(
     rules: &Rules,
     announced: &State,
     state: &State,

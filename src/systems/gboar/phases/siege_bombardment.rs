@@ -174,26 +174,17 @@ fn drms(rules: &Rules, state: &State, side: &str) -> Vec<(String, i32)> {
     out
 }
 
-/// Savannah 4.6: the phase.
-pub fn resolve(
-    rules: &Rules,
-    state: &State,
-    orders: &BTreeMap<String, crate::base::yaml::Value>,
-    dice: &mut dyn Dice,
-) -> Result<Resolution> {
-    resolve_played(rules, state, state, orders, dice)
-}
-
-/// [`resolve`] when Random Events cards were played in the step (Savannah
-/// 4.3, played before the phase): `announced` is the board the orders were
-/// written on, `state` the board the cards left. The orders are checked on
+/// Savannah 4.6: the phase, once the step's Random Events cards are
+/// played (Savannah 4.3; with none, the two boards are one): `announced`
+/// is the board the orders were written on, `state` the board the cards
+/// left. The orders are checked on
 /// `announced`, as `validate` checked them; the rolls are made on `state`.
 /// A hexside, hex or marker named in `breach:`, `repair:`, `destroy:` or
 /// `remove:` that a card has changed since (Siege Works Breached breaching
 /// the hexside named first) is passed over, as one an earlier roll of the
 /// phase changed is: the lists are preferences, the first that may take a
 /// result takes it, then the board's order (docs/rules-readings.md).
-pub fn resolve_played(
+pub fn resolve(
     rules: &Rules,
     announced: &State,
     state: &State,

@@ -457,24 +457,16 @@ pub fn check(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml:
     found
 }
 
-/// Savannah 4.4, 4.5: the phase.
-pub fn resolve(
-    rules: &Rules,
-    state: &State,
-    orders: &std::collections::BTreeMap<String, crate::base::yaml::Value>,
-) -> Result<Resolution> {
-    resolve_played(rules, state, state, orders)
-}
-
-/// [`resolve`] when Random Events cards were played in the step (Savannah
-/// 4.3, played before the phase): `announced` is the board the orders were
-/// written on, `state` the board the cards left. The orders are checked on
+/// Savannah 4.4, 4.5: the phase, once the step's Random Events cards are
+/// played (Savannah 4.3; with none, the two boards are one): `announced`
+/// is the board the orders were written on, `state` the board the cards
+/// left. The orders are checked on
 /// `announced`, as `validate` checked them, and refused whole if any is
 /// wrong there; a marker or an alignment the cards have made wrong since
 /// (a card's weather that prevents construction, a marker a card removed)
 /// is not carried out, with a `siege-works-lapse` event that says why, as
 /// a move a card has made impossible lapses (docs/rules-readings.md).
-pub fn resolve_played(
+pub fn resolve(
     rules: &Rules,
     announced: &State,
     state: &State,
@@ -668,15 +660,15 @@ mod tests {
         let orders = BTreeMap::from([("french".to_string(), body)]);
         let mut carded = announced.clone();
         carded.weather = Some("gale".into());
-        let done = resolve_played(&rules, &announced, &carded, &orders).unwrap();
+        let done = resolve(&rules, &announced, &carded, &orders).unwrap();
         assert!(done.state.siege_works.is_empty(), "{:?}", done.state.siege_works);
         let lapses: Vec<&Event> = done.events.iter().filter(|e| e.kind == "siege-works-lapse").collect();
         assert_eq!(lapses.len(), 1, "{:?}", done.events);
         assert_eq!(lapses[0].fields["field"], "place");
         // Without a card the same orders place the marker; on the Gale's
         // board alone (no card: written there) they are refused.
-        let placed = resolve(&rules, &announced, &orders).unwrap();
+        let placed = resolve(&rules, &announced, &announced, &orders).unwrap();
         assert_eq!(placed.state.siege_works.len(), 1);
-        assert!(resolve(&rules, &carded, &orders).is_err());
+        assert!(resolve(&rules, &carded, &carded, &orders).is_err());
     }
 }
