@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::base::dice::{self, Bytes32};
-use crate::base::error::Result;
+use crate::base::error::{Error, Result};
 
 /// One step of a game played in process: what the folder must play again.
 #[derive(Debug, Clone)]
@@ -66,6 +66,14 @@ pub fn write_folder(dir: &Path, module: &str, scenario: &str, game: &FolderGame<
     let mut check = FolderCheck { dir: dir.display().to_string(), steps: 0, verified: false, problem: None };
     let sides: Vec<String> = super::load_rules(&folder)?.sides().into_iter().map(|s| s.id).collect();
     let mut resolved = super::play::resolve_game(dir, &[], wait)?.resolved;
+    // The referee's own files are written in a scratch folder of the
+    // system's temporary space, removed when this returns (or fails), so
+    // that nothing but the game folder is left beside it, even when the
+    // command is killed during a resolve.
+    let scratch = tempfile::Builder::new()
+        .prefix("adjutant-selfplay-")
+        .tempdir()
+        .map_err(|e| Error::io(std::env::temp_dir(), e))?;
     for r in game.steps {
         if !r.files.is_empty() {
             // A side's file is submitted to the inbox; a role's that is no
@@ -78,8 +86,7 @@ pub fn write_folder(dir: &Path, module: &str, scenario: &str, game: &FolderGame<
                 if sides.contains(side) {
                     super::inbox::submit(dir, file.as_bytes(), &label, super::inbox::Replace::No, wait)?;
                 } else {
-                    let path = dir
-                        .with_file_name(format!("{}.{label}", dir.file_name().unwrap_or_default().to_string_lossy()));
+                    let path = scratch.path().join(&label);
                     crate::base::fsio::write_atomic(&path, file.as_bytes())?;
                     own.push(path);
                 }
