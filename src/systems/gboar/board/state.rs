@@ -182,6 +182,18 @@ impl UnitState {
             arriving: None,
         }
     }
+
+    /// The unit leaves the map for `off` (eliminated, captured, removed by a
+    /// card): off its hex, and without the markers of the map on it. 13.1
+    /// PIN: the marker stays on the map with the units engaged; a unit that
+    /// leaves takes none away with it (self-play found a card's removal that
+    /// left one on a counter out of play).
+    pub fn leave_map(&mut self, off: OffMap) {
+        self.hex = None;
+        self.off_map = Some(off);
+        self.pinned = false;
+        self.pin_result = None;
+    }
 }
 
 /// A lasting effect of a Random Events card (Savannah 4.3; cards.yaml's

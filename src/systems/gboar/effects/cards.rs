@@ -1272,8 +1272,7 @@ fn replace_counter(rules: &Rules, state: &mut State, unit: &str, replacement: &s
     let hex = taken.hex;
     state.units.insert(replacement.to_string(), taken);
     if let Some(u) = state.units.get_mut(unit) {
-        u.hex = None;
-        u.off_map = Some(OffMap::Removed);
+        u.leave_map(OffMap::Removed);
         u.arriving = None;
     }
     let place = hex.as_ref().map(|h| format!(" in {h}")).unwrap_or_else(|| " (still to arrive)".into());
@@ -1294,8 +1293,7 @@ fn remove_unit(rules: &Rules, state: &mut State, id: &str, why: &str) -> Event {
             .with("unit", id);
     };
     let was = u.hex;
-    u.hex = None;
-    u.off_map = Some(OffMap::Removed);
+    u.leave_map(OffMap::Removed);
     u.arriving = None;
     let place = was.map(|h| format!(" from {h}")).unwrap_or_else(|| " before he arrives".into());
     Event::new("Savannah 4.18", "unit-removed", format!("{why}: {name} is removed from play{place} (no VPs)"))

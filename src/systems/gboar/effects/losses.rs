@@ -316,11 +316,7 @@ pub fn lose_steps(rules: &Rules, state: &mut State, unit: &str, steps: u8, cause
     if let Some(u) = state.units.get_mut(unit) {
         u.steps = after;
         if eliminated {
-            u.hex = None;
-            u.off_map = Some(OffMap::Eliminated);
-            // 13.1 PIN: the marker stays on the map with the units engaged.
-            u.pinned = false;
-            u.pin_result = None;
+            u.leave_map(OffMap::Eliminated);
         }
     }
     let outcome =
@@ -485,10 +481,7 @@ pub fn capture(rules: &Rules, state: &mut State, unit: &str, rule: &str, by: &st
     let name = counter.name.clone();
     let steps = now.steps;
     if let Some(u) = state.units.get_mut(unit) {
-        u.hex = None;
-        u.off_map = Some(OffMap::Captured);
-        u.pinned = false;
-        u.pin_result = None;
+        u.leave_map(OffMap::Captured);
     }
     let exempt = if no_army_morale {
         "; no army morale adjustment for either side (counters.yaml)".to_string()

@@ -635,10 +635,7 @@ impl Apply<'_> {
         })?;
         let at = hex_of(state, &leader.id).map(|h| h.to_string()).unwrap_or_default();
         if let Some(u) = state.units.get_mut(&leader.id) {
-            u.hex = None;
-            u.off_map = Some(OffMap::Eliminated);
-            u.pinned = false;
-            u.pin_result = None;
+            u.leave_map(OffMap::Eliminated);
         }
         let how = if by == "choice" {
             "the owning player's choice".to_string()

@@ -865,10 +865,7 @@ impl Phase<'_> {
         for (hex, step) in walked.hexes.iter().zip(&walked.steps) {
             for leader in &step.captures {
                 if let Some(u) = run.state.units.get_mut(leader) {
-                    u.hex = None;
-                    u.off_map = Some(OffMap::Captured);
-                    u.pinned = false;
-                    u.pin_result = None;
+                    u.leave_map(OffMap::Captured);
                 }
                 let text = format!(
                     "{}, alone in {hex}, is captured by {} (14.32); {} not stop and spend{} no extra MP",
