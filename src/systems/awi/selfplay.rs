@@ -10,15 +10,17 @@
 //! bytes), so `--keep` plays the same game through a game folder.
 //!
 //! Orders: an operations step starts from empty orders (`moves: []`, which
-//! must validate), then draws, for each of the side's land units and
-//! generals on the map one time in two, a random walk of 1 to its
-//! allowance distinct land hexes; the moves a refusal names (`moves[i]`)
-//! are dropped until the file validates, and if a refusal names no move,
-//! the moves are added one at a time, each kept if the file still
-//! validates. Fleets are not moved. A battle step is answered by the
-//! referee's one entry (`Rules::stand_in`) of the `trivial:` kind: each
-//! side's units in a random order, and for each side a hex next to the
-//! battle's, tried in random order until the entry validates.
+//! must validate), then draws every list of a side's orders
+//! (`operations`): replacements given, militia formed, fleets sailing with
+//! a troop fleet's passengers, land moves (each of the side's land units
+//! and generals on the map one time in two, a random walk of 1 to its
+//! allowance distinct land hexes), works built and forts' garrisons. The
+//! orders a refusal names (`moves[i]`, `build[i]`, ...) are dropped until
+//! the file validates, and if a refusal names none, the orders are added
+//! one at a time, each kept if the file still validates. A battle step is
+//! answered by the referee's one entry (`Rules::stand_in`) of a form drawn
+//! among those the state allows (`battle`): `trivial:`, `table:`,
+//! `break_off:` or `cavalry_declines:`.
 //!
 //! Nothing here reads a clock, a float or a `HashMap`.
 
@@ -29,12 +31,16 @@ use rand_chacha::ChaCha20Rng;
 
 use crate::base::dice::{self, Bytes32, StepDice};
 use crate::base::error::Located;
-use crate::base::hex::{neighbours, HexId};
+use crate::base::hex::HexId;
 use crate::base::yaml::{Mapping, Value};
 use crate::system::{self as seam, GameState, Header, Rules as _};
-use crate::systems::awi::board::{land_neighbours, side_order, State, Step, REFEREE};
-use crate::systems::awi::rules::battle;
+use crate::systems::awi::board::{side_order, State, Step, REFEREE};
+use crate::systems::awi::data::{Class, WATER};
+use crate::systems::awi::rules::{fleets, fortifications};
 use crate::systems::awi::system::Rules;
+
+mod battle;
+mod operations;
 
 use crate::system::{OrderCounts, SelfplayFailure as Failure, SelfplayGame as Played, SelfplayId as GameId};
 
@@ -46,6 +52,12 @@ fn battles_per_operations(rules: &Rules) -> u32 {
     rules.module.units.len() as u32
 }
 
+/// The steps one battle may take: its result, and the break-off entries
+/// drawn before it ([`battle::MOST_BREAK_OFFS`]).
+fn steps_per_battle() -> u32 {
+    1 + battle::MOST_BREAK_OFFS
+}
+
 /// The most steps a game of the scenario may take: every month, each
 /// side's operations, each followed by at most
 /// [`battles_per_operations`] battles. A game still going after them has
@@ -54,7 +66,7 @@ pub fn max_steps(rules: &Rules) -> u32 {
     let first = rules.module.info.scenarios.iter().find(|s| s.id == rules.scenario).map(|s| s.first_turn).unwrap_or(1);
     let months = rules.last_turn.saturating_sub(first) + 1;
     let sides = side_order(&rules.module).len() as u32;
-    months * sides * (1 + battles_per_operations(rules))
+    months * sides * (1 + battles_per_operations(rules) * steps_per_battle())
 }
 
 /// Deterministic draws for the orders.
@@ -132,80 +144,21 @@ fn listed(problems: &[Located]) -> String {
     problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect::<Vec<_>>().join("; ")
 }
 
-/// A random walk from a piece's hex: 1 to `allowance` distinct land hexes,
-/// each next to the one before (fewer where the walk runs out of hexes).
-fn walk(rules: &Rules, from: HexId, allowance: u32, draw: &mut Draw) -> Vec<String> {
-    let m = &rules.module;
-    let length = 1 + draw.below(allowance.max(1) as usize);
-    let mut seen = BTreeSet::from([from]);
-    let mut path = Vec::new();
-    let mut at = from;
-    for _ in 0..length {
-        let open: Vec<HexId> = land_neighbours(m, at).into_iter().filter(|h| !seen.contains(h)).collect();
-        if open.is_empty() {
-            break;
-        }
-        at = open[draw.below(open.len())];
-        seen.insert(at);
-        path.push(at.to_string());
-    }
-    path
-}
-
-/// The moves drawn for `side`: each land unit and general of its on the
-/// map, one time in two, with a random walk within its full allowance.
-fn draw_moves(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Vec<Value> {
-    let m = &rules.module;
-    let mut out = Vec::new();
-    for (id, p) in &state.pieces {
-        let Some(from) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
-        let allowance = match (m.unit(id), m.general(id)) {
-            (Some(u), _) if u.side == side => m.allowance_of(u),
-            (_, Some(g)) if g.side == side => m.general_allowance(g),
-            _ => None,
-        };
-        let Some(allowance) = allowance else { continue };
-        if !draw.chance(1, 2) {
-            continue;
-        }
-        let path = walk(rules, from, allowance, draw);
-        if path.is_empty() {
-            continue;
-        }
-        let mut mv = Mapping::new();
-        mv.insert(text("unit"), text(id));
-        mv.insert(text("path"), strings(&path));
-        out.push(Value::Mapping(mv));
-    }
-    out
-}
-
-fn with_moves(moves: &[Value]) -> Mapping {
-    let mut body = Mapping::new();
-    body.insert(text("moves"), Value::Sequence(moves.to_vec()));
-    body
-}
-
-/// The index of the move a problem's field names (`moves[3].path[1]`).
-fn move_named(field: &str) -> Option<usize> {
-    field.strip_prefix("moves[")?.split(']').next()?.parse().ok()
-}
-
 type Built = std::result::Result<(String, Header, OrderCounts), String>;
 
-/// A side's operations orders: empty, then the drawn moves the file
+/// A side's operations orders: empty, then the drawn orders the file
 /// validates with.
 fn operations_orders(rules: &Rules, game: &str, state: &State, step: &Step, draw: &mut Draw) -> Built {
     let side = step.side.as_str();
-    let file_of = |moves: &[Value]| orders_file(game, step, side, &with_moves(moves));
+    let file_of = |items: &[operations::Item]| orders_file(game, step, side, &operations::body_of(items));
     let empty = file_of(&[]);
     if let Read::Problems(p) = read(rules, game, state, side, &empty) {
         return Err(format!("the empty orders (moves: []) do not validate: {}\n{empty}", listed(&p)));
     }
-    let drawn = draw_moves(rules, state, side, draw);
+    let drawn = operations::draw(rules, state, side, draw);
     let mut counts = OrderCounts { files: 1, drawn: drawn.len() as u64, ..OrderCounts::default() };
     let mut kept = drawn.clone();
-    // Drop the moves the refusals name, while they name some.
+    // Drop the orders the refusals name, while they name some.
     loop {
         let file = file_of(&kept);
         match read(rules, game, state, side, &file) {
@@ -215,19 +168,20 @@ fn operations_orders(rules: &Rules, game: &str, state: &State, step: &Step, draw
             }
             Read::Refused(why) => return Err(why),
             Read::Problems(problems) => {
-                let named: BTreeSet<usize> = problems.iter().filter_map(|p| move_named(&p.field)).collect();
+                let named: BTreeSet<(usize, usize)> =
+                    problems.iter().filter_map(|p| operations::named(&p.field)).collect();
                 if named.is_empty() {
                     break;
                 }
-                kept = kept.into_iter().enumerate().filter(|(i, _)| !named.contains(i)).map(|(_, v)| v).collect();
+                kept = operations::without(kept, &named);
             }
         }
     }
-    // A refusal that names no move: one move at a time.
+    // A refusal that names no order: one order at a time.
     counts.one_by_one = 1;
-    let mut one_by_one: Vec<Value> = Vec::new();
-    for mv in drawn {
-        one_by_one.push(mv);
+    let mut one_by_one: Vec<operations::Item> = Vec::new();
+    for item in drawn {
+        one_by_one.push(item);
         if !matches!(read(rules, game, state, side, &file_of(&one_by_one)), Read::Header(_)) {
             one_by_one.pop();
         }
@@ -240,83 +194,34 @@ fn operations_orders(rules: &Rules, game: &str, state: &State, step: &Step, draw
         }
         Read::Refused(why) => Err(why),
         Read::Problems(p) => {
-            Err(format!("the orders built one move at a time do not validate: {}\n{file}", listed(&p)))
-        }
-    }
-}
-
-/// The referee's trivial-combat entry for the battle at `hex`: each side's
-/// units in a random order, and a retreat hex for each side, tried among
-/// the hexes next to the battle's in random order until the entry
-/// validates.
-fn battle_orders(rules: &Rules, game: &str, state: &State, step: &Step, hex: &str, draw: &mut Draw) -> Built {
-    let m = &rules.module;
-    let at: HexId = hex.parse().map_err(|_| format!("the battle's hex '{hex}' is not a hex"))?;
-    let forces = battle::Forces::of(m, state, at, &step.side);
-    let mut distribute = Mapping::new();
-    let mut options: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for side in [&forces.attacker, &forces.defender] {
-        let mut units = forces.units.get(side).cloned().unwrap_or_default();
-        draw.shuffle(&mut units);
-        distribute.insert(text(side), strings(&units));
-        let mut hexes: Vec<String> = neighbours(at, m.map.layout).iter().map(HexId::to_string).collect();
-        draw.shuffle(&mut hexes);
-        options.insert(side.clone(), hexes);
-    }
-    let mut tried: BTreeMap<String, usize> = options.keys().map(|s| (s.clone(), 0)).collect();
-    let file_of = |tried: &BTreeMap<String, usize>| {
-        let mut retreat = Mapping::new();
-        for (side, i) in tried {
-            if let Some(h) = options[side].get(*i) {
-                retreat.insert(text(side), text(h));
-            }
-        }
-        let mut trivial = Mapping::new();
-        trivial.insert(text("distribute"), Value::Mapping(distribute.clone()));
-        trivial.insert(text("retreat_to"), Value::Mapping(retreat));
-        let mut body = Mapping::new();
-        body.insert(text("trivial"), Value::Mapping(trivial));
-        orders_file(game, step, REFEREE, &body)
-    };
-    loop {
-        let file = file_of(&tried);
-        match read(rules, game, state, REFEREE, &file) {
-            Read::Header(h) => {
-                let counts = OrderCounts { files: 1, ..OrderCounts::default() };
-                return Ok((file, h, counts));
-            }
-            Read::Refused(why) => return Err(why),
-            Read::Problems(problems) => {
-                let mut moved = false;
-                for (side, i) in tried.iter_mut() {
-                    let field = format!("trivial.retreat_to.{side}");
-                    if problems.iter().any(|p| p.field == field) && *i < options[side].len() {
-                        *i += 1;
-                        moved = true;
-                    }
-                }
-                let out = tried.iter().any(|(side, i)| *i >= options[side].len());
-                if !moved || out {
-                    return Err(format!(
-                        "the referee's trivial entry cannot be made to validate: {}\n{file}",
-                        listed(&problems)
-                    ));
-                }
-            }
+            Err(format!("the orders built one order at a time do not validate: {}\n{file}", listed(&p)))
         }
     }
 }
 
 /// The cheap invariants of a state after a step: every piece on the map is
-/// on one of its hexes; no land unit has more fighting stands than its
-/// counter; no eliminated piece is on the map.
+/// on one of its hexes (a land unit or general on land, a fleet on a sea
+/// lane or in a port); no land unit but militia has more fighting stands
+/// than its counter, and a supply unit none; no eliminated piece is on the map;
+/// each fort's garrison is of its side's units in its hex, none named
+/// twice nor in two forts, and holds the article's minimum; one fort a
+/// hex; an entrenchment's side has land units in it; the ledgers hold no
+/// more than the scenario ever gives (a count that wrapped below zero
+/// would), and a levy's rifles are within its stands.
 fn broken(rules: &Rules, state: &State) -> Vec<String> {
     let m = &rules.module;
     let mut out = Vec::new();
     for (id, p) in &state.pieces {
         if let Some(h) = &p.hex {
             match h.parse::<HexId>() {
-                Ok(hex) if m.map.contains(hex) => {}
+                Ok(hex) if m.map.contains(hex) => {
+                    let water = m.map.terrain.get(&hex).is_some_and(|t| t == WATER);
+                    if m.fleet(id).is_some() && !fleets::navigable(m, hex) {
+                        out.push(format!("the fleet {id} is at {h}, land that is not a port"));
+                    } else if m.fleet(id).is_none() && water {
+                        out.push(format!("{id} is at {h}, a sea lane"));
+                    }
+                }
                 _ => out.push(format!("{id} is at {h}, not a hex of the map")),
             }
             if p.eliminated {
@@ -324,11 +229,66 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
             }
         }
         if let Some(u) = m.unit(id) {
-            if p.stands > u.fighting_stands {
+            // MILITIA UNITS: "The owning player is free to combine his
+            // militia stands into units in any fashion he sees fit": a
+            // militia counter grows past its printed stands.
+            if p.stands > u.fighting_stands && u.class != Class::Militia {
                 out.push(format!(
                     "{id} has {} fighting stands, more than its counter's {}",
                     p.stands, u.fighting_stands
                 ));
+            }
+            if u.is_supply() && p.stands > 0 {
+                out.push(format!("the supply unit {id} has {} fighting stands", p.stands));
+            }
+        }
+    }
+    let mut inside: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut hexes = BTreeSet::new();
+    for f in &state.forts {
+        if !hexes.insert(f.hex.as_str()) {
+            out.push(format!("two forts at {}", f.hex));
+        }
+        for id in &f.garrison {
+            let here = state.pieces.get(id).and_then(|p| p.hex.as_deref()) == Some(f.hex.as_str());
+            if !m.unit(id).is_some_and(|u| u.side == f.side && !u.is_supply()) || !here {
+                out.push(format!("{id} is in the garrison of the {}'s fort at {} but not a unit of it in the hex", f.side, f.hex));
+            }
+            if let Some(other) = inside.insert(id, f.hex.as_str()) {
+                out.push(format!("{id} is counted twice in forts' garrisons ({other} and {})", f.hex));
+            }
+        }
+        if let Some(why) = fortifications::shortfall(m, state, &f.garrison) {
+            out.push(format!("the {}'s fort at {} stands below its garrison minimum: {why}", f.side, f.hex));
+        }
+    }
+    for (hex, side) in &state.entrenchments {
+        let held = state.pieces.iter().any(|(id, p)| {
+            p.hex.as_deref() == Some(hex.as_str()) && m.unit(id).is_some_and(|u| u.side == *side)
+        });
+        if !held {
+            out.push(format!("the {side}'s entrenchment at {hex} stands with none of its land units there"));
+        }
+    }
+    if let Ok(sc) = m.scenario(&rules.scenario) {
+        let per_point = u64::from(m.charts.replacements.stands_per_replacement_point.value);
+        let given: u64 = sc.replacements.iter().map(|r| u64::from(r.points) * per_point).sum();
+        for (side, towns) in &state.replacements {
+            let held: u64 = towns.values().flat_map(|n| n.values()).map(|k| u64::from(*k)).sum();
+            if held > given {
+                out.push(format!("the {side}'s ledger holds {held} replacement stands; the scenario gives {given} in all"));
+            }
+        }
+        let per_sp = u64::from(m.charts.communications.stands_per_strength_point.value);
+        let raised: u64 = sc.militia.iter().map(|r| u64::from(r.strength_points) * per_sp).sum();
+        for (side, towns) in &state.militia {
+            for (town, levy) in towns {
+                if u64::from(levy.stands) > raised || levy.rifles > levy.stands {
+                    out.push(format!(
+                        "the {side}'s militia at {town}: {} stands, {} of them rifles (the scenario raises {raised} stands in all)",
+                        levy.stands, levy.rifles
+                    ));
+                }
             }
         }
     }
@@ -384,7 +344,7 @@ fn play_inner(
             return played;
         }
         let built = match &step.battle {
-            Some(hex) => battle_orders(rules, &game, &state, &step, hex, &mut draw).map(|b| (REFEREE, b)),
+            Some(hex) => battle::orders(rules, &game, &state, &step, hex, &mut draw).map(|b| (REFEREE, b)),
             None => operations_orders(rules, &game, &state, &step, &mut draw).map(|b| (step.side.as_str(), b)),
         };
         let (side, (file, header, counts)) = match built {

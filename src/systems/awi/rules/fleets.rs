@@ -32,7 +32,7 @@ fn problem(field: String, message: String, code: &'static str) -> Problem {
 }
 
 /// Whether a fleet may be in `hex`: a sea lane or a port.
-fn navigable(m: &Module, hex: HexId) -> bool {
+pub fn navigable(m: &Module, hex: HexId) -> bool {
     m.map.terrain.get(&hex).is_some_and(|t| t == WATER) || m.town_at(hex).is_some_and(|t| t.port)
 }
 
