@@ -34,7 +34,7 @@ use crate::base::error::Located;
 use crate::base::hex::HexId;
 use crate::base::yaml::{Mapping, Value};
 use crate::system::{self as seam, GameState, Header, Rules as _};
-use crate::systems::awi::board::{side_order, State, Step, REFEREE};
+use crate::systems::awi::board::{side_order, State, Step};
 use crate::systems::awi::data::{Class, WATER};
 use crate::systems::awi::rules::{fleets, fortifications};
 use crate::systems::awi::system::Rules;
@@ -344,10 +344,11 @@ fn play_inner(
             return played;
         }
         let built = match &step.battle {
-            Some(hex) => battle::orders(rules, &game, &state, &step, hex, &mut draw).map(|b| (REFEREE, b)),
-            None => operations_orders(rules, &game, &state, &step, &mut draw).map(|b| (step.side.as_str(), b)),
+            Some(hex) => battle::orders(rules, &game, &state, &step, hex, &mut draw),
+            None => operations_orders(rules, &game, &state, &step, &mut draw)
+                .map(|(file, h, counts)| (vec![(step.side.clone(), file, h)], counts)),
         };
-        let (side, (file, header, counts)) = match built {
+        let (drawn, counts) = match built {
             Ok(b) => b,
             Err(why) => {
                 fail(&mut played, k, &step, why);
@@ -355,8 +356,9 @@ fn play_inner(
             }
         };
         played.orders.add(&counts);
-        let files = vec![(side.to_string(), file)];
-        let orders: BTreeMap<String, Value> = BTreeMap::from([(side.to_string(), header.body)]);
+        let files: Vec<(String, String)> = drawn.iter().map(|(side, file, _)| (side.clone(), file.clone())).collect();
+        let orders: BTreeMap<String, Value> =
+            drawn.into_iter().map(|(side, _, header)| (side, header.body)).collect();
         let seed = match id.step_seed(k, &keys[k as usize], &files) {
             Ok(s) => s,
             Err(e) => {

@@ -19,7 +19,14 @@ use crate::systems::awi::rules::battle::Forces;
 use crate::systems::awi::rules::command::{break_off_base, commanding_general, manipulation_points};
 use crate::systems::awi::system::Rules;
 
-use super::{listed, orders_file, read, strings, text, Built, Draw, Read};
+use super::{listed, orders_file, read, strings, text, Draw, Read};
+use crate::system::{Header, Rules as _};
+
+/// A battle step's files as drawn: the referee's one entry, or both
+/// commanders' agreeing entries (side, file, header), in side order.
+pub type Files = std::result::Result<(Vec<(String, String, Header)>, OrderCounts), String>;
+
+type Built = super::Built;
 
 /// At most this many break-off entries are drawn in one battle, so that a
 /// general with a base chance (who may attempt at every pass, spending
@@ -59,10 +66,85 @@ fn retreats(rules: &Rules, at: HexId, draw: &mut Draw) -> Vec<String> {
     hexes
 }
 
+/// The entry of the battle at `hex`: the referee's, a form drawn among
+/// those the state allows, tried until it validates (failing that, a
+/// trivial combat where one is allowed); then, one time in two, the same
+/// decision as both commanders' agreeing files instead, each his own.
+pub fn orders(rules: &Rules, game: &str, state: &State, step: &Step, hex: &str, draw: &mut Draw) -> Files {
+    let (file, header, counts) = referee(rules, game, state, step, hex, draw)?;
+    if !draw.chance(1, 2) {
+        return Ok((vec![(REFEREE.to_string(), file, header)], counts));
+    }
+    let mut files: Vec<(String, String, Header)> = Vec::new();
+    let mut others: BTreeMap<String, Value> = BTreeMap::new();
+    for (side, body) in commanders(&header.body, rules.awaited(state)) {
+        let file = orders_file(game, step, &side, &body);
+        let h = match read(rules, game, state, &side, &file) {
+            Read::Header(h) => h,
+            Read::Refused(why) => return Err(why),
+            Read::Problems(p) => {
+                return Err(format!(
+                    "{side}'s part of the referee's entry, as the commander's own file, does not validate: {}\n{file}",
+                    listed(&p)
+                ))
+            }
+        };
+        let with = rules.validate_with(state, &h, &others, "selfplay", &file);
+        if !with.is_empty() {
+            return Err(format!(
+                "{side}'s file does not agree with the other commander's, made of the same entry: {}\n{file}",
+                listed(&with)
+            ));
+        }
+        others.insert(side.clone(), h.body.clone());
+        files.push((side, file, h));
+    }
+    Ok((files, counts))
+}
+
+/// Each commander's file of the referee's entry: `table:` and
+/// `cavalry_declines:` the same in both; `trivial:` and `break_off:` each
+/// side's own part (his attempt, or none).
+fn commanders(entry: &Value, mut sides: Vec<String>) -> Vec<(String, Mapping)> {
+    let Value::Mapping(whole) = entry else { return Vec::new() };
+    // The body less the header's fields (orders_file writes its own).
+    let mut body = whole.clone();
+    for k in ["game", "turn", "step", "side"] {
+        body.remove(text(k));
+    }
+    let field = |v: &Value, k: &str| match v {
+        Value::Mapping(m) => m.get(text(k)).cloned(),
+        _ => None,
+    };
+    let own = |v: Option<Value>, side: &str| {
+        let mut part = Mapping::new();
+        if let Some(x) = v.as_ref().and_then(|v| field(v, side)) {
+            part.insert(text(side), x);
+        }
+        Value::Mapping(part)
+    };
+    sides.sort();
+    let mut out = Vec::new();
+    for side in sides {
+        let mut mine = Mapping::new();
+        if let Some(v) = body.get(text("trivial")) {
+            let part = map(vec![("distribute", own(field(v, "distribute"), &side)), ("retreat_to", own(field(v, "retreat_to"), &side))]);
+            mine.insert(text("trivial"), part);
+        } else if let Some(v) = body.get(text("break_off")) {
+            let pass = field(v, "pass").unwrap_or(Value::Null);
+            mine.insert(text("break_off"), map(vec![("pass", pass), ("attempts", own(field(v, "attempts"), &side))]));
+        } else {
+            mine = body.clone();
+        }
+        out.push((side, mine));
+    }
+    out
+}
+
 /// The referee's entry for the battle at `hex`: a form drawn among those
 /// the state allows, tried until it validates; failing that, a trivial
 /// combat where one is allowed.
-pub fn orders(rules: &Rules, game: &str, state: &State, step: &Step, hex: &str, draw: &mut Draw) -> Built {
+fn referee(rules: &Rules, game: &str, state: &State, step: &Step, hex: &str, draw: &mut Draw) -> Built {
     let m = &rules.module;
     let at: HexId = hex.parse().map_err(|_| format!("the battle's hex '{hex}' is not a hex"))?;
     let f = Forces::of(m, state, at, &step.side);
