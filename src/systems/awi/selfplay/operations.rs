@@ -93,11 +93,13 @@ pub fn draw(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Vec<It
     let (fleet_moves, carried) = fleet_moves(rules, state, side, draw, &mut ends);
     moving.extend(carried.iter().cloned());
     items.extend(fleet_moves.into_iter().map(|v| (MOVES, v)));
-    for (id, path) in land_moves(rules, state, side, &carried, draw) {
+    // The builders first: they do not move this month.
+    let (built, builders) = builds(rules, state, side, &moving, draw);
+    moving.extend(builders);
+    for (id, path) in land_moves(rules, state, side, &moving, draw) {
         if let Some(end) = path.last().and_then(|h| h.parse().ok()) {
             ends.insert(id.clone(), end);
         }
-        moving.insert(id.clone());
         items.push((MOVES, map(vec![("unit", text(&id)), ("path", strings(&path))])));
     }
     for (id, p) in &state.pieces {
@@ -105,7 +107,7 @@ pub fn draw(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Vec<It
             ends.entry(id.clone()).or_insert(h);
         }
     }
-    items.extend(builds(rules, state, side, &moving, draw).into_iter().map(|v| (BUILD, v)));
+    items.extend(built.into_iter().map(|v| (BUILD, v)));
     items.extend(garrisons(rules, state, side, &ends, draw).into_iter().map(|v| (FORTS, v)));
     items
 }
@@ -130,20 +132,22 @@ fn walk(rules: &Rules, from: HexId, allowance: u32, draw: &mut Draw) -> Vec<Stri
     path
 }
 
-/// Each land unit and general of the side on the map and not carried by a
-/// fleet, one time in two, with a random walk within its full allowance.
+/// Each land unit and general of the side on the map, not carried by a
+/// fleet nor building, one time in two (a unit inside a fort one time in
+/// eight, so that forts last long enough to be attacked), with a random
+/// walk within its full allowance.
 fn land_moves(
     rules: &Rules,
     state: &State,
     side: &str,
-    carried: &BTreeSet<String>,
+    staying: &BTreeSet<String>,
     draw: &mut Draw,
 ) -> Vec<(String, Vec<String>)> {
     let m = &rules.module;
     let mut out = Vec::new();
     for (id, p) in &state.pieces {
         let Some(from) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
-        if carried.contains(id) {
+        if staying.contains(id) {
             continue;
         }
         let allowance = match (m.unit(id), m.general(id)) {
@@ -152,7 +156,8 @@ fn land_moves(
             _ => None,
         };
         let Some(allowance) = allowance else { continue };
-        if !draw.chance(1, 2) {
+        let inside = state.forts.iter().any(|f| f.garrison.contains(id));
+        if !draw.chance(1, if inside { 8 } else { 2 }) {
             continue;
         }
         let path = walk(rules, from, allowance, draw);
@@ -299,11 +304,18 @@ fn militia_orders(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> 
     out
 }
 
-/// For each hex holding land units of the side that do not move, one time
-/// in six: a fort (where none stands, one time in two) of its foot and
-/// guns, each three times in four, and one of its supply units; or an
-/// entrenchment of its foot, each three times in four.
-fn builds(rules: &Rules, state: &State, side: &str, moving: &BTreeSet<String>, draw: &mut Draw) -> Vec<Value> {
+/// For each hex holding land units of the side not carried by a fleet,
+/// one time in six: a fort (where none stands and a supply unit and a gun
+/// are, two times in three) of its foot and guns, each three times in
+/// four, and one of its supply units; or an entrenchment of its foot, each
+/// three times in four. The works, and their builders (who do not move).
+fn builds(
+    rules: &Rules,
+    state: &State,
+    side: &str,
+    moving: &BTreeSet<String>,
+    draw: &mut Draw,
+) -> (Vec<Value>, BTreeSet<String>) {
     let m = &rules.module;
     let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
     for (id, p) in &state.pieces {
@@ -313,12 +325,17 @@ fn builds(rules: &Rules, state: &State, side: &str, moving: &BTreeSet<String>, d
         }
     }
     let mut out = Vec::new();
+    let mut all = BTreeSet::new();
     for (hex, units) in by_hex {
         if !draw.chance(1, 6) {
             continue;
         }
-        let fort = !state.forts.iter().any(|f| f.hex == hex.to_string()) && draw.chance(1, 2);
         let kind = |id: &str| m.unit(id).map(|u| u.kind);
+        let has = |k: Kind| units.iter().any(|id| kind(id) == Some(k));
+        let fort = !state.forts.iter().any(|f| f.hex == hex.to_string())
+            && has(Kind::Supply)
+            && has(Kind::Artillery)
+            && draw.chance(2, 3);
         let mut builders: Vec<String> = Vec::new();
         for id in &units {
             let k = kind(id);
@@ -336,13 +353,14 @@ fn builds(rules: &Rules, state: &State, side: &str, moving: &BTreeSet<String>, d
         if builders.is_empty() {
             continue;
         }
+        all.extend(builders.iter().cloned());
         out.push(map(vec![
             ("hex", text(&hex.to_string())),
             ("works", text(if fort { "fort" } else { "entrenchment" })),
             ("units", strings(&builders)),
         ]));
     }
-    out
+    (out, all)
 }
 
 /// For each fort of the side, one time in three: its garrison, each of the
