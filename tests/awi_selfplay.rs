@@ -1,6 +1,7 @@
 //! `adjutant selfplay --module awi-southern`: whole AWI Southern Campaign
-//! games with random legal operations and the referee's trivial-combat
-//! entries, every invariant checked after every step
+//! games with random legal operations (every list of the orders) and
+//! battle entries of every form, the referee's or both commanders', every
+//! invariant checked after every step
 //! (src/systems/awi/selfplay.rs); one game again through a real game
 //! folder, verified.
 
@@ -24,7 +25,21 @@ fn awi_games_with_random_orders_keep_every_invariant() {
     assert_eq!(report["results"], serde_json::json!({"none unscored": 5}), "{}", played.stdout);
     let orders = &report["orders"];
     assert!(orders["kept"].as_u64().unwrap() >= 50, "{orders}");
-    for kind in ["move", "retreat"] {
+    // Every list of the orders and every form of a battle's entry is drawn:
+    // these five games give replacements, militia, works, garrisons, a
+    // trivial combat, results of the table and a cavalry withdrawal.
+    for kind in [
+        "move",
+        "retreat",
+        "replaced",
+        "militia-formed",
+        "entrenchment-built",
+        "fort-built",
+        "garrison",
+        "trivial-combat",
+        "battle-result",
+        "cavalry-declines",
+    ] {
         assert!(report["events"][kind].as_u64().unwrap_or(0) > 0, "no {kind} event: {}", played.stdout);
     }
     // The text summary says so too.

@@ -20,7 +20,8 @@
 //! one at a time, each kept if the file still validates. A battle step is
 //! answered by the referee's one entry (`Rules::stand_in`) of a form drawn
 //! among those the state allows (`battle`): `trivial:`, `table:`,
-//! `break_off:` or `cavalry_declines:`.
+//! `break_off:` or `cavalry_declines:`; one time in two sent as both
+//! commanders' agreeing files instead.
 //!
 //! Nothing here reads a clock, a float or a `HashMap`.
 
@@ -252,7 +253,10 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
         for id in &f.garrison {
             let here = state.pieces.get(id).and_then(|p| p.hex.as_deref()) == Some(f.hex.as_str());
             if !m.unit(id).is_some_and(|u| u.side == f.side && !u.is_supply()) || !here {
-                out.push(format!("{id} is in the garrison of the {}'s fort at {} but not a unit of it in the hex", f.side, f.hex));
+                out.push(format!(
+                    "{id} is in the garrison of the {}'s fort at {} but not a unit of it in the hex",
+                    f.side, f.hex
+                ));
             }
             if let Some(other) = inside.insert(id, f.hex.as_str()) {
                 out.push(format!("{id} is counted twice in forts' garrisons ({other} and {})", f.hex));
@@ -263,9 +267,10 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
         }
     }
     for (hex, side) in &state.entrenchments {
-        let held = state.pieces.iter().any(|(id, p)| {
-            p.hex.as_deref() == Some(hex.as_str()) && m.unit(id).is_some_and(|u| u.side == *side)
-        });
+        let held = state
+            .pieces
+            .iter()
+            .any(|(id, p)| p.hex.as_deref() == Some(hex.as_str()) && m.unit(id).is_some_and(|u| u.side == *side));
         if !held {
             out.push(format!("the {side}'s entrenchment at {hex} stands with none of its land units there"));
         }
@@ -276,7 +281,9 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
         for (side, towns) in &state.replacements {
             let held: u64 = towns.values().flat_map(|n| n.values()).map(|k| u64::from(*k)).sum();
             if held > given {
-                out.push(format!("the {side}'s ledger holds {held} replacement stands; the scenario gives {given} in all"));
+                out.push(format!(
+                    "the {side}'s ledger holds {held} replacement stands; the scenario gives {given} in all"
+                ));
             }
         }
         let per_sp = u64::from(m.charts.communications.stands_per_strength_point.value);
@@ -357,8 +364,7 @@ fn play_inner(
         };
         played.orders.add(&counts);
         let files: Vec<(String, String)> = drawn.iter().map(|(side, file, _)| (side.clone(), file.clone())).collect();
-        let orders: BTreeMap<String, Value> =
-            drawn.into_iter().map(|(side, _, header)| (side, header.body)).collect();
+        let orders: BTreeMap<String, Value> = drawn.into_iter().map(|(side, _, header)| (side, header.body)).collect();
         let seed = match id.step_seed(k, &keys[k as usize], &files) {
             Ok(s) => s,
             Err(e) => {

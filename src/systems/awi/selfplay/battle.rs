@@ -128,7 +128,10 @@ fn commanders(entry: &Value, mut sides: Vec<String>) -> Vec<(String, Mapping)> {
     for side in sides {
         let mut mine = Mapping::new();
         if let Some(v) = body.get(text("trivial")) {
-            let part = map(vec![("distribute", own(field(v, "distribute"), &side)), ("retreat_to", own(field(v, "retreat_to"), &side))]);
+            let part = map(vec![
+                ("distribute", own(field(v, "distribute"), &side)),
+                ("retreat_to", own(field(v, "retreat_to"), &side)),
+            ]);
             mine.insert(text("trivial"), part);
         } else if let Some(v) = body.get(text("break_off")) {
             let pass = field(v, "pass").unwrap_or(Value::Null);
@@ -309,7 +312,10 @@ fn table(rules: &Rules, state: &State, f: &Forces, draw: &mut Draw) -> Vec<Mappi
     let mut spent: BTreeMap<String, u32> = BTreeMap::new();
     for side in &sides {
         let inside = |id: &str| {
-            state.forts.iter().any(|x| x.side == *side && x.hex == f.hex.to_string() && x.garrison.iter().any(|g| g == id))
+            state
+                .forts
+                .iter()
+                .any(|x| x.side == *side && x.hex == f.hex.to_string() && x.garrison.iter().any(|g| g == id))
         };
         let guns = f.units[side].iter().any(|id| m.unit(id).is_some_and(|u| u.kind == Kind::Artillery) && !inside(id));
         let have = f.supply[side].len();
@@ -327,7 +333,8 @@ fn table(rules: &Rules, state: &State, f: &Forces, draw: &mut Draw) -> Vec<Mappi
     // The fort's bombardment: each breaching gun's shots within its
     // ammunition, at sections not destroyed before.
     if let Some(siege) = state.siege.as_ref().filter(|x| x.hex == f.hex.to_string()) {
-        let alive: Vec<u32> = (1..=siege.sections.len() as u32).filter(|i| siege.sections[*i as usize - 1] > 0).collect();
+        let alive: Vec<u32> =
+            (1..=siege.sections.len() as u32).filter(|i| siege.sections[*i as usize - 1] > 0).collect();
         let mut shots = Mapping::new();
         for (gun, rolls) in &siege.damage_rolls {
             let used = m.unit(gun).and_then(|u| spent.get(&u.side)).copied().unwrap_or(0) as usize;
@@ -390,7 +397,8 @@ fn trivial(rules: &Rules, game: &str, state: &State, step: &Step, f: &Forces, dr
                 retreat.insert(text(side), text(h));
             }
         }
-        let trivial = map(vec![("distribute", Value::Mapping(distribute.clone())), ("retreat_to", Value::Mapping(retreat))]);
+        let trivial =
+            map(vec![("distribute", Value::Mapping(distribute.clone())), ("retreat_to", Value::Mapping(retreat))]);
         orders_file(game, step, REFEREE, &entry("trivial", trivial))
     };
     loop {

@@ -366,13 +366,7 @@ fn builds(
 /// For each fort of the side, one time in three: its garrison, each of the
 /// side's units (not supply) that ends the moves in its hex four times in
 /// five.
-fn garrisons(
-    rules: &Rules,
-    state: &State,
-    side: &str,
-    ends: &BTreeMap<String, HexId>,
-    draw: &mut Draw,
-) -> Vec<Value> {
+fn garrisons(rules: &Rules, state: &State, side: &str, ends: &BTreeMap<String, HexId>, draw: &mut Draw) -> Vec<Value> {
     let m = &rules.module;
     let mut out = Vec::new();
     for f in state.forts.iter().filter(|f| f.side == side) {
