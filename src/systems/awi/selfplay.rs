@@ -104,6 +104,19 @@ fn strings(list: &[String]) -> Value {
     Value::Sequence(list.iter().map(|s| text(s)).collect())
 }
 
+/// A mapping of the pairs, in their order.
+fn map(pairs: Vec<(&str, Value)>) -> Value {
+    let mut m = Mapping::new();
+    for (k, v) in pairs {
+        m.insert(text(k), v);
+    }
+    Value::Mapping(m)
+}
+
+fn number(n: u32) -> Value {
+    Value::Number(n.into())
+}
+
 /// The orders file `adjutant template` would write: the header, then the
 /// body.
 fn orders_file(game: &str, step: &Step, side: &str, body: &Mapping) -> String {

@@ -19,7 +19,7 @@ use crate::systems::awi::rules::battle::Forces;
 use crate::systems::awi::rules::command::{break_off_base, commanding_general, manipulation_points};
 use crate::systems::awi::system::Rules;
 
-use super::{listed, orders_file, read, strings, text, Draw, Read};
+use super::{listed, map, number, orders_file, read, strings, text, Draw, Read};
 use crate::system::{Header, Rules as _};
 
 /// A battle step's files as drawn: the referee's one entry, or both
@@ -32,18 +32,6 @@ type Built = super::Built;
 /// general with a base chance (who may attempt at every pass, spending
 /// nothing) does not keep a battle going for ever.
 pub const MOST_BREAK_OFFS: u32 = 2;
-
-fn map(pairs: Vec<(&str, Value)>) -> Value {
-    let mut m = Mapping::new();
-    for (k, v) in pairs {
-        m.insert(text(k), v);
-    }
-    Value::Mapping(m)
-}
-
-fn number(n: u32) -> Value {
-    Value::Number(n.into())
-}
 
 fn entry(form: &str, value: Value) -> Mapping {
     let mut body = Mapping::new();

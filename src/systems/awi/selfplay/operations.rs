@@ -17,7 +17,7 @@ use crate::systems::awi::data::{Class, FleetKind, Kind};
 use crate::systems::awi::rules::{fleets, militia};
 use crate::systems::awi::system::Rules;
 
-use super::{strings, text, Draw};
+use super::{map, number, strings, text, Draw};
 
 /// The lists of an operations body, in the order they are drawn and
 /// written. `moves` is always written (the empty orders are `moves: []`).
@@ -63,18 +63,6 @@ pub fn without(items: Vec<Item>, named: &BTreeSet<(usize, usize)>) -> Vec<Item> 
             !named.contains(&(*l, i))
         })
         .collect()
-}
-
-fn map(pairs: Vec<(&str, Value)>) -> Value {
-    let mut m = Mapping::new();
-    for (k, v) in pairs {
-        m.insert(text(k), v);
-    }
-    Value::Mapping(m)
-}
-
-fn number(n: u32) -> Value {
-    Value::Number(n.into())
 }
 
 /// 1 to `n` (1 when n is 0).
