@@ -286,7 +286,7 @@ impl Rules {
             events.extend(attrition::end_of_british_turn(m, &mut after, dice)?);
             events.extend(fortifications::enforce(m, &before, &mut after));
             events.extend(fortifications::prune_entrenchments(m, &mut after));
-            // A garrison the tests left short loses its town now
+            // A garrison the attrition tests left short loses its town now
             // (DEFINITIONS: "must maintain a garrison"), as after a move or
             // a battle, before communications are traced.
             events.extend(update_control(m, &mut after));
