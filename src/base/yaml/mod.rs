@@ -88,6 +88,25 @@ pub fn read_body<T: DeserializeOwned + Default>(body: &Value, hint: &str) -> Res
     read_orders(body, "", hint)
 }
 
+/// A string value (the trees that self-play and the guides build).
+pub fn text(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+/// A sequence of string values.
+pub fn strings(list: &[String]) -> Value {
+    Value::Sequence(list.iter().map(|s| text(s)).collect())
+}
+
+/// A mapping of the pairs, string keys, in their order.
+pub fn mapping(pairs: Vec<(&str, Value)>) -> Value {
+    let mut m = Mapping::new();
+    for (k, v) in pairs {
+        m.insert(text(k), v);
+    }
+    Value::Mapping(m)
+}
+
 /// The canonical YAML of `value`: what the journal, `state.yaml` and
 /// `game.yaml` hold, and what `verify` compares byte for byte. Written by
 /// [`canonical`] where it can (the same bytes, faster), else by

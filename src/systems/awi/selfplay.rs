@@ -96,23 +96,6 @@ impl Draw {
     }
 }
 
-fn text(s: &str) -> Value {
-    Value::String(s.to_string())
-}
-
-fn strings(list: &[String]) -> Value {
-    Value::Sequence(list.iter().map(|s| text(s)).collect())
-}
-
-/// A mapping of the pairs, in their order.
-fn map(pairs: Vec<(&str, Value)>) -> Value {
-    let mut m = Mapping::new();
-    for (k, v) in pairs {
-        m.insert(text(k), v);
-    }
-    Value::Mapping(m)
-}
-
 fn number(n: u32) -> Value {
     Value::Number(n.into())
 }

@@ -29,7 +29,7 @@ use rand_chacha::ChaCha20Rng;
 
 use crate::base::dice::{self, Bytes32, StepDice};
 use crate::base::error::{Error, Result};
-use crate::base::yaml::{Mapping, Value};
+use crate::base::yaml::{mapping, strings, text, Mapping, Value};
 use crate::systems::gboar::board::state::State;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
@@ -93,22 +93,6 @@ impl Draw {
     fn subset<T: Clone>(&mut self, list: &[T]) -> Vec<T> {
         list.iter().filter(|_| self.chance(1, 2)).cloned().collect()
     }
-}
-
-fn text(s: &str) -> Value {
-    Value::String(s.to_string())
-}
-
-fn strings(list: &[String]) -> Value {
-    Value::Sequence(list.iter().map(|s| text(s)).collect())
-}
-
-fn mapping(pairs: Vec<(&str, Value)>) -> Value {
-    let mut m = Mapping::new();
-    for (k, v) in pairs {
-        m.insert(text(k), v);
-    }
-    Value::Mapping(m)
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::base::hex::{neighbours, HexId};
-use crate::base::yaml::{Mapping, Value};
+use crate::base::yaml::{mapping, strings, text, Mapping, Value};
 use crate::system::OrderCounts;
 use crate::systems::awi::board::{State, Step, REFEREE};
 use crate::systems::awi::data::Kind;
@@ -19,7 +19,7 @@ use crate::systems::awi::rules::battle::Forces;
 use crate::systems::awi::rules::command::{break_off_base, commanding_general, manipulation_points};
 use crate::systems::awi::system::Rules;
 
-use super::{listed, map, number, orders_file, read, strings, text, Draw, Read};
+use super::{listed, number, orders_file, read, Draw, Read};
 use crate::system::{Header, Rules as _};
 
 /// A battle step's files as drawn: the referee's one entry, or both
@@ -116,14 +116,17 @@ fn commanders(entry: &Value, mut sides: Vec<String>) -> Vec<(String, Mapping)> {
     for side in sides {
         let mut mine = Mapping::new();
         if let Some(v) = body.get(text("trivial")) {
-            let part = map(vec![
+            let part = mapping(vec![
                 ("distribute", own(field(v, "distribute"), &side)),
                 ("retreat_to", own(field(v, "retreat_to"), &side)),
             ]);
             mine.insert(text("trivial"), part);
         } else if let Some(v) = body.get(text("break_off")) {
             let pass = field(v, "pass").unwrap_or(Value::Null);
-            mine.insert(text("break_off"), map(vec![("pass", pass), ("attempts", own(field(v, "attempts"), &side))]));
+            mine.insert(
+                text("break_off"),
+                mapping(vec![("pass", pass), ("attempts", own(field(v, "attempts"), &side))]),
+            );
         } else {
             mine = body.clone();
         }
@@ -176,7 +179,7 @@ fn referee(rules: &Rules, game: &str, state: &State, step: &Step, hex: &str, dra
         Form::BreakOff => vec![break_off(state, step, &attempts, draw)],
         Form::Declines => retreats(rules, at, draw)
             .into_iter()
-            .map(|h| entry("cavalry_declines", map(vec![("retreat_to", text(&h))])))
+            .map(|h| entry("cavalry_declines", mapping(vec![("retreat_to", text(&h))])))
             .collect(),
     };
     let mut last = Vec::new();
@@ -234,7 +237,7 @@ fn break_off(state: &State, step: &Step, options: &BTreeMap<String, (u32, u32)>,
             attempts.insert(text(side), number(*least));
         }
     }
-    entry("break_off", map(vec![("pass", number(pass)), ("attempts", Value::Mapping(attempts))]))
+    entry("break_off", mapping(vec![("pass", number(pass)), ("attempts", Value::Mapping(attempts))]))
 }
 
 /// A result of the table: who left it (broke, or broke off after an
@@ -280,7 +283,7 @@ fn table(rules: &Rules, state: &State, f: &Forces, draw: &mut Draw) -> Vec<Mappi
             if broke || draw.chance(1, 4) {
                 r.push(("broke", Value::Bool(true)));
             }
-            units.insert(text(id), map(r));
+            units.insert(text(id), mapping(r));
         }
     }
     let mut outcomes = Mapping::new();
@@ -354,13 +357,13 @@ fn table(rules: &Rules, state: &State, f: &Forces, draw: &mut Draw) -> Vec<Mappi
             .filter(|_| draw.chance(1, 2))
             .cloned()
             .collect();
-        pairs.push(("pursuit", map(vec![("actions", number(actions)), ("caught", strings(&caught))])));
+        pairs.push(("pursuit", mapping(vec![("actions", number(actions)), ("caught", strings(&caught))])));
     }
-    let mut out = vec![entry("table", map(pairs.clone()))];
+    let mut out = vec![entry("table", mapping(pairs.clone()))];
     for h in retreats(rules, f.hex, draw) {
         let mut with = pairs.clone();
         with.push(("retreat_to", text(&h)));
-        out.push(entry("table", map(with)));
+        out.push(entry("table", mapping(with)));
     }
     out
 }
@@ -386,7 +389,7 @@ fn trivial(rules: &Rules, game: &str, state: &State, step: &Step, f: &Forces, dr
             }
         }
         let trivial =
-            map(vec![("distribute", Value::Mapping(distribute.clone())), ("retreat_to", Value::Mapping(retreat))]);
+            mapping(vec![("distribute", Value::Mapping(distribute.clone())), ("retreat_to", Value::Mapping(retreat))]);
         orders_file(game, step, REFEREE, &entry("trivial", trivial))
     };
     loop {

@@ -11,13 +11,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::base::hex::{neighbours, HexId};
-use crate::base::yaml::{Mapping, Value};
+use crate::base::yaml::{mapping, strings, text, Mapping, Value};
 use crate::systems::awi::board::{land_neighbours, State};
 use crate::systems::awi::data::{Class, FleetKind, Kind};
 use crate::systems::awi::rules::{fleets, militia};
 use crate::systems::awi::system::Rules;
 
-use super::{map, number, strings, text, Draw};
+use super::{number, Draw};
 
 /// The lists of an operations body, in the order they are drawn and
 /// written. `moves` is always written (the empty orders are `moves: []`).
@@ -88,7 +88,7 @@ pub fn draw(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Vec<It
         if let Some(end) = path.last().and_then(|h| h.parse().ok()) {
             ends.insert(id.clone(), end);
         }
-        items.push((MOVES, map(vec![("unit", text(&id)), ("path", strings(&path))])));
+        items.push((MOVES, mapping(vec![("unit", text(&id)), ("path", strings(&path))])));
     }
     for (id, p) in &state.pieces {
         if let Some(h) = p.hex.as_deref().and_then(|h| h.parse().ok()) {
@@ -220,7 +220,7 @@ fn fleet_moves(
         if !carry.is_empty() {
             pairs.push(("carry", strings(&carry)));
         }
-        out.push(map(pairs));
+        out.push(mapping(pairs));
     }
     (out, carried)
 }
@@ -255,7 +255,7 @@ fn replacements(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> Ve
             }
             let (unit, lacks) = short[draw.below(short.len())];
             let stands = one_to(draw, lacks.min(*held));
-            out.push(map(vec![("unit", text(unit)), ("town", text(town)), ("stands", number(stands))]));
+            out.push(mapping(vec![("unit", text(unit)), ("town", text(town)), ("stands", number(stands))]));
         }
     }
     out
@@ -287,7 +287,7 @@ fn militia_orders(rules: &Rules, state: &State, side: &str, draw: &mut Draw) -> 
         }
         let unit = units[draw.below(units.len())].clone();
         let stands = one_to(draw, levy.stands);
-        out.push(map(vec![("town", text(town)), ("unit", text(&unit)), ("stands", number(stands))]));
+        out.push(mapping(vec![("town", text(town)), ("unit", text(&unit)), ("stands", number(stands))]));
     }
     out
 }
@@ -342,7 +342,7 @@ fn builds(
             continue;
         }
         all.extend(builders.iter().cloned());
-        out.push(map(vec![
+        out.push(mapping(vec![
             ("hex", text(&hex.to_string())),
             ("works", text(if fort { "fort" } else { "entrenchment" })),
             ("units", strings(&builders)),
@@ -368,7 +368,7 @@ fn garrisons(rules: &Rules, state: &State, side: &str, ends: &BTreeMap<String, H
             .map(|(id, _)| id.clone())
             .filter(|_| draw.chance(4, 5))
             .collect();
-        out.push(map(vec![("hex", text(&f.hex)), ("garrison", strings(&inside))]));
+        out.push(mapping(vec![("hex", text(&f.hex)), ("garrison", strings(&inside))]));
     }
     out
 }
