@@ -717,6 +717,20 @@ pub struct SelfplayGame {
 }
 
 impl SelfplayGame {
+    /// Game `id` before its first step: nothing played, nothing found.
+    pub fn new(id: SelfplayId) -> SelfplayGame {
+        SelfplayGame {
+            id,
+            steps: 0,
+            result: None,
+            failures: Vec::new(),
+            orders: OrderCounts::default(),
+            events: BTreeMap::new(),
+            record: Vec::new(),
+            chain_length: 0,
+        }
+    }
+
     /// Game `id` as `play` plays it, a panic caught and made the game's
     /// failure, at the step `play` last wrote in its `at` (the journal
     /// step and the step's name): a panic in one game stops that game,
@@ -736,19 +750,14 @@ impl SelfplayGame {
                     .unwrap_or_else(|| "a panic without a message".into());
                 let (journal_step, step) = at.borrow().clone();
                 SelfplayGame {
-                    id,
                     steps: journal_step.saturating_sub(1),
-                    result: None,
                     failures: vec![SelfplayFailure {
                         game: id.game,
                         journal_step,
                         step,
                         what: format!("panic: {message}"),
                     }],
-                    orders: OrderCounts::default(),
-                    events: BTreeMap::new(),
-                    record: Vec::new(),
-                    chain_length: 0,
+                    ..SelfplayGame::new(id)
                 }
             }
         }

@@ -312,16 +312,7 @@ fn play_inner(
     at: &std::cell::RefCell<(u32, String)>,
 ) -> Played {
     let bound = max_steps(rules);
-    let mut played = Played {
-        id,
-        steps: 0,
-        result: None,
-        failures: Vec::new(),
-        orders: OrderCounts::default(),
-        events: BTreeMap::new(),
-        record: Vec::new(),
-        chain_length: bound + 1,
-    };
+    let mut played = Played { chain_length: bound + 1, ..Played::new(id) };
     let fail = |played: &mut Played, k: u32, step: &Step, what: String| {
         played.failures.push(Failure { game: id.game, journal_step: k, step: step.name(), what });
     };

@@ -666,16 +666,7 @@ fn play_inner(
     record: bool,
     at: &std::cell::RefCell<(u32, String)>,
 ) -> Played {
-    let mut played = Played {
-        id,
-        steps: 0,
-        result: None,
-        failures: Vec::new(),
-        orders: OrderCounts::default(),
-        events: BTreeMap::new(),
-        record: Vec::new(),
-        chain_length: 0,
-    };
+    let mut played = Played::new(id);
     let fail = |played: &mut Played, k: u32, step: &Step, what: String| {
         played.failures.push(Failure { game: id.game, journal_step: k, step: step.name(), what });
     };
