@@ -93,9 +93,14 @@ pub struct TerrainIndex {
     /// By hex number: the hex's place in `rows`, [`NO_ROW`] off the map.
     slots: Vec<u32>,
     rows: Vec<HexRow>,
-    /// By the number of a hexside's lower hex: its hexsides that hold
-    /// features or a road.
-    links: Vec<Vec<Link>>,
+    /// By the number of a hexside's lower hex: where its hexsides start in
+    /// `links` (hex number n's are `links[starts[n]..starts[n + 1]]`).
+    starts: Vec<u32>,
+    /// The hexsides that hold features or a road, by their lower hex's
+    /// number: one table, not a list per hex number (ten thousand lists,
+    /// nearly all empty, were most of the index's memory and of the time
+    /// spent building it, in every command that moves a unit).
+    links: Vec<Link>,
 }
 
 /// No hex of the map has this number.
@@ -302,15 +307,31 @@ impl TerrainIndex {
                 rows.push(row);
             }
         }
-        let mut links: Vec<Vec<Link>> = vec![Vec::new(); HEX_NUMBERS];
         let every_side: BTreeSet<Hexside> = sides.keys().chain(roads.keys()).copied().collect();
+        let mut numbered: Vec<(usize, Link)> = Vec::with_capacity(every_side.len());
         for side in every_side {
             let (low, high) = side.hexes();
-            if let Some(list) = links.get_mut(usize::from(low.number())) {
-                list.push(Link { high, features: sides.remove(&side).unwrap_or_default(), road: roads.remove(&side) });
+            let n = usize::from(low.number());
+            if n < HEX_NUMBERS {
+                numbered.push((
+                    n,
+                    Link { high, features: sides.remove(&side).unwrap_or_default(), road: roads.remove(&side) },
+                ));
             }
         }
-        TerrainIndex { slots, rows, links }
+        numbered.sort_by_key(|(n, _)| *n);
+        // starts[n + 1] counts the hexsides of hex numbers up to n.
+        let mut starts = vec![0u32; HEX_NUMBERS + 1];
+        for (n, _) in &numbered {
+            if let Some(s) = starts.get_mut(n + 1) {
+                *s = s.saturating_add(1);
+            }
+        }
+        for i in 1..starts.len() {
+            starts[i] = starts[i].saturating_add(starts[i - 1]);
+        }
+        let links = numbered.into_iter().map(|(_, link)| link).collect();
+        TerrainIndex { slots, rows, starts, links }
     }
 
     fn row(&self, hex: HexId) -> Option<&HexRow> {
@@ -329,7 +350,9 @@ impl TerrainIndex {
     /// (none between hexes that are not adjacent: no hexside joins them).
     fn link(&self, a: HexId, b: HexId) -> Option<&Link> {
         let (low, high) = (a.min(b), a.max(b));
-        self.links.get(usize::from(low.number()))?.iter().find(|l| l.high == high)
+        let n = usize::from(low.number());
+        let (from, to) = (*self.starts.get(n)?, *self.starts.get(n + 1)?);
+        self.links.get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)?.iter().find(|l| l.high == high)
     }
 }
 
