@@ -230,15 +230,17 @@ fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &
         .cloned()
         .collect();
     let chosen: Vec<String> = mine.into_iter().filter(|_| draw.chance(1, 2)).collect();
-    // Units of one hex, one time in four, as a stack.
+    let (moves, others) = template::draw_movement(rules, state, player, side, least, &chosen, &mut |n| draw.below(n));
+    // Units of one hex, one time in four, as a stack: units that have a
+    // move drawn, each of which may move (a unit the rules hold in place,
+    // such as the Historical Scenario's fixed artillery, has none).
     let mut by_hex: BTreeMap<crate::base::hex::HexId, Vec<String>> = BTreeMap::new();
-    for id in &chosen {
-        if let Some(h) = state.units.get(id).and_then(|u| u.hex) {
-            by_hex.entry(h).or_default().push(id.clone());
+    for m in &moves {
+        if let Some(h) = state.units.get(&m.unit).and_then(|u| u.hex) {
+            by_hex.entry(h).or_default().push(m.unit.clone());
         }
     }
     let stacks: Vec<Vec<String>> = by_hex.into_values().filter(|l| l.len() > 1 && draw.chance(1, 4)).collect();
-    let (moves, others) = template::draw_movement(rules, state, player, side, least, &chosen, &mut |n| draw.below(n));
     let mut out = Vec::new();
     let mut stacked: BTreeSet<&String> = BTreeSet::new();
     for m in &moves {
@@ -420,6 +422,14 @@ fn draw_choices(rules: &Rules, guide: &Guide, least: &Value, draw: &mut Draw) ->
             }
         }
         "fire" | "rifle-fire" => {
+            // Each of the guide's fires one time in two, but no unit fires
+            // twice and no target is fired at twice (11.1, 11.2; rifles
+            // 10.1, 10.2; mortars aim at hexes, not units): the guide
+            // offers each gun at each of its targets, alone and together,
+            // and the engine would refuse a second one (the choice dropped,
+            // at the cost of checking the orders again).
+            let mut firing: BTreeSet<String> = BTreeSet::new();
+            let mut targeted: BTreeSet<(&'static str, String)> = BTreeSet::new();
             for c in &guide.choices {
                 let key = match c.key.as_str() {
                     "fire" => "fire",
@@ -427,9 +437,17 @@ fn draw_choices(rules: &Rules, guide: &Guide, least: &Value, draw: &mut Draw) ->
                     "rifle_fire" => "rifle_fire",
                     _ => continue,
                 };
-                if let Some(v) = parse(&c.yaml).filter(|_| draw.chance(1, 2)) {
-                    out.push(Choice { place: Place::Item(key), value: v });
+                let Some(v) = parse(&c.yaml).filter(|_| draw.chance(1, 2)) else { continue };
+                let mut firers = string_list(v.get("guns"));
+                firers.extend(string_list(v.get("rifles")));
+                firers.extend(v.get("unit").and_then(Value::as_str).map(str::to_string));
+                let target = v.get("target").and_then(Value::as_str).map(|t| (key, t.to_string()));
+                if firers.iter().any(|f| firing.contains(f)) || target.as_ref().is_some_and(|t| targeted.contains(t)) {
+                    continue;
                 }
+                firing.extend(firers);
+                targeted.extend(target);
+                out.push(Choice { place: Place::Item(key), value: v });
             }
         }
         "construct-siege-works" => out.extend(draw_siege_works(rules, guide, draw)),
