@@ -171,7 +171,11 @@ fn campaign_selfplay_a_card_changes_the_board_under_written_moves_and_fire() {
 }
 
 /// Games that broke in new seeds' self-play (issue 11, 2026-12-05), the
-/// Historical ones (the Campaign ones below are other games now):
+/// Historical ones. Since a drawn stack holds only units with a move drawn
+/// (2026-12-05, afternoon: a stack with the scenario's fixed artillery was
+/// always refused) these ids play other games too, so this plays four
+/// more Historical games to a result; the cases below hold the rules.
+/// What broke then:
 /// - seed 23 game 1344: the least orders did not validate: two disrupted
 ///   units of a French/American stack next to the enemy (13.3, Savannah
 ///   4.1); moving either changed the words of the other's refusal, which

@@ -230,17 +230,26 @@ fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &
         .cloned()
         .collect();
     let chosen: Vec<String> = mine.into_iter().filter(|_| draw.chance(1, 2)).collect();
-    let (moves, others) = template::draw_movement(rules, state, player, side, least, &chosen, &mut |n| draw.below(n));
-    // Units of one hex, one time in four, as a stack: units that have a
-    // move drawn, each of which may move (a unit the rules hold in place,
-    // such as the Historical Scenario's fixed artillery, has none).
+    // Units of one hex, one time in four, as a stack.
     let mut by_hex: BTreeMap<crate::base::hex::HexId, Vec<String>> = BTreeMap::new();
-    for m in &moves {
-        if let Some(h) = state.units.get(&m.unit).and_then(|u| u.hex) {
-            by_hex.entry(h).or_default().push(m.unit.clone());
+    for id in &chosen {
+        if let Some(h) = state.units.get(id).and_then(|u| u.hex) {
+            by_hex.entry(h).or_default().push(id.clone());
         }
     }
     let stacks: Vec<Vec<String>> = by_hex.into_values().filter(|l| l.len() > 1 && draw.chance(1, 4)).collect();
+    let (moves, others) = template::draw_movement(rules, state, player, side, least, &chosen, &mut |n| draw.below(n));
+    // A stack holds only units that have a move drawn, each of which may
+    // move: a unit the rules hold in place (the Historical Scenario's fixed
+    // artillery and mortars) has none, and a stack with it was refused.
+    // (The draws above are made as before, so a game changes only where a
+    // stack held such a unit.)
+    let movers: BTreeSet<&String> = moves.iter().map(|m| &m.unit).collect();
+    let stacks: Vec<Vec<String>> = stacks
+        .into_iter()
+        .map(|s| s.into_iter().filter(|u| movers.contains(u)).collect::<Vec<String>>())
+        .filter(|s| s.len() > 1)
+        .collect();
     let mut out = Vec::new();
     let mut stacked: BTreeSet<&String> = BTreeSet::new();
     for m in &moves {
