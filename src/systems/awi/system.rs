@@ -298,6 +298,10 @@ impl Rules {
         if let Some(n) = &next {
             after.turn = n.turn;
             events.extend(arrive(m, &self.scenario, &mut after, n));
+            // Towns pass to a side whose land units alone hold them, and
+            // units that arrive hold the towns they appear in at once, as
+            // units that move in do (the stand-in for 1776's control).
+            events.extend(update_control(m, &mut after));
         } else {
             after.result = Some(seam::GameResult {
                 winner: "none".into(),
