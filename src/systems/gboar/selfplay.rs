@@ -438,7 +438,7 @@ fn draw_choices(rules: &Rules, guide: &Guide, least: &Value, draw: &mut Draw) ->
             // and the engine would refuse a second one (the choice dropped,
             // at the cost of checking the orders again).
             let mut firing: BTreeSet<String> = BTreeSet::new();
-            let mut targeted: BTreeSet<(&'static str, String)> = BTreeSet::new();
+            let mut targeted: BTreeSet<String> = BTreeSet::new();
             for c in &guide.choices {
                 let key = match c.key.as_str() {
                     "fire" => "fire",
@@ -450,7 +450,7 @@ fn draw_choices(rules: &Rules, guide: &Guide, least: &Value, draw: &mut Draw) ->
                 let mut firers = string_list(v.get("guns"));
                 firers.extend(string_list(v.get("rifles")));
                 firers.extend(v.get("unit").and_then(Value::as_str).map(str::to_string));
-                let target = v.get("target").and_then(Value::as_str).map(|t| (key, t.to_string()));
+                let target = v.get("target").and_then(Value::as_str).map(str::to_string);
                 if firers.iter().any(|f| firing.contains(f)) || target.as_ref().is_some_and(|t| targeted.contains(t)) {
                     continue;
                 }
