@@ -27,10 +27,12 @@ fn awi_games_with_random_orders_keep_every_invariant() {
     assert!(orders["kept"].as_u64().unwrap() >= 50, "{orders}");
     // Every list of the orders and every form of a battle's entry is drawn:
     // these five games give replacements, militia, works, garrisons, a
-    // trivial combat, results of the table and a cavalry withdrawal.
+    // trivial combat, results of the table, a cavalry withdrawal, and
+    // supply units or generals the enemy reached alone, captured.
     for kind in [
         "move",
         "retreat",
+        "captured",
         "replaced",
         "militia-formed",
         "entrenchment-built",

@@ -225,6 +225,7 @@ impl Rules {
         dice: &mut dyn Dice,
     ) -> Result<(State, Vec<Event>)> {
         let m = &self.module;
+        events.extend(battle::capture_unescorted(m, &mut after));
         if let Some(hex) = battle::hexes(m, &after).first() {
             let (sheet, siege) = battle::sheet(m, &after, *hex, &step.side, dice)?;
             events.extend(sheet);
@@ -298,6 +299,9 @@ impl Rules {
         if let Some(n) = &next {
             after.turn = n.turn;
             events.extend(arrive(m, &self.scenario, &mut after, n));
+            // Supply units and generals the arrivals find alone are taken
+            // at once, as when units move in (battle::capture_unescorted).
+            events.extend(battle::capture_unescorted(m, &mut after));
             // Towns pass to a side whose land units alone hold them, and
             // units that arrive hold the towns they appear in at once, as
             // units that move in do (the stand-in for 1776's control).
@@ -1341,17 +1345,29 @@ fn battle_template(m: &Module, s: &State, hex: &str, attacker: &str, side: &str)
             }
         );
     }
+    // The hexes each side may retreat to: "none" tells it to name none
+    // (no line of retreat: its survivors are captured should it lose).
+    let open = |side: &str| {
+        let hexes = battle::retreat_hexes(m, s, at, side);
+        if hexes.is_empty() {
+            format!("{side} none (leave it out: should it lose, it is captured)")
+        } else {
+            format!("{side} {}", hexes.iter().map(HexId::to_string).collect::<Vec<_>>().join(" or "))
+        }
+    };
+    let retreats = format!("{}; {}", open(attacker), open(&f.defender));
     comment += &format!(
-        "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n",
+        "#   generals_lost: []   # generals killed or captured: {}\n#   retreat_to: \"CCRR\"   # the hex next to {hex} the side that lost goes to: {retreats}\n#   pursuit: {{actions: 6, caught: [unit, ...]}}   # the pursuer's D10 and the units within its distance\n",
         f.generals.values().flatten().cloned().collect::<Vec<_>>().join(", "),
     );
     if commander {
         comment += &format!(
-            "# trivial:          # both players agreeing (both send it): 1776's combat table, rolled by adjutant\n#   distribute: {{{side}: [unit, ...]}}   # the order your markers go, each of your units once\n#   retreat_to: {{{side}: \"CCRR\"}}   # where you go should you lose\n"
+            "# trivial:          # both players agreeing (both send it): 1776's combat table, rolled by adjutant\n#   distribute: {{{side}: [unit, ...]}}   # the order your markers go, each of your units once\n#   retreat_to: {{{side}: \"CCRR\"}}   # where you go should you lose: {}\n",
+            open(side)
         );
     } else {
         comment += &format!(
-            "# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose\n",
+            "# trivial:          # both players agreeing: 1776's combat table, rolled by adjutant\n#   distribute: {{{attacker}: [unit, ...], {}: [unit, ...]}}   # the order each side's markers go\n#   retreat_to: {{{attacker}: \"CCRR\", {}: \"CCRR\"}}   # where each side goes should it lose: {retreats}\n",
             f.defender, f.defender
         );
     }

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::dice::Die;
 use crate::base::error::{echo, Error, Result};
-use crate::base::hex::{are_adjacent, HexId};
+use crate::base::hex::{are_adjacent, neighbours, HexId};
 use crate::system::{Dice, Event};
 use crate::systems::awi::board::{enemy_of, Attempt, Siege, State};
 use crate::systems::awi::data::{Class, Kind, Module, WATER};
@@ -47,17 +47,78 @@ const EFFECTS: &str = "AWI Communication Effects";
 pub const DECLINES: &str = "AWI Cavalry Withdrawal Before Combat";
 pub const BREAKING: &str = "AWI Breaking Off";
 
-/// The hexes where both sides' land units stand: a battle each, in hex
-/// order.
-pub fn hexes(m: &Module, s: &State) -> Vec<HexId> {
+/// The sides whose units that fight (not supply units) stand in each hex.
+fn fighting_sides<'a>(m: &'a Module, s: &State) -> BTreeMap<HexId, BTreeSet<&'a str>> {
     let mut sides: BTreeMap<HexId, BTreeSet<&str>> = BTreeMap::new();
     for (id, p) in &s.pieces {
         let (Some(u), Some(hex)) = (m.unit(id), p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok())) else {
             continue;
         };
-        sides.entry(hex).or_default().insert(u.side.as_str());
+        if !u.is_supply() {
+            sides.entry(hex).or_default().insert(u.side.as_str());
+        }
     }
-    sides.into_iter().filter(|(_, s)| s.len() > 1).map(|(h, _)| h).collect()
+    sides
+}
+
+/// The hexes where both sides' units that fight stand: a battle each, in
+/// hex order. (Supply units do not fight: [`capture_unescorted`] takes
+/// those the enemy reaches alone before any battle is joined.)
+pub fn hexes(m: &Module, s: &State) -> Vec<HexId> {
+    fighting_sides(m, s).into_iter().filter(|(_, s)| s.len() > 1).map(|(h, _)| h).collect()
+}
+
+/// A stand-in for 1776's rule, which our texts do not give ("Supply units
+/// are used as given in 1776 for all purposes except combat"; a supply
+/// unit has no fighting stands and never fights): the supply units and
+/// generals of a side in a hex where the enemy's units that fight stand
+/// and none of its own do are captured, with no battle (there is no force
+/// to fight one): the supply units eliminated, the generals lost. In hex
+/// order, then id order.
+pub fn capture_unescorted(m: &Module, s: &mut State) -> Vec<Event> {
+    let fighting = fighting_sides(m, s);
+    let mut taken: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+    for (id, p) in &s.pieces {
+        let Some(hex) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
+        let side = match (m.unit(id), m.general(id)) {
+            (Some(u), _) if u.is_supply() => u.side.as_str(),
+            (None, Some(g)) => g.side.as_str(),
+            _ => continue,
+        };
+        let here = fighting.get(&hex);
+        if here.is_some_and(|x| !x.contains(side) && x.contains(enemy_of(m, side).as_str())) {
+            taken.entry(hex).or_default().push(id.clone());
+        }
+    }
+    let mut events = Vec::new();
+    for (hex, ids) in taken {
+        for id in &ids {
+            let supply = m.unit(id).is_some();
+            if let Some(p) = s.pieces.get_mut(id) {
+                p.hex = None;
+                p.eliminated |= supply;
+            }
+        }
+        let side = ids
+            .first()
+            .and_then(|id| m.unit(id).map(|u| u.side.clone()).or_else(|| m.general(id).map(|g| g.side.clone())))
+            .unwrap_or_default();
+        events.push(
+            Event::new(
+                TRANSFER,
+                "captured",
+                format!(
+                    "{side}'s {} captured at {hex}: no unit of {side}'s that fights is with {}, so no battle is fought (stand-in ruling: supply units and generals alone are taken by the enemy's units that reach them)",
+                    ids.join(", "),
+                    if ids.len() == 1 { "it" } else { "them" }
+                ),
+            )
+            .with("side", &side)
+            .with("hex", hex.to_string())
+            .with("pieces", &ids),
+        );
+    }
+    events
 }
 
 /// Who fights a battle: each side's land units and generals in the hex,
@@ -404,6 +465,30 @@ fn retreat_problem(m: &Module, s: &State, from: HexId, side: &str, text: &str) -
         return Some(format!("{hex} holds the enemy's land units"));
     }
     None
+}
+
+/// The hexes the side may retreat to from `from`, in hex order: none when
+/// every hex next to it is off the map, a sea lane or holds the enemy.
+pub fn retreat_hexes(m: &Module, s: &State, from: HexId, side: &str) -> Vec<HexId> {
+    let mut out: Vec<HexId> = neighbours(from, m.map.layout)
+        .into_iter()
+        .filter(|h| retreat_problem(m, s, from, side, &h.to_string()).is_none())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The problem of a retreat hex left out: none when the side has nowhere
+/// to go (its survivors are then captured, see [`recover`]), else the
+/// hexes it may name.
+fn retreat_missing(m: &Module, s: &State, from: HexId, side: &str, what: &str) -> Option<String> {
+    let legal = retreat_hexes(m, s, from, side);
+    (!legal.is_empty()).then(|| {
+        format!(
+            "{what}: {} (a hex next to {from}, on the map, not a sea lane, holding none of the enemy's land units)",
+            legal.iter().map(HexId::to_string).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 /// Every problem of an entry for the battle at `hex`: the referee's (`by`
@@ -783,12 +868,12 @@ fn check_table(m: &Module, s: &State, f: &Forces, sides: &[String; 2], t: &Table
                 problems.push(problem("table.retreat_to", why, "bad-retreat", TRANSFER));
             }
         }
-        (None, true) => problems.push(problem(
-            "table.retreat_to",
-            format!("{loser} does not hold the field: name the hex next to {} its survivors retreat to", f.hex),
-            "bad-retreat",
-            TRANSFER,
-        )),
+        (None, true) => {
+            let what = format!("{loser} does not hold the field: name the hex its survivors retreat to");
+            if let Some(why) = retreat_missing(m, s, f.hex, &loser, &what) {
+                problems.push(problem("table.retreat_to", why, "bad-retreat", TRANSFER));
+            }
+        }
         (Some(_), false) => problems.push(problem(
             "table.retreat_to",
             format!("{loser} has nothing left at {} to retreat", f.hex),
@@ -987,12 +1072,12 @@ fn check_trivial(
             }
         }
         match t.retreat_to.get(side) {
-            None => problems.push(problem(
-                "trivial.retreat_to",
-                format!("where {side} retreats should it lose is missing: a hex next to {}", f.hex),
-                "bad-retreat",
-                TRIVIAL,
-            )),
+            None => {
+                let what = format!("where {side} retreats should it lose is missing");
+                if let Some(why) = retreat_missing(m, s, f.hex, side, &what) {
+                    problems.push(problem("trivial.retreat_to", why, "bad-retreat", TRIVIAL));
+                }
+            }
             Some(h) => {
                 if let Some(why) = retreat_problem(m, s, f.hex, side, h) {
                     problems.push(problem(format!("trivial.retreat_to.{side}"), why, "bad-retreat", TRIVIAL));
@@ -1407,6 +1492,15 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
     let british_lost = fought.holds_field != BRITISH;
     let mut events = Vec::new();
     let loser = if fought.holds_field == f.attacker { f.defender.clone() } else { f.attacker.clone() };
+    // A stand-in ruling (the article and 1776's texts are silent): the
+    // side that leaves the field with no hex to retreat to (every hex next
+    // to the battle off the map, a sea lane or held by the enemy; the
+    // entry's check lets it name none only then) is captured whole: its
+    // surviving units are eliminated for good, its generals lost, its
+    // supply units taken. Left on the field, it would fight again at once.
+    let captured = fought.retreat_to.is_none();
+    let no_way = || format!("{loser} has no hex to retreat to from {}", f.hex);
+    let mut taken_all: Vec<String> = Vec::new();
     for (side, id) in f.all_units() {
         let Some(u) = m.unit(id) else { continue };
         let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
@@ -1440,7 +1534,12 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
             r.min(chart.most).min(markers)
         };
         let left = markers - removed;
-        let eliminated = left >= stands;
+        let taken = captured && side == loser && left < stands;
+        if taken {
+            why.push(format!("captured: {}", no_way()));
+            taken_all.push(id.to_string());
+        }
+        let eliminated = left >= stands || taken;
         let p = after.pieces.entry(id.to_string()).or_default();
         if eliminated {
             p.stands = 0;
@@ -1476,21 +1575,27 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
                 .with("removed", removed)
                 .with("stands_lost", left.min(stands))
                 .with("stands", if eliminated { 0 } else { stands - left })
-                .with("eliminated", eliminated),
+                .with("eliminated", eliminated)
+                .with("captured", taken),
         );
     }
     for g in f.generals.values().flatten() {
         let p = after.pieces.entry(g.clone()).or_default();
-        if fought.generals_lost.contains(g) {
+        let taken = captured && m.general(g).is_some_and(|x| x.side == loser) && !fought.generals_lost.contains(g);
+        if taken {
+            taken_all.push(g.clone());
+        }
+        if fought.generals_lost.contains(g) || taken {
             p.hex = None;
             events.push(
                 Event::new(
                     TRANSFER,
                     "general-lost",
                     format!(
-                        "{} is lost at the battle of {}",
+                        "{} is lost at the battle of {}{}",
                         m.piece(g).map(|x| x.name().to_string()).unwrap_or_default(),
-                        f.hex
+                        f.hex,
+                        if taken { format!(": captured, {}", no_way()) } else { String::new() }
                     ),
                 )
                 .with("general", g),
@@ -1508,6 +1613,10 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
             if spent.contains(id) {
                 p.hex = None;
                 p.eliminated = true;
+            } else if *side == loser && captured {
+                p.hex = None;
+                p.eliminated = true;
+                taken_all.push(id.clone());
             } else if *side == loser {
                 if let Some(h) = fought.retreat_to {
                     p.hex = Some(h.to_string());
@@ -1541,6 +1650,24 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
             .with("side", side)
             .with("units", &spent)
             .with("left", &left),
+        );
+    }
+    if !taken_all.is_empty() {
+        events.push(
+            Event::new(
+                TRANSFER,
+                "surrendered",
+                format!(
+                    "{} surrenders at {} ({}): {} (stand-in ruling: a beaten force with no line of retreat is captured)",
+                    loser,
+                    f.hex,
+                    taken_all.join(", "),
+                    no_way()
+                ),
+            )
+            .with("side", &loser)
+            .with("hex", f.hex.to_string())
+            .with("pieces", &taken_all),
         );
     }
     if let Some(h) = fought.retreat_to {

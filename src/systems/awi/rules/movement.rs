@@ -317,26 +317,37 @@ fn field_of(body: &Body, unit: &str) -> String {
     "moves".into()
 }
 
-/// A supply unit has no fighting stands: it enters a hex the enemy's land
-/// units hold only beside a unit of its side that fights (a stand-in:
-/// 1776's rule for supply units is not in our texts; "Supply units are
-/// used as given in 1776 for all purposes except combat").
+/// A supply unit or a general has no fighting stands: it enters a hex the
+/// enemy's land units hold only beside a unit of its side that fights,
+/// ending its move there (a stand-in: 1776's rule for supply units is not
+/// in our texts, "Supply units are used as given in 1776 for all purposes
+/// except combat"; a general is no force to fight a battle). Alone there
+/// it would be captured at once (battle::capture_unescorted).
 fn supply_alone(m: &Module, s: &State, body: &Body, moves: &[Checked], enemy: &BTreeSet<HexId>) -> Vec<Problem> {
     let after = apply(s, moves);
     let mut problems = Vec::new();
     for mv in moves {
-        let Some(u) = m.unit(&mv.unit).filter(|u| u.is_supply()) else { continue };
+        let (side, what, code, rule) = match (m.unit(&mv.unit), m.general(&mv.unit)) {
+            (Some(u), _) if u.is_supply() => (&u.side, format!("{} is a supply unit", u.name), "supply-alone", "AWI Supply"),
+            (None, Some(g)) => (
+                &g.side,
+                format!("{} is a general", g.name),
+                "general-alone",
+                "AWI Transferring to the Miniatures Game",
+            ),
+            _ => continue,
+        };
         let Some(end) = mv.path.last().copied() else { continue };
         if !enemy.contains(&end) {
             continue;
         }
-        let escorted = after.at(end).iter().any(|id| m.unit(id).is_some_and(|x| x.side == u.side && !x.is_supply()));
+        let escorted = after.at(end).iter().any(|id| m.unit(id).is_some_and(|x| &x.side == side && !x.is_supply()));
         if !escorted {
             problems.push(problem(
                 field_of(body, &mv.unit),
-                format!("{} is a supply unit: it has no fighting stands and enters {end}, held by the enemy's land units, only with a unit of its side that fights and ends its move there", u.name),
-                "supply-alone",
-                "AWI Supply",
+                format!("{what}: it has no fighting stands and enters {end}, held by the enemy's land units, only with a unit of its side that fights and ends its move there"),
+                code,
+                rule,
             ));
         }
     }

@@ -370,7 +370,9 @@ fn table(rules: &Rules, state: &State, f: &Forces, draw: &mut Draw) -> Vec<Mappi
 
 /// The trivial-combat entry: each side's units in a random order, and a
 /// retreat hex for each side, tried among the hexes next to the battle's
-/// in random order until the entry validates.
+/// in random order until the entry validates, and last none (a side with
+/// no hex to retreat to names none: its survivors are captured should it
+/// lose).
 fn trivial(rules: &Rules, game: &str, state: &State, step: &Step, f: &Forces, draw: &mut Draw) -> Built {
     let mut distribute = Mapping::new();
     let mut options: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -409,8 +411,7 @@ fn trivial(rules: &Rules, game: &str, state: &State, step: &Step, f: &Forces, dr
                         moved = true;
                     }
                 }
-                let out = tried.iter().any(|(side, i)| *i >= options[side].len());
-                if !moved || out {
+                if !moved {
                     return Err(format!(
                         "the referee's trivial entry cannot be made to validate: {}\n{file}",
                         listed(&problems)
