@@ -37,7 +37,7 @@ use crate::base::yaml::{Mapping, Value};
 use crate::system::{self as seam, GameState, Header, Rules as _};
 use crate::systems::awi::board::{side_order, State, Step};
 use crate::systems::awi::data::{Class, WATER};
-use crate::systems::awi::rules::{fleets, fortifications};
+use crate::systems::awi::rules::{battle as battles_rule, fleets, fortifications};
 use crate::systems::awi::system::Rules;
 
 mod battle;
@@ -200,6 +200,7 @@ fn operations_orders(rules: &Rules, game: &str, state: &State, step: &Step, draw
 /// on one of its hexes (a land unit or general on land, a fleet on a sea
 /// lane or in a port); no land unit but militia has more fighting stands
 /// than its counter, and a supply unit none; no eliminated piece is on the map;
+/// both sides' land pieces share a hex only for a battle to come;
 /// each fort's garrison is of its side's units in its hex, none named
 /// twice nor in two forts, and holds the article's minimum; one fort a
 /// hex; an entrenchment's side has land units in it; the ledgers hold no
@@ -238,6 +239,39 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
             if u.is_supply() && p.stands > 0 {
                 out.push(format!("the supply unit {id} has {} fighting stands", p.stands));
             }
+        }
+    }
+    // Both sides' land pieces share a hex only for a battle still to come
+    // (both sides' units that fight there, and the next step a battle):
+    // a supply unit or a general the enemy reaches alone is taken at once,
+    // and a beaten side leaves the field or is captured.
+    let mut sides: BTreeMap<HexId, BTreeSet<&str>> = BTreeMap::new();
+    for (id, p) in &state.pieces {
+        let side = match (m.unit(id), m.general(id)) {
+            (Some(u), _) => u.side.as_str(),
+            (None, Some(g)) => g.side.as_str(),
+            _ => continue,
+        };
+        if let Some(hex) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) {
+            sides.entry(hex).or_default().insert(side);
+        }
+    }
+    let battles = battles_rule::hexes(m, state);
+    let awaiting_battle = state.next.as_ref().is_some_and(|n| n.battle.is_some());
+    // Reinforcements due at a hex the enemy holds, with every hex next to
+    // it held too, appear there and fight after their side's operations.
+    let surrounded_arrival = |hex: &HexId| {
+        state.next.as_ref().is_some_and(|n| {
+            m.scenario(&rules.scenario).is_ok_and(|sc| {
+                sc.reinforcements.iter().any(|a| a.turn == n.turn && a.hex == hex.to_string())
+            })
+        })
+    };
+    for (hex, s) in sides.iter().filter(|(_, s)| s.len() > 1) {
+        if !battles.contains(hex) {
+            out.push(format!("both sides' pieces are at {hex}, but not both sides' units that fight: no battle can be fought there"));
+        } else if !awaiting_battle && !surrounded_arrival(hex) {
+            out.push(format!("both sides' units that fight are at {hex} ({}), but the next step is no battle", s.iter().copied().collect::<Vec<_>>().join(", ")));
         }
     }
     let mut inside: BTreeMap<&str, &str> = BTreeMap::new();

@@ -337,13 +337,19 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
         events.extend(replacements::arrive(m, sc, s, step));
         events.extend(militia::arrive(m, sc, s, step));
         for a in sc.reinforcements.iter().filter(|a| a.turn == step.turn) {
+            // Held by the enemy, the entry hex gives way to one next to it
+            // (battle::arrival_hex), the same for every unit of the group.
+            let hex = match a.hex.parse::<HexId>() {
+                Ok(h) => battle::arrival_hex(m, s, h, &step.side).to_string(),
+                Err(_) => a.hex.clone(),
+            };
             for id in &a.units {
                 let side = m.piece(id).map(|p| p.side().to_string()).unwrap_or_default();
                 let Some(p) = s.pieces.get_mut(id) else { continue };
                 if side != step.side || p.hex.is_some() || p.eliminated {
                     continue;
                 }
-                p.hex = Some(a.hex.clone());
+                p.hex = Some(hex.clone());
                 p.stands = m.unit(id).map(|u| u.fighting_stands).unwrap_or(0);
                 p.in_communication = true;
                 events.push(
@@ -351,13 +357,18 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
                         "AWI Reinforcements",
                         "reinforcement",
                         format!(
-                            "{} arrives at {}",
+                            "{} arrives at {hex}{}",
                             m.piece(id).map(|p| p.name().to_string()).unwrap_or_default(),
-                            a.hex
+                            if hex == a.hex {
+                                String::new()
+                            } else {
+                                format!(" ({} is held by the enemy: reinforcements land next to it, as in 1776)", a.hex)
+                            }
                         ),
                     )
                     .with("unit", id)
-                    .with("hex", &a.hex),
+                    .with("hex", &hex)
+                    .with("due_at", &a.hex),
                 );
             }
         }

@@ -32,7 +32,7 @@ use crate::base::dice::Die;
 use crate::base::error::{echo, Error, Result};
 use crate::base::hex::{are_adjacent, neighbours, HexId};
 use crate::system::{Dice, Event};
-use crate::systems::awi::board::{enemy_of, Attempt, Siege, State};
+use crate::systems::awi::board::{enemy_of, land_neighbours, Attempt, Siege, State};
 use crate::systems::awi::data::{Class, Kind, Module, WATER};
 use crate::systems::awi::rules::command::{break_off_base, commanding_general, commands, manipulation_points};
 use crate::systems::awi::rules::comms::{traced, BRITISH};
@@ -66,6 +66,26 @@ fn fighting_sides<'a>(m: &'a Module, s: &State) -> BTreeMap<HexId, BTreeSet<&'a 
 /// those the enemy reaches alone before any battle is joined.)
 pub fn hexes(m: &Module, s: &State) -> Vec<HexId> {
     fighting_sides(m, s).into_iter().filter(|(_, s)| s.len() > 1).map(|(h, _)| h).collect()
+}
+
+/// Where reinforcements due at `hex` appear: "The arrival of
+/// reinforcements on the map is governed by the rules in 1776", whose
+/// reinforcements, when the entry hex is held by the enemy, land next to
+/// it (docs/design 1776-FACTS.md). A stand-in: the first hex next to it in
+/// hex order, on the map and land, where none of the enemy's units that
+/// fight stand; the entry hex itself when it is free, or when every hex
+/// next to it is held too (they then fight for it after their side's
+/// operations, as units that moved in would).
+pub fn arrival_hex(m: &Module, s: &State, hex: HexId, side: &str) -> HexId {
+    let fighting = fighting_sides(m, s);
+    let enemy = enemy_of(m, side);
+    let held = |h: &HexId| fighting.get(h).is_some_and(|x| x.contains(enemy.as_str()));
+    if !held(&hex) {
+        return hex;
+    }
+    let mut next = land_neighbours(m, hex);
+    next.sort();
+    next.into_iter().find(|h| !held(h)).unwrap_or(hex)
 }
 
 /// A stand-in for 1776's rule, which our texts do not give ("Supply units
