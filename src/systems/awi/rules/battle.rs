@@ -466,7 +466,7 @@ fn problem(field: impl Into<String>, message: impl Into<String>, code: &'static 
 }
 
 /// Whether `hex` is a hex the side may retreat to from `from`: on the map,
-/// land, next to it, holding none of the enemy's land units.
+/// land, next to it, holding none of the enemy's land units or generals.
 fn retreat_problem(m: &Module, s: &State, from: HexId, side: &str, text: &str) -> Option<String> {
     let Ok(hex) = text.parse::<HexId>() else {
         return Some(format!("'{}' is not a hex id (four digits, CCRR)", echo(text)));
@@ -483,6 +483,10 @@ fn retreat_problem(m: &Module, s: &State, from: HexId, side: &str, text: &str) -
     let enemy = enemy_of(m, side);
     if s.at(hex).iter().any(|id| m.unit(id).is_some_and(|u| u.side == enemy)) {
         return Some(format!("{hex} holds the enemy's land units"));
+    }
+    // As a move cannot enter it (no battle can be fought there).
+    if s.at(hex).iter().any(|id| m.general(id).is_some_and(|g| g.side == enemy)) {
+        return Some(format!("{hex} holds enemy generals"));
     }
     None
 }
@@ -505,7 +509,7 @@ fn retreat_missing(m: &Module, s: &State, from: HexId, side: &str, what: &str) -
     let legal = retreat_hexes(m, s, from, side);
     (!legal.is_empty()).then(|| {
         format!(
-            "{what}: {} (a hex next to {from}, on the map, not a sea lane, holding none of the enemy's land units)",
+            "{what}: {} (a hex next to {from}, on the map, not a sea lane, holding none of the enemy's land units or generals)",
             legal.iter().map(HexId::to_string).collect::<Vec<_>>().join(", ")
         )
     })
