@@ -458,6 +458,9 @@ pub struct PursuitEntry {
 #[serde(expecting = "a trivial combat, a map with distribute and retreat_to")]
 pub struct Trivial {
     pub distribute: BTreeMap<String, Vec<String>>,
+    /// Each side's retreat hex; a side with none to go to names none (no
+    /// line of retreat), so a file may leave the whole map out.
+    #[serde(default)]
     pub retreat_to: BTreeMap<String, String>,
 }
 
