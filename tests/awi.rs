@@ -124,6 +124,8 @@ fn a_battle_is_handed_to_the_table_and_the_referee_enters_its_result() {
         template.contains("step: american-battle-0101") && template.contains("militia: {markers: 0}"),
         "{template}"
     );
+    // The hexes each side may retreat to, as the entry's check takes them.
+    assert!(template.contains("the side that lost goes to: american 0102 or 0201; british 0102 or 0201"), "{template}");
     let entry =
         |body: &str| format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: referee\n{body}").into_bytes();
     let file = dir.path().join("result.yaml");

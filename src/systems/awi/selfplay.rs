@@ -262,16 +262,20 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
     // it held too, appear there and fight after their side's operations.
     let surrounded_arrival = |hex: &HexId| {
         state.next.as_ref().is_some_and(|n| {
-            m.scenario(&rules.scenario).is_ok_and(|sc| {
-                sc.reinforcements.iter().any(|a| a.turn == n.turn && a.hex == hex.to_string())
-            })
+            m.scenario(&rules.scenario)
+                .is_ok_and(|sc| sc.reinforcements.iter().any(|a| a.turn == n.turn && a.hex == hex.to_string()))
         })
     };
     for (hex, s) in sides.iter().filter(|(_, s)| s.len() > 1) {
         if !battles.contains(hex) {
-            out.push(format!("both sides' pieces are at {hex}, but not both sides' units that fight: no battle can be fought there"));
+            out.push(format!(
+                "both sides' pieces are at {hex}, but not both sides' units that fight: no battle can be fought there"
+            ));
         } else if !awaiting_battle && !surrounded_arrival(hex) {
-            out.push(format!("both sides' units that fight are at {hex} ({}), but the next step is no battle", s.iter().copied().collect::<Vec<_>>().join(", ")));
+            out.push(format!(
+                "both sides' units that fight are at {hex} ({}), but the next step is no battle",
+                s.iter().copied().collect::<Vec<_>>().join(", ")
+            ));
         }
     }
     let mut inside: BTreeMap<&str, &str> = BTreeMap::new();

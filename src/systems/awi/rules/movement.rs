@@ -328,7 +328,9 @@ fn supply_alone(m: &Module, s: &State, body: &Body, moves: &[Checked], enemy: &B
     let mut problems = Vec::new();
     for mv in moves {
         let (side, what, code, rule) = match (m.unit(&mv.unit), m.general(&mv.unit)) {
-            (Some(u), _) if u.is_supply() => (&u.side, format!("{} is a supply unit", u.name), "supply-alone", "AWI Supply"),
+            (Some(u), _) if u.is_supply() => {
+                (&u.side, format!("{} is a supply unit", u.name), "supply-alone", "AWI Supply")
+            }
             (None, Some(g)) => (
                 &g.side,
                 format!("{} is a general", g.name),
