@@ -259,11 +259,17 @@ fn broken(rules: &Rules, state: &State) -> Vec<String> {
     let battles = battles_rule::hexes(m, state);
     let awaiting_battle = state.next.as_ref().is_some_and(|n| n.battle.is_some());
     // Reinforcements due at a hex the enemy holds, with every hex next to
-    // it held too, appear there and fight after their side's operations.
+    // it held too, appear there and fight after their side's operations:
+    // the side about to operate has a group due at the hex this month.
     let surrounded_arrival = |hex: &HexId| {
         state.next.as_ref().is_some_and(|n| {
-            m.scenario(&rules.scenario)
-                .is_ok_and(|sc| sc.reinforcements.iter().any(|a| a.turn == n.turn && a.hex == hex.to_string()))
+            m.scenario(&rules.scenario).is_ok_and(|sc| {
+                sc.reinforcements.iter().any(|a| {
+                    a.turn == n.turn
+                        && a.hex == hex.to_string()
+                        && a.units.iter().any(|id| m.piece(id).is_some_and(|p| p.side() == n.side))
+                })
+            })
         })
     };
     for (hex, s) in sides.iter().filter(|(_, s)| s.len() > 1) {
