@@ -339,9 +339,12 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
         for a in sc.reinforcements.iter().filter(|a| a.turn == step.turn) {
             // Held by the enemy, the entry hex gives way to one next to it
             // (battle::arrival_hex), the same for every unit of the group.
-            let hex = match a.hex.parse::<HexId>() {
-                Ok(h) => battle::arrival_hex(m, s, h, &step.side).to_string(),
-                Err(_) => a.hex.clone(),
+            let (hex, held) = match a.hex.parse::<HexId>() {
+                Ok(h) => {
+                    let (to, held) = battle::arrival_hex(m, s, h, &step.side);
+                    (to.to_string(), held)
+                }
+                Err(_) => (a.hex.clone(), false),
             };
             for id in &a.units {
                 let side = m.piece(id).map(|p| p.side().to_string()).unwrap_or_default();
@@ -359,10 +362,13 @@ fn arrive(m: &Module, scenario: &str, s: &mut State, step: &Step) -> Vec<Event> 
                         format!(
                             "{} arrives at {hex}{}",
                             m.piece(id).map(|p| p.name().to_string()).unwrap_or_default(),
-                            if hex == a.hex {
-                                String::new()
-                            } else {
-                                format!(" ({} is held by the enemy: reinforcements land next to it, as in 1776)", a.hex)
+                            match (held, hex == a.hex) {
+                                (false, _) => String::new(),
+                                (true, false) => format!(
+                                    " ({} is held by the enemy: reinforcements land next to it, as in 1776)",
+                                    a.hex
+                                ),
+                                (true, true) => " (held by the enemy, and every hex next to it: they appear on him, and fight after their side's operations)".to_string(),
                             }
                         ),
                     )

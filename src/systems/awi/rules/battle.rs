@@ -75,17 +75,18 @@ pub fn hexes(m: &Module, s: &State) -> Vec<HexId> {
 /// hex order, on the map and land, where none of the enemy's units that
 /// fight stand; the entry hex itself when it is free, or when every hex
 /// next to it is held too (they then fight for it after their side's
-/// operations, as units that moved in would).
-pub fn arrival_hex(m: &Module, s: &State, hex: HexId, side: &str) -> HexId {
+/// operations, as units that moved in would). With it, whether the entry
+/// hex is held.
+pub fn arrival_hex(m: &Module, s: &State, hex: HexId, side: &str) -> (HexId, bool) {
     let fighting = fighting_sides(m, s);
     let enemy = enemy_of(m, side);
     let held = |h: &HexId| fighting.get(h).is_some_and(|x| x.contains(enemy.as_str()));
     if !held(&hex) {
-        return hex;
+        return (hex, false);
     }
     let mut next = land_neighbours(m, hex);
     next.sort();
-    next.into_iter().find(|h| !held(h)).unwrap_or(hex)
+    (next.into_iter().find(|h| !held(h)).unwrap_or(hex), true)
 }
 
 /// A stand-in for 1776's rule, which our texts do not give ("Supply units
