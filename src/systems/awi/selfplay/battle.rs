@@ -87,7 +87,67 @@ pub fn orders(rules: &Rules, game: &str, state: &State, step: &Step, hex: &str, 
         others.insert(side.clone(), h.body.clone());
         files.push((side, file, h));
     }
+    let mut counts = counts;
+    if files.len() == 2 && draw.chance(1, 4) {
+        disagree(rules, game, state, step, hex, &files, &mut counts, draw)?;
+    }
     Ok((files, counts))
+}
+
+/// The commanders disagreeing: a second entry drawn afresh, the second
+/// commander's part of it checked against the first commander's file as
+/// the shell checks a file on arrival (`validate_with`). It must be
+/// refused when it is of another form, or (`table:`, `cavalry_declines:`,
+/// "what both saw at the table") names another side holding the field,
+/// other outcomes or another retreat. It is never sent: the agreeing
+/// files are. Counted as a choice drawn and not kept.
+#[allow(clippy::too_many_arguments)]
+fn disagree(
+    rules: &Rules,
+    game: &str,
+    state: &State,
+    step: &Step,
+    hex: &str,
+    files: &[(String, String, Header)],
+    counts: &mut OrderCounts,
+    draw: &mut Draw,
+) -> Result<(), String> {
+    let (_, alt, _) = referee(rules, game, state, step, hex, draw)?;
+    let (first, second) = (&files[0], &files[1]);
+    let Some((_, body)) = commanders(&alt.body, vec![second.0.clone()]).into_iter().next() else { return Ok(()) };
+    let file = orders_file(game, step, &second.0, &body);
+    let Read::Header(h) = read(rules, game, state, &second.0, &file) else { return Ok(()) };
+    counts.drawn += 1;
+    let others: BTreeMap<String, Value> = [(first.0.clone(), first.2.body.clone())].into();
+    let refused = !rules.validate_with(state, &h, &others, "selfplay", &file).is_empty();
+    let form = |v: &Value| match v {
+        Value::Mapping(m) => ["table", "cavalry_declines", "trivial", "break_off"]
+            .into_iter()
+            .find(|k| m.contains_key(text(k)))
+            .map(|k| (k, m.get(text(k)).cloned())),
+        _ => None,
+    };
+    let field = |v: &Option<Value>, k: &str| match v {
+        Some(Value::Mapping(m)) => m.get(text(k)).cloned(),
+        _ => None,
+    };
+    let must = match (form(&first.2.body), form(&h.body)) {
+        (Some((a, x)), Some((b, y))) if a == b && (a == "table" || a == "cavalry_declines") => {
+            ["holds_field", "outcome", "retreat_to"].iter().any(|k| field(&x, k) != field(&y, k))
+        }
+        (Some((a, _)), Some((b, _))) => a != b,
+        _ => false,
+    };
+    if must && !refused {
+        return Err(format!(
+            "{}'s file differs from {}'s in the battle's result (or form) and was not refused: the commanders' files were joined\n{}\n{file}",
+            second.0, first.0, first.1
+        ));
+    }
+    if !refused {
+        counts.kept += 1;
+    }
+    Ok(())
 }
 
 /// Each commander's file of the referee's entry: `table:` and
