@@ -98,7 +98,9 @@ pub fn arrival_hex(m: &Module, s: &State, hex: HexId, side: &str) -> (HexId, boo
 /// order, then id order.
 pub fn capture_unescorted(m: &Module, s: &mut State) -> Vec<Event> {
     let fighting = fighting_sides(m, s);
-    let mut taken: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
+    // By hex: the side whose pieces are taken there (one side a hex: the
+    // other's units that fight are there), and those pieces.
+    let mut taken: BTreeMap<HexId, (String, Vec<String>)> = BTreeMap::new();
     for (id, p) in &s.pieces {
         let Some(hex) = p.hex.as_deref().and_then(|h| h.parse::<HexId>().ok()) else { continue };
         let side = match (m.unit(id), m.general(id)) {
@@ -106,13 +108,12 @@ pub fn capture_unescorted(m: &Module, s: &mut State) -> Vec<Event> {
             (None, Some(g)) => g.side.as_str(),
             _ => continue,
         };
-        let here = fighting.get(&hex);
-        if here.is_some_and(|x| !x.contains(side) && x.contains(enemy_of(m, side).as_str())) {
-            taken.entry(hex).or_default().push(id.clone());
+        if fighting.get(&hex).is_some_and(|x| !x.contains(side) && x.contains(enemy_of(m, side).as_str())) {
+            taken.entry(hex).or_insert_with(|| (side.to_string(), Vec::new())).1.push(id.clone());
         }
     }
     let mut events = Vec::new();
-    for (hex, ids) in taken {
+    for (hex, (side, ids)) in taken {
         for id in &ids {
             let supply = m.unit(id).is_some();
             if let Some(p) = s.pieces.get_mut(id) {
@@ -120,10 +121,6 @@ pub fn capture_unescorted(m: &Module, s: &mut State) -> Vec<Event> {
                 p.eliminated |= supply;
             }
         }
-        let side = ids
-            .first()
-            .and_then(|id| m.unit(id).map(|u| u.side.clone()).or_else(|| m.general(id).map(|g| g.side.clone())))
-            .unwrap_or_default();
         events.push(
             Event::new(
                 TRANSFER,
