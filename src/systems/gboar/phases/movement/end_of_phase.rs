@@ -460,29 +460,43 @@ impl Phase<'_> {
 
     /// [`Phase::forced_retreats`] of the units `of` keeps (the hexes open
     /// to a retreat are the costly part: a trial move to each).
+    ///
+    /// "It must retreat instead if possible. If retreat is not possible,
+    /// the French/American stack must fulfill the required attack"
+    /// (Savannah 4.1): the stack's retreat, not each unit's. The units of
+    /// one stack held to it that can each move to a hex next to no enemy
+    /// unit must also be able to end there together ([`Phase::retreat_together`]):
+    /// where they cannot (self-play, Historical seed 269, game 683: the
+    /// 3rd South Carolina and Port-au-Prince, stacked by a retreat in 1307,
+    /// each with 1206 its only hex away from the enemy, where the two may
+    /// not end the phase stacked), none of them is held to retreat, and the
+    /// stack unstacks and attacks as the rules otherwise require. Whether
+    /// a stack can retreat is its units' of every side, whichever side's
+    /// orders are checked.
     pub(super) fn forced_retreats_of(
         &self,
         start: &State,
         sides: &[&str],
         of: impl Fn(&str) -> bool,
     ) -> Vec<ForcedRetreat> {
-        let mut found = Vec::new();
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
         let start = &base.state;
         let occupancy = crate::systems::gboar::board::units::Occupancy::new(self.rules, start);
+        let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
+        // Every friendly unit held to retreat instead of attacking, of every
+        // side: (side, unit, hex, restriction, its pair).
+        let mut held: Vec<(&String, &String, HexId, &Restriction, (String, String))> = Vec::new();
         for (id, unit) in &start.units {
             let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
-            if !self.is_friendly(c) || !sides.contains(&side.as_str()) || unit.pinned {
+            if !self.is_friendly(c) || unit.pinned {
                 continue;
             }
             let Some(hex) = hex_of(start, id) else { continue };
-            if !of(id) || !crate::systems::gboar::board::units::must_attack_in(self.rules, start, id, Some(&occupancy))
-            {
+            if !crate::systems::gboar::board::units::must_attack_in(self.rules, start, id, Some(&occupancy)) {
                 continue;
             }
-            let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
             // The unit's own pair, not the stack's first: in a stack of
             // three the first pair need not hold it.
             let Some((r, x, y)) =
@@ -490,22 +504,101 @@ impl Phase<'_> {
             else {
                 continue;
             };
-            let options = self.one_unit_ends(&base, id, |h| self.adjacent_enemies(h).is_empty(), usize::MAX);
-            if options.is_empty() {
+            held.push((side, id, hex, r, (x, y)));
+        }
+        let mut options: BTreeMap<&str, Vec<HexId>> = BTreeMap::new();
+        let mut stack_can: BTreeMap<HexId, bool> = BTreeMap::new();
+        let mut found = Vec::new();
+        for (side, id, hex, r, pair) in &held {
+            if !sides.contains(&side.as_str()) || !of(id) {
+                continue;
+            }
+            let away = |h: HexId| self.adjacent_enemies(h).is_empty();
+            let mates: Vec<&str> = held.iter().filter(|m| m.2 == *hex).map(|m| m.1.as_str()).collect();
+            for m in &mates {
+                options.entry(m).or_insert_with(|| self.one_unit_ends(&base, m, away, usize::MAX));
+            }
+            let mine = options.get(id.as_str()).cloned().unwrap_or_default();
+            if mine.is_empty() {
+                continue;
+            }
+            let can = *stack_can.entry(*hex).or_insert_with(|| self.retreat_together(start, &mates, &options));
+            if !can {
                 continue;
             }
             found.push(ForcedRetreat {
-                side: side.clone(),
-                unit: id.clone(),
-                hex,
+                side: (*side).clone(),
+                unit: (*id).clone(),
+                hex: *hex,
                 restriction: r.id.clone(),
                 rule: r.rule_name().to_string(),
-                pair: (x, y),
-                enemies: self.adjacent_enemies(hex),
-                options,
+                pair: pair.clone(),
+                enemies: self.adjacent_enemies(*hex),
+                options: mine,
             });
         }
         found
+    }
+
+    /// Savannah 4.1: whether the units `ids` of one stack that can each
+    /// retreat (those with hexes in `options`; one with none stays, as
+    /// before) can end the phase each in one of its hexes at once: no two
+    /// in a hex that a restriction bars from ending a Movement Phase
+    /// stacked together, and no hex holding more than 7.1 allows with the
+    /// friendly units already there. A search of a few units' few hexes,
+    /// bounded: one that runs out of steps holds the stack to retreat, as
+    /// each unit alone would be.
+    fn retreat_together(&self, start: &State, ids: &[&str], options: &BTreeMap<&str, Vec<HexId>>) -> bool {
+        let movers: Vec<(&str, &[HexId])> = ids
+            .iter()
+            .filter_map(|id| options.get(id).filter(|o| !o.is_empty()).map(|o| (*id, o.as_slice())))
+            .collect();
+        if movers.len() < 2 {
+            return true;
+        }
+        let moving: Vec<String> = movers.iter().map(|(id, _)| id.to_string()).collect();
+        let occ = self.occupancy(start, &moving);
+        let barred = |a: &str, b: &str| match (&self.stacking, self.counter(a), self.counter(b)) {
+            (Some(s), Some(x), Some(y)) => {
+                s.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(x, y))
+            }
+            _ => false,
+        };
+        let fits = |hex: HexId, with: &[(&str, HexId)], id: &str| {
+            let Some(limits) = &self.stacking else { return true };
+            let (_, (mut s, mut g)) = occ.friendly(hex);
+            for (other, _) in with.iter().filter(|(_, h)| *h == hex).chain(std::iter::once(&(id, hex))) {
+                let (ds, dg) = self.stacking_weight(start, other);
+                s = s.saturating_add(ds);
+                g = g.saturating_add(dg);
+            }
+            s <= limits.max_strength_points && g <= limits.max_artillery_units
+        };
+        let mut budget = 4096u32;
+        fn search<'m>(
+            movers: &[(&'m str, &[HexId])],
+            placed: &mut Vec<(&'m str, HexId)>,
+            ok: &dyn Fn(&[(&'m str, HexId)], &'m str, HexId) -> bool,
+            budget: &mut u32,
+        ) -> Option<bool> {
+            let Some(((id, hexes), rest)) = movers.split_first() else { return Some(true) };
+            for hex in *hexes {
+                *budget = budget.checked_sub(1)?;
+                if ok(placed, id, *hex) {
+                    placed.push((id, *hex));
+                    let done = search(rest, placed, ok, budget)?;
+                    placed.pop();
+                    if done {
+                        return Some(true);
+                    }
+                }
+            }
+            Some(false)
+        }
+        let ok = |placed: &[(&str, HexId)], id: &str, hex: HexId| {
+            !placed.iter().any(|(other, h)| *h == hex && barred(id, other)) && fits(hex, placed, id)
+        };
+        search(&movers, &mut Vec::new(), &ok, &mut budget).unwrap_or(true)
     }
 
     /// The hexes other than its own that `id` can end a one-unit move in
