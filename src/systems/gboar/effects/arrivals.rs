@@ -25,6 +25,9 @@
 //!   Table II); with none, the units are lost
 //!   (removed, no VPs) and the army morale adjustment the entry names is
 //!   applied once.
+//! - Series 9.2 (a stand-in ruling for the entries the texts say nothing
+//!   of): a hex of the entry that holds an enemy unit is not offered; an
+//!   entry whose every hex does puts the arrival off a turn.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -361,6 +364,39 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
                 );
             }
         }
+        // 9.2: "a unit may never enter an enemy-occupied hex", nor is a
+        // reinforcement placed in one. The hexes of the entry that enemy
+        // units hold are not offered; where they hold every one (a stand-in
+        // ruling: our texts give a rule only for the Allies' entries and the
+        // British HQ), the arrival waits a turn and is offered the entry
+        // again. Self-play, Campaign, seed 283, game 205: the Chatham County
+        // Militia, brought in by its card, was placed at B-1 (1723), where
+        // the Guadaloupe Flank Companies had advanced after a Close Combat.
+        let free: Vec<HexId> = offered.iter().copied().filter(|h| !occupied.contains(h)).collect();
+        if free.is_empty() {
+            let later = turn.saturating_add(1);
+            for id in &group.units {
+                if let Some(u) = next.units.get_mut(id) {
+                    u.arriving = Some(Arrival { turn: later, hexes: Vec::new(), ..arrival.clone() });
+                }
+            }
+            events.push(
+                Event::new(
+                    "9.2",
+                    "entry-held",
+                    format!(
+                        "{} cannot be placed at {letter} ({}): enemy units hold it, and no unit enters an enemy-occupied hex (9.2); delayed to turn {later}",
+                        names.join(", "),
+                        hex_list(&offered)
+                    ),
+                )
+                .with("units", &group.units)
+                .with("entry", &letter)
+                .with("turn", later),
+            );
+            continue;
+        }
+        offered = free;
         arrival.hexes = offered.iter().map(HexId::to_string).collect();
         for id in &group.units {
             if let Some(u) = next.units.get_mut(id) {
