@@ -15,7 +15,9 @@
 //! - a troop fleet carries (`carry:`) land units and generals of its side
 //!   from the port it starts in to the port where it ends; they make no
 //!   move of their own that month, and land there (a battle if the enemy
-//!   is there is not possible: the fleet cannot enter that port).
+//!   is there is not possible: the fleet cannot enter that port), but not
+//!   in a port holding enemy generals without land units, which no land
+//!   move may enter either (no battle can be fought there).
 
 use std::collections::BTreeSet;
 
@@ -80,6 +82,12 @@ pub fn check(
         .pieces
         .iter()
         .filter(|(id, _)| m.fleet(id).is_some_and(|f| f.side == enemy))
+        .filter_map(|(_, p)| p.hex.as_deref()?.parse().ok())
+        .collect();
+    let enemy_generals: BTreeSet<HexId> = s
+        .pieces
+        .iter()
+        .filter(|(id, _)| m.general(id).is_some_and(|g| g.side == enemy))
         .filter_map(|(_, p)| p.hex.as_deref()?.parse().ok())
         .collect();
     let mut path = vec![start];
@@ -151,6 +159,21 @@ pub fn check(
                     if port(end).is_some() { "" } else { " (not a port)" }
                 ),
                 "not-port-to-port",
+            );
+        }
+        // A landing is a land move into the port: like one (movement.rs,
+        // `generals-alone`), never where enemy generals stand without land
+        // units. Self-play, seed 24, game 342: the Royal Navy transports
+        // landed the Charleston supply unit on Marion, alone at 1108, and
+        // the two stood there with no battle to fight and nothing taken.
+        if enemy_generals.contains(&end) {
+            return fail(
+                format!("{field}.carry"),
+                format!(
+                    "{end} holds enemy generals without land units: no battle can be fought there, and no one lands there from {}",
+                    fleet.name
+                ),
+                "generals-alone",
             );
         }
         for (k, id) in mv.carry.iter().enumerate() {
