@@ -1068,3 +1068,72 @@ fn adjutant_status(g: &Path) -> String {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     unwrapped(&String::from_utf8_lossy(&out.stdout))
 }
+
+/// docs/awi-southern.md, "Battles": at a deadline (`tick`) a commander who
+/// sent nothing gets the template's least orders, an empty entry, which
+/// settles nothing: the step waits, blocked, naming the file, for his own
+/// entry or the referee's, and nothing is resolved. The referee's entry
+/// then resolves it, and the two commanders' files are set aside.
+#[test]
+fn a_commander_silent_at_the_deadline_settles_nothing_and_the_referee_enters_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("isolated");
+    militia_attack_the_garrison(&g);
+    let config = std::fs::read_to_string(g.join("game.yaml")).unwrap()
+        + "mail:\n  from: Referee <ref@example.org>\n  transport: folder\ndeadlines:\n  default: {after: 48h}\n";
+    std::fs::write(g.join("game.yaml"), config).unwrap();
+    let british = b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: british\ntable:\n  holds_field: british\n  outcome: {american: broke, british: held}\n  units: {militia: {markers: 3}, foot: {markers: 2}}\n  retreat_to: \"0102\"\n";
+    submit_ok(&g, british);
+    let tick = |now: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .args(["tick", "--no-mail", "--now", now, "--dir"])
+            .arg(&g)
+            .output()
+            .unwrap()
+    };
+    let started = tick("2026-12-05T10:00:00Z");
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let journal = std::fs::read_dir(g.join("journal")).unwrap().count();
+    let late = tick("2026-12-08T10:00:00Z");
+    let out = unwrapped(&String::from_utf8_lossy(&late.stdout));
+    let err = unwrapped(&String::from_utf8_lossy(&late.stderr));
+    assert_eq!(late.status.code(), Some(1), "a step that cannot be resolved: {out}{err}");
+    assert!(out.contains("defaulted: the least orders for american"), "{out}");
+    let said = format!("{out}{err}");
+    assert!(
+        said.contains("inbox/1-american-battle-0101--american.yaml") && said.contains("[battle-entry, "),
+        "the empty entry is named, with its field and code: {said}"
+    );
+    assert!(said.contains("cannot be resolved until new orders come from american"), "{said}");
+    assert_eq!(std::fs::read_dir(g.join("journal")).unwrap().count(), journal, "nothing resolved");
+    let status = adjutant_status(&g);
+    assert!(
+        status.contains("american (default orders written for it at the deadline")
+            && status.contains("or the referee's one entry in their place"),
+        "{status}"
+    );
+    // The referee settles it.
+    let file = dir.path().join("result.yaml");
+    std::fs::write(&file, b"game: isolated\nturn: 1\nstep: american-battle-0101\nside: referee\ntable:\n  holds_field: british\n  outcome: {american: broke, british: held}\n  units:\n    militia: {markers: 4}\n    foot: {markers: 2}\n  retreat_to: \"0102\"\n").unwrap();
+    let p = adjutant::game::play::resolve_game(&g, &[file], wait()).unwrap();
+    assert_eq!(p.next_step.as_deref(), Some("2-british-operations"));
+    // Both commanders' files are set aside by the resolve itself, the
+    // default written at the deadline too, each with its reason: nothing
+    // is left in the inbox for a step resolved.
+    assert_eq!(std::fs::read_dir(g.join("inbox")).unwrap().count(), 0);
+    let kept: Vec<String> = std::fs::read_dir(g.join("kept/superseded"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for side in ["american", "british"] {
+        let stem = format!("--1-american-battle-0101--{side}");
+        let reason = kept.iter().find(|n| n.ends_with(&format!("{stem}.reason"))).expect("its reason is kept");
+        assert!(kept.iter().any(|n| n.ends_with(&format!("{stem}.yaml"))), "{kept:?}");
+        let why = std::fs::read_to_string(g.join("kept/superseded").join(reason)).unwrap();
+        assert!(
+            why.contains("were not used: journal entry 3 resolved the step with the orders of referee only"),
+            "{why}"
+        );
+    }
+    assert!(adjutant::game::verify::verify(&g).unwrap().ok);
+}

@@ -291,7 +291,8 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let mut entries: Vec<(JournalEntry, String)> = Vec::new();
     let mut used_inbox: Vec<PathBuf> = Vec::new();
     let mut set_aside: Vec<(crate::game::inbox::Pending, u32, Vec<String>)> = Vec::new();
-    let mut inbox = crate::game::inbox::pending(&folder)?;
+    let waiting = crate::game::inbox::pending(&folder)?;
+    let mut inbox = waiting.clone();
     // In mutual mode a default, like any file, stands once in (A5, A11).
     if !defaults && !mutual {
         inbox.retain(|p| !crate::game::deadline::is_default(&p.bytes));
@@ -473,9 +474,14 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         // journal; a side's file the step did without (a stand-in's entry
         // took its place, or a file sent ahead for a step that came not
         // awaiting the side) is set aside in kept/superseded/ once committed.
+        // A default left aside above (a resolve not run by `tick`) is one
+        // the step did without too: the AWI referee's entry settles a
+        // battle whose silent commander got his least orders at the
+        // deadline (recovery.rs set it aside only at the next command).
         let used: Vec<String> = mine.iter().map(|o| o.side.clone()).collect();
-        for p in inbox.iter().filter(|p| p.step == step.name) {
-            if used.contains(&p.side) {
+        for p in waiting.iter().filter(|p| p.step == step.name) {
+            let taken = inbox.iter().any(|q| q.path == p.path);
+            if taken && used.contains(&p.side) {
                 used_inbox.push(p.path.clone());
             } else {
                 set_aside.push((p.clone(), k, used.clone()));
