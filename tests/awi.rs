@@ -1137,3 +1137,102 @@ fn a_commander_silent_at_the_deadline_settles_nothing_and_the_referee_enters_the
     }
     assert!(adjutant::game::verify::verify(&g).unwrap().ok);
 }
+
+/// The AWI Southern Campaign in mutual dice mode (docs/awi-southern.md,
+/// "What it refuses"): a battle is decided by both commanders' agreeing
+/// files, each bound by a commitment sent before either file; a file that
+/// disagrees with the one in is refused on arrival, with the mutual
+/// mode's words (no file once in is replaced); `status` and `template`
+/// offer no referee's entry, which `resolve` refuses there; the agreeing
+/// file seals the step, `resolve` settles the battle, and `verify` and
+/// the Python reference check the folder.
+#[test]
+fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            unwrapped(&format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))),
+        )
+    };
+    let ok = |args: &[&str]| {
+        let (success, text) = run(args);
+        assert!(success, "{args:?}: {text}");
+        text
+    };
+    let anchor = |top: &str| {
+        let chain = ok(&["dice", "chain", "--top", top, "--length", "16"]);
+        chain.lines().next().unwrap().split_whitespace().nth(1).unwrap().to_string()
+    };
+    let (british, american) = (anchor(&"a".repeat(64)), anchor(&"b".repeat(64)));
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/awi-small");
+    ok(&[
+        "new",
+        module.to_str().unwrap(),
+        "--scenario",
+        "isolated",
+        "--game-id",
+        "isolated",
+        "--dir",
+        "g",
+        "--mode",
+        "mutual",
+        "--anchor",
+        &format!("british={british}"),
+        "--player",
+        "british=Ann <ann@example.org>",
+        "--player",
+        "american=Bob <bob@example.org>",
+    ]);
+    ok(&["join", "--dir", "g", &format!("american={american}")]);
+    let file = |name: &str, bytes: &[u8]| {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        name.to_string()
+    };
+    ok(&["submit", "--dir", "g", &file("b1.yaml", &orders(1, "british", "moves: []\n"))]);
+    ok(&["resolve", "--dir", "g"]);
+    let path = "[\"0404\", \"0304\", \"0203\", \"0202\", \"0102\", \"0101\"]";
+    let attack =
+        format!("moves:\n  - {{unit: militia, path: {path}}}\n  - {{unit: militia-brigadier, path: {path}}}\n");
+    ok(&["submit", "--dir", "g", &file("a1.yaml", &orders(1, "american", &attack))]);
+    let resolved = ok(&["resolve", "--dir", "g"]);
+    assert!(resolved.contains("next: 1-american-battle-0101"), "{resolved}");
+    let table = |side: &str, markers: u32| {
+        format!("game: isolated\nturn: 1\nstep: american-battle-0101\nside: {side}\ntable:\n  holds_field: british\n  outcome: {{american: broke, british: held}}\n  units: {{militia: {{markers: {markers}}}, foot: {{markers: 2}}}}\n  retreat_to: \"0102\"\n").into_bytes()
+    };
+    let (theirs, ours, other) = (table("british", 3), table("american", 3), table("american", 4));
+    for (side, bytes) in [("british", &theirs), ("american", &ours)] {
+        let hex = adjutant::base::dice::Bytes32::sha256(bytes).to_hex();
+        let commit = format!("game: isolated\nside: {side}\nstep: 1-american-battle-0101\ncommit: {hex}\n");
+        ok(&["submit", "--dir", "g", &file(&format!("c-{side}.yaml"), commit.as_bytes())]);
+    }
+    ok(&["submit", "--dir", "g", &file("bt.yaml", &theirs)]);
+    let (taken, said) = run(&["submit", "--dir", "g", &file("at2.yaml", &other)]);
+    assert!(!taken, "{said}");
+    assert!(
+        said.contains("[commanders-disagree, ") && said.contains("in mutual mode no file once in is replaced"),
+        "{said}"
+    );
+    assert!(!said.contains("--replace"), "no hint that mutual mode refuses: {said}");
+    let status = ok(&["status", "--dir", "g"]);
+    let awaiting = status.split("awaiting orders from:").nth(1).unwrap().split("dice:").next().unwrap();
+    assert!(!awaiting.contains("referee"), "no referee's entry offered in mutual mode: {status}");
+    let (offered, said) = run(&["template", "--dir", "g", "--side", "referee"]);
+    assert!(!offered && said.contains("awaits orders from british, american, not from referee"), "{said}");
+    ok(&["submit", "--dir", "g", &file("at.yaml", &ours)]);
+    let resolved = ok(&["resolve", "--dir", "g"]);
+    assert!(resolved.contains("next: 2-british-operations"), "{resolved}");
+    ok(&["verify", "--dir", "g"]);
+    let reference = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/dice_ref.py"))
+        .arg("--verify-folder")
+        .arg(dir.path().join("g"))
+        .output()
+        .unwrap();
+    assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stdout));
+}

@@ -162,7 +162,7 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
     let owed = adjutant::game::inbox::owed(&folder, rules, &state)?;
     let mut status = Status {
         owed,
-        stand_in: rules.stand_in(state.as_ref()),
+        stand_in: adjutant::game::stand_in(&folder.config, rules, state.as_ref()),
         blocked: Vec::new(),
         mutual,
         adjourned,

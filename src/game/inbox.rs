@@ -150,7 +150,7 @@ pub fn owed(folder: &GameFolder, rules: &dyn Rules, state: &crate::system::State
     let own = |side: &str| {
         pending.iter().any(|p| p.step == step.name && p.side == side && !crate::game::deadline::is_default(&p.bytes))
     };
-    if rules.stand_in(state.as_ref()).is_some_and(|role| own(&role)) {
+    if crate::game::stand_in(&folder.config, rules, state.as_ref()).is_some_and(|role| own(&role)) {
         return Ok(Vec::new());
     }
     let standing = crate::game::standing::summaries(folder)?;
@@ -310,9 +310,17 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
         let together = rules.validate_with(state.as_ref(), &checked, &others, label, text);
         if !together.is_empty() {
             let list = crate::base::error::problem_list(&together);
+            // In mutual mode no file once in is replaced (DICE.md A5): the
+            // hint of a referee-mode game would be refused.
+            let stands = if mutual {
+                "; the first file in stands, and in mutual mode no file once in is replaced (DICE.md A5): only \
+                 a file that agrees with it and hashes to your commitment is taken, else the step waits for its \
+                 deadline or the referee's correction"
+            } else {
+                "; the first file in stands (its player may send his again, with --replace, before yours)"
+            };
             return Err(Error::refused(format!(
-                "{list}, together with the orders already in: {}; the first file in stands (its player may \
-                 send his again, with --replace, before yours)",
+                "{list}, together with the orders already in: {}{stands}",
                 files.join(", ")
             )));
         }

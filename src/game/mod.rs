@@ -544,7 +544,7 @@ pub fn template_at(
         return Err(Error::refused(format!("{}: the game is over; no orders are awaited", dir.display())));
     };
     let awaited = rules.awaited(state.as_ref());
-    let stand_in = rules.stand_in(state.as_ref());
+    let stand_in = stand_in(&folder.config, rules, state.as_ref());
     if !awaited.iter().any(|s| s == side) && stand_in.as_deref() != Some(side) {
         let mut who = if awaited.is_empty() { "no side".to_string() } else { awaited.join(", ") };
         if let Some(role) = &stand_in {
@@ -586,6 +586,23 @@ pub fn template_at(
         "choices": guide.choices,
     });
     Ok((text, data))
+}
+
+/// The role whose one entry may answer for every awaited side
+/// ([`crate::system::Rules::stand_in`]: the AWI referee's), but not in a game in mutual
+/// dice mode, whose steps the awaited sides' own files decide (DICE.md 7:
+/// each step's dice come from the players' keys, and the role holds none;
+/// `resolve` refuses the entry there): `status` and `template` offer it
+/// only where `resolve` takes it.
+pub fn stand_in(
+    config: &folder::GameConfig,
+    rules: &dyn crate::system::Rules,
+    state: &dyn crate::system::GameState,
+) -> Option<String> {
+    if config.dice.mode == folder::DiceMode::Mutual {
+        return None;
+    }
+    rules.stand_in(state)
 }
 
 #[cfg(test)]

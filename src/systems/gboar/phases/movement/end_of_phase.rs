@@ -7,6 +7,14 @@
 
 use super::*;
 
+/// A unit held to retreat instead of attacking (Savannah 4.1): its side,
+/// its id, its hex, the restriction and its pair.
+type Held<'a> = (&'a String, &'a String, HexId, &'a Restriction, (String, String));
+
+/// Whether a unit may end in a hex beside the units placed so far
+/// ([`Phase::retreat_together`]).
+type Placeable<'m> = dyn Fn(&[(&'m str, HexId)], &'m str, HexId) -> bool + 'm;
+
 impl Phase<'_> {
     /// 9.3: a pinned unit that moved must end the phase next to no enemy
     /// unit; and (13.1 PIN, case B) once a player leaves a PIN result, no
@@ -486,7 +494,7 @@ impl Phase<'_> {
         let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
         // Every friendly unit held to retreat instead of attacking, of every
         // side: (side, unit, hex, restriction, its pair).
-        let mut held: Vec<(&String, &String, HexId, &Restriction, (String, String))> = Vec::new();
+        let mut held: Vec<Held<'_>> = Vec::new();
         for (id, unit) in &start.units {
             let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
@@ -578,7 +586,7 @@ impl Phase<'_> {
         fn search<'m>(
             movers: &[(&'m str, &[HexId])],
             placed: &mut Vec<(&'m str, HexId)>,
-            ok: &dyn Fn(&[(&'m str, HexId)], &'m str, HexId) -> bool,
+            ok: &Placeable<'m>,
             budget: &mut u32,
         ) -> Option<bool> {
             let Some(((id, hexes), rest)) = movers.split_first() else { return Some(true) };
