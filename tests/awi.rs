@@ -1224,6 +1224,32 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
     assert!(!awaiting.contains("referee"), "no referee's entry offered in mutual mode: {status}");
     let (offered, said) = run(&["template", "--dir", "g", "--side", "referee"]);
     assert!(!offered && said.contains("awaits orders from british, american, not from referee"), "{said}");
+    // The same battle in a copy of the game where the Americans stayed
+    // silent past the deadline: tick writes and commits their least orders,
+    // which stand in mutual mode (docs/orders.md, DICE.md A11); status says
+    // so, not that his own file still wins.
+    let copy = dir.path().join("silent");
+    std::fs::create_dir(&copy).unwrap();
+    for entry in walk(&dir.path().join("g")) {
+        let to = copy.join(entry.strip_prefix(dir.path().join("g")).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &to).unwrap();
+    }
+    // The Americans neither committed nor sent a file there.
+    std::fs::remove_file(copy.join("mutual/1-american-battle-0101--american.commit")).unwrap();
+    let config = std::fs::read_to_string(copy.join("game.yaml")).unwrap();
+    std::fs::write(
+        copy.join("game.yaml"),
+        config + "mail:\n  from: Referee <ref@example.org>\n  transport: folder\ndeadlines:\n  default: {after: 48h, grace: 6h}\n",
+    )
+    .unwrap();
+    run(&["tick", "--no-mail", "--now", "2026-12-05T10:00:00Z", "--dir", "silent"]);
+    run(&["tick", "--no-mail", "--now", "2026-12-07T11:00:00Z", "--dir", "silent"]);
+    let status = ok(&["status", "--dir", "silent"]);
+    assert!(
+        status.contains("american (default orders written and committed for it at the deadline; they stand)"),
+        "{status}"
+    );
     ok(&["submit", "--dir", "g", &file("at.yaml", &ours)]);
     let resolved = ok(&["resolve", "--dir", "g"]);
     assert!(resolved.contains("next: 2-british-operations"), "{resolved}");
@@ -1235,4 +1261,22 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
         .output()
         .unwrap();
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stdout));
+}
+
+/// Every file under `dir`, sorted.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }

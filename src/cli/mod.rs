@@ -671,7 +671,10 @@ pub(crate) fn blocked_text(blocked: &[adjutant::game::play::Blocker], s: &Style)
             if sides.is_empty() {
                 "the referee acts (no side's orders are at fault)".to_string()
             } else {
-                format!("new orders come from {} (a newer message replaces a file)", sides.join(", "))
+                format!(
+                    "new orders come from {} (a newer message replaces a file; in mutual mode a file once in stands)",
+                    sides.join(", ")
+                )
             }
         );
     }

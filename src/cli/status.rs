@@ -232,6 +232,10 @@ pub fn run(dir: &Path, wait: Duration, out: &Out) -> Outcome {
                     .map(|side| {
                         if status.submitted.contains(side) {
                             format!("{side} (in)")
+                        } else if status.defaults.contains(side) && status.mutual.is_some() {
+                            // Mutual mode: the default is committed for the
+                            // side and stands (docs/orders.md, DICE.md A11).
+                            format!("{side} (default orders written and committed for it at the deadline; they stand)")
                         } else if status.defaults.contains(side) {
                             format!("{side} (default orders written for it at the deadline; its own file still wins)")
                         } else if status.standing.iter().any(|o| o.covers_next && &o.summary.side == side) {
