@@ -391,6 +391,13 @@ impl Phase<'_> {
             {
                 continue;
             }
+            // A gun the scenario holds in place may not move at all, so 13.3
+            // asks nothing of it (self-play, Historical, seed 311, game
+            // 839: the Fort Battery, disrupted by fire next to Auxerrois,
+            // was told to move, and every move of it was refused).
+            if self.fixed_in_place(id, c, unit) {
+                continue;
+            }
             let Some(hex) = hex_of(start, id) else { continue };
             let enemies = self.adjacent_enemies(hex);
             if enemies.is_empty() {
@@ -672,7 +679,13 @@ impl Phase<'_> {
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `id`
     /// ending the phase in `hex` would end it stacked with a unit `state`
     /// has there that a restriction forbids it to end a Movement Phase
-    /// stacked with.
+    /// stacked with; or, Savannah 4.18, with a friendly leader who may not
+    /// command it ("Huger may only stack with and command American Militia
+    /// and/or artillery"), or, a leader, with a unit he may not command
+    /// ([`Phase::end_of_phase_command_stacking`] refuses either). Self-play,
+    /// Historical, seed 311, game 685: Horry's S.C. Horse, disrupted next
+    /// to the British, was told it could move to 2108, where Huger stood,
+    /// and the move there was refused.
     pub(super) fn ends_barred(&self, state: &State, id: &str, hex: HexId) -> bool {
         self.ends_barred_leaving(state, id, hex, &BTreeSet::new())
     }
@@ -680,14 +693,22 @@ impl Phase<'_> {
     /// [`Phase::ends_barred`] with the units of `leaving` gone from `hex`
     /// (the orders move them).
     pub(super) fn ends_barred_leaving(&self, state: &State, id: &str, hex: HexId, leaving: &BTreeSet<String>) -> bool {
-        let (Some(stacking), Some(me)) = (&self.stacking, self.counter(id)) else { return false };
+        let Some(me) = self.counter(id) else { return false };
         let there = |other: &String, u: &crate::systems::gboar::board::state::UnitState| {
             other.as_str() != id && u.hex == Some(hex) && !leaving.contains(other)
         };
+        let restricted = |c: &Counter| {
+            self.stacking
+                .as_ref()
+                .is_some_and(|s| s.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c)))
+        };
+        let commanded = |leader: &Counter, unit: &Counter| {
+            !(leader.is_leader() && !unit.is_leader() && leader.commands.is_some() && !leader.may_command(unit))
+        };
+        let friends = |c: &Counter| self.is_friendly(c) && self.is_friendly(me);
         state.units.iter().filter(|(other, u)| there(other, u)).any(|(other, _)| {
-            self.counter(other.as_str()).is_some_and(|c| {
-                stacking.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c))
-            })
+            self.counter(other.as_str())
+                .is_some_and(|c| restricted(c) || (friends(c) && (!commanded(c, me) || !commanded(me, c))))
         })
     }
 

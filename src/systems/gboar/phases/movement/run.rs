@@ -232,6 +232,24 @@ impl Phase<'_> {
         }
     }
 
+    /// The scenario's fixed artillery (the Historical Scenario's Special
+    /// Rules: "no artillery may move until attacked in Close Combat"):
+    /// whether unit `id` is held where it stands.
+    pub(super) fn fixed_in_place(
+        &self,
+        id: &str,
+        counter: &Counter,
+        unit: &crate::systems::gboar::board::state::UnitState,
+    ) -> bool {
+        self.fixed_artillery.is_some_and(|fixed| {
+            fixed.types.contains(&counter.kind)
+                && (fixed.armies.is_empty() || fixed.armies.contains(&counter.army))
+                && !fixed.except_units.iter().any(|u| u == id)
+                && !unit.released
+                && !unit.must_return
+        })
+    }
+
     pub(super) fn run_side(&self, run: &mut Run<'_>, side: &str, body: &crate::base::yaml::Value) {
         if body.is_null() {
             return;
@@ -429,10 +447,7 @@ impl Phase<'_> {
                 continue;
             }
             if let Some(fixed) = &self.fixed_artillery {
-                let held = fixed.types.contains(&counter.kind)
-                    && (fixed.armies.is_empty() || fixed.armies.contains(&counter.army))
-                    && !fixed.except_units.contains(id);
-                if held && !unit.released && !unit.must_return {
+                if self.fixed_in_place(id, counter, unit) {
                     bad(
                         Code::FixedArtillery,
                         format!(
