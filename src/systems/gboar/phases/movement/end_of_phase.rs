@@ -702,13 +702,13 @@ impl Phase<'_> {
                 .as_ref()
                 .is_some_and(|s| s.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c)))
         };
-        let commanded = |leader: &Counter, unit: &Counter| {
-            !(leader.is_leader() && !unit.is_leader() && leader.commands.is_some() && !leader.may_command(unit))
+        let refuses = |leader: &Counter, unit: &Counter| {
+            leader.is_leader() && !unit.is_leader() && leader.commands.is_some() && !leader.may_command(unit)
         };
         let friends = |c: &Counter| self.is_friendly(c) && self.is_friendly(me);
         state.units.iter().filter(|(other, u)| there(other, u)).any(|(other, _)| {
             self.counter(other.as_str())
-                .is_some_and(|c| restricted(c) || (friends(c) && (!commanded(c, me) || !commanded(me, c))))
+                .is_some_and(|c| restricted(c) || (friends(c) && (refuses(c, me) || refuses(me, c))))
         })
     }
 
