@@ -7,6 +7,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+mod common;
+
 fn wait() -> Duration {
     Duration::from_secs(5)
 }
@@ -1230,10 +1232,10 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
     // so, not that his own file still wins.
     let copy = dir.path().join("silent");
     std::fs::create_dir(&copy).unwrap();
-    for entry in walk(&dir.path().join("g")) {
+    for (entry, bytes) in common::all_files(&dir.path().join("g")) {
         let to = copy.join(entry.strip_prefix(dir.path().join("g")).unwrap());
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&entry, &to).unwrap();
+        std::fs::write(&to, bytes).unwrap();
     }
     // The Americans neither committed nor sent a file there.
     std::fs::remove_file(copy.join("mutual/1-american-battle-0101--american.commit")).unwrap();
@@ -1261,22 +1263,4 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
         .output()
         .unwrap();
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stdout));
-}
-
-/// Every file under `dir`, sorted.
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }

@@ -78,18 +78,11 @@ pub fn check(
         );
     }
     let enemy = enemy_of(m, side);
-    let enemy_fleets: BTreeSet<HexId> = s
-        .pieces
-        .iter()
-        .filter(|(id, _)| m.fleet(id).is_some_and(|f| f.side == enemy))
-        .filter_map(|(_, p)| p.hex.as_deref()?.parse().ok())
-        .collect();
-    let enemy_generals: BTreeSet<HexId> = s
-        .pieces
-        .iter()
-        .filter(|(id, _)| m.general(id).is_some_and(|g| g.side == enemy))
-        .filter_map(|(_, p)| p.hex.as_deref()?.parse().ok())
-        .collect();
+    let hexes_of = |whose: &dyn Fn(&str) -> bool| -> BTreeSet<HexId> {
+        s.pieces.iter().filter(|(id, _)| whose(id)).filter_map(|(_, p)| p.hex.as_deref()?.parse().ok()).collect()
+    };
+    let enemy_fleets = hexes_of(&|id| m.fleet(id).is_some_and(|f| f.side == enemy));
+    let enemy_generals = hexes_of(&|id| m.general(id).is_some_and(|g| g.side == enemy));
     let mut path = vec![start];
     for (j, text) in mv.path.iter().enumerate() {
         let f = format!("{field}.path[{j}]");
