@@ -1227,9 +1227,11 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
     let (offered, said) = run(&["template", "--dir", "g", "--side", "referee"]);
     assert!(!offered && said.contains("awaits orders from british, american, not from referee"), "{said}");
     // The same battle in a copy of the game where the Americans stayed
-    // silent past the deadline: tick writes and commits their least orders,
-    // which stand in mutual mode (docs/orders.md, DICE.md A11); status says
-    // so, not that his own file still wins.
+    // silent past the deadline. Their least orders (an empty entry) would
+    // settle nothing and, once in, stand for good: tick writes none, and
+    // at the deadline plus the grace the silent side forfeits, not the
+    // British, whose file waited for the American commitment (docs/DICE.md
+    // A11 (3)). Before, the default was written and the step waited for ever.
     let copy = dir.path().join("silent");
     std::fs::create_dir(&copy).unwrap();
     for (entry, bytes) in common::all_files(&dir.path().join("g")) {
@@ -1246,12 +1248,26 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
     )
     .unwrap();
     run(&["tick", "--no-mail", "--now", "2026-12-05T10:00:00Z", "--dir", "silent"]);
-    run(&["tick", "--no-mail", "--now", "2026-12-07T11:00:00Z", "--dir", "silent"]);
-    let status = ok(&["status", "--dir", "silent"]);
+    let (_, late) = run(&["tick", "--no-mail", "--now", "2026-12-07T11:00:00Z", "--dir", "silent"]);
+    assert!(!late.contains("defaulted") && !late.contains("forfeit"), "{late}");
+    assert!(!copy.join("inbox/1-american-battle-0101--american.yaml").exists(), "no default written");
+    let (_, graced) = run(&["tick", "--no-mail", "--now", "2026-12-07T16:00:00Z", "--dir", "silent"]);
     assert!(
-        status.contains("american (default orders written and committed for it at the deadline; they stand)"),
-        "{status}"
+        graced
+            .contains("the commitment and the orders file of american was not in by the deadline 2026-12-07T16:00:00Z")
+            && graced.contains("The sides of american forfeit: american."),
+        "{graced}"
     );
+    let status = ok(&["status", "--dir", "silent"]);
+    assert!(status.contains("adjourned: american forfeits at step 1-american-battle-0101"), "{status}");
+    ok(&["verify", "--dir", "silent"]);
+    let reference = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/dice_ref.py"))
+        .arg("--verify-folder")
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stdout));
     ok(&["submit", "--dir", "g", &file("at.yaml", &ours)]);
     let resolved = ok(&["resolve", "--dir", "g"]);
     assert!(resolved.contains("next: 2-british-operations"), "{resolved}");

@@ -750,6 +750,12 @@ fn orders_deadlines_in_mutual_mode() {
     assert_eq!(commit.trim(), Bytes32::sha256(&default).to_hex(), "tick committed the default it wrote");
     let st = status(d);
     assert!(strings(&st["mutual"]["commitments_owed"]).is_empty(), "{st}");
+    // In mutual mode the default stands: status does not say his file wins.
+    let text = run(d, &["status", "--dir", "g"]).ok();
+    assert!(
+        text.contains(&format!("{late} (default orders written and committed for it at the deadline; they stand)")),
+        "{text}"
+    );
 
     // Copy 1: the committed files come in; the default stands in the step.
     let copy = d.join("sent");

@@ -322,6 +322,7 @@ fn withheld_name<S: Serializer>(w: &crate::game::play::Withheld, s: S) -> std::r
     s.serialize_str(match w {
         crate::game::play::Withheld::Key => "key",
         crate::game::play::Withheld::Orders => "orders",
+        crate::game::play::Withheld::Commitment => "commitment",
     })
 }
 
@@ -491,7 +492,14 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
             }
         }
     }
-    if now >= record.deadline {
+    // Mutual mode at a step a stand-in's one entry settles in referee mode
+    // (an AWI battle, `Rules::stand_in`): a side's least orders there (a
+    // commander's empty entry) settle nothing, and a default once in stands
+    // for good (A5), so it would leave the step waiting for ever. A side
+    // that sent no commitment is not defaulted: it forfeits at the deadline
+    // plus the grace (docs/DICE.md A11 (3)).
+    let no_defaults = mutual && rules.stand_in(state.as_ref()).is_some();
+    if now >= record.deadline && !no_defaults {
         for side in owing.iter().filter(|s| !committed.contains(s)) {
             let body = crate::game::least_orders(&folder, rules, state.as_ref(), side)?;
             let text = format!(
@@ -530,6 +538,12 @@ pub fn decide(dir: &Path, now: Instant, wait: Duration) -> Result<Decision> {
                 decision.forfeit =
                     Some(ForfeitDue { withheld: crate::game::play::Withheld::Orders, since, span: policy.grace });
             }
+        } else if no_defaults && !w.commitments_owed.is_empty() && now >= record.deadline.plus(policy.grace) {
+            decision.forfeit = Some(ForfeitDue {
+                withheld: crate::game::play::Withheld::Commitment,
+                since: record.deadline,
+                span: policy.grace,
+            });
         }
         // DICE.md 7.4: the keys' clock starts when tick first sees the step
         // sealed and rolling.

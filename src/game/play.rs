@@ -695,6 +695,7 @@ pub fn forfeited(folder: &GameFolder) -> Result<Option<(u32, Forfeit)>> {
 pub fn withheld_words(f: &Forfeit) -> String {
     match f.rolling_step {
         Some(j) if f.withheld == "key" => format!("key p_{j}"),
+        _ if f.withheld == "commitment" => "the commitment and the orders file".to_string(),
         _ => "the orders file committed to".to_string(),
     }
 }
@@ -717,6 +718,7 @@ pub fn adjourned_words(at: u32, f: &Forfeit) -> String {
 pub fn forfeit_event(f: &Forfeit) -> Event {
     let (what, since) = match f.withheld.as_str() {
         "key" => (withheld_words(f), "the step was sealed"),
+        "commitment" => (withheld_words(f), "the orders deadline passed"),
         _ => (withheld_words(f), "the orders deadline passed with every commitment in"),
     };
     Event::new(
@@ -761,6 +763,9 @@ fn forfeit_outcome(rules: &dyn Rules, state: &State, f: &Forfeit, step: u32) -> 
 pub enum Withheld {
     Key,
     Orders,
+    /// A side's commitment and file at a step whose defaults settle
+    /// nothing (an AWI battle in mutual mode; docs/DICE.md A11 (3)).
+    Commitment,
 }
 
 /// A forfeit (DICE.md 7.4, docs/DICE.md A8 and A11), decided by `tick` at
@@ -844,6 +849,23 @@ pub fn forfeit(
             }
             (labels, None, Vec::new(), Vec::new())
         }
+        Withheld::Commitment => {
+            let mut labels: Vec<String> = if rules.stand_in(state.as_ref()).is_some() {
+                w.commitments_owed.iter().filter_map(|s| config.dice.label_of(s)).map(str::to_string).collect()
+            } else {
+                Vec::new()
+            };
+            labels.sort();
+            labels.dedup();
+            if labels.is_empty() {
+                return Err(Error::refused(format!(
+                    "{}: step {} owes no commitment at a step whose defaults settle nothing",
+                    dir.display(),
+                    w.step
+                )));
+            }
+            (labels, None, Vec::new(), Vec::new())
+        }
     };
     let mut sides: Vec<String> = config
         .dice
@@ -858,6 +880,7 @@ pub fn forfeit(
         withheld: match withheld {
             Withheld::Key => "key".into(),
             Withheld::Orders => "orders".into(),
+            Withheld::Commitment => "commitment".into(),
         },
         rolling_step,
         players,

@@ -820,11 +820,11 @@ fn check_forfeit(
     };
     let span = match f.withheld.as_str() {
         "key" => deadlines.reveal,
-        "orders" => {
+        "orders" | "commitment" => {
             let field = f.step.split_once('-').map(|(_, field)| field).unwrap_or(&f.step);
             Some(deadlines.policy(field).grace)
         }
-        other => return bad(format!("withheld is '{other}'; it is key or orders")),
+        other => return bad(format!("withheld is '{other}'; it is key, orders or commitment")),
     };
     if span != Some(f.span) {
         return bad(format!(
@@ -885,7 +885,7 @@ fn check_forfeit(
                 return bad("a key recorded as in is not a player's".into());
             }
         }
-        ("orders", None) if f.revealed.is_empty() => {}
+        ("orders" | "commitment", None) if f.revealed.is_empty() => {}
         _ => return bad("a forfeit for orders has no rolling step or keys; one for a key has its rolling step".into()),
     }
     Ok(())
