@@ -1261,22 +1261,22 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
     let status = ok(&["status", "--dir", "silent"]);
     assert!(status.contains("adjourned: american forfeits at step 1-american-battle-0101"), "{status}");
     ok(&["verify", "--dir", "silent"]);
-    let reference = std::process::Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/dice_ref.py"))
-        .arg("--verify-folder")
-        .arg(&copy)
-        .output()
-        .unwrap();
-    assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stdout));
+    reference_verifies(&copy);
     ok(&["submit", "--dir", "g", &file("at.yaml", &ours)]);
     let resolved = ok(&["resolve", "--dir", "g"]);
     assert!(resolved.contains("next: 2-british-operations"), "{resolved}");
     ok(&["verify", "--dir", "g"]);
-    let reference = std::process::Command::new("python3")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/dice_ref.py"))
+    reference_verifies(&dir.path().join("g"));
+}
+
+/// The Python reference (tests/reference/dice_ref.py) verifies the game
+/// folder `game` from its files alone.
+fn reference_verifies(game: &Path) {
+    let out = std::process::Command::new("python3")
+        .arg(common::repo_root().join("tests/reference/dice_ref.py"))
         .arg("--verify-folder")
-        .arg(dir.path().join("g"))
+        .arg(game)
         .output()
         .unwrap();
-    assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stdout));
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }

@@ -828,41 +828,25 @@ pub fn forfeit(
             }
             (w.keys_owed.clone(), Some(w.rolling_step), revealed, w.sealed_hashes.clone())
         }
-        Withheld::Orders => {
+        Withheld::Orders | Withheld::Commitment => {
             let awaited = rules.awaited(state.as_ref());
-            let committed_late: Vec<&String> =
-                if w.commitments_owed.is_empty() && crate::game::mutual::needs_commitments(config, &awaited) {
-                    w.orders_owed.iter().collect()
-                } else {
-                    Vec::new()
-                };
-            let mut labels: Vec<String> =
-                committed_late.iter().filter_map(|s| config.dice.label_of(s)).map(str::to_string).collect();
-            labels.sort();
-            labels.dedup();
-            if labels.is_empty() {
-                return Err(Error::refused(format!(
-                    "{}: step {} owes no orders file that a side committed to",
-                    dir.display(),
-                    w.step
-                )));
-            }
-            (labels, None, Vec::new(), Vec::new())
-        }
-        Withheld::Commitment => {
-            let mut labels: Vec<String> = if rules.stand_in(state.as_ref()).is_some() {
-                w.commitments_owed.iter().filter_map(|s| config.dice.label_of(s)).map(str::to_string).collect()
+            // Orders: the files committed to, once every commitment is in
+            // (A11 (2)). Commitment: the sides with none in, at a step whose
+            // defaults settle nothing (A11 (3)).
+            let (owing, what) = if withheld == Withheld::Commitment {
+                let held = rules.stand_in(state.as_ref()).is_some();
+                (held.then_some(&w.commitments_owed), "no commitment at a step whose defaults settle nothing")
             } else {
-                Vec::new()
+                let complete =
+                    w.commitments_owed.is_empty() && crate::game::mutual::needs_commitments(config, &awaited);
+                (complete.then_some(&w.orders_owed), "no orders file that a side committed to")
             };
+            let mut labels: Vec<String> =
+                owing.into_iter().flatten().filter_map(|s| config.dice.label_of(s)).map(str::to_string).collect();
             labels.sort();
             labels.dedup();
             if labels.is_empty() {
-                return Err(Error::refused(format!(
-                    "{}: step {} owes no commitment at a step whose defaults settle nothing",
-                    dir.display(),
-                    w.step
-                )));
+                return Err(Error::refused(format!("{}: step {} owes {what}", dir.display(), w.step)));
             }
             (labels, None, Vec::new(), Vec::new())
         }
