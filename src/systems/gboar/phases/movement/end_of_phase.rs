@@ -573,10 +573,8 @@ impl Phase<'_> {
         }
         let moving: Vec<String> = movers.iter().map(|(id, _)| id.to_string()).collect();
         let occ = self.occupancy(start, &moving);
-        let barred = |a: &str, b: &str| match (&self.stacking, self.counter(a), self.counter(b)) {
-            (Some(s), Some(x), Some(y)) => {
-                s.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(x, y))
-            }
+        let barred = |a: &str, b: &str| match (self.counter(a), self.counter(b)) {
+            (Some(x), Some(y)) => self.may_not_end_stacked(x, y),
             _ => false,
         };
         let fits = |hex: HexId, with: &[(&str, HexId)], id: &str| {
@@ -697,11 +695,7 @@ impl Phase<'_> {
         let there = |other: &String, u: &crate::systems::gboar::board::state::UnitState| {
             other.as_str() != id && u.hex == Some(hex) && !leaving.contains(other)
         };
-        let restricted = |c: &Counter| {
-            self.stacking
-                .as_ref()
-                .is_some_and(|s| s.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(me, c)))
-        };
+        let restricted = |c: &Counter| self.may_not_end_stacked(me, c);
         let refuses = |leader: &Counter, unit: &Counter| {
             leader.is_leader() && !unit.is_leader() && leader.commands.is_some() && !leader.may_command(unit)
         };
@@ -710,6 +704,14 @@ impl Phase<'_> {
             self.counter(other.as_str())
                 .is_some_and(|c| restricted(c) || (friends(c) && (refuses(c, me) || refuses(me, c))))
         })
+    }
+
+    /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `x` and
+    /// `y` may not end a Movement Phase stacked together.
+    fn may_not_end_stacked(&self, x: &Counter, y: &Counter) -> bool {
+        self.stacking
+            .as_ref()
+            .is_some_and(|s| s.restrictions.iter().any(|r| !r.may_end_movement_phase_stacked && r.applies(x, y)))
     }
 
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): units that may
