@@ -236,7 +236,7 @@ fn a_break_off_attempt_is_rolled_when_the_referee_enters_it() {
     );
     assert!(
         british.contains(&format!(
-            "Battle at 0101 (American attacking): fought on the table; the entry of its result awaited (both commanders' or the referee's); american tried to break off after pass 1 (30%, D100 {roll}"
+            "Battle at 0101 (American attacking): fought on the table; the entry of its result awaited (both commanders', or the referee's outside mutual dice mode); american tried to break off after pass 1 (30%, D100 {roll}"
         )),
         "{british}"
     );

@@ -1260,7 +1260,7 @@ impl seam::Rules for Rules {
                 })
                 .collect();
             board.push(format!(
-                "Battle at {hex} ({} attacking): fought on the table; the entry of its result awaited (both commanders' or the referee's){}",
+                "Battle at {hex} ({} attacking): fought on the table; the entry of its result awaited (both commanders', or the referee's outside mutual dice mode){}",
                 side_name(m, side),
                 if attempts.is_empty() { String::new() } else { format!("; {}", attempts.join("; ")) }
             ));
