@@ -470,7 +470,7 @@ impl Phase<'_> {
     /// enemy unit: each with where it is, the restriction and its pair, the
     /// enemy units next to it, and those hexes (cheapest first).
     pub(super) fn forced_retreats(&self, start: &State, sides: &[&str]) -> Vec<ForcedRetreat> {
-        self.forced_retreats_of(start, sides, |_| true)
+        self.forced_retreats_of(start, sides, |_| true, &BTreeSet::new())
     }
 
     /// [`Phase::forced_retreats`] of the units `of` keeps (the hexes open
@@ -488,15 +488,30 @@ impl Phase<'_> {
     /// stack unstacks and attacks as the rules otherwise require. Whether
     /// a stack can retreat is its units' of every side, whichever side's
     /// orders are checked.
+    ///
+    /// A hex where the unit would end the phase stacked with a unit that a
+    /// restriction keeps apart from it (4.1), or with a leader who may not
+    /// command it (4.18), is no retreat: the units there as the phase
+    /// begins, less those the orders of the unit's own side move (`moved`:
+    /// the units the orders checked move, of any side; none for the least
+    /// orders). A player can empty the hex; another side's move is none
+    /// he can count on, as elsewhere in 4.1. Self-play, Historical, seed
+    /// 331, game 382: the San Domingue Volunteers, stacked with Harden's
+    /// militia next to the 2nd Georgia Militia, were told to retreat to
+    /// 2808, their only hex away, where the Marine Company, French
+    /// regulars, stood and stayed; the move there was refused, and the
+    /// least orders had none.
     pub(super) fn forced_retreats_of(
         &self,
         start: &State,
         sides: &[&str],
         of: impl Fn(&str) -> bool,
+        moved: &BTreeSet<String>,
     ) -> Vec<ForcedRetreat> {
         let mut base = Run::new(start.clone(), None);
         self.place_arrivals(&mut base, &[]);
         let start = &base.state;
+        let side_of = |id: &str| self.counter(id).and_then(|c| self.side_of_army.get(&c.army));
         let occupancy = crate::systems::gboar::board::units::Occupancy::new(self.rules, start);
         let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
         // Every friendly unit held to retreat instead of attacking, of every
@@ -528,9 +543,12 @@ impl Phase<'_> {
             if !sides.contains(&side.as_str()) || !of(id) {
                 continue;
             }
-            let away = |h: HexId| self.adjacent_enemies(h).is_empty();
             let mates: Vec<&str> = held.iter().filter(|m| m.2 == *hex).map(|m| m.1.as_str()).collect();
             for m in &mates {
+                let leaving: BTreeSet<String> =
+                    moved.iter().filter(|u| side_of(u.as_str()) == side_of(m)).cloned().collect();
+                let away =
+                    |h: HexId| self.adjacent_enemies(h).is_empty() && !self.ends_barred_leaving(start, m, h, &leaving);
                 options.entry(m).or_insert_with(|| self.one_unit_ends(&base, m, away, usize::MAX));
             }
             let mine = options.get(id.as_str()).cloned().unwrap_or_default();
@@ -652,7 +670,8 @@ impl Phase<'_> {
     pub(super) fn stack_must_retreat(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
         // Only the units the orders leave next to the enemy.
         let left_next_to = |id: &str| hex_of(&run.state, id).is_some_and(|now| !self.adjacent_enemies(now).is_empty());
-        for f in self.forced_retreats_of(start, sides, left_next_to) {
+        let moved: BTreeSet<String> = run.moved.keys().cloned().collect();
+        for f in self.forced_retreats_of(start, sides, left_next_to, &moved) {
             let field = run.moved.get(&f.unit).map(|(_, field)| field.clone()).unwrap_or_else(|| "moves".into());
             run.problems.push((
                 f.side.clone(),
