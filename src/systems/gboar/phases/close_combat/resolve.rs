@@ -216,7 +216,13 @@ pub fn resolve_phase(
                 }
                 if start.get(u).copied().flatten() == Some(*h) {
                     defenders.push(u.clone());
-                } else {
+                } else if rules.counter(u).is_some_and(|c| !c.is_leader()) {
+                    // 13.25 is of units; a leader that retreated along
+                    // with them (13.26) is no combat unit and makes no
+                    // morale check (self-play, Historical, seed 373, game
+                    // 872: Prevost, retreated from 1807 with the Loyal
+                    // Savannah Militia into 2005, was counted a 13.25 unit
+                    // of the combat there, and the step was refused).
                     previously.push(u.clone());
                 }
             }
