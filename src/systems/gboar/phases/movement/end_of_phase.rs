@@ -545,11 +545,14 @@ impl Phase<'_> {
             }
             let mates: Vec<&str> = held.iter().filter(|m| m.2 == *hex).map(|m| m.1.as_str()).collect();
             for m in &mates {
-                let leaving: BTreeSet<String> =
-                    moved.iter().filter(|u| side_of(u.as_str()) == side_of(m)).cloned().collect();
-                let away =
-                    |h: HexId| self.adjacent_enemies(h).is_empty() && !self.ends_barred_leaving(start, m, h, &leaving);
-                options.entry(m).or_insert_with(|| self.one_unit_ends(&base, m, away, usize::MAX));
+                options.entry(m).or_insert_with(|| {
+                    let leaving: BTreeSet<String> =
+                        moved.iter().filter(|u| side_of(u.as_str()) == side_of(m)).cloned().collect();
+                    let away = |h: HexId| {
+                        self.adjacent_enemies(h).is_empty() && !self.ends_barred_leaving(start, m, h, &leaving)
+                    };
+                    self.one_unit_ends(&base, m, away, usize::MAX)
+                });
             }
             let mine = options.get(id.as_str()).cloned().unwrap_or_default();
             if mine.is_empty() {
