@@ -200,7 +200,12 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
             reports_failed: None,
         });
     }
-    let walk = folder.chain_walk_from(0).map(crate::base::apart::Apart::start);
+    // The keys this resolve may reveal: a window of the chain from the
+    // step the journal is at, walked on another thread meanwhile (the
+    // journal is read again under the lock; a window that misses a step
+    // this resolve reaches is walked again there, see `ChainWindow`).
+    let at = folder.journal().list().map_or(1, |listing| listing.entries.len() as u32 + 1);
+    let walk = folder.chain_walk_from(at, KEY_WINDOW).map(crate::base::apart::Apart::start);
     // The game's report templates too, compiled apart meanwhile.
     let templates = crate::report::game::game_templates_apart(&folder.root);
     let (_lock, _read) = if dry {
@@ -216,13 +221,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;
-    // The keys this resolve may reveal, from one walk down the chain.
-    let all_keys = walk?.join()?;
-    // As chain_keys_from(k): the keys s_k ..= s_N (only s_N past the chain's end).
-    let keys = match all_keys.get(k as usize..) {
-        Some(from_k) if !from_k.is_empty() => from_k,
-        _ => &all_keys[all_keys.len() - 1..],
-    };
+    let mut keys = ChainWindow { first: at, keys: walk?.join()? };
     if state.resolved_steps() + 1 != k {
         return Err(Error::refused(format!(
             "{}: state.yaml says {} steps are resolved but the journal has {}; run `adjutant verify`",
@@ -419,7 +418,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         if k == first_new && !dry {
             _drawing = folder.kept_rules().map(crate::report::game::draw_board_apart);
         }
-        let key = keys[(k - first_new) as usize];
+        let key = keys.key(&folder, k)?;
         let orders: Vec<(String, Vec<u8>, String)> = mine
             .iter()
             .map(|o| (o.side.clone(), o.bytes.clone(), format!("{ORDERS_DIR}/{k:06}-{}.yaml", o.side)))
@@ -579,6 +578,31 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         }
         Ok(progress)
     })
+}
+
+/// How many keys of the chain a `resolve` walks down for at once: more
+/// than the steps one resolve reaches in a game played as it comes (a
+/// window that falls short is walked again).
+const KEY_WINDOW: u32 = 32;
+
+/// Keys s_first, s_first+1, ... of the referee's chain, from one walk down
+/// it ([`GameFolder::chain_walk_from`]).
+struct ChainWindow {
+    first: u32,
+    keys: Vec<Bytes32>,
+}
+
+impl ChainWindow {
+    /// Key s_k (k below the chain's length): from the window, or from a
+    /// new one walked from k when the window does not hold it.
+    fn key(&mut self, folder: &GameFolder, k: u32) -> Result<Bytes32> {
+        let held = |w: &ChainWindow| k.checked_sub(w.first).and_then(|i| w.keys.get(i as usize)).copied();
+        if let Some(key) = held(self) {
+            return Ok(key);
+        }
+        *self = ChainWindow { first: k, keys: folder.chain_keys_from(k, KEY_WINDOW)? };
+        held(self).ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", folder.root.display())))
+    }
 }
 
 /// A referee's correction (`adjutant correct`, docs/DICE.md A10): the game
@@ -907,7 +931,7 @@ fn write_no_step(
 ) -> Result<Progress> {
     let NoStep { correction, forfeit, events, state } = outcome;
     let key = *folder
-        .chain_keys_from(k)?
+        .chain_keys_from(k, 1)?
         .first()
         .ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", folder.root.display())))?;
     let digest = orders_digest(&[])?;

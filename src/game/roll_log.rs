@@ -155,7 +155,7 @@ pub fn roll(dir: &Path, dice: &[DiceExpr], purpose: &str, wait: Duration) -> Res
     let journal = folder.journal();
     let (step, previous) = journal.tail()?;
     // One walk down the chain gives the key and checks it against the anchor.
-    let keys = folder.chain_keys_from(step)?;
+    let keys = folder.chain_keys_from(step, 1)?;
     let length = folder.config.dice.chain_length;
     // Step N would reveal the chain top itself; stop one short of it.
     if step >= length {
