@@ -35,6 +35,7 @@ const WRITES: &[&str] = &[
     "writev",
     "fsync",
     "fdatasync",
+    "syncfs",
     "ftruncate",
     "rename",
     "renameat",
@@ -583,6 +584,35 @@ fn a_mail_killed_between_sending_and_recording_sends_that_message_again_and_no_r
 
 #[test]
 fn a_resolve_whose_disk_fills_at_any_write_is_finished_by_the_next() {
+    // The disk fills at each write (ENOSPC, where a full disk says so).
+    let n = resolve_failing_at_each("write", "ENOSPC", false);
+    assert!(n > 10, "{n} writes");
+    eprintln!("resolve: a full disk at each of its {n} writes, each finished by the next resolve");
+}
+
+/// Where the kernel flushes several files with one `syncfs` (Linux 5.8
+/// on, fsio.rs `sync_filesystem_once`), a flush that fails (EIO, a disk
+/// that fails to write) fails the command, and the next one finishes.
+#[test]
+fn a_resolve_whose_flush_of_many_files_fails_is_finished_by_the_next() {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut numbers = release.split(|c: char| !c.is_ascii_digit()).map(|n| n.parse::<u32>().unwrap_or(0));
+    if (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0)) < (5, 8) {
+        eprintln!("Linux {release}: syncfs is not used before 5.8");
+        return;
+    }
+    let n = resolve_failing_at_each("syncfs", "EIO", true);
+    assert!(n >= 2, "{n} syncfs calls: the step's files and the dispatch's are each flushed with one");
+    eprintln!("resolve: each of its {n} syncfs calls failing, each finished by the next resolve");
+}
+
+/// A resolve of the demo's awaiting step, run once for each call of
+/// `syscall` it makes with that call failing with `errno` (strace's fault
+/// injection); each run ends without a panic (with a non-zero exit where
+/// `fails`: a write to the terminal may fail unheeded), and the next
+/// resolve ends the folder as an untroubled run does. Returns the number
+/// of calls.
+fn resolve_failing_at_each(syscall: &str, errno: &str, fails: bool) -> usize {
     let dir = temp();
     let d = dir.path();
     let base = d.join("base");
@@ -595,19 +625,17 @@ fn a_resolve_whose_disk_fills_at_any_write_is_finished_by_the_next() {
     let want = snapshot(&reference.join("savannah"));
     let traced = d.join("traced");
     copy_dir(&base, &traced);
-    // The disk fills at each write (ENOSPC, where a full disk says so).
     let points: Vec<(String, usize)> =
-        writes(&traced, &args, &d.join("strace.log")).into_iter().filter(|(name, _)| name == "write").collect();
-    assert!(points.len() > 10, "{points:?}");
+        writes(&traced, &args, &d.join("strace.log")).into_iter().filter(|(name, _)| name == syscall).collect();
     let failures = each_point(&points, |syscall, n| {
-        let work = d.join(format!("full-{syscall}-{n}"));
+        let work = d.join(format!("fail-{syscall}-{n}"));
         copy_dir(&base, &work);
-        let log = d.join(format!("full-{syscall}-{n}.log"));
+        let log = d.join(format!("fail-{syscall}-{n}.log"));
         let output = Command::new(strace())
             .args(["-f", "-o"])
             .arg(&log)
             .arg(format!("-etrace={syscall}"))
-            .arg(format!("-einject={syscall}:error=ENOSPC:when={n}"))
+            .arg(format!("-einject={syscall}:error={errno}:when={n}"))
             .arg(BIN)
             .args(args)
             .current_dir(&work)
@@ -615,14 +643,18 @@ fn a_resolve_whose_disk_fills_at_any_write_is_finished_by_the_next() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.code().is_some() && !stderr.contains("panicked"), "{}: {stderr}", output.status);
-        assert!(std::fs::read_to_string(&log).unwrap().contains("(INJECTED)"), "no disk full at {syscall} {n}");
+        assert!(
+            output.status.code().is_some_and(|c| !fails || c != 0) && !stderr.contains("panicked"),
+            "{}: {stderr}",
+            output.status
+        );
+        assert!(std::fs::read_to_string(&log).unwrap().contains("(INJECTED)"), "no {errno} at {syscall} {n}");
         // The next command finishes what was left, the committed steps standing.
         run(&work, &args).ok();
         let differs = snapshot_difference(&snapshot(&work.join("savannah")), &want);
         assert!(differs.is_empty(), "{differs}");
         std::fs::remove_dir_all(&work).unwrap();
     });
-    assert!(failures.is_empty(), "{} of {} disk-full points:\n{}", failures.len(), points.len(), failures.join("\n"));
-    eprintln!("resolve: a full disk at each of its {} writes, each finished by the next resolve", points.len());
+    assert!(failures.is_empty(), "{} of {} {syscall} points:\n{}", failures.len(), points.len(), failures.join("\n"));
+    points.len()
 }

@@ -74,6 +74,9 @@ const SYNC_STACK: usize = 64 * 1024;
 /// disk, their fsyncs were most of its time). The first failure, with its
 /// item, is returned once every fsync has ended; the order the calls reach
 /// the disk in does not matter, as nothing is put in place before all end.
+///
+/// On Linux, several files on one filesystem are flushed with one
+/// `syncfs` instead ([`sync_filesystem_once`]).
 fn sync_all_together<'a, T: Sync>(
     items: &'a [T],
     file: impl Fn(&T) -> &File + Sync,
@@ -83,6 +86,10 @@ fn sync_all_together<'a, T: Sync>(
             Some(item) => file(item).sync_all().map_err(|e| (e, item)),
             None => Ok(()),
         };
+    }
+    #[cfg(target_os = "linux")]
+    if let Some(done) = sync_filesystem_once(items, &file) {
+        return done;
     }
     let per_thread = items.len().div_ceil(SYNC_THREADS);
     let file = &file;
@@ -113,6 +120,50 @@ fn sync_all_together<'a, T: Sync>(
         done
     });
     results.into_iter().collect()
+}
+
+/// Several files flushed with one `syncfs(2)` of their filesystem, where
+/// all are on one (the same device number) and the kernel reports the
+/// errors of the writes it flushes (Linux 5.8 on: before, `syncfs`
+/// returned 0 whatever failed); `None` where not, for the caller to fsync
+/// each. Each file's fsync wrote its inode's block of the inode table
+/// again, and a `resolve`'s 20-odd new files share a few such blocks: the
+/// fsyncs queued on one another, and one `syncfs` writes each block once,
+/// with one flush of the disk's cache (a `resolve` took 6% less wall time
+/// and 12% less CPU, issue 11). What it also flushes is whatever else is
+/// waiting to be written on that filesystem: on a disk that another
+/// program keeps busy writing, a command waits for that too.
+#[cfg(target_os = "linux")]
+fn sync_filesystem_once<'a, T>(
+    items: &'a [T],
+    file: &impl Fn(&T) -> &File,
+) -> Option<std::result::Result<(), (io::Error, &'a T)>> {
+    use std::os::unix::fs::MetadataExt;
+    static REPORTS_ERRORS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let reports_errors = *REPORTS_ERRORS.get_or_init(|| kernel_at_least(&rustix::system::uname(), (5, 8)));
+    let first = items.first()?;
+    let device = file(first).metadata().ok()?.dev();
+    if !reports_errors || items.iter().any(|item| file(item).metadata().map_or(true, |m| m.dev() != device)) {
+        return None;
+    }
+    Some(rustix::fs::syncfs(file(first)).map_err(|e| (io::Error::from(e), first)))
+}
+
+/// Whether the running kernel's release (`uname -r`, e.g.
+/// `6.1.0-18-amd64`) is at least `version` (major, minor).
+#[cfg(target_os = "linux")]
+fn kernel_at_least(uname: &rustix::system::Uname, version: (u32, u32)) -> bool {
+    release_at_least(&uname.release().to_string_lossy(), version)
+}
+
+/// Whether a release string's leading `major.minor` is at least `version`;
+/// false for one that does not start so.
+fn release_at_least(release: &str, version: (u32, u32)) -> bool {
+    let mut numbers = release.split(|c: char| !c.is_ascii_digit()).map(|n| n.parse::<u32>().ok());
+    match (numbers.next().flatten(), numbers.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor) >= version,
+        _ => false,
+    }
 }
 
 /// Fsync each file of `chunk` in turn ([`sync_all_together`]'s part).
@@ -537,6 +588,40 @@ pub fn is_read_only(e: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `syncfs` is used from Linux 5.8 on, where it reports write errors.
+    #[test]
+    fn release_at_least_reads_major_and_minor() {
+        for (release, at_least) in [
+            ("5.8.0", true),
+            ("5.10.0-28-amd64", true),
+            ("6.1.0-18-amd64", true),
+            ("6.18.44-fc-v1272", true),
+            ("5.7.19", false),
+            ("4.18.0-513.el8.x86_64", false),
+            ("5", false),
+            ("", false),
+            ("x5.9", false),
+        ] {
+            assert_eq!(release_at_least(release, (5, 8)), at_least, "{release}");
+        }
+    }
+
+    /// Files of one folder flushed together (one `syncfs` on Linux): each
+    /// is written whole, and none is reported as failed.
+    #[test]
+    fn files_flushed_together_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = (0..5).map(|i| dir.path().join(format!("f{i}"))).collect();
+        let files: Vec<(PathBuf, &[u8])> = paths.iter().map(|p| (p.clone(), p.to_str().unwrap().as_bytes())).collect();
+        let mut staged = Staged::write(&files).unwrap();
+        for i in 0..paths.len() {
+            staged.rename(i).unwrap();
+        }
+        for p in &paths {
+            assert_eq!(fs::read(p).unwrap(), p.to_str().unwrap().as_bytes());
+        }
+    }
 
     #[test]
     fn write_new_refuses_to_replace() {

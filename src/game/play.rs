@@ -601,7 +601,8 @@ impl ChainWindow {
             return Ok(key);
         }
         *self = ChainWindow { first: k, keys: folder.chain_keys_from(k, KEY_WINDOW)? };
-        held(self).ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", folder.root.display())))
+        held(self)
+            .ok_or_else(|| Error::refused(format!("{}: the dice chain has no key for step {k}", folder.root.display())))
     }
 }
 
