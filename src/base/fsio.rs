@@ -123,16 +123,15 @@ fn sync_all_together<'a, T: Sync>(
 }
 
 /// Several files flushed with one `syncfs(2)` of their filesystem, where
-/// all are on one (the same device number) and the kernel reports the
-/// errors of the writes it flushes (Linux 5.8 on: before, `syncfs`
-/// returned 0 whatever failed); `None` where not, for the caller to fsync
+/// all are on one (the same device number), the kernel reports the errors
+/// of the writes it flushes (Linux 5.8 on: before, `syncfs` returned 0
+/// whatever failed), and the system has little else waiting to be written
+/// ([`SYNCFS_MAX_WAITING_KIB`]); `None` where not, for the caller to fsync
 /// each. Each file's fsync wrote its inode's block of the inode table
 /// again, and a `resolve`'s 20-odd new files share a few such blocks: the
 /// fsyncs queued on one another, and one `syncfs` writes each block once,
 /// with one flush of the disk's cache (a `resolve` took 6% less wall time
-/// and 12% less CPU, issue 11). What it also flushes is whatever else is
-/// waiting to be written on that filesystem: on a disk that another
-/// program keeps busy writing, a command waits for that too.
+/// and 12% less CPU, issue 11).
 #[cfg(target_os = "linux")]
 fn sync_filesystem_once<'a, T>(
     items: &'a [T],
@@ -146,7 +145,30 @@ fn sync_filesystem_once<'a, T>(
     if !reports_errors || items.iter().any(|item| file(item).metadata().map_or(true, |m| m.dev() != device)) {
         return None;
     }
+    let waiting = fs::read_to_string("/proc/meminfo").ok().and_then(|m| waiting_kib(&m))?;
+    if waiting > SYNCFS_MAX_WAITING_KIB {
+        return None;
+    }
     Some(rustix::fs::syncfs(file(first)).map_err(|e| (io::Error::from(e), first)))
+}
+
+/// The most data, in KiB, that may be waiting to be written anywhere on
+/// the system (`Dirty` and `Writeback` in /proc/meminfo) for a flush to
+/// use `syncfs`: it writes whatever else waits on the filesystem too, and
+/// with 400 MB another program had just written, a `resolve` took 190 ms
+/// instead of 10 (issue 11). Past this, each file is fsynced.
+const SYNCFS_MAX_WAITING_KIB: u64 = 4096;
+
+/// `Dirty` plus `Writeback` of /proc/meminfo's text, in KiB; `None` when
+/// either is missing or unreadable.
+fn waiting_kib(meminfo: &str) -> Option<u64> {
+    let field = |name: &str| {
+        meminfo.lines().find_map(|line| {
+            let rest = line.strip_prefix(name)?.strip_prefix(':')?;
+            rest.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()
+        })
+    };
+    Some(field("Dirty")?.saturating_add(field("Writeback")?))
 }
 
 /// Whether the running kernel's release (`uname -r`, e.g.
@@ -605,6 +627,16 @@ mod tests {
         ] {
             assert_eq!(release_at_least(release, (5, 8)), at_least, "{release}");
         }
+    }
+
+    /// How much waits to be written, from /proc/meminfo's text.
+    #[test]
+    fn waiting_kib_adds_dirty_and_writeback() {
+        let meminfo = "MemTotal:       24576000 kB\nDirty:              96 kB\nWriteback:          12 kB\nWritebackTmp:        0 kB\n";
+        assert_eq!(waiting_kib(meminfo), Some(108));
+        assert_eq!(waiting_kib("Dirty: 5 kB\n"), None, "no Writeback line");
+        assert_eq!(waiting_kib("Dirty: x kB\nWriteback: 0 kB\n"), None);
+        assert_eq!(waiting_kib(""), None);
     }
 
     /// Files of one folder flushed together (one `syncfs` on Linux): each
