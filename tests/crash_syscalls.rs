@@ -49,6 +49,18 @@ const WRITES: &[&str] = &[
     "rmdir",
 ];
 
+thread_local! {
+    /// How the commands run under strace flush their files (fsio.rs
+    /// `ADJUTANT_FLUSH`): fixed, so that every run makes the same calls (by
+    /// itself, adjutant chooses by how much else waits to be written).
+    static FLUSH: std::cell::Cell<&'static str> = const { std::cell::Cell::new("together") };
+}
+
+/// The flush of this test's commands ([`FLUSH`]).
+fn flush() -> &'static str {
+    FLUSH.with(|f| f.get())
+}
+
 /// strace, or a failure saying how to install it.
 fn strace() -> PathBuf {
     let found = std::env::var_os("PATH")
@@ -90,6 +102,7 @@ fn traced_writes(cwd: &Path, args: &[&str], log: &Path, code: i32) -> Vec<(Strin
         .arg(format!("-etrace={}", WRITES.join(",")))
         .arg(BIN)
         .args(args)
+        .env("ADJUTANT_FLUSH", flush())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -128,6 +141,7 @@ fn killed_at(cwd: &Path, args: &[&str], syscall: &str, n: usize) {
         .arg(format!("-einject={syscall}:signal=KILL:when={n}"))
         .arg(BIN)
         .args(args)
+        .env("ADJUTANT_FLUSH", flush())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -147,9 +161,11 @@ fn each_point(points: &[(String, usize)], job: impl Fn(&str, usize) + Sync) -> V
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
+    let mode = flush();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
+                FLUSH.with(|f| f.set(mode));
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((syscall, n)) = points.get(i) else { break };
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(syscall, *n)));
@@ -178,6 +194,21 @@ fn counts(points: &[(String, usize)]) -> BTreeMap<String, usize> {
 
 #[test]
 fn a_resolve_killed_at_any_write_is_finished_by_the_next_as_if_never_killed() {
+    resolve_killed_at_each_write("together");
+}
+
+/// As above, each of the resolve's files fsynced (`ADJUTANT_FLUSH=each`,
+/// as where other data waits to be written).
+#[test]
+fn a_resolve_that_fsyncs_each_file_killed_at_any_write_is_finished_by_the_next() {
+    resolve_killed_at_each_write("each");
+}
+
+/// The demo's awaiting step resolved under strace, killed at each of its
+/// writes in turn, its files flushed as `flush` says; the next resolve
+/// ends each folder as the unkilled run did.
+fn resolve_killed_at_each_write(flush_as: &'static str) {
+    FLUSH.with(|f| f.set(flush_as));
     let start = Instant::now();
     let dir = temp();
     let d = dir.path();
@@ -205,6 +236,11 @@ fn a_resolve_killed_at_any_write_is_finished_by_the_next_as_if_never_killed() {
     }
     assert!(counts.keys().any(|k| k.starts_with("rename")), "no rename: {counts:?}");
     assert!(counts.keys().any(|k| k.starts_with("unlink")), "no unlink: {counts:?}");
+    if flush_as == "each" || !syncfs_used() {
+        assert!(!counts.contains_key("syncfs"), "{counts:?}");
+    } else {
+        assert!(counts.get("syncfs").is_some_and(|&n| n >= 2), "the files flushed together: {counts:?}");
+    }
 
     let killed = AtomicUsize::new(0);
     let failures = each_point(&points, |syscall, n| {
@@ -222,7 +258,7 @@ fn a_resolve_killed_at_any_write_is_finished_by_the_next_as_if_never_killed() {
     // As many kills as the count said: the loop tested every point.
     assert_eq!(killed.into_inner(), points.len());
     eprintln!(
-        "resolve: {} kills, each followed by a resolve equal to the unkilled run, in {:?}",
+        "resolve ({flush_as}): {} kills, each followed by a resolve equal to the unkilled run, in {:?}",
         points.len(),
         start.elapsed()
     );
@@ -595,15 +631,21 @@ fn a_resolve_whose_disk_fills_at_any_write_is_finished_by_the_next() {
 /// that fails to write) fails the command, and the next one finishes.
 #[test]
 fn a_resolve_whose_flush_of_many_files_fails_is_finished_by_the_next() {
-    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let mut numbers = release.split(|c: char| !c.is_ascii_digit()).map(|n| n.parse::<u32>().unwrap_or(0));
-    if (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0)) < (5, 8) {
-        eprintln!("Linux {release}: syncfs is not used before 5.8");
+    if !syncfs_used() {
+        eprintln!("syncfs is not used before Linux 5.8");
         return;
     }
     let n = resolve_failing_at_each("syncfs", "EIO", true);
     assert!(n >= 2, "{n} syncfs calls: the step's files and the dispatch's are each flushed with one");
     eprintln!("resolve: each of its {n} syncfs calls failing, each finished by the next resolve");
+}
+
+/// Whether this kernel is one adjutant flushes files together on (Linux
+/// 5.8 and later, where `syncfs` reports write errors).
+fn syncfs_used() -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut numbers = release.split(|c: char| !c.is_ascii_digit()).map(|n| n.parse::<u32>().unwrap_or(0));
+    (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0)) >= (5, 8)
 }
 
 /// A resolve of the demo's awaiting step, run once for each call of
@@ -638,6 +680,7 @@ fn resolve_failing_at_each(syscall: &str, errno: &str, fails: bool) -> usize {
             .arg(format!("-einject={syscall}:error={errno}:when={n}"))
             .arg(BIN)
             .args(args)
+            .env("ADJUTANT_FLUSH", flush())
             .current_dir(&work)
             .stdin(Stdio::null())
             .output()

@@ -140,16 +140,47 @@ fn sync_filesystem_once<'a, T>(
     use std::os::unix::fs::MetadataExt;
     static REPORTS_ERRORS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let reports_errors = *REPORTS_ERRORS.get_or_init(|| kernel_at_least(&rustix::system::uname(), (5, 8)));
+    let flush = flush_choice();
     let first = items.first()?;
+    if flush == Flush::Each {
+        return None;
+    }
     let device = file(first).metadata().ok()?.dev();
     if !reports_errors || items.iter().any(|item| file(item).metadata().map_or(true, |m| m.dev() != device)) {
         return None;
     }
-    let waiting = fs::read_to_string("/proc/meminfo").ok().and_then(|m| waiting_kib(&m))?;
-    if waiting > SYNCFS_MAX_WAITING_KIB {
-        return None;
+    if flush == Flush::Auto {
+        let waiting = fs::read_to_string("/proc/meminfo").ok().and_then(|m| waiting_kib(&m))?;
+        if waiting > SYNCFS_MAX_WAITING_KIB {
+            return None;
+        }
     }
     Some(rustix::fs::syncfs(file(first)).map_err(|e| (io::Error::from(e), first)))
+}
+
+/// The environment variable that chooses how several files are flushed:
+/// `each` (an fsync a file, always), `together` (one `syncfs` wherever the
+/// kernel and the files allow, whatever else waits to be written), else
+/// the choice [`sync_filesystem_once`] makes by itself. For a disk that
+/// other programs keep busy (`each`), and for tests that need the same
+/// system calls in every run (tests/crash_syscalls.rs).
+pub const FLUSH_VAR: &str = "ADJUTANT_FLUSH";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flush {
+    Each,
+    Together,
+    Auto,
+}
+
+/// [`FLUSH_VAR`]'s choice, read once.
+fn flush_choice() -> Flush {
+    static CHOICE: std::sync::OnceLock<Flush> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| match std::env::var(FLUSH_VAR).as_deref() {
+        Ok("each") => Flush::Each,
+        Ok("together") => Flush::Together,
+        _ => Flush::Auto,
+    })
 }
 
 /// The most data, in KiB, that may be waiting to be written anywhere on

@@ -48,6 +48,9 @@ the SMTP password for \fBmail\fR and \fBsubmit \-\-email \-\-reply\fR; read only
 .TP
 NO_COLOR
 When set to anything, no colour even on a terminal (unless \fB\-\-color always\fR).
+.TP
+ADJUTANT_FLUSH
+How a command flushes the several files it writes together: \fBeach\fR, an fsync a file; \fBtogether\fR, one syncfs of their filesystem (Linux 5.8 and later; elsewhere an fsync a file). Unset, it is one syncfs while the system holds under 4 MiB of other data waiting to be written, else an fsync a file: set \fBeach\fR where other programs keep the disk busy.
 .SH FILES
 A game folder (\fBnew\fR) or roll log (\fBroll init\fR) holds:
 .TP
