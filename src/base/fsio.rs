@@ -139,14 +139,16 @@ fn sync_filesystem_once<'a, T>(
 ) -> Option<std::result::Result<(), (io::Error, &'a T)>> {
     use std::os::unix::fs::MetadataExt;
     static REPORTS_ERRORS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let reports_errors = *REPORTS_ERRORS.get_or_init(|| kernel_at_least(&rustix::system::uname(), (5, 8)));
     let flush = flush_choice();
-    let first = items.first()?;
-    if flush == Flush::Each {
+    let reports_errors = || {
+        *REPORTS_ERRORS.get_or_init(|| release_at_least(&rustix::system::uname().release().to_string_lossy(), (5, 8)))
+    };
+    if flush == Flush::Each || !reports_errors() {
         return None;
     }
+    let first = items.first()?;
     let device = file(first).metadata().ok()?.dev();
-    if !reports_errors || items.iter().any(|item| file(item).metadata().map_or(true, |m| m.dev() != device)) {
+    if items[1..].iter().any(|item| file(item).metadata().map_or(true, |m| m.dev() != device)) {
         return None;
     }
     if flush == Flush::Auto {
@@ -166,6 +168,7 @@ fn sync_filesystem_once<'a, T>(
 /// system calls in every run (tests/crash_syscalls.rs).
 pub const FLUSH_VAR: &str = "ADJUTANT_FLUSH";
 
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flush {
     Each,
@@ -174,6 +177,7 @@ enum Flush {
 }
 
 /// [`FLUSH_VAR`]'s choice, read once.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn flush_choice() -> Flush {
     static CHOICE: std::sync::OnceLock<Flush> = std::sync::OnceLock::new();
     *CHOICE.get_or_init(|| match std::env::var(FLUSH_VAR).as_deref() {
@@ -188,10 +192,12 @@ fn flush_choice() -> Flush {
 /// use `syncfs`: it writes whatever else waits on the filesystem too, and
 /// with 400 MB another program had just written, a `resolve` took 190 ms
 /// instead of 10 (issue 11). Past this, each file is fsynced.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const SYNCFS_MAX_WAITING_KIB: u64 = 4096;
 
 /// `Dirty` plus `Writeback` of /proc/meminfo's text, in KiB; `None` when
 /// either is missing or unreadable.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn waiting_kib(meminfo: &str) -> Option<u64> {
     let field = |name: &str| {
         meminfo.lines().find_map(|line| {
@@ -202,15 +208,10 @@ fn waiting_kib(meminfo: &str) -> Option<u64> {
     Some(field("Dirty")?.saturating_add(field("Writeback")?))
 }
 
-/// Whether the running kernel's release (`uname -r`, e.g.
-/// `6.1.0-18-amd64`) is at least `version` (major, minor).
-#[cfg(target_os = "linux")]
-fn kernel_at_least(uname: &rustix::system::Uname, version: (u32, u32)) -> bool {
-    release_at_least(&uname.release().to_string_lossy(), version)
-}
-
-/// Whether a release string's leading `major.minor` is at least `version`;
-/// false for one that does not start so.
+/// Whether a kernel's release string (`uname -r`, e.g. `6.1.0-18-amd64`)
+/// starts with a `major.minor` at least `version`; false for one that
+/// does not start so.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn release_at_least(release: &str, version: (u32, u32)) -> bool {
     let mut numbers = release.split(|c: char| !c.is_ascii_digit()).map(|n| n.parse::<u32>().ok());
     match (numbers.next().flatten(), numbers.next().flatten()) {
