@@ -66,7 +66,7 @@ impl<'a> Invariants<'a> {
     }
 
     fn player_of(&self, id: &str) -> Option<&'a str> {
-        self.rules.army_of(id).and_then(|a| self.rules.player_of_army(a))
+        self.rules.player_of_unit(id)
     }
 
     fn is_leader(&self, id: &str) -> bool {

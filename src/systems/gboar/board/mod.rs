@@ -48,8 +48,9 @@ pub struct Rules {
     /// module.yaml `intelligence` (series 7.4): open, or hidden enemy stacks.
     pub intelligence: crate::systems::gboar::data::stacking::Intelligence,
     /// Each counter id's place in `module.counters` (the first, if an id
-    /// repeats): a lookup index only, never iterated.
-    counter_index: std::collections::HashMap<String, usize, std::hash::BuildHasherDefault<IdHasher>>,
+    /// repeats), with its army's side and player: a lookup index only,
+    /// never iterated.
+    counter_index: std::collections::HashMap<String, CounterPlace, std::hash::BuildHasherDefault<IdHasher>>,
     /// The Terrain Effects Chart over the map, indexed at its first use
     /// ([`crate::systems::gboar::board::terrain::Terrain`]).
     terrain_index: std::sync::OnceLock<crate::systems::gboar::board::terrain::TerrainIndex>,
@@ -60,6 +61,18 @@ pub struct Rules {
     /// (Savannah 4.4: they are the Historical Scenario's), made at its
     /// first use ([`Rules::drawn_map`]).
     drawn_map: std::sync::OnceLock<crate::base::hexmap::Map>,
+}
+
+/// Where a counter is in `module.counters`, and its army's side and
+/// player as [`crate::systems::gboar::board::units::side_of`] and
+/// [`Rules::player_of_army`] find them (places in module.yaml's `armies`
+/// and `alliances`), found once as the module loads: every rule asks
+/// whose a unit is, many times a step.
+#[derive(Clone, Copy)]
+struct CounterPlace {
+    at: usize,
+    army: Option<usize>,
+    alliance: Option<usize>,
 }
 
 /// A multiply-rotate hash taking eight bytes at a time (FxHash's step),
@@ -78,18 +91,27 @@ impl IdHasher {
 }
 
 impl std::hash::Hasher for IdHasher {
+    /// Eight bytes at a time, little-endian; the last 1-7 bytes as one
+    /// word, zero-padded, marked with their count. The last word is read
+    /// without a copy (a copy of a length known only at run time is a call
+    /// to `memcpy`, once per lookup): as the id's last eight bytes
+    /// shifted, or byte by byte for an id shorter than eight.
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
             let mut word = [0u8; 8];
             word.copy_from_slice(c);
             self.add(u64::from_le_bytes(word));
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+        let rest = chunks.remainder().len();
+        if rest != 0 {
+            let word = match bytes.get(n.saturating_sub(8)..).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+                Some(last) => u64::from_le_bytes(last) >> (8 * (8 - rest)),
+                None => bytes.iter().rev().fold(0u64, |w, b| (w << 8) | u64::from(*b)),
+            };
+            self.add(word ^ ((rest as u64) << 59));
         }
     }
 
@@ -160,8 +182,10 @@ impl Rules {
         let (later, _): (ScenarioReinforcements, _) = source.parse(&format!("scenarios/{scenario}.yaml"))?;
         let mut counter_index =
             std::collections::HashMap::with_capacity_and_hasher(module.counters.len(), Default::default());
-        for (i, c) in module.counters.iter().enumerate() {
-            counter_index.entry(c.id.clone()).or_insert(i);
+        for (at, c) in module.counters.iter().enumerate() {
+            let army = sequence.data.armies.iter().position(|a| a.id == c.army);
+            let alliance = sequence.data.alliances.iter().position(|a| a.armies.iter().any(|x| *x == c.army));
+            counter_index.entry(c.id.clone()).or_insert(CounterPlace { at, army, alliance });
         }
         Ok(Rules {
             module,
@@ -251,7 +275,25 @@ impl Rules {
     /// it is not compared again (a million lookups a few self-play games).
     #[inline]
     pub fn counter(&self, id: &str) -> Option<&crate::systems::gboar::data::counters::Counter> {
-        self.counter_index.get(id).and_then(|&i| self.module.counters.get(i))
+        self.counter_index.get(id).and_then(|p| self.module.counters.get(p.at))
+    }
+
+    /// The side (orders side) of counter `id`'s army, as module.yaml's
+    /// `armies` gives it (the first army of that id); none for an unknown
+    /// counter or army.
+    #[inline]
+    pub fn side_of_unit(&self, id: &str) -> Option<&str> {
+        let army = self.counter_index.get(id)?.army?;
+        self.sequence.data.armies.get(army).map(|a| a.side.as_str())
+    }
+
+    /// The player (alliance) of counter `id`'s army, as
+    /// [`Rules::player_of_army`] finds it; none for an unknown counter or
+    /// an army of no alliance.
+    #[inline]
+    pub fn player_of_unit(&self, id: &str) -> Option<&str> {
+        let alliance = self.counter_index.get(id)?.alliance?;
+        self.sequence.data.alliances.get(alliance).map(|a| a.id.as_str())
     }
 
     /// The player (alliance) a side's armies belong to; empty if none.
@@ -292,5 +334,42 @@ impl Rules {
     pub fn terrain_at(&self, hex: crate::base::hex::HexId) -> Option<&crate::systems::gboar::data::charts::HexTerrain> {
         let id = self.module.map.terrain.get(&hex)?;
         self.charts.terrain.hexes.iter().find(|t| &t.id == id)
+    }
+}
+
+#[cfg(test)]
+mod id_hasher_tests {
+    use super::IdHasher;
+    use std::hash::Hasher;
+
+    /// The words as first written: each chunk of eight copied, the last
+    /// one zero-padded.
+    fn by_copy(bytes: &[u8]) -> u64 {
+        let mut h = IdHasher::default();
+        for c in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..c.len()].copy_from_slice(c);
+            let w = u64::from_le_bytes(word);
+            h.add(if c.len() == 8 { w } else { w ^ ((c.len() as u64) << 59) });
+        }
+        h.finish()
+    }
+
+    #[test]
+    fn the_last_word_read_in_place_is_the_padded_copy() {
+        let id: Vec<u8> = (1..=40u8).map(|b| b.wrapping_mul(37)).collect();
+        for n in 0..=id.len() {
+            let mut h = IdHasher::default();
+            h.write(&id[..n]);
+            assert_eq!(h.finish(), by_copy(&id[..n]), "{n} bytes");
+        }
+        // Ids that differ in their last byte only, or only in length.
+        let hash = |s: &str| {
+            let mut h = IdHasher::default();
+            h.write(s.as_bytes());
+            h.finish()
+        };
+        assert_ne!(hash("1-bn-fraser"), hash("2-bn-frases"));
+        assert_ne!(hash("battery-a"), hash("battery-a\0"));
     }
 }

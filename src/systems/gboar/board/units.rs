@@ -34,12 +34,12 @@ pub fn unit_hex(unit: &crate::systems::gboar::board::state::UnitState) -> Option
 
 /// The side (orders side) of a unit's army; empty if it has none.
 pub fn side_of<'r>(rules: &'r Rules, id: &str) -> &'r str {
-    army_side(rules, rules.army_of(id).unwrap_or_default()).unwrap_or_default()
+    rules.side_of_unit(id).unwrap_or_default()
 }
 
 /// The player (alliance) of a unit's army; empty if none.
 pub fn player_of<'r>(rules: &'r Rules, id: &str) -> &'r str {
-    rules.army_of(id).and_then(|a| rules.player_of_army(a)).unwrap_or_default()
+    rules.player_of_unit(id).unwrap_or_default()
 }
 
 /// Units of both sides by hex.

@@ -1018,7 +1018,7 @@ pub fn rally_candidates(rules: &Rules, state: &State, player: &str) -> Vec<Strin
             u.hex.is_some()
                 && u.off_map.is_none()
                 && matches!(u.condition, Condition::Disrupted | Condition::Shattered)
-                && rules.army_of(id).and_then(|a| rules.player_of_army(a)) == Some(player)
+                && rules.player_of_unit(id) == Some(player)
         })
         .map(|(id, _)| id.clone())
         .collect()

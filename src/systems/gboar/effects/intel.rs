@@ -67,7 +67,7 @@ pub fn friendly(rules: &Rules, side: &str, unit: &str) -> bool {
         return true;
     }
     let player = rules.player_of_side(side);
-    !player.is_empty() && rules.army_of(unit).and_then(|a| rules.player_of_army(a)) == Some(player.as_str())
+    !player.is_empty() && rules.player_of_unit(unit) == Some(player.as_str())
 }
 
 /// The side's `examine:` hexes, read and checked: (hexes, problems as

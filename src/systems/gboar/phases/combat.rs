@@ -26,18 +26,23 @@ use crate::systems::gboar::board::units::side_of_army;
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::sequence::Step;
 
-/// Units on the map: (id, hex, player, counter), borrowed from the state
-/// and the rules (the phase's pairs of units compare them many times).
-fn on_map<'a>(
-    rules: &'a Rules,
-    state: &'a State,
-) -> Vec<(&'a str, HexId, &'a str, &'a crate::systems::gboar::data::counters::Counter)> {
+/// Units on the map: (id, hex, player, counter, owner), borrowed from the
+/// state and the rules (the phase's pairs of units compare them many
+/// times). `owner` stands for the player: the place of the first alliance
+/// of module.yaml with that id, so that two units have the same owner
+/// exactly when they have the same player, and a pair's owners are
+/// compared as two numbers.
+type OnMap<'a> = (&'a str, HexId, &'a str, &'a crate::systems::gboar::data::counters::Counter, usize);
+
+fn on_map<'a>(rules: &'a Rules, state: &'a State) -> Vec<OnMap<'a>> {
+    let alliances = &rules.sequence.data.alliances;
     let mut list = Vec::new();
     for (id, unit) in &state.units {
         let Some(c) = rules.counter(id) else { continue };
         let Some(hex) = crate::systems::gboar::board::units::unit_hex(unit) else { continue };
         let Some(player) = rules.player_of_army(&c.army) else { continue };
-        list.push((id.as_str(), hex, player, c));
+        let owner = alliances.iter().position(|a| a.id == player).unwrap_or(usize::MAX);
+        list.push((id.as_str(), hex, player, c, owner));
     }
     list
 }
@@ -60,7 +65,7 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                 .and_then(|c| u32::try_from(c.artillery_max_range).ok());
             let reach = weather_cap.map_or(longest, |cap| longest.min(cap));
             let mortar = &rules.charts.mortar.rules_summary.range;
-            for (id, hex, owner, c) in &units {
+            for (id, hex, owner, c, mine) in &units {
                 if !c.is_artillery() {
                     continue;
                 }
@@ -80,8 +85,8 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                 }
                 let mut targets = units
                     .iter()
-                    .filter(|(_, h, p, t)| {
-                        p != owner && !t.is_leader() && (min..=max).contains(&distance(*hex, *h, layout))
+                    .filter(|(_, h, _, t, theirs)| {
+                        theirs != mine && !t.is_leader() && (min..=max).contains(&distance(*hex, *h, layout))
                     })
                     .map(|(t, ..)| t);
                 if let Some(first) = targets.next() {
@@ -95,7 +100,7 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
         }
         "rifle-fire" => {
             // 10.1: both players' rifle units in condition to fire, next to an enemy unit.
-            for (id, hex, owner, c) in &units {
+            for (id, hex, _, c, mine) in &units {
                 if !crate::systems::gboar::board::units::is_rifle(c)
                     || !crate::systems::gboar::board::units::may_fire(state, id)
                 {
@@ -103,7 +108,7 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                 }
                 let mut next_to = units
                     .iter()
-                    .filter(|(_, h, p, t)| p != owner && !t.is_leader() && distance(*hex, *h, layout) == 1)
+                    .filter(|(_, h, _, t, theirs)| theirs != mine && !t.is_leader() && distance(*hex, *h, layout) == 1)
                     .map(|(t, ..)| t);
                 if let Some(first) = next_to.next() {
                     found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
@@ -111,12 +116,14 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
             }
         }
         "close-combat" => {
-            for (id, hex, owner, c) in &units {
+            for (id, hex, owner, c, mine) in &units {
                 if owner != player || c.is_leader() {
                     continue;
                 }
-                let mut next_to =
-                    units.iter().filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1).map(|(t, ..)| t);
+                let mut next_to = units
+                    .iter()
+                    .filter(|(_, h, _, _, theirs)| theirs != mine && distance(*hex, *h, layout) == 1)
+                    .map(|(t, ..)| t);
                 if let Some(first) = next_to.next() {
                     found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
                 }
@@ -151,15 +158,15 @@ fn close_combat_sides(rules: &Rules, state: &State, step: &Step) -> Vec<String> 
     let units = on_map(rules, state);
     let layout = rules.module.map.layout;
     let side_of = |army: &str| side_of_army(rules, army).unwrap_or_default();
-    for (_, hex, owner, c) in &units {
+    for (_, hex, owner, c, mine) in &units {
         if owner != player || c.is_leader() {
             continue;
         }
         let enemies: Vec<_> =
-            units.iter().filter(|(_, h, p, _)| p != owner && distance(*hex, *h, layout) == 1).collect();
+            units.iter().filter(|(_, h, _, _, theirs)| theirs != mine && distance(*hex, *h, layout) == 1).collect();
         if !enemies.is_empty() {
             sides.insert(side_of(&c.army));
-            sides.extend(enemies.iter().map(|(_, _, _, e)| side_of(&e.army)));
+            sides.extend(enemies.iter().map(|(_, _, _, e, _)| side_of(&e.army)));
         }
     }
     sides.into_iter().collect()

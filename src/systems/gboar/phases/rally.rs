@@ -56,9 +56,7 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
     let withdrawn: Vec<String> = state
         .units
         .iter()
-        .filter(|(id, u)| {
-            u.cavalry_withdrawn && rules.army_of(id).and_then(|a| rules.player_of_army(a)) == Some(player)
-        })
+        .filter(|(id, u)| u.cavalry_withdrawn && rules.player_of_unit(id) == Some(player))
         .map(|(id, _)| id.clone())
         .collect();
     for id in &withdrawn {

@@ -172,7 +172,7 @@ impl Judge<'_> {
     }
 
     fn in_alliance(&self, id: &str, alliance: &str) -> bool {
-        self.rules.army_of(id).and_then(|a| self.rules.player_of_army(a)) == Some(alliance)
+        self.rules.player_of_unit(id) == Some(alliance)
     }
 
     /// Whether unit `id` (its state `u` in hand) is one of `by`'s units

@@ -333,7 +333,7 @@ fn counter<'a>(rules: &'a Rules, id: &str) -> Result<&'a Counter> {
 }
 
 fn player_of<'a>(rules: &'a Rules, id: &str) -> Option<&'a str> {
-    rules.army_of(id).and_then(|a| rules.player_of_army(a))
+    rules.player_of_unit(id)
 }
 
 fn steps_of(state: &State, id: &str) -> u8 {
@@ -940,7 +940,7 @@ fn apply_side(
     };
     let firing = rules.army_of(&enemy.affected).unwrap_or_default().to_string();
     // Savannah 4.12: shells on the firing player's own unit.
-    let own = rules.army_of(&side.affected).and_then(|a| rules.player_of_army(a));
+    let own = rules.player_of_unit(&side.affected);
     let friendly = combat.kind == CombatKind::Fire && own.is_some() && own == rules.player_of_army(&firing);
     let by = match (friendly, own) {
         (true, Some(player)) => losses::other_armies(rules, player).into_iter().next().unwrap_or_default(),

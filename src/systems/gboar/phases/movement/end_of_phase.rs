@@ -512,19 +512,50 @@ impl Phase<'_> {
         self.place_arrivals(&mut base, &[]);
         let start = &base.state;
         let side_of = |id: &str| self.counter(id).and_then(|c| self.side_of_army.get(&c.army));
-        let occupancy = crate::systems::gboar::board::units::Occupancy::new(self.rules, start);
         let keep = |r: &Restriction| r.forced_attack.as_ref().is_some_and(|f| f.retreat_instead_if_possible);
+        // A unit is held only in a hex where two units fall under such a
+        // restriction (`restricted_pair_of` finds one there, its own or
+        // the stack's): those hexes first, in one walk of the units, so
+        // that the costly test (must it attack?) is made of their units
+        // alone. Most phases have no such hex.
+        let kept: Vec<&Restriction> = self
+            .rules
+            .stacking
+            .as_ref()
+            .map(|s| s.restrictions.iter().filter(|r| keep(r)).collect())
+            .unwrap_or_default();
+        let mut on_map: Vec<(HexId, &Counter)> = Vec::new();
+        if !kept.is_empty() {
+            for (id, unit) in &start.units {
+                if let (Some(h), Some(c)) = (unit.hex, self.counter(id.as_str())) {
+                    on_map.push((h, c));
+                }
+            }
+            on_map.sort_by_key(|e| e.0);
+        }
+        let pair_hexes: BTreeSet<HexId> = on_map
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|here| {
+                here.iter()
+                    .enumerate()
+                    .any(|(n, (_, x))| here[n + 1..].iter().any(|(_, y)| kept.iter().any(|r| r.applies(x, y))))
+            })
+            .map(|here| here[0].0)
+            .collect();
+        let occupancy = std::cell::OnceCell::new();
         // Every friendly unit held to retreat instead of attacking, of every
         // side: (side, unit, hex, restriction, its pair).
         let mut held: Vec<Held<'_>> = Vec::new();
         for (id, unit) in &start.units {
+            let Some(hex) = unit.hex.filter(|h| pair_hexes.contains(h)) else { continue };
             let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
             if !self.is_friendly(c) || unit.pinned {
                 continue;
             }
-            let Some(hex) = hex_of(start, id) else { continue };
-            if !crate::systems::gboar::board::units::must_attack_in(self.rules, start, id, Some(&occupancy)) {
+            let occupancy =
+                occupancy.get_or_init(|| crate::systems::gboar::board::units::Occupancy::new(self.rules, start));
+            if !crate::systems::gboar::board::units::must_attack_in(self.rules, start, id, Some(occupancy)) {
                 continue;
             }
             // The unit's own pair, not the stack's first: in a stack of
