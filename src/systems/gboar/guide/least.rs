@@ -187,8 +187,14 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
             Value::Mapping(b)
         };
         let mine = all.get(side).cloned().unwrap_or_default();
-        let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves(rules, state, player, side, &body(&mine))
-        else {
+        let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves_of(
+            rules,
+            state,
+            player,
+            side,
+            &body(&mine),
+            |u| u == id.as_str(),
+        ) else {
             continue;
         };
         let Some(m) = moves.into_iter().find(|m| &m.unit == id && m.ordered.is_none()) else { continue };
@@ -253,12 +259,13 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
                 let mut to: Vec<HexId> = crate::base::hex::neighbours(hex, rules.module.map.layout);
                 let mut body = Mapping::new();
                 body.insert(key("moves"), Value::Sequence(all[&side].clone()));
-                if let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves(
+                if let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves_of(
                     rules,
                     state,
                     player,
                     &side,
                     &Value::Mapping(body),
+                    |u| u == id.as_str(),
                 ) {
                     to.extend(moves.iter().filter(|m| &m.unit == id).flat_map(|m| m.reach.iter().copied()));
                 }

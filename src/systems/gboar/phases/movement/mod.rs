@@ -830,6 +830,22 @@ pub fn unit_moves(
     side: &str,
     first: &crate::base::yaml::Value,
 ) -> std::result::Result<Vec<UnitMoves>, String> {
+    unit_moves_of(rules, state, player, side, first, |_| true)
+}
+
+/// [`unit_moves`] of the units `only` keeps: each as [`unit_moves`] finds
+/// it (a unit's moves are worked out from the side's orders `first`, not
+/// from another unit's), the others left out. The least orders ask about
+/// one unit at a time; every unit's reach is a search and a trial move to
+/// every hex of it.
+pub fn unit_moves_of(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    side: &str,
+    first: &crate::base::yaml::Value,
+    only: impl Fn(&str) -> bool,
+) -> std::result::Result<Vec<UnitMoves>, String> {
     let phase = Phase::new(rules, state, player)?;
     let state = &*as_phase_begins(rules, state, player);
     let mut base = Run::new(state.clone(), None);
@@ -839,6 +855,9 @@ pub fn unit_moves(
     let field = "moves[0]";
     let mut out = Vec::new();
     for (id, unit) in &at_start.units {
+        if !only(id) {
+            continue;
+        }
         let Some(c) = phase.counter(id.as_str()) else { continue };
         if phase.side_of_army.get(&c.army).map(String::as_str) != Some(side) {
             continue;
