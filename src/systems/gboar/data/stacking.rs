@@ -112,6 +112,13 @@ impl Restriction {
         self.pair(x, y)
     }
 
+    /// Whether the restriction could bind `x` to some counter: `x` is not
+    /// exempt and falls under one side of its pair. [`Restriction::applies`]
+    /// is never true of an `x` it is false of.
+    pub fn involves(&self, x: &Counter) -> bool {
+        !self.exempt(x) && (self.between.a.matches(x) || self.between.b.matches(x))
+    }
+
     fn pair(&self, x: &Counter, y: &Counter) -> bool {
         if self.exempt(x) || self.exempt(y) {
             return false;

@@ -108,10 +108,13 @@ impl<'a> Phase<'a> {
                 )));
             }
             // Savannah 4.1: units that may not even pass through each other.
-            for r in limits.restrictions.iter().filter(|r| !r.may_pass_through) {
+            // (A mover the restriction cannot bind to any unit is passed
+            // over before the units there are looked up.)
+            for r in limits.restrictions.iter().filter(|r| !r.may_pass_through && !there.is_empty()) {
                 for mover in &group.ids {
+                    let Some(x) = self.counter(mover.as_str()).filter(|x| r.involves(x)) else { continue };
                     for other in there {
-                        let (Some(x), Some(y)) = (self.counter(mover.as_str()), self.counter(other)) else {
+                        let Some(y) = self.counter(other) else {
                             continue;
                         };
                         if r.applies(x, y) {
