@@ -153,24 +153,32 @@ pub struct Occupancy<'s> {
     /// [`player_of`] finds it) when it is a combat unit, none for a
     /// leader: found once here, not per unit for every hex asked about.
     by_hex: BTreeMap<HexId, Vec<(&'s str, Option<&'s str>)>>,
+    /// The hexes holding a combat unit: most hexes next to a unit hold
+    /// none, and are passed over without a search of `by_hex`.
+    combat: crate::base::hex::HexBits,
 }
 
 impl<'s> Occupancy<'s> {
     pub fn new(rules: &'s Rules, state: &'s State) -> Occupancy<'s> {
         let mut by_hex: BTreeMap<HexId, Vec<(&str, Option<&str>)>> = BTreeMap::new();
+        let mut combat = crate::base::hex::HexBits::new();
         for (id, unit) in &state.units {
             if let (Some(h), Some(c)) = (unit_hex(unit), rules.counter(id)) {
                 let player = (!c.is_leader()).then(|| rules.player_of_army(&c.army).unwrap_or_default());
+                if player.is_some() {
+                    combat.insert(h);
+                }
                 by_hex.entry(h).or_default().push((id, player));
             }
         }
-        Occupancy { layout: rules.module.map.layout, by_hex }
+        Occupancy { layout: rules.module.map.layout, by_hex, combat }
     }
 
     /// The combat units of a player other than `player` in the hexes next
     /// to `hex`, hex by hex.
     fn enemies_around<'q>(&'q self, hex: HexId, player: &'q str) -> impl Iterator<Item = &'s str> + 'q {
         crate::base::hex::around(hex, self.layout)
+            .filter(|n| self.combat.contains(*n))
             .filter_map(|n| self.by_hex.get(&n))
             .flatten()
             .filter(move |(_, p)| p.is_some_and(|p| p != player))
