@@ -184,7 +184,7 @@ impl Rules {
             std::collections::HashMap::with_capacity_and_hasher(module.counters.len(), Default::default());
         for (at, c) in module.counters.iter().enumerate() {
             let army = sequence.data.armies.iter().position(|a| a.id == c.army);
-            let alliance = sequence.data.alliances.iter().position(|a| a.armies.iter().any(|x| *x == c.army));
+            let alliance = sequence.data.alliances.iter().position(|a| a.armies.contains(&c.army));
             counter_index.entry(c.id.clone()).or_insert(CounterPlace { at, army, alliance });
         }
         Ok(Rules {

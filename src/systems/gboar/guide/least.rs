@@ -187,14 +187,11 @@ fn return_moves(rules: &Rules, state: &State, player: &str, side: &str, all: &mu
             Value::Mapping(b)
         };
         let mine = all.get(side).cloned().unwrap_or_default();
-        let Ok(moves) = crate::systems::gboar::phases::movement::unit_moves_of(
-            rules,
-            state,
-            player,
-            side,
-            &body(&mine),
-            |u| u == id.as_str(),
-        ) else {
+        let Ok(moves) =
+            crate::systems::gboar::phases::movement::unit_moves_of(rules, state, player, side, &body(&mine), |u| {
+                u == id.as_str()
+            })
+        else {
             continue;
         };
         let Some(m) = moves.into_iter().find(|m| &m.unit == id && m.ordered.is_none()) else { continue };
