@@ -708,8 +708,11 @@ struct Run<'d> {
     /// the same run ([`resolve`] then makes it once).
     rolls_wanted: bool,
     /// A trial run that only asks whether a move is legal
-    /// ([`Phase::ends_at`]): its moves write no events (their texts are
-    /// most of a trial's cost); what they change in the state is the same.
+    /// ([`Phase::ends_at`]), or a run made only for its problems
+    /// ([`validate`], [`validate_sides`]): its moves write no events and
+    /// price their steps without the words of the events (their texts are
+    /// most of a trial's cost); what they change in the state, and every
+    /// problem's words, are the same.
     quiet: bool,
     /// Every unit the orders of the run name to move, of every side.
     ordered: std::sync::Arc<BTreeSet<String>>,
@@ -764,7 +767,7 @@ pub fn validate(
         Err(e) => return vec![problem(Code::ModuleData, "", e)],
     };
     let state = &*as_phase_begins(rules, state, player);
-    match phase.run(state, &[(side, body)], false, None) {
+    match phase.run(state, &[(side, body)], false, None, true) {
         Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
         Err(e) => vec![problem(Code::ModuleData, "", e.to_string())],
     }
@@ -786,7 +789,7 @@ pub fn validate_sides(
     };
     let state = &*as_phase_begins(rules, state, player);
     let list: Vec<(&str, &crate::base::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
-    match phase.run(state, &list, true, None) {
+    match phase.run(state, &list, true, None, true) {
         Ok(run) => run.problems,
         Err(e) => vec![(String::new(), problem(Code::ModuleData, "", e.to_string()))],
     }
@@ -1074,7 +1077,7 @@ pub fn resolve_played(
         }
         None => state,
     };
-    let checked = phase.run(state, &list, true, None)?;
+    let checked = phase.run(state, &list, true, None, false)?;
     if !checked.problems.is_empty() && !carded {
         return Err(refusals::refuse_all(
             "movement",
@@ -1088,7 +1091,7 @@ pub fn resolve_played(
     // What the cards alone make impossible, before any lost roll.
     let checked_fields: Vec<(String, String)> =
         checked.problems.iter().map(|(side, p)| (side.clone(), p.field.clone())).collect();
-    let mut run = if checked.rolls_wanted { phase.run(state, &list, true, Some(dice))? } else { checked };
+    let mut run = if checked.rolls_wanted { phase.run(state, &list, true, Some(dice), false)? } else { checked };
     for (side, p) in std::mem::take(&mut run.problems) {
         if carded && checked_fields.contains(&(side.clone(), p.field.clone())) {
             run.events.push(

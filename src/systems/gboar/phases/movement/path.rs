@@ -456,12 +456,19 @@ impl<'a> Phase<'a> {
     /// Follow `path` from the group's hex, checking every rule. A problem
     /// names the index of the hex where it arises, or none when it concerns
     /// the whole path.
+    ///
+    /// `texts`: whether each step's parts (the words of the move's event)
+    /// are written. A quiet run ([`Run::quiet`]) writes no move event and
+    /// prices each step without them; a refusal's words are written either
+    /// way (the problem quotes them): a step refused unworded is priced
+    /// again with its words, which refuses it the same.
     pub(super) fn walk(
         &self,
         state: &State,
         group: &Group,
         occ: &Occupancy,
         path: &[HexId],
+        texts: bool,
     ) -> std::result::Result<Walk, (Option<usize>, Refusal)> {
         let mut at = group.start;
         let mut mp: i32 = 0;
@@ -498,7 +505,12 @@ impl<'a> Phase<'a> {
                     ),
                 ));
             }
-            let step = self.step(state, group, occ, at, to).map_err(|e| (Some(k), e))?;
+            let step = if texts {
+                self.step(state, group, occ, at, to)
+            } else {
+                self.step_cost(state, group, occ, at, to).or_else(|_| self.step(state, group, occ, at, to))
+            }
+            .map_err(|e| (Some(k), e))?;
             mp = mp.saturating_add(step.mp);
             if mp > group.allowance {
                 if path.len() == 1 && self.minimum_move_into(group, to) {
@@ -568,6 +580,7 @@ impl Phase<'_> {
         group: &Group,
         occ: &Occupancy,
         to: HexId,
+        texts: bool,
     ) -> std::result::Result<Walk, Refusal> {
         if to == group.start {
             return Err(Refusal::new(Code::AlreadyThere, format!("{} is already in {to}", list(&group.ids))));
@@ -575,7 +588,7 @@ impl Phase<'_> {
         let reach = self.search_until(state, group, occ, None, Some(to));
         if reach.contains_key(&to) {
             let path = Phase::path_to(&reach, group.start, to);
-            return self.walk(state, group, occ, &path).map_err(|(_, m)| m);
+            return self.walk(state, group, occ, &path, texts).map_err(|(_, m)| m);
         }
         let reachable = self.reachable_text(state, group, occ);
         // Why not: something about the hex itself, or the distance.

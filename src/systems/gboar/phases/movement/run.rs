@@ -5,15 +5,19 @@
 use super::*;
 
 impl Phase<'_> {
-    /// Every side's orders, in the order of the sides given.
+    /// Every side's orders, in the order of the sides given. `quiet`: a
+    /// run made only for its problems ([`validate`], [`validate_sides`]),
+    /// whose moves write no events ([`Run::quiet`]).
     pub(super) fn run<'d>(
         &self,
         state: &State,
         orders: &[(&str, &crate::base::yaml::Value)],
         whole_phase: bool,
         dice: Option<&'d mut dyn Dice>,
+        quiet: bool,
     ) -> Result<Run<'d>> {
         let mut run = Run::new(state.clone(), dice);
+        run.quiet = quiet;
         // Savannah 4.9: at the beginning of the next friendly Movement
         // Phase, Lost markers turn to their Previously Lost side.
         let flipped: Vec<String> = run
@@ -675,7 +679,7 @@ impl Phase<'_> {
                         }
                     }
                 }
-                match self.walk(state, group, occ, &hexes) {
+                match self.walk(state, group, occ, &hexes, !run.quiet) {
                     Ok(w) => w,
                     Err((k, refusal)) => {
                         let at = match k {
@@ -699,7 +703,7 @@ impl Phase<'_> {
                         return;
                     }
                 };
-                match self.find(state, group, occ, to) {
+                match self.find(state, group, occ, to, !run.quiet) {
                     Ok(w) => w,
                     Err(refusal) => {
                         problems.push(problem(refusal.code, format!("{field}.to"), refusal.message));
