@@ -24,10 +24,20 @@ pub fn restricted_stack<'a>(
 ) -> Option<(&'a Restriction, String, String)> {
     let stacking = rules.stacking.as_ref()?;
     let here = counters_in(rules, state, hex);
-    stacking.restrictions.iter().filter(|r| keep(r)).find_map(|r| {
-        here.iter().enumerate().find_map(|(n, x)| {
-            here.iter().skip(n + 1).find(|y| r.applies(x, y)).map(|y| (r, x.id.clone(), y.id.clone()))
-        })
+    first_pair(&here, stacking.restrictions.iter().filter(|r| keep(r))).map(|(r, x, y)| (r, x.id.clone(), y.id.clone()))
+}
+
+/// The first of `restrictions` that a pair of the counters `here` (the
+/// units of one hex) falls under, with that pair in `here`'s order:
+/// [`restricted_stack`]'s test, for a caller that holds the hex's counters.
+pub fn first_pair<'r, 'c>(
+    here: &[&'c Counter],
+    restrictions: impl IntoIterator<Item = &'r Restriction>,
+) -> Option<(&'r Restriction, &'c Counter, &'c Counter)> {
+    restrictions.into_iter().find_map(|r| {
+        here.iter()
+            .enumerate()
+            .find_map(|(n, x)| here.iter().skip(n + 1).find(|y| r.applies(x, y)).map(|y| (r, *x, *y)))
     })
 }
 

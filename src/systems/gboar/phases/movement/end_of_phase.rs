@@ -535,10 +535,10 @@ impl Phase<'_> {
         }
         let pair_hexes: BTreeSet<HexId> = on_map
             .chunk_by(|a, b| a.0 == b.0)
+            .filter(|here| here.len() > 1)
             .filter(|here| {
-                here.iter()
-                    .enumerate()
-                    .any(|(n, (_, x))| here[n + 1..].iter().any(|(_, y)| kept.iter().any(|r| r.applies(x, y))))
+                let counters: Vec<&Counter> = here.iter().map(|(_, c)| *c).collect();
+                crate::systems::gboar::board::stacking::first_pair(&counters, kept.iter().copied()).is_some()
             })
             .map(|here| here[0].0)
             .collect();
