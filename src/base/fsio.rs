@@ -44,18 +44,6 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir).and_then(|f| f.sync_all()).map_err(|e| Error::io(dir, e))
 }
 
-/// Fsync several folders together ([`sync_all_together`]): the renames
-/// and links made in them are durable when it returns, in whatever order
-/// they reached the disk. For writes of which none needs another on disk
-/// first.
-pub fn sync_dirs(dirs: &[PathBuf]) -> Result<()> {
-    let open = dirs
-        .iter()
-        .map(|dir| File::open(dir).map(|f| (f, dir)).map_err(|e| Error::io(dir, e)))
-        .collect::<Result<Vec<_>>>()?;
-    sync_all_together(&open, |(f, _)| f).map_err(|(e, (_, dir))| Error::io(dir, e))
-}
-
 /// Most threads [`sync_all_together`] uses (the calling one among them).
 /// Four, measured (issue 11): a `resolve` fsyncs 6 files and then a
 /// dispatch's 14 together; with up to 16 threads (one a file) it took 6%
@@ -281,31 +269,46 @@ pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Files to put in place one by one, in an order the caller chooses,
-/// written ahead: each one's bytes go to a temporary file beside it, and
-/// all are written before the first is fsynced, so that the disk flushes
-/// them together rather than one at a time. [`Staged::rename`] or
-/// [`Staged::link_new`] then puts each in place; the caller fsyncs each
-/// folder after ([`sync_dir`]). What is dropped without being put in
-/// place is removed.
+/// written ahead: each one's bytes go to a temporary file beside it, none
+/// flushed yet. [`Staged::flush`] then flushes them all together, with the
+/// folders the caller names, so that the disk writes them at once rather
+/// than one at a time; [`Staged::rename`] or [`Staged::link_new`] puts
+/// each in place, before the flush or after it (a file put in place
+/// before is one that commits nothing: its name may reach the disk before
+/// its bytes, and what reads it must not trust it until the flush is
+/// done). What is dropped without being put in place is removed.
 pub struct Staged {
     /// Each file's temporary and final paths, until it is put in place.
     files: Vec<Option<(PathBuf, PathBuf)>>,
+    /// Each file still open, with its final path, until the flush.
+    open: Vec<(File, PathBuf)>,
 }
 
 impl Staged {
-    /// Write every file of `files` (final path, bytes) to its temporary.
+    /// Write every file of `files` (final path, bytes) to its temporary,
+    /// not flushed ([`Staged::flush`]).
     pub fn write(files: &[(PathBuf, &[u8])]) -> Result<Staged> {
-        let mut staged = Staged { files: Vec::with_capacity(files.len()) };
-        let mut open = Vec::with_capacity(files.len());
+        let mut staged = Staged { files: Vec::with_capacity(files.len()), open: Vec::with_capacity(files.len()) };
         for (path, bytes) in files {
             let temp = parent_of(path).join(temp_name(&file_name_of(path)));
             let mut f = OpenOptions::new().write(true).create_new(true).open(&temp).map_err(|e| Error::io(path, e))?;
             staged.files.push(Some((temp, path.clone())));
             f.write_all(bytes).map_err(|e| Error::io(path, e))?;
-            open.push((f, path));
+            staged.open.push((f, path.clone()));
         }
-        sync_all_together(&open, |(f, _)| f).map_err(|(e, (_, path))| Error::io(path, e))?;
         Ok(staged)
+    }
+
+    /// Flush every file written (under whichever of its names it has now)
+    /// and the folders `dirs` (the renames and links made in them so far),
+    /// all together ([`sync_all_together`]: one `syncfs` on Linux): when
+    /// this returns, each is on the disk, in whatever order it got there.
+    pub fn flush(&mut self, dirs: &[PathBuf]) -> Result<()> {
+        let mut open = std::mem::take(&mut self.open);
+        for dir in dirs {
+            open.push((File::open(dir).map_err(|e| Error::io(dir, e))?, dir.clone()));
+        }
+        sync_all_together(&open, |(f, _)| f).map_err(|(e, (_, path))| Error::io(path, e))
     }
 
     fn take(&mut self, i: usize) -> Result<(PathBuf, PathBuf)> {

@@ -11,7 +11,11 @@
 //! entries and the dispatch (state.yaml's rename, the inbox's removals)
 //! and the marker's removal are each redone here, so they are not flushed
 //! folder by folder: a power cut that loses one leaves a folder this
-//! finishes.
+//! finishes. The marker and the orders files are put in place before they
+//! are flushed (with the step's other files and their folders, at once,
+//! before the first entry is linked): a power cut then may leave either
+//! with its name and without its bytes, and each is undone here by its
+//! name alone, unread.
 //!
 //! - temporary files and folders (`.tmp-*`) are removed wherever adjutant
 //!   writes (the folder, `journal/`, `orders/`, `reports/`, `inbox/`,
