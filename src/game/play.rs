@@ -1039,9 +1039,8 @@ fn write_steps(
     // records is removed, a marker of reports no step awaits too), so a
     // power cut that keeps a name and loses its bytes leaves nothing it
     // does not undo. Then one flush makes every file written and those
-    // two folders durable together (one `syncfs`, where two flushes one
-    // after the other cost a resolve a millisecond, issue 11), before the
-    // first entry is linked.
+    // two folders durable together (one `syncfs` where there were two, one
+    // after the other, issue 11), before the first entry is linked.
     let mut flush = Vec::new();
     if marker_text.is_some() {
         staged.rename(0)?;

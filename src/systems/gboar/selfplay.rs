@@ -568,6 +568,18 @@ fn step_orders(
     // in this step is not checked again (the least orders of a side that
     // drew no choice, the files a dropped choice left as they were).
     type Found = Vec<(String, String, String)>;
+    // A Movement Phase of a player of one side (Savannah's British): that
+    // side's file checked alone is the phase checked whole
+    // (`movement::run` holds a side alone apart only from its player's
+    // other sides, and there are none), so the check of every side
+    // together, which would run the phase once more, is not made; the
+    // step's resolution makes it, and a refusal there fails the game.
+    let alone_is_whole = match step {
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
+            sides.len() == 1 && rules.sequence.sides_of(player) == sides
+        }
+        _ => false,
+    };
     let alone: std::cell::RefCell<Vec<(String, Value, Found)>> = Default::default();
     let together: std::cell::RefCell<Vec<(BTreeMap<String, Value>, Found)>> = Default::default();
     let problems = |bodies: &BTreeMap<String, Value>| -> Found {
@@ -584,7 +596,7 @@ fn step_orders(
             });
             found.extend(side_found);
         }
-        if found.is_empty() {
+        if found.is_empty() && !alone_is_whole {
             let known = together.borrow().iter().find(|(b, _)| b == bodies).map(|(_, f)| f.clone());
             found = known.unwrap_or_else(|| {
                 let f: Found = phases::validate_step(rules, state, step, bodies)
