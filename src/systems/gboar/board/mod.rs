@@ -162,15 +162,14 @@ enum ReinforcementsForm {
 
 impl Rules {
     pub fn load(source: &Source, scenario: &str) -> Result<Rules> {
-        // The charts are read on another thread while the module's map and
-        // counters are: neither needs the other (a module error is still
-        // the one reported first).
-        let (module, charts) = std::thread::scope(|scope| {
-            let charts = scope.spawn(|| charts::load(source));
-            let module = Module::load(source);
-            (module, charts.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        });
-        let module = module.map_err(|e| e.into_error())?;
+        // The charts are read after the module's map and counters, on this
+        // thread: read on a thread of their own meanwhile, they cost
+        // `validate` 9% more wall time and `status` 6% (a thread's start,
+        // and the pages its allocations take, cost more than the ~0.5 ms
+        // the charts take here), and `resolve` no less (issue 11). A
+        // module error is the one reported first.
+        let module = Module::load(source).map_err(|e| e.into_error())?;
+        let charts = charts::load(source);
         let charts = charts.map_err(|list| {
             let first = list.first().map(|l| l.to_string()).unwrap_or_default();
             Error::refused(format!("{first} (run `adjutant check-game`)"))
