@@ -206,8 +206,10 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     // this resolve reaches is walked again there, see `ChainWindow`).
     let at = folder.journal().list().map_or(1, |listing| listing.entries.len() as u32 + 1);
     let walk = folder.chain_walk_from(at, KEY_WINDOW).map(crate::base::apart::Apart::start);
-    // The game's report templates too, compiled apart meanwhile.
-    let templates = crate::report::game::game_templates_apart(&folder.root);
+    // The game's report templates too, compiled apart meanwhile; a dry
+    // run (`status`'s blockers) writes no report, and compiles none (a
+    // thread started for nothing cost `status` 3% of its time, issue 11).
+    let templates = (!dry).then(|| crate::report::game::game_templates_apart(&folder.root));
     let (_lock, _read) = if dry {
         (None, Some(crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?))
     } else {
@@ -217,7 +219,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let rules = load_rules(&folder)?;
     // The game's report templates are checked before anything is written,
     // so that the reports of the steps about to be resolved can be made.
-    let templates = templates.join()?;
+    let templates = templates.map(crate::base::apart::Apart::join).transpose()?;
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;
@@ -505,6 +507,21 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         entries.push((entry, yaml));
         k += 1;
     }
+    // A dry run stops here, with what would be resolved and what blocks
+    // (it compiled no templates: they are there exactly when it is not).
+    let Some(templates) = templates else {
+        return Ok(Progress {
+            resolved,
+            next_step: state.next_step().map(|s| s.name),
+            awaiting: rules.awaited(state.as_ref()),
+            result: state.result(),
+            owed: Vec::new(),
+            refused,
+            blocked,
+            reports: None,
+            reports_failed: None,
+        });
+    };
     // The players' reports of the steps no dispatch reports yet: those just
     // resolved, and any a killed `resolve` left without theirs.
     let reported = reports::reported_through(&folder, first_new - 1)?;
@@ -524,19 +541,6 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
             Ok(reported_entries)
         })
         .transpose();
-    if dry {
-        return Ok(Progress {
-            resolved,
-            next_step: state.next_step().map(|s| s.name),
-            awaiting: rules.awaited(state.as_ref()),
-            result: state.result(),
-            owed: Vec::new(),
-            refused,
-            blocked,
-            reports: None,
-            reports_failed: None,
-        });
-    }
     let (folder, templates, state) = (&folder, &templates, &state);
     std::thread::scope(|scope| {
         let rendering = reported_entries.map(|to_report| {
