@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
+use minijinja::value::StringInput;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
 
 use crate::base::error::{Error, Located, Result};
@@ -131,7 +132,17 @@ fn located(file: &str, e: &minijinja::Error) -> Error {
 /// Filter `md`: text safe inside a Markdown paragraph or table cell: the
 /// punctuation Markdown would read is backslash-escaped, line ends become
 /// spaces.
-fn md(value: String) -> String {
+///
+/// The filters take their argument as minijinja coerces it to a string
+/// (`StringInput`: a number or a boolean as `String` would take it, a
+/// string borrowed, not copied): as `String` arguments, the two were
+/// formatted through `Display`, a third of the filters' cost (issue 11).
+fn md(value: StringInput<'_>) -> String {
+    md_text(value.as_str())
+}
+
+/// [`md`] of a text.
+fn md_text(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         match c {
@@ -148,7 +159,12 @@ fn md(value: String) -> String {
 
 /// Filter `md_code`: a Markdown code span holding `value` as it is: a run of
 /// backticks longer than any inside it, and line ends as spaces.
-fn md_code(value: String) -> String {
+fn md_code(value: StringInput<'_>) -> String {
+    md_code_text(value.as_str())
+}
+
+/// [`md_code`] of a text.
+fn md_code_text(value: &str) -> String {
     let value = value.replace(['\n', '\r'], " ");
     let longest = value.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
@@ -168,14 +184,33 @@ mod tests {
 
     #[test]
     fn md_escapes_what_markdown_reads() {
-        assert_eq!(md("a|b *c* <x> [l](u)\nnext".into()), r"a\|b \*c\* \<x\> \[l\](u) next");
+        assert_eq!(md_text("a|b *c* <x> [l](u)\nnext"), r"a\|b \*c\* \<x\> \[l\](u) next");
+    }
+
+    /// The filters read a number or a boolean as minijinja's `String`
+    /// arguments did (issue 11 changed their argument's type, not what
+    /// they print).
+    #[test]
+    fn the_markdown_filters_read_numbers_and_booleans_as_strings_read_them() {
+        let mut env = Environment::new();
+        env.add_filter("md", md);
+        env.add_filter("md_code", md_code);
+        let out = env
+            .render_str(
+                "{{ n|md }} {{ t|md }} {{ s|md }} {{ n|md_code }} {{ f|md_code }}",
+                minijinja::context! {
+                    n => -12, t => true, s => "a_b", f => false
+                },
+            )
+            .unwrap();
+        assert_eq!(out, r"-12 True a\_b `-12` `False`");
     }
 
     #[test]
     fn md_code_fences_around_backticks() {
-        assert_eq!(md_code("a".into()), "`a`");
-        assert_eq!(md_code("a``b".into()), "```a``b```");
-        assert_eq!(md_code("`x".into()), "`` `x ``");
+        assert_eq!(md_code_text("a"), "`a`");
+        assert_eq!(md_code_text("a``b"), "```a``b```");
+        assert_eq!(md_code_text("`x"), "`` `x ``");
     }
 
     #[test]
