@@ -210,6 +210,11 @@ fn a_broken_report_template_stops_resolve_before_anything_is_written() {
     let err = run(d, &["resolve", "--dir", "g", "f.yaml", "a.yaml"]).exits(2);
     assert!(err.contains("report.txt.j2"), "the template is named: {err}");
     assert!(all_files(&g) == before, "nothing was written");
+    // `status` (whose dry run of resolve compiles a game's own templates,
+    // and only those) names it too, and writes nothing either.
+    let err = run(d, &["status", "--dir", "g"]).exits(2);
+    assert!(err.contains("report.txt.j2"), "status names the template: {err}");
+    assert!(all_files(&g) == before, "nothing was written");
 }
 
 #[test]

@@ -210,10 +210,13 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     // (issue 11); a step it does resolve walks its window there.
     let at = folder.journal().list().map_or(1, |listing| listing.entries.len() as u32 + 1);
     let walk = (!dry).then(|| folder.chain_walk_from(at, KEY_WINDOW).map(crate::base::apart::Apart::start));
-    // The game's report templates too, compiled apart meanwhile; a dry
-    // run (`status`'s blockers) writes no report, and compiles none (a
-    // thread started for nothing cost `status` 3% of its time, issue 11).
-    let templates = (!dry).then(|| crate::report::game::game_templates_apart(&folder.root));
+    // The game's report templates too, compiled apart meanwhile. A dry
+    // run (`status`'s blockers) writes no report: it compiles only a
+    // game's own templates (`templates/`), so that a broken one is named
+    // as before, and not the built-in ones (a thread started for nothing
+    // cost `status` 3% of its time, issue 11).
+    let templates = (!dry || folder.root.join("templates").is_dir())
+        .then(|| crate::report::game::game_templates_apart(&folder.root));
     let (_lock, _read) = if dry {
         (None, Some(crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?))
     } else {
@@ -512,8 +515,8 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
         k += 1;
     }
     // A dry run stops here, with what would be resolved and what blocks
-    // (it compiled no templates: they are there exactly when it is not).
-    let Some(templates) = templates else {
+    // (templates are compiled for every run that is not dry).
+    let Some(templates) = templates.filter(|_| !dry) else {
         return Ok(Progress {
             resolved,
             next_step: state.next_step().map(|s| s.name),
