@@ -217,6 +217,26 @@ fn a_broken_report_template_stops_resolve_before_anything_is_written() {
     assert!(all_files(&g) == before, "nothing was written");
 }
 
+/// `status` walks the dice chain down to the anchor like `resolve`, even
+/// when no step is ready: a chain top that leads elsewhere stops the game,
+/// and `status` names it before the next `resolve` fails on it.
+#[test]
+fn status_names_a_chain_top_that_does_not_lead_to_the_anchor() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    let g = d.join("g");
+    let path = g.join(".secret/chain-top");
+    let top = fs::read_to_string(&path).unwrap();
+    let first = top.chars().next().unwrap();
+    let other = if first == '0' { '1' } else { '0' };
+    fs::write(&path, format!("{other}{}", &top[1..])).unwrap();
+    let before = all_files(&g);
+    let err = run(d, &["status", "--dir", "g"]).exits(2);
+    assert!(err.contains(".secret/chain-top") && err.contains("anchor"), "status names the chain top: {err}");
+    assert!(all_files(&g) == before, "nothing was written");
+}
+
 #[test]
 fn mail_sends_each_dispatch_once_to_each_player_and_a_dry_run_changes_nothing() {
     let (dir, _) = played();

@@ -204,12 +204,11 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     // step the journal is at, walked on another thread meanwhile (the
     // journal is read again under the lock; a window that misses a step
     // this resolve reaches is walked again there, see `ChainWindow`).
-    // A dry run (`status`'s blockers) walks nothing ahead: a game that
-    // awaits orders, as `status` mostly finds one, resolves no step and
-    // needs no key, and a thread started for nothing is no saving
-    // (issue 11); a step it does resolve walks its window there.
+    // A dry run (`status`'s blockers) walks it too, whether or not it
+    // resolves a step: a chain top that does not lead to the anchor stops
+    // the game, and `status` names it before the next `resolve` fails.
     let at = folder.journal().list().map_or(1, |listing| listing.entries.len() as u32 + 1);
-    let walk = (!dry).then(|| folder.chain_walk_from(at, KEY_WINDOW).map(crate::base::apart::Apart::start));
+    let walk = folder.chain_walk_from(at, KEY_WINDOW).map(crate::base::apart::Apart::start);
     // The game's report templates too, compiled apart meanwhile. A dry
     // run (`status`'s blockers) writes no report: it compiles only a
     // game's own templates (`templates/`), so that a broken one is named
@@ -230,7 +229,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     let mut state = crate::game::load_state(&folder)?;
     let (mut k, mut previous) = journal.tail()?;
     let first_new = k;
-    let mut keys = ChainWindow { first: at, keys: walk.map(|walk| walk?.join()).transpose()?.unwrap_or_default() };
+    let mut keys = ChainWindow { first: at, keys: walk?.join()? };
     if state.resolved_steps() + 1 != k {
         return Err(Error::refused(format!(
             "{}: state.yaml says {} steps are resolved but the journal has {}; run `adjutant verify`",
