@@ -214,7 +214,7 @@ fn resolve_run(dir: &Path, files: &[PathBuf], wait: Duration, defaults: bool, dr
     // game's own templates (`templates/`), so that a broken one is named
     // as before, and not the built-in ones (a thread started for nothing
     // cost `status` 3% of its time, issue 11).
-    let templates = (!dry || folder.root.join("templates").is_dir())
+    let templates = (!dry || crate::report::game::own_templates(&folder.root).is_some())
         .then(|| crate::report::game::game_templates_apart(&folder.root));
     let (_lock, _read) = if dry {
         (None, Some(crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?))

@@ -471,7 +471,7 @@ fn check_files(folder: &GameFolder, entries: &[(JournalEntry, Bytes32)]) -> Resu
                 | crate::game::standing::STANDING_DIR
                 | crate::game::kept::KEPT_DIR
                 | crate::mail::auth::KEYS_DIR
-                | "templates" => is_game && dir,
+                | crate::report::game::TEMPLATES_DIR => is_game && dir,
                 crate::game::mutual::MUTUAL_DIR => {
                     dir && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual
                 }

@@ -290,9 +290,16 @@ pub fn draw_board_apart(rules: &'static dyn Rules) -> Apart {
     }
 }
 
+/// The folder of a game's own report templates, over the built-in ones.
+pub const TEMPLATES_DIR: &str = "templates";
+
+/// The game folder at `root`'s own templates folder, if it has one.
+pub fn own_templates(root: &Path) -> Option<PathBuf> {
+    Some(root.join(TEMPLATES_DIR)).filter(|own| own.is_dir())
+}
+
 fn templates_in(root: &Path) -> Result<Templates> {
-    let own = root.join("templates");
-    load_templates(own.is_dir().then_some(own.as_path()))
+    load_templates(own_templates(root).as_deref())
 }
 
 /// The journal entries `first..=last`, read.
