@@ -384,6 +384,9 @@ impl Phase<'_> {
     /// 13.3: a disrupted unit that begins the phase next to the enemy must
     /// use its one hex move to move away, when it can.
     pub(super) fn disrupted_must_move(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
+        // The reach of each unit of the player's other sides, when a side's
+        // orders are checked alone, found once for every unit below.
+        let mut reaches = BTreeMap::new();
         for (id, unit) in &start.units {
             let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
@@ -446,6 +449,22 @@ impl Phase<'_> {
                     ));
                 }
                 continue;
+            }
+            // A side's orders checked alone (`run.may_leave`: the units of
+            // the player's other sides, whose orders are not known): a hex
+            // one of those units could reach, and which the mover may not
+            // end the phase with, may be taken by that side's orders and so
+            // is not surely open; where none is, the file alone is not
+            // refused for the unit staying. The phase checked whole holds
+            // it to the hexes the orders leave open (self-play, Historical,
+            // seed 569, game 568: Champagne Chasseurs and Harden, disrupted
+            // in 1909 with 1910 the one hex away, each side's file refused
+            // alone unless its unit took 1910, and the two together refused
+            // for ending there stacked, Savannah 4.1).
+            if !options.is_empty() && !run.may_leave.is_empty() {
+                if options.iter().all(|h| self.other_side_may_take(run, id, *h, &mut reaches)) {
+                    continue;
+                }
             }
             if !options.is_empty() {
                 run.problems.push((
@@ -748,15 +767,59 @@ impl Phase<'_> {
         let there = |other: &String, u: &crate::systems::gboar::board::state::UnitState| {
             other.as_str() != id && u.hex == Some(hex) && !leaving.contains(other)
         };
-        let restricted = |c: &Counter| self.may_not_end_stacked(me, c);
+        state
+            .units
+            .iter()
+            .filter(|(other, u)| there(other, u))
+            .any(|(other, _)| self.counter(other.as_str()).is_some_and(|c| self.bars_ending_with(me, c)))
+    }
+
+    /// Whether `me` may not end the Movement Phase in a hex where `other`
+    /// ends it: a restriction keeps them apart (Savannah 4.1), or one is a
+    /// friendly leader who may not command the other (Savannah 4.18).
+    fn bars_ending_with(&self, me: &Counter, other: &Counter) -> bool {
         let refuses = |leader: &Counter, unit: &Counter| {
             leader.is_leader() && !unit.is_leader() && leader.commands.is_some() && !leader.may_command(unit)
         };
-        let friends = |c: &Counter| self.is_friendly(c) && self.is_friendly(me);
-        state.units.iter().filter(|(other, u)| there(other, u)).any(|(other, _)| {
-            self.counter(other.as_str())
-                .is_some_and(|c| restricted(c) || (friends(c) && (refuses(c, me) || refuses(me, c))))
+        let friends = self.is_friendly(other) && self.is_friendly(me);
+        self.may_not_end_stacked(me, other) || (friends && (refuses(other, me) || refuses(me, other)))
+    }
+
+    /// A side's orders checked alone: whether a unit of the player's other
+    /// sides (`run.may_leave`, their orders not known) that `id` may not
+    /// end the phase with could reach `hex` this phase, and so end it
+    /// there. Each such unit's reach is searched once (`reaches`), as
+    /// `adjutant template` finds it: a move alone, and by road.
+    fn other_side_may_take(
+        &self,
+        run: &Run<'_>,
+        id: &str,
+        hex: HexId,
+        reaches: &mut BTreeMap<String, BTreeSet<HexId>>,
+    ) -> bool {
+        let Some(me) = self.counter(id) else { return false };
+        run.may_leave.iter().any(|other| {
+            let Some(c) = self.counter(other.as_str()).filter(|c| self.bars_ending_with(me, c)) else {
+                return false;
+            };
+            reaches.entry(other.clone()).or_insert_with(|| self.reach_alone(run, other, c)).contains(&hex)
         })
+    }
+
+    /// The hexes unit `id` could move to in `run`'s phase by a move of its
+    /// own (none if it may not move).
+    fn reach_alone(&self, run: &Run<'_>, id: &str, c: &Counter) -> BTreeSet<HexId> {
+        let Some(side) = self.side_of_army.get(&c.army) else { return BTreeSet::new() };
+        let leave_pin = run.state.units.get(id).is_some_and(|u| u.pinned && !c.is_leader());
+        let alone = MoveOrder::probe(id, leave_pin);
+        let by_road = MoveOrder { strategic: true, ..alone.clone() };
+        let mut reach = BTreeSet::new();
+        for order in [alone, by_road] {
+            if let Some(p) = self.prepare(run, side, "moves[0]", &order, &mut Vec::new()) {
+                reach.extend(self.search(&run.state, &p.group, &p.occ, None).into_keys());
+            }
+        }
+        reach
     }
 
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `x` and

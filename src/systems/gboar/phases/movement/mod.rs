@@ -1186,6 +1186,47 @@ mod tests {
         assert!(validate(&rules, &state, "red", "red", &crate::base::yaml::Value::Null).is_empty());
     }
 
+    /// 13.3 with Savannah 4.1, a side's orders checked alone: a hex away
+    /// from the enemy that a unit of the player's other side could take
+    /// (one the mover may not end the phase with) is not surely open, and
+    /// where every such hex is, the side's file alone is not refused for
+    /// the unit staying; the phase checked whole is. A hex no such unit
+    /// could reach still counts (conformance cases
+    /// `13-3-two-disrupted-units-with-one-hex-away-*`, self-play,
+    /// Historical, seed 569, game 568).
+    #[test]
+    fn a_side_alone_counts_only_the_hexes_away_no_other_side_unit_could_take() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/moves");
+        let (rules, setup) = load(Source::dir(&dir), "battle");
+        let at = |state: &mut State, id: &str, hex: &str| {
+            state.units.get_mut(id).unwrap().hex = Some(hex.parse().unwrap());
+        };
+        let stays = yaml("moves: []");
+        let both = BTreeMap::from([("blue".to_string(), stays.clone()), ("green".to_string(), stays.clone())]);
+        let mut state = setup.clone();
+        at(&mut state, "red-foot", "0707");
+        at(&mut state, "green-foot", "0606");
+        state.units.get_mut("green-foot").unwrap().condition =
+            crate::systems::gboar::board::state::Condition::Disrupted;
+        // Blue Foot in 0506, next to 0507 and 0605, the other hexes away.
+        at(&mut state, "blue-foot", "0506");
+        assert_eq!(validate(&rules, &state, "blue", "green", &stays), []);
+        let whole = validate_sides(&rules, &state, "blue", &both);
+        assert!(
+            whole.iter().any(|(side, p)| side == "green"
+                && p.code == Code::DisruptedNextToEnemy
+                && p.message.ends_with("it can move to 0507, 0605")),
+            "{whole:?}"
+        );
+        // Far away, it could take none of them.
+        at(&mut state, "blue-foot", "1212");
+        let alone = validate(&rules, &state, "blue", "green", &stays);
+        assert!(
+            alone.iter().any(|p| p.code == Code::DisruptedNextToEnemy && p.message.ends_with("it can move to 0506, 0507, 0605")),
+            "{alone:?}"
+        );
+    }
+
     /// On the Savannah map: the same orders give the same events, and a
     /// refusal names the hexes the unit can reach.
     #[test]
