@@ -461,10 +461,11 @@ impl Phase<'_> {
             // in 1909 with 1910 the one hex away, each side's file refused
             // alone unless its unit took 1910, and the two together refused
             // for ending there stacked, Savannah 4.1).
-            if !options.is_empty() && !run.may_leave.is_empty() {
-                if options.iter().all(|h| self.other_side_may_take(run, id, *h, &mut reaches)) {
-                    continue;
-                }
+            if !options.is_empty()
+                && !run.may_leave.is_empty()
+                && options.iter().all(|h| self.other_side_may_take(run, id, *h, &mut reaches))
+            {
+                continue;
             }
             if !options.is_empty() {
                 run.problems.push((
