@@ -810,12 +810,11 @@ impl Phase<'_> {
     /// The hexes unit `id` could move to in `run`'s phase by a move of its
     /// own (none if it may not move).
     fn reach_alone(&self, run: &Run<'_>, id: &str, c: &Counter) -> BTreeSet<HexId> {
-        let Some(side) = self.side_of_army.get(&c.army) else { return BTreeSet::new() };
-        let leave_pin = run.state.units.get(id).is_some_and(|u| u.pinned && !c.is_leader());
-        let alone = MoveOrder::probe(id, leave_pin);
-        let by_road = MoveOrder { strategic: true, ..alone.clone() };
+        let (Some(side), Some(unit)) = (self.side_of_army.get(&c.army), run.state.units.get(id)) else {
+            return BTreeSet::new();
+        };
         let mut reach = BTreeSet::new();
-        for order in [alone, by_road] {
+        for order in MoveOrder::probes(id, unit, c) {
             if let Some(p) = self.prepare(run, side, "moves[0]", &order, &mut Vec::new()) {
                 reach.extend(self.search(&run.state, &p.group, &p.occ, None).into_keys());
             }

@@ -246,6 +246,16 @@ impl MoveOrder {
     fn probe(id: &str, leave_pin: bool) -> MoveOrder {
         MoveOrder { unit: Some(id.to_string()), stack: None, path: None, to: None, strategic: false, leave_pin }
     }
+
+    /// The two probes a unit's reach is found with (the guide's reach,
+    /// self-play's draws, a side's file checked alone): a move of its own,
+    /// leaving its pin if it is pinned (a leader is never held by one),
+    /// and the same by road (9.52).
+    fn probes(id: &str, unit: &UnitState, c: &Counter) -> [MoveOrder; 2] {
+        let alone = MoveOrder::probe(id, unit.pinned && !c.is_leader());
+        let by_road = MoveOrder { strategic: true, ..alone.clone() };
+        [alone, by_road]
+    }
 }
 
 /// A hex id as written: hex ids are quoted strings ("0405"); a bare number
@@ -866,7 +876,7 @@ pub fn unit_moves_of(
             continue;
         }
         let Some(hex) = hex_of(&at_start, id) else { continue };
-        let probe = MoveOrder::probe(id, unit.pinned && !c.is_leader());
+        let [probe, by_road] = MoveOrder::probes(id, unit, c);
         let mut moves = UnitMoves {
             unit: id.clone(),
             hex,
@@ -890,7 +900,6 @@ pub fn unit_moves_of(
         };
         moves.allowance = prepared.allowances.get(id).copied();
         moves.reach = phase.legal_ends(&base, side, &probe, &prepared);
-        let by_road = MoveOrder { strategic: true, ..probe };
         let mut problems = Vec::new();
         match phase.prepare(&base, side, field, &by_road, &mut problems) {
             Some(p) => {
@@ -987,11 +996,9 @@ pub fn draw_moves(
         {
             continue;
         }
-        let probe = MoveOrder::probe(id, unit.pinned && !c.is_leader());
-        let by_road = MoveOrder { strategic: true, ..probe.clone() };
         // Each search's hexes, with its order and what it found.
         let mut searches = Vec::new();
-        for order in [probe, by_road] {
+        for order in MoveOrder::probes(id, unit, c) {
             let mut problems = Vec::new();
             if let Some(p) = phase.prepare(&base, side, "moves[0]", &order, &mut problems) {
                 let best = phase.search(&base.state, &p.group, &p.occ, None);
