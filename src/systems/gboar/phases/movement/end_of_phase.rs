@@ -721,11 +721,35 @@ impl Phase<'_> {
 
     /// Savannah 4.1: a stack of [`Phase::forced_retreats`] that the orders
     /// leave next to the enemy.
+    ///
+    /// "It must retreat instead if possible": as 13.3's move away
+    /// ([`Phase::disrupted_must_move`]), over the hexes the orders leave
+    /// open. A hex away that the orders fill, with a unit the retreating
+    /// one may not end the phase with (Savannah 4.1, 4.18) or past 7.1's
+    /// limit with it, is no retreat; a unit whose every hex away is so
+    /// filled is not held, stays, and attacks as 12.12 requires. Both
+    /// rules' "if possible" compete for one hex, and the player chooses
+    /// which is met: Blue Foot held to retreat to 0806 and Blue Rifles,
+    /// disrupted, with 0806 its one hex away, where the two do not fit
+    /// (tests/cases/movement, Savannah 4.1's cases): the least orders
+    /// moved Blue Rifles there, and Blue Foot was still told to retreat
+    /// to 0806. A side's orders checked alone (`run.may_leave`) are not
+    /// refused for a unit staying when a unit of the player's other sides
+    /// that it may not end the phase with could take each of those hexes
+    /// ([`Phase::other_side_may_take`]), as for 13.3.
     pub(super) fn stack_must_retreat(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
         // Only the units the orders leave next to the enemy.
         let left_next_to = |id: &str| hex_of(&run.state, id).is_some_and(|now| !self.adjacent_enemies(now).is_empty());
         let moved: BTreeSet<String> = run.moved.keys().cloned().collect();
-        for f in self.forced_retreats_of(start, sides, left_next_to, &moved) {
+        let mut reaches = BTreeMap::new();
+        for mut f in self.forced_retreats_of(start, sides, left_next_to, &moved) {
+            f.options.retain(|h| self.ends_open(&run.state, &f.unit, *h));
+            if f.options.is_empty()
+                || (!run.may_leave.is_empty()
+                    && f.options.iter().all(|h| self.other_side_may_take(run, &f.unit, *h, &mut reaches)))
+            {
+                continue;
+            }
             let field = run.moved.get(&f.unit).map(|(_, field)| field.clone()).unwrap_or_else(|| "moves".into());
             run.problems.push((
                 f.side.clone(),
@@ -745,6 +769,19 @@ impl Phase<'_> {
                 ),
             ));
         }
+    }
+
+    /// Whether `id` could end the phase in `hex` beside the units `state`
+    /// has there: none it may not end the phase with ([`Phase::ends_barred`])
+    /// and room for it under 7.1 and 7.2 ([`Phase::stacking_weight`]).
+    fn ends_open(&self, state: &State, id: &str, hex: HexId) -> bool {
+        if self.ends_barred(state, id, hex) {
+            return false;
+        }
+        let Some(limits) = &self.stacking else { return true };
+        let (_, (s, g)) = self.occupancy(state, &[id.to_string()]).friendly(hex);
+        let (ds, dg) = self.stacking_weight(state, id);
+        s.saturating_add(ds) <= limits.max_strength_points && g.saturating_add(dg) <= limits.max_artillery_units
     }
 
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `id`
