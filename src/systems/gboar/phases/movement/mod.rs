@@ -1092,28 +1092,47 @@ pub fn resolve_played(
             checked.problems.iter().map(|(side, p)| (side.as_str(), p.field.as_str(), p.message.as_str(), p.code)),
         ));
     }
+    // Savannah 4.3: a move the cards' board refuses is not made. A problem
+    // the phase's end finds (a pinned unit that ends next to an enemy a
+    // card moved, 9.3) names a move already walked: the phase is run again
+    // without the moves its problems name, until none is named (each run
+    // drops one move at least). Self-play, Campaign, seed 547, game 452.
+    let mut lapsed = Lapsed::new(orders);
+    let mut checked = checked;
+    while carded && lapsed.drop_named(&checked.problems) {
+        let list = lapsed.list();
+        checked = phase.run(state, &list, true, None, false)?;
+    }
+    let list = lapsed.list();
     // Savannah 4.9's lost rolls are the only dice of the moves: when the
     // checked run came to none, the run with dice is that same run (the
     // same state, moves and events), and it is not made again.
     // What the cards alone make impossible, before any lost roll.
     let checked_fields: Vec<(String, String)> =
-        checked.problems.iter().map(|(side, p)| (side.clone(), p.field.clone())).collect();
+        checked.problems.iter().map(|(side, p)| (side.clone(), lapsed.original_field(side, &p.field))).collect();
     let mut run = if checked.rolls_wanted { phase.run(state, &list, true, Some(dice), false)? } else { checked };
-    for (side, p) in std::mem::take(&mut run.problems) {
+    let lapses = |run: &mut Run<'_>, side: &str, p: &Problem| {
+        run.events.push(
+            Event::new(
+                "Savannah 4.3",
+                "move-lapses",
+                format!(
+                    "{side} {}: not carried out on the board the step's Random Events cards left (the orders were \
+                     written before them): {}",
+                    p.field, p.message
+                ),
+            )
+            .with("side", side)
+            .with("field", &p.field),
+        );
+    };
+    for (side, p) in std::mem::take(&mut lapsed.dropped) {
+        lapses(&mut run, &side, &p);
+    }
+    for (side, mut p) in std::mem::take(&mut run.problems) {
+        p.field = lapsed.original_field(&side, &p.field);
         if carded && checked_fields.contains(&(side.clone(), p.field.clone())) {
-            run.events.push(
-                Event::new(
-                    "Savannah 4.3",
-                    "move-lapses",
-                    format!(
-                        "{side} {}: not carried out on the board the step's Random Events cards left (the orders \
-                         were written before them): {}",
-                        p.field, p.message
-                    ),
-                )
-                .with("side", &side)
-                .with("field", &p.field),
-            );
+            lapses(&mut run, &side, &p);
             continue;
         }
         run.events.push(
@@ -1132,6 +1151,89 @@ pub fn resolve_played(
     phase.remove_pins(rules, state, &mut run)?;
     events.append(&mut run.events);
     Ok(Resolution { state: run.state, events })
+}
+
+/// The orders of a step with Random Events cards as they are carried out
+/// (Savannah 4.3): each side's body less the moves the cards' board
+/// refused, with the problems that named them (at their fields as written).
+struct Lapsed<'o> {
+    orders: &'o BTreeMap<String, crate::base::yaml::Value>,
+    /// The bodies once a move is dropped (the orders as written before).
+    bodies: Option<Vec<(String, crate::base::yaml::Value)>>,
+    /// By side, the index as written of each move still in its body, once
+    /// one of the side's is dropped.
+    kept: BTreeMap<String, Vec<usize>>,
+    dropped: Vec<(String, Problem)>,
+}
+
+impl<'o> Lapsed<'o> {
+    fn new(orders: &'o BTreeMap<String, crate::base::yaml::Value>) -> Lapsed<'o> {
+        Lapsed { orders, bodies: None, kept: BTreeMap::new(), dropped: Vec::new() }
+    }
+
+    fn list(&self) -> Vec<(&str, &crate::base::yaml::Value)> {
+        match &self.bodies {
+            Some(bodies) => bodies.iter().map(|(s, b)| (s.as_str(), b)).collect(),
+            None => self.orders.iter().map(|(s, b)| (s.as_str(), b)).collect(),
+        }
+    }
+
+    /// `moves[i]...` of the body as it is now: the index as written.
+    fn original_field(&self, side: &str, field: &str) -> String {
+        match move_index(field) {
+            Some((i, rest)) => match self.kept.get(side).and_then(|k| k.get(i)) {
+                Some(at) => format!("moves[{at}]{rest}"),
+                None => field.to_string(),
+            },
+            None => field.to_string(),
+        }
+    }
+
+    /// Drops the moves `problems` name, keeping those problems; whether
+    /// any was dropped. Each run after a drop has fewer moves than the one
+    /// before, so the runs end; the problems of the last run, which name
+    /// no move, stand as they are.
+    fn drop_named(&mut self, problems: &[(String, Problem)]) -> bool {
+        let count = |b: &crate::base::yaml::Value| b.get("moves").and_then(|m| m.as_sequence()).map_or(0, Vec::len);
+        let mut named: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+        for (side, p) in problems {
+            let Some((i, _)) = move_index(&p.field) else { continue };
+            let moves = self.list().iter().find(|(s, _)| s == side).map_or(0, |(_, b)| count(b));
+            if i < moves {
+                named.entry(side.clone()).or_default().insert(i);
+                let mut p = p.clone();
+                p.field = self.original_field(side, &p.field);
+                self.dropped.push((side.clone(), p));
+            }
+        }
+        if named.is_empty() {
+            return false;
+        }
+        let orders = self.orders;
+        let bodies = self.bodies.get_or_insert_with(|| orders.iter().map(|(s, b)| (s.clone(), b.clone())).collect());
+        let unnamed = |drop: &BTreeSet<usize>, i: &mut usize| {
+            *i += 1;
+            !drop.contains(&(*i - 1))
+        };
+        for (side, body) in bodies.iter_mut() {
+            let Some(drop) = named.get(side.as_str()) else { continue };
+            let Some(moves) = body.get_mut("moves").and_then(|m| m.as_sequence_mut()) else { continue };
+            let kept = self.kept.entry(side.clone()).or_insert_with(|| (0..moves.len()).collect());
+            let mut i = 0;
+            moves.retain(|_| unnamed(drop, &mut i));
+            let mut i = 0;
+            kept.retain(|_| unnamed(drop, &mut i));
+        }
+        true
+    }
+}
+
+/// `moves[i]` and what follows it in a problem's field, if it names a move.
+fn move_index(field: &str) -> Option<(usize, &str)> {
+    let rest = field.strip_prefix("moves[")?;
+    let end = rest.find(']')?;
+    let i = rest[..end].parse().ok()?;
+    Some((i, &rest[end + 1..]))
 }
 
 /// Series 9.61: where the scenario has reinforcements but no Reinforcement
@@ -1170,6 +1272,37 @@ mod tests {
 
     fn yaml(text: &str) -> crate::base::yaml::Value {
         crate::base::yaml::from_str(text).unwrap()
+    }
+
+    /// Savannah 4.3: the moves the cards' board refuses are dropped run by
+    /// run, and every problem is told at the field as written, whatever
+    /// the moves dropped before it.
+    #[test]
+    fn moves_dropped_for_the_cards_board_keep_their_fields_as_written() {
+        let mut orders = BTreeMap::new();
+        orders.insert(
+            "red".to_string(),
+            yaml("moves: [{unit: a, to: '0101'}, {unit: b, to: '0102'}, {unit: c, to: '0103'}]"),
+        );
+        orders.insert("green".to_string(), yaml("moves: [{unit: d, to: '0104'}]"));
+        let mut lapsed = Lapsed::new(&orders);
+        let named = |side: &str, field: &str| (side.to_string(), problem(Code::OrdersShape, field, "x"));
+        assert!(!lapsed.drop_named(&[named("red", "moves"), named("red", "moves[7]")]), "no move named: none dropped");
+        assert!(lapsed.drop_named(&[named("red", "moves[0].path[1]")]));
+        // The body now holds b and c: its moves[1] is c, moves[2] as written.
+        assert_eq!(lapsed.original_field("red", "moves[1].path[0]"), "moves[2].path[0]");
+        assert_eq!(lapsed.original_field("green", "moves[0]"), "moves[0]");
+        assert!(lapsed.drop_named(&[named("red", "moves[1]")]));
+        let units: Vec<String> = lapsed
+            .list()
+            .iter()
+            .flat_map(|(s, b)| {
+                b["moves"].as_sequence().unwrap().iter().map(move |m| format!("{s}:{}", m["unit"].as_str().unwrap()))
+            })
+            .collect();
+        assert_eq!(units, ["green:d", "red:b"]);
+        let fields: Vec<&str> = lapsed.dropped.iter().map(|(_, p)| p.field.as_str()).collect();
+        assert_eq!(fields, ["moves[0].path[1]", "moves[2]"]);
     }
 
     #[test]
