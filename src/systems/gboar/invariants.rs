@@ -16,7 +16,9 @@
 //!   9.61 and Savannah 4.7: arrivals placed over the limit move or are put
 //!   off within their Movement Phase, so after it); a pair the exclusive
 //!   rules keep apart (Savannah 4.1) ends a Movement Phase stacked only if
-//!   it began the phase stacked there (after a retreat);
+//!   it began the phase stacked there (after a retreat), or one of the two
+//!   got lost there on the Covered Way (Savannah 4.9: it stops where the
+//!   roll leaves it);
 //! - army morale on the chart's track, and every change of it an
 //!   `army-morale` event whose before and after chain from the old value to
 //!   the new (16.1);
@@ -27,7 +29,8 @@
 //! - a Movement Phase: shattered units do not move (13.4), a disrupted unit
 //!   moves at most one hex and not next to the enemy, unless it began next
 //!   to it and ends next to fewer enemy units (13.3), a pinned unit
-//!   that moved ends next to no enemy unit, and no pin is left on a unit
+//!   that moved ends next to no enemy unit unless lost on the Covered Way
+//!   on its way (Savannah 4.9), and no pin is left on a unit
 //!   next to no enemy unit (9.3); the other player's units stay put, but
 //!   for a retreat an event names (a failed morale check that a Random
 //!   Events card or a breach calls for, Savannah 4.3, 4.19; a leader going
@@ -374,7 +377,9 @@ impl<'a> Invariants<'a> {
                     }
                     _ => {}
                 }
-                if was.pinned && enemy_next_to(after, t, owner) {
+                // Savannah 4.9: a stack lost on the Covered Way stops where
+                // the roll left it, next to the enemy or not.
+                if was.pinned && enemy_next_to(after, t, owner) && !now.lost {
                     broken.push(format!("{id} was pinned, moved, and ends next to the enemy in {t} (9.2, 9.3)"));
                 }
             }
@@ -401,8 +406,14 @@ impl<'a> Invariants<'a> {
                     for (n, a) in ids.iter().enumerate() {
                         for b in &ids[n + 1..] {
                             let (Some(ca), Some(cb)) = (self.rules.counter(a), self.rules.counter(b)) else { continue };
+                            // Savannah 4.9: a stack lost on the Covered Way
+                            // stops where the roll left it, with whom it may.
+                            let lost_here =
+                                |u: &str| after.units.get(u).is_some_and(|s| s.lost) && hex_of(before, u) != Some(*hex);
                             if r.applies(ca, cb)
                                 && !(hex_of(before, a) == Some(*hex) && hex_of(before, b) == Some(*hex))
+                                && !lost_here(a)
+                                && !lost_here(b)
                             {
                                 broken.push(format!(
                                     "{a} and {b} end the Movement Phase stacked in {hex} ({})",
@@ -598,6 +609,36 @@ mod tests {
         let broken = checks.transition(&start, &step, &after, &[]);
         assert!(holds(&broken, "is shattered and moved"), "{broken:?}");
         assert!(holds(&broken, &format!("the game is at step {} again", step.name())), "{broken:?}");
+    }
+
+    /// 9.3: a pinned unit that moved ends next to no enemy unit, unless it
+    /// got lost on the Covered Way on its way (Savannah 4.9: it stops
+    /// where the roll left it).
+    #[test]
+    fn a_pinned_unit_moved_next_to_the_enemy_is_caught_unless_lost_on_the_way() {
+        let (rules, before) = historical();
+        let checks = Invariants::new(&rules);
+        let layout = rules.module.map.layout;
+        let step = Step::PlayerTurn { turn: before.turn, player: "allies".into(), phase: "movement".into() };
+        let id = unit(&rules, &before, "french", "infantry");
+        let enemy = unit(&rules, &before, "british", "infantry");
+        let mut start = before.clone();
+        start.next = Some(step.clone());
+        let from: HexId = start.units[&id].hex.unwrap();
+        let on_map = |h: &HexId| rules.module.map.contains(*h);
+        let to = crate::base::hex::neighbours(from, layout).into_iter().find(on_map).unwrap();
+        let beside = crate::base::hex::neighbours(to, layout)
+            .into_iter()
+            .find(|h| on_map(h) && *h != from && !crate::base::hex::are_adjacent(*h, from, layout))
+            .unwrap();
+        start.units.get_mut(&enemy).unwrap().hex = Some(beside);
+        start.units.get_mut(&id).unwrap().pinned = true;
+        let mut after = start.clone();
+        after.units.get_mut(&id).unwrap().hex = Some(to);
+        let caught = format!("{id} was pinned, moved, and ends next to the enemy");
+        assert!(holds(&checks.transition(&start, &step, &after, &[]), &caught));
+        after.units.get_mut(&id).unwrap().lost = true;
+        assert!(!holds(&checks.transition(&start, &step, &after, &[]), &caught));
     }
 
     /// A phase that moves no unit (Initiative) may see one leave the map

@@ -895,7 +895,12 @@ impl Phase<'_> {
                         if !(whole_phase || sx == sy && sides.contains(&sx.as_str())) {
                             continue;
                         }
-                        let mover = [x, y].into_iter().find(|c| run.moved.contains_key(&c.id));
+                        // The move named is one not lost on the Covered Way
+                        // if there is one (Savannah 4.9: a lost stack's move
+                        // stands where the roll left it; the other is not made).
+                        let lost = |c: &&Counter| run.state.units.get(&c.id).is_some_and(|u| u.lost);
+                        let mover =
+                            [x, y].into_iter().filter(|c| run.moved.contains_key(&c.id)).min_by_key(|c| lost(c));
                         let text = format!(
                             "{} and {} end the Movement Phase stacked in {hex}, which {} forbids ({})",
                             x.id,

@@ -730,6 +730,27 @@ struct Run<'d> {
     may_leave: std::sync::Arc<BTreeSet<String>>,
 }
 
+impl Run<'_> {
+    /// The run without its dice, once it is over.
+    fn detach(self) -> Run<'static> {
+        Run {
+            dice: None,
+            along: self.along,
+            state: self.state,
+            events: self.events,
+            problems: self.problems,
+            moved: self.moved,
+            left_pins: self.left_pins,
+            failure: self.failure,
+            arrived: self.arrived,
+            rolls_wanted: self.rolls_wanted,
+            quiet: self.quiet,
+            ordered: self.ordered,
+            may_leave: self.may_leave,
+        }
+    }
+}
+
 impl<'d> Run<'d> {
     fn new(state: State, dice: Option<&'d mut dyn Dice>) -> Run<'d> {
         Run {
@@ -1103,14 +1124,44 @@ pub fn resolve_played(
         let list = lapsed.list();
         checked = phase.run(state, &list, true, None, false)?;
     }
-    let list = lapsed.list();
-    // Savannah 4.9's lost rolls are the only dice of the moves: when the
-    // checked run came to none, the run with dice is that same run (the
-    // same state, moves and events), and it is not made again.
     // What the cards alone make impossible, before any lost roll.
     let checked_fields: Vec<(String, String)> =
         checked.problems.iter().map(|(side, p)| (side.clone(), lapsed.original_field(side, &p.field))).collect();
-    let mut run = if checked.rolls_wanted { phase.run(state, &list, true, Some(dice), false)? } else { checked };
+    let lapsed_moves = std::mem::take(&mut lapsed.dropped);
+    // Savannah 4.9's lost rolls are the only dice of the moves: when the
+    // checked run came to none, the run with dice is that same run (the
+    // same state, moves and events), and it is not made again. When it
+    // came to some, a stack that gets lost stops where it is ("They may
+    // not move any further that turn"), and another move that this makes
+    // impossible is not made: as for the cards above, the phase is worked
+    // out again without each move so named, each stack entering each hex
+    // with the roll it had (`Replay`; a roll of a move no longer made
+    // stays in the step's rolls, unused). What the phase's end finds of a
+    // lost stack's own move (a pinned unit lost next to the enemy, 9.3)
+    // stands as the roll left it: the move was legal as written.
+    let mut run = checked.detach();
+    if run.rolls_wanted {
+        let mut replay = Replay { dice, made: Vec::new() };
+        loop {
+            replay.made.iter_mut().for_each(|r| r.3 = false);
+            let list = lapsed.list();
+            let done = phase.run(state, &list, true, Some(&mut replay), false)?.detach();
+            let named: Vec<(String, Problem)> = done
+                .problems
+                .iter()
+                .filter(|(side, p)| {
+                    !checked_fields.contains(&(side.clone(), lapsed.original_field(side, &p.field)))
+                        && !lapsed.move_lost(&done.state, side, &p.field)
+                })
+                .cloned()
+                .collect();
+            if !lapsed.drop_named(&named) {
+                run = done;
+                break;
+            }
+        }
+    }
+    let not_made = std::mem::take(&mut lapsed.dropped);
     let lapses = |run: &mut Run<'_>, side: &str, p: &Problem| {
         run.events.push(
             Event::new(
@@ -1126,15 +1177,7 @@ pub fn resolve_played(
             .with("field", &p.field),
         );
     };
-    for (side, p) in std::mem::take(&mut lapsed.dropped) {
-        lapses(&mut run, &side, &p);
-    }
-    for (side, mut p) in std::mem::take(&mut run.problems) {
-        p.field = lapsed.original_field(&side, &p.field);
-        if carded && checked_fields.contains(&(side.clone(), p.field.clone())) {
-            lapses(&mut run, &side, &p);
-            continue;
-        }
+    let not_made_event = |run: &mut Run<'_>, side: &str, p: &Problem| {
         run.events.push(
             Event::new(
                 "Savannah 4.9",
@@ -1144,9 +1187,26 @@ pub fn resolve_played(
                     p.field, p.message
                 ),
             )
-            .with("side", &side)
+            .with("side", side)
             .with("field", &p.field),
         );
+    };
+    for (side, p) in lapsed_moves {
+        lapses(&mut run, &side, &p);
+    }
+    for (side, p) in not_made {
+        not_made_event(&mut run, &side, &p);
+    }
+    for (side, mut p) in std::mem::take(&mut run.problems) {
+        if lapsed.move_lost(&run.state, &side, &p.field) {
+            continue;
+        }
+        p.field = lapsed.original_field(&side, &p.field);
+        if carded && checked_fields.contains(&(side.clone(), p.field.clone())) {
+            lapses(&mut run, &side, &p);
+        } else {
+            not_made_event(&mut run, &side, &p);
+        }
     }
     phase.remove_pins(rules, state, &mut run)?;
     events.append(&mut run.events);
@@ -1225,6 +1285,48 @@ impl<'o> Lapsed<'o> {
             kept.retain(|_| unnamed(drop, &mut i));
         }
         true
+    }
+}
+
+impl Lapsed<'_> {
+    /// Whether the move a problem's field names (in the body as it is now)
+    /// moved a unit that `state` has lost on the Covered Way (Savannah 4.9:
+    /// every Lost marker at the phase's end was placed in it).
+    fn move_lost(&self, state: &State, side: &str, field: &str) -> bool {
+        let Some((i, _)) = move_index(field) else { return false };
+        let list = self.list();
+        let Some(order) = list.iter().find(|(s, _)| *s == side).and_then(|(_, b)| b.get("moves")?.get(i)) else {
+            return false;
+        };
+        let stack = order.get("stack").and_then(|s| s.as_sequence()).into_iter().flatten();
+        order
+            .get("unit")
+            .into_iter()
+            .chain(stack)
+            .filter_map(|u| u.as_str())
+            .any(|u| state.units.get(u).is_some_and(|u| u.lost))
+    }
+}
+
+/// The dice of a phase worked out again without some moves (Savannah
+/// 4.9): a roll made before for the same purpose (the same stack entering
+/// the same hex) is that roll again, another a new roll of the step's dice.
+struct Replay<'d> {
+    dice: &'d mut dyn Dice,
+    /// Each roll made: the die, the purpose, the value, and whether this
+    /// run has used it.
+    made: Vec<(crate::base::dice::Die, String, u16, bool)>,
+}
+
+impl Dice for Replay<'_> {
+    fn roll(&mut self, die: crate::base::dice::Die, purpose: &str) -> Result<u16> {
+        if let Some(r) = self.made.iter_mut().find(|r| !r.3 && r.0 == die && r.1 == purpose) {
+            r.3 = true;
+            return Ok(r.2);
+        }
+        let value = self.dice.roll(die, purpose)?;
+        self.made.push((die, purpose.to_string(), value, true));
+        Ok(value)
     }
 }
 
