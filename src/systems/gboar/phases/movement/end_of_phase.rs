@@ -454,16 +454,15 @@ impl Phase<'_> {
             // the player's other sides, whose orders are not known): a hex
             // one of those units could reach, and which the mover may not
             // end the phase with, may be taken by that side's orders and so
-            // is not surely open; where none is, the file alone is not
-            // refused for the unit staying. The phase checked whole holds
+            // is not surely open; where such units could take every hex
+            // away, one unit to a hex, the file alone is not refused for
+            // the unit staying. The phase checked whole holds
             // it to the hexes the orders leave open (self-play, Historical,
             // seed 569, game 568: Champagne Chasseurs and Harden, disrupted
             // in 1909 with 1910 the one hex away, each side's file refused
             // alone unless its unit took 1910, and the two together refused
             // for ending there stacked, Savannah 4.1).
-            if !options.is_empty()
-                && !run.may_leave.is_empty()
-                && options.iter().all(|h| self.other_side_may_take(run, id, *h, &mut reaches))
+            if !options.is_empty() && !run.may_leave.is_empty() && self.others_may_fill(run, id, &options, &mut reaches)
             {
                 continue;
             }
@@ -734,9 +733,10 @@ impl Phase<'_> {
     /// (tests/cases/movement, Savannah 4.1's cases): the least orders
     /// moved Blue Rifles there, and Blue Foot was still told to retreat
     /// to 0806. A side's orders checked alone (`run.may_leave`) are not
-    /// refused for a unit staying when a unit of the player's other sides
-    /// that it may not end the phase with could take each of those hexes
-    /// ([`Phase::other_side_may_take`]), as for 13.3.
+    /// refused for a unit staying when units of the player's other sides
+    /// that must move themselves, and that it may not end the phase with,
+    /// could take all of those hexes ([`Phase::others_may_fill`]), as for
+    /// 13.3.
     pub(super) fn stack_must_retreat(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
         // Only the units the orders leave next to the enemy.
         let left_next_to = |id: &str| hex_of(&run.state, id).is_some_and(|now| !self.adjacent_enemies(now).is_empty());
@@ -745,8 +745,7 @@ impl Phase<'_> {
         for mut f in self.forced_retreats_of(start, sides, left_next_to, &moved) {
             f.options.retain(|h| self.ends_open(&run.state, &f.unit, *h));
             if f.options.is_empty()
-                || (!run.may_leave.is_empty()
-                    && f.options.iter().all(|h| self.other_side_may_take(run, &f.unit, *h, &mut reaches)))
+                || (!run.may_leave.is_empty() && self.others_may_fill(run, &f.unit, &f.options, &mut reaches))
             {
                 continue;
             }
@@ -823,25 +822,83 @@ impl Phase<'_> {
         self.may_not_end_stacked(me, other) || (friends && (refuses(other, me) || refuses(me, other)))
     }
 
-    /// A side's orders checked alone: whether a unit of the player's other
-    /// sides (`run.may_leave`, their orders not known) that `id` may not
-    /// end the phase with could reach `hex` this phase, and so end it
-    /// there. Each such unit's reach is searched once (`reaches`), as
+    /// A side's orders checked alone: whether units of the player's other
+    /// sides (`run.may_leave`, their orders not known), each one that `id`
+    /// may not end the phase with and that must itself move if it can
+    /// ([`Phase::obliged_to_move`]), could take every hex of `hexes` this
+    /// phase, one unit to a hex (a unit ends its move in one hex): a
+    /// matching of the hexes to such units, each hex to a unit whose reach
+    /// holds it. Each unit's reach is searched once (`reaches`), as
     /// `adjutant template` finds it: a move alone, and by road.
-    fn other_side_may_take(
+    ///
+    /// Only such units: where no unit of the other sides must move, the
+    /// player can always write the other files so that the hexes the unit
+    /// must take stay open, and the file alone is held to its move (a
+    /// French unit held to retreat, American units all about, any of which
+    /// could fill its hexes: the French file that leaves it is refused
+    /// alone, as it will be whole unless the American file fills them all).
+    /// Where another side's unit must move too, the two obligations may
+    /// compete for the same hexes, and each file alone leaves them to the
+    /// other (self-play, Historical, seed 569, game 568).
+    fn others_may_fill(
         &self,
         run: &Run<'_>,
         id: &str,
-        hex: HexId,
+        hexes: &[HexId],
         reaches: &mut BTreeMap<String, BTreeSet<HexId>>,
     ) -> bool {
         let Some(me) = self.counter(id) else { return false };
-        run.may_leave.iter().any(|other| {
-            let Some(c) = self.counter(other.as_str()).filter(|c| self.bars_ending_with(me, c)) else {
+        let units: Vec<(&String, &Counter)> = run
+            .may_leave
+            .iter()
+            .filter(|other| self.obliged_to_move(&run.state, other))
+            .filter_map(|other| {
+                self.counter(other.as_str()).filter(|c| self.bars_ending_with(me, c)).map(|c| (other, c))
+            })
+            .collect();
+        if hexes.is_empty() || units.len() < hexes.len() {
+            return false;
+        }
+        let mut takers: Vec<Vec<usize>> = Vec::with_capacity(hexes.len());
+        for h in hexes {
+            let mut can = Vec::new();
+            for (k, (other, c)) in units.iter().enumerate() {
+                if reaches.entry((*other).clone()).or_insert_with(|| self.reach_alone(run, other, c)).contains(h) {
+                    can.push(k);
+                }
+            }
+            if can.is_empty() {
                 return false;
-            };
-            reaches.entry(other.clone()).or_insert_with(|| self.reach_alone(run, other, c)).contains(&hex)
-        })
+            }
+            takers.push(can);
+        }
+        // Kuhn's augmenting paths: each hex in turn finds a unit, taking it
+        // from an earlier hex that can find another.
+        fn augment(h: usize, takers: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+            for &u in &takers[h] {
+                if std::mem::replace(&mut seen[u], true) {
+                    continue;
+                }
+                if owner[u].is_none_or(|before| augment(before, takers, owner, seen)) {
+                    owner[u] = Some(h);
+                    return true;
+                }
+            }
+            false
+        }
+        let mut owner = vec![None; units.len()];
+        (0..hexes.len()).all(|h| augment(h, &takers, &mut owner, &mut vec![false; units.len()]))
+    }
+
+    /// Whether unit `id`, where `state` has it, must move this phase if it
+    /// can: disrupted next to the enemy (13.3), or in a hex with a unit it
+    /// may not end the phase with (Savannah 4.1's unstacking and retreat,
+    /// 4.18's leaders).
+    fn obliged_to_move(&self, state: &State, id: &str) -> bool {
+        let Some(unit) = state.units.get(id) else { return false };
+        let Some(hex) = unit.hex else { return false };
+        (unit.condition == Condition::Disrupted && !self.adjacent_enemies(hex).is_empty())
+            || self.ends_barred(state, id, hex)
     }
 
     /// The hexes unit `id` could move to in `run`'s phase by a move of its

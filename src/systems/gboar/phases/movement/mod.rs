@@ -1428,16 +1428,16 @@ mod tests {
         assert!(validate(&rules, &state, "red", "red", &crate::base::yaml::Value::Null).is_empty());
     }
 
-    /// 13.3 with Savannah 4.1, a side's orders checked alone: a hex away
-    /// from the enemy that a unit of the player's other side could take
-    /// (one the mover may not end the phase with) is not surely open, and
-    /// where every such hex is, the side's file alone is not refused for
-    /// the unit staying; the phase checked whole is. A hex no such unit
-    /// could reach still counts (conformance cases
-    /// `13-3-two-disrupted-units-with-one-hex-away-*`, self-play,
-    /// Historical, seed 569, game 568).
+    /// 13.3 with Savannah 4.1, a side's orders checked alone: the file is
+    /// not refused for a disrupted unit staying only where units of the
+    /// player's other sides that must move themselves, and that it may not
+    /// end the phase with, could take every hex away, one unit to a hex;
+    /// the phase checked whole holds it to the hexes the orders leave open
+    /// (conformance cases `13-3-two-disrupted-units-with-one-hex-away-*`,
+    /// self-play, Historical, seed 569, game 568).
     #[test]
-    fn a_side_alone_counts_only_the_hexes_away_no_other_side_unit_could_take() {
+    fn a_side_alone_leaves_hexes_away_only_to_other_side_units_that_must_move_one_to_a_hex() {
+        use crate::systems::gboar::board::state::Condition;
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modules/moves");
         let (rules, setup) = load(Source::dir(&dir), "battle");
         let at = |state: &mut State, id: &str, hex: &str| {
@@ -1445,14 +1445,19 @@ mod tests {
         };
         let stays = yaml("moves: []");
         let both = BTreeMap::from([("blue".to_string(), stays.clone()), ("green".to_string(), stays.clone())]);
+        let refused_alone = |state: &State, hexes: &str| {
+            let alone = validate(&rules, state, "blue", "green", &stays);
+            alone.iter().any(|p| p.code == Code::DisruptedNextToEnemy && p.message.ends_with(hexes))
+        };
         let mut state = setup.clone();
         at(&mut state, "red-foot", "0707");
         at(&mut state, "green-foot", "0606");
-        state.units.get_mut("green-foot").unwrap().condition =
-            crate::systems::gboar::board::state::Condition::Disrupted;
-        // Blue Foot in 0506, next to 0507 and 0605, the other hexes away.
+        state.units.get_mut("green-foot").unwrap().condition = Condition::Disrupted;
+        // Blue Foot in 0506, next to 0507 and 0605, the other hexes away;
+        // free to stay: Blue's file can leave them open, and Green's alone
+        // is held to its move.
         at(&mut state, "blue-foot", "0506");
-        assert_eq!(validate(&rules, &state, "blue", "green", &stays), []);
+        assert!(refused_alone(&state, "it can move to 0507, 0605"));
         let whole = validate_sides(&rules, &state, "blue", &both);
         assert!(
             whole.iter().any(|(side, p)| side == "green"
@@ -1462,11 +1467,14 @@ mod tests {
         );
         // Far away, it could take none of them.
         at(&mut state, "blue-foot", "1212");
-        let alone = validate(&rules, &state, "blue", "green", &stays);
-        assert!(
-            alone.iter().any(|p| p.code == Code::DisruptedNextToEnemy && p.message.ends_with("it can move to 0506, 0507, 0605")),
-            "{alone:?}"
-        );
+        assert!(refused_alone(&state, "it can move to 0506, 0507, 0605"));
+        // Back in 0506, disrupted next to Red Guards (0405), Blue Foot must
+        // move too, but one unit takes one hex: Green's file alone is still
+        // held to its move.
+        at(&mut state, "blue-foot", "0506");
+        at(&mut state, "red-guards", "0405");
+        state.units.get_mut("blue-foot").unwrap().condition = Condition::Disrupted;
+        assert!(refused_alone(&state, "it can move to 0507, 0605"));
     }
 
     /// On the Savannah map: the same orders give the same events, and a
