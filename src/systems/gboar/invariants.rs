@@ -410,11 +410,9 @@ impl<'a> Invariants<'a> {
                             // stops where the roll left it, with whom it may.
                             let lost_here =
                                 |u: &str| after.units.get(u).is_some_and(|s| s.lost) && hex_of(before, u) != Some(*hex);
-                            if r.applies(ca, cb)
-                                && !(hex_of(before, a) == Some(*hex) && hex_of(before, b) == Some(*hex))
-                                && !lost_here(a)
-                                && !lost_here(b)
-                            {
+                            let began_here = hex_of(before, a) == Some(*hex) && hex_of(before, b) == Some(*hex);
+                            let lost = lost_here(a) || lost_here(b);
+                            if r.applies(ca, cb) && !began_here && !lost {
                                 broken.push(format!(
                                     "{a} and {b} end the Movement Phase stacked in {hex} ({})",
                                     r.rule_name()
