@@ -454,9 +454,10 @@ impl Phase<'_> {
             // the player's other sides, whose orders are not known): a hex
             // one of those units could reach, and which the mover may not
             // end the phase with, may be taken by that side's orders and so
-            // is not surely open; where such units could take every hex
-            // away, one unit to a hex, the file alone is not refused for
-            // the unit staying. The phase checked whole holds
+            // is not surely open; where such units, each one that must
+            // move itself, could take every hex away, one unit to a hex,
+            // the file alone is not refused for the unit staying
+            // ([`Phase::others_may_fill`]). The phase checked whole holds
             // it to the hexes the orders leave open (self-play, Historical,
             // seed 569, game 568: Champagne Chasseurs and Harden, disrupted
             // in 1909 with 1910 the one hex away, each side's file refused
@@ -893,11 +894,12 @@ impl Phase<'_> {
     /// Whether unit `id`, where `state` has it, must move this phase if it
     /// can: disrupted next to the enemy (13.3), or in a hex with a unit it
     /// may not end the phase with (Savannah 4.1's unstacking and retreat,
-    /// 4.18's leaders).
+    /// 4.18's leaders). Not a pinned unit (leaving a pin is the player's
+    /// choice, 9.3) nor a gun the scenario holds in place.
     fn obliged_to_move(&self, state: &State, id: &str) -> bool {
-        let Some(unit) = state.units.get(id) else { return false };
-        let Some(hex) = unit.hex else { return false };
-        (unit.condition == Condition::Disrupted && !self.adjacent_enemies(hex).is_empty())
+        let (Some(unit), Some(c)) = (state.units.get(id), self.counter(id)) else { return false };
+        let Some(hex) = unit.hex.filter(|_| !unit.pinned && !self.fixed_in_place(id, c, unit)) else { return false };
+        (unit.condition == Condition::Disrupted && !c.is_leader() && !self.adjacent_enemies(hex).is_empty())
             || self.ends_barred(state, id, hex)
     }
 

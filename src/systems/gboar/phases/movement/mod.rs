@@ -1213,9 +1213,10 @@ pub fn resolve_played(
     Ok(Resolution { state: run.state, events })
 }
 
-/// The orders of a step with Random Events cards as they are carried out
-/// (Savannah 4.3): each side's body less the moves the cards' board
-/// refused, with the problems that named them (at their fields as written).
+/// The orders of a Movement step as they are carried out: each side's body
+/// less the moves the cards' board refused (Savannah 4.3) or a stack lost
+/// on the Covered Way made impossible (4.9), with the problems that named
+/// them (at their fields as written).
 struct Lapsed<'o> {
     orders: &'o BTreeMap<String, crate::base::yaml::Value>,
     /// The bodies once a move is dropped (the orders as written before).
