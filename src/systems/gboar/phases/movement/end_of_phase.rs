@@ -390,15 +390,7 @@ impl Phase<'_> {
         for (id, unit) in &start.units {
             let Some(c) = self.counter(id.as_str()) else { continue };
             let Some(side) = self.side_of_army.get(&c.army) else { continue };
-            if !sides.contains(&side.as_str()) || c.is_leader() || unit.condition != Condition::Disrupted || unit.pinned
-            {
-                continue;
-            }
-            // A gun the scenario holds in place may not move at all, so 13.3
-            // asks nothing of it (self-play, Historical, seed 311, game
-            // 839: the Fort Battery, disrupted by fire next to Auxerrois,
-            // was told to move, and every move of it was refused).
-            if self.fixed_in_place(id, c, unit) {
+            if !sides.contains(&side.as_str()) || !self.disrupted_and_free(id, c, unit) {
                 continue;
             }
             let Some(hex) = hex_of(start, id) else { continue };
@@ -891,15 +883,26 @@ impl Phase<'_> {
         (0..hexes.len()).all(|h| augment(h, &takers, &mut owner, &mut vec![false; units.len()]))
     }
 
+    /// 13.3: whether `id` is a disrupted unit that its move away may be
+    /// asked of, if it begins next to the enemy: not a leader, not pinned
+    /// (leaving a pin is the player's choice, 9.3), and not a gun the
+    /// scenario holds in place, which may not move at all (self-play,
+    /// Historical, seed 311, game 839: the Fort Battery, disrupted by fire
+    /// next to Auxerrois, was told to move, and every move of it was
+    /// refused).
+    fn disrupted_and_free(&self, id: &str, c: &Counter, unit: &UnitState) -> bool {
+        !c.is_leader() && unit.condition == Condition::Disrupted && !unit.pinned && !self.fixed_in_place(id, c, unit)
+    }
+
     /// Whether unit `id`, where `state` has it, must move this phase if it
-    /// can: disrupted next to the enemy (13.3), or in a hex with a unit it
-    /// may not end the phase with (Savannah 4.1's unstacking and retreat,
-    /// 4.18's leaders). Not a pinned unit (leaving a pin is the player's
-    /// choice, 9.3) nor a gun the scenario holds in place.
+    /// can: disrupted next to the enemy (13.3, [`Phase::disrupted_and_free`]),
+    /// or in a hex with a unit it may not end the phase with (Savannah
+    /// 4.1's unstacking and retreat, 4.18's leaders), and not pinned nor a
+    /// gun held in place.
     fn obliged_to_move(&self, state: &State, id: &str) -> bool {
         let (Some(unit), Some(c)) = (state.units.get(id), self.counter(id)) else { return false };
         let Some(hex) = unit.hex.filter(|_| !unit.pinned && !self.fixed_in_place(id, c, unit)) else { return false };
-        (unit.condition == Condition::Disrupted && !c.is_leader() && !self.adjacent_enemies(hex).is_empty())
+        (self.disrupted_and_free(id, c, unit) && !self.adjacent_enemies(hex).is_empty())
             || self.ends_barred(state, id, hex)
     }
 
