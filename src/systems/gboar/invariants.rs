@@ -152,7 +152,7 @@ impl<'a> Invariants<'a> {
                 total.1 += guns;
             }
             for (player, (sps, guns)) in per_player {
-                if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+                if !limits.holds(sps, guns) {
                     broken.push(format!(
                         "{hex} holds {sps} SPs and {guns} artillery units of {player} ({}); the limit is {} SPs \
                          and {} artillery units (7.1)",

@@ -846,7 +846,7 @@ fn check_scenario(
         }
     }
     for ((hex, army), (sps, guns, ids)) in hexes {
-        if sps > stacking.max_strength_points || guns > stacking.max_artillery_units {
+        if !stacking.holds(sps, guns) {
             f.add(
                 "counters.yaml",
                 Some(&format!("id: {}", ids[0])),

@@ -19,6 +19,22 @@ pub struct Stacking {
     pub restrictions: Vec<Restriction>,
 }
 
+impl Stacking {
+    /// 7.1, 7.2: whether a hex may hold `sps` strength points and `guns`
+    /// artillery units (both at most the module's limits).
+    pub fn holds(&self, sps: i32, guns: i32) -> bool {
+        sps <= self.max_strength_points && guns <= self.max_artillery_units
+    }
+
+    /// Whether `sps` SPs and `guns` artillery units are over a limit that a
+    /// unit (or group) weighing `s` SPs and `g` artillery units counts
+    /// towards: the ones whose going (7.3's eliminations, 9.61's arrivals
+    /// put off) would ease it, or whose coming (13.22's retreat) breaks it.
+    pub fn over_in(&self, sps: i32, guns: i32, s: i32, g: i32) -> bool {
+        (s > 0 && sps > self.max_strength_points) || (g > 0 && guns > self.max_artillery_units)
+    }
+}
+
 /// Savannah 4.1: two kinds of unit that may not pass through or end a
 /// Movement Phase stacked together.
 #[derive(Debug, Clone, Deserialize)]

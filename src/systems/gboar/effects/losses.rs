@@ -665,7 +665,7 @@ pub fn any_overstacked(rules: &Rules, state: &State, player: &str) -> bool {
             guns = guns.saturating_add(weights[k].2);
             k += 1;
         }
-        if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+        if !limits.holds(sps, guns) {
             return true;
         }
     }
@@ -683,7 +683,7 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
     let Some(limits) = rules.stacking.as_ref() else { return Ok(Vec::new()) };
     let (max_sps, max_guns) = (limits.max_strength_points, limits.max_artillery_units);
     let over: BTreeMap<HexId, Hex> =
-        player_hexes(rules, state, player).into_iter().filter(|(_, h)| h.sps > max_sps || h.guns > max_guns).collect();
+        player_hexes(rules, state, player).into_iter().filter(|(_, h)| !limits.holds(h.sps, h.guns)).collect();
     let limit_words = format!("the limit is {max_sps} SPs and {} (7.1)", artillery_words(max_guns));
 
     // Every choice is checked before anything changes.
@@ -706,7 +706,7 @@ pub fn overstacking(rules: &Rules, state: &mut State, player: &str, choices: &[S
             )));
         };
         let (s, g) = stacking_weight(rules, state, id);
-        let helps = (hex.sps > max_sps && s > 0) || (hex.guns > max_guns && g > 0);
+        let helps = limits.over_in(hex.sps, hex.guns, s, g);
         if !helps {
             return Err(Error::refused(format!(
                 "{at}: {} holds {} SPs and {} ({limit_words}); {id} counts {s} SPs and {}, so its steps would not \

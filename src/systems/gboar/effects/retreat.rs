@@ -515,7 +515,7 @@ impl<'a> Ground<'a> {
                 gs += s;
                 gg += g;
             }
-            if (gs > 0 && sps + gs > limits.max_strength_points) || (gg > 0 && guns + gg > limits.max_artillery_units) {
+            if limits.over_in(sps + gs, guns + gg, gs, gg) {
                 return Check::Closed(format!(
                     "{to} would hold {} SPs and {} artillery unit(s), over the stacking limit of {} SPs and {} \
                      (13.22, 7.1)",

@@ -138,7 +138,7 @@ pub fn validate(rules: &Rules, state: &State, side: &str, body: &Value) -> Vec<(
                 let (a, b) = crate::systems::gboar::effects::losses::stacking_weight(rules, &after, u);
                 (s + a, g + b)
             });
-            if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+            if !limits.holds(sps, guns) {
                 problems.push((
                     Code::OverStacked,
                     field,

@@ -181,7 +181,7 @@ pub fn advance(
                 sps += s;
                 guns += g;
             }
-            if sps > l.max_strength_points || guns > l.max_artillery_units {
+            if !l.holds(sps, guns) {
                 events.push(Event::new(
                     "12.23",
                     "no-advance",

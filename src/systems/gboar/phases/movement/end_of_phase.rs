@@ -235,7 +235,7 @@ impl Phase<'_> {
                         let (s, g) = self.stacking_weight(&run.state, id);
                         (a.saturating_add(s), b.saturating_add(g))
                     });
-                    if sps <= limits.max_strength_points && guns <= limits.max_artillery_units {
+                    if limits.holds(sps, guns) {
                         break;
                     }
                     // Units with priority (put off once already) stay if they can.
@@ -243,7 +243,7 @@ impl Phase<'_> {
                         let (s, g) = self.stacking_weight(&run.state, id);
                         run.arrived.get(*id) == Some(&hex)
                             && !run.moved.contains_key(*id)
-                            && (sps > limits.max_strength_points && s > 0 || guns > limits.max_artillery_units && g > 0)
+                            && limits.over_in(sps, guns, s, g)
                             && run.state.units.get(id).and_then(|u| u.arriving.as_ref()).is_some_and(|a| a.priority)
                                 == priority
                     };
@@ -649,7 +649,7 @@ impl Phase<'_> {
                 s = s.saturating_add(ds);
                 g = g.saturating_add(dg);
             }
-            s <= limits.max_strength_points && g <= limits.max_artillery_units
+            limits.holds(s, g)
         };
         let mut budget = 4096u32;
         fn search<'m>(
@@ -773,7 +773,7 @@ impl Phase<'_> {
         let Some(limits) = &self.stacking else { return true };
         let (_, (s, g)) = self.occupancy(state, &[id.to_string()]).friendly(hex);
         let (ds, dg) = self.stacking_weight(state, id);
-        s.saturating_add(ds) <= limits.max_strength_points && g.saturating_add(dg) <= limits.max_artillery_units
+        limits.holds(s.saturating_add(ds), g.saturating_add(dg))
     }
 
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `id`

@@ -97,7 +97,7 @@ impl<'a> Phase<'a> {
         let (there, (s, g)) = occ.friendly(to);
         if let Some(limits) = &self.stacking {
             let (sps, guns) = (group.sps.saturating_add(s), group.guns.saturating_add(g));
-            if sps > limits.max_strength_points || guns > limits.max_artillery_units {
+            if !limits.holds(sps, guns) {
                 return Err(Refusal::new(Code::OverStacked, text!(
                     "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
                     list(&group.ids),
