@@ -414,8 +414,18 @@ impl Phase<'_> {
             let occ = self.occupancy(&run.state, &group.ids);
             // Savannah 4.1: a hex where it would end the phase stacked with
             // a unit the orders leave there, which a restriction keeps
-            // apart, is no hex it can move to.
-            let open = |h: HexId| !self.ends_barred(&run.state, id, h);
+            // apart, is no hex it can move to. Nor, for a held gun sent
+            // back (Hist. Special Rules), a hex farther from its at-start
+            // hex than its return lets it end (self-play, Historical, seed
+            // 677, game 8: the Carolina Battery, disrupted in 1604 next to
+            // the Avant-Garde in its at-start hex 1505, was told to move
+            // away and refused every hex away for the return).
+            let back = self.return_bound(&run.state, id, &group, &occ);
+            let layout = self.terrain.layout;
+            let open = |h: HexId| {
+                !self.ends_barred(&run.state, id, h)
+                    && back.as_ref().is_none_or(|(home, best, _)| crate::base::hex::distance(h, *home, layout) <= *best)
+            };
             let options: Vec<HexId> =
                 self.disrupted_options_where(&run.state, &group, &occ, open).into_keys().collect();
             // A unit that moved: the move was taken as it was walked, when
