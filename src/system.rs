@@ -63,6 +63,21 @@ impl Event {
         self.fields.insert(key.into(), serde_json::to_value(value).unwrap_or(serde_json::Value::Null));
         self
     }
+
+    /// Whether the event's fields name `id`: a field's value, an item of a
+    /// list, or a key of a mapping, at any depth (the words of `text` do
+    /// not count: a report's reader, or a program, finds a piece by its id).
+    pub fn names(&self, id: &str) -> bool {
+        fn within(v: &serde_json::Value, id: &str) -> bool {
+            match v {
+                serde_json::Value::String(s) => s == id,
+                serde_json::Value::Array(l) => l.iter().any(|x| within(x, id)),
+                serde_json::Value::Object(m) => m.iter().any(|(k, x)| k == id || within(x, id)),
+                _ => false,
+            }
+        }
+        self.fields.values().any(|v| within(v, id))
+    }
 }
 
 /// How a game ended.

@@ -22,7 +22,7 @@ use common::*;
 const STEPS: u64 = 291;
 const ROLLS: u64 = 69;
 const RESULT: &str = "british marginal";
-const HEAD: &str = "591db5da7d0426d02cc5a8cbb42fa5877a5d50f2dac3652f61bdb9edbb5b2133";
+const HEAD: &str = "867fbf44f323fe07e6e77c6bb879bd9335daf12b3e6242860d64f08c83d512ae";
 
 #[test]
 fn the_campaign_demo_plays_a_whole_campaign_game_and_verifies() {

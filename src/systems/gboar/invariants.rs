@@ -41,6 +41,9 @@
 //!   determination) move none, but for a retreat an event names (a card's
 //!   morale check, Savannah 4.3), or a unit an event names taking it off
 //!   the map (captured when it cannot retreat, 13.23);
+//! - every unit whose state changed in any way (place, steps, condition,
+//!   pin, markers, arrival) is named in the fields of one of the step's
+//!   events, so the turn report leaves no change out;
 //! - the sequence advances: the next step is another, never in an earlier
 //!   turn, within the scenario's turns, and the game ends only with a
 //!   result or after the last turn.
@@ -193,6 +196,7 @@ impl<'a> Invariants<'a> {
             }
         }
         broken.extend(self.ledger(before, after, events));
+        broken.extend(reported(before, after, events));
         broken.extend(self.sequence(before, step, after));
         match step.phase() {
             "movement" => broken.extend(self.movement(before, step, after, events)),
@@ -461,6 +465,38 @@ impl<'a> Invariants<'a> {
     }
 }
 
+/// What the turn report must say: every unit whose state changed in any
+/// way in a step (its place on the map or off it, steps, condition, pin,
+/// markers, arrival) is named in the fields of one of the step's events
+/// (its id a value, an item of a list, or a key), so no change reaches the
+/// board unreported.
+fn reported(before: &State, after: &State, events: &[Event]) -> Vec<String> {
+    let mut broken = Vec::new();
+    for (id, was) in &before.units {
+        let Some(now) = after.units.get(id) else { continue };
+        if was == now || events.iter().any(|e| e.names(id)) {
+            continue;
+        }
+        // What changed, by the unit's fields as state.yaml writes them.
+        let fields = |u| match serde_json::to_value(u) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        let (a, b) = (fields(was), fields(now));
+        let changed: Vec<String> = a
+            .keys()
+            .chain(b.keys().filter(|k| !a.contains_key(*k)))
+            .filter(|k| a.get(*k) != b.get(*k))
+            .map(|k| {
+                let show = |v: Option<&serde_json::Value>| v.map_or("none".to_string(), |v| v.to_string());
+                format!("{k} {} to {}", show(a.get(k)), show(b.get(k)))
+            })
+            .collect();
+        broken.push(format!("{id} changed ({}) and no event of the step names it", changed.join(", ")));
+    }
+    broken
+}
+
 /// Whether an event names `id` retreating: a combat unit's `retreat`
 /// (13.2), or a leader's `leader-retreats` with the unit he goes with
 /// (13.26: campaign self-play, seed 47, game 971, where von Porbeck went
@@ -713,5 +749,44 @@ mod tests {
         assert!(!holds(&checks.transition(&start, &step, &after, &[with]), &moved));
         let wrong = Event::new("13.26", "leader-retreats", "another goes").with("leader", &id).with("unit", &leader);
         assert!(holds(&checks.transition(&start, &step, &after, &[wrong]), &moved));
+    }
+
+    /// Every change of a unit is named by an event: Savannah 1.6's
+    /// reinforcements removed at the switch to the Tactical Turn Track
+    /// changed the state with no event (self-play, Campaign, seed 3).
+    #[test]
+    fn a_unit_changed_with_no_event_naming_it_is_caught() {
+        let (rules, before) = historical();
+        let id = unit(&rules, &before, "french", "infantry");
+        let changed = |f: &dyn Fn(&mut crate::systems::gboar::board::state::UnitState)| {
+            let mut after = before.clone();
+            f(after.units.get_mut(&id).unwrap());
+            after
+        };
+        let unreported = format!("{id} changed (");
+        let cases: [(&str, State); 6] = [
+            ("off_map none to \"removed\"", changed(&|u| u.leave_map(OffMap::Removed))),
+            ("steps 2 to 1", changed(&|u| u.steps = 1)),
+            ("condition \"parade-order\" to \"disrupted\"", changed(&|u| u.condition = Condition::Disrupted)),
+            ("pinned none to true", changed(&|u| u.pinned = true)),
+            ("lost none to true", changed(&|u| u.lost = true)),
+            ("no_fire_until none to 9", changed(&|u| u.no_fire_until = Some(9))),
+        ];
+        for (what, after) in &cases {
+            let broken = reported(&before, after, &[]);
+            assert!(holds(&broken, &unreported) && holds(&broken, what), "{what}: {broken:?}");
+            // Named as a value, in a list, or as a key of an event's fields.
+            let named = [
+                Event::new("x", "x", "").with("unit", &id),
+                Event::new("x", "x", "").with("units", [&id]),
+                Event::new("x", "x", "").with("by_unit", BTreeMap::from([(id.clone(), 1)])),
+            ];
+            for e in named {
+                assert!(reported(&before, after, &[e.clone()]).is_empty(), "{what}: {e:?}");
+            }
+            let other = Event::new("x", "x", &id).with("unit", "someone-else");
+            assert!(holds(&reported(&before, after, &[other]), &unreported), "{what}: only the text names it");
+        }
+        assert!(reported(&before, &before, &[]).is_empty());
     }
 }

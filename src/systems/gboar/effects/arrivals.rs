@@ -435,6 +435,43 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
     Ok(Resolution { state: next, events })
 }
 
+/// Savannah 1.6: once play shifts to the Tactical Turn Track (`turn` its
+/// first turn), "future reinforcements ... never arrive and are removed
+/// from play with no VP or Army Morale consequences": each unit still to
+/// arrive is removed, and one event names them all (none when none is
+/// left to arrive), so the turn's report says which never came.
+pub fn remove_future(rules: &Rules, state: &mut State, turn: u32) -> Option<Event> {
+    let ids: Vec<String> = state
+        .units
+        .iter()
+        .filter(|(_, u)| u.off_map == Some(OffMap::Reinforcement))
+        .map(|(id, _)| id.clone())
+        .collect();
+    if ids.is_empty() {
+        return None;
+    }
+    for id in &ids {
+        if let Some(u) = state.units.get_mut(id) {
+            u.off_map = Some(OffMap::Removed);
+            u.arriving = None;
+        }
+    }
+    let names: Vec<String> = ids.iter().map(|u| unit_name(rules, u)).collect();
+    Some(
+        Event::new(
+            "Savannah 1.6",
+            "reinforcements-removed",
+            format!(
+                "play moves to the Tactical Turn Track on turn {turn}: the reinforcements not yet arrived never \
+                 will, and are removed from play with no VP or army morale consequences: {}",
+                names.join(", ")
+            ),
+        )
+        .with("units", &ids)
+        .with("turn", turn),
+    )
+}
+
 fn unit_name(rules: &Rules, id: &str) -> String {
     rules.counter(id).map(|c| c.name.clone()).unwrap_or_else(|| id.to_string())
 }

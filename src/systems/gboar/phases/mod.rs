@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use crate::base::error::{Error, Result};
 use crate::base::yaml::Value;
-use crate::system::Dice;
+use crate::system::{Dice, Event};
 use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::{self, Resolution, State};
 use crate::systems::gboar::board::Rules;
@@ -625,7 +625,9 @@ fn resolve_step(
             resolved.events.extend(ended.events);
         }
     }
-    Ok(Resolution { state: advance(rules, resolved.state, step)?, events: resolved.events })
+    let mut events = resolved.events;
+    let state = advance_with(rules, resolved.state, step, &mut events)?;
+    Ok(Resolution { state, events })
 }
 
 /// The sides `step` awaits orders from in `state`: the sequence's (series 5;
@@ -690,8 +692,17 @@ fn siege_sides(rules: &Rules, step: &Step) -> Option<Vec<String>> {
 }
 
 /// Move the state past `step`: the next step, and at the end of a turn the
-/// next turn with its fixed player order, if it has one (series 5).
-pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
+/// next turn with its fixed player order, if it has one (series 5); with
+/// the events of what the move itself does (Savannah 1.6: the
+/// reinforcements removed at the switch to the Tactical Turn Track).
+pub fn advance(rules: &Rules, state: State, step: &Step) -> Result<Resolution> {
+    let mut events = Vec::new();
+    let state = advance_with(rules, state, step, &mut events)?;
+    Ok(Resolution { state, events })
+}
+
+/// [`advance`], its events added to `events`.
+fn advance_with(rules: &Rules, mut state: State, step: &Step, events: &mut Vec<Event>) -> Result<State> {
     if state.result.is_some() {
         state.next = None;
         return Ok(state);
@@ -716,12 +727,7 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
     // and 4.14's modifiers in effect at the switch are carried over.
     if let (Some(first_tactical), Some((next, _))) = (jump, &after) {
         if step.turn() < first_tactical && next.turn() >= first_tactical {
-            for unit in state.units.values_mut() {
-                if unit.off_map == Some(state::OffMap::Reinforcement) {
-                    unit.off_map = Some(state::OffMap::Removed);
-                    unit.arriving = None;
-                }
-            }
+            events.extend(crate::systems::gboar::effects::arrivals::remove_future(rules, &mut state, next.turn()));
             state.strategic_turn_last = Some(step.turn());
         }
     }
@@ -745,7 +751,7 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step) -> Result<State> {
             if !offered(rules, &state, &next) {
                 // Savannah 3, 1.6: a phase with nothing to do on this turn
                 // is not a step of it.
-                return advance(rules, state, &next);
+                return advance_with(rules, state, &next, events);
             }
             state.next = Some(next);
         }
@@ -834,7 +840,7 @@ mod tests {
         let state = State::setup(&rules.module, "historical").unwrap();
         assert_eq!(state.weather.as_deref(), Some("fog"));
         let end = Step::EndOfTurn { turn: 16, phase: "victory-determination".into() };
-        let next = advance(&rules, state, &end).unwrap();
+        let next = advance(&rules, state, &end).unwrap().state;
         assert_eq!(next.turn, 17);
         assert_eq!(next.weather.as_deref(), Some("favorable"));
     }
