@@ -1,6 +1,7 @@
 //! `adjutant selfplay --module awi-southern`: whole AWI Southern Campaign
 //! games played in process with random legal orders, cheap invariants
-//! checked after every step.
+//! checked after every step (and that every change of a piece is named by
+//! one of the step's events, [`unreported`]).
 //!
 //! Game K of seed S is a game of its own, as GBoAR's are: its id is
 //! `selfplay-S-K`, its dice chain's top is [`seam::SelfplayId::chain_top`],
@@ -35,7 +36,7 @@ use crate::base::error::Located;
 use crate::base::hex::HexId;
 use crate::base::yaml::{Mapping, Value};
 use crate::system::{self as seam, GameState, Header, Rules as _};
-use crate::systems::awi::board::{side_order, State, Step};
+use crate::systems::awi::board::{side_order, PieceState, State, Step};
 use crate::systems::awi::data::{Class, WATER};
 use crate::systems::awi::rules::{battle as battles_rule, fleets, fortifications};
 use crate::systems::awi::system::Rules;
@@ -194,6 +195,30 @@ fn operations_orders(rules: &Rules, game: &str, state: &State, step: &Step, draw
             Err(format!("the orders built one order at a time do not validate: {}\n{file}", listed(&p)))
         }
     }
+}
+
+/// What the turn report must say: every piece whose state changed in a
+/// step (its hex, stands, communication, attrition count, elimination),
+/// or that came into the game, is named in the fields of one of the
+/// step's events (its id a value, an item of a list, or a key), so no
+/// change reaches the board unreported.
+fn unreported(
+    before: &BTreeMap<String, PieceState>,
+    after: &BTreeMap<String, PieceState>,
+    events: &[seam::Event],
+) -> Vec<String> {
+    let ids: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    ids.into_iter()
+        .filter(|id| before.get(*id) != after.get(*id) && !events.iter().any(|e| e.names(id)))
+        .map(|id| {
+            let show = |p: Option<&PieceState>| p.map_or("not in the game".to_string(), |p| format!("{p:?}"));
+            format!(
+                "{id} changed ({} to {}) and no event of the step names it",
+                show(before.get(id)),
+                show(after.get(id))
+            )
+        })
+        .collect()
 }
 
 /// The cheap invariants of a state after a step: every piece on the map is
@@ -422,6 +447,7 @@ fn play_inner(
         let mut done = done.clone();
         done.resolved_steps = k;
         let mut wrong = broken(rules, &done);
+        wrong.extend(unreported(&state.pieces, &done.pieces, &events));
         // The same step from the same state with the same dice: the same
         // state, events and rolls (DICE.md §6.4).
         match resolve() {
@@ -483,4 +509,36 @@ fn play_inner(
         });
     }
     played
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A piece that moved, lost stands or came into the game with no event
+    /// naming it is caught; an event naming it, in any field, clears it.
+    #[test]
+    fn a_piece_changed_with_no_event_naming_it_is_caught() {
+        let at = |hex: &str, stands: u32| PieceState { hex: Some(hex.into()), stands, ..PieceState::default() };
+        let before = BTreeMap::from([("greene".to_string(), at("0303", 0)), ("foot".to_string(), at("0303", 4))]);
+        let changes = [
+            ("greene", BTreeMap::from([("greene".to_string(), at("0302", 0)), ("foot".to_string(), at("0303", 4))])),
+            ("foot", BTreeMap::from([("greene".to_string(), at("0303", 0)), ("foot".to_string(), at("0303", 3))])),
+            ("wagons", {
+                let mut m = before.clone();
+                m.insert("wagons".into(), at("0101", 0));
+                m
+            }),
+        ];
+        for (id, after) in &changes {
+            let broken = unreported(&before, after, &[]);
+            assert_eq!(broken.len(), 1, "{broken:?}");
+            assert!(broken[0].starts_with(&format!("{id} changed (")), "{broken:?}");
+            let named = seam::Event::new("x", "retreat", "").with("pieces", [id]);
+            assert!(unreported(&before, after, &[named]).is_empty());
+            let words = seam::Event::new("x", "retreat", *id).with("side", "british");
+            assert_eq!(unreported(&before, after, &[words]).len(), 1, "the words alone do not name it");
+        }
+        assert!(unreported(&before, &before, &[]).is_empty());
+    }
 }

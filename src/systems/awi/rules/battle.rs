@@ -1526,6 +1526,8 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
     let captured = fought.retreat_to.is_none();
     let no_way = || format!("{loser} has no hex to retreat to from {}", f.hex);
     let mut taken_all: Vec<String> = Vec::new();
+    // The pieces that leave the field with the loser, for the retreat's event.
+    let mut retreated: Vec<String> = Vec::new();
     for (side, id) in f.all_units() {
         let Some(u) = m.unit(id) else { continue };
         let stands = s.pieces.get(id).map(|p| p.stands).unwrap_or(0);
@@ -1575,6 +1577,7 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
             if side == loser {
                 if let Some(h) = fought.retreat_to {
                     p.hex = Some(h.to_string());
+                    retreated.push(id.to_string());
                 }
             }
         }
@@ -1628,6 +1631,7 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
         } else if m.general(g).is_some_and(|x| x.side == loser) {
             if let Some(h) = fought.retreat_to {
                 p.hex = Some(h.to_string());
+                retreated.push(g.clone());
             }
         }
     }
@@ -1645,6 +1649,7 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
             } else if *side == loser {
                 if let Some(h) = fought.retreat_to {
                     p.hex = Some(h.to_string());
+                    retreated.push(id.clone());
                 }
             }
         }
@@ -1700,7 +1705,8 @@ fn recover(m: &Module, s: &State, after: &mut State, f: &Forces, fought: &Fought
             Event::new(TRANSFER, "retreat", format!("{loser} leaves the field of {} for {h}", f.hex))
                 .with("side", &loser)
                 .with("from", f.hex.to_string())
-                .with("to", h.to_string()),
+                .with("to", h.to_string())
+                .with("pieces", &retreated),
         );
     }
     events
