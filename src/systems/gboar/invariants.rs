@@ -782,7 +782,7 @@ mod tests {
                 Event::new("x", "x", "").with("by_unit", BTreeMap::from([(id.clone(), 1)])),
             ];
             for e in named {
-                assert!(reported(&before, after, &[e.clone()]).is_empty(), "{what}: {e:?}");
+                assert!(reported(&before, after, std::slice::from_ref(&e)).is_empty(), "{what}: {e:?}");
             }
             let other = Event::new("x", "x", &id).with("unit", "someone-else");
             assert!(holds(&reported(&before, after, &[other]), &unreported), "{what}: only the text names it");
