@@ -43,7 +43,9 @@
 //!   the map (captured when it cannot retreat, 13.23);
 //! - every unit whose state changed in any way (place, steps, condition,
 //!   pin, markers, arrival) is named in the fields of one of the step's
-//!   events, so the turn report leaves no change out;
+//!   events, so the turn report leaves no change out; and so of a
+//!   player's momentum chits, the cards in a hand, the siege works, the
+//!   breaches and the destroyed hexes;
 //! - the sequence advances: the next step is another, never in an earlier
 //!   turn, within the scenario's turns, and the game ends only with a
 //!   result or after the last turn.
@@ -197,6 +199,7 @@ impl<'a> Invariants<'a> {
         }
         broken.extend(self.ledger(before, after, events));
         broken.extend(reported(before, after, events));
+        broken.extend(board_reported(before, after, events));
         broken.extend(self.sequence(before, step, after));
         match step.phase() {
             "movement" => broken.extend(self.movement(before, step, after, events)),
@@ -497,6 +500,60 @@ fn reported(before: &State, after: &State, events: &[Event]) -> Vec<String> {
     broken
 }
 
+/// The same of the board's other pieces of play: a player's momentum
+/// chits change only with a `momentum...` event naming the player (12.61);
+/// a Random Events card enters or leaves a hand only as an event names it
+/// (Savannah 4.3); a siege work placed, flipped or breached, a hexside
+/// breached or a hex destroyed (Savannah 4.4-4.6) is named by an event.
+fn board_reported(before: &State, after: &State, events: &[Event]) -> Vec<String> {
+    let named = |id: &str| events.iter().any(|e| e.names(id));
+    let mut broken = Vec::new();
+    let players: BTreeSet<&String> = before.momentum.keys().chain(after.momentum.keys()).collect();
+    for p in players {
+        let (was, now) = (before.momentum.get(p).copied().unwrap_or(0), after.momentum.get(p).copied().unwrap_or(0));
+        if was != now && !events.iter().any(|e| e.kind.starts_with("momentum") && e.names(p)) {
+            broken.push(format!("{p}'s momentum chits went from {was} to {now} and no momentum event names {p}"));
+        }
+    }
+    let players: BTreeSet<&String> = before.cards.keys().chain(after.cards.keys()).collect();
+    for p in players {
+        let (was, now) = (before.cards.get(p), after.cards.get(p));
+        let held = |hand: Option<&Vec<String>>, c: &String| hand.is_some_and(|h| h.contains(c));
+        for c in now.into_iter().flatten().filter(|c| !held(was, c)) {
+            if !named(c) {
+                broken.push(format!("card {c} came into {p}'s hand and no event names it"));
+            }
+        }
+        for c in was.into_iter().flatten().filter(|c| !held(now, c)) {
+            if !named(c) {
+                broken.push(format!("card {c} left {p}'s hand and no event names it"));
+            }
+        }
+    }
+    // A work is named by its hex, or by one of its hexsides (`HEX/TOWARD`,
+    // as a breach of it is, Savannah 4.5).
+    for w in after.siege_works.iter().filter(|w| !before.siege_works.contains(w)) {
+        if !named(&w.hex) && !w.toward.iter().any(|t| named(&format!("{}/{t}", w.hex))) {
+            broken.push(format!("the siege work in {} changed and no event names its hex", w.hex));
+        }
+    }
+    for w in before.siege_works.iter().filter(|w| !after.siege_works.iter().any(|a| a.hex == w.hex)) {
+        if !named(&w.hex) {
+            broken.push(format!("the siege work in {} was removed and no event names its hex", w.hex));
+        }
+    }
+    let new = |a: &[String], b: &[String]| -> Vec<String> { b.iter().filter(|h| !a.contains(h)).cloned().collect() };
+    for (what, added) in [
+        ("breached", new(&before.breaches, &after.breaches)),
+        ("destroyed", new(&before.destroyed_hexes, &after.destroyed_hexes)),
+    ] {
+        for h in added.iter().filter(|h| !named(h)) {
+            broken.push(format!("{h} was {what} and no event names it"));
+        }
+    }
+    broken
+}
+
 /// Whether an event names `id` retreating: a combat unit's `retreat`
 /// (13.2), or a leader's `leader-retreats` with the unit he goes with
 /// (13.26: campaign self-play, seed 47, game 971, where von Porbeck went
@@ -788,5 +845,52 @@ mod tests {
             assert!(holds(&reported(&before, after, &[other]), &unreported), "{what}: only the text names it");
         }
         assert!(reported(&before, &before, &[]).is_empty());
+    }
+
+    /// The board's other pieces of play: momentum chits, cards in a hand,
+    /// siege works, breaches and destroyed hexes change only as an event
+    /// names them.
+    #[test]
+    fn the_boards_markers_changed_with_no_event_naming_them_are_caught() {
+        let (_, before) = historical();
+        let mut after = before.clone();
+        let player = before.momentum.keys().next().expect("a player with momentum chits").clone();
+        *after.momentum.get_mut(&player).unwrap() += 1;
+        after.cards.insert(player.clone(), vec!["a-card".into()]);
+        let work = crate::systems::gboar::board::state::SiegeWork {
+            hex: "1809".into(),
+            toward: vec!["1808".into()],
+            placed: 9,
+            completed: true,
+            breached: vec!["1808".into()],
+        };
+        after.siege_works.push(work);
+        after.breaches.push("1505/1506".into());
+        after.destroyed_hexes.push("1603".into());
+        let broken = board_reported(&before, &after, &[]);
+        for text in [
+            format!("{player}'s momentum chits went from"),
+            format!("card a-card came into {player}'s hand"),
+            "the siege work in 1809 changed".to_string(),
+            "1505/1506 was breached".to_string(),
+            "1603 was destroyed".to_string(),
+        ] {
+            assert!(holds(&broken, &text), "{text}: {broken:?}");
+        }
+        // A momentum event must name the player: another kind does not do.
+        let other = Event::new("x", "drm", "").with("player", &player);
+        assert!(holds(&board_reported(&before, &after, &[other]), "momentum chits"));
+        let events = [
+            Event::new("12.63", "momentum-gained", "").with("player", &player),
+            Event::new("Savannah 4.3", "card-drawn", "").with("card", "a-card"),
+            Event::new("Savannah 4.5", "breach", "").with("hexside", "1809/1808"),
+            Event::new("Savannah 4.5", "breach", "").with("hexside", "1505/1506"),
+            Event::new("Savannah 4.6", "city-hex-destroyed", "").with("hex", "1603"),
+        ];
+        assert_eq!(board_reported(&before, &after, &events), Vec::<String>::new());
+        // And back: the card leaves the hand, the work is removed.
+        let broken = board_reported(&after, &before, &[]);
+        assert!(holds(&broken, &format!("card a-card left {player}'s hand")), "{broken:?}");
+        assert!(holds(&broken, "the siege work in 1809 was removed"), "{broken:?}");
     }
 }
