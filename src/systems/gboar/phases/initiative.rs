@@ -334,6 +334,17 @@ pub fn resolve(
     let loser_holds =
         state.momentum.get(loser).copied().unwrap_or(0).saturating_sub(spent.get(loser).copied().unwrap_or(0));
     if dictate.get(loser).copied().unwrap_or(false) && loser_holds >= TO_DICTATE {
+        // The chits spent, as the spending before the roll is told (a
+        // report's reader counts each player's chits by these events).
+        events.push(
+            Event::new(
+                "12.62",
+                "momentum-spent",
+                format!("{loser} spends {TO_DICTATE} momentum chits after the initiative rolls, to dictate"),
+            )
+            .with("player", loser)
+            .with("chits", TO_DICTATE),
+        );
         events.push(
             Event::new(
                 "12.62",
