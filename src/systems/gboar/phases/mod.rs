@@ -626,7 +626,7 @@ fn resolve_step(
         }
     }
     let mut events = resolved.events;
-    let state = advance_with(rules, resolved.state, step, &mut events)?;
+    let state = advance(rules, resolved.state, step, &mut events)?;
     Ok(Resolution { state, events })
 }
 
@@ -692,17 +692,10 @@ fn siege_sides(rules: &Rules, step: &Step) -> Option<Vec<String>> {
 }
 
 /// Move the state past `step`: the next step, and at the end of a turn the
-/// next turn with its fixed player order, if it has one (series 5); with
-/// the events of what the move itself does (Savannah 1.6: the
+/// next turn with its fixed player order, if it has one (series 5). What
+/// the move itself does is added to `events` (Savannah 1.6: the
 /// reinforcements removed at the switch to the Tactical Turn Track).
-pub fn advance(rules: &Rules, state: State, step: &Step) -> Result<Resolution> {
-    let mut events = Vec::new();
-    let state = advance_with(rules, state, step, &mut events)?;
-    Ok(Resolution { state, events })
-}
-
-/// [`advance`], its events added to `events`.
-fn advance_with(rules: &Rules, mut state: State, step: &Step, events: &mut Vec<Event>) -> Result<State> {
+pub fn advance(rules: &Rules, mut state: State, step: &Step, events: &mut Vec<Event>) -> Result<State> {
     if state.result.is_some() {
         state.next = None;
         return Ok(state);
@@ -751,7 +744,7 @@ fn advance_with(rules: &Rules, mut state: State, step: &Step, events: &mut Vec<E
             if !offered(rules, &state, &next) {
                 // Savannah 3, 1.6: a phase with nothing to do on this turn
                 // is not a step of it.
-                return advance_with(rules, state, &next, events);
+                return advance(rules, state, &next, events);
             }
             state.next = Some(next);
         }
@@ -840,7 +833,7 @@ mod tests {
         let state = State::setup(&rules.module, "historical").unwrap();
         assert_eq!(state.weather.as_deref(), Some("fog"));
         let end = Step::EndOfTurn { turn: 16, phase: "victory-determination".into() };
-        let next = advance(&rules, state, &end).unwrap().state;
+        let next = advance(&rules, state, &end, &mut Vec::new()).unwrap();
         assert_eq!(next.turn, 17);
         assert_eq!(next.weather.as_deref(), Some("favorable"));
     }
