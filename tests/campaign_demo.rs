@@ -22,7 +22,7 @@ use common::*;
 const STEPS: u64 = 291;
 const ROLLS: u64 = 69;
 const RESULT: &str = "british marginal";
-const HEAD: &str = "867fbf44f323fe07e6e77c6bb879bd9335daf12b3e6242860d64f08c83d512ae";
+const HEAD: &str = "fc2dd6b2e14696bb28d692fb0cc7c0dad6a7d488d5cda83f461dd30d1b5f4f88";
 
 #[test]
 fn the_campaign_demo_plays_a_whole_campaign_game_and_verifies() {

@@ -45,7 +45,7 @@
 //!   pin, markers, arrival) is named in the fields of one of the step's
 //!   events, so the turn report leaves no change out; and so of a
 //!   player's momentum chits, the cards in a hand, the siege works, the
-//!   breaches and the destroyed hexes;
+//!   breaches, the destroyed hexes and the weather;
 //! - the sequence advances: the next step is another, never in an earlier
 //!   turn, within the scenario's turns, and the game ends only with a
 //!   result or after the last turn.
@@ -504,7 +504,8 @@ fn reported(before: &State, after: &State, events: &[Event]) -> Vec<String> {
 /// chits change only with a `momentum...` event naming the player (12.61);
 /// a Random Events card enters or leaves a hand only as an event names it
 /// (Savannah 4.3); a siege work placed, flipped or breached, a hexside
-/// breached or a hex destroyed (Savannah 4.4-4.6) is named by an event.
+/// breached or a hex destroyed (Savannah 4.4-4.6), and a new weather
+/// (4.2), is named by an event.
 fn board_reported(before: &State, after: &State, events: &[Event]) -> Vec<String> {
     let named = |id: &str| events.iter().any(|e| e.names(id));
     let mut broken = Vec::new();
@@ -540,6 +541,11 @@ fn board_reported(before: &State, after: &State, events: &[Event]) -> Vec<String
     for w in before.siege_works.iter().filter(|w| !after.siege_works.iter().any(|a| a.hex == w.hex)) {
         if !named(&w.hex) {
             broken.push(format!("the siege work in {} was removed and no event names its hex", w.hex));
+        }
+    }
+    if let Some(w) = after.weather.as_deref().filter(|w| before.weather.as_deref() != Some(*w)) {
+        if !named(w) {
+            broken.push(format!("the weather became {w} and no event names it"));
         }
     }
     let new = |a: &[String], b: &[String]| -> Vec<String> { b.iter().filter(|h| !a.contains(h)).cloned().collect() };
@@ -867,6 +873,7 @@ mod tests {
         after.siege_works.push(work);
         after.breaches.push("1505/1506".into());
         after.destroyed_hexes.push("1603".into());
+        after.weather = Some("squall".into());
         let broken = board_reported(&before, &after, &[]);
         for text in [
             format!("{player}'s momentum chits went from"),
@@ -874,6 +881,7 @@ mod tests {
             "the siege work in 1809 changed".to_string(),
             "1505/1506 was breached".to_string(),
             "1603 was destroyed".to_string(),
+            "the weather became squall".to_string(),
         ] {
             assert!(holds(&broken, &text), "{text}: {broken:?}");
         }
@@ -886,6 +894,7 @@ mod tests {
             Event::new("Savannah 4.5", "breach", "").with("hexside", "1809/1808"),
             Event::new("Savannah 4.5", "breach", "").with("hexside", "1505/1506"),
             Event::new("Savannah 4.6", "city-hex-destroyed", "").with("hex", "1603"),
+            Event::new("Savannah 4.2", "weather", "").with("weather", "squall"),
         ];
         assert_eq!(board_reported(&before, &after, &events), Vec::<String>::new());
         // And back: the card leaves the hand, the work is removed.

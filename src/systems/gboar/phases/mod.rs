@@ -733,9 +733,9 @@ pub fn advance(rules: &Rules, mut state: State, step: &Step, events: &mut Vec<Ev
                 crate::systems::gboar::effects::card_effects::expire(&mut state);
                 // Savannah 1.6, 4.2: fixed weather; otherwise it holds
                 // until a Weather Phase says otherwise.
-                if let Some(w) = state::fixed_weather(&rules.charts.weather, &state, state.turn) {
-                    state.weather = Some(w.to_string());
-                }
+                let has_phase =
+                    rules.sequence.steps_of_turn(state.turn, &order)?.iter().any(|s| s.phase() == "weather");
+                events.extend(weather::fix_for_new_turn(rules, &mut state, has_phase));
                 if let Some(first) = order.first() {
                     state.initiative_holder = Some(first.clone());
                 }

@@ -25,6 +25,24 @@ fn name(rules: &Rules, id: &str) -> String {
     rules.charts.weather.conditions.iter().find(|c| c.id == id).map(|c| c.name.clone()).unwrap_or_else(|| id.into())
 }
 
+/// Savannah 1.6, 4.2: the weather the chart fixes for the new turn of
+/// `state` (its `turn` already the new one), set as the turn begins; and,
+/// when it changes the weather and the turn has no Weather Phase to say so
+/// (the Historical Scenario, the Tactical Turn Track), an event that does.
+pub fn fix_for_new_turn(rules: &Rules, state: &mut State, has_phase: bool) -> Option<Event> {
+    let turn = state.turn;
+    let fixed = crate::systems::gboar::board::state::fixed_weather(&rules.charts.weather, state, turn)?;
+    if state.weather.as_deref() == Some(fixed) {
+        return None;
+    }
+    state.weather = Some(fixed.to_string());
+    if has_phase {
+        return None;
+    }
+    let text = format!("turn {turn}: {} (fixed for this scenario, Savannah 1.6, 4.2)", name(rules, fixed));
+    Some(Event::new("Savannah 4.2", "weather", text).with("weather", fixed).with("turn", turn))
+}
+
 /// Savannah 4.2: the Weather Phase of this turn.
 pub fn resolve(rules: &Rules, state: &State, dice: &mut dyn Dice) -> Result<Resolution> {
     let chart = &rules.charts.weather;
