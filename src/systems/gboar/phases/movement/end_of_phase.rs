@@ -331,54 +331,120 @@ impl Phase<'_> {
     }
 
     /// Savannah Hist. Special Rules: a held gun sent back by Defensive
-    /// Artillery Fire that the orders leave where it is, away from its
-    /// at-start hex, while it could get nearer.
+    /// Artillery Fire (`must_return`) "must move back to [its] at-start hex
+    /// as quickly as [it] can, if possible": where the orders leave it, it
+    /// is no farther from that hex than the nearest hex it could have
+    /// ended its move in ([`Phase::return_limit`]). Checked at the phase's
+    /// end, when the orders' other moves are known: a hex of its reach
+    /// that a unit it may not end the phase with holds (Savannah 4.1,
+    /// 4.18) is no hex it can end in, and the orders may empty such a hex
+    /// or fill another (a gun sent back next to French units, each
+    /// nearest hex holding one, had no legal orders while its reach alone
+    /// set the bound, 2026-12-06).
     pub(super) fn guns_must_return(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
         for (id, unit) in &start.units {
-            if !unit.must_return || run.moved.contains_key(id) {
+            if !unit.must_return {
                 continue;
             }
-            let (Some(c), Some(hex), Some(home)) = (self.counter(id.as_str()), hex_of(start, id), self.home(id)) else {
-                continue;
-            };
-            let Some(side) = self.side_of_army.get(&c.army) else { continue };
-            if !sides.contains(&side.as_str()) || hex == home {
+            let Some(side) = self.counter(id.as_str()).and_then(|c| self.side_of_army.get(&c.army)) else { continue };
+            if !sides.contains(&side.as_str()) {
                 continue;
             }
-            let group = Group {
-                ids: vec![id.clone()],
-                start: hex,
-                allowance: c.movement.unwrap_or(0),
-                sps: 0,
-                guns: 1,
-                captures: true,
-                disrupted: unit.condition == Condition::Disrupted,
-                minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
-                strategic: false,
-                leaving: Default::default(),
-                may_leave: Default::default(),
+            let (Some((home, best, nearest)), Some(now)) = (self.return_limit(start, run, id), hex_of(&run.state, id))
+            else {
+                continue;
             };
-            let occ = self.occupancy(&run.state, &group.ids);
-            let layout = self.terrain.layout;
-            let now = crate::base::hex::distance(hex, home, layout);
-            let closer: Vec<HexId> = self
-                .search(&run.state, &group, &occ, None)
-                .into_keys()
-                .filter(|h| crate::base::hex::distance(*h, home, layout) < now)
-                .collect();
-            if !closer.is_empty() {
-                run.problems.push((
-                    side.clone(),
-                    problem(Code::GunMustReturn,
-                        "moves",
-                        format!(
-                            "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules); it can move to {}",
-                            hexes_text(&closer)
-                        ),
+            if crate::base::hex::distance(now, home, self.terrain.layout) <= best {
+                continue;
+            }
+            let found = match run.moved.get(id) {
+                Some((_, field)) => problem(
+                    Code::GunMustReturn,
+                    field.clone(),
+                    format!(
+                        "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {}",
+                        hexes_text(&nearest)
                     ),
-                ));
+                ),
+                None => problem(
+                    Code::GunMustReturn,
+                    "moves",
+                    format!(
+                        "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules); it can move to {}",
+                        hexes_text(&nearest)
+                    ),
+                ),
+            };
+            run.problems.push((side.clone(), found));
+        }
+    }
+
+    /// Savannah Hist. Special Rules: for unit `id`, sent back toward its
+    /// at-start hex (`must_return` in `start`), its at-start hex, the least
+    /// distance from it of the hexes where a move of its own (alone or by
+    /// road, from where it began the phase) could end, and those nearest
+    /// hexes; none for another unit, one at home, or one with no such hex.
+    /// The hexes where it could end: its reach, and the hex it began in,
+    /// less those holding, where the orders leave them, a unit it may not
+    /// end the phase with.
+    pub(super) fn return_limit(&self, start: &State, run: &Run<'_>, id: &str) -> Option<(HexId, u32, Vec<HexId>)> {
+        let from = start.units.get(id).filter(|u| u.must_return)?.hex?;
+        let home = self.home(id)?;
+        if from == home {
+            return None;
+        }
+        let reach = self.reach_from(run, id, from);
+        self.return_best(run, id, from, home, &reach).map(|(best, nearest)| (home, best, nearest))
+    }
+
+    /// [`Phase::return_limit`]'s least distance and nearest hexes, over
+    /// `reach` and `from`.
+    fn return_best(
+        &self,
+        run: &Run<'_>,
+        id: &str,
+        from: HexId,
+        home: HexId,
+        reach: &BTreeSet<HexId>,
+    ) -> Option<(u32, Vec<HexId>)> {
+        let layout = self.terrain.layout;
+        let ends: Vec<HexId> = reach
+            .iter()
+            .copied()
+            .chain(std::iter::once(from))
+            .filter(|h| !self.ends_barred(&run.state, id, *h))
+            .collect();
+        let best = ends.iter().map(|h| crate::base::hex::distance(*h, home, layout)).min()?;
+        let mut nearest: Vec<HexId> =
+            ends.into_iter().filter(|h| crate::base::hex::distance(*h, home, layout) == best).collect();
+        nearest.sort_unstable();
+        nearest.dedup();
+        Some((best, nearest))
+    }
+
+    /// The hexes unit `id` could move to from `from` by a move of its own,
+    /// alone or by road, the orders' other moves made (none if it may not
+    /// move).
+    fn reach_from(&self, run: &Run<'_>, id: &str, from: HexId) -> BTreeSet<HexId> {
+        let (Some(c), Some(unit)) = (self.counter(id), run.state.units.get(id)) else {
+            return BTreeSet::new();
+        };
+        let Some(side) = self.side_of_army.get(&c.army) else { return BTreeSet::new() };
+        // The unit where it began, as yet unmoved.
+        let mut trial = Run::new(run.state.clone(), None);
+        trial.quiet = true;
+        trial.ordered = run.ordered.clone();
+        trial.may_leave = run.may_leave.clone();
+        if let Some(u) = trial.state.units.get_mut(id) {
+            u.hex = Some(from);
+        }
+        let mut reach = BTreeSet::new();
+        for order in MoveOrder::probes(id, unit, c) {
+            if let Some(p) = self.prepare(&trial, side, "moves[0]", &order, &mut Vec::new()) {
+                reach.extend(self.search(&trial.state, &p.group, &p.occ, None).into_keys());
             }
         }
+        reach
     }
 
     /// 13.3: a disrupted unit that begins the phase next to the enemy must
@@ -420,7 +486,7 @@ impl Phase<'_> {
             // 677, game 8: the Carolina Battery, disrupted in 1604 next to
             // the Avant-Garde in its at-start hex 1505, was told to move
             // away and refused every hex away for the return).
-            let back = self.return_bound(&run.state, id, &group, &occ);
+            let back = self.return_limit(start, run, id);
             let layout = self.terrain.layout;
             let open = |h: HexId| {
                 !self.ends_barred(&run.state, id, h)
@@ -865,8 +931,8 @@ impl Phase<'_> {
         let mut takers: Vec<Vec<usize>> = Vec::with_capacity(hexes.len());
         for h in hexes {
             let mut can = Vec::new();
-            for (k, (other, c)) in units.iter().enumerate() {
-                if reaches.entry((*other).clone()).or_insert_with(|| self.reach_alone(run, other, c)).contains(h) {
+            for (k, (other, _)) in units.iter().enumerate() {
+                if reaches.entry((*other).clone()).or_insert_with(|| self.reach_alone(run, other)).contains(h) {
                     can.push(k);
                 }
             }
@@ -916,19 +982,22 @@ impl Phase<'_> {
             || self.ends_barred(state, id, hex)
     }
 
-    /// The hexes unit `id` could move to in `run`'s phase by a move of its
-    /// own (none if it may not move).
-    fn reach_alone(&self, run: &Run<'_>, id: &str, c: &Counter) -> BTreeSet<HexId> {
-        let (Some(side), Some(unit)) = (self.side_of_army.get(&c.army), run.state.units.get(id)) else {
-            return BTreeSet::new();
-        };
-        let mut reach = BTreeSet::new();
-        for order in MoveOrder::probes(id, unit, c) {
-            if let Some(p) = self.prepare(run, side, "moves[0]", &order, &mut Vec::new()) {
-                reach.extend(self.search(&run.state, &p.group, &p.occ, None).into_keys());
+    /// The hexes unit `id` could end its move in, in `run`'s phase, by a
+    /// move of its own (none if it may not move). A held gun sent back
+    /// (Savannah Hist. Special Rules, [`Phase::return_limit`]) ends no
+    /// farther from its at-start hex than the nearest it could: only those.
+    fn reach_alone(&self, run: &Run<'_>, id: &str) -> BTreeSet<HexId> {
+        let Some(unit) = run.state.units.get(id) else { return BTreeSet::new() };
+        let Some(from) = unit.hex else { return BTreeSet::new() };
+        let reach = self.reach_from(run, id, from);
+        let home = self.home(id).filter(|h| unit.must_return && *h != from);
+        match home.and_then(|home| self.return_best(run, id, from, home, &reach).map(|(best, _)| (home, best))) {
+            Some((home, best)) => {
+                let layout = self.terrain.layout;
+                reach.into_iter().filter(|h| crate::base::hex::distance(*h, home, layout) <= best).collect()
             }
+            None => reach,
         }
-        reach
     }
 
     /// Savannah 4.1 (module.yaml `stacking.restrictions`): whether `x` and

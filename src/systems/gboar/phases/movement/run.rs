@@ -254,33 +254,6 @@ impl Phase<'_> {
         })
     }
 
-    /// Savannah Hist. Special Rules: a held gun sent back by Defensive
-    /// Artillery Fire (`must_return`) moves toward its at-start hex "as
-    /// quickly as [it] can, if possible": a move of unit `id` as `group`
-    /// ends as near that hex as the group's reach gets, and no farther than
-    /// it stands when nothing is nearer. Its at-start hex, that distance,
-    /// and the reach; none for another unit.
-    pub(super) fn return_bound(
-        &self,
-        state: &State,
-        id: &str,
-        group: &Group,
-        occ: &Occupancy,
-    ) -> Option<(HexId, u32, Vec<HexId>)> {
-        if !state.units.get(id).is_some_and(|u| u.must_return) {
-            return None;
-        }
-        let home = self.home(id)?;
-        let layout = self.terrain.layout;
-        let reach: Vec<HexId> = self.search(state, group, occ, None).into_keys().collect();
-        let best = reach
-            .iter()
-            .chain(std::iter::once(&group.start))
-            .map(|h| crate::base::hex::distance(*h, home, layout))
-            .min()?;
-        Some((home, best, reach))
-    }
-
     pub(super) fn run_side(&self, run: &mut Run<'_>, side: &str, body: &crate::base::yaml::Value) {
         if body.is_null() {
             return;
@@ -747,25 +720,6 @@ impl Phase<'_> {
                         "{id} may move only {n} hex{} on its turn of arrival (Reinforcement Schedule); the move enters {}",
                         if *n == 1 { "" } else { "es" },
                         walked.hexes.len()
-                    ),
-                ));
-                return;
-            }
-        }
-        // Savannah Hist. Special Rules: a held gun sent back by Defensive
-        // Artillery Fire moves toward its at-start hex as fast as it can.
-        for id in ids {
-            let Some((home, best, reach)) = self.return_bound(state, id, group, occ) else { continue };
-            let layout = self.terrain.layout;
-            let dest = walked.hexes.last().copied().unwrap_or(start);
-            if crate::base::hex::distance(dest, home, layout) > best {
-                let closest: Vec<HexId> =
-                    reach.into_iter().filter(|h| crate::base::hex::distance(*h, home, layout) == best).collect();
-                problems.push(problem(Code::GunMustReturn,
-                    field,
-                    format!(
-                        "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {}",
-                        hexes_text(&closest)
                     ),
                 ));
                 return;
