@@ -343,7 +343,9 @@ impl Phase<'_> {
     /// set the bound, 2026-12-06).
     pub(super) fn guns_must_return(&self, start: &State, run: &mut Run<'_>, sides: &[&str]) {
         for (id, unit) in &start.units {
-            if !unit.must_return {
+            // A pinned gun need not leave its pin to go back (leaving a pin
+            // is the player's choice, 9.3); one that does is held to it.
+            if !unit.must_return || (unit.pinned && !run.moved.contains_key(id)) {
                 continue;
             }
             let Some(side) = self.counter(id.as_str()).and_then(|c| self.side_of_army.get(&c.army)) else { continue };
@@ -358,14 +360,24 @@ impl Phase<'_> {
                 continue;
             }
             let found = match run.moved.get(id) {
-                Some((_, field)) => problem(
-                    Code::GunMustReturn,
-                    field.clone(),
-                    format!(
-                        "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {}",
-                        hexes_text(&nearest)
-                    ),
-                ),
+                Some((_, field)) => {
+                    // The hex it began in may be among the nearest (a gun
+                    // that left a pin it need not have left, 9.3).
+                    let from = hex_of(start, id);
+                    let others: Vec<HexId> = nearest.iter().copied().filter(|h| Some(*h) != from).collect();
+                    let reach = match from.filter(|f| nearest.contains(f)) {
+                        Some(f) if others.is_empty() => format!("no hex nearer than {f}, where it began"),
+                        Some(f) => format!("{} (or stay in {f})", hexes_text(&others)),
+                        None => hexes_text(&others),
+                    };
+                    problem(
+                        Code::GunMustReturn,
+                        field.clone(),
+                        format!(
+                            "{id} must move back to its at-start hex {home} as quickly as it can (Hist. Special Rules): it can reach {reach}"
+                        ),
+                    )
+                }
                 None => problem(
                     Code::GunMustReturn,
                     "moves",
@@ -386,19 +398,23 @@ impl Phase<'_> {
     /// hexes; none for another unit, one at home, or one with no such hex.
     /// The hexes where it could end: its reach, and the hex it began in,
     /// less those holding, where the orders leave them, a unit it may not
-    /// end the phase with.
+    /// end the phase with (Savannah 4.1, 4.18), those next to the enemy
+    /// for a gun that leaves a pin (9.3), and those next to enemy units
+    /// held by a PIN result the orders leave (13.1 PIN, case B).
     pub(super) fn return_limit(&self, start: &State, run: &Run<'_>, id: &str) -> Option<(HexId, u32, Vec<HexId>)> {
-        let from = start.units.get(id).filter(|u| u.must_return)?.hex?;
+        let unit = start.units.get(id).filter(|u| u.must_return)?;
+        let from = unit.hex?;
         let home = self.home(id)?;
         if from == home {
             return None;
         }
         let reach = self.reach_from(run, id, from);
-        self.return_best(run, id, from, home, &reach).map(|(best, nearest)| (home, best, nearest))
+        self.return_best(run, id, from, home, &reach, unit.pinned).map(|(best, nearest)| (home, best, nearest))
     }
 
     /// [`Phase::return_limit`]'s least distance and nearest hexes, over
-    /// `reach` and `from`.
+    /// `reach` and `from` (where 9.3 and 13.1's case B, which hold a move,
+    /// do not hold a unit that stays).
     fn return_best(
         &self,
         run: &Run<'_>,
@@ -406,14 +422,34 @@ impl Phase<'_> {
         from: HexId,
         home: HexId,
         reach: &BTreeSet<HexId>,
+        leaves_pin: bool,
     ) -> Option<(u32, Vec<HexId>)> {
         let layout = self.terrain.layout;
-        let ends: Vec<HexId> = reach
+        // 13.1 PIN, case B: the hexes of enemy units held by a PIN result
+        // a unit of the orders leaves.
+        let left: BTreeSet<&String> = run
+            .left_pins
             .iter()
-            .copied()
-            .chain(std::iter::once(from))
-            .filter(|h| !self.ends_barred(&run.state, id, *h))
+            .filter(|u| u.as_str() != id)
+            .filter_map(|u| run.state.units.get(u).and_then(|u| u.pin_result.as_ref()))
             .collect();
+        let held: Vec<HexId> = run
+            .state
+            .units
+            .iter()
+            .filter(|(u, s)| {
+                s.pin_result.as_ref().is_some_and(|r| left.contains(r))
+                    && self.counter(u.as_str()).is_some_and(|c| !self.is_friendly(c))
+            })
+            .filter_map(|(u, _)| hex_of(&run.state, u))
+            .collect();
+        let may_end = |h: HexId| {
+            !self.ends_barred(&run.state, id, h)
+                && (h == from
+                    || (!(leaves_pin && !self.adjacent_enemies(h).is_empty())
+                        && !held.iter().any(|p| crate::base::hex::are_adjacent(h, *p, layout))))
+        };
+        let ends: Vec<HexId> = reach.iter().copied().chain(std::iter::once(from)).filter(|h| may_end(*h)).collect();
         let best = ends.iter().map(|h| crate::base::hex::distance(*h, home, layout)).min()?;
         let mut nearest: Vec<HexId> =
             ends.into_iter().filter(|h| crate::base::hex::distance(*h, home, layout) == best).collect();
@@ -991,7 +1027,9 @@ impl Phase<'_> {
         let Some(from) = unit.hex else { return BTreeSet::new() };
         let reach = self.reach_from(run, id, from);
         let home = self.home(id).filter(|h| unit.must_return && *h != from);
-        match home.and_then(|home| self.return_best(run, id, from, home, &reach).map(|(best, _)| (home, best))) {
+        let best =
+            home.and_then(|home| self.return_best(run, id, from, home, &reach, unit.pinned).map(|b| (home, b.0)));
+        match best {
             Some((home, best)) => {
                 let layout = self.terrain.layout;
                 reach.into_iter().filter(|h| crate::base::hex::distance(*h, home, layout) <= best).collect()
