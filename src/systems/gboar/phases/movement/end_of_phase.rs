@@ -458,9 +458,11 @@ impl Phase<'_> {
         Some((best, nearest))
     }
 
-    /// The hexes unit `id` could move to from `from` by a move of its own,
-    /// alone or by road, the orders' other moves made (none if it may not
-    /// move).
+    /// The hexes unit `id` could end a move of its own in from `from`,
+    /// alone or by road, the orders' other moves made: each hex its search
+    /// reaches, walked and checked as an order ([`Phase::legal_ends`]: a
+    /// zone it may never enter, Savannah 4.8, is no hex it can reach).
+    /// None if it may not move.
     fn reach_from(&self, run: &Run<'_>, id: &str, from: HexId) -> BTreeSet<HexId> {
         let (Some(c), Some(unit)) = (self.counter(id), run.state.units.get(id)) else {
             return BTreeSet::new();
@@ -477,7 +479,7 @@ impl Phase<'_> {
         let mut reach = BTreeSet::new();
         for order in MoveOrder::probes(id, unit, c) {
             if let Some(p) = self.prepare(&trial, side, "moves[0]", &order, &mut Vec::new()) {
-                reach.extend(self.search(&trial.state, &p.group, &p.occ, None).into_keys());
+                reach.extend(self.legal_ends(&trial, side, &order, &p));
             }
         }
         reach

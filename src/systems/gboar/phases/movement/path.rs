@@ -298,7 +298,15 @@ impl<'a> Phase<'a> {
         open: impl Fn(HexId) -> bool,
     ) -> BTreeMap<HexId, Step> {
         let mut legal: Vec<(HexId, usize, Step)> = Vec::new();
-        for n in neighbours(group.start, self.terrain.layout).into_iter().filter(|n| open(*n)) {
+        // Only hexes the move may enter at all: not a zone the unit may
+        // never enter (Savannah 4.8: the Creeks, disrupted outside the
+        // perimeter with a hex in it the one away, were told to move there
+        // and the move was refused, 2026-12-06), nor one it may not sortie
+        // to alone (Savannah 4.10), nor one next to the perimeter on the
+        // Strategic Turn Track (Savannah 1.7): the walk's own checks
+        // ([`Phase::zone_rules`]).
+        let enters = |n: HexId| self.zone_rules(state, &group.ids, group.start, &[n], "").is_none();
+        for n in neighbours(group.start, self.terrain.layout).into_iter().filter(|n| open(*n) && enters(*n)) {
             let Ok(step) = self.step_cost(state, group, occ, group.start, n) else { continue };
             if step.mp > group.allowance && !self.minimum_move_into(group, n) {
                 continue;
