@@ -8,7 +8,7 @@
 //! until `validate` takes it; a form it never takes falls back to a
 //! trivial combat where one is allowed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::base::hex::{neighbours, HexId};
 use crate::base::yaml::{mapping, strings, text, Mapping, Value};
@@ -315,7 +315,17 @@ fn table(rules: &Rules, state: &State, f: &Forces, draw: &mut Draw) -> Vec<Mappi
     };
     let mut outcome: BTreeMap<String, &str> = BTreeMap::new();
     let holds_field;
-    if let Some(a) = state.break_off.iter().find(|a| a.succeeded) {
+    let succeeded: BTreeSet<&String> = state.break_off.iter().filter(|a| a.succeeded).map(|a| &a.side).collect();
+    if sides.iter().all(|s| succeeded.contains(s)) {
+        // Both attempts of one pass succeeded ("when one or both sides
+        // sccessfully break off"): both withdrew in good order, and the
+        // referee names the side that keeps the field (AWI, seed 83,
+        // game 42).
+        for side in &sides {
+            outcome.insert(side.clone(), "broke-off");
+        }
+        holds_field = sides[draw.below(2)].clone();
+    } else if let Some(a) = state.break_off.iter().find(|a| a.succeeded) {
         let other = sides.iter().find(|s| **s != a.side).cloned().unwrap_or_default();
         outcome.insert(a.side.clone(), "broke-off");
         let o = stayed(draw);
