@@ -113,7 +113,7 @@ codes! {
     ArrivalMaxHexes = "arrival-max-hexes", "Savannah Reinforcement Schedule", "the reinforcement moves more hexes than its turn of arrival allows";
     GunMustReturn = "gun-must-return", "Savannah Hist. Special Rules", "a gun sent back by Defensive Artillery Fire moves to its at-start hex as quickly as it can";
     ZoneBanned = "zone-banned", "Savannah 4.8", "the unit may never enter the zone";
-    PerimeterBeforeAssault = "perimeter-before-assault", "Savannah 1.7", "on the Strategic Turn Track the Allies may not move into or next to the perimeter";
+    PerimeterBeforeAssault = "perimeter-before-assault", "Savannah 1.7", "on the Strategic Turn Track the Allies may not move into or next to the perimeter, nor make Close Combat against it (1.6)";
     SortieNeedsLeader = "sortie-needs-leader", "Savannah 4.10", "a unit leaves the fort only stacked with a leader";
     SortieLeaderReturnsLast = "sortie-leader-returns-last", "Savannah 4.10", "a leader may not return inside before the units that sortied with him";
     AssaultDeclaration = "assault-declaration", "Savannah 1.6", "the assault may not be declared by this side, on this turn, or again";

@@ -99,10 +99,51 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
     }
     let Some(hex) = unit_hex(u) else { return false };
     let player = rules.player_of_army(&c.army).unwrap_or_default();
-    match occupancy {
+    let next_to = match occupancy {
         Some(o) => o.enemy_next_to(hex, player),
         None => !enemies_next_to(rules, state, hex, player).is_empty(),
+    };
+    // Savannah 1.6: not an enemy it may not attack on the Strategic Turn
+    // Track ([`perimeter_closed`]); only a unit the restriction binds looks.
+    if next_to && perimeter_bound(rules, state, id) {
+        let layout = rules.module.map.layout;
+        return state.units.iter().any(|(e, s)| {
+            s.hex.is_some_and(|eh| {
+                crate::base::hex::are_adjacent(hex, eh, layout)
+                    && player_of(rules, e) != player
+                    && rules.counter(e).is_some_and(|c| !c.is_leader())
+                    && perimeter_closed(rules, state, id, eh).is_none()
+            })
+        });
     }
+    next_to
+}
+
+/// Savannah 1.6: on the Strategic Turn Track, Close Combat "that is not
+/// directed against the Savannah Defensive Perimeter" may apply ("the
+/// assault itself can only commence once the Game Turn Marker has been
+/// placed on turn 16", 1.6's Clarification): a unit of an army the track
+/// switch's restriction names (`track_switch.strategic_restriction`, the
+/// Allies) may not attack a hex of the zone it names (the perimeter)
+/// while the turn is on the Strategic track. The zone and the rule, when
+/// unit `id` may not attack `hex` now.
+pub fn perimeter_closed(rules: &Rules, state: &State, id: &str, hex: HexId) -> Option<(String, String)> {
+    if !perimeter_bound(rules, state, id) {
+        return None;
+    }
+    let r = rules.scenario_movement.track_switch.as_ref()?.strategic_restriction.as_ref()?;
+    let zone = rules.module.map.zone(&r.may_not_move_adjacent_to)?;
+    zone.hexes.contains(&hex).then(|| (zone.id.clone(), "Savannah 1.6, 1.7".to_string()))
+}
+
+/// Whether Savannah 1.6's restriction binds unit `id` now: the turn on the
+/// Strategic track and the unit of an army it names.
+fn perimeter_bound(rules: &Rules, state: &State, id: &str) -> bool {
+    rules.scenario_movement.track_switch.as_ref().filter(|t| t.strategic.contains(state.turn)).is_some_and(|ts| {
+        ts.strategic_restriction
+            .as_ref()
+            .is_some_and(|r| rules.army_of(id).is_some_and(|army| r.armies.iter().any(|a| a == army)))
+    })
 }
 
 /// Savannah 4.8: "Their combat value is in parenthesis, which denotes

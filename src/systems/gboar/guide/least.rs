@@ -659,7 +659,13 @@ fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<V
         let Some(h) = hex_of(state, u) else { continue };
         for e in state.units.keys() {
             if player_of(rules, e) != player && rules.counter(e).is_some_and(|c| !c.is_leader()) {
-                if let Some(eh) = hex_of(state, e).filter(|eh| are_adjacent(h, *eh, layout)) {
+                // Savannah 1.6: not a hex of the perimeter on the
+                // Strategic Turn Track.
+                let open = |eh: &HexId| {
+                    are_adjacent(h, *eh, layout)
+                        && crate::systems::gboar::board::units::perimeter_closed(rules, state, u, *eh).is_none()
+                };
+                if let Some(eh) = hex_of(state, e).filter(open) {
                     defending.insert(eh);
                 }
             }

@@ -429,6 +429,11 @@ pub fn designate(
                     ok = false;
                     continue;
                 }
+                if let Some((zone, rule)) = attackers.iter().find_map(|u| perimeter_closed(rules, state, u, hex)) {
+                    bad(side, Code::PerimeterBeforeAssault, at, format!("{hex} is in the {zone}: on the Strategic Turn Track no Close Combat is directed against it; the assault begins on turn 16, once the Allies have declared it or play reaches the Tactical Turn Track ({rule})"));
+                    ok = false;
+                    continue;
+                }
                 if let Some(other) = attacked_hexes.insert(hex, field.clone()) {
                     bad(side, Code::HexAttackedTwice, at, format!("{hex} is already attacked in {other}: all the units of a hex are attacked in one Close Combat (12.15)"));
                     ok = false;
@@ -653,10 +658,18 @@ pub fn designate(
         // it may not combine with (or, while a side's orders are checked
         // alone, is next to such a unit of a side whose orders are not
         // here) has no attack left to join, since 12.15 attacks a hex once.
+        // Savannah 1.6: the enemy hexes next to it that it may attack (not
+        // the perimeter's on the Strategic Turn Track, [`perimeter_closed`]).
+        let open_hexes = || -> BTreeSet<HexId> {
+            let Some(h) = hex_of(state, id) else { return BTreeSet::new() };
+            enemies_next_to(rules, state, h, player)
+                .iter()
+                .filter_map(|e| hex_of(state, e))
+                .filter(|eh| perimeter_closed(rules, state, id, *eh).is_none())
+                .collect()
+        };
         let barred = || {
-            let Some(h) = hex_of(state, id) else { return false };
-            let hexes: BTreeSet<HexId> =
-                enemies_next_to(rules, state, h, player).iter().filter_map(|e| hex_of(state, e)).collect();
+            let hexes = open_hexes();
             !hexes.is_empty()
                 && hexes.iter().all(|eh| {
                     d.attacks
@@ -670,6 +683,7 @@ pub fn designate(
         };
         if must_attack_in(rules, state, id, Some(&occupancy))
             && !used.contains_key(id)
+            && !open_hexes().is_empty()
             && !combined_elsewhere()
             && !barred()
         {
@@ -693,7 +707,7 @@ pub fn designate(
         }
         let Some(h) = hex_of(state, id) else { continue };
         for e in enemies_next_to(rules, state, h, player) {
-            if let Some(eh) = hex_of(state, &e) {
+            if let Some(eh) = hex_of(state, &e).filter(|eh| perimeter_closed(rules, state, id, *eh).is_none()) {
                 // Once per unit, however many enemy units share the hex.
                 let by = must_be_attacked.entry(eh).or_default();
                 if !by.contains(id) {

@@ -58,8 +58,8 @@ use crate::system::Event;
 use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::units::{
-    combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, player_of, side_of,
-    turn_restriction, unit_hex, Occupancy,
+    combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, perimeter_closed, player_of,
+    side_of, turn_restriction, unit_hex, Occupancy,
 };
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, TacticsCell};
@@ -360,6 +360,22 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
         }
     }
     None
+}
+
+/// Savannah 1.7: "Attacking the Savannah Defensive Perimeter is defined as
+/// moving Allied combat units adjacent to any hexside constituting the
+/// Savannah Defensive Perimeter": on the Strategic Turn Track, whether an
+/// advance after combat (12.23 step 9) of unit `id` into `hex` would so
+/// attack it (the hex in or next to the zone, as a move's check reads
+/// it); the zone if so.
+pub fn advance_attacks_perimeter(rules: &Rules, state: &State, id: &str, hex: HexId) -> Option<String> {
+    let ts = rules.scenario_movement.track_switch.as_ref().filter(|t| t.strategic.contains(state.turn))?;
+    let r = ts.strategic_restriction.as_ref()?;
+    rules.counter(id).filter(|c| !c.is_leader() && r.armies.iter().any(|a| *a == c.army))?;
+    let zone = rules.module.map.zone(&r.may_not_move_adjacent_to)?;
+    let layout = rules.module.map.layout;
+    let next_to = zone.hexes.contains(&hex) || neighbours(hex, layout).into_iter().any(|n| zone.hexes.contains(&n));
+    next_to.then(|| zone.id.clone())
 }
 
 /// The zone Savannah 4.15 speaks of: the scenario's sortie zone, or the

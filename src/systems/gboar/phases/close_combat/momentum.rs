@@ -145,7 +145,23 @@ pub fn advance(
     let prohibited = terrain
         .hex(target)
         .is_none_or(|i| i.movement_cost == crate::systems::gboar::data::charts::MovementCost::Prohibited);
-    if stayed(state, lead) && !prohibited {
+    // Savannah 1.7: on the Strategic Turn Track an Allied advance to the
+    // perimeter would attack it, which only the assault may (1.6).
+    let closed = |u: &str| {
+        super::advance_attacks_perimeter(rules, state, u, target).map(|zone| {
+            Event::new(
+                "Savannah 1.7",
+                "no-advance",
+                format!(
+                    "{u} stays: advancing into {target}, in or next to the {zone}, would attack it, which the Allies may not do on the Strategic Turn Track (Savannah 1.6, 1.7)"
+                ),
+            )
+            .with("unit", u)
+        })
+    };
+    if let Some(e) = closed(lead).filter(|_| stayed(state, lead) && !prohibited) {
+        events.push(e);
+    } else if stayed(state, lead) && !prohibited {
         match optional {
             Some(o) if !a.advance.iter().any(|u| u == lead) => events.push(Event::new(
                 "12.23",
@@ -166,6 +182,10 @@ pub fn advance(
         let Some(c) = rules.counter(u) else { continue };
         if c.is_artillery() {
             events.push(Event::new("12.23", "no-advance", format!("{u}: artillery never advances (12.23 step 9)")));
+            continue;
+        }
+        if let Some(e) = closed(u) {
+            events.push(e);
             continue;
         }
         if !stayed(state, u) || !hex_of(state, u).is_some_and(|h| crate::base::hex::are_adjacent(h, target, layout)) {
