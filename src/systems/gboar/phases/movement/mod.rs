@@ -107,9 +107,10 @@
 //!   (never a leader, 7.1).
 //! - The scenario's `fixed_artillery` (Savannah Historical Scenario): those
 //!   artillery types do not move until attacked in Close Combat; one that
-//!   Defensive Artillery Fire sends back (`must_return`) must end each move
-//!   as near its printed at-start hex as it can reach, and may not stay
-//!   put while it could get nearer.
+//!   Defensive Artillery Fire sends back (`must_return`) must end its move
+//!   as near its printed at-start hex as a hex it may end the phase in,
+//!   and may not stay put while it could get nearer (checked at the
+//!   phase's end; a pinned one may keep its pin).
 //!
 //! - The scenario's zone rules: `zone_bans` (Savannah 4.8: a tagged unit
 //!   may never enter a zone), `track_switch.strategic_restriction` (Savannah

@@ -449,9 +449,20 @@ impl<'a> Phase<'a> {
         path
     }
 
-    /// The hexes the group can reach, sorted, for problem texts.
+    /// The hexes the group can reach, sorted, for problem texts: not those
+    /// whose cheapest path the scenario's zone rules refuse (Savannah 4.8,
+    /// 4.10, 1.7: a Creek's reach named hexes of the perimeter its move
+    /// there is refused into).
     pub(super) fn reachable_text(&self, state: &State, group: &Group, occ: &Occupancy) -> String {
-        let reach: Vec<HexId> = self.search(state, group, occ, None).into_keys().collect();
+        let best = self.search(state, group, occ, None);
+        let reach: Vec<HexId> = best
+            .keys()
+            .copied()
+            .filter(|h| {
+                let path = Phase::path_to(&best, group.start, *h);
+                self.zone_rules(state, &group.ids, group.start, &path, "").is_none()
+            })
+            .collect();
         format!(
             "{} can reach {} (allowance {} MP{})",
             list(&group.ids),
