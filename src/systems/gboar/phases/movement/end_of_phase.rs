@@ -446,7 +446,7 @@ impl Phase<'_> {
         let may_end = |h: HexId| {
             !self.ends_barred(&run.state, id, h)
                 && (h == from
-                    || (!(leaves_pin && !self.adjacent_enemies(h).is_empty())
+                    || ((!leaves_pin || self.adjacent_enemies(h).is_empty())
                         && !held.iter().any(|p| crate::base::hex::are_adjacent(h, *p, layout))))
         };
         let ends: Vec<HexId> = reach.iter().copied().chain(std::iter::once(from)).filter(|h| may_end(*h)).collect();
