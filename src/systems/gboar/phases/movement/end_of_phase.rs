@@ -473,6 +473,8 @@ impl Phase<'_> {
         trial.quiet = true;
         trial.ordered = run.ordered.clone();
         trial.may_leave = run.may_leave.clone();
+        // A reinforcement placed this phase moves as one (9.61, 4.7).
+        trial.arrived = run.arrived.clone();
         if let Some(u) = trial.state.units.get_mut(id) {
             u.hex = Some(from);
         }
