@@ -10,6 +10,7 @@ use crate::base::hex::HexId;
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::counters::Counter;
+use crate::systems::gboar::data::scenario::{StrategicRestriction, TrackSwitch};
 
 /// The side (orders side) of an army.
 pub fn side_of_army(rules: &Rules, army: &str) -> Option<String> {
@@ -105,7 +106,7 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
     };
     // Savannah 1.6: not an enemy it may not attack on the Strategic Turn
     // Track ([`perimeter_closed`]); only a unit the restriction binds looks.
-    if next_to && perimeter_bound(rules, state, id) {
+    if next_to && strategic_restriction(rules, state.turn, &c.army).is_some() {
         let layout = rules.module.map.layout;
         return state.units.iter().any(|(e, s)| {
             s.hex.is_some_and(|eh| {
@@ -128,22 +129,23 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
 /// while the turn is on the Strategic track. The zone and the rule, when
 /// unit `id` may not attack `hex` now.
 pub fn perimeter_closed(rules: &Rules, state: &State, id: &str, hex: HexId) -> Option<(String, String)> {
-    if !perimeter_bound(rules, state, id) {
-        return None;
-    }
-    let r = rules.scenario_movement.track_switch.as_ref()?.strategic_restriction.as_ref()?;
+    let (_, r) = strategic_restriction(rules, state.turn, rules.army_of(id)?)?;
     let zone = rules.module.map.zone(&r.may_not_move_adjacent_to)?;
     zone.hexes.contains(&hex).then(|| (zone.id.clone(), "Savannah 1.6, 1.7".to_string()))
 }
 
-/// Whether Savannah 1.6's restriction binds unit `id` now: the turn on the
-/// Strategic track and the unit of an army it names.
-fn perimeter_bound(rules: &Rules, state: &State, id: &str) -> bool {
-    rules.scenario_movement.track_switch.as_ref().filter(|t| t.strategic.contains(state.turn)).is_some_and(|ts| {
-        ts.strategic_restriction
-            .as_ref()
-            .is_some_and(|r| rules.army_of(id).is_some_and(|army| r.armies.iter().any(|a| a == army)))
-    })
+/// Savannah 1.6, 1.7: the Strategic Turn Track's restriction on the Allies
+/// (`track_switch.strategic_restriction`) when it binds a unit of `army` on
+/// `turn`: the turn on the Strategic track and the army one it names. The
+/// one reading of it for moves, attacks and advances.
+pub fn strategic_restriction<'a>(
+    rules: &'a Rules,
+    turn: u32,
+    army: &str,
+) -> Option<(&'a TrackSwitch, &'a StrategicRestriction)> {
+    let ts = rules.scenario_movement.track_switch.as_ref().filter(|t| t.strategic.contains(turn))?;
+    let r = ts.strategic_restriction.as_ref().filter(|r| r.armies.iter().any(|a| a == army))?;
+    Some((ts, r))
 }
 
 /// Savannah 4.8: "Their combat value is in parenthesis, which denotes

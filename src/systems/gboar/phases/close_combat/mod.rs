@@ -369,9 +369,8 @@ pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool
 /// attack it (the hex in or next to the zone, as a move's check reads
 /// it); the zone if so.
 pub fn advance_attacks_perimeter(rules: &Rules, state: &State, id: &str, hex: HexId) -> Option<String> {
-    let ts = rules.scenario_movement.track_switch.as_ref().filter(|t| t.strategic.contains(state.turn))?;
-    let r = ts.strategic_restriction.as_ref()?;
-    rules.counter(id).filter(|c| !c.is_leader() && r.armies.contains(&c.army))?;
+    let c = rules.counter(id).filter(|c| !c.is_leader())?;
+    let (_, r) = crate::systems::gboar::board::units::strategic_restriction(rules, state.turn, &c.army)?;
     let zone = rules.module.map.zone(&r.may_not_move_adjacent_to)?;
     let layout = rules.module.map.layout;
     let next_to = zone.hexes.contains(&hex) || neighbours(hex, layout).into_iter().any(|n| zone.hexes.contains(&n));

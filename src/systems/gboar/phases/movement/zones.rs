@@ -55,27 +55,23 @@ impl Phase<'_> {
                     ));
                 }
             }
-            if let Some(ts) = self.scenario.track_switch.as_ref().filter(|t| t.strategic.contains(self.turn)) {
-                if let Some(r) = ts.strategic_restriction.as_ref().filter(|r| r.armies.contains(&c.army)) {
-                    if !c.is_leader() {
-                        let next_to = |h: HexId| {
-                            self.in_region(&r.may_not_move_adjacent_to, h)
-                                || neighbours(h, layout)
-                                    .into_iter()
-                                    .any(|n| self.in_region(&r.may_not_move_adjacent_to, n))
-                        };
-                        if let Some(h) = path.iter().find(|h| next_to(**h)) {
-                            return Some(problem(
-                                Code::PerimeterBeforeAssault,
-                                field,
-                                format!(
-                                    "{id} would move next to the {} at {h}: on the Strategic Turn Track that is attacking it, which the Allies may not do before declaring their assault ({})",
-                                    r.may_not_move_adjacent_to,
-                                    ts.rule.as_deref().unwrap_or("Savannah 1.6, 1.7")
-                                ),
-                            ));
-                        }
-                    }
+            let restriction =
+                crate::systems::gboar::board::units::strategic_restriction(self.rules, self.turn, &c.army);
+            if let Some((ts, r)) = restriction.filter(|_| !c.is_leader()) {
+                let next_to = |h: HexId| {
+                    self.in_region(&r.may_not_move_adjacent_to, h)
+                        || neighbours(h, layout).into_iter().any(|n| self.in_region(&r.may_not_move_adjacent_to, n))
+                };
+                if let Some(h) = path.iter().find(|h| next_to(**h)) {
+                    return Some(problem(
+                        Code::PerimeterBeforeAssault,
+                        field,
+                        format!(
+                            "{id} would move next to the {} at {h}: on the Strategic Turn Track that is attacking it, which the Allies may not do before declaring their assault ({})",
+                            r.may_not_move_adjacent_to,
+                            ts.rule.as_deref().unwrap_or("Savannah 1.6, 1.7")
+                        ),
+                    ));
                 }
             }
         }
