@@ -92,7 +92,7 @@ pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
 /// for many units of one state.
 pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<&Occupancy>) -> bool {
     let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return false };
-    if c.is_leader() || c.is_artillery() || c.kind == "rifle" || u.condition != Condition::ParadeOrder {
+    if c.is_leader() || c.is_artillery() || rifle_armed(c) || u.condition != Condition::ParadeOrder {
         return false;
     }
     if may_not_attack(rules, state, id) || defence_only_alone(rules, state, id) {
@@ -319,9 +319,20 @@ pub fn modified_morale(rules: &Rules, state: &State, counter: &Counter) -> Resul
     Ok((base.saturating_add(sortie), level.unit_morale_modifier.unwrap_or(0), level.name.clone()))
 }
 
-/// A rifle unit (10.1): a unit with a rifle mark, or of a rifle type.
+/// A rifle unit (10.1): a unit with a rifle mark, or of a rifle type. The
+/// one test of the Rifle Fire Phase (10.1), 10.5's first fire (lost in a
+/// close combat too) and 8.31's rifle ZOC.
 pub fn is_rifle(c: &Counter) -> bool {
     c.rifle_mark.is_some() || c.kind == "rifle" || c.kind == "musket-rifle"
+}
+
+/// 12.12's exception, "Rifle units are never required to attack": series
+/// 3.2's Rifle Unit, armed with rifles (type `rifle`, or an infantry, light
+/// infantry or militia counter carrying a rifle mark), not a musket/rifle
+/// formation, which 3.2 calls "effective in Close Combat" and which
+/// attacks as any infantry must (docs/rules-readings.md, Close Combat).
+pub fn rifle_armed(c: &Counter) -> bool {
+    c.kind == "rifle" || (c.rifle_mark.is_some() && c.kind != "musket-rifle")
 }
 
 /// Who may fire: a gun or mortar in condition to fire (13.3, 13.4).

@@ -126,13 +126,6 @@ pub fn exerts_zoc(counter: &Counter, unit: &UnitState, lost_zoc: bool) -> bool {
     !counter.is_leader() && unit.hex.is_some() && unit.condition == Condition::ParadeOrder && (lost_zoc || !unit.lost)
 }
 
-/// 3.2, 8.31: a rifle unit: type `rifle` or `musket-rifle`, or any unit
-/// whose counter carries a rifle mark (docs/module-format/counters.md: a
-/// militia with rifles is a rifle unit).
-pub fn is_rifle(counter: &Counter) -> bool {
-    counter.kind == "rifle" || counter.kind == "musket-rifle" || counter.rifle_mark.is_some()
-}
-
 /// 8.1: whether a ZOC exerted from `from` extends into the adjacent hex
 /// `to`: not into a hex whose terrain has `zoc_enters: false`, and not
 /// across a hexside feature that stops it in that direction (fieldworks
@@ -177,7 +170,9 @@ pub fn enemy_zoc_in<'r>(
             continue;
         }
         let Some(at) = unit.hex else { continue };
-        let rifle = is_rifle(counter);
+        // 3.2, 8.31: a rifle unit (docs/module-format/counters.md: a
+        // militia with rifles is one).
+        let rifle = crate::systems::gboar::board::units::is_rifle(counter);
         // The six hexes of `neighbours`, in its order, without a list.
         for n in Direction::ALL.into_iter().filter_map(|d| neighbour(at, d, terrain.layout())) {
             if !wanted(n) || !extends(terrain, at, n) {

@@ -532,7 +532,7 @@ pub fn resolve_phase(
         events.extend(gain_momentum(rules, &mut next, final_roll, (&attacker_player, defender_player)));
         // 10.5: rifle units in a close combat lose their first fire.
         for u in attackers.iter().chain(&defenders) {
-            if rules.counter(u).is_some_and(|c| c.kind == "rifle" || c.kind == "musket-rifle") {
+            if rules.counter(u).is_some_and(crate::systems::gboar::board::units::is_rifle) {
                 if let Some(s) = next.units.get_mut(u) {
                     s.first_fire_used = true;
                 }
