@@ -218,11 +218,14 @@ impl Judge<'_> {
             .filter(|(c, _)| !exclude.contains(&c.kind) && !c.is_leader())
             .map(|(c, u)| {
                 let Some(s) = c.strength else { return 0 };
+                // A step loss eliminates the SPs between full and reduced
+                // strength, and they stay eliminated when the reduced unit
+                // is captured later (a capture eliminates none, and gives
+                // back none: docs/rules-readings.md).
                 match u.off_map {
                     Some(OffMap::Eliminated) => s.full,
-                    Some(_) => 0,
-                    None if u.steps < c.steps.unwrap_or(1) => s.full - s.reduced.unwrap_or(s.full),
-                    None => 0,
+                    _ if u.steps < c.steps.unwrap_or(1) => s.full - s.reduced.unwrap_or(s.full),
+                    _ => 0,
                 }
             })
             .sum()
