@@ -155,7 +155,7 @@ codes! {
     NoCombinedAttack = "no-combined-attack", "Savannah 4.13", "the units may not combine in one attack";
     MixedStackMayNotAttack = "mixed-stack-may-not-attack", "Savannah 4.1", "a restricted stack's units attack only where they must (12.12)";
     NoLeadUnit = "no-lead-unit", "12.23", "the attack has no unit that may lead (step 2: never artillery)";
-    LeadUnitMayNotLead = "lead-unit-may-not-lead", "12.23", "the lead unit named may not lead (step 2: a Parade Order unit when there is one)";
+    LeadUnitMayNotLead = "lead-unit-may-not-lead", "12.23", "the lead unit named may not lead (step 2: a Parade Order unit when there is one, never artillery, and not one that would have to advance into a zone it may never enter while another may lead)";
     LeadUnitNotInHex = "lead-unit-not-in-hex", "12.23", "a Defender's lead unit is not one of its combat units in the hex";
     LeadKeyNotEnemy = "lead-key-not-enemy", "12.23", "a key of `lead_after_attacker` is not an enemy combat unit";
     UnknownTacticsChit = "unknown-tactics-chit", "12.23", "the tactics chit named is not one of the chart's";

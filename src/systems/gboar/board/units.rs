@@ -319,6 +319,24 @@ pub fn modified_morale(rules: &Rules, state: &State, counter: &Counter) -> Resul
     Ok((base.saturating_add(sortie), level.unit_morale_modifier.unwrap_or(0), level.name.clone()))
 }
 
+/// The scenario's zone ban (`zone_bans`: Savannah 4.8, "Creeks may never
+/// enter the Savannah Defensive Perimeter") that closes one of `hexes` to
+/// unit `id`: the first such hex, and the ban. Read by retreats (13.22),
+/// advances after combat and the lead unit they ask for (12.23 steps 2
+/// and 9); the Movement Phase reads the same bans through its own zone
+/// index.
+pub fn zone_ban_at<'r>(
+    rules: &'r Rules,
+    id: &str,
+    hexes: &[HexId],
+) -> Option<(HexId, &'r crate::systems::gboar::data::scenario::ZoneBan)> {
+    let c = rules.counter(id)?;
+    rules.scenario_movement.zone_bans.iter().filter(|b| c.tags.contains(&b.tag)).find_map(|b| {
+        let zone = rules.module.map.zone(&b.zone)?;
+        hexes.iter().copied().find(|h| zone.hexes.contains(h)).map(|h| (h, b))
+    })
+}
+
 /// A rifle unit (10.1): a unit with a rifle mark, or of a rifle type. The
 /// one test of the Rifle Fire Phase (10.1), 10.5's first fire (lost in a
 /// close combat too) and 8.31's rifle ZOC.

@@ -493,14 +493,11 @@ impl<'a> Ground<'a> {
         // may never enter the Savannah Defensive Perimeter"), as a move may
         // not ([`crate::systems::gboar::phases::movement`]'s zone rules).
         for id in &self.group {
-            let Some(c) = self.rules.counter(id) else { continue };
-            for ban in self.rules.scenario_movement.zone_bans.iter().filter(|b| c.tags.contains(&b.tag)) {
-                if self.rules.module.map.zone(&ban.zone).is_some_and(|z| z.hexes.contains(&to)) {
-                    return Check::Closed(format!(
-                        "{to} is in the {}, which {id} may never enter ({})",
-                        ban.zone, ban.rule
-                    ));
-                }
+            if let Some((_, ban)) = crate::systems::gboar::board::units::zone_ban_at(self.rules, id, &[to]) {
+                return Check::Closed(format!(
+                    "{to} is in the {}, which {id} may never enter ({})",
+                    ban.zone, ban.rule
+                ));
             }
         }
         let zoc = self.zoc.exerted_on(to);

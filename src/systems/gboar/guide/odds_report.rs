@@ -114,13 +114,18 @@ pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsRepo
                     return Err(Error::usage(format!("'{id}' is not a unit on the map in this game")));
                 }
             }
-            let lead = |units: &[String], wanted: &Option<String>| {
-                close_combat::lead_unit(rules, state, units, wanted.as_deref()).map_err(|r| Error::usage(r.message))
+            let lead = |units: &[String], wanted: &Option<String>, into: &[crate::base::hex::HexId]| {
+                close_combat::lead_unit(rules, state, units, wanted.as_deref(), into)
+                    .map_err(|r| Error::usage(r.message))
             };
+            let mut defending_hexes: Vec<crate::base::hex::HexId> =
+                args.defenders.iter().filter_map(|d| state.units.get(d).and_then(|u| u.hex)).collect();
+            defending_hexes.sort();
+            defending_hexes.dedup();
             let first_chit = rules.charts.tactics.chits.first().map(|c| c.id.clone()).unwrap_or_default();
             let e = Engagement {
-                attacker_lead: lead(&args.attackers, &args.attacker_lead)?,
-                defender_lead: lead(&args.defenders, &args.defender_lead)?,
+                attacker_lead: lead(&args.attackers, &args.attacker_lead, &defending_hexes)?,
+                defender_lead: lead(&args.defenders, &args.defender_lead, &[])?,
                 attackers: args.attackers.clone(),
                 defenders: args.defenders.clone(),
                 attacker_chit: args.attacker_tactics.clone().unwrap_or_else(|| first_chit.clone()),

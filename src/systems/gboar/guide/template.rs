@@ -633,14 +633,20 @@ fn chits(
     defenders: &[String],
     attacker: bool,
 ) -> (Vec<String>, BTreeMap<String, String>) {
-    let lead = |units: &[String]| {
-        crate::systems::gboar::phases::close_combat::lead_unit(rules, state, units, None).unwrap_or_default()
+    let lead = |units: &[String], into: &[crate::base::hex::HexId]| {
+        crate::systems::gboar::phases::close_combat::lead_unit(rules, state, units, None, into).unwrap_or_default()
+    };
+    let defending_hexes: Vec<crate::base::hex::HexId> = {
+        let mut h: Vec<_> = defenders.iter().filter_map(|d| state.units.get(d).and_then(|u| u.hex)).collect();
+        h.sort();
+        h.dedup();
+        h
     };
     let e = crate::systems::gboar::phases::close_combat::Engagement {
         attackers: attackers.to_vec(),
         defenders: defenders.to_vec(),
-        attacker_lead: lead(attackers),
-        defender_lead: lead(defenders),
+        attacker_lead: lead(attackers, &defending_hexes),
+        defender_lead: lead(defenders, &[]),
         attacker_chit: String::new(),
         defender_chit: String::new(),
         diversion_shift: 0,

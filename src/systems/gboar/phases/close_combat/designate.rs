@@ -562,7 +562,7 @@ pub fn designate(
                 .flat_map(|h| state.units.keys().filter(|u| hex_of(state, u) == Some(*h)).cloned().collect::<Vec<_>>())
                 .collect();
             if let Some(l) = &a.lead {
-                if let Err(e) = lead_unit(rules, state, &attackers, Some(l)) {
+                if let Err(e) = lead_unit(rules, state, &attackers, Some(l), &hexes) {
                     bad(side, e.code, format!("{field}.lead"), e.message);
                 }
             }

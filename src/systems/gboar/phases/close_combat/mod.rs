@@ -783,13 +783,18 @@ pub fn modifiers(rules: &Rules, state: &State, e: &Engagement) -> Result<Vec<Mod
 }
 
 /// 12.23 step 2: the lead unit a side must (or may) take: a Parade Order
-/// non-artillery unit if there is one; `wanted` if legal; else the
-/// default, the best modified morale, then the most SPs, then the lowest id.
+/// non-artillery unit if there is one; of those, one that may advance into
+/// each hex of `into` (the Attacker's: the defending hexes; the Defender
+/// never advances) if there is one ("LEAD UNITS AND PROHIBITED TERRAIN":
+/// a zone the unit may never enter, Savannah 4.8); `wanted` if legal; else
+/// the default, the best modified morale, then the most SPs, then the
+/// lowest id.
 pub fn lead_unit(
     rules: &Rules,
     state: &State,
     units: &[String],
     wanted: Option<&str>,
+    into: &[HexId],
 ) -> std::result::Result<String, Refusal> {
     let candidates: Vec<&String> =
         units.iter().filter(|u| rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())).collect();
@@ -805,9 +810,27 @@ pub fn lead_unit(
         .filter(|u| state.units.get(u).is_some_and(|s| s.condition == Condition::ParadeOrder))
         .collect();
     let pool = if parade.is_empty() { candidates.clone() } else { parade };
+    // "Units cannot be chosen as lead units if they would be required to
+    // advance after combat into prohibited terrain. If only this kind of
+    // unit is available, it can be selected as the lead unit, but will
+    // not be allowed to advance after combat" ([`momentum::advance`]).
+    let barred = |u: &str| crate::systems::gboar::board::units::zone_ban_at(rules, u, into);
+    let free: Vec<&String> = pool.iter().copied().filter(|u| barred(u).is_none()).collect();
+    let pool = if free.is_empty() { pool } else { free };
     if let Some(w) = wanted {
         if pool.iter().any(|u| u.as_str() == w) {
             return Ok(w.to_string());
+        }
+        if let Some((h, ban)) = barred(w).filter(|_| units.iter().any(|u| u == w)) {
+            return Err(Refusal::new(
+                Code::LeadUnitMayNotLead,
+                format!(
+                    "{w} may not lead: it would have to advance after combat into {h}, in the {}, which it may never enter ({}), and another unit may lead (12.23 step 2, lead units and prohibited terrain); it may be {}",
+                    ban.zone,
+                    ban.rule,
+                    pool.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ));
         }
         return Err(Refusal::new(Code::LeadUnitMayNotLead, format!(
             "{w} may not lead: the lead unit must be a Parade Order unit when there is one, never artillery (12.23 step 2); it may be {}",

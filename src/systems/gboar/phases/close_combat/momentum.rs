@@ -159,7 +159,25 @@ pub fn advance(
             .with("unit", u)
         })
     };
-    if let Some(e) = closed(lead).filter(|_| stayed(state, lead) && !prohibited) {
+    // 12.23 step 2, "LEAD UNITS AND PROHIBITED TERRAIN": a lead unit the
+    // scenario bars from the hex (Savannah 4.8: the Creeks and the
+    // perimeter) led only because no other could, and does not advance.
+    let barred = |u: &str| {
+        crate::systems::gboar::board::units::zone_ban_at(rules, u, &[target]).map(|(_, ban)| {
+            Event::new(
+                "12.23",
+                "no-advance",
+                format!(
+                    "{u} stays: {target} is in the {}, which it may never enter ({}; 12.23 step 2, lead units and prohibited terrain)",
+                    ban.zone, ban.rule
+                ),
+            )
+            .with("unit", u)
+        })
+    };
+    if let Some(e) = barred(lead).filter(|_| stayed(state, lead) && !prohibited) {
+        events.push(e);
+    } else if let Some(e) = closed(lead).filter(|_| stayed(state, lead) && !prohibited) {
         events.push(e);
     } else if stayed(state, lead) && !prohibited {
         match optional {
@@ -184,7 +202,7 @@ pub fn advance(
             events.push(Event::new("12.23", "no-advance", format!("{u}: artillery never advances (12.23 step 9)")));
             continue;
         }
-        if let Some(e) = closed(u) {
+        if let Some(e) = barred(u).or_else(|| closed(u)) {
             events.push(e);
             continue;
         }

@@ -110,12 +110,13 @@ fn lead_now(
     state: &State,
     units: &[String],
     wanted: Option<&str>,
+    into: &[HexId],
     field: &str,
     events: &mut Vec<Event>,
 ) -> std::result::Result<String, Refusal> {
-    match lead_unit(rules, state, units, wanted) {
+    match lead_unit(rules, state, units, wanted, into) {
         Err(r) if r.code == Code::LeadUnitMayNotLead => {
-            let lead = lead_unit(rules, state, units, None)?;
+            let lead = lead_unit(rules, state, units, None, into)?;
             let named = wanted.unwrap_or_default();
             events.push(
                 Event::new(
@@ -291,7 +292,15 @@ pub fn resolve_phase(
                     &by_attacker,
                 )?);
             }
-            if let Ok(lead) = lead_now(rules, &next, &fighting_attackers, a.lead.as_deref(), &a.field, &mut events) {
+            if let Ok(lead) = lead_now(
+                rules,
+                &next,
+                &fighting_attackers,
+                a.lead.as_deref(),
+                &a.defending_hexes,
+                &a.field,
+                &mut events,
+            ) {
                 events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
@@ -358,7 +367,15 @@ pub fn resolve_phase(
                     }
                 }
             }
-            if let Ok(lead) = lead_now(rules, &next, &fighting_attackers, a.lead.as_deref(), &a.field, &mut events) {
+            if let Ok(lead) = lead_now(
+                rules,
+                &next,
+                &fighting_attackers,
+                a.lead.as_deref(),
+                &a.defending_hexes,
+                &a.field,
+                &mut events,
+            ) {
                 events.extend(advance(rules, &mut next, a, &lead, &start)?);
             }
             continue;
@@ -380,13 +397,14 @@ pub fn resolve_phase(
             events.push(Event::new("12.4", "no-withdrawal", "Cavalry Withdrawal is not open to these defenders (all Parade Order cavalry, no attacking cavalry, not already withdrawn, none Lost: 12.4, Savannah 4.9)".to_string()));
         }
         // Steps 1-4.
-        let attacker_lead = lead_now(rules, &next, &fighting_attackers, a.lead.as_deref(), &a.field, &mut events)
-            .map_err(|r| refusals::refuse(r.code, r.message))?;
+        let attacker_lead =
+            lead_now(rules, &next, &fighting_attackers, a.lead.as_deref(), &a.defending_hexes, &a.field, &mut events)
+                .map_err(|r| refusals::refuse(r.code, r.message))?;
         // 12.23 step 2: the Attacker chooses first; the Defender's choice
         // may depend on it.
         let wanted = hex_orders.and_then(|h| h.lead_after_attacker.get(&attacker_lead).or(h.lead.as_ref()));
         let defender_lead =
-            lead_now(rules, &next, &fighting_defenders, wanted.map(String::as_str), &a.field, &mut events)
+            lead_now(rules, &next, &fighting_defenders, wanted.map(String::as_str), &[], &a.field, &mut events)
                 .unwrap_or_else(|_| fighting_defenders[0].clone());
         let diversion_shift = d.diversion.map_or(0, |h| {
             u32::from(
