@@ -337,6 +337,50 @@ pub fn zone_ban_at<'r>(
     })
 }
 
+/// Savannah 4.10: the sortie restriction that binds unit `id` now, if
+/// any: on its turns, a unit of its armies, not a leader, and not exempt
+/// (the restriction's tag) unless it has been inside the zone.
+pub fn sortie_bound<'r>(
+    rules: &'r Rules,
+    state: &State,
+    id: &str,
+) -> Option<&'r crate::systems::gboar::data::scenario::SortieRestriction> {
+    let rule = rules.scenario_movement.sortie_restriction.as_ref().filter(|r| r.turns.contains(state.turn))?;
+    let c = rules.counter(id)?;
+    if c.is_leader() || !rule.armies.contains(&c.army) {
+        return None;
+    }
+    let exempt = c.tags.contains(&rule.exempt_tag) && !state.units.get(id).is_some_and(|u| u.been_inside);
+    (!exempt).then_some(rule)
+}
+
+/// Savannah 4.10 after every step: a unit of the restriction's armies
+/// that stands inside its zone sorties no longer ("as long as they
+/// continue to sortie": its -1 ends, and its leader may return), and an
+/// exempt unit there has entered it ("Once these units enter the Savannah
+/// Defensive Perimeter, however, they too are restricted"), however it
+/// came in: a move (which marks it as it goes), a retreat or an advance
+/// after combat. Only marks that change are written.
+pub fn sortie_marks_follow(rules: &Rules, state: &mut State) {
+    let Some(rule) = rules.scenario_movement.sortie_restriction.as_ref().filter(|r| r.turns.contains(state.turn))
+    else {
+        return;
+    };
+    let Some(zone) = rules.module.map.zone(&rule.zone) else { return };
+    for (id, u) in state.units.iter_mut() {
+        if !u.hex.is_some_and(|h| zone.hexes.contains(&h)) {
+            continue;
+        }
+        let Some(c) = rules.counter(id).filter(|c| rule.armies.contains(&c.army)) else { continue };
+        if u.sortie_with.is_some() {
+            u.sortie_with = None;
+        }
+        if !u.been_inside && c.tags.contains(&rule.exempt_tag) {
+            u.been_inside = true;
+        }
+    }
+}
+
 /// A rifle unit (10.1): a unit with a rifle mark, or of a rifle type. The
 /// one test of the Rifle Fire Phase (10.1), 10.5's first fire (lost in a
 /// close combat too) and 8.31's rifle ZOC.

@@ -597,6 +597,9 @@ fn resolve_step(
     // combat unit (not artillery alone) is removed, whatever step moved it there.
     let interdicted = crate::systems::gboar::effects::siege::interdict(rules, &mut resolved.state);
     resolved.events.extend(interdicted);
+    // Savannah 4.10: a unit that came inside the perimeter sorties no
+    // longer, whatever step brought it in.
+    crate::systems::gboar::board::units::sortie_marks_follow(rules, &mut resolved.state);
     // Savannah 4.4: an extra construction marker is for its turn only.
     if resolved.state.extra_construction_markers > 0 && step.phase() == "victory-determination" {
         resolved.state.extra_construction_markers = 0;

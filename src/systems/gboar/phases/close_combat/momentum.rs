@@ -162,18 +162,38 @@ pub fn advance(
     // 12.23 step 2, "LEAD UNITS AND PROHIBITED TERRAIN": a lead unit the
     // scenario bars from the hex (Savannah 4.8: the Creeks and the
     // perimeter) led only because no other could, and does not advance.
-    let barred = |u: &str| {
-        crate::systems::gboar::board::units::zone_ban_at(rules, u, &[target]).map(|(_, ban)| {
+    // Savannah 4.10: on its turns, a unit it binds leaves the perimeter
+    // only stacked with a leader, and no leader advances with it.
+    let sortie = |u: &str| {
+        let rule = crate::systems::gboar::board::units::sortie_bound(rules, state, u)?;
+        let zone = rules.module.map.zone(&rule.zone)?;
+        let from = hex_of(state, u)?;
+        (zone.hexes.contains(&from) && !zone.hexes.contains(&target)).then(|| {
             Event::new(
-                "12.23",
+                "Savannah 4.10",
                 "no-advance",
                 format!(
-                    "{u} stays: {target} is in the {}, which it may never enter ({}; 12.23 step 2, lead units and prohibited terrain)",
-                    ban.zone, ban.rule
+                    "{u} stays: advancing into {target} would take it out of the {} on turns {}-{}, which only units stacked with a leader may leave, and no leader advances ({})",
+                    rule.zone, rule.turns.first, rule.turns.last, rule.rule
                 ),
             )
             .with("unit", u)
         })
+    };
+    let barred = |u: &str| {
+        crate::systems::gboar::board::units::zone_ban_at(rules, u, &[target])
+            .map(|(_, ban)| {
+                Event::new(
+                    "12.23",
+                    "no-advance",
+                    format!(
+                        "{u} stays: {target} is in the {}, which it may never enter ({}; 12.23 step 2, lead units and prohibited terrain)",
+                        ban.zone, ban.rule
+                    ),
+                )
+                .with("unit", u)
+            })
+            .or_else(|| sortie(u))
     };
     if let Some(e) = barred(lead).filter(|_| stayed(state, lead) && !prohibited) {
         events.push(e);

@@ -22,13 +22,7 @@ impl Phase<'_> {
     /// of its armies on its turns, not a leader, and not exempt unless it has
     /// been inside the perimeter.
     pub(super) fn sortie_bound(&self, state: &State, id: &str) -> Option<&SortieRestriction> {
-        let rule = self.scenario.sortie_restriction.as_ref().filter(|r| r.turns.contains(self.turn))?;
-        let c = self.counter(id)?;
-        if c.is_leader() || !rule.armies.contains(&c.army) {
-            return None;
-        }
-        let exempt = c.tags.contains(&rule.exempt_tag) && !state.units.get(id).is_some_and(|u| u.been_inside);
-        (!exempt).then_some(rule)
+        crate::systems::gboar::board::units::sortie_bound(self.rules, state, id)
     }
 
     /// The scenario's rules about zones, on a legal path: Savannah 4.8 (a
