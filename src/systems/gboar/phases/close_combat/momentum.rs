@@ -229,6 +229,32 @@ pub fn advance(
         if !stayed(state, u) || !hex_of(state, u).is_some_and(|h| crate::base::hex::are_adjacent(h, target, layout)) {
             continue;
         }
+        // Savannah 4.1: units that may not end a Movement Phase stacked
+        // may share a hex after a retreat only; an advance does not put
+        // them together.
+        let apart = rules.stacking.as_ref().zip(rules.counter(u)).and_then(|(st, c)| {
+            movers.iter().filter_map(|m| rules.counter(m)).find_map(|m| {
+                st.restrictions
+                    .iter()
+                    .find(|r| !r.may_end_movement_phase_stacked && (r.applies(c, m) || r.applies(m, c)))
+                    .map(|r| (r, m))
+            })
+        });
+        if let Some((r, m)) = apart {
+            events.push(
+                Event::new(
+                    "12.23",
+                    "no-advance",
+                    format!(
+                        "{u} stays: advancing into {target} would stack it with {}, which {} keeps apart but after a retreat (12.23 step 9)",
+                        m.id,
+                        r.rule_name()
+                    ),
+                )
+                .with("unit", u),
+            );
+            continue;
+        }
         if let Some(l) = &limits {
             let (mut sps, mut guns) = (0, 0);
             for m in movers.iter().chain(std::iter::once(u)) {
