@@ -130,7 +130,12 @@ pub fn advance(
         let now = hex_of(state, u);
         now.is_some() && start.get(u).copied().flatten() == now
     };
-    let lead_hex = hex_of(state, lead);
+    // The hex the lead unit attacked from: the advance goes from there
+    // into a vacated hex next to it, whether the lead advances or not.
+    // "Other units which participated may advance ..., including units
+    // which had to take a morale check and passed it": a lead that
+    // retreated (or was eliminated) takes no advance from the others.
+    let lead_hex = start.get(lead).copied().flatten().or_else(|| hex_of(state, lead));
     let Some(target) =
         lead_hex.and_then(|lh| vacated.iter().copied().find(|v| crate::base::hex::are_adjacent(lh, *v, layout)))
     else {
