@@ -136,6 +136,24 @@ fn lead_now(
     }
 }
 
+/// Step 9 where the combat skips to it (12.3's artillery captured alone,
+/// 12.4's Cavalry Withdrawal): the Attacker's lead unit as the combat
+/// would take it, then the advance.
+fn step_9(
+    rules: &Rules,
+    next: &mut State,
+    fighting_attackers: &[String],
+    a: &Designated,
+    start: &BTreeMap<String, Option<HexId>>,
+    events: &mut Vec<Event>,
+) -> Result<()> {
+    if let Ok(lead) = lead_now(rules, next, fighting_attackers, a.lead.as_deref(), &a.defending_hexes, &a.field, events)
+    {
+        events.extend(advance(rules, next, a, &lead, start)?);
+    }
+    Ok(())
+}
+
 pub fn resolve_phase(
     rules: &Rules,
     announced: &State,
@@ -292,17 +310,7 @@ pub fn resolve_phase(
                     &by_attacker,
                 )?);
             }
-            if let Ok(lead) = lead_now(
-                rules,
-                &next,
-                &fighting_attackers,
-                a.lead.as_deref(),
-                &a.defending_hexes,
-                &a.field,
-                &mut events,
-            ) {
-                events.extend(advance(rules, &mut next, a, &lead, &start)?);
-            }
+            step_9(rules, &mut next, &fighting_attackers, a, &start, &mut events)?;
             continue;
         }
         let lead_hex = a.defending_hexes.first().copied();
@@ -367,17 +375,7 @@ pub fn resolve_phase(
                     }
                 }
             }
-            if let Ok(lead) = lead_now(
-                rules,
-                &next,
-                &fighting_attackers,
-                a.lead.as_deref(),
-                &a.defending_hexes,
-                &a.field,
-                &mut events,
-            ) {
-                events.extend(advance(rules, &mut next, a, &lead, &start)?);
-            }
+            step_9(rules, &mut next, &fighting_attackers, a, &start, &mut events)?;
             continue;
         }
         if open {
