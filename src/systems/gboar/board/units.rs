@@ -319,6 +319,15 @@ pub fn modified_morale(rules: &Rules, state: &State, counter: &Counter) -> Resul
     Ok((base.saturating_add(sortie), level.unit_morale_modifier.unwrap_or(0), level.name.clone()))
 }
 
+/// The hexes the units of `ids` stand in, sorted, each once: a combat's
+/// defending hexes from its defenders.
+pub fn hexes_of(state: &State, ids: &[String]) -> Vec<HexId> {
+    let mut hexes: Vec<HexId> = ids.iter().filter_map(|id| hex_of(state, id)).collect();
+    hexes.sort_unstable();
+    hexes.dedup();
+    hexes
+}
+
 /// The scenario's zone ban (`zone_bans`: Savannah 4.8, "Creeks may never
 /// enter the Savannah Defensive Perimeter") that closes one of `hexes` to
 /// unit `id`: the first such hex, and the ban. Read by retreats (13.22),

@@ -118,10 +118,7 @@ pub fn report(rules: &Rules, state: &State, args: &OddsQuery) -> Result<OddsRepo
                 close_combat::lead_unit(rules, state, units, wanted.as_deref(), into)
                     .map_err(|r| Error::usage(r.message))
             };
-            let mut defending_hexes: Vec<crate::base::hex::HexId> =
-                args.defenders.iter().filter_map(|d| state.units.get(d).and_then(|u| u.hex)).collect();
-            defending_hexes.sort();
-            defending_hexes.dedup();
+            let defending_hexes = crate::systems::gboar::board::units::hexes_of(state, &args.defenders);
             let first_chit = rules.charts.tactics.chits.first().map(|c| c.id.clone()).unwrap_or_default();
             let e = Engagement {
                 attacker_lead: lead(&args.attackers, &args.attacker_lead, &defending_hexes)?,

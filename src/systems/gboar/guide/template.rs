@@ -636,12 +636,7 @@ fn chits(
     let lead = |units: &[String], into: &[crate::base::hex::HexId]| {
         crate::systems::gboar::phases::close_combat::lead_unit(rules, state, units, None, into).unwrap_or_default()
     };
-    let defending_hexes: Vec<crate::base::hex::HexId> = {
-        let mut h: Vec<_> = defenders.iter().filter_map(|d| state.units.get(d).and_then(|u| u.hex)).collect();
-        h.sort();
-        h.dedup();
-        h
-    };
+    let defending_hexes = crate::systems::gboar::board::units::hexes_of(state, defenders);
     let e = crate::systems::gboar::phases::close_combat::Engagement {
         attackers: attackers.to_vec(),
         defenders: defenders.to_vec(),

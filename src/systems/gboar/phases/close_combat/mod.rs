@@ -816,12 +816,14 @@ pub fn lead_unit(
     // not be allowed to advance after combat" ([`momentum::advance`]).
     let barred = |u: &str| crate::systems::gboar::board::units::zone_ban_at(rules, u, into);
     let free: Vec<&String> = pool.iter().copied().filter(|u| barred(u).is_none()).collect();
-    let pool = if free.is_empty() { pool } else { free };
+    let eligible = |w: &str| pool.iter().any(|u| u.as_str() == w);
+    let pool = if free.is_empty() { pool.clone() } else { free };
     if let Some(w) = wanted {
         if pool.iter().any(|u| u.as_str() == w) {
             return Ok(w.to_string());
         }
-        if let Some((h, ban)) = barred(w).filter(|_| units.iter().any(|u| u == w)) {
+        // Passed over for the zone alone, not for 12.23 step 2's others.
+        if let Some((h, ban)) = barred(w).filter(|_| eligible(w)) {
             return Err(Refusal::new(
                 Code::LeadUnitMayNotLead,
                 format!(

@@ -164,9 +164,6 @@ pub fn advance(
             .with("unit", u)
         })
     };
-    // 12.23 step 2, "LEAD UNITS AND PROHIBITED TERRAIN": a lead unit the
-    // scenario bars from the hex (Savannah 4.8: the Creeks and the
-    // perimeter) led only because no other could, and does not advance.
     // Savannah 4.10: on its turns, a unit it binds leaves the perimeter
     // only stacked with a leader, and no leader advances with it.
     let sortie = |u: &str| {
@@ -185,7 +182,11 @@ pub fn advance(
             .with("unit", u)
         })
     };
-    let barred = |u: &str| {
+    // Why unit `u`, lead or not, may not advance into the hex: a zone the
+    // scenario bars it from (12.23 step 2, "LEAD UNITS AND PROHIBITED
+    // TERRAIN": Savannah 4.8, the Creeks and the perimeter; such a lead
+    // led only because no other could), 4.10's sortie, 1.7's perimeter.
+    let kept_back = |u: &str| {
         crate::systems::gboar::board::units::zone_ban_at(rules, u, &[target])
             .map(|(_, ban)| {
                 Event::new(
@@ -199,10 +200,9 @@ pub fn advance(
                 .with("unit", u)
             })
             .or_else(|| sortie(u))
+            .or_else(|| closed(u))
     };
-    if let Some(e) = barred(lead).filter(|_| stayed(state, lead) && !prohibited) {
-        events.push(e);
-    } else if let Some(e) = closed(lead).filter(|_| stayed(state, lead) && !prohibited) {
+    if let Some(e) = kept_back(lead).filter(|_| stayed(state, lead) && !prohibited) {
         events.push(e);
     } else if stayed(state, lead) && !prohibited {
         match optional {
@@ -227,7 +227,7 @@ pub fn advance(
             events.push(Event::new("12.23", "no-advance", format!("{u}: artillery never advances (12.23 step 9)")));
             continue;
         }
-        if let Some(e) = barred(u).or_else(|| closed(u)) {
+        if let Some(e) = kept_back(u) {
             events.push(e);
             continue;
         }
@@ -238,11 +238,10 @@ pub fn advance(
         // may share a hex after a retreat only; an advance does not put
         // them together.
         let apart = rules.stacking.as_ref().zip(rules.counter(u)).and_then(|(st, c)| {
-            movers.iter().filter_map(|m| rules.counter(m)).find_map(|m| {
-                st.restrictions
-                    .iter()
-                    .find(|r| !r.may_end_movement_phase_stacked && (r.applies(c, m) || r.applies(m, c)))
-                    .map(|r| (r, m))
+            let keep_apart = st.restrictions.iter().filter(|r| !r.may_end_movement_phase_stacked);
+            let with: Vec<&Counter> = movers.iter().filter_map(|m| rules.counter(m)).collect();
+            with.iter().find_map(|m| {
+                crate::systems::gboar::board::stacking::first_pair(&[c, m], keep_apart.clone()).map(|(r, ..)| (r, *m))
             })
         });
         if let Some((r, m)) = apart {
