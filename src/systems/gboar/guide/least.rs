@@ -245,8 +245,28 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
                 break;
             }
             let before = check_moves(rules, state, player, all);
-            let helps =
-                |trial: &BTreeMap<String, Vec<Value>>| improves(&before, &check_moves(rules, state, player, trial));
+            // The trial, or the trial with the 13.3 moves it makes required:
+            // a unit leaving may open the one hex away of a disrupted unit
+            // of the player's other side, which must then take it
+            // (self-play, Historical, seed 827, game 995: Dillon's Irish
+            // leaving Skirving in 2108 left it to Reed).
+            let helps = |trial: BTreeMap<String, Vec<Value>>| -> Option<BTreeMap<String, Vec<Value>>> {
+                let after = check_moves(rules, state, player, &trial);
+                if improves(&before, &after) {
+                    return Some(trial);
+                }
+                let opened = |p: &Found| {
+                    p.code == Code::DisruptedNextToEnemy && !before.iter().any(|b| b.side == p.side && b.code == p.code)
+                };
+                if !after.iter().any(opened) {
+                    return None;
+                }
+                let mut more = trial.clone();
+                for side in trial.keys() {
+                    disrupted_moves(rules, state, player, side, &mut more);
+                }
+                (more != trial && improves(&before, &check_moves(rules, state, player, &more))).then_some(more)
+            };
             let mut helped = None;
             'unit: for id in &units {
                 let side = crate::systems::gboar::board::units::side_of(rules, id).to_string();
@@ -272,7 +292,7 @@ fn unstack_moves(rules: &Rules, state: &State, player: &str, all: &mut BTreeMap<
                     one.insert(key("to"), key(&h.to_string()));
                     let mut trial = all.clone();
                     trial.entry(side.clone()).or_default().push(Value::Mapping(one));
-                    if helps(&trial) {
+                    if let Some(trial) = helps(trial) {
                         helped = Some(trial);
                         break 'unit;
                     }
@@ -403,12 +423,11 @@ struct Found {
 
 /// Every side's moves checked together, as the phase checks them before
 /// moving anything, and each side's alone, as `validate` and `submit`
-/// check a side's file: each problem with its side. A move that the
-/// moves of another side make legal is a problem of the side's file
-/// alone (Savannah 4.1's French unit moving into a hex whose stacking
-/// limit an American unit moving out frees: 7.2 counts the American unit
-/// there when the French orders are checked without the American ones;
-/// self-play, seed 173, game 1399).
+/// check a side's file: each problem with its side. The two differ: a
+/// side's file alone lets the other sides' units leave first (their
+/// hexes count as open for its moves), and holds a disrupted unit only to
+/// hexes no other side's unit could take (self-play, Historical, seed
+/// 569, game 568), while the whole phase knows who moves where.
 fn check_moves(rules: &Rules, state: &State, player: &str, all: &BTreeMap<String, Vec<Value>>) -> Vec<Found> {
     check_with(rules, state, player, all, &BTreeMap::new())
 }

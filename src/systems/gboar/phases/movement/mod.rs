@@ -729,6 +729,25 @@ struct Run<'d> {
     ordered: std::sync::Arc<BTreeSet<String>>,
     /// Checked alone: the units of the player's sides without orders here.
     may_leave: std::sync::Arc<BTreeSet<String>>,
+    /// A side's own moves checked alone ([`validate`]): a move may end in
+    /// or pass through a hex over the stacking limit (7.2) or holding a
+    /// unit Savannah 4.1 keeps apart while units of `may_leave` stand
+    /// there, as those units may leave first. Only the file's own moves,
+    /// not the trials of the phase's end.
+    others_leave_first: bool,
+    /// 9.1 across a player's sides: moves refused while units of the
+    /// player's other sides that the orders move still stood in the way,
+    /// made again after those sides' moves ([`Phase::waited_moves`]).
+    waiting: Vec<Waiting>,
+}
+
+/// A move that waits for the moves of the player's other sides
+/// ([`Run::waiting`]).
+struct Waiting {
+    side: String,
+    field: String,
+    order: MoveOrder,
+    problems: Vec<Problem>,
 }
 
 impl Run<'_> {
@@ -748,6 +767,8 @@ impl Run<'_> {
             quiet: self.quiet,
             ordered: self.ordered,
             may_leave: self.may_leave,
+            others_leave_first: self.others_leave_first,
+            waiting: self.waiting,
         }
     }
 }
@@ -768,6 +789,8 @@ impl<'d> Run<'d> {
             quiet: false,
             ordered: Default::default(),
             may_leave: Default::default(),
+            others_leave_first: false,
+            waiting: Vec::new(),
         }
     }
 }

@@ -77,6 +77,7 @@ impl Phase<'_> {
                 .cloned()
                 .collect();
             run.may_leave = std::sync::Arc::new(others);
+            run.others_leave_first = true;
         }
         for (side, body) in orders {
             if !self.sides.iter().any(|s| s == side) {
@@ -96,6 +97,7 @@ impl Phase<'_> {
             }
             self.run_side(&mut run, side, body);
         }
+        self.waited_moves(&mut run);
         let sides: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
         self.pinned_movers_end_away(&mut run);
         self.disrupted_must_move(state, &mut run, &sides);
@@ -303,7 +305,73 @@ impl Phase<'_> {
             };
             let mut problems = Vec::new();
             self.one_move(run, side, &field, &order, &mut problems);
+            if self.may_wait(run, side, &problems) {
+                run.waiting.push(Waiting { side: side.to_string(), field, order, problems });
+                continue;
+            }
             run.problems.extend(problems.into_iter().map(|p| (side.to_string(), p)));
+        }
+    }
+
+    /// 9.1: a player moves his units one at a time, in the order he
+    /// chooses; with two sides' files (Savannah's Americans and French,
+    /// one Allied player) the files are read one after the other, so a
+    /// move refused for a unit of the player's other side still standing
+    /// in the way (the stacking limit, 7.2; a unit it may not pass through,
+    /// Savannah 4.1; a path or a disrupted unit's hex away that needs that
+    /// hex, 13.3) waits, when that side's orders move a unit that has not
+    /// moved yet, and is made after them ([`Phase::waited_moves`]). Self-play,
+    /// Historical, seed 827, game 995: Reed (American, disrupted) had one
+    /// hex away, 2108, free only once Dillon's Irish (French) left it.
+    fn may_wait(&self, run: &Run<'_>, side: &str, problems: &[Problem]) -> bool {
+        !problems.is_empty()
+            && problems.iter().all(|p| {
+                matches!(
+                    p.code,
+                    Code::OverStacked
+                        | Code::MayNotPassThrough
+                        | Code::NoLegalPath
+                        | Code::OverAllowance
+                        | Code::DisruptedNextToEnemy
+                )
+            })
+            && run.ordered.iter().any(|id| {
+                !run.moved.contains_key(id)
+                    && self
+                        .counter(id.as_str())
+                        .and_then(|c| self.side_of_army.get(&c.army))
+                        .is_some_and(|s| s != side && self.sides.contains(s))
+            })
+    }
+
+    /// The moves that waited ([`Phase::may_wait`]), made again in their
+    /// order after every side's file, and again while one of them is made;
+    /// those still refused then give their problems as the last attempt
+    /// found them.
+    fn waited_moves(&self, run: &mut Run<'_>) {
+        loop {
+            let waiting = std::mem::take(&mut run.waiting);
+            if waiting.is_empty() {
+                return;
+            }
+            let mut made = false;
+            let mut still = Vec::new();
+            for w in waiting {
+                let mut problems = Vec::new();
+                self.one_move(run, &w.side, &w.field, &w.order, &mut problems);
+                if problems.is_empty() {
+                    made = true;
+                } else {
+                    still.push(Waiting { problems, ..w });
+                }
+            }
+            if !made {
+                for w in still {
+                    run.problems.extend(w.problems.into_iter().map(|p| (w.side.clone(), p)));
+                }
+                return;
+            }
+            run.waiting = still;
         }
     }
 
@@ -629,7 +697,12 @@ impl Phase<'_> {
         order: &MoveOrder,
         problems: &mut Vec<Problem>,
     ) {
-        let Some(prepared) = self.prepare(run, side, field, order, problems) else { return };
+        let Some(mut prepared) = self.prepare(run, side, field, order, problems) else { return };
+        if run.others_leave_first {
+            let mut gone = prepared.ids.clone();
+            gone.extend(run.may_leave.iter().cloned());
+            prepared.occ = self.occupancy(&run.state, &gone);
+        }
         self.move_prepared(run, side, field, order, &prepared, problems);
     }
 
