@@ -105,6 +105,14 @@ fn least_moves(rules: &Rules, state: &State, player: &str) -> (BTreeMap<String, 
     for side in &sides {
         disrupted_moves(rules, state, player, side, &mut all);
     }
+    // A held gun sent back before 4.1's unstacking: its way home may be
+    // the one hex the unit it is stacked with would move to, and its own
+    // move unstacks them (self-play, Historical, seed 839, game 1154: the
+    // Naval Bombardiers and Horry's S.C. Horse in 1810, 1809 the gun's
+    // home).
+    for side in &sides {
+        return_moves(rules, state, player, side, &mut all);
+    }
     unstack_moves(rules, state, player, &mut all);
     arrival_moves(rules, state, player, &mut all);
     for side in &sides {
