@@ -698,7 +698,7 @@ impl Phase<'_> {
         problems: &mut Vec<Problem>,
     ) {
         let Some(mut prepared) = self.prepare(run, side, field, order, problems) else { return };
-        if run.others_leave_first {
+        if run.others_leave_first && !run.may_leave.is_empty() {
             let mut gone = prepared.ids.clone();
             gone.extend(run.may_leave.iter().cloned());
             prepared.occ = self.occupancy(&run.state, &gone);
