@@ -887,3 +887,67 @@ fn a_correction_in_the_middle_of_a_mutual_game() {
     let text = python_verifies(&game);
     assert!(text.trim().ends_with("3 rolling steps with 3 players' keys"), "{text}");
 }
+
+/// docs/DICE.md A6: files that pass their own checks and that the rules
+/// refuse together stand in mutual mode (A5). `status` says the step is
+/// refused and what clears it, `submit` takes no key for it (it rolls no
+/// die), and the referee's correction (A10) removes the step's
+/// commitments and files, after which the game goes on.
+#[test]
+fn orders_the_rules_refuse_together_stand_until_a_correction() {
+    let dir = temp();
+    let d = dir.path();
+    let chains = chains();
+    new_mutual_game(d, &chains);
+    // The Allied movement of turn 16, which hears from two players.
+    let s = play_until(d, &chains, |s| s["step"] == "16-allies-movement");
+    assert_eq!(strings(&s["mutual"]["commitments_owed"]), ["american", "french"], "{s}");
+    // Champagne Chasseurs (French) end the phase with the 3rd S.C.
+    // (American) in 1509: each file passes alone, Savannah 4.1 refuses them
+    // together.
+    let files = [
+        ("french", "game: g\nturn: 16\nstep: allies-movement\nside: french\nmoves:\n- unit: champagne-chasseurs\n  to: '1509'\n"),
+        ("american", "game: g\nturn: 16\nstep: allies-movement\nside: american\nmoves: []\n"),
+    ];
+    for (side, text) in files {
+        let name = format!("{side}.yaml");
+        std::fs::write(d.join(&name), text).unwrap();
+        run(d, &["validate", "--dir", "g", &name]).ok();
+        let hash = Bytes32::sha256(text.as_bytes()).to_hex();
+        let message = format!("game: g\nside: {side}\nstep: 16-allies-movement\ncommit: {hash}\n");
+        std::fs::write(d.join("commit.yaml"), message).unwrap();
+        run(d, &["submit", "--dir", "g", "commit.yaml"]).ok();
+    }
+    for (side, _) in files {
+        run(d, &["submit", "--dir", "g", &format!("{side}.yaml")]).ok();
+    }
+    let s = status(d);
+    let why = s["mutual"]["refused"].as_str().unwrap_or_default();
+    assert!(why.contains("3-sc and champagne-chasseurs end the Movement Phase stacked in 1509"), "{s}");
+    assert_eq!(s["mutual"]["rolls"], false, "{s}");
+    let text = run(d, &["status", "--dir", "g"]).ok();
+    assert!(text.contains("the rules refuse its orders together"), "{text}");
+    assert!(text.contains("only the referee's `adjutant correct --from` the last step resolved clears"), "{text}");
+    let refused = run(d, &["resolve", "--dir", "g"]).exits(1);
+    assert!(refused.contains("restricted-stack-ends"), "{refused}");
+    // No key is taken for a step that rolls no die, and no file replaces one in.
+    let key = send_key_refused(d, &chains[2], 1);
+    assert!(key.contains("rolls no die and takes no player key"), "{key}");
+    std::fs::write(d.join("french.yaml"), files[1].1.replace("american", "french")).unwrap();
+    let again = run(d, &["submit", "--dir", "g", "french.yaml", "--replace"]).exits(1);
+    assert!(again.contains("in mutual mode a file once in stands"), "{again}");
+    // The correction clears the step: the game takes its set-up again.
+    let last = s["steps_resolved"].as_u64().unwrap();
+    run(d, &["correct", "--dir", "g", "--from", &last.to_string(), "--why", "orders refused together"]).ok();
+    let s = status(d);
+    assert!(s["mutual"]["refused"].is_null(), "{s}");
+    assert!(!d.join("g/inbox/16-allies-movement--french.yaml").exists(), "the step's files are removed");
+    let s = play_until(d, &chains, |s| s["step"] == "16-allies-movement");
+    assert_eq!(strings(&s["mutual"]["commitments_owed"]), ["american", "french"], "{s}");
+    assert_eq!(run(d, &["verify", "--dir", "g", "--format", "json"]).json()["ok"], true);
+}
+
+fn send_key_refused(d: &Path, c: &PlayerChain, j: usize) -> String {
+    std::fs::write(d.join("key.yaml"), format!("game: g\nplayer: {}\nkey: {}\n", c.label, c.keys[j].to_hex())).unwrap();
+    run(d, &["submit", "--dir", "g", "key.yaml"]).exits(1)
+}

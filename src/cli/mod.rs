@@ -589,6 +589,13 @@ pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
             );
         } else if w.rolls {
             text += &format!("  it rolls: every key p_{} is in; `adjutant resolve` resolves it\n", w.rolling_step);
+        } else if let Some(why) = &w.refused {
+            text += &format!(
+                "  the rules refuse its orders together: {}\n  in mutual mode the files stand (docs/DICE.md A5): \
+                 only the referee's `adjutant correct --from` the last step resolved clears the step's commitments \
+                 and files (A6, A10)\n",
+                adjutant::base::error::escape_lines(why)
+            );
         } else {
             text += "  it rolls no die: `adjutant resolve` resolves it with no player key\n";
         }
@@ -672,7 +679,9 @@ pub(crate) fn blocked_text(blocked: &[adjutant::game::play::Blocker], s: &Style)
                 "the referee acts (no side's orders are at fault)".to_string()
             } else {
                 format!(
-                    "new orders come from {} (a newer message replaces a file; in mutual mode a file once in stands)",
+                    "new orders come from {} (a newer message replaces a file; in mutual mode a file once in stands, and \
+                     only the referee's `adjutant correct --from` the last step resolved clears the step's \
+                     commitments and files, docs/DICE.md A10)",
                     sides.join(", ")
                 )
             }

@@ -189,9 +189,23 @@ impl Dice for Probe {
 
 /// Whether the step the state awaits asks for a die with these orders.
 pub fn step_rolls(rules: &dyn Rules, state: &State, bodies: &BTreeMap<String, crate::base::yaml::Value>) -> bool {
+    probe(rules, state, bodies).0
+}
+
+/// The probe's run (A6): whether it asked for a die, and, when it did not,
+/// the engine's refusal of the orders, if it refuses them.
+fn probe(
+    rules: &dyn Rules,
+    state: &State,
+    bodies: &BTreeMap<String, crate::base::yaml::Value>,
+) -> (bool, Option<String>) {
     let mut probe = Probe { asked: false };
-    let _ = rules.resolve(state.as_ref(), bodies, &mut probe);
-    probe.asked
+    let result = rules.resolve(state.as_ref(), bodies, &mut probe);
+    match result {
+        _ if probe.asked => (true, None),
+        Err(e) => (false, Some(e.to_string())),
+        Ok(_) => (false, None),
+    }
 }
 
 // ------------------------------------------------------------ the journal
@@ -370,6 +384,10 @@ pub struct Waiting {
     /// Each side's orders hash once sealed: what the referee publishes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sealed_hashes: Vec<Commitment>,
+    /// Sealed, and the rules refuse the orders together (A6): why. The
+    /// files stand (A5); only the referee's correction (A10) clears them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// Where the mutual game at `folder` waits (`None`: referee mode, or over).
@@ -410,7 +428,9 @@ pub fn waiting(folder: &GameFolder, rules: &dyn Rules, state: &State) -> Result<
     }
     let (j, _) = chain_tops(folder)?;
     w.rolling_step = j + 1;
-    if w.sealed && step_rolls(rules, state, &bodies) {
+    let (rolls, refused) = if w.sealed { probe(rules, state, &bodies) } else { (false, None) };
+    w.refused = refused;
+    if rolls {
         w.rolls = true;
         for p in &config.dice.players {
             if stored_key(folder, j + 1, &p.label)?.is_none() {
