@@ -163,6 +163,7 @@ codes! {
     MustAttack = "must-attack", "12.12", "a unit next to the enemy must attack";
     MustBeAttacked = "must-be-attacked", "12.13", "an enemy hex next to units that must attack must be attacked or receive the diversion";
     OneDiversion = "one-diversion", "12.14", "only one stack receives a diversion in a phase";
+    AttackSequenceRepeated = "attack-sequence-repeated", "12.23", "two of the player's attacks give the same place in the order of resolution";
     DiversionAttacked = "diversion-attacked", "12.14", "the hex that receives the diversion is not attacked";
     DiversionOnPinned = "diversion-on-pinned", "13.1", "pinned units may not receive a diversion (13.1 PIN, 12.14)";
     LostMayNotWithdraw = "lost-may-not-withdraw", "Savannah 4.9", "mounted units that are Lost may not select Cavalry Withdrawal";

@@ -790,7 +790,8 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
             "#   ",
             "An attack may also give lead: ID (12.23 step 2), tactics: CHIT (step 4; default: the first \
              open), advance: [ID, ...] (step 9), capture: ID (13.1 AC), choices: {retreats: {ID: {path: \
-             [\"HEX\"]}}, second_step: ID} (13.1, 13.2).",
+             [\"HEX\"]}}, second_step: ID} (13.1, 13.2), sequence: N (its place among all the player's \
+             attacks, his other sides' files' too: numbered attacks are resolved first, lowest first, 12.23).",
         );
         text += &wrap(
             "# ",

@@ -74,6 +74,14 @@ pub struct AttackOrder {
     /// 13.1 AC on the defenders: the defending unit we capture.
     #[serde(default)]
     pub capture: Option<String>,
+    /// 12.23: "Each Close Combat is resolved separately in any order that
+    /// the Attacker chooses": the attack's place in the order of every
+    /// attack of the player, across his sides' files (Savannah's Allies
+    /// write an American and a French file). Attacks with a place go
+    /// first, lowest first; the others follow, side after side, each
+    /// file's in its order.
+    #[serde(default)]
+    pub sequence: Option<u32>,
 }
 
 /// The non-phasing sides' standing instructions for the other player's
@@ -153,6 +161,8 @@ pub struct Designated {
     pub momentum: MomentumPolicy,
     pub choices: crate::systems::gboar::effects::results::Choices,
     pub capture: Option<String>,
+    /// [`AttackOrder::sequence`].
+    pub sequence: Option<u32>,
 }
 
 /// The phase's designation, checked: the attacks and the diversion.
@@ -387,7 +397,7 @@ pub fn designate(
                         Code::OrdersShape,
                         format!("{field}.{}", e.path()),
                         format!(
-                            "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum)",
+                            "{} (an attack has attackers, defenders, and may have lead, tactics, advance, momentum, choices, capture, sequence)",
                             crate::base::error::echo_serde(e.inner())
                         ),
                     );
@@ -606,9 +616,30 @@ pub fn designate(
                 momentum: a.momentum.or_else(|| parsed.momentum.clone()).unwrap_or_default(),
                 choices: a.choices,
                 capture: a.capture,
+                sequence: a.sequence,
             });
         }
     }
+    // 12.23: the attacks in the order the Attacker chose; a place given
+    // twice is refused (the attack named is the later one).
+    let mut places: BTreeMap<u32, (String, String)> = BTreeMap::new();
+    for a in &d.attacks {
+        let Some(n) = a.sequence else { continue };
+        match places.get(&n) {
+            Some((side, field)) => bad(
+                &a.side,
+                Code::AttackSequenceRepeated,
+                format!("{}.sequence", a.field),
+                format!(
+                    "{side}'s {field} is number {n} in the order of the attacks already: each attack's place is its own (12.23)"
+                ),
+            ),
+            None => {
+                places.insert(n, (a.side.clone(), a.field.clone()));
+            }
+        }
+    }
+    d.attacks.sort_by_key(|a| a.sequence.unwrap_or(u32::MAX));
     // 12.12, 12.13: who must attack and who must be attacked; checked for
     // the sides whose orders are here (all of them when resolving).
     let sides_here: BTreeSet<&str> = orders.keys().filter(|s| phasing.contains(s)).map(String::as_str).collect();
