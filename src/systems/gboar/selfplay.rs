@@ -15,8 +15,8 @@
 //! orders ([`crate::systems::gboar::guide::least::minimal`], which must always validate), add a random
 //! subset of the choices its guide offers ([`template::guide`]: moves within
 //! each unit's reach, stack moves, reinforcements entered or delayed, the
-//! assault declared; attacks with tactics chits, leads, advances and
-//! momentum, a diversion; defences per hex with chits and cavalry
+//! assault declared; attacks with tactics chits, leads, advances, places in
+//! the order of resolution and momentum, a diversion; defences per hex with chits and cavalry
 //! withdrawal; gun and mortar fire; initiative spending), and keep what
 //! `validate_body` accepts: the choices a refusal names are dropped, and if
 //! a refusal names none, the choices are added one by one, each kept if the
@@ -355,6 +355,12 @@ fn draw_choices(rules: &Rules, guide: &Guide, least: &Value, draw: &mut Draw) ->
                     }
                     if draw.chance(1, 4) {
                         m.push(("advance", strings(&draw.subset(attackers))));
+                    }
+                    // 12.23: a place in the order of the player's attacks,
+                    // across his sides' files (two alike are refused, and
+                    // the later dropped).
+                    if draw.chance(1, 4) {
+                        m.push(("sequence", Value::Number(((1 + draw.below(6)) as u64).into())));
                     }
                 };
                 if let Some(i) = least_attacks
