@@ -324,17 +324,7 @@ impl Phase<'_> {
     /// Historical, seed 827, game 995: Reed (American, disrupted) had one
     /// hex away, 2108, free only once Dillon's Irish (French) left it.
     fn may_wait(&self, run: &Run<'_>, side: &str, problems: &[Problem]) -> bool {
-        !problems.is_empty()
-            && problems.iter().all(|p| {
-                matches!(
-                    p.code,
-                    Code::OverStacked
-                        | Code::MayNotPassThrough
-                        | Code::NoLegalPath
-                        | Code::OverAllowance
-                        | Code::DisruptedNextToEnemy
-                )
-            })
+        waits(problems)
             && run.ordered.iter().any(|id| {
                 !run.moved.contains_key(id)
                     && self
@@ -359,10 +349,13 @@ impl Phase<'_> {
             for w in waiting {
                 let mut problems = Vec::new();
                 self.one_move(run, &w.side, &w.field, &w.order, &mut problems);
-                if problems.is_empty() {
-                    made = true;
-                } else {
+                if waits(&problems) {
                     still.push(Waiting { problems, ..w });
+                } else {
+                    // Made (a problem of another kind, the module's data
+                    // for a leader captured on the way, comes after the move).
+                    made = true;
+                    run.problems.extend(problems.into_iter().map(|p| (w.side.clone(), p)));
                 }
             }
             if !made {
@@ -957,4 +950,20 @@ impl Phase<'_> {
             }
         }
     }
+}
+
+/// Whether a move's problems are all of the kinds another unit's leaving
+/// can take away ([`Phase::may_wait`]); none: the move was made.
+fn waits(problems: &[Problem]) -> bool {
+    !problems.is_empty()
+        && problems.iter().all(|p| {
+            matches!(
+                p.code,
+                Code::OverStacked
+                    | Code::MayNotPassThrough
+                    | Code::NoLegalPath
+                    | Code::OverAllowance
+                    | Code::DisruptedNextToEnemy
+            )
+        })
 }
