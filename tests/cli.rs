@@ -343,3 +343,36 @@ fn a_data_error_in_json_names_its_file_and_line() {
     assert!(err["error"]["file"].as_str().is_some_and(|f| f.ends_with("game.yaml")), "{err}");
     assert!(err["error"]["line"].as_u64().is_some(), "{err}");
 }
+
+/// `validate` given the files of every side the awaited step awaits checks
+/// them together too, as `resolve` would: Champagne Chasseurs (French)
+/// ending the Allied Movement Phase with the 3rd S.C. (American) in 1509
+/// pass each file's own checks and break Savannah 4.1 together.
+#[test]
+fn validate_checks_every_awaited_sides_files_together() {
+    let dir = temp();
+    let d = dir.path();
+    new_historical_game(d);
+    let french = "game: club-7\nturn: 16\nstep: allies-movement\nside: french\nmoves:\n- unit: champagne-chasseurs\n  to: '1509'\n";
+    let american = "game: club-7\nturn: 16\nstep: allies-movement\nside: american\nmoves: []\n";
+    std::fs::write(d.join("f.yaml"), french).unwrap();
+    std::fs::write(d.join("a.yaml"), american).unwrap();
+    // Alone, each passes.
+    run(d, &["validate", "--dir", "g", "f.yaml"]).ok();
+    run(d, &["validate", "--dir", "g", "a.yaml"]).ok();
+    // Together, both are named, with the rule's words.
+    let said = run(d, &["validate", "--dir", "g", "f.yaml", "a.yaml"]).exits(1);
+    assert!(
+        said.contains("f.yaml: each file passes its own checks, but with a.yaml the rules refuse the orders together"),
+        "{said}"
+    );
+    assert!(said.contains("3-sc and champagne-chasseurs end the Movement Phase stacked in 1509"), "{said}");
+    assert!(said.contains("refused: 2 problems in 2 of 2 files"), "{said}");
+    // Without the Chasseurs' move the two files pass together.
+    std::fs::write(
+        d.join("f.yaml"),
+        french.replace("- unit: champagne-chasseurs\n  to: '1509'\n", "").replace("moves:\n", "moves: []\n"),
+    )
+    .unwrap();
+    run(d, &["validate", "--dir", "g", "f.yaml", "a.yaml"]).ok();
+}

@@ -401,6 +401,8 @@ Every orders file names its game, turn, step and side, then gives the step's ord
     - {unit: dillon-irish, path: [\"1911\", \"1912\"]}
     - {stack: [armagnac, dillon], to: \"2013\"}
 The whole format, phase by phase, is docs/orders.md in the source.
+Files of every side the awaited step awaits are also checked together, as `resolve`
+checks them (the Allies' American and French moves ending stacked, Savannah 4.1).
 Exits 0 when every file is valid, 1 listing every problem with its line and column.
 A problem the rules find ends in its stable code and rule, e.g. [over-stacked, 7.1]
 (JSON: `codes`, one {code, rule} or null per problem); docs/refusals.md lists them.

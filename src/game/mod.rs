@@ -452,6 +452,7 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
     let _read = crate::game::recovery::for_reading(&folder, wait)?.finished(&folder)?;
     let mut loaded = None;
     let mut out = Vec::new();
+    let mut together = Vec::new();
     for (label, bytes) in &read {
         let mut v = Validation {
             file: label.clone(),
@@ -494,7 +495,41 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
         };
         (v.problems, v.more_problems) = crate::base::error::first_problems(&found);
         v.codes = found.iter().take(v.problems.len()).map(|l| l.code.as_deref().cloned()).collect();
+        if found.is_empty() {
+            if let Ok(header) = rules.check_header(&folder.config.game_id, state.as_ref(), label, text) {
+                together.push((out.len(), header));
+            }
+        }
         out.push(v);
+    }
+    // Files of every side the awaited step awaits, each valid alone: the
+    // checks `resolve` makes of them together (a probe that rolls nothing,
+    // DICE.md A6: Savannah 4.1's French and American units ending a
+    // Movement Phase stacked are each file's own business alone).
+    if let Some((rules, state)) = &loaded {
+        together.retain(|(_, h)| state.next_step().is_some_and(|n| n == h.step));
+        let awaited = rules.awaited(state.as_ref());
+        let sides: std::collections::BTreeSet<&String> = together.iter().map(|(_, h)| &h.side).collect();
+        let complete =
+            together.len() == sides.len() && !awaited.is_empty() && awaited.iter().all(|s| sides.contains(s));
+        if complete && together.len() > 1 {
+            let bodies: std::collections::BTreeMap<String, crate::base::yaml::Value> =
+                together.iter().map(|(_, h)| (h.side.clone(), h.body.clone())).collect();
+            if let (false, Some(why)) = crate::game::mutual::probe(*rules, state, &bodies) {
+                let files: Vec<String> = together.iter().map(|(i, _)| out[*i].file.clone()).collect();
+                for (i, _) in &together {
+                    let others: Vec<&str> = files.iter().filter(|f| **f != out[*i].file).map(String::as_str).collect();
+                    let problem = format!(
+                        "{}: each file passes its own checks, but with {} the rules refuse the orders together \
+                         (as `resolve` would): {why}",
+                        out[*i].file,
+                        others.join(", ")
+                    );
+                    out[*i].problems.push(problem);
+                    out[*i].codes.push(None);
+                }
+            }
+        }
     }
     Ok(out)
 }

@@ -193,8 +193,9 @@ pub fn step_rolls(rules: &dyn Rules, state: &State, bodies: &BTreeMap<String, cr
 }
 
 /// The probe's run (A6): whether it asked for a die, and, when it did not,
-/// the engine's refusal of the orders, if it refuses them.
-fn probe(
+/// the engine's refusal of the orders, if it refuses them (`validate` of
+/// every awaited side's files uses it too).
+pub(crate) fn probe(
     rules: &dyn Rules,
     state: &State,
     bodies: &BTreeMap<String, crate::base::yaml::Value>,
