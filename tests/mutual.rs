@@ -468,8 +468,13 @@ fn a_roll_log_in_mutual_mode() {
 
 /// Send a player's key p_j (a key message through `submit`).
 fn send_key(d: &Path, c: &PlayerChain, j: usize) -> String {
+    submit_key(d, c, j).ok()
+}
+
+/// `submit` of player `c`'s key p_j, as he would send it.
+fn submit_key(d: &Path, c: &PlayerChain, j: usize) -> Run {
     std::fs::write(d.join("key.yaml"), format!("game: g\nplayer: {}\nkey: {}\n", c.label, c.keys[j].to_hex())).unwrap();
-    run(d, &["submit", "--dir", "g", "key.yaml"]).ok()
+    run(d, &["submit", "--dir", "g", "key.yaml"])
 }
 
 /// Every awaited side's least orders for the step the game awaits, each
@@ -931,7 +936,7 @@ fn orders_the_rules_refuse_together_stand_until_a_correction() {
     let refused = run(d, &["resolve", "--dir", "g"]).exits(1);
     assert!(refused.contains("restricted-stack-ends"), "{refused}");
     // No key is taken for a step that rolls no die, and no file replaces one in.
-    let key = send_key_refused(d, &chains[2], 1);
+    let key = submit_key(d, &chains[2], 1).exits(1);
     assert!(key.contains("rolls no die and takes no player key"), "{key}");
     std::fs::write(d.join("french.yaml"), files[1].1.replace("american", "french")).unwrap();
     let again = run(d, &["submit", "--dir", "g", "french.yaml", "--replace"]).exits(1);
@@ -945,9 +950,4 @@ fn orders_the_rules_refuse_together_stand_until_a_correction() {
     let s = play_until(d, &chains, |s| s["step"] == "16-allies-movement");
     assert_eq!(strings(&s["mutual"]["commitments_owed"]), ["american", "french"], "{s}");
     assert_eq!(run(d, &["verify", "--dir", "g", "--format", "json"]).json()["ok"], true);
-}
-
-fn send_key_refused(d: &Path, c: &PlayerChain, j: usize) -> String {
-    std::fs::write(d.join("key.yaml"), format!("game: g\nplayer: {}\nkey: {}\n", c.label, c.keys[j].to_hex())).unwrap();
-    run(d, &["submit", "--dir", "g", "key.yaml"]).exits(1)
 }
