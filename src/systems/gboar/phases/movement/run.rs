@@ -691,12 +691,28 @@ impl Phase<'_> {
         problems: &mut Vec<Problem>,
     ) {
         let Some(mut prepared) = self.prepare(run, side, field, order, problems) else { return };
-        if run.others_leave_first && !run.may_leave.is_empty() {
-            let mut gone = prepared.ids.clone();
-            gone.extend(run.may_leave.iter().cloned());
-            prepared.occ = self.occupancy(&run.state, &gone);
+        if !run.others_leave_first || run.may_leave.is_empty() {
+            self.move_prepared(run, side, field, order, &prepared, problems);
+            return;
         }
-        self.move_prepared(run, side, field, order, &prepared, problems);
+        // A side's file alone: the move as the board stands; if that is
+        // refused for what another unit's leaving can change, the move as
+        // if the player's other sides' units had left ([`Run::others_leave_first`]).
+        // Not the other way about: with those hexes open, 13.3 would ask
+        // a disrupted unit for a hex they may still hold.
+        let mut first = Vec::new();
+        self.move_prepared(run, side, field, order, &prepared, &mut first);
+        if !waits(&first) {
+            problems.extend(first);
+            return;
+        }
+        let mut gone = prepared.ids.clone();
+        gone.extend(run.may_leave.iter().cloned());
+        prepared.occ = self.occupancy(&run.state, &gone);
+        let mut second = Vec::new();
+        self.move_prepared(run, side, field, order, &prepared, &mut second);
+        // Still refused: the words of the board as it stands.
+        problems.extend(if waits(&second) { first } else { second });
     }
 
     /// [`Phase::one_move`] after [`Phase::prepare`]: the move's path
