@@ -489,17 +489,13 @@ pub fn validate(dir: &Path, files: &[std::path::PathBuf], wait: Duration) -> Res
                 let found = rules.validate_body(state.as_ref(), &header, label, text);
                 if found.is_empty() {
                     v.warnings = rules.warnings(state.as_ref(), &header, label, text);
+                    together.push((out.len(), header));
                 }
                 found
             }
         };
         (v.problems, v.more_problems) = crate::base::error::first_problems(&found);
         v.codes = found.iter().take(v.problems.len()).map(|l| l.code.as_deref().cloned()).collect();
-        if found.is_empty() {
-            if let Ok(header) = rules.check_header(&folder.config.game_id, state.as_ref(), label, text) {
-                together.push((out.len(), header));
-            }
-        }
         out.push(v);
     }
     // Files of every side the awaited step awaits, each valid alone: the
