@@ -37,10 +37,29 @@ fn enemy_adjacent(rules: &Rules, state: &State, hex: HexId, player: &str) -> Vec
 
 /// Savannah 4.19: a unit behind an unbreached fieldwork (a fieldwork hexside
 /// of its hex that protects it): "units do not benefit while rallying
-/// behind a fieldwork if a hexside is breached".
-fn behind_fieldwork(rules: &Rules, state: &State, hex: HexId) -> bool {
-    let works = crate::systems::gboar::board::terrain::Terrain::of(rules, state).fieldworks_of(hex);
-    !works.is_empty() && works.iter().all(|(_, breached)| !breached)
+/// behind a fieldwork if a hexside is breached, nor do they benefit if
+/// enemy units are adjacent and within the same fieldwork". 15.1 lets no
+/// unit next to an enemy combat unit rally at all, so the enemy units the
+/// second half can find are leaders (3.2: not combat units). One is
+/// "within the same fieldwork" when its hex is behind a fieldwork too and
+/// no fieldwork hexside lies between the two hexes: it is inside the
+/// works, not outside them (docs/rules-readings.md).
+fn behind_fieldwork(rules: &Rules, state: &State, hex: HexId, player: &str) -> bool {
+    let terrain = crate::systems::gboar::board::terrain::Terrain::of(rules, state);
+    let works = terrain.fieldworks_of(hex);
+    if works.is_empty() || works.iter().any(|(_, breached)| *breached) {
+        return false;
+    }
+    let inside_with = |n: HexId| {
+        let divides = terrain.crossing(n, hex).iter().any(|c| c.fieldwork);
+        !divides && !terrain.fieldworks_of(n).is_empty()
+    };
+    !neighbours(hex, rules.module.map.layout).into_iter().any(|n| {
+        inside_with(n)
+            && state.units.iter().any(|(id, u)| {
+                u.hex == Some(n) && rules.counter(id).is_some_and(|c| rules.player_of_army(&c.army) != Some(player))
+            })
+    })
 }
 
 /// Series 15: the phasing player's Rally Phase.
@@ -108,9 +127,8 @@ pub fn resolve(rules: &Rules, state: &State, player: &str, dice: &mut dyn Dice) 
                 "leadership" => leader_in_command(rules, state, hex, counter)
                     .map(|l| (format!("leadership ({})", l.name), l.leadership_drm.unwrap_or(0))),
                 // Savannah 4.19: behind an unbreached fieldwork.
-                "fieldworks-rally" => {
-                    behind_fieldwork(rules, state, hex).then(|| ("behind fieldworks".to_string(), m.value.unwrap_or(0)))
-                }
+                "fieldworks-rally" => behind_fieldwork(rules, state, hex, player)
+                    .then(|| ("behind fieldworks".to_string(), m.value.unwrap_or(0))),
                 // Savannah 4.11: Allied units in the British Naval Bombardment Zone.
                 "naval-bombardment-zone" => {
                     let side_ok = m.sides.is_empty()
