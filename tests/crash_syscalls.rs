@@ -391,6 +391,75 @@ fn a_correct_killed_at_any_write_leaves_the_old_folder_or_the_corrected_one() {
     eprintln!("correct: {} kills ({uncorrected} left it uncorrected) in {:?}", points.len(), start.elapsed());
 }
 
+#[test]
+fn a_correct_setting_aside_refused_orders_killed_at_any_write_leaves_the_old_folder_or_the_new() {
+    // Mutual mode (docs/DICE.md A6): `correct --from` the awaited step sets
+    // aside the commitments and orders files the rules refuse together.
+    // They are removed after the correction's entry, the commit point: a
+    // kill before it leaves them and the step as it was, a kill after it
+    // is finished by the next command, which removes them (recovery.rs);
+    // never a folder with the entry and the files, or the files gone and
+    // no entry (the sealed step's commitments gone: a new choice).
+    let start = Instant::now();
+    let dir = temp();
+    let d = dir.path();
+    let base = d.join("base");
+    std::fs::create_dir(&base).unwrap();
+    let chains = common::mutual::chains();
+    common::mutual::new_mutual_game(&base, &chains);
+    let s = common::mutual::play_until(&base, &chains, |s| s["step"] == "16-allies-movement");
+    common::mutual::refused_together(&base);
+    let awaited = (s["steps_resolved"].as_u64().unwrap() + 1).to_string();
+    let args = ["correct", "--dir", "g", "--from", awaited.as_str(), "--why", "orders refused together"];
+    // The next command: `resolve` recovers first, then refuses the old
+    // step (exit 1) or finds nothing to resolve (the commitments owed).
+    let settle = ["resolve", "--dir", "g"];
+    let old_ref = d.join("old");
+    copy_dir(&base, &old_ref);
+    run(&old_ref, &settle);
+    run(&old_ref, &["verify", "--dir", "g"]).ok();
+    let old = snapshot(&old_ref.join("g"));
+    let reference = d.join("reference");
+    copy_dir(&base, &reference);
+    assert!(run(&reference, &args).ok().contains("correction"));
+    let set_aside = snapshot(&reference.join("g"));
+    run(&reference, &settle);
+    run(&reference, &["verify", "--dir", "g"]).ok();
+    let new = snapshot(&reference.join("g"));
+    assert!(!snapshot_difference(&old, &new).is_empty(), "setting aside changes the folder");
+    assert!(old_ref.join("g/mutual/16-allies-movement--french.commit").exists(), "the old folder keeps the commitment");
+    let traced = d.join("traced");
+    copy_dir(&base, &traced);
+    let points = writes(&traced, &args, &d.join("strace.log"));
+    assert_eq!(snapshot_difference(&snapshot(&traced.join("g")), &set_aside), "", "the traced run differs");
+    let counts = counts(&points);
+    eprintln!("correct (set aside): {} injection points {counts:?}", points.len());
+    for kind in ["openat", "write", "fsync", "linkat", "unlink"] {
+        assert!(counts.get(kind).is_some_and(|&n| n > 0), "no {kind} call to kill at: {counts:?}");
+    }
+    let (killed, unchanged) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let failures = each_point(&points, |syscall, n| {
+        let work = d.join(format!("kill-{syscall}-{n}"));
+        copy_dir(&base, &work);
+        killed_at(&work, &args, syscall, n);
+        killed.fetch_add(1, Ordering::Relaxed);
+        run(&work, &settle);
+        run(&work, &["verify", "--dir", "g"]).ok();
+        let now = snapshot(&work.join("g"));
+        let was_old = snapshot_difference(&now, &old).is_empty();
+        assert!(was_old || snapshot_difference(&now, &new).is_empty(), "{}", snapshot_difference(&now, &new));
+        if was_old {
+            unchanged.fetch_add(1, Ordering::Relaxed);
+        }
+        std::fs::remove_dir_all(&work).unwrap();
+    });
+    assert!(failures.is_empty(), "{} of {} kills:\n{}", failures.len(), points.len(), failures.join("\n"));
+    assert_eq!(killed.into_inner(), points.len());
+    let unchanged = unchanged.into_inner();
+    assert!(unchanged > 0 && unchanged < points.len(), "{unchanged} of {} left as it was", points.len());
+    eprintln!("correct (set aside): {} kills ({unchanged} left it as it was) in {:?}", points.len(), start.elapsed());
+}
+
 /// A raw message from the demo game's French player.
 fn french_message(body: &[u8]) -> Vec<u8> {
     let mut m = b"From: Charles <destaing@example.org>\r\nSubject: orders\r\n\r\n".to_vec();

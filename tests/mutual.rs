@@ -6,75 +6,13 @@
 //! Python reference recomputes every roll from the folder alone.
 
 mod common;
+use common::mutual::*;
 use common::*;
 
 use std::path::Path;
 use std::process::Command;
 
 use adjutant::base::dice::{chain, Bytes32};
-use serde_json::Value;
-
-/// A player's chain: its top and keys p_0 ..= p_M (DICE.md 7.1).
-struct PlayerChain {
-    label: &'static str,
-    top: Bytes32,
-    keys: Vec<Bytes32>,
-}
-
-const M: u32 = 64;
-
-fn chains() -> Vec<PlayerChain> {
-    ["american", "british", "french"]
-        .into_iter()
-        .map(|label| {
-            let top = Bytes32::sha256(format!("mutual test {label} top").as_bytes());
-            PlayerChain { label, top, keys: chain(&top, M) }
-        })
-        .collect()
-}
-
-fn new_mutual_game(d: &Path, chains: &[PlayerChain]) {
-    let british = format!("british={}:{M}", chains[1].keys[0].to_hex());
-    run(
-        d,
-        &[
-            "new",
-            "savannah-1779",
-            "--scenario",
-            "historical",
-            "--dir",
-            "g",
-            "--mode",
-            "mutual",
-            "--anchor",
-            &british,
-            "--player",
-            "british=Referee <ref@example.org>",
-            "--player",
-            "french=Fanny <fanny@example.org>",
-            "--player",
-            "american=Abe <abe@example.org>",
-        ],
-    )
-    .ok();
-    for c in [&chains[2], &chains[0]] {
-        run(d, &["join", "--dir", "g", &format!("{}={}:{M}", c.label, c.keys[0].to_hex())]).ok();
-    }
-}
-
-fn status(d: &Path) -> Value {
-    run(d, &["status", "--dir", "g", "--format", "json"]).json()
-}
-
-/// `adjutant template`'s least orders for a side (they validate as printed).
-fn least_orders(d: &Path, side: &str) -> String {
-    let text = run(d, &["template", "--dir", "g", "--side", side]).ok();
-    text.split("#\n# Your units (").next().unwrap_or(&text).to_string()
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
-}
 
 /// Every file of the folder, as bytes: what the referee's process can read.
 fn folder_bytes(game: &Path) -> Vec<u8> {
@@ -466,77 +404,6 @@ fn a_roll_log_in_mutual_mode() {
 
 // ------------------------------------------------------------ deadlines, forfeits, corrections
 
-/// Send a player's key p_j (a key message through `submit`).
-fn send_key(d: &Path, c: &PlayerChain, j: usize) -> String {
-    submit_key(d, c, j).ok()
-}
-
-/// `submit` of player `c`'s key p_j, as he would send it.
-fn submit_key(d: &Path, c: &PlayerChain, j: usize) -> Run {
-    std::fs::write(d.join("key.yaml"), format!("game: g\nplayer: {}\nkey: {}\n", c.label, c.keys[j].to_hex())).unwrap();
-    run(d, &["submit", "--dir", "g", "key.yaml"])
-}
-
-/// Every awaited side's least orders for the step the game awaits, each
-/// committed first when the step takes commitments (7.6); `except`: the
-/// sides that send nothing.
-fn send_orders(d: &Path, except: &[&str]) {
-    let s = status(d);
-    let step = s["step"].as_str().unwrap().to_string();
-    let w = &s["mutual"];
-    let sides: Vec<String> = strings(&w["orders_owed"]).into_iter().filter(|s| !except.contains(&s.as_str())).collect();
-    let files: Vec<(String, String)> = sides
-        .iter()
-        .map(|side| {
-            let name = format!("{step}--{side}.yaml");
-            std::fs::write(d.join(&name), least_orders(d, side)).unwrap();
-            (side.clone(), name)
-        })
-        .collect();
-    if !strings(&w["commitments_owed"]).is_empty() {
-        for (side, name) in &files {
-            let hash = Bytes32::sha256(&std::fs::read(d.join(name)).unwrap()).to_hex();
-            let message = format!("game: g\nside: {side}\nstep: {step}\ncommit: {hash}\n");
-            std::fs::write(d.join("commit.yaml"), message).unwrap();
-            run(d, &["submit", "--dir", "g", "commit.yaml"]).ok();
-        }
-    }
-    if except.is_empty() {
-        for (_, name) in &files {
-            run(d, &["submit", "--dir", "g", name]).ok();
-        }
-    }
-}
-
-/// Play the game on (every side's least orders, every key) until `stop`
-/// holds of its status, checked after each step's orders are in; the
-/// status then.
-fn play_until(d: &Path, chains: &[PlayerChain], stop: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..400 {
-        let s = status(d);
-        assert!(s["result"].is_null(), "the game ended: {s}");
-        if stop(&s) {
-            return s;
-        }
-        if !strings(&s["mutual"]["orders_owed"]).is_empty() {
-            send_orders(d, &[]);
-        }
-        let s = status(d);
-        if stop(&s) {
-            return s;
-        }
-        let w = &s["mutual"];
-        if w["rolls"] == true {
-            let j = w["rolling_step"].as_u64().unwrap() as usize;
-            for label in strings(&w["keys_owed"]) {
-                send_key(d, chains.iter().find(|c| c.label == label).unwrap(), j);
-            }
-        }
-        run(d, &["resolve", "--dir", "g"]).ok();
-    }
-    panic!("the game never reached the point");
-}
-
 /// The game's deadlines and mail (the folder transport: `outbox/`).
 fn with_deadlines(d: &Path) {
     let path = d.join("g/game.yaml");
@@ -899,7 +766,7 @@ fn a_correction_in_the_middle_of_a_mutual_game() {
 /// die), and the referee's correction (A10) removes the step's
 /// commitments and files, after which the game goes on.
 #[test]
-fn orders_the_rules_refuse_together_stand_until_a_correction() {
+fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
     let dir = temp();
     let d = dir.path();
     let chains = chains();
@@ -907,47 +774,57 @@ fn orders_the_rules_refuse_together_stand_until_a_correction() {
     // The Allied movement of turn 16, which hears from two players.
     let s = play_until(d, &chains, |s| s["step"] == "16-allies-movement");
     assert_eq!(strings(&s["mutual"]["commitments_owed"]), ["american", "french"], "{s}");
-    // Champagne Chasseurs (French) end the phase with the 3rd S.C.
-    // (American) in 1509: each file passes alone, Savannah 4.1 refuses them
-    // together.
-    let files = [
-        ("french", "game: g\nturn: 16\nstep: allies-movement\nside: french\nmoves:\n- unit: champagne-chasseurs\n  to: '1509'\n"),
-        ("american", "game: g\nturn: 16\nstep: allies-movement\nside: american\nmoves: []\n"),
-    ];
-    for (side, text) in files {
-        let name = format!("{side}.yaml");
-        std::fs::write(d.join(&name), text).unwrap();
-        run(d, &["validate", "--dir", "g", &name]).ok();
-        let hash = Bytes32::sha256(text.as_bytes()).to_hex();
-        let message = format!("game: g\nside: {side}\nstep: 16-allies-movement\ncommit: {hash}\n");
-        std::fs::write(d.join("commit.yaml"), message).unwrap();
-        run(d, &["submit", "--dir", "g", "commit.yaml"]).ok();
-    }
-    for (side, _) in files {
-        run(d, &["submit", "--dir", "g", &format!("{side}.yaml")]).ok();
-    }
+    let last = s["steps_resolved"].as_u64().unwrap();
+    let awaited = (last + 1).to_string();
+    // `--from` the awaited step is refused while nothing is refused together.
+    let early = run(d, &["correct", "--dir", "g", "--from", &awaited, "--why", "x"]).exits(2);
+    assert!(
+        early.contains("sets aside its orders only in a mutual game whose sealed step the rules refuse"),
+        "{early}"
+    );
+    refused_together(d);
     let s = status(d);
     let why = s["mutual"]["refused"].as_str().unwrap_or_default();
     assert!(why.contains("3-sc and champagne-chasseurs end the Movement Phase stacked in 1509"), "{s}");
     assert_eq!(s["mutual"]["rolls"], false, "{s}");
     let text = run(d, &["status", "--dir", "g"]).ok();
     assert!(text.contains("the rules refuse its orders together"), "{text}");
-    assert!(text.contains("only the referee's `adjutant correct --from` the last step resolved clears"), "{text}");
+    assert!(
+        text.contains(&format!("only the referee's `adjutant correct --from {awaited}` (the awaited step) sets")),
+        "{text}"
+    );
+    assert_eq!(s["mutual"]["journal_step"], last + 1, "{s}");
     let refused = run(d, &["resolve", "--dir", "g"]).exits(1);
     assert!(refused.contains("restricted-stack-ends"), "{refused}");
     // No key is taken for a step that rolls no die, and no file replaces one in.
     let key = submit_key(d, &chains[2], 1).exits(1);
     assert!(key.contains("rolls no die and takes no player key"), "{key}");
-    std::fs::write(d.join("french.yaml"), files[1].1.replace("american", "french")).unwrap();
+    std::fs::write(d.join("french.yaml"), "game: g\nturn: 16\nstep: allies-movement\nside: french\nmoves: []\n")
+        .unwrap();
     let again = run(d, &["submit", "--dir", "g", "french.yaml", "--replace"]).exits(1);
     assert!(again.contains("in mutual mode a file once in stands"), "{again}");
-    // The correction clears the step: the game takes its set-up again.
-    let last = s["steps_resolved"].as_u64().unwrap();
-    run(d, &["correct", "--dir", "g", "--from", &last.to_string(), "--why", "orders refused together"]).ok();
+    // The referee sets the step's orders aside: a correction entry that
+    // undoes no step (the last step resolved is not rolled again), and the
+    // step takes fresh commitments from every side it awaits.
+    let before = std::fs::read(d.join(format!("g/journal/{:06}.yaml", last))).unwrap();
+    run(d, &["correct", "--dir", "g", "--from", &awaited, "--why", "orders refused together"]).ok();
     let s = status(d);
     assert!(s["mutual"]["refused"].is_null(), "{s}");
-    assert!(!d.join("g/inbox/16-allies-movement--french.yaml").exists(), "the step's files are removed");
-    let s = play_until(d, &chains, |s| s["step"] == "16-allies-movement");
+    assert_eq!(s["steps_resolved"], last + 1, "{s}");
+    assert_eq!(s["step"], "16-allies-movement", "{s}");
     assert_eq!(strings(&s["mutual"]["commitments_owed"]), ["american", "french"], "{s}");
+    assert!(!d.join("g/inbox/16-allies-movement--french.yaml").exists(), "the step's files are removed");
+    assert!(!d.join("g/mutual/16-allies-movement--french.commit").exists(), "the step's commitments are removed");
+    assert_eq!(std::fs::read(d.join(format!("g/journal/{:06}.yaml", last))).unwrap(), before);
+    let entry = std::fs::read_to_string(d.join(format!("g/journal/{:06}.yaml", last + 1))).unwrap();
+    assert!(entry.contains(&format!("rewinds_to: {last}")), "{entry}");
+    assert!(entry.contains("no journal step is undone"), "{entry}");
     assert_eq!(run(d, &["verify", "--dir", "g", "--format", "json"]).json()["ok"], true);
+    // The game goes on from the same step, and verifies.
+    let s = play_until(d, &chains, |s| s["step"] != "16-allies-movement");
+    assert!(s["steps_resolved"].as_u64().unwrap() >= last + 2, "{s}");
+    assert_eq!(run(d, &["verify", "--dir", "g", "--format", "json"]).json()["ok"], true);
+    // The reference verifier recomputes every key, seed and roll, the
+    // setting aside's entry among them.
+    python_verifies(&d.join("g"));
 }

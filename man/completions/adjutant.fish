@@ -270,7 +270,7 @@ always\t''
 never\t''"
 complete -c adjutant -n "__fish_adjutant_using_subcommand senders" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c adjutant -n "__fish_adjutant_using_subcommand correct" -l wait -d 'Seconds to wait for another adjutant command working on the same folder' -r
-complete -c adjutant -n "__fish_adjutant_using_subcommand correct" -l from -d 'The first journal step that no longer stands (`adjutant status` and the reports number them)' -r
+complete -c adjutant -n "__fish_adjutant_using_subcommand correct" -l from -d 'The first journal step that no longer stands (`adjutant status` and the reports number them); in mutual mode, the awaited step\'s own, to set aside orders the rules refuse together' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand correct" -l why -d 'Why, in one line: every side\'s report says it' -r
 complete -c adjutant -n "__fish_adjutant_using_subcommand correct" -l dir -d 'The game folder' -r -F
 complete -c adjutant -n "__fish_adjutant_using_subcommand correct" -l format -d 'Print results as text for people or JSON for scripts; with json an error is a JSON object on standard error' -r -f -a "text\t''

@@ -473,7 +473,13 @@ correction takes no player key and the players' rolling steps keep counting,
 so the steps resolved again take keys never revealed before; the awaited
 step's commitments and orders files are removed (sent again when it comes).
 Refused in mutual mode after a forfeit, and while a sealed step's keys are
-coming in (docs/DICE.md A10).")]
+coming in (docs/DICE.md A10).
+
+In mutual mode, when every orders file of the awaited step is in and the rules
+refuse them together (status says so), --from the awaited step itself (the
+journal step status names) sets its commitments and files aside and undoes no
+step: every side the step awaits commits and sends its orders again
+(docs/DICE.md A6). A correction from an earlier step would roll that step again.")]
     Correct(CorrectArgs),
 
     /// Check a folder: key chain, orders, seeds, every roll, the replay and the reports.
@@ -973,7 +979,8 @@ pub struct CorrectArgs {
     #[command(flatten)]
     pub wait: Wait,
     /// The first journal step that no longer stands (`adjutant status` and
-    /// the reports number them).
+    /// the reports number them); in mutual mode, the awaited step's own, to
+    /// set aside orders the rules refuse together.
     #[arg(long, value_name = "STEP")]
     pub from: u32,
     /// Why, in one line: every side's report says it.

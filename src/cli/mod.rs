@@ -592,9 +592,10 @@ pub(crate) fn waiting_text(w: &game::mutual::Waiting) -> String {
         } else if let Some(why) = &w.refused {
             text += &format!(
                 "  the rules refuse its orders together: {}\n  in mutual mode the files stand (docs/DICE.md A5): \
-                 only the referee's `adjutant correct --from` the last step resolved clears the step's commitments \
-                 and files (A6, A10)\n",
-                adjutant::base::error::escape_lines(why)
+                 only the referee's `adjutant correct --from {}` (the awaited step) sets the step's commitments and \
+                 files aside, undoing no step; every side it awaits then commits and sends its orders again (A6)\n",
+                adjutant::base::error::escape_lines(why),
+                w.journal_step
             );
         } else {
             text += "  it rolls no die: `adjutant resolve` resolves it with no player key\n";
@@ -680,8 +681,8 @@ pub(crate) fn blocked_text(blocked: &[adjutant::game::play::Blocker], s: &Style)
             } else {
                 format!(
                     "new orders come from {} (a newer message replaces a file; in mutual mode a file once in stands, and \
-                     only the referee's `adjutant correct --from` the last step resolved clears the step's \
-                     commitments and files, docs/DICE.md A10)",
+                     only the referee's `adjutant correct --from` the awaited step sets the step's commitments and \
+                     files aside, docs/DICE.md A6)",
                     sides.join(", ")
                 )
             }

@@ -386,9 +386,12 @@ pub struct Waiting {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sealed_hashes: Vec<Commitment>,
     /// Sealed, and the rules refuse the orders together (A6): why. The
-    /// files stand (A5); only the referee's correction (A10) clears them.
+    /// files stand (A5); only the referee's `correct --from` the awaited
+    /// step ([`Waiting::journal_step`]) sets them aside, undoing no step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The journal step the awaited step will be (the entries so far, plus one).
+    pub journal_step: u32,
 }
 
 /// Where the mutual game at `folder` waits (`None`: referee mode, or over).
@@ -399,8 +402,12 @@ pub fn waiting(folder: &GameFolder, rules: &dyn Rules, state: &State) -> Result<
     let Some(next) = state.next_step() else { return Ok(None) };
     let config = &folder.config;
     let awaited = rules.awaited(state.as_ref());
-    let mut w =
-        Waiting { anchors_owed: sides_without_player(config, rules), step: next.name.clone(), ..Default::default() };
+    let mut w = Waiting {
+        anchors_owed: sides_without_player(config, rules),
+        step: next.name.clone(),
+        journal_step: state.resolved_steps() + 1,
+        ..Default::default()
+    };
     if needs_commitments(config, &awaited) {
         for side in &awaited {
             if commitment(folder, &next.name, side)?.is_none() {

@@ -638,6 +638,9 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
     // what the awaited step took so far was for a game that no longer
     // stands, and is sent again when the step comes.
     let mut stale: Vec<PathBuf> = Vec::new();
+    // The awaited step when it is sealed and the rules refuse its files
+    // together (A6): `--from` it sets them aside and undoes no step.
+    let mut refused_together: Option<String> = None;
     if mutual {
         if let Some((at, f)) = forfeited(&folder)? {
             return Err(Error::refused(format!(
@@ -668,6 +671,9 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
                     revealed.join(", ")
                 )));
             }
+            if w.refused.is_some() {
+                refused_together = Some(w.step.clone());
+            }
             let mutual_dir = folder.root.join(crate::game::mutual::MUTUAL_DIR);
             for side in rules.sides().into_iter().map(|s| s.id) {
                 let commit = mutual_dir.join(crate::game::mutual::commit_file(&w.step, &side));
@@ -683,10 +689,18 @@ pub fn correct(dir: &Path, from: u32, why: &str, wait: Duration) -> Result<Progr
     let rules = load_rules(&folder)?;
     let templates = crate::report::game::game_templates(&folder)?;
     let (k, previous) = journal.tail()?;
-    if from == 0 || from >= k {
+    // `--from` the awaited step itself (the next journal step) undoes no
+    // step: it only sets aside the awaited step's commitments and files,
+    // for a mutual game whose sealed step the rules refuse together
+    // (docs/DICE.md A6), where a correction from the last step resolved
+    // would roll that step again.
+    let set_aside = from == k && refused_together.is_some();
+    if from == 0 || from > k || (from == k && !set_aside) {
+        let aside = "; `--from` the awaited step sets aside its orders only in a mutual game whose sealed step the \
+                     rules refuse together (docs/DICE.md A6)";
         return Err(Error::usage(match k {
-            1 => format!("--from {from}: the journal is empty: there is nothing to correct"),
-            _ => format!("--from {from}: give the first journal step that no longer stands, 1 to {}", k - 1),
+            1 => format!("--from {from}: the journal is empty: there is nothing to correct{aside}"),
+            _ => format!("--from {from}: give the first journal step that no longer stands, 1 to {}{aside}", k - 1),
         }));
     }
     let length = folder.config.dice.chain_length;
@@ -1154,6 +1168,21 @@ pub fn replay_each(
 /// gives the game step of each journal step before it (index 0: step 1).
 pub fn correction_events(correction: &Correction, step: u32, names: &[Option<String>]) -> Vec<crate::system::Event> {
     let r = correction.rewinds_to;
+    if r + 1 == step {
+        // docs/DICE.md A6: the awaited step's orders set aside, no step undone.
+        return vec![crate::system::Event::new(
+            "Correction",
+            "correction",
+            format!(
+                "The referee sets aside the orders of the step the game awaits, which the rules refuse together: no \
+                 journal step is undone; the step's commitments and orders files are removed, and every side it \
+                 awaits commits and sends its orders again (DICE.md A6). Why: {}",
+                correction.why
+            ),
+        )
+        .with("rewinds_to", r)
+        .with("why", &correction.why)];
+    }
     let back = match r {
         0 => "the set-up".to_string(),
         _ => format!("journal step {r}, {}", names.get(r as usize - 1).cloned().flatten().unwrap_or_default()),
@@ -1236,21 +1265,32 @@ fn replay_upto(
             if !entry.orders.is_empty() || !entry.rolls.is_empty() || entry.game_step.is_some() {
                 return fail("a correction resolves no step: it has no orders, rolls or game step".into());
             }
-            if correction.rewinds_to + 1 >= entry.step {
+            // Going back to the entry just before it undoes nothing: only a
+            // mutual game's setting aside of the awaited step's orders (A6).
+            let set_aside = correction.rewinds_to + 1 == entry.step
+                && folder.config.dice.mode == crate::game::folder::DiceMode::Mutual;
+            if correction.rewinds_to >= entry.step || (correction.rewinds_to + 1 == entry.step && !set_aside) {
                 return fail(format!(
-                    "a correction goes back to a step before the one before it, not to step {}",
+                    "a correction goes back to a step before the one before it, not to step {} (a mutual game's \
+                     setting aside of the awaited step's orders goes back to the one before it)",
                     correction.rewinds_to
                 ));
             }
-            let mut back = (correction.rewinds_to == 0).then(|| rules.setup()).transpose()?;
-            let failure = replay_upto(folder, rules, correction.rewinds_to, &mut |e, s| {
-                if e.step == correction.rewinds_to {
-                    back = Some(s.clone());
+            let mut back = match (set_aside, correction.rewinds_to) {
+                (true, _) => Some(state.clone()),
+                (false, 0) => Some(rules.setup()?),
+                _ => None,
+            };
+            if back.is_none() {
+                let failure = replay_upto(folder, rules, correction.rewinds_to, &mut |e, s| {
+                    if e.step == correction.rewinds_to {
+                        back = Some(s.clone());
+                    }
+                    Ok(())
+                })?;
+                if let Some(failure) = failure {
+                    return Ok(Some(failure));
                 }
-                Ok(())
-            })?;
-            if let Some(failure) = failure {
-                return Ok(Some(failure));
             }
             let Some(mut back) = back else { return fail("the step it goes back to is not in the journal".into()) };
             if entry.events != correction_events(correction, entry.step, &names) {
