@@ -1262,6 +1262,44 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
     assert!(status.contains("adjourned: american forfeits at step 1-american-battle-0101"), "{status}");
     ok(&["verify", "--dir", "silent"]);
     reference_verifies(&copy);
+    // And in a copy where the American commander committed to the file
+    // that disagrees: no other file of his could be taken, so that one is
+    // (refused, it would have left him to forfeit); the sealed step is
+    // refused together, the referee sets both files aside (docs/DICE.md
+    // A6), and the commanders commit and send agreeing files.
+    let clash = dir.path().join("clash");
+    std::fs::create_dir(&clash).unwrap();
+    for (entry, bytes) in common::all_files(&dir.path().join("g")) {
+        let to = clash.join(entry.strip_prefix(dir.path().join("g")).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(&to, bytes).unwrap();
+    }
+    let other_hash = adjutant::base::dice::Bytes32::sha256(&other).to_hex();
+    std::fs::write(clash.join("mutual/1-american-battle-0101--american.commit"), format!("{other_hash}\n")).unwrap();
+    let taken = ok(&["submit", "--dir", "clash", "at2.yaml"]);
+    assert!(
+        taken.contains("[commanders-disagree, ") && taken.contains("hashes to your commitment, so it is taken"),
+        "{taken}"
+    );
+    let status = ok(&["status", "--dir", "clash"]);
+    assert!(status.contains("the rules refuse its orders together"), "{status}");
+    let (resolved, said) = run(&["resolve", "--dir", "clash"]);
+    assert!(!resolved && said.contains("commanders-disagree"), "{said}");
+    let (_, json) = run(&["status", "--dir", "clash", "--format", "json"]);
+    let awaited = serde_json::from_str::<serde_json::Value>(&json).unwrap()["mutual"]["journal_step"].to_string();
+    ok(&["correct", "--dir", "clash", "--from", &awaited, "--why", "the commanders' files disagree"]);
+    assert!(!clash.join("inbox/1-american-battle-0101--british.yaml").exists(), "the files are set aside");
+    for (side, bytes) in [("british", &theirs), ("american", &ours)] {
+        let hex = adjutant::base::dice::Bytes32::sha256(bytes).to_hex();
+        let commit = format!("game: isolated\nside: {side}\nstep: 1-american-battle-0101\ncommit: {hex}\n");
+        ok(&["submit", "--dir", "clash", &file(&format!("c-{side}.yaml"), commit.as_bytes())]);
+    }
+    ok(&["submit", "--dir", "clash", "bt.yaml"]);
+    ok(&["submit", "--dir", "clash", &file("at.yaml", &ours)]);
+    let resolved = ok(&["resolve", "--dir", "clash"]);
+    assert!(resolved.contains("next: 2-british-operations"), "{resolved}");
+    ok(&["verify", "--dir", "clash"]);
+    reference_verifies(&clash);
     ok(&["submit", "--dir", "g", &file("at.yaml", &ours)]);
     let resolved = ok(&["resolve", "--dir", "g"]);
     assert!(resolved.contains("next: 2-british-operations"), "{resolved}");

@@ -308,23 +308,41 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
             }
         }
         let together = rules.validate_with(state.as_ref(), &checked, &others, label, text);
+        let mut clash = None;
         if !together.is_empty() {
             let list = crate::base::error::problem_list(&together);
-            // In mutual mode no file once in is replaced (DICE.md A5): the
-            // hint of a referee-mode game would be refused.
-            let stands = if mutual {
-                "; the first file in stands, and in mutual mode no file once in is replaced (DICE.md A5): only \
-                 a file that agrees with it and hashes to your commitment is taken, else the step waits for its \
-                 deadline or the referee's correction"
+            if mutual && crate::game::mutual::committed_to(&folder, rules, &state, &next.name, &head.side, bytes)? {
+                // Bound by its side's commitment (DICE.md 7.6), the file
+                // could be replaced by no other: refused, it would leave
+                // the step owing it until its side forfeits. It is taken;
+                // the step, sealed, is refused together, and the referee
+                // sets its files aside for new ones (A6).
+                clash = Some(format!(
+                    "{list}, together with the orders already in: {}; your file hashes to your commitment, so it \
+                     is taken (no other could be): once every file of the step is in, the rules refuse them \
+                     together and the step waits for the referee to set them aside (`adjutant correct --from` \
+                     the awaited step, DICE.md A6), after which every side it awaits commits and sends its \
+                     orders again",
+                    files.join(", ")
+                ));
             } else {
-                "; the first file in stands (its player may send his again, with --replace, before yours)"
-            };
-            return Err(Error::refused(format!(
-                "{list}, together with the orders already in: {}{stands}",
-                files.join(", ")
-            )));
+                // In mutual mode no file once in is replaced (DICE.md A5):
+                // the hint of a referee-mode game would be refused.
+                let stands = if mutual {
+                    "; the first file in stands, and in mutual mode no file once in is replaced (DICE.md A5): \
+                     only a file that agrees with it is taken (and, where the step takes commitments, that \
+                     hashes to your commitment)"
+                } else {
+                    "; the first file in stands (its player may send his again, with --replace, before yours)"
+                };
+                return Err(Error::refused(format!(
+                    "{list}, together with the orders already in: {}{stands}",
+                    files.join(", ")
+                )));
+            }
         }
         warnings = rules.warnings(state.as_ref(), &checked, label, text);
+        warnings.extend(clash);
         checked.step
     } else {
         let Some(ahead) = rules.step_ahead(state.as_ref(), turn, &step_name)? else {

@@ -718,6 +718,28 @@ pub fn reveal(
 /// DICE.md 7.6 at `submit` of an orders file for the awaited step of a
 /// mutual game: when the step takes commitments, every one must be in and
 /// the file must hash to its side's.
+/// Whether `bytes` are the very file `side` committed to for `step`, every
+/// commitment of the step being in (7.6): a file no other could replace.
+pub fn committed_to(
+    folder: &GameFolder,
+    rules: &dyn Rules,
+    state: &State,
+    step: &str,
+    side: &str,
+    bytes: &[u8],
+) -> Result<bool> {
+    let awaited = rules.awaited(state.as_ref());
+    if !needs_commitments(&folder.config, &awaited) {
+        return Ok(false);
+    }
+    for s in &awaited {
+        if commitment(folder, step, s)?.is_none() {
+            return Ok(false);
+        }
+    }
+    Ok(commitment(folder, step, side)? == Some(Bytes32::sha256(bytes)))
+}
+
 pub fn check_orders_file(
     folder: &GameFolder,
     rules: &dyn Rules,
