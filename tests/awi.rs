@@ -869,16 +869,22 @@ fn odds_weigh_a_trivial_combat_break_off_and_attrition() {
         (out.status.code(), text)
     };
     // 12 militia stands against 6 of foot: army morale 6 and 3 markers
-    // (50%, the small module's); column 2:1, whose faces 1-2 cost both a
-    // strength point (both break: the defender holds the field) and 3-6
-    // the defender one or two (the defender breaks).
+    // (50%, the small module's). 1776's halvings: neither side has a
+    // supply unit or a magazine (each at half), and the militia have no
+    // regulars of their own against the foot's (half again): 12 stands
+    // fight as 3, 6 as 3, column 1:1 (2:1 at full strength), whose faces
+    // 1-2 cost the attacker a strength point (it breaks), 3-4 both (the
+    // defender holds the field), 5-6 the defender one (it breaks).
     let (code, text) = odds(&["--attackers", "militia", "--defenders", "foot"]);
     assert_eq!(code, Some(0), "{text}");
     for want in [
         "army morale 6 casualty markers",
         "army morale 3 casualty markers",
-        "odds: column 2:1",
-        "| 66.67%      | 4/6   | 0 markers, holds the field | 3 markers, broke                  |",
+        "the attacker (american) fights at half strength, 1776's: militia against regulars, with no regulars of their own; without a supply unit or a magazine (a stand counts 0.25)",
+        "the defender (british) fights at half strength, 1776's: without a supply unit or a magazine (a stand counts 0.5)",
+        "odds: column 1:1",
+        "| 33.33%      | 2/6   | 0 markers, holds the field | 3 markers, broke                  |",
+        "| 33.33%      | 2/6   | 6 markers, broke           | 0 markers, holds the field        |",
         "| 33.33%      | 2/6   | 6 markers, broke           | 3 markers, broke, holds the field |",
         "Militia Brigadier commands at 0505: a base 0% chance",
         "Foot is out of communication and need not test: in communication at the end of the previous British turn",

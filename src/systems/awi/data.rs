@@ -456,6 +456,31 @@ pub struct TrivialCombat {
     /// A side's army morale: this share of its fighting stands at the
     /// battle's start, in casualty markers (rounded down, at least 1).
     pub army_morale_percent: Number,
+    /// 1776's halvings of a side's strength for the table's odds (none
+    /// when absent): "Proceed with the 1776 combat resolution".
+    #[serde(default)]
+    pub strength: Option<TrivialStrength>,
+}
+
+/// The halvings of 1776's combat resolution a trivial combat applies.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrivialStrength {
+    pub source: String,
+    pub sentence: String,
+    pub halved: Vec<Halving>,
+}
+
+/// One of 1776's halvings of a side's strength.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Halving {
+    /// Militia fight at half strength against regulars unless friendly
+    /// regulars are with them.
+    MilitiaAgainstRegulars,
+    /// Troops with a supply unit, or in a magazine, fight at full
+    /// strength, otherwise at half.
+    WithoutSupply,
 }
 
 #[derive(Debug, Clone, Deserialize)]

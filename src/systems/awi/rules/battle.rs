@@ -1351,6 +1351,66 @@ fn table(
 }
 
 /// Strength in fighting stands still without a marker.
+/// "Proceed with the 1776 combat resolution" (TRIVIAL COMBATS): how a
+/// side's stands count for the odds of 1776's table, in quarters of a
+/// stand each, and the halvings that made it less than four
+/// (charts/battle.yaml `trivial_combat.strength`; none when the chart
+/// gives none). 1776's militia "fight at half strength against regulars
+/// unless friendly regulars are with them", and troops "with a supply unit,
+/// or in a magazine, fight at full strength, otherwise at half". Read at the
+/// battle's start, from the units with fighting stands then
+/// (docs/rules-readings.md): a side with a regular has no militia to
+/// halve, and one with none has only militia, so each halving falls on a
+/// side's every stand alike and the odds need not know whose stands the
+/// markers took.
+pub fn quarters_per_stand(
+    m: &Module,
+    own: &[&crate::systems::awi::data::Unit],
+    enemy: &[&crate::systems::awi::data::Unit],
+    supplied: bool,
+) -> (u64, Vec<&'static str>) {
+    use crate::systems::awi::data::Halving;
+    let halved = m.charts.battle.trivial_combat.strength.as_ref().map(|x| x.halved.as_slice()).unwrap_or_default();
+    let regular = |u: &&crate::systems::awi::data::Unit| u.class != Class::Militia && !u.is_supply();
+    let (mut quarters, mut why) = (4, Vec::new());
+    if halved.contains(&Halving::MilitiaAgainstRegulars)
+        && own.iter().any(|u| u.class == Class::Militia)
+        && !own.iter().any(regular)
+        && enemy.iter().any(regular)
+    {
+        quarters /= 2;
+        why.push("militia against regulars, with no regulars of their own");
+    }
+    if halved.contains(&Halving::WithoutSupply) && !supplied {
+        quarters /= 2;
+        why.push("without a supply unit or a magazine");
+    }
+    (quarters, why)
+}
+
+/// Whether `side` fights a trivial combat at `hexes` "with a supply unit,
+/// or in a magazine": a supply unit of its in one of them, or a magazine
+/// in a town there that it controls.
+pub fn supplied_at(m: &Module, s: &State, side: &str, hexes: &BTreeSet<HexId>) -> bool {
+    let supply_unit =
+        hexes.iter().flat_map(|h| s.at(*h)).any(|id| m.unit(id).is_some_and(|u| u.is_supply() && u.side == side));
+    let magazine = s.magazines.iter().any(|town| {
+        s.control.get(town).map(String::as_str) == Some(side)
+            && m.town(town).and_then(|t| t.hex.parse::<HexId>().ok()).is_some_and(|h| hexes.contains(&h))
+    });
+    supply_unit || magazine
+}
+
+/// A strength in quarters of a stand, as the events write it: `6`, `6.5`.
+pub fn stands_text(quarters: u64) -> String {
+    match quarters % 4 {
+        0 => format!("{}", quarters / 4),
+        1 => format!("{}.25", quarters / 4),
+        2 => format!("{}.5", quarters / 4),
+        _ => format!("{}.75", quarters / 4),
+    }
+}
+
 fn strength(s: &State, units: &[String], markers: &BTreeMap<String, u32>) -> u64 {
     units.iter().map(|id| u64::from(s.pieces.get(id).map(|p| p.stands).unwrap_or(0).saturating_sub(markers[id]))).sum()
 }
@@ -1383,25 +1443,61 @@ fn trivial(
         })
         .collect();
     let mut total: BTreeMap<String, u32> = sides.iter().map(|x| (x.clone(), 0)).collect();
+    // 1776's halvings, by side, from the forces at the battle's start.
+    let fighting = |side: &str| -> Vec<&crate::systems::awi::data::Unit> {
+        f.units[side]
+            .iter()
+            .filter(|id| s.pieces.get(*id).is_some_and(|p| p.stands > 0))
+            .filter_map(|id| m.unit(id))
+            .collect()
+    };
+    let hexes = BTreeSet::from([f.hex]);
+    let mut quarters: BTreeMap<String, u64> = BTreeMap::new();
+    let mut halved: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for (side, enemy) in [(&f.attacker, &f.defender), (&f.defender, &f.attacker)] {
+        let (q, why) = quarters_per_stand(m, &fighting(side), &fighting(enemy), supplied_at(m, s, side, &hexes));
+        quarters.insert(side.clone(), q);
+        if !why.is_empty() {
+            halved.insert(side.clone(), why);
+        }
+    }
+    let halvings: Vec<String> =
+        halved.iter().map(|(side, why)| format!("{side} at half ({})", why.join("; "))).collect();
     events.push(
         Event::new(
             TRIVIAL,
             "trivial-combat",
             format!(
-                "Battle at {}, both players agreeing, resolved by 1776's combat table: army morale {} {} markers, {} {} markers",
-                f.hex, f.attacker, morale[&f.attacker], f.defender, morale[&f.defender]
+                "Battle at {}, both players agreeing, resolved by 1776's combat table: army morale {} {} markers, {} {} markers{}",
+                f.hex,
+                f.attacker,
+                morale[&f.attacker],
+                f.defender,
+                morale[&f.defender],
+                if halvings.is_empty() { String::new() } else { format!("; 1776's strength: {}", halvings.join(", ")) }
             ),
         )
         .with("hex", f.hex.to_string())
-        .with("army_morale", &morale),
+        .with("army_morale", &morale)
+        .with("halved", &halved),
     );
     let mut round = 0u32;
     // Every result costs a side a strength point (check-game), so each
     // round brings a side nearer its army morale: the loop ends.
     while sides.iter().all(|x| total[x] < morale[x]) {
         round += 1;
-        let a = strength(s, &f.units[&f.attacker], &markers);
-        let d = strength(s, &f.units[&f.defender], &markers).max(1);
+        let (a_stands, d_stands) =
+            (strength(s, &f.units[&f.attacker], &markers), strength(s, &f.units[&f.defender], &markers));
+        let a = a_stands * quarters[&f.attacker];
+        let d_fought = d_stands * quarters[&f.defender];
+        let d = d_fought.max(1);
+        let as_fought = |stands: u64, side: &String| {
+            if quarters[side] == 4 {
+                format!("{stands} stands")
+            } else {
+                format!("{stands} stands (fighting as {})", stands_text(stands * quarters[side]))
+            }
+        };
         let column = chart
             .columns
             .iter()
@@ -1427,7 +1523,9 @@ fn trivial(
                 TRIVIAL,
                 "trivial-round",
                 format!(
-                    "Round {round}: {a} stands against {d}, column {}, D6 {roll}: {} loses {} SP, {} loses {} SP; markers so far {} {} of {}, {} {} of {}",
+                    "Round {round}: {} against {}, column {}, D6 {roll}: {} loses {} SP, {} loses {} SP; markers so far {} {} of {}, {} {} of {}",
+                    as_fought(a_stands, &f.attacker),
+                    as_fought(d_stands, &f.defender),
                     column.odds,
                     f.attacker,
                     result.attacker,
@@ -1442,6 +1540,7 @@ fn trivial(
                 ),
             )
             .with("round", round)
+            .with("strength", BTreeMap::from([(&f.attacker, stands_text(a)), (&f.defender, stands_text(d_fought))]))
             .with("column", &column.odds)
             .with("roll", roll)
             .with("attacker_sp", result.attacker)

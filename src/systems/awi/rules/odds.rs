@@ -22,9 +22,9 @@ use crate::base::error::{echo, Error, Result};
 use crate::system::{percent, OddsLine, OddsQuery, OddsReport};
 use crate::systems::awi::board::State;
 use crate::systems::awi::data::{CrtColumn, Module};
-use crate::systems::awi::rules::attrition;
 use crate::systems::awi::rules::command::{break_off_base, commanding_general, manipulation_points};
 use crate::systems::awi::rules::comms::traced;
+use crate::systems::awi::rules::{attrition, battle};
 
 /// The most rounds whose exact odds fit: 6^40 (times 10,000 for the
 /// percentages) fits 128 bits.
@@ -58,10 +58,34 @@ pub fn report(m: &Module, s: &State, q: &OddsQuery) -> Result<OddsReport> {
             chart.source
         ));
     }
+    // 1776's halvings (battle.rs `quarters_per_stand`): each side's units
+    // against the other's, supplied where its named units stand.
+    let units = |f: &Force| -> Vec<&crate::systems::awi::data::Unit> {
+        f.units.iter().filter(|(_, n)| *n > 0).filter_map(|(id, _)| m.unit(id)).collect()
+    };
+    let hexes = |f: &Force| -> std::collections::BTreeSet<crate::base::hex::HexId> {
+        f.units.iter().filter_map(|(id, _)| s.pieces.get(id)?.hex.as_deref()?.parse().ok()).collect()
+    };
+    let mut quarters = [4u64; 2];
+    for (i, (f, other)) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])].into_iter().enumerate() {
+        let supplied = battle::supplied_at(m, s, &f.side, &hexes(f));
+        let (q, why) = battle::quarters_per_stand(m, &units(f), &units(other), supplied);
+        quarters[i] = q;
+        if !why.is_empty() {
+            explanation.push(format!(
+                "{} ({}) fights at half strength, 1776's: {} (a stand counts {})",
+                if i == 0 { "the attacker" } else { "the defender" },
+                f.side,
+                why.join("; "),
+                battle::stands_text(q)
+            ));
+        }
+    }
     explanation.push(format!(
-        "each round: the column of the stands left, a D6; a strength point lost is {per_sp} casualty markers; until one or both sides break (TRIVIAL COMBATS); both broken: the defender holds the field"
+        "each round: the column of the stands left (as they fight), a D6; a strength point lost is {per_sp} casualty markers; until one or both sides break (TRIVIAL COMBATS); both broken: the defender holds the field"
     ));
-    let opening = column_of(m, sides[0].stands, sides[1].stands)?;
+    let column_at = |a: u32, d: u32| column_of(m, u64::from(a) * quarters[0], u64::from(d) * quarters[1]);
+    let opening = column_at(sides[0].stands, sides[1].stands)?;
     // The ends: (attacker's markers, defender's) -> numerator over 6^round.
     let mut ends: Vec<((u32, u32), u128, u32)> = Vec::new();
     let mut now: BTreeMap<(u32, u32), u128> = BTreeMap::from([((0, 0), 1)]);
@@ -75,7 +99,7 @@ pub fn report(m: &Module, s: &State, q: &OddsQuery) -> Result<OddsReport> {
         }
         let mut next: BTreeMap<(u32, u32), u128> = BTreeMap::new();
         for ((ta, td), n) in now {
-            let column = column_of(m, sides[0].stands - ta, sides[1].stands - td)?;
+            let column = column_at(sides[0].stands - ta, sides[1].stands - td)?;
             for r in &column.results {
                 let a = ta + (r.attacker * per_sp).min(ma - ta);
                 let d = td + (r.defender * per_sp).min(md - td);
@@ -207,11 +231,12 @@ fn force(m: &Module, s: &State, ids: &[String], option: &str) -> Result<Force> {
     Ok(Force { side, units, stands })
 }
 
-/// The column of 1776's table for `a` stands against `d` (the highest whose
-/// odds they reach, else the lowest), as the combat itself finds it.
-fn column_of(m: &Module, a: u32, d: u32) -> Result<&CrtColumn> {
+/// The column of 1776's table for a strength of `a` against `d` (in
+/// quarters of a stand: the highest column whose odds they reach, else the
+/// lowest), as the combat itself finds it.
+fn column_of(m: &Module, a: u64, d: u64) -> Result<&CrtColumn> {
     let columns = &m.charts.battle.trivial_combat.columns;
-    let (a, d) = (u64::from(a), u64::from(d.max(1)));
+    let d = d.max(1);
     columns
         .iter()
         .rev()
