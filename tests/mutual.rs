@@ -796,6 +796,23 @@ fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
     assert_eq!(s["mutual"]["journal_step"], last + 1, "{s}");
     let refused = run(d, &["resolve", "--dir", "g"]).exits(1);
     assert!(refused.contains("restricted-stack-ends"), "{refused}");
+    // `tick` (from cron) mails each side concerned its problems once, with
+    // mutual mode's way on: no replacement, the referee sets them aside.
+    with_deadlines(d);
+    let ticked = run(d, &["tick", "--dir", "g", "--now", "2026-12-04T10:00:00Z"]).exits(1);
+    assert!(ticked.contains("refused; the referee sets them aside"), "{ticked}");
+    let mut told = Vec::new();
+    for (_, bytes) in all_files(&d.join("g/outbox")) {
+        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
+        let text = message.body_text(0).unwrap_or_default().to_string();
+        if text.contains("cannot be used now") {
+            assert!(text.contains("a file once in stands: no message replaces it"), "{text}");
+            assert!(!text.contains("it replaces the file named"), "{text}");
+            told.push(message.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string());
+        }
+    }
+    told.sort();
+    assert!(!told.is_empty(), "the sides concerned are mailed");
     // No key is taken for a step that rolls no die, and no file replaces one in.
     let key = submit_key(d, &chains[2], 1).exits(1);
     assert!(key.contains("rolls no die and takes no player key"), "{key}");

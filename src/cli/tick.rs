@@ -211,15 +211,31 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
             if !deadline::first_refusal(&args.dir, &step, side, &problems, wait)? {
                 continue;
             }
+            // Mutual mode: no message replaces a file once in (docs/DICE.md
+            // A5); only the referee's setting aside clears the step (A6).
+            let mutual = folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual;
+            let what_now = if mutual {
+                format!(
+                    "In this game (mutual dice mode) a file once in stands: no message replaces it (DICE.md A5). \
+                     The referee sets the step's files aside (`adjutant correct --from` the step, DICE.md A6); \
+                     every side the step awaits then sends a new commitment and a new file for {step}, which \
+                     `adjutant status` will show."
+                )
+            } else {
+                format!("Send a new message with corrected orders for {step}: it replaces the file named.")
+            };
             let text = format!(
                 "Your orders for step {step} of {game} cannot be used now: the step cannot be resolved until new \
-                 orders come from {side}.\n\n{listed}\nSend a new message with corrected orders for {step}: it \
-                 replaces the file named.\n{help}{sig}",
+                 orders come from {side}.\n\n{listed}\n{what_now}\n{help}{sig}",
                 listed = problems.iter().map(|p| format!("  {p}\n")).collect::<String>(),
                 help = super::mail::player_help(&game),
                 sig = signature(&game, &from),
             );
-            let subject = format!("[{game}] {side}: your orders for {step} are refused; please send new ones");
+            let subject = if mutual {
+                format!("[{game}] {side}: your orders for {step} are refused; the referee sets them aside")
+            } else {
+                format!("[{game}] {side}: your orders for {step} are refused; please send new ones")
+            };
             let attachments = template_attachment(&folder, side, wait).map(|(_, a)| vec![a]).unwrap_or_default();
             match send_to(&folder, settings, side, subject, text, attachments, false) {
                 Ok(Some(m)) => mailed.push(m),
