@@ -808,6 +808,9 @@ fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
         if text.contains("cannot be used now") {
             assert!(text.contains("a file once in stands: no message replaces it"), "{text}");
             assert!(!text.contains("it replaces the file named"), "{text}");
+            // The help of every mail to a player is mutual mode's.
+            assert!(text.contains("A file once in stands: no message replaces or withdraws it"), "{text}");
+            assert!(!text.contains("the newer message"), "{text}");
             told.push(message.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string());
         }
     }

@@ -161,7 +161,9 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     let refused = outcome.refused.is_some() || outcome.also.iter().any(|o| o.refused.is_some());
     // What the answer quotes of the message is escaped (src/base/error.rs).
     let mut answer = adjutant::base::error::escape_lines(&(said(&plain) + &said_also(&plain)));
-    let game_id = GameFolder::open(&args.dir).map(|f| f.config.game_id).unwrap_or_default();
+    let (game_id, mutual) = GameFolder::open(&args.dir)
+        .map(|f| (f.config.game_id, f.config.dice.mode == adjutant::game::folder::DiceMode::Mutual))
+        .unwrap_or_default();
     if refused {
         answer += "\nNothing of the orders refused above was taken";
         if let Some(kept) = &outcome.kept {
@@ -172,7 +174,7 @@ pub fn submit_email(args: &SubmitArgs, raw: &[u8], wait: Duration, out: &Out) ->
     for used in std::iter::once(&outcome).chain(&outcome.also).filter_map(|o| o.used.as_deref()) {
         answer += &quoted_bytes(used);
     }
-    answer += &player_help(&game_id);
+    answer += &player_help(&game_id, mutual);
     let mut replied = None;
     let mut reply_failed = None;
     if let Some((folder, settings)) = &settings {
@@ -248,7 +250,24 @@ fn quoted_bytes(used: &[u8]) -> String {
 
 /// How a player manages his orders by mail (docs/orders.md, "By mail"):
 /// every answer to a message ends with it.
-pub fn player_help(game_id: &str) -> String {
+pub fn player_help(game_id: &str, mutual: bool) -> String {
+    if mutual {
+        // Mutual dice mode (docs/DICE.md 7, A4, A5): commitments first,
+        // no file replaced or withdrawn, no orders ahead or standing, keys.
+        return format!(
+            "\nManaging your orders by mail (this game rolls its dice in mutual mode, DICE.md 7):\n\
+             - At a step that awaits more than one player, send first your commitment, a message whose body\n  \
+             is these four lines (COMMIT: the SHA-256 of the file you will send, `sha256sum FILE`):\n    \
+             game: {game_id}\n    side: YOUR-SIDE\n    step: 16-allies-movement\n    commit: COMMIT\n  \
+             and, once every commitment of the step is in, the file itself, attached: it must hash to it.\n\
+             - A file once in stands: no message replaces or withdraws it. Orders are taken for the step\n  \
+             the game awaits only, and there are no standing orders.\n\
+             - When a step that rolls dice is sealed (every file in), send your next key p_j, a message of\n  \
+             three lines: game: {game_id}, player: YOUR-LABEL (your sides, sorted, joined with +), key: HEX.\n\
+             - Put the orders in the body (a greeting line before them and a signature after them are\n  \
+             fine) or attach them as one .yaml or .txt file per side.\n"
+        );
+    }
     format!(
         "\nManaging your orders by mail:\n\
          - To correct orders for a step not yet resolved, send the whole file again: the newer message\n  \

@@ -141,7 +141,10 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 step = record.game_step,
                 deadline = record.deadline,
                 resolve_at = record.resolve_at,
-                help = super::mail::player_help(&game),
+                help = super::mail::player_help(
+                    &game,
+                    folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual
+                ),
                 sig = signature(&game, &from),
             );
             let subject =
@@ -173,7 +176,10 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 } else {
                     "The step is resolved with them now.\n".to_string()
                 },
-                help = super::mail::player_help(&game),
+                help = super::mail::player_help(
+                    &game,
+                    folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual
+                ),
                 sig = signature(&game, &from),
             );
             let subject =
@@ -228,7 +234,10 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 "Your orders for step {step} of {game} cannot be used now: the step cannot be resolved until new \
                  orders come from {side}.\n\n{listed}\n{what_now}\n{help}{sig}",
                 listed = problems.iter().map(|p| format!("  {p}\n")).collect::<String>(),
-                help = super::mail::player_help(&game),
+                help = super::mail::player_help(
+                    &game,
+                    folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual
+                ),
                 sig = signature(&game, &from),
             );
             let subject = if mutual {
@@ -415,7 +424,7 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
             name = player.name,
             module = info.name,
             anchor = folder.config.dice.anchor.to_hex(),
-            help = super::mail::player_help(&game),
+            help = super::mail::player_help(&game, folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual),
             sig = signature(&game, &from),
         );
         let subject = format!("[{game}] welcome: you play {side}");
