@@ -614,6 +614,26 @@ fn orders_deadlines_in_mutual_mode() {
     tick(d, "2026-12-01T10:00:00Z");
     // A copy whose tick does not run again until well after the deadline.
     copy_dir(&game, &d.join("late"));
+    // A reminder a day before the deadline says what mutual mode does at
+    // it (docs/DICE.md A11), not referee mode's "unless yours arrive first".
+    let config = std::fs::read_to_string(game.join("game.yaml")).unwrap();
+    let reminding = config.replace("default: {after: 48h, grace: 6h}", "default: {after: 48h, grace: 6h, remind: 24h}");
+    assert_ne!(config, reminding);
+    std::fs::write(game.join("game.yaml"), reminding).unwrap();
+    tick(d, "2026-12-02T10:30:00Z");
+    let mut reminded = false;
+    for (_, bytes) in all_files(&game.join("outbox")) {
+        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
+        let text = message.body_text(0).unwrap_or_default().to_string();
+        // Mail text is wrapped: compared with its spaces made one.
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.contains("are due by") {
+            assert!(text.contains("if no commitment of yours has arrived by then"), "{text}");
+            assert!(!text.contains("unless yours arrive first"), "{text}");
+            reminded = true;
+        }
+    }
+    assert!(reminded, "a reminder is mailed");
     let out = tick(d, "2026-12-03T10:00:00Z");
     assert!(out.contains(&format!("defaulted: the least orders for {late}")), "{out}");
     let commit = std::fs::read_to_string(game.join(format!("mutual/{step}--{late}.commit"))).unwrap();
@@ -804,7 +824,8 @@ fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
     let mut told = Vec::new();
     for (_, bytes) in all_files(&d.join("g/outbox")) {
         let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
-        let text = message.body_text(0).unwrap_or_default().to_string();
+        // Mail text is wrapped: compared with its spaces made one.
+        let text = message.body_text(0).unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
         if text.contains("cannot be used now") {
             assert!(text.contains("a file once in stands: no message replaces it"), "{text}");
             assert!(!text.contains("it replaces the file named"), "{text}");

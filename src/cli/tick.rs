@@ -134,13 +134,29 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 }
                 None => (Vec::new(), String::new()),
             };
+            // Mutual mode (docs/DICE.md A11): the default is written for a
+            // side with no commitment in, and stands; a side that committed
+            // forfeits if its file is not in by the grace's end.
+            let then = if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+                format!(
+                    "In this game (mutual dice mode, DICE.md A11): if no commitment of yours has arrived by then, \
+                     adjutant writes the least orders of the template for {side} and commits them for it, and they \
+                     stand (at a step where they would settle nothing, an AWI battle, none are written and {side} \
+                     forfeits at {}); if you have committed, the file you committed to must arrive by {}, or {side} \
+                     forfeits the game.",
+                    record.resolve_at, record.resolve_at
+                )
+            } else {
+                format!(
+                    "If none arrive by then, adjutant writes the least orders of the template for {side} and \
+                     resolves the step with them at {}, unless yours arrive first.",
+                    record.resolve_at
+                )
+            };
             let text = format!(
-                "Your orders for step {step} of {game} are due by {deadline} (UTC).\n{attached}\n\
-                 If none arrive by then, adjutant writes the least orders of the template for {side} and resolves \
-                 the step with them at {resolve_at}, unless yours arrive first.\n{help}{sig}",
+                "Your orders for step {step} of {game} are due by {deadline} (UTC).\n{attached}\n{then}\n{help}{sig}",
                 step = record.game_step,
                 deadline = record.deadline,
-                resolve_at = record.resolve_at,
                 help = super::mail::player_help(
                     &game,
                     folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual
