@@ -371,7 +371,8 @@ Examples:
       --attackers 23rd-foot,33rd-foot --defenders 1st-maryland-brigade
 
 The AWI Southern Campaign (docs/awi-southern.md): a trivial combat played to its end
-on 1776's table (every end's markers, who broke, who holds the field), each force's
+on 1776's table (every end's markers, who broke, who holds the field; 1776's halvings
+named: militia against regulars, a force without a supply unit or magazine), each force's
 commanding general's base chance to break off a table battle (before the points he
 spends; the attempt itself is a break_off: entry, each commander's written down and rolled when both are in), and each named British unit's
 attrition test if it ends the British turn where it is; --column C --drm 0 gives one

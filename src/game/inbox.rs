@@ -391,7 +391,8 @@ pub fn submit(dir: &Path, bytes: &[u8], label: &str, replace: Replace, wait: Dur
         return Err(Error::refused(format!(
             "{label}: {side} has already submitted orders for step {} ({INBOX_DIR}/{name}, sha256 {}); in mutual \
              mode a file once in stands and is never replaced, since the step may be sealed and keys sent on it \
-             (DICE.md 7.2, 7.3, A5): the orders already in are the ones the step will use, and nothing sent now \
+             (DICE.md 7.2, 7.3, A5): the orders already in are the ones the step will use (unless the rules refuse \
+             the step's files together and the referee sets them all aside, A6), and nothing sent now \
              changes them",
             step.name,
             Bytes32::sha256(before.as_deref().unwrap_or_default()).to_hex()
@@ -506,7 +507,8 @@ pub fn withdraw(dir: &Path, side: &str, step: &str, label: &str, wait: Duration)
     if folder.config.dice.mode == crate::game::folder::DiceMode::Mutual {
         return Err(Error::refused(format!(
             "{label}: withdraw: in mutual mode a file once in stands and is never withdrawn (DICE.md A5): the \
-             orders already in are the ones the step will use"
+             orders already in are the ones the step will use (unless the rules refuse the step's files together \
+             and the referee sets them all aside, DICE.md A6)"
         )));
     }
     let _lock = crate::game::recovery::lock(&folder, wait)?;
