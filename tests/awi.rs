@@ -1274,12 +1274,7 @@ fn a_battle_in_mutual_mode_is_decided_by_the_commanders_committed_files() {
     // refused together, the referee sets both files aside (docs/DICE.md
     // A6), and the commanders commit and send agreeing files.
     let clash = dir.path().join("clash");
-    std::fs::create_dir(&clash).unwrap();
-    for (entry, bytes) in common::all_files(&dir.path().join("g")) {
-        let to = clash.join(entry.strip_prefix(dir.path().join("g")).unwrap());
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::write(&to, bytes).unwrap();
-    }
+    common::copy_dir(&dir.path().join("g"), &clash);
     let other_hash = adjutant::base::dice::Bytes32::sha256(&other).to_hex();
     std::fs::write(clash.join("mutual/1-american-battle-0101--american.commit"), format!("{other_hash}\n")).unwrap();
     let taken = ok(&["submit", "--dir", "clash", "at2.yaml"]);

@@ -364,30 +364,11 @@ fn a_correct_killed_at_any_write_leaves_the_old_folder_or_the_corrected_one() {
     for kind in ["openat", "write", "fsync", "linkat", "mkdir"] {
         assert!(counts.get(kind).is_some_and(|&n| n > 0), "no {kind} call to kill at: {counts:?}");
     }
-    let (killed, uncorrected) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let failures = each_point(&points, |syscall, n| {
-        let work = d.join(format!("kill-{syscall}-{n}"));
-        copy_dir(&base, &work);
-        killed_at(&work, &args, syscall, n);
-        killed.fetch_add(1, Ordering::Relaxed);
-        // The next resolve settles what was left: the folder is then the
-        // old one or the corrected one, byte for byte, and verifies.
-        run(&work, &settle);
-        run(&work, &["verify", "--dir", "savannah"]).ok();
-        let now = snapshot(&work.join("savannah"));
-        let was_old = snapshot_difference(&now, &old).is_empty();
-        assert!(was_old || snapshot_difference(&now, &new).is_empty(), "{}", snapshot_difference(&now, &new));
-        if was_old {
-            uncorrected.fetch_add(1, Ordering::Relaxed);
-        }
-        std::fs::remove_dir_all(&work).unwrap();
-    });
-    assert!(failures.is_empty(), "{} of {} kills:\n{}", failures.len(), points.len(), failures.join("\n"));
-    assert_eq!(killed.into_inner(), points.len());
-    // Kills before the journal entry leave it uncorrected, kills after it
-    // are finished: both happen.
-    let uncorrected = uncorrected.into_inner();
-    assert!(uncorrected > 0 && uncorrected < points.len(), "{uncorrected} of {} left uncorrected", points.len());
+    // The next resolve settles what was left: the folder is then the old
+    // one or the corrected one, byte for byte, and verifies. Kills before
+    // the journal entry leave it uncorrected, kills after it are
+    // finished: both happen.
+    let uncorrected = each_kill_leaves_old_or_new(d, &base, "savannah", &args, &settle, &points, (&old, &new));
     eprintln!("correct: {} kills ({uncorrected} left it uncorrected) in {:?}", points.len(), start.elapsed());
 }
 
@@ -437,27 +418,48 @@ fn a_correct_setting_aside_refused_orders_killed_at_any_write_leaves_the_old_fol
     for kind in ["openat", "write", "fsync", "linkat", "unlink"] {
         assert!(counts.get(kind).is_some_and(|&n| n > 0), "no {kind} call to kill at: {counts:?}");
     }
-    let (killed, unchanged) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let failures = each_point(&points, |syscall, n| {
+    let unchanged = each_kill_leaves_old_or_new(d, &base, "g", &args, &settle, &points, (&old, &new));
+    eprintln!("correct (set aside): {} kills ({unchanged} left it as it was) in {:?}", points.len(), start.elapsed());
+}
+
+/// A snapshot of a folder ([`snapshot`]).
+type Snapshot = BTreeMap<PathBuf, Option<Vec<u8>>>;
+
+/// Kill `args` at each of `points`, each in a fresh copy of `base`, then
+/// run `settle` and `verify` there: the game folder `game` must be the
+/// `old` or the `new` one, byte for byte. Both must happen (a kill before
+/// the commit point leaves the old folder, one after it is finished): how
+/// many were left old.
+fn each_kill_leaves_old_or_new(
+    d: &Path,
+    base: &Path,
+    game: &str,
+    args: &[&str],
+    settle: &[&str],
+    points: &[(String, usize)],
+    (old, new): (&Snapshot, &Snapshot),
+) -> usize {
+    let (killed, left_old) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let failures = each_point(points, |syscall, n| {
         let work = d.join(format!("kill-{syscall}-{n}"));
-        copy_dir(&base, &work);
-        killed_at(&work, &args, syscall, n);
+        copy_dir(base, &work);
+        killed_at(&work, args, syscall, n);
         killed.fetch_add(1, Ordering::Relaxed);
-        run(&work, &settle);
-        run(&work, &["verify", "--dir", "g"]).ok();
-        let now = snapshot(&work.join("g"));
-        let was_old = snapshot_difference(&now, &old).is_empty();
-        assert!(was_old || snapshot_difference(&now, &new).is_empty(), "{}", snapshot_difference(&now, &new));
+        run(&work, settle);
+        run(&work, &["verify", "--dir", game]).ok();
+        let now = snapshot(&work.join(game));
+        let was_old = snapshot_difference(&now, old).is_empty();
+        assert!(was_old || snapshot_difference(&now, new).is_empty(), "{}", snapshot_difference(&now, new));
         if was_old {
-            unchanged.fetch_add(1, Ordering::Relaxed);
+            left_old.fetch_add(1, Ordering::Relaxed);
         }
         std::fs::remove_dir_all(&work).unwrap();
     });
     assert!(failures.is_empty(), "{} of {} kills:\n{}", failures.len(), points.len(), failures.join("\n"));
     assert_eq!(killed.into_inner(), points.len());
-    let unchanged = unchanged.into_inner();
-    assert!(unchanged > 0 && unchanged < points.len(), "{unchanged} of {} left as it was", points.len());
-    eprintln!("correct (set aside): {} kills ({unchanged} left it as it was) in {:?}", points.len(), start.elapsed());
+    let left_old = left_old.into_inner();
+    assert!(left_old > 0 && left_old < points.len(), "{left_old} of {} left the old folder", points.len());
+    left_old
 }
 
 /// A raw message from the demo game's French player.

@@ -715,9 +715,28 @@ pub fn reveal(
     })
 }
 
-/// DICE.md 7.6 at `submit` of an orders file for the awaited step of a
-/// mutual game: when the step takes commitments, every one must be in and
-/// the file must hash to its side's.
+/// The awaited sides whose commitment for `step` is not in yet, when the
+/// step takes commitments (7.6: it awaits more than one player); none
+/// when it takes none.
+fn commitments_missing(
+    folder: &GameFolder,
+    rules: &dyn Rules,
+    state: &State,
+    step: &str,
+) -> Result<Option<Vec<String>>> {
+    let awaited = rules.awaited(state.as_ref());
+    if !needs_commitments(&folder.config, &awaited) {
+        return Ok(None);
+    }
+    let mut missing = Vec::new();
+    for s in &awaited {
+        if commitment(folder, step, s)?.is_none() {
+            missing.push(s.clone());
+        }
+    }
+    Ok(Some(missing))
+}
+
 /// Whether `bytes` are the very file `side` committed to for `step`, every
 /// commitment of the step being in (7.6): a file no other could replace.
 pub fn committed_to(
@@ -728,18 +747,15 @@ pub fn committed_to(
     side: &str,
     bytes: &[u8],
 ) -> Result<bool> {
-    let awaited = rules.awaited(state.as_ref());
-    if !needs_commitments(&folder.config, &awaited) {
-        return Ok(false);
+    match commitments_missing(folder, rules, state, step)? {
+        Some(missing) if missing.is_empty() => Ok(commitment(folder, step, side)? == Some(Bytes32::sha256(bytes))),
+        _ => Ok(false),
     }
-    for s in &awaited {
-        if commitment(folder, step, s)?.is_none() {
-            return Ok(false);
-        }
-    }
-    Ok(commitment(folder, step, side)? == Some(Bytes32::sha256(bytes)))
 }
 
+/// DICE.md 7.6 at `submit` of an orders file for the awaited step of a
+/// mutual game: when the step takes commitments, every one must be in and
+/// the file must hash to its side's.
 pub fn check_orders_file(
     folder: &GameFolder,
     rules: &dyn Rules,
@@ -749,7 +765,6 @@ pub fn check_orders_file(
     bytes: &[u8],
     label: &str,
 ) -> Result<()> {
-    let awaited = rules.awaited(state.as_ref());
     let owed = sides_without_player(&folder.config, rules);
     if !owed.is_empty() {
         return Err(Error::refused(format!(
@@ -757,15 +772,7 @@ pub fn check_orders_file(
             owed.join(", ")
         )));
     }
-    if !needs_commitments(&folder.config, &awaited) {
-        return Ok(());
-    }
-    let mut missing = Vec::new();
-    for s in &awaited {
-        if commitment(folder, step, s)?.is_none() {
-            missing.push(s.clone());
-        }
-    }
+    let Some(missing) = commitments_missing(folder, rules, state, step)? else { return Ok(()) };
     if !missing.is_empty() {
         return Err(Error::refused(format!(
             "{label}: step {step} awaits more than one player, and no orders file is taken before every \
