@@ -837,6 +837,25 @@ fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
     }
     told.sort();
     assert!(!told.is_empty(), "the sides concerned are mailed");
+    // The welcome of a mutual game names the player's own chain and what
+    // mutual mode asks of him.
+    let welcome = run(d, &["welcome", "--dir", "g", "--side", "french", "--format", "json"]).ok();
+    assert!(welcome.contains("welcome"), "{welcome}");
+    let mut welcomed = false;
+    for (_, bytes) in all_files(&d.join("g/outbox")) {
+        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
+        let text = message.body_text(0).unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.starts_with("Welcome to g") {
+            assert!(text.contains("This game rolls its dice in mutual mode (DICE.md 7)"), "{text}");
+            assert!(
+                text.contains(&format!("Your key chain (french) is anchored at {}", chains[2].keys[0].to_hex())),
+                "{text}"
+            );
+            assert!(text.contains("send your commitment first"), "{text}");
+            welcomed = true;
+        }
+    }
+    assert!(welcomed, "the welcome is mailed");
     // No key is taken for a step that rolls no die, and no file replaces one in.
     let key = submit_key(d, &chains[2], 1).exits(1);
     assert!(key.contains("rolls no die and takes no player key"), "{key}");

@@ -251,32 +251,44 @@ fn quoted_bytes(used: &[u8]) -> String {
 /// How a player manages his orders by mail (docs/orders.md, "By mail"):
 /// every answer to a message ends with it.
 pub fn player_help(game_id: &str, mutual: bool) -> String {
+    // Lines of at most 78 columns, each bullet's hanging by two: the mails
+    // that wrap (tick.rs `wrap`) leave them as they are, and so does a
+    // reader's phone.
     if mutual {
         // Mutual dice mode (docs/DICE.md 7, A4, A5): commitments first,
         // no file replaced or withdrawn, no orders ahead or standing, keys.
         return format!(
-            "\nManaging your orders by mail (this game rolls its dice in mutual mode, DICE.md 7):\n\
-             - At a step that awaits more than one player, send first your commitment, a message whose body\n  \
-             is these four lines (COMMIT: the SHA-256 of the file you will send, `sha256sum FILE`):\n    \
+            "\nManaging your orders by mail (this game rolls its dice in mutual mode,\n\
+             DICE.md 7):\n\
+             - At a step that awaits more than one player, send your commitment first:\n  \
+             a message whose body is these four lines (COMMIT: the SHA-256 of the\n  \
+             file you will send, as `sha256sum FILE` prints it):\n    \
              game: {game_id}\n    side: YOUR-SIDE\n    step: 16-allies-movement\n    commit: COMMIT\n  \
-             and, once every commitment of the step is in, the file itself, attached: it must hash to it.\n\
-             - A file once in stands: no message replaces or withdraws it. Orders are taken for the step\n  \
-             the game awaits only, and there are no standing orders.\n\
-             - When a step that rolls dice is sealed (every file in), send your next key p_j, a message of\n  \
-             three lines: game: {game_id}, player: YOUR-LABEL (your sides, sorted, joined with +), key: HEX.\n\
-             - Put the orders in the body (a greeting line before them and a signature after them are\n  \
-             fine) or attach them as one .yaml or .txt file per side.\n"
+             then, once every commitment of the step is in, the file itself,\n  \
+             attached: it must hash to your commitment.\n\
+             - A file once in stands: no message replaces or withdraws it. Orders are\n  \
+             taken for the step the game awaits only; there are no standing orders.\n\
+             - When a step that rolls dice is sealed (every file in), send your next\n  \
+             key p_j, a message whose body is these three lines (YOUR-LABEL: your\n  \
+             sides, sorted, joined with +):\n    \
+             game: {game_id}\n    player: YOUR-LABEL\n    key: HEX\n\
+             - Put the orders in the body (a greeting line before them and a\n  \
+             signature after them are fine) or attach them as one .yaml or .txt\n  \
+             file per side.\n"
         );
     }
     format!(
         "\nManaging your orders by mail:\n\
-         - To correct orders for a step not yet resolved, send the whole file again: the newer message\n  \
-         replaces the older (newer means later to arrive here; the Date header is not read), and the\n  \
-         older is kept in the game folder.\n\
-         - To withdraw orders sent ahead or standing orders, send a message whose body is these three\n  \
-         lines (the step as your receipt names it, or the word standing):\n    \
+         - To correct orders for a step not yet resolved, send the whole file\n  \
+         again: the newer message replaces the older (newer means later to\n  \
+         arrive here; the Date header is not read), and the older is kept in\n  \
+         the game folder.\n\
+         - To withdraw orders sent ahead or standing orders, send a message whose\n  \
+         body is these three lines (the step as your receipt names it, or the\n  \
+         word standing):\n    \
          game: {game_id}\n    side: YOUR-SIDE\n    withdraw: 16-allies-movement\n\
-         - Put the orders in the body (a greeting line before them and a signature after them are\n  \
-         fine) or attach them as one .yaml or .txt file per side.\n"
+         - Put the orders in the body (a greeting line before them and a\n  \
+         signature after them are fine) or attach them as one .yaml or .txt\n  \
+         file per side.\n"
     )
 }

@@ -427,12 +427,35 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
                      template attached.\n"
                 .to_string(),
         };
+        // Mutual mode (DICE.md 7): the player's own chain and keys.
+        let mutual = if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+            let chain = folder.config.dice.players.iter().find(|p| p.sides().contains(&side.as_str()));
+            let yours = match chain {
+                Some(p) => format!(
+                    "Your key chain ({}) is anchored at\n  {}\nKeep its top secret; when a step that rolls is sealed \
+                     (every orders file in), send its next key, as the help below says. Each key is checked \
+                     against your anchor.",
+                    p.label,
+                    p.anchor.to_hex()
+                ),
+                None => "Your key chain's anchor is not recorded yet: send it to the referee, who records it with \
+                         `adjutant join` before step 1; no orders are taken until every side has a player."
+                    .to_string(),
+            };
+            format!(
+                "This game rolls its dice in mutual mode (DICE.md 7): no one, the referee included, can know a \
+                 step's rolls before every side's orders for it are fixed, and at a step that awaits more than one \
+                 player each sends a commitment before any file. {yours}\n\n"
+            )
+        } else {
+            String::new()
+        };
         let text = format!(
             "Welcome to {game}, {name}: a game of {module} ({scenario_name}) refereed by adjutant.\n\n\
              You play {side}.\n\nThe sides and their players:\n{players}\n\
              The dice anchor of the game is\n  {anchor}\nKeep it. Every roll of the game is committed to it before \
              any orders are sent; each step reveals the next key of the chain that ends in it, and anyone can \
-             recompute every roll with `adjutant verify` (docs/DICE.md).\n\n\
+             recompute every roll with `adjutant verify` (docs/DICE.md).\n\n{mutual}\
              How to send orders: mail them to {from}, one orders file per step and side, as the message's text or \
              attached as a .yaml or .txt file. Every message is answered: a receipt that quotes the bytes used, or \
              a refusal that says what to correct. After each resolve you receive a report of what happened, with \
