@@ -19,6 +19,21 @@ fn folder_bytes(game: &Path) -> Vec<u8> {
     all_files(game).into_iter().flat_map(|(_, bytes)| bytes).collect()
 }
 
+/// Each mail of the game folder `game`'s folder transport (`outbox/`): its
+/// first addressee and its text with every run of spaces made one (mail
+/// text is wrapped at 78 columns).
+fn mails(game: &Path) -> Vec<(String, String)> {
+    all_files(&game.join("outbox"))
+        .into_iter()
+        .map(|(_, bytes)| {
+            let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
+            let to = message.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string();
+            let text = message.body_text(0).unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+            (to, text)
+        })
+        .collect()
+}
+
 fn contains(haystack: &[u8], needle: &str) -> bool {
     memchr::memmem::find(haystack, needle.as_bytes()).is_some()
 }
@@ -529,15 +544,13 @@ fn a_key_withheld_past_the_reveal_deadline_forfeits() {
     assert_eq!(all_files(&game), before, "nothing changed");
 
     // Every player is told: the forfeit's reports, mailed.
-    let mut told: Vec<String> = Vec::new();
-    for (_, bytes) in all_files(&game.join("outbox")) {
-        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
-        let text = message.body_text(0).unwrap_or_default().to_string();
-        if text.contains(&format!("== Step {k}: forfeit ==")) && text.contains("game over: british forfeit victory") {
-            let to = message.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string();
-            told.push(to);
-        }
-    }
+    let mut told: Vec<String> = mails(&game)
+        .into_iter()
+        .filter(|(_, text)| {
+            text.contains(&format!("== Step {k}: forfeit ==")) && text.contains("game over: british forfeit victory")
+        })
+        .map(|(to, _)| to)
+        .collect();
     told.sort();
     assert_eq!(told, ["abe@example.org", "fanny@example.org", "ref@example.org"]);
 
@@ -622,11 +635,7 @@ fn orders_deadlines_in_mutual_mode() {
     std::fs::write(game.join("game.yaml"), reminding).unwrap();
     tick(d, "2026-12-02T10:30:00Z");
     let mut reminded = false;
-    for (_, bytes) in all_files(&game.join("outbox")) {
-        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
-        let text = message.body_text(0).unwrap_or_default().to_string();
-        // Mail text is wrapped: compared with its spaces made one.
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (_, text) in mails(&game) {
         if text.contains("are due by") {
             assert!(text.contains("if no commitment of yours has arrived by then"), "{text}");
             assert!(!text.contains("unless yours arrive first"), "{text}");
@@ -782,9 +791,10 @@ fn a_correction_in_the_middle_of_a_mutual_game() {
 
 /// docs/DICE.md A6: files that pass their own checks and that the rules
 /// refuse together stand in mutual mode (A5). `status` says the step is
-/// refused and what clears it, `submit` takes no key for it (it rolls no
-/// die), and the referee's correction (A10) removes the step's
-/// commitments and files, after which the game goes on.
+/// refused and what clears it, `tick` mails the sides concerned mutual
+/// mode's way on, `submit` takes no key for it (it rolls no die), and the
+/// referee's correction `--from` the awaited step sets its commitments and
+/// files aside, undoing no step, after which the game goes on.
 #[test]
 fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
     let dir = temp();
@@ -822,17 +832,14 @@ fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
     let ticked = run(d, &["tick", "--dir", "g", "--now", "2026-12-04T10:00:00Z"]).exits(1);
     assert!(ticked.contains("refused; the referee sets them aside"), "{ticked}");
     let mut told = Vec::new();
-    for (_, bytes) in all_files(&d.join("g/outbox")) {
-        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
-        // Mail text is wrapped: compared with its spaces made one.
-        let text = message.body_text(0).unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+    for (to, text) in mails(&d.join("g")) {
         if text.contains("cannot be used now") {
             assert!(text.contains("a file once in stands: no message replaces it"), "{text}");
             assert!(!text.contains("it replaces the file named"), "{text}");
             // The help of every mail to a player is mutual mode's.
             assert!(text.contains("A file once in stands: no message replaces or withdraws it"), "{text}");
             assert!(!text.contains("the newer message"), "{text}");
-            told.push(message.to().and_then(|a| a.first()).and_then(|a| a.address()).unwrap_or_default().to_string());
+            told.push(to);
         }
     }
     told.sort();
@@ -842,9 +849,7 @@ fn orders_the_rules_refuse_together_stand_until_the_referee_sets_them_aside() {
     let welcome = run(d, &["welcome", "--dir", "g", "--side", "french", "--format", "json"]).ok();
     assert!(welcome.contains("welcome"), "{welcome}");
     let mut welcomed = false;
-    for (_, bytes) in all_files(&d.join("g/outbox")) {
-        let message = mail_parser::MessageParser::default().parse(&bytes).expect("a mail that parses");
-        let text = message.body_text(0).unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+    for (_, text) in mails(&d.join("g")) {
         if text.starts_with("Welcome to g") {
             assert!(text.contains("This game rolls its dice in mutual mode (DICE.md 7)"), "{text}");
             assert!(

@@ -123,6 +123,8 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
         s.transport()?;
     }
     let game = folder.config.game_id.clone();
+    // Mutual dice mode: what the mails say of files, defaults and keys.
+    let mutual = folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual;
     let mut mailed = Vec::new();
     let mut mail_failed = Vec::new();
     if let (Some(settings), Some(record)) = (&settings, &decision.record) {
@@ -137,7 +139,7 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
             // Mutual mode (docs/DICE.md A11): the default is written for a
             // side with no commitment in, and stands; a side that committed
             // forfeits if its file is not in by the grace's end.
-            let then = if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+            let then = if mutual {
                 format!(
                     "In this game (mutual dice mode, DICE.md A11): if no commitment of yours has arrived by then, \
                      adjutant writes the least orders of the template for {side} and commits them for it, and they \
@@ -157,10 +159,7 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 "Your orders for step {step} of {game} are due by {deadline} (UTC).\n{attached}\n{then}\n{help}{sig}",
                 step = record.game_step,
                 deadline = record.deadline,
-                help = super::mail::player_help(
-                    &game,
-                    folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual
-                ),
+                help = super::mail::player_help(&game, mutual),
                 sig = signature(&game, &from),
             );
             let subject =
@@ -182,7 +181,7 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 stored = w.stored,
                 sha = w.sha256.to_hex(),
                 quoted = w.text.lines().map(|l| format!("    {l}\n")).collect::<String>(),
-                when = if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+                when = if mutual {
                     "In mutual mode they stand: a file once in is never replaced (docs/DICE.md A5, A11).\n".to_string()
                 } else if record.resolve_at > now {
                     format!(
@@ -192,10 +191,7 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 } else {
                     "The step is resolved with them now.\n".to_string()
                 },
-                help = super::mail::player_help(
-                    &game,
-                    folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual
-                ),
+                help = super::mail::player_help(&game, mutual),
                 sig = signature(&game, &from),
             );
             let subject =
@@ -235,7 +231,6 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
             }
             // Mutual mode: no message replaces a file once in (docs/DICE.md
             // A5); only the referee's setting aside clears the step (A6).
-            let mutual = folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual;
             let what_now = if mutual {
                 format!(
                     "In this game (mutual dice mode) a file once in stands: no message replaces it (DICE.md A5). \
@@ -250,10 +245,7 @@ pub fn run(args: &TickArgs, wait: Duration, out: &Out) -> Outcome {
                 "Your orders for step {step} of {game} cannot be used now: the step cannot be resolved until new \
                  orders come from {side}.\n\n{listed}\n{what_now}\n{help}{sig}",
                 listed = problems.iter().map(|p| format!("  {p}\n")).collect::<String>(),
-                help = super::mail::player_help(
-                    &game,
-                    folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual
-                ),
+                help = super::mail::player_help(&game, mutual),
                 sig = signature(&game, &from),
             );
             let subject = if mutual {
@@ -376,6 +368,7 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
     let scenario_name = info.scenarios.iter().find(|s| s.id == scenario).map(|s| s.name.clone()).unwrap_or(scenario);
     let game = folder.config.game_id.clone();
     let from = settings.from_mailbox()?.email.to_string();
+    let mutual = folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual;
     let players: String = folder.config.players.iter().map(|p| format!("  {:<10} {}\n", p.side, p.name)).collect();
     let deadlines = match &folder.config.deadlines {
         None => "There are no deadlines: each step waits until every side's orders are in.\n".to_string(),
@@ -394,7 +387,7 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
             for (kind, p) in &d.steps {
                 t += &format!("  {kind} steps: {}.\n", policy(p));
             }
-            if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+            if mutual {
                 t += "A side that has sent no commitment by a deadline gets the least orders of the step's \
                       template, written and committed for it and marked so in the journal; they stand. A side that \
                       committed and has not sent its file by the grace after the deadline forfeits the game \
@@ -428,7 +421,7 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
                 .to_string(),
         };
         // Mutual mode (DICE.md 7): the player's own chain and keys.
-        let mutual = if folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual {
+        let chain_words = if mutual {
             let chain = folder.config.dice.players.iter().find(|p| p.sides().contains(&side.as_str()));
             let yours = match chain {
                 Some(p) => format!(
@@ -455,7 +448,7 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
              You play {side}.\n\nThe sides and their players:\n{players}\n\
              The dice anchor of the game is\n  {anchor}\nKeep it. Every roll of the game is committed to it before \
              any orders are sent; each step reveals the next key of the chain that ends in it, and anyone can \
-             recompute every roll with `adjutant verify` (docs/DICE.md).\n\n{mutual}\
+             recompute every roll with `adjutant verify` (docs/DICE.md).\n\n{chain_words}\
              How to send orders: mail them to {from}, one orders file per step and side, as the message's text or \
              attached as a .yaml or .txt file. Every message is answered: a receipt that quotes the bytes used, or \
              a refusal that says what to correct. After each resolve you receive a report of what happened, with \
@@ -463,7 +456,7 @@ pub fn welcome(args: &WelcomeArgs, wait: Duration, out: &Out) -> Outcome {
             name = player.name,
             module = info.name,
             anchor = folder.config.dice.anchor.to_hex(),
-            help = super::mail::player_help(&game, folder.config.dice.mode == adjutant::game::folder::DiceMode::Mutual),
+            help = super::mail::player_help(&game, mutual),
             sig = signature(&game, &from),
         );
         let subject = format!("[{game}] welcome: you play {side}");
