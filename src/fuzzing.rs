@@ -16,6 +16,10 @@
 //!   module folder ([`module_archive`]'s encoding) as its input.
 //! - [`module_play_patch`]: the same module, and each side's template at
 //!   set-up (the rules' guides over the module's data).
+//! - [`campaign_orders`]: an orders file checked as [`orders`] checks one,
+//!   and with the other sides' files (`validate_with`), against the
+//!   Savannah Campaign Game or the AWI Southern Campaign at a step of a
+//!   self-play game ([`campaign_positions`]).
 //! - [`journal`]: a journal entry's file through `verify`'s parser and its
 //!   checks of DICE.md §6.1 to §6.3.
 //!
@@ -139,6 +143,154 @@ fn validate_orders(rules: &dyn Rules, state: &State, label: &str, file: &[u8]) {
         for p in &problems {
             let _ = p.to_string();
         }
+    }
+}
+
+/// The games [`campaign_orders`] plays: (module, scenario, self-play seed
+/// and game). The Savannah Campaign Game (random events, siege works,
+/// siege and bombardment, both players' fire and close combat: game 1 of
+/// seed 2 awaits orders of ten kinds of step in 106 steps) and the AWI
+/// Southern Campaign (operations and five battles in 41 steps, another
+/// system's orders altogether): the orders that [`orders`]'s Historical
+/// Scenario never asks for.
+pub const CAMPAIGN_GAMES: [(&str, &str, u64, u32); 2] =
+    [("savannah-1779", "campaign", 2, 1), ("awi-southern", "southern-1780", 1, 1)];
+
+/// One game of [`CAMPAIGN_GAMES`] played to its end by `adjutant selfplay`
+/// and played again through the System trait: the
+/// state before each step that took orders files, with those files.
+pub struct GamePositions {
+    pub rules: Box<dyn Rules>,
+    /// The game id the files' headers name (`selfplay-SEED-GAME`).
+    pub game_id: String,
+    /// (the state, each awaited side's orders file as played).
+    pub states: Vec<(State, Vec<(String, String)>)>,
+}
+
+/// [`GamePositions`] of each of [`CAMPAIGN_GAMES`], made once; an error
+/// (a game that no longer plays again as self-play played it) as text.
+pub fn campaign_positions() -> Result<&'static Vec<GamePositions>, String> {
+    static GAMES: OnceLock<Result<Vec<GamePositions>, String>> = OnceLock::new();
+    GAMES
+        .get_or_init(|| CAMPAIGN_GAMES.iter().map(|(m, s, seed, game)| game_positions(m, s, *seed, *game)).collect())
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn game_positions(module: &str, scenario: &str, seed: u64, game: u32) -> Result<GamePositions, String> {
+    let files = ModuleFiles::embedded(module);
+    let system = crate::game::modules::system_of_files(&files).map_err(|e| e.to_string())?;
+    let rules = system.load(&files, scenario).map_err(|e| e.to_string())?;
+    let setup = rules.setup().map_err(|e| e.to_string())?;
+    let id = crate::system::SelfplayId { seed, game };
+    let played = rules.selfplay(setup.as_ref(), id, true).ok_or_else(|| format!("{module} has no self-play"))?;
+    if let Some(f) = played.failures.first() {
+        return Err(format!("{module} {scenario}: self-play failed at step {}: {}", f.journal_step, f.what));
+    }
+    // The game played again from its recorded files, as a game folder
+    // plays it (its headers read, each step's dice from its seed).
+    let keys = crate::base::dice::chain(&id.chain_top(), played.chain_length);
+    let game_id = id.name();
+    let mut state = setup;
+    let mut states = Vec::new();
+    for step in &played.record {
+        let k = step.journal_step;
+        let mut orders = BTreeMap::new();
+        for (side, text) in &step.files {
+            let header = rules.check_header(&game_id, state.as_ref(), "fuzz", text).map_err(|e| {
+                format!("step {k}: {side}'s file: {}", e.iter().map(|l| l.to_string()).collect::<Vec<_>>().join("; "))
+            })?;
+            orders.insert(header.side, header.body);
+        }
+        let key = keys.get(k as usize).ok_or_else(|| format!("step {k} is past the chain"))?;
+        let seed = id.step_seed(k, key, &step.files).map_err(|e| e.to_string())?;
+        let (mut next, _) =
+            rules.resolve(state.as_ref(), &orders, &mut StepDice::new(&seed)).map_err(|e| format!("step {k}: {e}"))?;
+        next.set_resolved_steps(k);
+        if next.hash() != step.state_sha256 {
+            return Err(format!("step {k} ({}) gives another state played again", step.step));
+        }
+        if !step.files.is_empty() {
+            states.push((state, step.files.clone()));
+        }
+        state = next;
+    }
+    Ok(GamePositions { rules, game_id, states })
+}
+
+/// An input of [`campaign_orders`]: the game's index, the position's (two
+/// bytes, little-endian), then the orders file.
+pub fn campaign_input(game: usize, position: usize, file: &[u8]) -> Vec<u8> {
+    let mut input = vec![game as u8];
+    input.extend_from_slice(&(position as u16).to_le_bytes());
+    input.extend_from_slice(file);
+    input
+}
+
+/// Seeds for [`campaign_orders`]: every file played at every position, and
+/// each awaited side's template (header, least orders, guide) at one
+/// position in eight.
+pub fn campaign_seeds() -> Vec<Vec<u8>> {
+    let Ok(games) = campaign_positions() else { return Vec::new() };
+    let mut seeds = Vec::new();
+    for (g, game) in games.iter().enumerate() {
+        for (i, (state, files)) in game.states.iter().enumerate() {
+            for (_, text) in files {
+                seeds.push(campaign_input(g, i, text.as_bytes()));
+            }
+            if i % 8 != 0 {
+                continue;
+            }
+            let Some(step) = state.next_step() else { continue };
+            for side in game.rules.awaited(state.as_ref()) {
+                let Ok(guide) = game.rules.template(state.as_ref(), &side) else { continue };
+                let mut text =
+                    format!("game: {}\nturn: {}\nstep: {}\nside: {side}\n", game.game_id, step.turn, step.field);
+                if guide.body.as_mapping().is_some_and(|m| !m.is_empty()) {
+                    text += &crate::base::yaml::to_string(&guide.body).unwrap_or_default();
+                }
+                seeds.push(campaign_input(g, i, (text + &guide.comment).as_bytes()));
+            }
+        }
+    }
+    seeds
+}
+
+/// Fuzz target `campaign_orders`: the first byte picks a game of
+/// [`CAMPAIGN_GAMES`], the next two a position in it (each modulo how
+/// many there are), the rest is an orders file: read as `submit` reads
+/// one (size, UTF-8, depth), its header checked, its body validated
+/// alone, with the other sides' files of that step as played
+/// (`validate_with`), for its warnings, and its shape as standing orders
+/// of that kind of step (`check_shape`).
+pub fn campaign_orders(data: &[u8]) {
+    let Ok(games) = campaign_positions() else { return };
+    let [g, a, b, file @ ..] = data else { return };
+    let game = &games[*g as usize % games.len()];
+    if game.states.is_empty() {
+        return;
+    }
+    let (state, played) = &game.states[usize::from(u16::from_le_bytes([*a, *b])) % game.states.len()];
+    let rules = game.rules.as_ref();
+    let label = "orders.yaml";
+    let Ok(text) = crate::game::input::orders_text(label, file) else { return };
+    let Ok(header) = rules.check_header(&game.game_id, state.as_ref(), label, text) else { return };
+    let mut problems = rules.validate_body(state.as_ref(), &header, label, text);
+    let mut others = BTreeMap::new();
+    for (side, other) in played.iter().filter(|(side, _)| *side != header.side) {
+        if let Ok(h) = rules.check_header(&game.game_id, state.as_ref(), side, other) {
+            others.insert(h.side, h.body);
+        }
+    }
+    problems.extend(rules.validate_with(state.as_ref(), &header, &others, label, text));
+    for p in &problems {
+        let _ = p.to_string();
+    }
+    for w in rules.warnings(state.as_ref(), &header, label, text) {
+        let _ = w.len();
+    }
+    for p in rules.check_shape(&header.step.field, &header.side, &header.body) {
+        let _ = p.message.len();
     }
 }
 

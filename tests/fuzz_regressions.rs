@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use adjutant::fuzzing;
 
-const TARGETS: [&str; 5] = ["orders", "intake", "module", "module_play", "journal"];
+const TARGETS: [&str; 6] = ["orders", "campaign_orders", "intake", "module", "module_play", "journal"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -148,6 +148,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
             }
             seeds
         }
+        "campaign_orders" => fuzzing::campaign_seeds(),
         "intake" => demo_orders().iter().enumerate().map(|(i, (_, bytes))| email(i, bytes)).collect(),
         // The same module patches: module_play plays what module loads.
         "module" | "module_play" => {
@@ -196,6 +197,7 @@ fn modules_dirs() -> Vec<(String, PathBuf)> {
 fn run(target: &str, data: &[u8]) {
     match target {
         "orders" => fuzzing::orders(data),
+        "campaign_orders" => fuzzing::campaign_orders(data),
         "intake" => fuzzing::intake(data),
         "module" => fuzzing::module_patch(data),
         "module_play" => fuzzing::module_play_patch(data),
@@ -319,7 +321,7 @@ fn mutations(target: &str) -> usize {
     match target {
         "module" => 60,
         "module_play" => 20,
-        "orders" => 1000,
+        "orders" | "campaign_orders" => 1000,
         _ => 2000,
     }
 }
@@ -352,6 +354,29 @@ fn orders_target_survives_its_corpus() {
     let p = fuzzing::positions().expect("the Historical Scenario plays");
     assert!(p.states.len() >= 10, "several steps of the Historical Scenario ({})", p.states.len());
     check_target("orders");
+}
+
+#[test]
+fn campaign_orders_target_survives_its_corpus() {
+    let games = fuzzing::campaign_positions().expect("each campaign's self-play game plays again");
+    assert_eq!(games.len(), fuzzing::CAMPAIGN_GAMES.len());
+    for (game, (module, ..)) in games.iter().zip(fuzzing::CAMPAIGN_GAMES) {
+        assert!(game.states.len() >= 20, "{module}: steps that took orders ({})", game.states.len());
+    }
+    // The kinds of step whose orders the Historical Scenario never asks
+    // for are reached: siege works, siege and bombardment, random events,
+    // and the AWI's operations and battles.
+    let kinds: std::collections::BTreeSet<String> = games
+        .iter()
+        .flat_map(|g| g.states.iter().filter_map(|(state, _)| state.next_step()))
+        .map(|s| s.field.trim_end_matches(|c: char| c.is_ascii_digit()).to_string())
+        .collect();
+    for kind in
+        ["construct-siege-works", "siege-and-bombardment", "random-events", "american-operations", "british-battle-"]
+    {
+        assert!(kinds.contains(kind), "{kind} among {kinds:?}");
+    }
+    check_target("campaign_orders");
 }
 
 #[test]
