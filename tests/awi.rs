@@ -835,7 +835,7 @@ fn what_an_awi_refusal_quotes_of_a_player_is_bounded_and_escaped() {
     assert!(
         all.contains("game 'isolated\\u{1b}[31m\\0'")
             && all.contains("'brit\\rish\\u{2066}' is not a side")
-            && all.contains("turn 1\\u{202e}"),
+            && all.contains("turn: '1\\u{202e}' is not a turn number"),
         "{all}"
     );
     // A shape error names its field once, and quotes a key bounded.

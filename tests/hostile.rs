@@ -267,6 +267,29 @@ fn a_turn_is_written_in_decimal_digits_and_no_field_is_empty() {
     every_path(d, "w.yaml", text.as_bytes(), 1, ":5:1: moves: invalid type: integer `5`, expected a sequence");
 }
 
+/// The AWI system reads an orders file's turn as the series does: decimal
+/// digits only (it took `0x1` for 1, and `4294967297` for 1 too, cut to 32
+/// bits), the reason given on every path.
+#[test]
+fn an_awi_turn_is_written_in_decimal_digits_too() {
+    let dir = temp();
+    let d = dir.path();
+    run(d, &["new", "awi-southern", "--scenario", "southern-1780", "--dir", "g", "--game-id", "club-8"]).ok();
+    let head = "game: club-8\nturn: 1\nstep: british-operations\nside: british\nmoves: []\n";
+    fs::write(d.join("ok.yaml"), head).unwrap();
+    run(d, &["validate", "--dir", "g", "ok.yaml"]).ok();
+    for turn in ["0x1", "+1", "01", "1.0", "1_0", "4294967297", "one"] {
+        let text = head.replace("turn: 1", &format!("turn: {turn}"));
+        every_path(
+            d,
+            "t.yaml",
+            text.as_bytes(),
+            1,
+            &format!(":2:1: turn: '{turn}' is not a turn number: a turn is the month of the campaign from 1"),
+        );
+    }
+}
+
 /// Every phase's orders: close combat (attack and defence), fire and
 /// initiative refuse an empty field or the wrong type with the field and
 /// what is legal; standing orders too.

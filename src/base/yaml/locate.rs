@@ -33,6 +33,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::base::yaml::Value;
+
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
@@ -300,9 +302,96 @@ pub fn locate(text: &str, path: &str) -> Option<Position> {
     Index::new(text)?.locate(path)
 }
 
+/// Where the fields of one text are, for its problems: the text's
+/// [`Index`] built at the first look-up and kept for the rest, so that a
+/// file of many problems is read once, not once per problem (issue 11:
+/// a file of 16,000 refused moves took six minutes when each problem read
+/// it again), and a file without problems not at all.
+#[derive(Debug)]
+pub struct Places<'t> {
+    text: &'t str,
+    index: std::cell::OnceCell<Option<Index>>,
+}
+
+impl<'t> Places<'t> {
+    pub fn new(text: &'t str) -> Places<'t> {
+        Places { text, index: std::cell::OnceCell::new() }
+    }
+
+    /// The text's index; `None` if it does not parse.
+    pub fn index(&self) -> Option<&Index> {
+        self.index.get_or_init(|| Index::new(self.text)).as_ref()
+    }
+
+    /// [`Index::locate`] in the text.
+    pub fn locate(&self, path: &str) -> Option<Position> {
+        self.index()?.locate(path)
+    }
+}
+
+/// The most digits a turn number has.
+const TURN_DIGITS: usize = 9;
+
+/// The turn an orders file names, as written: decimal digits (`16`, or
+/// `"16"` quoted), never another spelling YAML reads as a number (`0x10`,
+/// `+16`, `016`, `1_6`, `16.0`, `0o20`), nor a number past nine digits
+/// (whatever a system's turns are, every one reads it so). `index` is the
+/// file's, when the YAML crate that places fields could read it; the error
+/// says where, and why: `why` is the system's rule in words, e.g. "a turn
+/// is written in decimal digits, e.g. `turn: 16`".
+pub fn read_turn(index: Option<&Index>, value: &Value, why: &str) -> Result<u32, (Option<Position>, String)> {
+    let at = index.and_then(|i| i.locate("turn"));
+    let written = match (index.and_then(|i| i.written("turn")), value) {
+        (Some(w), _) => w.text.to_string(),
+        (None, Value::String(s)) => s.clone(),
+        (None, Value::Number(n)) if index.is_none() => n.to_string(),
+        (None, Value::Null) => return Err((at, format!("turn is empty; {why}"))),
+        (None, _) => return Err((at, format!("turn is a single number; {why}"))),
+    };
+    let decimal = !written.is_empty()
+        && written.len() <= TURN_DIGITS
+        && written.bytes().all(|b| b.is_ascii_digit())
+        && (written == "0" || !written.starts_with('0'));
+    match written.parse::<u32>() {
+        Ok(turn) if decimal => Ok(turn),
+        _ => Err((at, format!("'{}' is not a turn number: {why}", crate::base::error::echo(&written)))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn places_locate_as_locate_does_and_read_the_text_once() {
+        let text = "game: g\nturn: 16\nmoves:\n  - {unit: a, to: \"1911\"}\n  - {unit: b, to: \"1912\"}\n";
+        let places = Places::new(text);
+        for path in ["game", "turn", "moves[0].unit", "moves[1].to", "moves[7]", "nothing"] {
+            assert_eq!(places.locate(path), locate(text, path), "{path}");
+        }
+        assert_eq!(places.locate("moves[1].to"), Some((5, 15)));
+        // One index, kept: the same one for every look-up.
+        let first = places.index().map(|i| i as *const Index);
+        assert!(first.is_some() && places.index().map(|i| i as *const Index) == first);
+        assert_eq!(Places::new("a: [").locate("a"), None, "a text that does not parse places nothing");
+    }
+
+    #[test]
+    fn a_turn_is_read_as_written_in_decimal_digits() {
+        let read = |text: &str| {
+            let value: Value = crate::base::yaml::from_str(text).unwrap();
+            let index = Index::new(text);
+            read_turn(index.as_ref(), value.get("turn").unwrap(), "WHY").map_err(|(at, m)| (at, m))
+        };
+        assert_eq!(read("turn: 16\n"), Ok(16));
+        assert_eq!(read("turn: \"16\"\n"), Ok(16));
+        assert_eq!(read("turn: 0\n"), Ok(0));
+        for bad in ["0x10", "+16", "016", "1_6", "16.0", "0o20", "4294967297", "9999999999", "sixteen"] {
+            let got = read(&format!("turn: {bad}\n"));
+            assert_eq!(got, Err((Some((1, 1)), format!("'{bad}' is not a turn number: WHY"))), "{bad}");
+        }
+        assert_eq!(read("turn: \"\"\n"), Err((Some((1, 1)), "'' is not a turn number: WHY".into())));
+    }
 
     const ORDERS: &str = r#"game: savannah-demo
 turn: 16

@@ -11,6 +11,7 @@ use crate::base::dice::Die;
 use crate::base::error::{Error, Located, Result};
 use crate::base::hex::{are_adjacent, HexId, Hexside, Layout};
 use crate::base::hexmap;
+use crate::base::yaml::locate::Places;
 use crate::system::{ModuleFiles, ModuleInfo, ModuleProblem};
 
 // ---------------------------------------------------------------------------
@@ -856,13 +857,16 @@ fn read<T: serde::de::DeserializeOwned>(files: &ModuleFiles, name: &str) -> std:
     crate::base::yaml::parse(&label, text).map_err(|l| vec![l])
 }
 
-/// Locate each problem's field in its file, where the text has it.
+/// Locate each problem's field in its file, where the text has it: each
+/// file read once for all its problems ([`Places`]), not once per problem.
 fn locate(files: &ModuleFiles, problems: &mut [Located]) {
+    let mut read: BTreeMap<String, Option<Places>> = BTreeMap::new();
     for p in problems.iter_mut().filter(|p| p.line.is_none() && !p.field.is_empty()) {
         let name = p.file.rsplit_once(&files.label("")).map(|(_, n)| n.to_string());
         let Some(name) = name else { continue };
-        let Ok(text) = files.text(&name) else { continue };
-        if let Some((line, column)) = crate::base::yaml::locate::locate(text, &p.field) {
+        let places = read.entry(name).or_insert_with_key(|name| files.text(name).ok().map(Places::new));
+        let Some(places) = places else { continue };
+        if let Some((line, column)) = places.locate(&p.field) {
             p.line = Some(line);
             p.column = Some(column);
         }

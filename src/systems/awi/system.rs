@@ -8,6 +8,7 @@ use crate::base::dice::Bytes32;
 use crate::base::error::{echo, Error, Located, RefusalCode, Result};
 use crate::base::hex::HexId;
 use crate::base::hexmap::{army_colour, Arrow, CounterView, Picture};
+use crate::base::yaml::locate::Places;
 use crate::base::yaml::Value;
 use crate::system::{self as seam, Dice, Event, GameState, Header, StepAhead, StepInfo, StepKind};
 use crate::systems::awi::board::{month_of, side_order, step_after, PieceState, State, Step, REFEREE};
@@ -633,13 +634,18 @@ fn step_info(step: &Step) -> StepInfo {
 }
 
 /// A rule's problem with an orders file, located in it with its code.
-fn located_problem(label: &str, text: &str, p: movement::Problem) -> Located {
+/// What a turn is, in the words of a refusal.
+const TURN_RULE: &str = "a turn is the month of the campaign from 1, in decimal digits, e.g. `turn: 1`";
+
+fn located_problem(label: &str, places: &Places, p: movement::Problem) -> Located {
     let code = RefusalCode { code: p.code.into(), rule: p.rule.into() };
-    located(label, text, &p.field, p.message, Some(code))
+    located(label, places, &p.field, p.message, Some(code))
 }
 
-fn located(label: &str, text: &str, field: &str, message: String, code: Option<RefusalCode>) -> Located {
-    let at = crate::base::yaml::locate::locate(text, field);
+/// A problem of the file `label` at `field`, placed in its text (read once
+/// for all its problems, [`Places`]).
+fn located(label: &str, places: &Places, field: &str, message: String, code: Option<RefusalCode>) -> Located {
+    let at = places.locate(field);
     Located {
         file: label.to_string(),
         line: at.map(|a| a.0),
@@ -818,7 +824,8 @@ impl seam::Rules for Rules {
         label: &str,
         text: &str,
     ) -> std::result::Result<Header, Vec<Located>> {
-        let plain = |m: String| vec![located(label, text, "", m, None)];
+        let places = Places::new(text);
+        let plain = |m: String| vec![located(label, &places, "", m, None)];
         let state = ours(state).map_err(|e| plain(e.to_string()))?;
         let value: Value = crate::base::yaml::from_str(text).map_err(|e| plain(format!("not YAML: {e}")))?;
         let Some(next) = &state.next else { return Err(plain("the game is over: it has no next step".into())) };
@@ -834,7 +841,7 @@ impl seam::Rules for Rules {
             if value.get(key).is_none() {
                 problems.push(located(
                     label,
-                    text,
+                    &places,
                     "",
                     format!("the file does not say its {key}: every orders file names game, turn, step and side"),
                     None,
@@ -845,7 +852,7 @@ impl seam::Rules for Rules {
             if g != game_id {
                 problems.push(located(
                     label,
-                    text,
+                    &places,
                     "game",
                     format!("these orders are for game '{}'; this game is '{game_id}'", echo(&g)),
                     None,
@@ -858,18 +865,19 @@ impl seam::Rules for Rules {
             known.push(REFEREE);
             problems.push(located(
                 label,
-                text,
+                &places,
                 "side",
                 format!("'{}' is not a side; the sides are: {}", echo(&side), known.join(", ")),
                 None,
             ));
         }
         if let Some(t) = value.get("turn") {
-            match t.as_u64() {
-                Some(t) if t as u32 == next.turn => {}
-                _ => problems.push(located(
+            match crate::base::yaml::locate::read_turn(places.index(), t, TURN_RULE) {
+                Ok(t) if t == next.turn => {}
+                Err((_, message)) => problems.push(located(label, &places, "turn", message, None)),
+                Ok(_) => problems.push(located(
                     label,
-                    text,
+                    &places,
                     "turn",
                     format!(
                         "the next step is {} (turn {}); these orders say turn {}",
@@ -885,7 +893,7 @@ impl seam::Rules for Rules {
             if step != next.field() {
                 problems.push(located(
                     label,
-                    text,
+                    &places,
                     "step",
                     format!(
                         "the next step is {}: its orders say `step: {}`, not '{}'",
@@ -910,7 +918,13 @@ impl seam::Rules for Rules {
             } else {
                 awaited.join(", ")
             };
-            problems.push(located(label, text, "side", format!("step {} awaits {who}, not {side}", next.name()), None));
+            problems.push(located(
+                label,
+                &places,
+                "side",
+                format!("step {} awaits {who}, not {side}", next.name()),
+                None,
+            ));
         }
         if !problems.is_empty() {
             return Err(problems);
@@ -918,11 +932,12 @@ impl seam::Rules for Rules {
         Ok(Header { side, step: step_info(next), body: value })
     }
     fn validate_body(&self, state: &dyn GameState, header: &Header, label: &str, text: &str) -> Vec<Located> {
+        let places = Places::new(text);
         let state = match ours(state) {
             Ok(s) => s,
-            Err(e) => return vec![located(label, text, "", e.to_string(), None)],
+            Err(e) => return vec![located(label, &places, "", e.to_string(), None)],
         };
-        let Some(step) = &state.next else { return vec![located(label, text, "", "the game is over".into(), None)] };
+        let Some(step) = &state.next else { return vec![located(label, &places, "", "the game is over".into(), None)] };
         let body = match read_body(step, &header.body) {
             Ok(b) => b,
             Err(e) => {
@@ -933,7 +948,7 @@ impl seam::Rules for Rules {
                 };
                 return match shape {
                     Err(l) => vec![l],
-                    Ok(_) => vec![located(label, text, "", e, None)],
+                    Ok(_) => vec![located(label, &places, "", e, None)],
                 };
             }
         };
@@ -955,7 +970,7 @@ impl seam::Rules for Rules {
             },
             (Body::Battle(_), None) => Vec::new(),
         };
-        problems.into_iter().map(|p| located_problem(label, text, p)).collect()
+        problems.into_iter().map(|p| located_problem(label, &places, p)).collect()
     }
     fn validate_with(
         &self,
@@ -977,23 +992,21 @@ impl seam::Rules for Rules {
             _ => None,
         };
         let Some(mine) = entry(&header.body) else { return Vec::new() };
+        let places = Places::new(text);
         others
             .iter()
             .filter(|(side, _)| *side != &header.side && awaited_by(&self.module, step).contains(side))
             .filter_map(|(side, v)| entry(v).map(|theirs| (side, theirs)))
             .flat_map(|(side, theirs)| agreement::disagreements(&header.side, &mine, side, &theirs))
-            .map(|p| located_problem(label, text, p))
+            .map(|p| located_problem(label, &places, p))
             .collect()
     }
     fn read_turn(
         &self,
-        _index: Option<&crate::base::yaml::locate::Index>,
+        index: Option<&crate::base::yaml::locate::Index>,
         value: &Value,
     ) -> std::result::Result<u32, (Option<crate::base::yaml::locate::Position>, String)> {
-        value
-            .as_u64()
-            .and_then(|t| u32::try_from(t).ok())
-            .ok_or((None, "turn is a whole number (the month of the campaign, from 1)".into()))
+        crate::base::yaml::locate::read_turn(index, value, TURN_RULE)
     }
     fn step_ahead(&self, state: &dyn GameState, turn: u32, field: &str) -> Result<Option<StepAhead>> {
         let state = ours(state)?;

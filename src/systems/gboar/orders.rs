@@ -35,31 +35,12 @@ pub struct Checked {
     pub body: Value,
 }
 
-/// The most digits a turn number has.
-const TURN_DIGITS: usize = 9;
-
 /// The turn an orders file names, as written: decimal digits (`16`, or
 /// `"16"` quoted), never another spelling YAML reads as a number (`0x10`,
-/// `+16`, `016`, `1_6`, `16.0`, `0o20`). `index` is the file's, when the
-/// YAML crate that places fields could read it; the error says where, and why.
+/// `+16`, `016`, `1_6`, `16.0`, `0o20`): every system's rule
+/// ([`crate::base::yaml::locate::read_turn`]) in the series' words.
 pub fn read_turn(index: Option<&Index>, value: &Value) -> Result<u32, (Option<Position>, String)> {
-    let why = "a turn is written in decimal digits, e.g. `turn: 16`";
-    let at = index.and_then(|i| i.locate("turn"));
-    let written = match (index.and_then(|i| i.written("turn")), value) {
-        (Some(w), _) => w.text.to_string(),
-        (None, Value::String(s)) => s.clone(),
-        (None, Value::Number(n)) if index.is_none() => n.to_string(),
-        (None, Value::Null) => return Err((at, format!("turn is empty; {why}"))),
-        (None, _) => return Err((at, format!("turn is a single number; {why}"))),
-    };
-    let decimal = !written.is_empty()
-        && written.len() <= TURN_DIGITS
-        && written.bytes().all(|b| b.is_ascii_digit())
-        && (written == "0" || !written.starts_with('0'));
-    match written.parse::<u32>() {
-        Ok(turn) if decimal => Ok(turn),
-        _ => Err((at, format!("'{}' is not a turn number: {why}", crate::base::error::echo(&written)))),
-    }
+    crate::base::yaml::locate::read_turn(index, value, "a turn is written in decimal digits, e.g. `turn: 16`")
 }
 
 /// Check an orders file's header against the game: for this game, the turn
