@@ -20,7 +20,15 @@
 //!   most that fit in an orders file) take at most 2 × 3× the time, and
 //!   12.5× the moves through the engine's own check (`validate_body`,
 //!   8,000 then 100,000 moves, beyond what a file may hold) at most 2 ×
-//!   12.5× the time.
+//!   12.5× the time;
+//! - and so do the other games' checks (the AWI Southern Campaign's
+//!   operations and battles, the Savannah Campaign Game's siege works and
+//!   cards), in this process through the System trait at a step of a
+//!   self-play game (`adjutant::fuzzing::campaign_positions`): 16× the
+//!   items at most 2 × 16× the time, and 16,000 AWI moves through the
+//!   binary within the bound of 8,000 Savannah moves (before the fix,
+//!   2026-12-07, each problem of an AWI file read the whole file again:
+//!   16,000 moves took six minutes).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -123,28 +131,26 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// The engine's own check of `n` moves of one unit, in this process: the
-/// least of a few runs.
-fn engine_check(
-    rules: &adjutant::systems::gboar::board::Rules,
-    state: &adjutant::systems::gboar::board::state::State,
-    n: usize,
-) -> Duration {
-    let text = moves(n);
-    let checked = adjutant::systems::gboar::orders::check_header(rules, "club-7", state, "m.yaml", &text)
-        .unwrap_or_else(|p| panic!("the header holds: {p:?}"));
+/// The engine's own check of `n` moves of one unit, in this process
+/// through the System trait (`check_header`, `validate_body`) at the
+/// Historical Scenario's first Movement Phase (`adjutant::fuzzing::positions`,
+/// played from set-up with the template's orders): the least of a few runs.
+fn engine_check(n: usize) -> Duration {
+    let p = adjutant::fuzzing::positions().expect("the Historical Scenario plays");
+    let state = p
+        .states
+        .iter()
+        .find(|s| s.next_step().is_some_and(|step| step.turn == 16 && step.field == "allies-movement"))
+        .expect("a position at turn 16's allies-movement");
+    let text = moves(n).replace("club-7", adjutant::fuzzing::GAME_ID);
+    let header = p
+        .rules
+        .check_header(adjutant::fuzzing::GAME_ID, state.as_ref(), "m.yaml", &text)
+        .unwrap_or_else(|problems| panic!("the header holds: {problems:?}"));
     (0..3)
         .map(|_| {
             let start = Instant::now();
-            let problems = adjutant::systems::gboar::phases::validate_body(
-                rules,
-                state,
-                &checked.step,
-                "french",
-                &checked.body,
-                "m.yaml",
-                &text,
-            );
+            let problems = p.rules.validate_body(state.as_ref(), &header, "m.yaml", &text);
             let t = start.elapsed();
             assert_eq!(problems.len(), n - 1, "every move but the first is refused");
             t
@@ -163,6 +169,22 @@ fn main() {
         .status()
         .expect("the adjutant binary runs");
     assert!(status.success(), "adjutant new failed");
+    // The game at its first Movement Phase: the British set-up played
+    // with the template's orders. (At set-up the French file would be
+    // orders sent ahead, which `submit` keeps unchecked until their step
+    // comes; the bench failed on that from 2026-12-03 to 12-07.)
+    let template = Command::new(BIN)
+        .args(["template", "--dir", "g", "--side", "british"])
+        .current_dir(root)
+        .output()
+        .expect("the adjutant binary runs");
+    assert!(template.status.success(), "adjutant template failed");
+    std::fs::write(root.join("set-up.yaml"), &template.stdout).expect("written");
+    for args in [&["submit", "--dir", "g", "set-up.yaml"][..], &["resolve", "--dir", "g"][..]] {
+        let status =
+            Command::new(BIN).args(args).current_dir(root).stdout(Stdio::null()).status().expect("the binary runs");
+        assert!(status.success(), "adjutant {} failed", args.join(" "));
+    }
     let version = median(root, &["--version"], None, 31, 0);
     println!("adjutant --version: {} (median of 31 runs); every ratio below is to it\n", ms(version));
     println!("{:<40} {:<18} {:>11} {:>9} {:>8}", "input", "command", "time", "ratio", "bound");
@@ -218,11 +240,8 @@ fn main() {
     }
 
     // Linear scaling in the engine, past what a file may hold.
-    let source = adjutant::systems::gboar::data::Source::Embedded("savannah-1779".into());
-    let rules = adjutant::systems::gboar::board::Rules::load(&source, "historical").expect("the module loads");
-    let state = adjutant::systems::gboar::board::state::State::setup(&rules.module, "historical").expect("the set-up");
-    let small = engine_check(&rules, &state, 8000);
-    let large = engine_check(&rules, &state, 100_000);
+    let small = engine_check(8000);
+    let large = engine_check(100_000);
     let growth = large.as_secs_f64() / small.as_secs_f64();
     let bound = 12.5 * SCALING_SLACK;
     println!(
@@ -234,6 +253,8 @@ fn main() {
         broken.push(format!("validate_body scaling 8,000 -> 100,000 moves: {growth:.2}×, bound {bound}×"));
     }
 
+    campaign_checks(root, version, &mut broken);
+
     if broken.is_empty() {
         println!("\nevery bound holds");
     } else {
@@ -242,5 +263,295 @@ fn main() {
             println!("  {b}");
         }
         std::process::exit(1);
+    }
+}
+
+/// A body of `n` items for a step of one of the other games: the first
+/// position of `game` (in `adjutant::fuzzing::CAMPAIGN_GAMES`) whose step
+/// is `kind` (the step's field without its hex, for a battle), and the
+/// body's text from the file self-play played there (`None` when `n` is
+/// not used by the kind).
+struct Other {
+    name: &'static str,
+    game: usize,
+    kind: &'static str,
+    body: fn(&adjutant::base::yaml::Value, usize) -> adjutant::base::yaml::Value,
+}
+
+fn yaml(text: &str) -> adjutant::base::yaml::Value {
+    adjutant::base::yaml::from_str(text).expect("the bench's YAML reads")
+}
+
+fn others() -> Vec<Other> {
+    use adjutant::base::yaml::Value;
+    fn list(item: &str, n: usize) -> Value {
+        Value::Sequence((0..n).map(|i| yaml(&item.replace("{i}", &i.to_string()))).collect())
+    }
+    fn with(field: &str, value: Value) -> Value {
+        let mut m = adjutant::base::yaml::Mapping::new();
+        m.insert(field.into(), value);
+        Value::Mapping(m)
+    }
+    vec![
+        Other {
+            name: "AWI operations, moves of one unit",
+            game: 1,
+            kind: "british-operations",
+            body: |_, n| with("moves", list(r#"{unit: 23rd-foot, path: ["0807", "0808"]}"#, n)),
+        },
+        Other {
+            name: "AWI operations, moves of unknown units",
+            game: 1,
+            kind: "british-operations",
+            body: |_, n| with("moves", list(r#"{unit: ghost-{i}, path: ["0807"]}"#, n)),
+        },
+        Other {
+            name: "AWI operations, works built",
+            game: 1,
+            kind: "british-operations",
+            body: |_, n| with("build", list(r#"{hex: "0806", works: fort, units: [23rd-foot]}"#, n)),
+        },
+        Other {
+            name: "AWI battle, units at the table",
+            game: 1,
+            kind: "british-battle-",
+            // The entry self-play sent, with `n` more units in its table
+            // (or its trivial combat's distribution).
+            body: |played, n| {
+                let mut body = played.clone();
+                if let Some(units) =
+                    body.get_mut("table").and_then(|t| t.get_mut("units")).and_then(Value::as_mapping_mut)
+                {
+                    for i in 0..n {
+                        units.insert(format!("ghost-{i}").into(), yaml("{markers: 1}"));
+                    }
+                } else if let Some(sides) =
+                    body.get_mut("trivial").and_then(|t| t.get_mut("distribute")).and_then(Value::as_mapping_mut)
+                {
+                    for (_, list) in sides.iter_mut() {
+                        if let Some(items) = list.as_sequence_mut() {
+                            items.extend((0..n).map(|i| Value::String(format!("ghost-{i}"))));
+                        }
+                    }
+                }
+                body
+            },
+        },
+        Other {
+            name: "Campaign, siege works placed",
+            game: 0,
+            kind: "construct-siege-works",
+            body: |_, n| with("place", list(r#"{hex: "1309"}"#, n)),
+        },
+        Other {
+            name: "Campaign, cards played",
+            game: 0,
+            kind: "random-events",
+            body: |_, n| with("play", list("card-{i}", n)),
+        },
+    ]
+}
+
+/// The least time of three checks of `text` at `state` (header, body
+/// alone, and beside the other sides' files as played): what `validate`
+/// and `submit` run.
+fn other_check(game: &adjutant::fuzzing::GamePositions, at: usize, text: &str) -> Duration {
+    let (state, played) = &game.states[at];
+    let rules = game.rules.as_ref();
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            let header = rules.check_header(&game.game_id, state.as_ref(), "o.yaml", text).expect("the header holds");
+            let mut others = std::collections::BTreeMap::new();
+            for (side, file) in played.iter().filter(|(side, _)| *side != header.side) {
+                if let Ok(h) = rules.check_header(&game.game_id, state.as_ref(), side, file) {
+                    others.insert(h.side, h.body);
+                }
+            }
+            let problems = rules.validate_body(state.as_ref(), &header, "o.yaml", text).len()
+                + rules.validate_with(state.as_ref(), &header, &others, "o.yaml", text).len();
+            let t = start.elapsed();
+            assert!(problems > 0, "a hostile body is refused");
+            t
+        })
+        .min()
+        .expect("three runs")
+}
+
+/// The paths (`a`, `a.b`) of the non-empty lists and maps in `v`, down
+/// to `depth` levels.
+fn collections(v: &adjutant::base::yaml::Value, prefix: &str, depth: usize) -> Vec<String> {
+    use adjutant::base::yaml::Value;
+    let mut out = Vec::new();
+    let Some(m) = v.as_mapping() else { return out };
+    for (k, child) in m {
+        let Some(k) = k.as_str() else { continue };
+        let path = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+        match child {
+            Value::Sequence(items) if !items.is_empty() => out.push(path),
+            Value::Mapping(entries) if !entries.is_empty() => {
+                out.push(path.clone());
+                if depth > 1 {
+                    out.extend(collections(child, &path, depth - 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `v` with the list or map at `path` grown to `n` items: a list's items
+/// repeated in turn, a map's first entry repeated under keys `ghost-K`.
+fn inflated(v: &adjutant::base::yaml::Value, path: &str, n: usize) -> adjutant::base::yaml::Value {
+    use adjutant::base::yaml::Value;
+    let mut out = v.clone();
+    let mut node = &mut out;
+    for k in path.split('.') {
+        node = node.get_mut(k).expect("the path is in the body");
+    }
+    match node {
+        Value::Sequence(items) => {
+            let first = items.clone();
+            *items = (0..n).map(|i| first[i % first.len()].clone()).collect();
+        }
+        Value::Mapping(entries) => {
+            let value = entries.iter().next().map(|(_, v)| v.clone()).expect("a non-empty map");
+            for i in entries.len()..n {
+                entries.insert(Value::String(format!("ghost-{i}")), value.clone());
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// [`other_check`] of a body that may pass: the least of three.
+fn other_check_any(game: &adjutant::fuzzing::GamePositions, at: usize, text: &str) -> Duration {
+    let (state, played) = &game.states[at];
+    let rules = game.rules.as_ref();
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            if let Ok(header) = rules.check_header(&game.game_id, state.as_ref(), "o.yaml", text) {
+                let mut others = std::collections::BTreeMap::new();
+                for (side, file) in played.iter().filter(|(side, _)| *side != header.side) {
+                    if let Ok(h) = rules.check_header(&game.game_id, state.as_ref(), side, file) {
+                        others.insert(h.side, h.body);
+                    }
+                }
+                let _ = rules.validate_body(state.as_ref(), &header, "o.yaml", text);
+                let _ = rules.validate_with(state.as_ref(), &header, &others, "o.yaml", text);
+                let _ = rules.warnings(state.as_ref(), &header, "o.yaml", text);
+            }
+            start.elapsed()
+        })
+        .min()
+        .expect("three runs")
+}
+
+fn campaign_checks(root: &Path, version: Duration, broken: &mut Vec<String>) {
+    let games = adjutant::fuzzing::campaign_positions().expect("the campaigns' self-play games play again");
+    println!("\nthe other games' checks, 1,000 then 16,000 items (in this process):");
+    for other in others() {
+        let game = &games[other.game];
+        let at = game
+            .states
+            .iter()
+            .position(|(state, _)| state.next_step().is_some_and(|s| s.field.starts_with(other.kind)))
+            .unwrap_or_else(|| panic!("{}: no {} step", other.name, other.kind));
+        let (state, played) = &game.states[at];
+        let step = state.next_step().expect("a step");
+        let (side, file) = played.first().expect("a file played");
+        let header = format!("game: {}\nturn: {}\nstep: {}\nside: {side}\n", game.game_id, step.turn, step.field);
+        let played_body = {
+            let mut v = yaml(file);
+            if let Some(m) = v.as_mapping_mut() {
+                for key in ["game", "turn", "step", "side"] {
+                    m.remove(key);
+                }
+            }
+            v
+        };
+        let text = |n: usize| {
+            header.clone() + &adjutant::base::yaml::to_string(&(other.body)(&played_body, n)).expect("written")
+        };
+        let small = other_check(game, at, &text(1000));
+        let large = other_check(game, at, &text(16_000));
+        let growth = large.as_secs_f64() / small.as_secs_f64();
+        let bound = 16.0 * SCALING_SLACK;
+        println!(
+            "  {:<40} {} then {}: {growth:.2}× for 16× the items (bound {bound}×)",
+            other.name,
+            ms(small),
+            ms(large)
+        );
+        if growth > bound {
+            broken.push(format!("{}: 1,000 -> 16,000 items {growth:.2}×, bound {bound}×", other.name));
+        }
+    }
+    // Every list and map of every kind of file self-play played, at the
+    // first step of its kind in each game: its items repeated to 1,000
+    // then 16,000 (a map's first entry under new keys), the rest of the
+    // file as played.
+    println!("\nevery list of the files self-play played, 1,000 then 16,000 items (in this process):");
+    for (game, (module, scenario, ..)) in games.iter().zip(adjutant::fuzzing::CAMPAIGN_GAMES) {
+        let mut kinds = std::collections::BTreeSet::new();
+        for (at, (state, played)) in game.states.iter().enumerate() {
+            let Some(step) = state.next_step() else { continue };
+            let kind = step.field.trim_end_matches(|c: char| c.is_ascii_digit()).to_string();
+            for (side, file) in played {
+                if !kinds.insert((kind.clone(), side.clone())) {
+                    continue;
+                }
+                let mut body = yaml(file);
+                let header =
+                    format!("game: {}\nturn: {}\nstep: {}\nside: {side}\n", game.game_id, step.turn, step.field);
+                if let Some(m) = body.as_mapping_mut() {
+                    for key in ["game", "turn", "step", "side"] {
+                        m.remove(key);
+                    }
+                }
+                for path in collections(&body, "", 2) {
+                    let text = |n: usize| {
+                        header.clone() + &adjutant::base::yaml::to_string(&inflated(&body, &path, n)).expect("written")
+                    };
+                    let (small, large) =
+                        (other_check_any(game, at, &text(1000)), other_check_any(game, at, &text(16_000)));
+                    let growth = large.as_secs_f64() / small.as_secs_f64();
+                    let bound = 16.0 * SCALING_SLACK;
+                    let name = format!("{module} {scenario}: {kind} {side} {path}");
+                    println!("  {name:<60} {} then {}: {growth:.2}×", ms(small), ms(large));
+                    if growth > bound {
+                        broken.push(format!("{name}: 1,000 -> 16,000 items {growth:.2}×, bound {bound}×"));
+                    }
+                }
+            }
+        }
+    }
+    // Through the binary: 16,000 moves of one unit in an AWI game's first
+    // step, as `validate` checks a file.
+    let status = Command::new(BIN)
+        .args(["new", "awi-southern", "--scenario", "southern-1780", "--dir", "awi", "--game-id", "club-8"])
+        .current_dir(root)
+        .stdout(Stdio::null())
+        .status()
+        .expect("the adjutant binary runs");
+    assert!(status.success(), "adjutant new awi-southern failed");
+    let mut text = "game: club-8\nturn: 1\nstep: british-operations\nside: british\nmoves:\n".to_string();
+    for _ in 0..16_000 {
+        text += "  - {unit: 23rd-foot, path: [\"0807\", \"0808\"]}\n";
+    }
+    let path = root.join("awi-moves.yaml");
+    std::fs::write(&path, &text).expect("written");
+    let t = median(root, &["validate", "--dir", "awi", path.to_str().expect("UTF-8")], None, 3, 1);
+    let ratio = t.as_secs_f64() / version.as_secs_f64();
+    println!(
+        "  AWI, 16,000 moves of one unit ({} KB), validate FILE: {} ({ratio:.1}× --version, bound {MOVES_BOUND}×)",
+        text.len() / 1024,
+        ms(t)
+    );
+    if ratio > MOVES_BOUND {
+        broken.push(format!("AWI 16,000 moves, validate: {ratio:.1}× --version, bound {MOVES_BOUND}×"));
     }
 }

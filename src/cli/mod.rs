@@ -777,8 +777,13 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
         out.result(&receipt, |s| standing_receipt_text(&receipt, s))?;
         return Ok(0);
     }
-    // Mutual mode (DICE.md 7): a commitment or a key is a small YAML message.
-    let text = std::str::from_utf8(&bytes).unwrap_or_default();
+    // Mutual mode (DICE.md 7): a commitment or a key is a small YAML
+    // message. The limits first (size, UTF-8, depth), as every reader of
+    // a player's text applies them before YAML reads it: asking whether
+    // 100,000 nested `[` were a message took the YAML scanner 11 seconds,
+    // under no lock but the machine's (found 2026-12-07, the hostile
+    // benchmark's `submit` at the awaited step).
+    let text = adjutant::game::input::orders_text_or_refuse(&label, &bytes)?;
     if game::mutual::is_message(text) {
         if args.key.is_some() || args.replace {
             return Err(Error::usage("a commitment or key message takes no --key or --replace").into());
