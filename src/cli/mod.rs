@@ -780,9 +780,8 @@ fn submit(args: &arguments::SubmitArgs, wait: Duration, out: &Out) -> Outcome {
     // Mutual mode (DICE.md 7): a commitment or a key is a small YAML
     // message. The limits first (size, UTF-8, depth), as every reader of
     // a player's text applies them before YAML reads it: asking whether
-    // 100,000 nested `[` were a message took the YAML scanner 11 seconds,
-    // under no lock but the machine's (found 2026-12-07, the hostile
-    // benchmark's `submit` at the awaited step).
+    // 100,000 nested `[` were such a message took the YAML scanner 11
+    // seconds (found 2026-12-07 by `cargo bench --bench hostile`).
     let text = adjutant::game::input::orders_text_or_refuse(&label, &bytes)?;
     if game::mutual::is_message(text) {
         if args.key.is_some() || args.replace {

@@ -381,7 +381,7 @@ mod tests {
         let read = |text: &str| {
             let value: Value = crate::base::yaml::from_str(text).unwrap();
             let index = Index::new(text);
-            read_turn(index.as_ref(), value.get("turn").unwrap(), "WHY").map_err(|(at, m)| (at, m))
+            read_turn(index.as_ref(), value.get("turn").unwrap(), "WHY")
         };
         assert_eq!(read("turn: 16\n"), Ok(16));
         assert_eq!(read("turn: \"16\"\n"), Ok(16));

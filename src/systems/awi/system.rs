@@ -633,10 +633,10 @@ fn step_info(step: &Step) -> StepInfo {
     StepInfo { name: step.name(), field: step.field(), turn: step.turn }
 }
 
-/// A rule's problem with an orders file, located in it with its code.
 /// What a turn is, in the words of a refusal.
 const TURN_RULE: &str = "a turn is the month of the campaign from 1, in decimal digits, e.g. `turn: 1`";
 
+/// A rule's problem with an orders file, located in it with its code.
 fn located_problem(label: &str, places: &Places, p: movement::Problem) -> Located {
     let code = RefusalCode { code: p.code.into(), rule: p.rule.into() };
     located(label, places, &p.field, p.message, Some(code))
