@@ -149,10 +149,11 @@ fn validate_orders(rules: &dyn Rules, state: &State, label: &str, file: &[u8]) {
 /// The games [`campaign_orders`] plays: (module, scenario, self-play seed
 /// and game). The Savannah Campaign Game (random events, siege works,
 /// siege and bombardment, both players' fire and close combat: game 1 of
-/// seed 2 awaits orders of ten kinds of step in 106 steps) and the AWI
-/// Southern Campaign (operations and five battles in 41 steps, another
-/// system's orders altogether): the orders that [`orders`]'s Historical
-/// Scenario never asks for.
+/// seed 2 awaited orders of ten kinds of step in 106 steps on 2026-12-07)
+/// and the AWI Southern Campaign (operations and five battles in 41 steps,
+/// another system's orders altogether): the orders that [`orders`]'s
+/// Historical Scenario never asks for. The games change as the rules do;
+/// tests/fuzz_regressions.rs asserts the kinds of step they reach.
 pub const CAMPAIGN_GAMES: [(&str, &str, u64, u32); 2] =
     [("savannah-1779", "campaign", 2, 1), ("awi-southern", "southern-1780", 1, 1)];
 
