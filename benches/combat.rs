@@ -1,10 +1,12 @@
-//! Benchmark (not a test): resolving a Close Combat Phase of 10 combats on
-//! the full Savannah map, and one `odds` computation. Run with
-//! `cargo bench --bench combat`.
+//! Benchmark (`cargo test` runs it once, timing nothing: benches/common):
+//! resolving a Close Combat Phase of 10 combats on the full Savannah
+//! map, and one `odds` computation. Run with `cargo bench --bench combat`.
 //!
 //! The Historical set-up is changed for the measure: ten French units each
 //! face one British unit on open ground, two hexes apart from the next pair,
 //! and every other unit is taken off the map so no other adjacency counts.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -52,7 +54,7 @@ fn main() {
         adjutant::base::yaml::from_str(&format!("attacks:\n{}\n", attacks.join("\n"))).expect("orders");
     let mut orders = BTreeMap::new();
     orders.insert("french".to_string(), body);
-    let runs = 20;
+    let runs = common::runs(20);
     let start = Instant::now();
     for _ in 0..runs {
         let mut dice = ScriptedDice::new((0..5000).map(|i| (i * 7 % 10) as u16).collect());
@@ -69,7 +71,7 @@ fn main() {
         chits: 2,
         policy: MomentumPolicy { reroll_if: vec!["captured-ac".into(), "retreat".into()], at_most: 2 },
     };
-    let runs = 200;
+    let runs = common::runs(200);
     let start = Instant::now();
     for _ in 0..runs {
         distribution(&rules, "3-2", 1, &a, &d).expect("odds");

@@ -1,6 +1,8 @@
-//! Benchmark (not a test): what hostile orders cost. Run with
+//! Benchmark: what hostile orders cost. Run with
 //! `cargo bench --bench hostile`; it exits non-zero when a bound is
-//! broken.
+//! broken. `cargo test` runs it once on inputs scaled down ([`SMOKE`]),
+//! judging no time but every exit code and problem count it asserts
+//! (benches/common).
 //!
 //! Each hostile input is built here and given to the real binary's
 //! `validate` and `submit` (a file, and standard input) on a new game of
@@ -35,6 +37,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 const BIN: &str = env!("CARGO_BIN_EXE_adjutant");
 
 /// Refused for size or nesting: about the cost of starting the binary.
@@ -45,6 +49,49 @@ const MOVES_BOUND: f64 = 400.0;
 const PROBLEMS_BOUND: f64 = 1500.0;
 /// How far from linear a scaling may be.
 const SCALING_SLACK: f64 = 2.0;
+
+/// The sizes of the inputs: those the bounds are set for, and those a
+/// test run checks (the inputs refused for their size stay over the
+/// limits, 1 MiB and 64 levels, so that they take the same path).
+struct Sizes {
+    /// Moves of one unit in a file within the limits, then 3× as many.
+    moves: usize,
+    /// Moves of one unit over the size limit.
+    too_many_moves: usize,
+    /// Bytes of the file over the size limit, and of its unit id.
+    big_file: usize,
+    long_id: usize,
+    /// Problems in one file within the limits.
+    problems: usize,
+    /// Moves through the engine's own check, fewer then more.
+    engine: (usize, usize),
+    /// Items of the other games' lists, fewer then more.
+    items: (usize, usize),
+    /// Moves of one AWI unit through the binary.
+    awi_moves: usize,
+}
+
+const FULL: Sizes = Sizes {
+    moves: 8000,
+    too_many_moves: 100_000,
+    big_file: 100 << 20,
+    long_id: 10 << 20,
+    problems: 100_000,
+    engine: (8000, 100_000),
+    items: (1000, 16_000),
+    awi_moves: 16_000,
+};
+
+const SMOKE: Sizes = Sizes {
+    moves: 200,
+    too_many_moves: 30_000,
+    big_file: 2 << 20,
+    long_id: 2 << 20,
+    problems: 2000,
+    engine: (40, 500),
+    items: (10, 40),
+    awi_moves: 200,
+};
 
 const HEAD: &str = "game: club-7\nturn: 16\nstep: allies-movement\nside: french\n";
 
@@ -66,23 +113,24 @@ struct Input {
     bound: f64,
 }
 
-fn inputs() -> Vec<Input> {
+fn inputs(sizes: &Sizes) -> Vec<Input> {
     let mut list = Vec::new();
     let mut add = |name: &str, text: Vec<u8>, early: bool, bound: f64| {
         list.push(Input { name: format!("{name} ({} KB)", text.len() / 1024), bytes: text, early, bound })
     };
-    add("8,000 moves of one unit", moves(8000).into_bytes(), false, MOVES_BOUND);
-    add("100,000 moves of one unit", moves(100_000).into_bytes(), true, REFUSED_BOUND);
+    add(&format!("{} moves of one unit", count(sizes.moves)), moves(sizes.moves).into_bytes(), false, MOVES_BOUND);
+    let many = sizes.too_many_moves;
+    add(&format!("{} moves of one unit", count(many)), moves(many).into_bytes(), true, REFUSED_BOUND);
     add("100,000 nested [", format!("{HEAD}moves: {}\n", "[".repeat(100_000)).into_bytes(), true, REFUSED_BOUND);
     let mut big = format!("{HEAD}# ").into_bytes();
-    big.resize(100 << 20, b'x');
-    add("a 100 MB file", big, true, REFUSED_BOUND);
-    let id = format!("{HEAD}moves:\n  - unit: \"{}\"\n    to: \"1911\"\n", "d".repeat(10 << 20));
-    add("a 10 MB unit id", id.into_bytes(), true, REFUSED_BOUND);
+    big.resize(sizes.big_file, b'x');
+    add(&format!("a {} MB file", sizes.big_file >> 20), big, true, REFUSED_BOUND);
+    let id = format!("{HEAD}moves:\n  - unit: \"{}\"\n    to: \"1911\"\n", "d".repeat(sizes.long_id));
+    add(&format!("a {} MB unit id", sizes.long_id >> 20), id.into_bytes(), true, REFUSED_BOUND);
     let nested: String = (0..1000).map(|d| format!("{}k{d}:\n", " ".repeat(d + 2))).collect();
     add("a mapping nested 1,000 deep", format!("{HEAD}moves:\n{nested}").into_bytes(), true, REFUSED_BOUND);
-    let problems = format!("{HEAD}moves: [{}]\n", vec!["a"; 100_000].join(","));
-    add("100,000 problems", problems.into_bytes(), false, PROBLEMS_BOUND);
+    let problems = format!("{HEAD}moves: [{}]\n", vec!["a"; sizes.problems].join(","));
+    add(&format!("{} problems", count(sizes.problems)), problems.into_bytes(), false, PROBLEMS_BOUND);
     list
 }
 
@@ -134,6 +182,34 @@ fn least(dir: &Path, args: &[&str], runs: usize, code: i32) -> Duration {
     times(dir, args, None, runs, code)[0]
 }
 
+/// `n` as the tables print it: 16,000.
+fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A scaling judged: `times` for `factor`× the items, within
+/// [`SCALING_SLACK`] × `factor` when measuring.
+fn scaling(measuring: bool, what: &str, times: (Duration, Duration), factor: f64, broken: &mut Vec<String>) {
+    let growth = times.1.as_secs_f64() / times.0.as_secs_f64();
+    let bound = factor * SCALING_SLACK;
+    println!(
+        "{what}: {} then {}: {growth:.2}× the time for {factor}× the items (bound {bound}×)",
+        ms(times.0),
+        ms(times.1)
+    );
+    if measuring && growth > bound {
+        broken.push(format!("{what}: {growth:.2}×, bound {bound}×"));
+    }
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
@@ -142,7 +218,7 @@ fn ms(d: Duration) -> String {
 /// through the System trait (`check_header`, `validate_body`) at the
 /// Historical Scenario's first Movement Phase (`adjutant::fuzzing::positions`,
 /// played from set-up with the template's orders): the least of a few runs.
-fn engine_check(n: usize) -> Duration {
+fn engine_check(n: usize, runs: usize) -> Duration {
     let p = adjutant::fuzzing::positions().expect("the Historical Scenario plays");
     let state = p
         .states
@@ -154,7 +230,7 @@ fn engine_check(n: usize) -> Duration {
         .rules
         .check_header(adjutant::fuzzing::GAME_ID, state.as_ref(), "m.yaml", &text)
         .unwrap_or_else(|problems| panic!("the header holds: {problems:?}"));
-    (0..3)
+    (0..runs)
         .map(|_| {
             let start = Instant::now();
             let problems = p.rules.validate_body(state.as_ref(), &header, "m.yaml", &text);
@@ -163,10 +239,13 @@ fn engine_check(n: usize) -> Duration {
             t
         })
         .min()
-        .expect("three runs")
+        .expect("a run")
 }
 
 fn main() {
+    let measuring = common::measuring();
+    let sizes = if measuring { &FULL } else { &SMOKE };
+    let runs = |n: u32| common::runs(n) as usize;
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path();
     set_up(root, &["new", "savannah-1779", "--scenario", "historical", "--dir", "g", "--game-id", "club-7"]);
@@ -178,13 +257,17 @@ fn main() {
     std::fs::write(root.join("set-up.yaml"), template).expect("written");
     set_up(root, &["submit", "--dir", "g", "set-up.yaml"]);
     set_up(root, &["resolve", "--dir", "g"]);
-    let version = median(root, &["--version"], None, 31, 0);
-    println!("adjutant --version: {} (median of 31 runs); every ratio below is to it\n", ms(version));
+    let version = median(root, &["--version"], None, runs(31), 0);
+    if measuring {
+        println!("adjutant --version: {} (median of 31 runs); every ratio below is to it\n", ms(version));
+    } else {
+        println!("a test run (not `cargo bench`): each input once, scaled down, no time judged\n");
+    }
     println!("{:<40} {:<18} {:>11} {:>9} {:>8}", "input", "command", "time", "ratio", "bound");
     let mut broken = Vec::new();
     let mut report = |input: &str, command: &str, t: Duration, bound: f64| {
         let ratio = t.as_secs_f64() / version.as_secs_f64();
-        let ok = ratio <= bound;
+        let ok = !measuring || ratio <= bound;
         println!(
             "{:<40} {:<18} {:>11} {:>8.1}× {:>7}×{}",
             input,
@@ -199,14 +282,14 @@ fn main() {
         }
     };
     let mut files: Vec<(PathBuf, Input)> = Vec::new();
-    for (i, input) in inputs().into_iter().enumerate() {
+    for (i, input) in inputs(sizes).into_iter().enumerate() {
         let path = root.join(format!("hostile-{i}.yaml"));
         std::fs::write(&path, &input.bytes).expect("the input is written");
         files.push((path, input));
     }
     for (path, input) in &files {
         let file = path.to_str().expect("a UTF-8 path");
-        let runs = if input.early { 7 } else { 3 };
+        let runs = runs(if input.early { 7 } else { 3 });
         let t = median(root, &["validate", "--dir", "g", file], None, runs, 1);
         report(&input.name, "validate FILE", t, input.bound);
         let t = median(root, &["submit", "--dir", "g", file], None, runs, 1);
@@ -217,38 +300,25 @@ fn main() {
 
     // Linear scaling through the binary: 8,000 and 24,000 moves (the most
     // that fit in 1 MiB).
-    let path = root.join("moves-24000.yaml");
-    std::fs::write(&path, moves(24_000)).expect("written");
-    let small = least(root, &["validate", "--dir", "g", files[0].0.to_str().unwrap()], 5, 1);
-    let large = least(root, &["validate", "--dir", "g", path.to_str().unwrap()], 5, 1);
-    let growth = large.as_secs_f64() / small.as_secs_f64();
-    let bound = 3.0 * SCALING_SLACK;
-    println!(
-        "\nvalidate, 8,000 then 24,000 moves: {} then {}: {growth:.2}× the time for 3× the moves (bound {bound}×)",
-        ms(small),
-        ms(large)
-    );
-    if growth > bound {
-        broken.push(format!("validate scaling 8,000 -> 24,000 moves: {growth:.2}×, bound {bound}×"));
-    }
+    let (few, more) = (sizes.moves, 3 * sizes.moves);
+    let path = root.join("moves-more.yaml");
+    std::fs::write(&path, moves(more)).expect("written");
+    let small = least(root, &["validate", "--dir", "g", files[0].0.to_str().unwrap()], runs(5), 1);
+    let large = least(root, &["validate", "--dir", "g", path.to_str().unwrap()], runs(5), 1);
+    let what = format!("validate, {} then {} moves", count(few), count(more));
+    scaling(measuring, &what, (small, large), 3.0, &mut broken);
 
     // Linear scaling in the engine, past what a file may hold.
-    let small = engine_check(8000);
-    let large = engine_check(100_000);
-    let growth = large.as_secs_f64() / small.as_secs_f64();
-    let bound = 12.5 * SCALING_SLACK;
-    println!(
-        "validate_body, 8,000 then 100,000 moves: {} then {}: {growth:.2}× the time for 12.5× the moves (bound {bound}×)",
-        ms(small),
-        ms(large)
-    );
-    if growth > bound {
-        broken.push(format!("validate_body scaling 8,000 -> 100,000 moves: {growth:.2}×, bound {bound}×"));
-    }
+    let (few, more) = sizes.engine;
+    let (small, large) = (engine_check(few, runs(3)), engine_check(more, runs(3)));
+    let what = format!("validate_body, {} then {} moves", count(few), count(more));
+    scaling(measuring, &what, (small, large), more as f64 / few as f64, &mut broken);
 
-    campaign_checks(root, version, &mut broken);
+    campaign_checks(root, version, sizes, &mut broken);
 
-    if broken.is_empty() {
+    if !measuring {
+        println!("\nevery input gave what it must (a test run: no time judged)");
+    } else if broken.is_empty() {
         println!("\nevery bound holds");
     } else {
         println!("\nBROKEN:");
@@ -393,14 +463,14 @@ fn inflated(v: &adjutant::base::yaml::Value, path: &str, n: usize) -> adjutant::
     out
 }
 
-/// The least time of three checks of `text` at the position `at` of
+/// The least time of `runs` checks of `text` at the position `at` of
 /// `game`: its header, its body alone, beside the other sides' files as
 /// self-play played them, and for warnings (what `validate` and `submit`
 /// run). With `refused`, the body must be refused.
 fn other_check(game: &adjutant::fuzzing::GamePositions, at: usize, text: &str, refused: bool) -> Duration {
     let (state, played) = &game.states[at];
     let rules = game.rules.as_ref();
-    (0..3)
+    (0..common::runs(3))
         .map(|_| {
             let start = Instant::now();
             let mut problems = 0;
@@ -420,12 +490,16 @@ fn other_check(game: &adjutant::fuzzing::GamePositions, at: usize, text: &str, r
             t
         })
         .min()
-        .expect("three runs")
+        .expect("a run")
 }
 
-fn campaign_checks(root: &Path, version: Duration, broken: &mut Vec<String>) {
+fn campaign_checks(root: &Path, version: Duration, sizes: &Sizes, broken: &mut Vec<String>) {
+    let measuring = common::measuring();
     let games = adjutant::fuzzing::campaign_positions().expect("the campaigns' self-play games play again");
-    println!("\nthe other games' checks, 1,000 then 16,000 items (in this process):");
+    let (few, more) = sizes.items;
+    let factor = more as f64 / few as f64;
+    let items = format!("{} then {} items", count(few), count(more));
+    println!("\nthe other games' checks, {items} (in this process):");
     for other in others() {
         let game = &games[other.game];
         let at = game
@@ -449,25 +523,14 @@ fn campaign_checks(root: &Path, version: Duration, broken: &mut Vec<String>) {
         let text = |n: usize| {
             header.clone() + &adjutant::base::yaml::to_string(&(other.body)(&played_body, n)).expect("written")
         };
-        let small = other_check(game, at, &text(1000), true);
-        let large = other_check(game, at, &text(16_000), true);
-        let growth = large.as_secs_f64() / small.as_secs_f64();
-        let bound = 16.0 * SCALING_SLACK;
-        println!(
-            "  {:<40} {} then {}: {growth:.2}× for 16× the items (bound {bound}×)",
-            other.name,
-            ms(small),
-            ms(large)
-        );
-        if growth > bound {
-            broken.push(format!("{}: 1,000 -> 16,000 items {growth:.2}×, bound {bound}×", other.name));
-        }
+        let times = (other_check(game, at, &text(few), true), other_check(game, at, &text(more), true));
+        scaling(measuring, &format!("  {:<40}", other.name), times, factor, broken);
     }
     // Every list and map of every kind of file self-play played, at the
     // first step of its kind in each game: its items repeated to 1,000
     // then 16,000 (a map's first entry under new keys), the rest of the
     // file as played.
-    println!("\nevery list of the files self-play played, 1,000 then 16,000 items (in this process):");
+    println!("\nevery list of the files self-play played, {items} (in this process):");
     for (game, (module, scenario, ..)) in games.iter().zip(adjutant::fuzzing::CAMPAIGN_GAMES) {
         let mut kinds = std::collections::BTreeSet::new();
         for (at, (state, played)) in game.states.iter().enumerate() {
@@ -489,36 +552,33 @@ fn campaign_checks(root: &Path, version: Duration, broken: &mut Vec<String>) {
                     let text = |n: usize| {
                         header.clone() + &adjutant::base::yaml::to_string(&inflated(&body, &path, n)).expect("written")
                     };
-                    let (small, large) =
-                        (other_check(game, at, &text(1000), false), other_check(game, at, &text(16_000), false));
-                    let growth = large.as_secs_f64() / small.as_secs_f64();
-                    let bound = 16.0 * SCALING_SLACK;
-                    let name = format!("{module} {scenario}: {kind} {side} {path}");
-                    println!("  {name:<60} {} then {}: {growth:.2}×", ms(small), ms(large));
-                    if growth > bound {
-                        broken.push(format!("{name}: 1,000 -> 16,000 items {growth:.2}×, bound {bound}×"));
-                    }
+                    let times = (other_check(game, at, &text(few), false), other_check(game, at, &text(more), false));
+                    let name = format!("  {:<60}", format!("{module} {scenario}: {kind} {side} {path}"));
+                    scaling(measuring, &name, times, factor, broken);
                 }
             }
         }
     }
     // Through the binary: 16,000 moves of one unit in an AWI game's first
     // step, as `validate` checks a file.
+    let n = sizes.awi_moves;
     set_up(root, &["new", "awi-southern", "--scenario", "southern-1780", "--dir", "awi", "--game-id", "club-8"]);
     let mut text = "game: club-8\nturn: 1\nstep: british-operations\nside: british\nmoves:\n".to_string();
-    for _ in 0..16_000 {
+    for _ in 0..n {
         text += "  - {unit: 23rd-foot, path: [\"0807\", \"0808\"]}\n";
     }
     let path = root.join("awi-moves.yaml");
     std::fs::write(&path, &text).expect("written");
-    let t = median(root, &["validate", "--dir", "awi", path.to_str().expect("UTF-8")], None, 3, 1);
+    let runs = common::runs(3) as usize;
+    let t = median(root, &["validate", "--dir", "awi", path.to_str().expect("UTF-8")], None, runs, 1);
     let ratio = t.as_secs_f64() / version.as_secs_f64();
     println!(
-        "  AWI, 16,000 moves of one unit ({} KB), validate FILE: {} ({ratio:.1}× --version, bound {MOVES_BOUND}×)",
+        "  AWI, {} moves of one unit ({} KB), validate FILE: {} ({ratio:.1}× --version, bound {MOVES_BOUND}×)",
+        count(n),
         text.len() / 1024,
         ms(t)
     );
-    if ratio > MOVES_BOUND {
-        broken.push(format!("AWI 16,000 moves, validate: {ratio:.1}× --version, bound {MOVES_BOUND}×"));
+    if measuring && ratio > MOVES_BOUND {
+        broken.push(format!("AWI {} moves, validate: {ratio:.1}× --version, bound {MOVES_BOUND}×", count(n)));
     }
 }

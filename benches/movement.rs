@@ -1,9 +1,12 @@
-//! Benchmark (not a test): validating and resolving a movement step of 40
-//! units on the full Savannah map. Run with `cargo bench --bench movement`.
+//! Benchmark (`cargo test` runs it once, timing nothing: benches/common):
+//! validating and resolving a movement step of 40 units on the full
+//! Savannah map. Run with `cargo bench --bench movement`.
 //!
 //! Orders are built from the Historical set-up: each Allied combat unit, in
 //! id order, is sent one hex to a neighbouring hex, kept if the orders so far
 //! still validate, until 40 units move.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -52,7 +55,7 @@ fn main() {
     }
     let orders: BTreeMap<String, Value> = by_side.iter().map(|(s, m)| (s.clone(), body(m))).collect();
     let count: usize = by_side.values().map(Vec::len).sum();
-    let runs = 50;
+    let runs = common::runs(50);
     let start = Instant::now();
     for _ in 0..runs {
         for (side, b) in &orders {
