@@ -356,6 +356,24 @@ impl TerrainIndex {
     }
 }
 
+/// A map hexside feature's id and the MPs it adds to entering `to` (a
+/// directional feature's `into` when `to` owns it, else its `out_of`), as
+/// the map has it (no works or breaches); none if the TEC lacks it.
+fn plain_cost<'t>(
+    tec: &'t crate::systems::gboar::data::charts::TerrainFile,
+    sf: &SideFeature,
+    to: HexId,
+) -> Option<(&'t str, i32)> {
+    let f = tec.hexsides.get(sf.feature)?;
+    let mp = if f.directional {
+        let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
+        effects.map_or(0, |e| e.movement_cost_added)
+    } else {
+        f.movement_cost_added.unwrap_or(0)
+    };
+    Some((f.id.as_str(), mp))
+}
+
 impl<'a> Terrain<'a> {
     /// The rules' terrain, indexed at its first use.
     pub fn new(rules: &'a Rules) -> Terrain<'a> {
@@ -518,17 +536,24 @@ impl<'a> Terrain<'a> {
             Some(_) => None,
             None => Hexside::between(from, to, self.layout).and_then(|side| index.side_features(side)),
         };
-        let plain = plain.into_iter().flatten().filter_map(move |sf| {
-            let f = tec.hexsides.get(sf.feature)?;
-            let mp = if f.directional {
-                let effects = if sf.owner == Some(to) { f.into } else { f.out_of };
-                effects.map_or(0, |e| e.movement_cost_added)
-            } else {
-                f.movement_cost_added.unwrap_or(0)
-            };
-            Some((f.id.as_str(), mp))
-        });
+        let plain = plain.into_iter().flatten().filter_map(move |sf| plain_cost(tec, sf, to));
         overlay.into_iter().flatten().chain(plain)
+    }
+
+    /// `mp` with [`Terrain::crossing_costs`]' MPs added one by one, in the
+    /// same order and as saturating sums: what the movement search prices
+    /// a hexside with, without an iterator or the features' ids.
+    pub fn add_crossing_costs(&self, from: HexId, to: HexId, mut mp: i32) -> i32 {
+        if self.works.is_some() {
+            return self.crossing_costs(from, to).fold(mp, |mp, (_, added)| mp.saturating_add(added));
+        }
+        let side = Hexside::between(from, to, self.layout);
+        for sf in side.and_then(|side| self.index.side_features(side)).unwrap_or_default() {
+            if let Some((_, added)) = plain_cost(self.tec, sf, to) {
+                mp = mp.saturating_add(added);
+            }
+        }
+        mp
     }
 
     /// 8.1: whether every hexside feature [`Terrain::crossing`] finds

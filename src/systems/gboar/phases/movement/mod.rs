@@ -421,17 +421,33 @@ struct Occupancy<'a> {
     /// builds it with one allocation.
     friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))>,
     enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
+    /// The hexes of `friendly_hexes` and of `enemy_leaders`: most hexes a
+    /// search tries hold neither, and are passed over without a search.
+    friendly_bits: crate::base::hex::HexBits,
+    leader_bits: crate::base::hex::HexBits,
 }
 
 impl<'a> Occupancy<'a> {
     /// The friendly units in `hex` and what they weigh for stacking (7.1).
     fn friendly(&self, hex: HexId) -> (&[&'a str], (i32, i32)) {
+        if !self.friendly_bits.contains(hex) {
+            return (&[], (0, 0));
+        }
         match self.friendly_hexes.binary_search_by_key(&hex, |e| e.0) {
             Ok(k) => {
                 let (_, from, to, weight) = self.friendly_hexes[k];
                 (self.friendly_ids.get(from as usize..to as usize).unwrap_or(&[]), weight)
             }
             Err(_) => (&[], (0, 0)),
+        }
+    }
+
+    /// The enemy leaders in `hex`, if any.
+    fn enemy_leaders_in(&self, hex: HexId) -> Option<&Vec<&'a str>> {
+        if self.leader_bits.contains(hex) {
+            self.enemy_leaders.get(&hex)
+        } else {
+            None
         }
     }
 }
@@ -681,7 +697,15 @@ impl<'a> Phase<'a> {
             }
             friendly_ids.push(id);
         }
-        Occupancy { friendly_ids, friendly_hexes, enemy_leaders }
+        let mut friendly_bits = crate::base::hex::HexBits::new();
+        for e in &friendly_hexes {
+            friendly_bits.insert(e.0);
+        }
+        let mut leader_bits = crate::base::hex::HexBits::new();
+        for h in enemy_leaders.keys() {
+            leader_bits.insert(*h);
+        }
+        Occupancy { friendly_ids, friendly_hexes, enemy_leaders, friendly_bits, leader_bits }
     }
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.

@@ -82,7 +82,7 @@ impl<'a> Phase<'a> {
             ));
         }
         let mut captures = Vec::new();
-        if let Some(leaders) = occ.enemy_leaders.get(&to) {
+        if let Some(leaders) = occ.enemy_leaders_in(to) {
             if !group.captures {
                 return Err(Refusal::new(Code::EnemyLeaderHex, text!(
                     "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
@@ -222,9 +222,7 @@ impl<'a> Phase<'a> {
                     }
                 }
             } else {
-                for (_, added) in self.terrain.crossing_costs(from, to) {
-                    mp = mp.saturating_add(added);
-                }
+                mp = self.terrain.add_crossing_costs(from, to, mp);
             }
         }
         // Savannah 4.2: the weather's added cost per hex entered.
