@@ -47,6 +47,44 @@ fn on_map<'a>(rules: &'a Rules, state: &'a State) -> Vec<OnMap<'a>> {
     list
 }
 
+/// Where the units of an [`on_map`] list are: the units next to a hex are
+/// found from its six neighbours, not by measuring the distance to every
+/// unit on the map (which, for every phasing unit, cost the phases that
+/// ask who is in contact a pass over all units each).
+struct ByHex {
+    /// Indexes into the list, by hex, each hex's in the list's order.
+    order: Vec<usize>,
+    /// `hexes[k]` is the hex of the unit `order[k]`.
+    hexes: Vec<HexId>,
+    /// The hexes that hold a unit (most neighbours hold none).
+    held: crate::base::hex::HexBits,
+}
+
+impl ByHex {
+    fn new(units: &[OnMap<'_>]) -> ByHex {
+        let order = crate::base::hex::order_by_hex(units, |u| u.1);
+        let hexes: Vec<HexId> = order.iter().map(|k| units[*k].1).collect();
+        let mut held = crate::base::hex::HexBits::new();
+        for h in &hexes {
+            held.insert(*h);
+        }
+        ByHex { order, hexes, held }
+    }
+
+    /// The units next to `hex` (at distance 1), as indexes into the list,
+    /// in its order.
+    fn next_to(&self, hex: HexId, layout: crate::base::hex::Layout) -> Vec<usize> {
+        let mut found = Vec::new();
+        for n in crate::base::hex::around(hex, layout).filter(|n| self.held.contains(*n)) {
+            let from = self.hexes.partition_point(|h| *h < n);
+            let to = from + self.hexes[from..].partition_point(|h| *h == n);
+            found.extend_from_slice(&self.order[from..to]);
+        }
+        found.sort_unstable();
+        found
+    }
+}
+
 /// Who could take part in `step`, a fire or close combat phase: for each
 /// side, the units and the enemy each could reach. Empty when none could.
 pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, Vec<String>> {
@@ -100,15 +138,18 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
         }
         "rifle-fire" => {
             // 10.1: both players' rifle units in condition to fire, next to an enemy unit.
+            let by_hex = ByHex::new(&units);
             for (id, hex, _, c, mine) in &units {
                 if !crate::systems::gboar::board::units::is_rifle(c)
                     || !crate::systems::gboar::board::units::may_fire(state, id)
                 {
                     continue;
                 }
-                let mut next_to = units
-                    .iter()
-                    .filter(|(_, h, _, t, theirs)| theirs != mine && !t.is_leader() && distance(*hex, *h, layout) == 1)
+                let mut next_to = by_hex
+                    .next_to(*hex, layout)
+                    .into_iter()
+                    .map(|k| &units[k])
+                    .filter(|(_, _, _, t, theirs)| theirs != mine && !t.is_leader())
                     .map(|(t, ..)| t);
                 if let Some(first) = next_to.next() {
                     found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
@@ -116,13 +157,16 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
             }
         }
         "close-combat" => {
+            let by_hex = ByHex::new(&units);
             for (id, hex, owner, c, mine) in &units {
                 if owner != player || c.is_leader() {
                     continue;
                 }
-                let mut next_to = units
-                    .iter()
-                    .filter(|(_, h, _, _, theirs)| theirs != mine && distance(*hex, *h, layout) == 1)
+                let mut next_to = by_hex
+                    .next_to(*hex, layout)
+                    .into_iter()
+                    .map(|k| &units[k])
+                    .filter(|(_, _, _, _, theirs)| theirs != mine)
                     .map(|(t, ..)| t);
                 if let Some(first) = next_to.next() {
                     found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
@@ -158,12 +202,17 @@ fn close_combat_sides(rules: &Rules, state: &State, step: &Step) -> Vec<String> 
     let units = on_map(rules, state);
     let layout = rules.module.map.layout;
     let side_of = |army: &str| side_of_army(rules, army).unwrap_or_default();
+    let by_hex = ByHex::new(&units);
     for (_, hex, owner, c, mine) in &units {
         if owner != player || c.is_leader() {
             continue;
         }
-        let enemies: Vec<_> =
-            units.iter().filter(|(_, h, _, _, theirs)| theirs != mine && distance(*hex, *h, layout) == 1).collect();
+        let enemies: Vec<_> = by_hex
+            .next_to(*hex, layout)
+            .into_iter()
+            .map(|k| &units[k])
+            .filter(|(_, _, _, _, theirs)| theirs != mine)
+            .collect();
         if !enemies.is_empty() {
             sides.insert(side_of(&c.army));
             sides.extend(enemies.iter().map(|(_, _, _, e, _)| side_of(&e.army)));
