@@ -93,14 +93,16 @@ impl<'a> Invariants<'a> {
     pub fn state(&self, state: &State) -> Vec<String> {
         let mut broken = Vec::new();
         let map = &self.rules.module.map;
-        let mut by_hex: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
+        // The units on the map, in the state's order; then by hex, each
+        // hex's in that order (one list sorted, not a map of lists).
+        let mut on: Vec<(HexId, &str)> = Vec::new();
         for (id, u) in &state.units {
             let Some(c) = self.rules.counter(id) else {
                 broken.push(format!("{id} is in the state but is no counter of the module"));
                 continue;
             };
             match (&u.hex, u.off_map) {
-                (Some(hex), None) if map.contains(*hex) => by_hex.entry(*hex).or_default().push(id),
+                (Some(hex), None) if map.contains(*hex) => on.push((*hex, id)),
                 (Some(h), None) => broken.push(format!("{id} is at '{h}', which is not a hex of the map")),
                 (Some(h), Some(off)) => broken.push(format!("{id} is both at {h} and off the map ({off:?})")),
                 (None, None) => broken.push(format!("{id} is neither on the map nor off it")),
@@ -117,7 +119,19 @@ impl<'a> Invariants<'a> {
                 broken.push(format!("{id} is pinned but not on the map"));
             }
         }
+        let order = crate::base::hex::order_by_hex(&on, |e| e.0);
+        let mut by_hex: Vec<(HexId, Vec<&str>)> = Vec::new();
+        for (hex, id) in order.into_iter().map(|k| on[k]) {
+            match by_hex.last_mut() {
+                Some((h, ids)) if *h == hex => ids.push(id),
+                _ => by_hex.push((hex, vec![id])),
+            }
+        }
         for (hex, ids) in &by_hex {
+            // A hex of one unit holds one player's.
+            if ids.len() < 2 {
+                continue;
+            }
             let players: BTreeSet<&str> = ids.iter().filter_map(|id| self.player_of(id)).collect();
             if players.len() > 1 {
                 broken.push(format!(
@@ -145,18 +159,28 @@ impl<'a> Invariants<'a> {
     }
 
     /// 7.1: each player's units in a hex within the limits.
-    fn stacking(&self, state: &State, by_hex: &BTreeMap<HexId, Vec<&str>>) -> Vec<String> {
+    fn stacking(&self, state: &State, by_hex: &[(HexId, Vec<&str>)]) -> Vec<String> {
         let Some(limits) = self.rules.stacking.as_ref() else { return Vec::new() };
         let mut broken = Vec::new();
+        // Each player's weight in a hex, in player order (few players).
+        let mut per_player: Vec<(&str, (i32, i32))> = Vec::new();
         for (hex, ids) in by_hex {
-            let mut per_player: BTreeMap<&str, (i32, i32)> = BTreeMap::new();
+            per_player.clear();
             for id in ids {
                 let (sps, guns) = crate::systems::gboar::effects::losses::stacking_weight(self.rules, state, id);
-                let total = per_player.entry(self.player_of(id).unwrap_or("")).or_default();
+                let player = self.player_of(id).unwrap_or("");
+                let at = match per_player.binary_search_by(|e| e.0.cmp(player)) {
+                    Ok(at) => at,
+                    Err(at) => {
+                        per_player.insert(at, (player, (0, 0)));
+                        at
+                    }
+                };
+                let total = &mut per_player[at].1;
                 total.0 += sps;
                 total.1 += guns;
             }
-            for (player, (sps, guns)) in per_player {
+            for &(player, (sps, guns)) in &per_player {
                 if !limits.holds(sps, guns) {
                     broken.push(format!(
                         "{hex} holds {sps} SPs and {guns} artillery units of {player} ({}); the limit is {} SPs \
