@@ -184,15 +184,7 @@ fn least(dir: &Path, args: &[&str], runs: usize, code: i32) -> Duration {
 
 /// `n` as the tables print it: 16,000.
 fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    adjutant::game::selfplay::thousands(n as u64)
 }
 
 /// A scaling judged: `times` for `factor`× the items, within

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use adjutant::game::modules;
-use adjutant::game::selfplay::{write_folder, FolderCheck, FolderGame, FolderStep};
+use adjutant::game::selfplay::{thousands, write_folder, FolderCheck, FolderGame, FolderStep};
 use adjutant::system::{SelfplayFailure, SelfplayId, SelfplaySummary as Summary};
 use adjutant::Error;
 
@@ -49,19 +49,6 @@ fn cpu_seconds() -> Option<f64> {
 
 /// The most failures the text lists.
 const SHOWN: usize = 20;
-
-/// 12345 as "12,345".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 pub fn run(args: &SelfplayArgs, out: &Out) -> Outcome {
     let files = modules::files(&args.module, args.games_dir.as_deref())?;

@@ -12,6 +12,20 @@ use serde::Serialize;
 use crate::base::dice::{self, Bytes32};
 use crate::base::error::{Error, Result};
 
+/// 12345 as "12,345": how self-play's summary and the benchmarks print a
+/// count.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// One step of a game played in process: what the folder must play again.
 #[derive(Debug, Clone)]
 pub struct FolderStep {
