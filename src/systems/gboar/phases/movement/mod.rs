@@ -420,6 +420,9 @@ struct Occupancy<'a> {
     /// the search tries. One list, not a map of lists: a move tried
     /// builds it with one allocation.
     friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))>,
+    /// What each unit of `friendly_ids` weighs for stacking (7.1), beside
+    /// it: [`Occupancy::without`] sums a hex again without a lookup.
+    friendly_weights: Vec<(i32, i32)>,
     enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
     /// The hexes of `friendly_hexes` and of `enemy_leaders`: most hexes a
     /// search tries hold neither, and are passed over without a search.
@@ -439,6 +442,47 @@ impl<'a> Occupancy<'a> {
                 (self.friendly_ids.get(from as usize..to as usize).unwrap_or(&[]), weight)
             }
             Err(_) => (&[], (0, 0)),
+        }
+    }
+
+    /// The same board with the units `moving` taken off it: what
+    /// [`Phase::occupancy`] finds for `moving` on the state this was built
+    /// on with none moving (the same units, order and sums), without
+    /// walking the state again. Self-play's draws try every unit of a
+    /// side on one board.
+    fn without(&self, moving: &[String]) -> Occupancy<'a> {
+        let mut friendly_ids = Vec::with_capacity(self.friendly_ids.len());
+        let mut friendly_weights = Vec::with_capacity(self.friendly_ids.len());
+        let mut friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))> = Vec::with_capacity(self.friendly_hexes.len());
+        for &(h, from, to, _) in &self.friendly_hexes {
+            for k in from as usize..to as usize {
+                let (id, (s, g)) = (self.friendly_ids[k], self.friendly_weights[k]);
+                if moving.iter().any(|m| m == id) {
+                    continue;
+                }
+                let n = friendly_ids.len() as u32;
+                match friendly_hexes.last_mut() {
+                    Some(e) if e.0 == h => {
+                        e.2 = n + 1;
+                        e.3 = (e.3 .0.saturating_add(s), e.3 .1.saturating_add(g));
+                    }
+                    _ => friendly_hexes.push((h, n, n + 1, (0i32.saturating_add(s), 0i32.saturating_add(g)))),
+                }
+                friendly_ids.push(id);
+                friendly_weights.push((s, g));
+            }
+        }
+        let mut friendly_bits = crate::base::hex::HexBits::new();
+        for e in &friendly_hexes {
+            friendly_bits.insert(e.0);
+        }
+        Occupancy {
+            friendly_ids,
+            friendly_hexes,
+            friendly_weights,
+            enemy_leaders: self.enemy_leaders.clone(),
+            friendly_bits,
+            leader_bits: self.leader_bits.clone(),
         }
     }
 
@@ -685,6 +729,7 @@ impl<'a> Phase<'a> {
         // By hex, each hex's units in the state's order.
         let order = crate::base::hex::order_by_hex(&friendly, |e| e.0);
         let mut friendly_ids = Vec::with_capacity(friendly.len());
+        let mut friendly_weights = Vec::with_capacity(friendly.len());
         let mut friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))> = Vec::new();
         for (h, id, (s, g)) in order.into_iter().map(|i| friendly[i]) {
             let k = friendly_ids.len() as u32;
@@ -696,6 +741,7 @@ impl<'a> Phase<'a> {
                 _ => friendly_hexes.push((h, k, k + 1, (0i32.saturating_add(s), 0i32.saturating_add(g)))),
             }
             friendly_ids.push(id);
+            friendly_weights.push((s, g));
         }
         let mut friendly_bits = crate::base::hex::HexBits::new();
         for e in &friendly_hexes {
@@ -705,7 +751,7 @@ impl<'a> Phase<'a> {
         for h in enemy_leaders.keys() {
             leader_bits.insert(*h);
         }
-        Occupancy { friendly_ids, friendly_hexes, enemy_leaders, friendly_bits, leader_bits }
+        Occupancy { friendly_ids, friendly_hexes, friendly_weights, enemy_leaders, friendly_bits, leader_bits }
     }
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.
@@ -1056,6 +1102,9 @@ pub fn draw_moves(
             Some((id.clone(), unit.arriving.clone()?, hex_of(&at_start, id)?))
         })
         .collect();
+    // The board every unit's probes are tried on: built once, each unit's
+    // own taken off it as it is tried.
+    let board = phase.occupancy(&base.state, &[]);
     let mut out = Vec::new();
     for id in units {
         let (Some(unit), Some(c)) = (at_start.units.get(id), phase.counter(id.as_str())) else { continue };
@@ -1069,7 +1118,7 @@ pub fn draw_moves(
         let mut searches = Vec::new();
         for order in MoveOrder::probes(id, unit, c) {
             let mut problems = Vec::new();
-            if let Some(p) = phase.prepare(&base, side, "moves[0]", &order, &mut problems) {
+            if let Some(p) = phase.prepare_on(&base, side, "moves[0]", &order, &mut problems, Some(&board)) {
                 let best = phase.search(&base.state, &p.group, &p.occ, None);
                 searches.push((order, p, best));
             }

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl Phase<'_> {
+impl<'a> Phase<'a> {
     /// Every side's orders, in the order of the sides given. `quiet`: a
     /// run made only for its problems ([`validate`], [`validate_sides`]),
     /// whose moves write no events ([`Run::quiet`]).
@@ -414,7 +414,23 @@ impl Phase<'_> {
         field: &str,
         order: &MoveOrder,
         problems: &mut Vec<Problem>,
-    ) -> Option<Prepared<'_>> {
+    ) -> Option<Prepared<'a>> {
+        self.prepare_on(run, side, field, order, problems, None)
+    }
+
+    /// [`Phase::prepare`], with `board` (when given) the occupancy of
+    /// `run.state` with no unit moving, as [`Phase::occupancy`] built it:
+    /// the move's own units are taken off it rather than the state walked
+    /// again.
+    pub(super) fn prepare_on(
+        &self,
+        run: &Run<'_>,
+        side: &str,
+        field: &str,
+        order: &MoveOrder,
+        problems: &mut Vec<Problem>,
+        board: Option<&Occupancy<'a>>,
+    ) -> Option<Prepared<'a>> {
         let state = &run.state;
         // The units.
         let (ids, ids_field): (Vec<String>, String) = match (&order.unit, &order.stack) {
@@ -677,7 +693,10 @@ impl Phase<'_> {
         }
         // The occupancy last: a strategic move refused above (most trials
         // of one, beside the enemy) never needs it.
-        let occ = self.occupancy(state, &ids);
+        let occ = match board {
+            Some(b) => b.without(&ids),
+            None => self.occupancy(state, &ids),
+        };
         Some(Prepared { ids, start, group, allowances, max_hexes, occ })
     }
 
