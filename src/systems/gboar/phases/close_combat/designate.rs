@@ -248,6 +248,22 @@ pub fn designate(
     let layout = rules.module.map.layout;
     let mut d = Designation::default();
     let occupancy = Occupancy::new(rules, state);
+    // 12.12: the player's units that must attack, found once: the checks
+    // below ask it of each unit of the player more than once. Another
+    // player's unit (named in an attack by mistake) is asked as before.
+    let must_attack_here: BTreeSet<&str> = state
+        .units
+        .keys()
+        .filter(|id| player_of(rules, id) == player && must_attack_in(rules, state, id, Some(&occupancy)))
+        .map(String::as_str)
+        .collect();
+    let must_attack = |id: &str| {
+        if player_of(rules, id) == player {
+            must_attack_here.contains(id)
+        } else {
+            must_attack_in(rules, state, id, Some(&occupancy))
+        }
+    };
     let mut problems = Vec::new();
     let mut bad = |side: &str, code: Code, field: String, message: String| {
         problems.push(Problem { code, side: side.into(), field, message })
@@ -546,7 +562,7 @@ pub fn designate(
             // `stacked_may_attack_voluntarily: false`): the units of such a
             // stack attack only where 12.12 requires them to.
             for id in &attackers {
-                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack_in(rules, state, id, Some(&occupancy))
+                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack(id)
                 {
                     continue;
                 }
@@ -712,7 +728,7 @@ pub fn designate(
                         })
                 })
         };
-        if must_attack_in(rules, state, id, Some(&occupancy))
+        if must_attack(id)
             && !used.contains_key(id)
             && !open_hexes().is_empty()
             && !combined_elsewhere()
@@ -730,7 +746,7 @@ pub fn designate(
     }
     let mut must_be_attacked: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
     for id in state.units.keys() {
-        if player_of(rules, id) != player || !must_attack_in(rules, state, id, Some(&occupancy)) {
+        if !must_attack_here.contains(id.as_str()) {
             continue;
         }
         if !(whole_phase || sides_here.contains(&side_of(rules, id))) {
