@@ -158,15 +158,32 @@ pub fn enemy_zoc_in<'r>(
     player: &str,
     wanted: impl Fn(HexId) -> bool,
 ) -> Zoc<'r> {
+    let enemies = state.units.iter().filter_map(|(id, unit)| {
+        let counter = rules.counter(id)?;
+        (player_of_army.get(&counter.army).map(String::as_str) != Some(player)).then_some((counter, unit))
+    });
+    zoc_of(terrain, enemies, wanted)
+}
+
+/// [`enemy_zoc`] from the enemy units already picked out, each with its
+/// counter, in the state's (id) order: what a caller that has walked the
+/// units and looked up their counters passes, rather than have them
+/// looked up again.
+pub fn enemy_zoc_among<'r, 's>(terrain: &Terrain, enemies: impl Iterator<Item = (&'r Counter, &'s UnitState)>) -> Zoc<'r> {
+    zoc_of(terrain, enemies, |_| true)
+}
+
+fn zoc_of<'r, 's>(
+    terrain: &Terrain,
+    enemies: impl Iterator<Item = (&'r Counter, &'s UnitState)>,
+    wanted: impl Fn(HexId) -> bool,
+) -> Zoc<'r> {
     let mut all: Vec<(HexId, &'r str)> = Vec::new();
     let mut rifles: Vec<(HexId, &'r str)> = Vec::new();
     // The units in id order: each hex's list is in id order and without
     // repeats (a unit reaches a hex once).
-    for (id, unit) in &state.units {
-        let Some(counter) = rules.counter(id) else { continue };
-        if player_of_army.get(&counter.army).map(String::as_str) == Some(player)
-            || !exerts_zoc(counter, unit, terrain.lost_zoc)
-        {
+    for (counter, unit) in enemies {
+        if !exerts_zoc(counter, unit, terrain.lost_zoc) {
             continue;
         }
         let Some(at) = unit.hex else { continue };

@@ -588,19 +588,22 @@ impl<'a> Phase<'a> {
                 ));
             }
         }
-        let zoc = zoc::enemy_zoc(rules, &terrain, state, &player_of_army, player);
         let player_of_army_is = |army: &String| player_of_army.get(army).map(String::as_str) == Some(player);
+        // The units with a counter, in the state's order, each with its
+        // counter and whether it is the phasing player's: looked up once
+        // here for the ZOC, the roster and the enemy's combat units.
+        let listed: Vec<(&'a str, &'a Counter, &'a UnitState, bool)> = state
+            .units
+            .iter()
+            .filter_map(|(id, unit)| rules.counter(id).map(|c| (id.as_str(), c, unit, player_of_army_is(&c.army))))
+            .collect();
+        let zoc = zoc::enemy_zoc_among(&terrain, listed.iter().filter(|e| !e.3).map(|e| (e.1, e.2)));
         // The state's own ids (not the counters' equal ones): the copies a
         // run makes share them, and `units` finds them by address.
-        let roster = state
-            .units
-            .keys()
-            .filter_map(|id| rules.counter(id).map(|c| (id.as_str(), c, player_of_army_is(&c.army))))
-            .collect();
+        let roster = listed.iter().map(|&(id, c, _, friendly)| (id, c, friendly)).collect();
         let mut enemy_combat: BTreeMap<HexId, Vec<&'a str>> = BTreeMap::new();
-        for (id, unit) in &state.units {
-            let Some(c) = rules.counter(id) else { continue };
-            if c.is_leader() || player_of_army.get(&c.army).map(String::as_str) == Some(player) {
+        for &(_, c, unit, friendly) in &listed {
+            if c.is_leader() || friendly {
                 continue;
             }
             if let Some(h) = unit.hex {
