@@ -192,29 +192,37 @@ pub fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
 /// a hex, without going through every unit of the game.
 pub struct Occupancy<'s> {
     layout: crate::base::hex::Layout,
-    /// Each hex's units in id order, each with its player (as
-    /// [`player_of`] finds it) when it is a combat unit, none for a
-    /// leader: found once here, not per unit for every hex asked about.
-    by_hex: BTreeMap<HexId, Vec<(&'s str, Option<&'s str>)>>,
+    /// The combat units on the map (leaders are not: 3.2), each with its
+    /// player (as [`player_of`] finds it, once here, not per unit for
+    /// every hex asked about): sorted by hex, each hex's in id order. One
+    /// list, not a map of lists: built with a few allocations.
+    units: Vec<(HexId, &'s str, &'s str)>,
     /// The hexes holding a combat unit: most hexes next to a unit hold
-    /// none, and are passed over without a search of `by_hex`.
+    /// none, and are passed over without a search of `units`.
     combat: crate::base::hex::HexBits,
 }
 
 impl<'s> Occupancy<'s> {
     pub fn new(rules: &'s Rules, state: &'s State) -> Occupancy<'s> {
-        let mut by_hex: BTreeMap<HexId, Vec<(&str, Option<&str>)>> = BTreeMap::new();
+        let mut read: Vec<(HexId, &str, &str)> = Vec::with_capacity(state.units.len());
         let mut combat = crate::base::hex::HexBits::new();
         for (id, unit) in &state.units {
             if let (Some(h), Some(c)) = (unit_hex(unit), rules.counter(id)) {
-                let player = (!c.is_leader()).then(|| rules.player_of_army(&c.army).unwrap_or_default());
-                if player.is_some() {
+                if !c.is_leader() {
                     combat.insert(h);
+                    read.push((h, id, rules.player_of_army(&c.army).unwrap_or_default()));
                 }
-                by_hex.entry(h).or_default().push((id, player));
             }
         }
-        Occupancy { layout: rules.module.map.layout, by_hex, combat }
+        let units = crate::base::hex::order_by_hex(&read, |e| e.0).into_iter().map(|i| read[i]).collect();
+        Occupancy { layout: rules.module.map.layout, units, combat }
+    }
+
+    /// The combat units in `hex`, in id order, with their players.
+    fn in_hex(&self, hex: HexId) -> &[(HexId, &'s str, &'s str)] {
+        let from = self.units.partition_point(|e| e.0 < hex);
+        let to = from + self.units[from..].partition_point(|e| e.0 == hex);
+        &self.units[from..to]
     }
 
     /// The combat units of a player other than `player` in the hexes next
@@ -222,10 +230,9 @@ impl<'s> Occupancy<'s> {
     fn enemies_around<'q>(&'q self, hex: HexId, player: &'q str) -> impl Iterator<Item = &'s str> + 'q {
         crate::base::hex::around(hex, self.layout)
             .filter(|n| self.combat.contains(*n))
-            .filter_map(|n| self.by_hex.get(&n))
-            .flatten()
-            .filter(move |(_, p)| p.is_some_and(|p| p != player))
-            .map(|(u, _)| *u)
+            .flat_map(|n| self.in_hex(n))
+            .filter(move |(_, _, p)| *p != player)
+            .map(|(_, u, _)| *u)
     }
 
     /// [`enemies_next_to`] from this index: the same units, in id order.
