@@ -295,6 +295,19 @@ impl Rules {
         self.sequence.data.alliances.get(alliance).map(|a| a.id.as_str())
     }
 
+    /// Counter `id` and its player ([`Rules::counter`] and
+    /// [`Rules::player_of_unit`]) from one look-up: what the loops over
+    /// every unit of a state ask.
+    #[inline]
+    pub fn counter_and_player(
+        &self,
+        id: &str,
+    ) -> Option<(&crate::systems::gboar::data::counters::Counter, Option<&str>)> {
+        let place = self.counter_index.get(id)?;
+        let counter = self.module.counters.get(place.at)?;
+        Some((counter, place.alliance.and_then(|a| self.sequence.data.alliances.get(a)).map(|a| a.id.as_str())))
+    }
+
     /// The player (alliance) a side's armies belong to; empty if none.
     pub fn player_of_side(&self, side: &str) -> String {
         self.sequence

@@ -91,7 +91,7 @@ pub fn must_attack(rules: &Rules, state: &State, id: &str) -> bool {
 /// [`must_attack`], with the state's [`Occupancy`] when the caller asks
 /// for many units of one state.
 pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<&Occupancy>) -> bool {
-    let (Some(c), Some(u)) = (rules.counter(id), state.units.get(id)) else { return false };
+    let (Some((c, player)), Some(u)) = (rules.counter_and_player(id), state.units.get(id)) else { return false };
     if c.is_leader() || c.is_artillery() || rifle_armed(c) || u.condition != Condition::ParadeOrder {
         return false;
     }
@@ -99,7 +99,7 @@ pub fn must_attack_in(rules: &Rules, state: &State, id: &str, occupancy: Option<
         return false;
     }
     let Some(hex) = unit_hex(u) else { return false };
-    let player = rules.player_of_army(&c.army).unwrap_or_default();
+    let player = player.unwrap_or_default();
     let next_to = match occupancy {
         Some(o) => o.enemy_next_to(hex, player),
         None => !enemies_next_to(rules, state, hex, player).is_empty(),
@@ -207,10 +207,10 @@ impl<'s> Occupancy<'s> {
         let mut read: Vec<(HexId, &str, &str)> = Vec::with_capacity(state.units.len());
         let mut combat = crate::base::hex::HexBits::new();
         for (id, unit) in &state.units {
-            if let (Some(h), Some(c)) = (unit_hex(unit), rules.counter(id)) {
+            if let (Some(h), Some((c, player))) = (unit_hex(unit), rules.counter_and_player(id)) {
                 if !c.is_leader() {
                     combat.insert(h);
-                    read.push((h, id, rules.player_of_army(&c.army).unwrap_or_default()));
+                    read.push((h, id, player.unwrap_or_default()));
                 }
             }
         }

@@ -169,7 +169,10 @@ pub fn enemy_zoc_in<'r>(
 /// counter, in the state's (id) order: what a caller that has walked the
 /// units and looked up their counters passes, rather than have them
 /// looked up again.
-pub fn enemy_zoc_among<'r, 's>(terrain: &Terrain, enemies: impl Iterator<Item = (&'r Counter, &'s UnitState)>) -> Zoc<'r> {
+pub fn enemy_zoc_among<'r, 's>(
+    terrain: &Terrain,
+    enemies: impl Iterator<Item = (&'r Counter, &'s UnitState)>,
+) -> Zoc<'r> {
     zoc_of(terrain, enemies, |_| true)
 }
 

@@ -562,8 +562,7 @@ pub fn designate(
             // `stacked_may_attack_voluntarily: false`): the units of such a
             // stack attack only where 12.12 requires them to.
             for id in &attackers {
-                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack(id)
-                {
+                if rules.counter(id).is_none_or(|c| c.is_leader()) || must_attack(id) {
                     continue;
                 }
                 let Some(h) = hex_of(state, id) else { continue };
@@ -728,12 +727,7 @@ pub fn designate(
                         })
                 })
         };
-        if must_attack(id)
-            && !used.contains_key(id)
-            && !open_hexes().is_empty()
-            && !combined_elsewhere()
-            && !barred()
-        {
+        if must_attack(id) && !used.contains_key(id) && !open_hexes().is_empty() && !combined_elsewhere() && !barred() {
             let hex = hex_of(state, id).map(|h| h.to_string()).unwrap_or_default();
             let enemies = hex_of(state, id).map(|h| enemies_next_to(rules, state, h, player)).unwrap_or_default();
             bad(
