@@ -151,6 +151,21 @@ pub type Targeted = (Value, Vec<Event>);
 const FIRE_LISTS: [(&str, &str, &str); 2] =
     [("defensive-artillery-fire", "fire", "guns"), ("rifle-fire", "rifle_fire", "rifles")];
 
+/// Whether [`hex_targets`] may change `body` in `phase`: the phase has a
+/// fire list and the body holds it as a list. When not, it returns the
+/// body as it is, with no pick: a caller may keep the body it has.
+pub fn may_pick_targets(phase: &str, body: &Value) -> bool {
+    FIRE_LISTS.iter().find(|(p, _, _)| *p == phase).is_some_and(|(_, list, _)| {
+        body.as_mapping().and_then(|m| m.get(Value::String(list.to_string()))).is_some_and(Value::is_sequence)
+    })
+}
+
+/// Whether `body` is a mapping with the key `key`: what
+/// [`without_examine`] and `cards::without_plays` take out.
+pub fn has_key(body: &Value, key: &str) -> bool {
+    body.as_mapping().is_some_and(|m| m.contains_key(Value::String(key.into())))
+}
+
 /// 7.4 by email: "Once a target hex is identified for Artillery or Rifle
 /// Fire, the firing player is free to examine all units in that specific
 /// hex in order to pick the specific target. One unit in the reviewed hex

@@ -112,7 +112,14 @@ fn check_body(
     if !examine.is_empty() {
         return at_fields(examine, intel::EXAMINE);
     }
-    let body = &intel::without_examine(body);
+    // The body as the phase reads it, copied only when a field comes out
+    // of it (most bodies have none of these fields).
+    let body: std::borrow::Cow<'_, Value> = if intel::has_key(body, intel::EXAMINE) {
+        std::borrow::Cow::Owned(intel::without_examine(body))
+    } else {
+        std::borrow::Cow::Borrowed(body)
+    };
+    let body = &*body;
     // Savannah 4.3: `play:` is the side's, whatever the phase.
     // (checked in the step it is played in: `next`, 4.3 timing)
     let played = if body.get(cards::PLAY).is_some() {
@@ -137,13 +144,21 @@ fn check_body(
     } else {
         state
     };
-    let body = &cards::without_plays(body);
-    // 7.4: a fire at a hex, its target picked as the side's preferences say.
-    let (body, picks) = match intel::hex_targets(rules, state, step.phase(), side, body) {
-        Ok(targeted) => targeted,
-        Err(problems) => return at_fields(problems, "step"),
+    let body: std::borrow::Cow<'_, Value> = if intel::has_key(body, cards::PLAY) {
+        std::borrow::Cow::Owned(cards::without_plays(body))
+    } else {
+        std::borrow::Cow::Borrowed(body)
     };
-    let body = &body;
+    // 7.4: a fire at a hex, its target picked as the side's preferences say.
+    let (body, picks) = if intel::may_pick_targets(step.phase(), &body) {
+        match intel::hex_targets(rules, state, step.phase(), side, &body) {
+            Ok((targeted, picks)) => (std::borrow::Cow::Owned(targeted), picks),
+            Err(problems) => return at_fields(problems, "step"),
+        }
+    } else {
+        (body, Vec::new())
+    };
+    let body = &*body;
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
     let player = match step {
         Step::PlayerTurn { player, .. } => player.as_str(),
