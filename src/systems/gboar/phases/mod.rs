@@ -327,6 +327,16 @@ pub struct SideProblem {
 /// the Allies' sides spending together more momentum than they hold
 /// (Savannah 1.4, 12.62), two sides of one player firing at one unit
 /// (10.2, 11.2). Empty when `resolve` accepts the orders.
+/// Every side's orders without `play:` (`cards::without_plays`), copied
+/// only when some side's hold it.
+fn without_plays_all(orders: &BTreeMap<String, Value>) -> std::borrow::Cow<'_, BTreeMap<String, Value>> {
+    if orders.values().any(|b| intel::has_key(b, cards::PLAY)) {
+        std::borrow::Cow::Owned(orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect())
+    } else {
+        std::borrow::Cow::Borrowed(orders)
+    }
+}
+
 pub fn validate_step(
     rules: &Rules,
     state: &State,
@@ -369,7 +379,7 @@ pub fn validate_step(
             }
         }
     }
-    let unplayed: BTreeMap<String, Value> = orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect();
+    let unplayed = without_plays_all(orders);
     found.extend(check_step(rules, state, step, &unplayed));
     // 7.4: a problem names no enemy unit its side may not examine.
     if intel::hidden(rules) {
@@ -442,7 +452,7 @@ pub fn resolve(
         played.next = Some(step.clone());
         let events = cards::play_all(rules, &mut played, orders, dice)?;
         played.next = state.next.clone();
-        let rest: BTreeMap<String, Value> = orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect();
+        let rest = without_plays_all(orders);
         // The step's other orders were written on the board before the
         // cards (`state`), and are resolved on the board after them.
         let mut done = resolve_played(rules, state, &played, step, &rest, dice)?;
