@@ -451,39 +451,44 @@ impl<'a> Occupancy<'a> {
     /// walking the state again. Self-play's draws try every unit of a
     /// side on one board.
     fn without(&self, moving: &[String]) -> Occupancy<'a> {
-        let mut friendly_ids = Vec::with_capacity(self.friendly_ids.len());
-        let mut friendly_weights = Vec::with_capacity(self.friendly_ids.len());
-        let mut friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))> = Vec::with_capacity(self.friendly_hexes.len());
-        for &(h, from, to, _) in &self.friendly_hexes {
-            for k in from as usize..to as usize {
-                let (id, (s, g)) = (self.friendly_ids[k], self.friendly_weights[k]);
-                if moving.iter().any(|m| m == id) {
-                    continue;
+        let staying = self
+            .friendly_hexes
+            .iter()
+            .flat_map(|&(h, from, to, _)| (from as usize..to as usize).map(move |k| (h, k)))
+            .map(|(h, k)| (h, self.friendly_ids[k], self.friendly_weights[k]))
+            .filter(|(_, id, _)| !moving.iter().any(|m| m == id));
+        Occupancy::of_friendly(staying, self.friendly_ids.len(), self.enemy_leaders.clone(), self.leader_bits.clone())
+    }
+
+    /// An occupancy of the friendly units `units` (each with its hex and
+    /// 7.1's weight), given sorted by hex, each hex's in the state's
+    /// order; with the enemy leaders and their hexes as given.
+    fn of_friendly(
+        units: impl Iterator<Item = (HexId, &'a str, (i32, i32))>,
+        count: usize,
+        enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
+        leader_bits: crate::base::hex::HexBits,
+    ) -> Occupancy<'a> {
+        let mut friendly_ids = Vec::with_capacity(count);
+        let mut friendly_weights = Vec::with_capacity(count);
+        let mut friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))> = Vec::new();
+        for (h, id, (s, g)) in units {
+            let k = friendly_ids.len() as u32;
+            match friendly_hexes.last_mut() {
+                Some(e) if e.0 == h => {
+                    e.2 = k + 1;
+                    e.3 = (e.3 .0.saturating_add(s), e.3 .1.saturating_add(g));
                 }
-                let n = friendly_ids.len() as u32;
-                match friendly_hexes.last_mut() {
-                    Some(e) if e.0 == h => {
-                        e.2 = n + 1;
-                        e.3 = (e.3 .0.saturating_add(s), e.3 .1.saturating_add(g));
-                    }
-                    _ => friendly_hexes.push((h, n, n + 1, (0i32.saturating_add(s), 0i32.saturating_add(g)))),
-                }
-                friendly_ids.push(id);
-                friendly_weights.push((s, g));
+                _ => friendly_hexes.push((h, k, k + 1, (0i32.saturating_add(s), 0i32.saturating_add(g)))),
             }
+            friendly_ids.push(id);
+            friendly_weights.push((s, g));
         }
         let mut friendly_bits = crate::base::hex::HexBits::new();
         for e in &friendly_hexes {
             friendly_bits.insert(e.0);
         }
-        Occupancy {
-            friendly_ids,
-            friendly_hexes,
-            friendly_weights,
-            enemy_leaders: self.enemy_leaders.clone(),
-            friendly_bits,
-            leader_bits: self.leader_bits.clone(),
-        }
+        Occupancy { friendly_ids, friendly_hexes, friendly_weights, enemy_leaders, friendly_bits, leader_bits }
     }
 
     /// The enemy leaders in `hex`, if any.
@@ -731,30 +736,11 @@ impl<'a> Phase<'a> {
         }
         // By hex, each hex's units in the state's order.
         let order = crate::base::hex::order_by_hex(&friendly, |e| e.0);
-        let mut friendly_ids = Vec::with_capacity(friendly.len());
-        let mut friendly_weights = Vec::with_capacity(friendly.len());
-        let mut friendly_hexes: Vec<(HexId, u32, u32, (i32, i32))> = Vec::new();
-        for (h, id, (s, g)) in order.into_iter().map(|i| friendly[i]) {
-            let k = friendly_ids.len() as u32;
-            match friendly_hexes.last_mut() {
-                Some(e) if e.0 == h => {
-                    e.2 = k + 1;
-                    e.3 = (e.3 .0.saturating_add(s), e.3 .1.saturating_add(g));
-                }
-                _ => friendly_hexes.push((h, k, k + 1, (0i32.saturating_add(s), 0i32.saturating_add(g)))),
-            }
-            friendly_ids.push(id);
-            friendly_weights.push((s, g));
-        }
-        let mut friendly_bits = crate::base::hex::HexBits::new();
-        for e in &friendly_hexes {
-            friendly_bits.insert(e.0);
-        }
         let mut leader_bits = crate::base::hex::HexBits::new();
         for h in enemy_leaders.keys() {
             leader_bits.insert(*h);
         }
-        Occupancy { friendly_ids, friendly_hexes, friendly_weights, enemy_leaders, friendly_bits, leader_bits }
+        Occupancy::of_friendly(order.into_iter().map(|i| friendly[i]), friendly.len(), enemy_leaders, leader_bits)
     }
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.
