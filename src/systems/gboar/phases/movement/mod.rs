@@ -1638,6 +1638,41 @@ mod tests {
         assert!(units > 10 && hexes > 100, "{units} units, {hexes} hexes");
     }
 
+    /// Self-play's draws take each unit off one board built with none
+    /// moving (`Occupancy::without`): for either player of the Historical
+    /// set-up and every unit on the map moving (alone, with the units of
+    /// its hex, or none), the board is the one `Phase::occupancy` builds
+    /// for those units: the same units in the same order, the same sums,
+    /// the same enemy leaders and the same hexes marked.
+    #[test]
+    fn a_unit_taken_off_the_board_leaves_the_board_built_without_it() {
+        let (rules, state) = load(Source::Embedded("savannah-1779".into()), "historical");
+        let mut compared = 0;
+        for player in ["allies", "british"] {
+            let phase = Phase::new(&rules, &state, player).unwrap();
+            let board = phase.occupancy(&state, &[]);
+            let on_map: Vec<(&String, HexId)> = state.units.iter().filter_map(|(id, u)| Some((id, u.hex?))).collect();
+            let mut cases: Vec<Vec<String>> = vec![Vec::new()];
+            for (id, hex) in &on_map {
+                cases.push(vec![id.to_string()]);
+                cases.push(on_map.iter().filter(|(_, h)| h == hex).map(|(u, _)| u.to_string()).collect());
+            }
+            for moving in cases {
+                let (built, taken) = (phase.occupancy(&state, &moving), board.without(&moving));
+                assert_eq!(built.friendly_ids, taken.friendly_ids, "{player}, {moving:?}");
+                assert_eq!(built.friendly_hexes, taken.friendly_hexes, "{player}, {moving:?}");
+                assert_eq!(built.friendly_weights, taken.friendly_weights, "{player}, {moving:?}");
+                assert_eq!(built.enemy_leaders, taken.enemy_leaders, "{player}, {moving:?}");
+                for &hex in rules.module.map.terrain.keys() {
+                    assert_eq!(built.friendly_bits.contains(hex), taken.friendly_bits.contains(hex), "{player}, {hex}");
+                    assert_eq!(built.leader_bits.contains(hex), taken.leader_bits.contains(hex), "{player}, {hex}");
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared > 100, "{compared} boards compared");
+    }
+
     #[test]
     fn edit_distance_counts_edits() {
         assert_eq!(edit_distance("red-foot", "red-foot"), 0);
