@@ -809,16 +809,18 @@ pub fn plays(body: &crate::base::yaml::Value) -> std::result::Result<Vec<Play>, 
     }
 }
 
-/// `body` without `play:`: what the phase itself reads.
-pub fn without_plays(body: &crate::base::yaml::Value) -> crate::base::yaml::Value {
+/// `body` without `play:`: what the phase itself reads, copied only when
+/// it holds the field.
+pub fn without_plays(body: &crate::base::yaml::Value) -> std::borrow::Cow<'_, crate::base::yaml::Value> {
     use crate::base::yaml::Value;
+    use std::borrow::Cow;
     match body {
         Value::Mapping(m) if m.contains_key(Value::String(PLAY.into())) => {
             let mut m = m.clone();
             m.remove(Value::String(PLAY.into()));
-            Value::Mapping(m)
+            Cow::Owned(Value::Mapping(m))
         }
-        other => other.clone(),
+        other => Cow::Borrowed(other),
     }
 }
 

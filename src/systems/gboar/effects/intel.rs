@@ -33,6 +33,7 @@
 //! What a side has examined is kept in the state (`examined`), unit by
 //! unit, until the unit leaves the hex it was seen in: its map shows it. effects/ imports board/ and data/ only.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Json;
@@ -127,44 +128,31 @@ pub fn examine_order(rules: &Rules, body: &Value) -> (Vec<HexId>, Vec<Problem>) 
     (hexes, problems)
 }
 
-/// The body without its `examine:` field (what the phase reads).
-pub fn without_examine(body: &Value) -> Value {
+/// The body without its `examine:` field (what the phase reads): copied
+/// only when it holds the field (most bodies do not).
+pub fn without_examine(body: &Value) -> Cow<'_, Value> {
     match body {
         Value::Mapping(m) if m.contains_key(Value::String(EXAMINE.into())) => {
             let mut m = m.clone();
             m.remove(Value::String(EXAMINE.into()));
-            Value::Mapping(m)
+            Cow::Owned(Value::Mapping(m))
         }
-        other => other.clone(),
+        other => Cow::Borrowed(other),
     }
 }
 
 /// A problem of 7.4's fields: its code, field and message.
 pub type Problem = (Code, String, String);
 
-/// A side's orders with their hex targets replaced by the units picked,
-/// and the picks as events.
-pub type Targeted = (Value, Vec<Event>);
+/// A side's orders with their hex targets replaced by the units picked
+/// (the orders as given, not copied, when they have no fire list), and
+/// the picks as events.
+pub type Targeted<'b> = (Cow<'b, Value>, Vec<Event>);
 
 /// Fire orders' lists whose items may name a hex as their target under
 /// hidden stacks: (phase, list, firers' key).
 const FIRE_LISTS: [(&str, &str, &str); 2] =
     [("defensive-artillery-fire", "fire", "guns"), ("rifle-fire", "rifle_fire", "rifles")];
-
-/// Whether [`hex_targets`] may change `body` in `phase`: the phase has a
-/// fire list and the body holds it as a list. When not, it returns the
-/// body as it is, with no pick: a caller may keep the body it has.
-pub fn may_pick_targets(phase: &str, body: &Value) -> bool {
-    FIRE_LISTS.iter().find(|(p, _, _)| *p == phase).is_some_and(|(_, list, _)| {
-        body.as_mapping().and_then(|m| m.get(Value::String(list.to_string()))).is_some_and(Value::is_sequence)
-    })
-}
-
-/// Whether `body` is a mapping with the key `key`: what
-/// [`without_examine`] and `cards::without_plays` take out.
-pub fn has_key(body: &Value, key: &str) -> bool {
-    body.as_mapping().is_some_and(|m| m.contains_key(Value::String(key.into())))
-}
 
 /// 7.4 by email: "Once a target hex is identified for Artillery or Rifle
 /// Fire, the firing player is free to examine all units in that specific
@@ -178,20 +166,24 @@ pub fn has_key(body: &Value, key: &str) -> bool {
 /// first by id), never one another fire of the same orders picked (11.2).
 /// Returns the body with each hex replaced by the unit picked, and an event
 /// per pick for `side` alone; or the problems, by field.
-pub fn hex_targets(
+pub fn hex_targets<'b>(
     rules: &Rules,
     state: &State,
     phase: &str,
     side: &str,
-    body: &Value,
-) -> std::result::Result<Targeted, Vec<Problem>> {
+    body: &'b Value,
+) -> std::result::Result<Targeted<'b>, Vec<Problem>> {
     let Some((_, list, firers)) = FIRE_LISTS.iter().find(|(p, _, _)| *p == phase) else {
-        return Ok((body.clone(), Vec::new()));
+        return Ok((Cow::Borrowed(body), Vec::new()));
     };
     let key = |k: &str| Value::String(k.to_string());
+    // Only a body that holds the fire list is copied to be changed.
+    if !body.as_mapping().and_then(|m| m.get(key(list))).is_some_and(Value::is_sequence) {
+        return Ok((Cow::Borrowed(body), Vec::new()));
+    }
     let mut body = body.clone();
     let Some(items) = body.as_mapping_mut().and_then(|m| m.get_mut(key(list))).and_then(Value::as_sequence_mut) else {
-        return Ok((body, Vec::new()));
+        return Ok((Cow::Owned(body), Vec::new()));
     };
     let mut problems = Vec::new();
     let mut events = Vec::new();
@@ -295,7 +287,7 @@ pub fn hex_targets(
         map.insert(key("target"), Value::String(unit.to_string()));
     }
     if problems.is_empty() {
-        Ok((body, events))
+        Ok((Cow::Owned(body), events))
     } else {
         Err(problems)
     }
@@ -327,15 +319,20 @@ fn unknown_preferences(rules: &Rules, field: &str, prefer: &[String]) -> Vec<Pro
 /// The shape of 7.4's fields in a body, without a position (standing
 /// orders): `examine:` checked and taken out, and under hidden stacks each
 /// fire's `prefer:` checked and taken out; the rest is the phase's.
-pub fn without_own_fields(rules: &Rules, phase: &str, body: &Value) -> std::result::Result<Value, Vec<Problem>> {
+pub fn without_own_fields<'b>(
+    rules: &Rules,
+    phase: &str,
+    body: &'b Value,
+) -> std::result::Result<Cow<'b, Value>, Vec<Problem>> {
     let (_, problems) = examine_order(rules, body);
     if !problems.is_empty() {
         return Err(problems);
     }
-    let mut body = without_examine(body);
+    let body = without_examine(body);
     let Some((_, list, _)) = FIRE_LISTS.iter().find(|(p, _, _)| *p == phase).filter(|_| hidden(rules)) else {
         return Ok(body);
     };
+    let mut body = body.into_owned();
     let key = |k: &str| Value::String(k.to_string());
     let mut problems = Vec::new();
     if let Some(items) = body.as_mapping_mut().and_then(|m| m.get_mut(key(list))).and_then(Value::as_sequence_mut) {
@@ -356,7 +353,7 @@ pub fn without_own_fields(rules: &Rules, phase: &str, body: &Value) -> std::resu
         }
     }
     if problems.is_empty() {
-        Ok(body)
+        Ok(Cow::Owned(body))
     } else {
         Err(problems)
     }

@@ -112,13 +112,9 @@ fn check_body(
     if !examine.is_empty() {
         return at_fields(examine, intel::EXAMINE);
     }
-    // The body as the phase reads it, copied only when a field comes out
-    // of it (most bodies have none of these fields).
-    let body: std::borrow::Cow<'_, Value> = if intel::has_key(body, intel::EXAMINE) {
-        std::borrow::Cow::Owned(intel::without_examine(body))
-    } else {
-        std::borrow::Cow::Borrowed(body)
-    };
+    // The body as the phase reads it (copied only when a field comes out
+    // of it: most bodies have none of these fields).
+    let body = intel::without_examine(body);
     let body = &*body;
     // Savannah 4.3: `play:` is the side's, whatever the phase.
     // (checked in the step it is played in: `next`, 4.3 timing)
@@ -144,19 +140,11 @@ fn check_body(
     } else {
         state
     };
-    let body: std::borrow::Cow<'_, Value> = if intel::has_key(body, cards::PLAY) {
-        std::borrow::Cow::Owned(cards::without_plays(body))
-    } else {
-        std::borrow::Cow::Borrowed(body)
-    };
+    let body = cards::without_plays(body);
     // 7.4: a fire at a hex, its target picked as the side's preferences say.
-    let (body, picks) = if intel::may_pick_targets(step.phase(), &body) {
-        match intel::hex_targets(rules, state, step.phase(), side, &body) {
-            Ok((targeted, picks)) => (std::borrow::Cow::Owned(targeted), picks),
-            Err(problems) => return at_fields(problems, "step"),
-        }
-    } else {
-        (body, Vec::new())
+    let (body, picks) = match intel::hex_targets(rules, state, step.phase(), side, &body) {
+        Ok(targeted) => targeted,
+        Err(problems) => return at_fields(problems, "step"),
     };
     let body = &*body;
     let empty = body.as_mapping().is_none_or(|m| m.is_empty());
@@ -330,8 +318,8 @@ pub struct SideProblem {
 /// Every side's orders without `play:` (`cards::without_plays`), copied
 /// only when some side's hold it.
 fn without_plays_all(orders: &BTreeMap<String, Value>) -> std::borrow::Cow<'_, BTreeMap<String, Value>> {
-    if orders.values().any(|b| intel::has_key(b, cards::PLAY)) {
-        std::borrow::Cow::Owned(orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b))).collect())
+    if orders.values().any(|b| b.get(cards::PLAY).is_some()) {
+        std::borrow::Cow::Owned(orders.iter().map(|(s, b)| (s.clone(), cards::without_plays(b).into_owned())).collect())
     } else {
         std::borrow::Cow::Borrowed(orders)
     }
@@ -351,7 +339,8 @@ pub fn validate_step(
             .iter()
             .map(|(side, body)| {
                 let body = intel::without_own_fields(rules, step.phase(), body)
-                    .unwrap_or_else(|_| intel::without_examine(body));
+                    .unwrap_or_else(|_| intel::without_examine(body))
+                    .into_owned();
                 (side.clone(), body)
             })
             .collect();
@@ -495,7 +484,7 @@ fn resolve_played(
     for (side, body) in orders {
         match intel::hex_targets(rules, state, step.phase(), side, &intel::without_examine(body)) {
             Ok((body, events)) => {
-                bodies.insert(side.clone(), body);
+                bodies.insert(side.clone(), body.into_owned());
                 picks.extend(events);
             }
             Err(problems) => {
