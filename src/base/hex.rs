@@ -618,11 +618,28 @@ impl HexBits {
         }
     }
 
+    pub fn remove(&mut self, hex: HexId) {
+        let n = usize::from(hex.number());
+        if let Some(w) = self.words.get_mut(n / 64) {
+            *w &= !(1 << (n % 64));
+        }
+    }
+
     pub fn contains(&self, hex: HexId) -> bool {
         let n = usize::from(hex.number());
         self.words.get(n / 64).is_some_and(|w| w & (1 << (n % 64)) != 0)
     }
 }
+
+/// The same hexes (a set made empty by `default` is the same as `new`'s).
+impl PartialEq for HexBits {
+    fn eq(&self, other: &HexBits) -> bool {
+        let n = self.words.len().max(other.words.len());
+        (0..n).all(|i| self.words.get(i).copied().unwrap_or(0) == other.words.get(i).copied().unwrap_or(0))
+    }
+}
+
+impl Eq for HexBits {}
 
 /// [`neighbours`] without making a list of them: the same hexes in the
 /// same order, for the loops that run per hex tried.
@@ -878,6 +895,13 @@ mod tests {
             assert_eq!(bits.contains(h), put.contains(&h), "{h}");
         }
         assert!(!HexBits::default().contains(put[1]), "an empty set holds nothing");
+        assert_eq!(HexBits::default(), HexBits::new(), "empty is empty, however made");
+        assert_ne!(bits, HexBits::new(), "sets differ by a hex");
+        for h in put {
+            bits.remove(h);
+            assert!(!bits.contains(h), "{h} removed");
+        }
+        assert_eq!(bits, HexBits::new(), "every hex removed");
     }
     use std::collections::{BTreeSet, HashMap, VecDeque};
 

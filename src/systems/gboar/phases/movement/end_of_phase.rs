@@ -1266,7 +1266,8 @@ impl Phase<'_> {
         trial.arrived = base.arrived.clone();
         trial.quiet = true;
         let mut problems = Vec::new();
-        self.move_prepared(&mut trial, side, "moves[0]", &order, prepared, &mut problems);
+        // The trial's one move keeps no board for a next.
+        let _made = self.move_prepared(&mut trial, side, "moves[0]", &order, prepared, &mut problems);
         self.pinned_movers_end_away(&mut trial);
         problems.is_empty() && trial.problems.is_empty()
     }

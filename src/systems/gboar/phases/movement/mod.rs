@@ -409,6 +409,7 @@ struct Walk {
 
 /// Friendly units by hex (not those moving) and enemy leaders by hex, as
 /// the state stands when a move begins.
+#[derive(Clone)]
 struct Occupancy<'a> {
     /// The friendly units' ids, borrowed from their counters (the rules),
     /// so that a move tried costs no copy of them: hex by hex, in the
@@ -423,11 +424,13 @@ struct Occupancy<'a> {
     /// What each unit of `friendly_ids` weighs for stacking (7.1), beside
     /// it: [`Occupancy::without`] sums a hex again without a lookup.
     friendly_weights: Vec<(i32, i32)>,
-    enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
+    /// Shared by the boards made from one ([`Occupancy::without`],
+    /// [`Occupancy::moved`]), which change only the friendly units.
+    enemy_leaders: std::rc::Rc<BTreeMap<HexId, Vec<&'a str>>>,
     /// The hexes of `friendly_hexes` and of `enemy_leaders`: most hexes a
     /// search tries hold neither, and are passed over without a search.
     friendly_bits: crate::base::hex::HexBits,
-    leader_bits: crate::base::hex::HexBits,
+    leader_bits: std::rc::Rc<crate::base::hex::HexBits>,
 }
 
 impl<'a> Occupancy<'a> {
@@ -460,14 +463,120 @@ impl<'a> Occupancy<'a> {
         Occupancy::of_friendly(staying, self.friendly_ids.len(), self.enemy_leaders.clone(), self.leader_bits.clone())
     }
 
+    /// [`Occupancy::without`] for units that all stand in `start` (a
+    /// move's units): only that hex's entry changes, the rest is copied
+    /// as it is. (Any other `moving`: `without`.)
+    fn without_from(&self, moving: &[String], start: HexId) -> Occupancy<'a> {
+        let Ok(k) = self.friendly_hexes.binary_search_by_key(&start, |e| e.0) else { return self.without(moving) };
+        let (_, from, to, _) = self.friendly_hexes[k];
+        let gone: Vec<usize> =
+            (from as usize..to as usize).filter(|&i| moving.iter().any(|m| m == self.friendly_ids[i])).collect();
+        if gone.len() != moving.len() {
+            return self.without(moving);
+        }
+        let mut out = self.clone();
+        for &i in gone.iter().rev() {
+            out.friendly_ids.remove(i);
+            out.friendly_weights.remove(i);
+        }
+        let n = gone.len() as u32;
+        out.shift_after(k, n, false);
+        let entry = &mut out.friendly_hexes[k];
+        entry.2 -= n;
+        if entry.1 == entry.2 {
+            out.friendly_hexes.remove(k);
+            out.friendly_bits.remove(start);
+        } else {
+            out.sum(k);
+        }
+        out
+    }
+
+    /// The board after a move made on it: the units `moving`, which stood
+    /// in `start`, in `dest`, each weighing what it weighed there (7.1),
+    /// the others where they stand: what [`Phase::occupancy`] finds with
+    /// none moving on the state after the move (the same units, order and
+    /// sums) when the move changed nothing else of the board (no enemy
+    /// leader captured on the way). None when the movers were not all in
+    /// `start` on this board (it is built again). A phase's moves are each
+    /// made on the board the last one left.
+    fn moved(&self, moving: &[String], start: HexId, dest: HexId) -> Option<Occupancy<'a>> {
+        let k = self.friendly_hexes.binary_search_by_key(&start, |e| e.0).ok()?;
+        let (_, from, to, _) = self.friendly_hexes[k];
+        let movers: Vec<(&'a str, (i32, i32))> = (from as usize..to as usize)
+            .filter(|&i| moving.iter().any(|m| m == self.friendly_ids[i]))
+            .map(|i| (self.friendly_ids[i], self.friendly_weights[i]))
+            .collect();
+        if movers.len() != moving.len() {
+            return None;
+        }
+        let mut out = self.without_from(moving, start);
+        // `dest`'s entry, made empty where it has none.
+        let k = match out.friendly_hexes.binary_search_by_key(&dest, |e| e.0) {
+            Ok(k) => k,
+            Err(k) => {
+                let at = out.friendly_hexes.get(k).map_or(out.friendly_ids.len() as u32, |e| e.1);
+                out.friendly_hexes.insert(k, (dest, at, at, (0, 0)));
+                out.friendly_bits.insert(dest);
+                k
+            }
+        };
+        // Each hex's units in id order: the state's (board::unit_map).
+        for (id, weight) in movers {
+            let (_, from, to, _) = out.friendly_hexes[k];
+            let at = from as usize + out.friendly_ids[from as usize..to as usize].partition_point(|u| *u < id);
+            out.friendly_ids.insert(at, id);
+            out.friendly_weights.insert(at, weight);
+            out.friendly_hexes[k].2 += 1;
+            out.shift_after(k, 1, true);
+        }
+        out.sum(k);
+        Some(out)
+    }
+
+    /// The entries after `k` moved `n` places down the lists (or up).
+    fn shift_after(&mut self, k: usize, n: u32, up: bool) {
+        for e in self.friendly_hexes.iter_mut().skip(k + 1) {
+            if up {
+                e.1 += n;
+                e.2 += n;
+            } else {
+                e.1 -= n;
+                e.2 -= n;
+            }
+        }
+    }
+
+    /// Entry `k`'s weight summed again from its units', in their order (as
+    /// [`Occupancy::of_friendly`] sums it).
+    fn sum(&mut self, k: usize) {
+        let (_, from, to, _) = self.friendly_hexes[k];
+        let weight = self.friendly_weights[from as usize..to as usize]
+            .iter()
+            .fold((0i32, 0i32), |(s, g), &(ds, dg)| (s.saturating_add(ds), g.saturating_add(dg)));
+        self.friendly_hexes[k].3 = weight;
+    }
+
+    /// Whether `other` holds the same units, order, sums and hexes (the
+    /// check that a board changed as units moved is the board built
+    /// afresh, in debug builds: every test that runs a Movement Phase).
+    fn same_as(&self, other: &Occupancy<'_>) -> bool {
+        self.friendly_ids == other.friendly_ids
+            && self.friendly_hexes == other.friendly_hexes
+            && self.friendly_weights == other.friendly_weights
+            && self.enemy_leaders == other.enemy_leaders
+            && self.friendly_bits == other.friendly_bits
+            && self.leader_bits == other.leader_bits
+    }
+
     /// An occupancy of the friendly units `units` (each with its hex and
     /// 7.1's weight), given sorted by hex, each hex's in the state's
     /// order; with the enemy leaders and their hexes as given.
     fn of_friendly(
         units: impl Iterator<Item = (HexId, &'a str, (i32, i32))>,
         count: usize,
-        enemy_leaders: BTreeMap<HexId, Vec<&'a str>>,
-        leader_bits: crate::base::hex::HexBits,
+        enemy_leaders: std::rc::Rc<BTreeMap<HexId, Vec<&'a str>>>,
+        leader_bits: std::rc::Rc<crate::base::hex::HexBits>,
     ) -> Occupancy<'a> {
         let mut friendly_ids = Vec::with_capacity(count);
         let mut friendly_weights = Vec::with_capacity(count);
@@ -499,6 +608,19 @@ impl<'a> Occupancy<'a> {
             None
         }
     }
+}
+
+/// What [`Phase::move_prepared`] did to the board.
+#[must_use]
+enum Made {
+    /// Nothing: the move was refused before its units moved.
+    No,
+    /// The move's units went to this hex, and nothing else of the board
+    /// changed.
+    At(HexId),
+    /// The board changed otherwise too (enemy leaders captured on the way,
+    /// 14.32).
+    Changed,
 }
 
 /// A move's units, checked and grouped, before its path ([`Phase::prepare`]).
@@ -740,7 +862,12 @@ impl<'a> Phase<'a> {
         for h in enemy_leaders.keys() {
             leader_bits.insert(*h);
         }
-        Occupancy::of_friendly(order.into_iter().map(|i| friendly[i]), friendly.len(), enemy_leaders, leader_bits)
+        Occupancy::of_friendly(
+            order.into_iter().map(|i| friendly[i]),
+            friendly.len(),
+            std::rc::Rc::new(enemy_leaders),
+            std::rc::Rc::new(leader_bits),
+        )
     }
 
     /// 7.1: the SPs and the artillery units a unit counts for stacking.
@@ -968,7 +1095,7 @@ pub fn unit_moves_of(
     let mut base = Run::new(state.clone(), None);
     phase.place_arrivals(&mut base, &[]);
     let at_start = base.state.clone();
-    phase.run_side(&mut base, side, first);
+    phase.run_side(&mut base, side, first, &mut None);
     let field = "moves[0]";
     let mut out = Vec::new();
     for (id, unit) in &at_start.units {
@@ -1078,7 +1205,7 @@ pub fn draw_moves(
     let mut base = Run::new(state.clone(), None);
     phase.place_arrivals(&mut base, &[]);
     let at_start = base.state.clone();
-    phase.run_side(&mut base, side, first);
+    phase.run_side(&mut base, side, first, &mut None);
     // The side's reinforcements placed as the phase begins (9.61).
     let arrived: Vec<(String, crate::systems::gboar::board::state::Arrival, HexId)> = base
         .arrived
@@ -1652,25 +1779,76 @@ mod tests {
             let phase = Phase::new(&rules, &state, player).unwrap();
             let board = phase.occupancy(&state, &[]);
             let on_map: Vec<(&String, HexId)> = state.units.iter().filter_map(|(id, u)| Some((id, u.hex?))).collect();
-            let mut cases: Vec<Vec<String>> = vec![Vec::new()];
+            let mut cases: Vec<(Vec<String>, Option<HexId>)> = vec![(Vec::new(), None)];
             for (id, hex) in &on_map {
-                cases.push(vec![id.to_string()]);
-                cases.push(on_map.iter().filter(|(_, h)| h == hex).map(|(u, _)| u.to_string()).collect());
+                cases.push((vec![id.to_string()], Some(*hex)));
+                cases.push((on_map.iter().filter(|(_, h)| h == hex).map(|(u, _)| u.to_string()).collect(), Some(*hex)));
             }
-            for moving in cases {
-                let (built, taken) = (phase.occupancy(&state, &moving), board.without(&moving));
-                assert_eq!(built.friendly_ids, taken.friendly_ids, "{player}, {moving:?}");
-                assert_eq!(built.friendly_hexes, taken.friendly_hexes, "{player}, {moving:?}");
-                assert_eq!(built.friendly_weights, taken.friendly_weights, "{player}, {moving:?}");
-                assert_eq!(built.enemy_leaders, taken.enemy_leaders, "{player}, {moving:?}");
-                for &hex in rules.module.map.terrain.keys() {
-                    assert_eq!(built.friendly_bits.contains(hex), taken.friendly_bits.contains(hex), "{player}, {hex}");
-                    assert_eq!(built.leader_bits.contains(hex), taken.leader_bits.contains(hex), "{player}, {hex}");
+            for (moving, start) in cases {
+                let built = phase.occupancy(&state, &moving);
+                // Taken off anywhere, and (a move's units) from their hex.
+                let from_start = start.map(|h| board.without_from(&moving, h));
+                for taken in std::iter::once(board.without(&moving)).chain(from_start) {
+                    assert_eq!(built.friendly_ids, taken.friendly_ids, "{player}, {moving:?}");
+                    assert_eq!(built.friendly_hexes, taken.friendly_hexes, "{player}, {moving:?}");
+                    assert_eq!(built.friendly_weights, taken.friendly_weights, "{player}, {moving:?}");
+                    assert_eq!(built.enemy_leaders, taken.enemy_leaders, "{player}, {moving:?}");
+                    for &hex in rules.module.map.terrain.keys() {
+                        assert_eq!(
+                            built.friendly_bits.contains(hex),
+                            taken.friendly_bits.contains(hex),
+                            "{player}, {hex}"
+                        );
+                        assert_eq!(built.leader_bits.contains(hex), taken.leader_bits.contains(hex), "{player}, {hex}");
+                    }
+                    assert!(built.same_as(&taken), "{player}, {moving:?}");
+                    compared += 1;
                 }
-                compared += 1;
             }
         }
         assert!(compared > 100, "{compared} boards compared");
+    }
+
+    #[test]
+    fn a_board_changed_by_a_move_is_the_board_built_after_it() {
+        // `Occupancy::moved` against the board built afresh from the state
+        // after the move: each unit on the map alone and each hex's units
+        // together, to a hex next to theirs (an empty one, one with
+        // friendly units, whichever the map has), for both players.
+        let (rules, state) = load(Source::Embedded("savannah-1779".into()), "historical");
+        let layout = rules.module.map.layout;
+        let mut compared = 0;
+        for player in ["allies", "british"] {
+            let phase = Phase::new(&rules, &state, player).unwrap();
+            let board = phase.occupancy(&state, &[]);
+            let on_map: Vec<(&String, HexId)> = state.units.iter().filter_map(|(id, u)| Some((id, u.hex?))).collect();
+            for (id, hex) in &on_map {
+                let friendly = rules.counter(id).is_some_and(|c| phase.is_friendly(c));
+                let stack: Vec<String> = on_map.iter().filter(|(_, h)| h == hex).map(|(u, _)| u.to_string()).collect();
+                for moving in [vec![id.to_string()], stack] {
+                    for dest in neighbours(*hex, layout) {
+                        let mut after = state.clone();
+                        for m in &moving {
+                            after.units.get_mut(m).unwrap().hex = Some(dest);
+                        }
+                        let changed = board.moved(&moving, *hex, dest);
+                        let all_friendly = moving.iter().all(|m| rules.counter(m).is_some_and(|c| phase.is_friendly(c)));
+                        if !all_friendly {
+                            // An enemy unit is not on the friendly board:
+                            // it is built again.
+                            assert!(changed.is_none(), "{player}, {moving:?}");
+                            continue;
+                        }
+                        let built = phase.occupancy(&after, &[]);
+                        let changed = changed.expect("the movers are on the board");
+                        assert!(changed.same_as(&built), "{player}, {moving:?} to {dest}");
+                        assert_eq!(changed.friendly_ids, built.friendly_ids, "{player}, {moving:?} to {dest}");
+                        compared += usize::from(friendly);
+                    }
+                }
+            }
+        }
+        assert!(compared > 300, "{compared} boards compared");
     }
 
     #[test]

@@ -79,6 +79,10 @@ impl<'a> Phase<'a> {
             run.may_leave = std::sync::Arc::new(others);
             run.others_leave_first = true;
         }
+        // The board the moves are made on ([`Phase::one_move`]): only
+        // the moves change the state from here to the end of the phase's
+        // moves.
+        let mut board = None;
         for (side, body) in orders {
             if !self.sides.iter().any(|s| s == side) {
                 run.problems.push((
@@ -95,9 +99,9 @@ impl<'a> Phase<'a> {
                 ));
                 continue;
             }
-            self.run_side(&mut run, side, body);
+            self.run_side(&mut run, side, body, &mut board);
         }
-        self.waited_moves(&mut run);
+        self.waited_moves(&mut run, &mut board);
         let sides: Vec<&str> = orders.iter().map(|(s, _)| *s).collect();
         self.pinned_movers_end_away(&mut run);
         self.disrupted_must_move(state, &mut run, &sides);
@@ -256,7 +260,15 @@ impl<'a> Phase<'a> {
         })
     }
 
-    pub(super) fn run_side(&self, run: &mut Run<'_>, side: &str, body: &crate::base::yaml::Value) {
+    /// A side's moves, in its file's order; `board` as [`Phase::one_move`]
+    /// keeps it (none: built at the first move).
+    pub(super) fn run_side(
+        &self,
+        run: &mut Run<'_>,
+        side: &str,
+        body: &crate::base::yaml::Value,
+        board: &mut Option<Occupancy<'a>>,
+    ) {
         if body.is_null() {
             return;
         }
@@ -304,7 +316,7 @@ impl<'a> Phase<'a> {
                 }
             };
             let mut problems = Vec::new();
-            self.one_move(run, side, &field, &order, &mut problems);
+            self.one_move(run, side, &field, &order, &mut problems, board);
             if self.may_wait(run, side, &problems) {
                 run.waiting.push(Waiting { side: side.to_string(), field, order, problems });
                 continue;
@@ -338,7 +350,7 @@ impl<'a> Phase<'a> {
     /// order after every side's file, and again while one of them is made;
     /// those still refused then give their problems as the last attempt
     /// found them.
-    fn waited_moves(&self, run: &mut Run<'_>) {
+    fn waited_moves(&self, run: &mut Run<'_>, board: &mut Option<Occupancy<'a>>) {
         loop {
             let waiting = std::mem::take(&mut run.waiting);
             if waiting.is_empty() {
@@ -348,7 +360,7 @@ impl<'a> Phase<'a> {
             let mut still = Vec::new();
             for w in waiting {
                 let mut problems = Vec::new();
-                self.one_move(run, &w.side, &w.field, &w.order, &mut problems);
+                self.one_move(run, &w.side, &w.field, &w.order, &mut problems, board);
                 if waits(&problems) {
                     still.push(Waiting { problems, ..w });
                 } else {
@@ -694,13 +706,18 @@ impl<'a> Phase<'a> {
         // The occupancy last: a strategic move refused above (most trials
         // of one, beside the enemy) never needs it.
         let occ = match board {
-            Some(b) => b.without(&ids),
+            Some(b) => b.without_from(&ids, start),
             None => self.occupancy(state, &ids),
         };
         Some(Prepared { ids, start, group, allowances, max_hexes, occ })
     }
 
     /// One move: check it whole, then make it (or record every problem).
+    /// `board` is the occupancy of `run.state` with no unit moving
+    /// ([`Phase::occupancy`]) as the moves before left it, none before the
+    /// first: built once, then changed as each move is made
+    /// ([`Occupancy::moved`]), rather than the state walked again for
+    /// every move.
     pub(super) fn one_move(
         &self,
         run: &mut Run<'_>,
@@ -708,11 +725,37 @@ impl<'a> Phase<'a> {
         field: &str,
         order: &MoveOrder,
         problems: &mut Vec<Problem>,
+        board: &mut Option<Occupancy<'a>>,
     ) {
-        let Some(mut prepared) = self.prepare(run, side, field, order, problems) else { return };
-        if !run.others_leave_first || run.may_leave.is_empty() {
-            self.move_prepared(run, side, field, order, &prepared, problems);
+        let current = board.take().unwrap_or_else(|| self.occupancy(&run.state, &[]));
+        debug_assert!(
+            current.same_as(&self.occupancy(&run.state, &[])),
+            "the board as the moves left it is the board of the state"
+        );
+        let Some(mut prepared) = self.prepare_on(run, side, field, order, problems, Some(&current)) else {
+            *board = Some(current);
             return;
+        };
+        *board = match self.try_move(run, side, field, order, &mut prepared, problems) {
+            Made::No => Some(current),
+            Made::At(dest) => current.moved(&prepared.ids, prepared.start, dest),
+            Made::Changed => None,
+        };
+    }
+
+    /// [`Phase::one_move`] after its preparation: the move made, or the
+    /// problems recorded.
+    fn try_move(
+        &self,
+        run: &mut Run<'_>,
+        side: &str,
+        field: &str,
+        order: &MoveOrder,
+        prepared: &mut Prepared<'a>,
+        problems: &mut Vec<Problem>,
+    ) -> Made {
+        if !run.others_leave_first || run.may_leave.is_empty() {
+            return self.move_prepared(run, side, field, order, prepared, problems);
         }
         // A side's file alone: the move as the board stands; if that is
         // refused for what another unit's leaving can change, the move as
@@ -720,18 +763,19 @@ impl<'a> Phase<'a> {
         // Not the other way about: with those hexes open, 13.3 would ask
         // a disrupted unit for a hex they may still hold.
         let mut first = Vec::new();
-        self.move_prepared(run, side, field, order, &prepared, &mut first);
+        let made = self.move_prepared(run, side, field, order, prepared, &mut first);
         if !waits(&first) {
             problems.extend(first);
-            return;
+            return made;
         }
         let mut gone = prepared.ids.clone();
         gone.extend(run.may_leave.iter().cloned());
         prepared.occ = self.occupancy(&run.state, &gone);
         let mut second = Vec::new();
-        self.move_prepared(run, side, field, order, &prepared, &mut second);
+        let made = self.move_prepared(run, side, field, order, prepared, &mut second);
         // Still refused: the words of the board as it stands.
         problems.extend(if waits(&second) { first } else { second });
+        made
     }
 
     /// [`Phase::one_move`] after [`Phase::prepare`]: the move's path
@@ -748,7 +792,7 @@ impl<'a> Phase<'a> {
         order: &MoveOrder,
         prepared: &Prepared<'_>,
         problems: &mut Vec<Problem>,
-    ) {
+    ) -> Made {
         let Prepared { ids, group, allowances, max_hexes, occ, .. } = prepared;
         let start = prepared.start;
         let state = &run.state;
@@ -756,7 +800,7 @@ impl<'a> Phase<'a> {
         let walked = match (&order.path, &order.to) {
             (Some(_), Some(_)) => {
                 problems.push(problem(Code::OrdersShape, field, "give path or to, not both"));
-                return;
+                return Made::No;
             }
             (None, None) => {
                 problems.push(problem(
@@ -767,7 +811,7 @@ impl<'a> Phase<'a> {
                         self.reachable_text(state, group, occ)
                     ),
                 ));
-                return;
+                return Made::No;
             }
             (Some(path), None) => {
                 let mut hexes = Vec::new();
@@ -776,7 +820,7 @@ impl<'a> Phase<'a> {
                         Ok(hex) => hexes.push(hex),
                         Err(e) => {
                             problems.push(problem(Code::NotAHexId, format!("{field}.path[{k}]"), e));
-                            return;
+                            return Made::No;
                         }
                     }
                 }
@@ -792,7 +836,7 @@ impl<'a> Phase<'a> {
                             at,
                             format!("{}; {}", refusal.message, self.reachable_text(state, group, occ)),
                         ));
-                        return;
+                        return Made::No;
                     }
                 }
             }
@@ -801,14 +845,14 @@ impl<'a> Phase<'a> {
                     Ok(h) => h,
                     Err(e) => {
                         problems.push(problem(Code::NotAHexId, format!("{field}.to"), e));
-                        return;
+                        return Made::No;
                     }
                 };
                 match self.find(state, group, occ, to, !run.quiet) {
                     Ok(w) => w,
                     Err(refusal) => {
                         problems.push(problem(refusal.code, format!("{field}.to"), refusal.message));
-                        return;
+                        return Made::No;
                     }
                 }
             }
@@ -823,7 +867,7 @@ impl<'a> Phase<'a> {
                         walked.hexes.len()
                     ),
                 ));
-                return;
+                return Made::No;
             }
         }
         // Savannah 4.9: units that begin stacked move along the Covered Way
@@ -846,12 +890,12 @@ impl<'a> Phase<'a> {
                         split.join(", ")
                     ),
                 ));
-                return;
+                return Made::No;
             }
         }
         if let Some(p) = self.zone_rules(&run.state, ids, start, &walked.hexes, field) {
             problems.push(p);
-            return;
+            return Made::No;
         }
         let (covered_way_hexes, lost) = if along { self.lost_rolls(run, ids, &mut walked) } else { (0, false) };
         // Make the move.
@@ -983,6 +1027,11 @@ impl<'a> Phase<'a> {
                     Err(e) => problems.push(problem(Code::ModuleData, field, e.to_string())),
                 }
             }
+        }
+        if walked.steps.iter().any(|s| !s.captures.is_empty()) {
+            Made::Changed
+        } else {
+            Made::At(dest)
         }
     }
 }
