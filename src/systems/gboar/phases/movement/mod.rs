@@ -1832,7 +1832,8 @@ mod tests {
                             after.units.get_mut(m).unwrap().hex = Some(dest);
                         }
                         let changed = board.moved(&moving, *hex, dest);
-                        let all_friendly = moving.iter().all(|m| rules.counter(m).is_some_and(|c| phase.is_friendly(c)));
+                        let all_friendly =
+                            moving.iter().all(|m| rules.counter(m).is_some_and(|c| phase.is_friendly(c)));
                         if !all_friendly {
                             // An enemy unit is not on the friendly board:
                             // it is built again.
