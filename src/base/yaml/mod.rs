@@ -50,13 +50,27 @@ pub fn from_value_ref<'de, T: serde::Deserialize<'de>>(value: &'de Value) -> Res
     T::deserialize(value)
 }
 
+/// `T` read from `value` borrowed, naming where it fails (the path that
+/// `serde_path_to_error` tracks): read plainly first, and only a value
+/// that fails is read again with its path tracked, so the orders that
+/// read well (nearly all) pay nothing for the path. The same `T`, or the
+/// same error, as `serde_path_to_error::deserialize(value)`.
+pub fn deserialize_at<'de, T: serde::Deserialize<'de>>(
+    value: &'de Value,
+) -> Result<T, serde_path_to_error::Error<Error>> {
+    match T::deserialize(value) {
+        Ok(t) => Ok(t),
+        Err(_) => serde_path_to_error::deserialize(value),
+    }
+}
+
 /// [`from_value`] naming where it fails: the field path of the first
 /// mismatch (`moves[2].path`; empty for the whole value) and what is
 /// wrong, the input's text in it echoed escaped and bounded
 /// ([`crate::base::error::echo_serde`]). For a refusal of orders that
 /// names its field, and so its line.
 pub fn from_value_at<T: DeserializeOwned>(value: &Value) -> Result<T, (String, String)> {
-    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
+    deserialize_at(value).map_err(|e| {
         let path = e.path().to_string();
         (if path == "." { String::new() } else { path }, crate::base::error::echo_serde(e.inner()))
     })
@@ -316,6 +330,35 @@ fn check_compact<T: DeserializeOwned + std::fmt::Debug>(label: &str, text: &str,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_read_plainly_first_reads_as_with_its_path_tracked() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Move {
+            unit: String,
+            #[serde(default)]
+            path: Vec<String>,
+        }
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Moves {
+            moves: Vec<Move>,
+        }
+        let good: Value = from_str("moves: [{unit: a, path: ['0101']}, {unit: b}]").unwrap();
+        let read: Moves = deserialize_at(&good).unwrap();
+        assert_eq!(read, serde_path_to_error::deserialize::<_, Moves>(&good).unwrap());
+        assert_eq!(read.moves[1], Move { unit: "b".into(), path: Vec::new() });
+        for bad in ["moves: [{unit: a}, {unit: [b]}]", "moves: [{unit: a}, {path: ['0101']}]", "moves: 7", "{}"] {
+            let value: Value = from_str(bad).unwrap();
+            let (ours, theirs) = (
+                deserialize_at::<Moves>(&value).unwrap_err(),
+                serde_path_to_error::deserialize::<_, Moves>(&value).unwrap_err(),
+            );
+            assert_eq!(ours.path().to_string(), theirs.path().to_string(), "{bad}");
+            assert_eq!(ours.inner().to_string(), theirs.inner().to_string(), "{bad}");
+        }
+        let value: Value = from_str("moves: [{unit: a}, {unit: [b]}]").unwrap();
+        assert_eq!(deserialize_at::<Moves>(&value).unwrap_err().path().to_string(), "moves[1].unit");
+    }
 
     #[test]
     fn yaml_errors_are_located() {

@@ -448,7 +448,7 @@ pub type Problem = (Code, String, String);
 /// Check one side's fire orders against 11.1, 11.2, 11.4 and 4.12.
 pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
     let layout = rules.module.map.layout;
-    let orders: FireOrders = match serde_path_to_error::deserialize(body.clone()) {
+    let orders: FireOrders = match crate::base::yaml::deserialize_at(body) {
         Ok(o) => o,
         Err(e) => {
             return vec![(Code::OrdersShape,
@@ -1164,7 +1164,7 @@ pub fn rifle_targets(rules: &Rules, state: &State, side: &str, rifle: &str) -> V
 /// Check one side's rifle fire orders (10.1, 10.2, 13.3, 13.4).
 pub fn check_rifles(rules: &Rules, state: &State, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
     let layout = rules.module.map.layout;
-    let orders: RifleOrders = match serde_path_to_error::deserialize(body.clone()) {
+    let orders: RifleOrders = match crate::base::yaml::deserialize_at(body) {
         Ok(o) => o,
         Err(e) => {
             return vec![(

@@ -273,7 +273,7 @@ pub fn designate(
     let mut attacked_hexes: BTreeMap<HexId, String> = BTreeMap::new();
     for (side, body) in orders {
         if !phasing.contains(side) {
-            match serde_path_to_error::deserialize::<_, DefenceOrders>(body.clone()) {
+            match crate::base::yaml::deserialize_at::<DefenceOrders>(body) {
                 Ok(o) => {
                     for (hex, h) in &o.defence.hexes {
                         if hex.parse::<HexId>().is_err() {
@@ -376,7 +376,7 @@ pub fn designate(
             }
             continue;
         }
-        let parsed: AttackOrders = match serde_path_to_error::deserialize(body.clone()) {
+        let parsed: AttackOrders = match crate::base::yaml::deserialize_at(body) {
             Ok(o) => o,
             Err(e) => {
                 bad(
@@ -405,7 +405,7 @@ pub fn designate(
         }
         for (i, value) in parsed.attacks.iter().enumerate() {
             let field = format!("attacks[{i}]");
-            let a: AttackOrder = match serde_path_to_error::deserialize(value.clone()) {
+            let a: AttackOrder = match crate::base::yaml::deserialize_at(value) {
                 Ok(a) => a,
                 Err(e) => {
                     bad(

@@ -272,7 +272,7 @@ impl<'a> Phase<'a> {
         if body.is_null() {
             return;
         }
-        let orders: MovementOrders = match serde_path_to_error::deserialize(body) {
+        let orders: MovementOrders = match crate::base::yaml::deserialize_at(body) {
             Ok(o) => o,
             Err(e) => {
                 let path = e.path().to_string();
@@ -296,7 +296,7 @@ impl<'a> Phase<'a> {
         }
         for (i, value) in orders.moves.iter().enumerate() {
             let field = format!("moves[{i}]");
-            let order: MoveOrder = match serde_path_to_error::deserialize(value) {
+            let order: MoveOrder = match crate::base::yaml::deserialize_at(value) {
                 Ok(o) => o,
                 Err(e) => {
                     let path = e.path().to_string();
