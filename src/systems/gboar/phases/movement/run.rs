@@ -783,7 +783,8 @@ impl<'a> Phase<'a> {
     /// the state it was prepared in ([`Phase::ends_at`]) takes the same
     /// preparation: `prepare` reads only the state, the units placed this
     /// phase and the units moved (a trial has moved none, so a move
-    /// prepared in the phase prepares the same in the trial).
+    /// prepared in the phase prepares the same in the trial). Says what
+    /// the move did to the board ([`Made`]), for [`Phase::one_move`]'s.
     pub(super) fn move_prepared(
         &self,
         run: &mut Run<'_>,
