@@ -306,15 +306,6 @@ pub struct SideProblem {
     pub message: String,
 }
 
-/// The checks that span sides, once every awaited side's orders for `step`
-/// are in (each side's alone are [`validate_body`]'s): orders that each
-/// validate may still be refused together, and [`resolve`] refuses them
-/// whole. French and American units ending a Movement Phase stacked
-/// (Savannah 4.1), French and American units combining against one hex
-/// (Savannah 4.13), an enemy unit that no phasing side attacks (12.13),
-/// the Allies' sides spending together more momentum than they hold
-/// (Savannah 1.4, 12.62), two sides of one player firing at one unit
-/// (10.2, 11.2). Empty when `resolve` accepts the orders.
 /// Every side's orders without `play:` (`cards::without_plays`), copied
 /// only when some side's hold it.
 fn without_plays_all(orders: &BTreeMap<String, Value>) -> std::borrow::Cow<'_, BTreeMap<String, Value>> {
@@ -325,6 +316,15 @@ fn without_plays_all(orders: &BTreeMap<String, Value>) -> std::borrow::Cow<'_, B
     }
 }
 
+/// The checks that span sides, once every awaited side's orders for `step`
+/// are in (each side's alone are [`validate_body`]'s): orders that each
+/// validate may still be refused together, and [`resolve`] refuses them
+/// whole. French and American units ending a Movement Phase stacked
+/// (Savannah 4.1), French and American units combining against one hex
+/// (Savannah 4.13), an enemy unit that no phasing side attacks (12.13),
+/// the Allies' sides spending together more momentum than they hold
+/// (Savannah 1.4, 12.62), two sides of one player firing at one unit
+/// (10.2, 11.2). Empty when `resolve` accepts the orders.
 pub fn validate_step(
     rules: &Rules,
     state: &State,

@@ -467,13 +467,22 @@ impl<'a> Occupancy<'a> {
     /// move's units): only that hex's entry changes, the rest is copied
     /// as it is. (Any other `moving`: `without`.)
     fn without_from(&self, moving: &[String], start: HexId) -> Occupancy<'a> {
-        let Ok(k) = self.friendly_hexes.binary_search_by_key(&start, |e| e.0) else { return self.without(moving) };
+        self.take_from(moving, start).map(|(out, _)| out).unwrap_or_else(|| self.without(moving))
+    }
+
+    /// The board without the units `moving`, and those units (each with
+    /// its weight, in the hex's order), when they all stand in `start`;
+    /// none when they do not.
+    #[allow(clippy::type_complexity)]
+    fn take_from(&self, moving: &[String], start: HexId) -> Option<(Occupancy<'a>, Vec<(&'a str, (i32, i32))>)> {
+        let k = self.friendly_hexes.binary_search_by_key(&start, |e| e.0).ok()?;
         let (_, from, to, _) = self.friendly_hexes[k];
         let gone: Vec<usize> =
             (from as usize..to as usize).filter(|&i| moving.iter().any(|m| m == self.friendly_ids[i])).collect();
         if gone.len() != moving.len() {
-            return self.without(moving);
+            return None;
         }
+        let taken = gone.iter().map(|&i| (self.friendly_ids[i], self.friendly_weights[i])).collect();
         let mut out = self.clone();
         for &i in gone.iter().rev() {
             out.friendly_ids.remove(i);
@@ -489,7 +498,7 @@ impl<'a> Occupancy<'a> {
         } else {
             out.sum(k);
         }
-        out
+        Some((out, taken))
     }
 
     /// The board after a move made on it: the units `moving`, which stood
@@ -501,16 +510,7 @@ impl<'a> Occupancy<'a> {
     /// `start` on this board (it is built again). A phase's moves are each
     /// made on the board the last one left.
     fn moved(&self, moving: &[String], start: HexId, dest: HexId) -> Option<Occupancy<'a>> {
-        let k = self.friendly_hexes.binary_search_by_key(&start, |e| e.0).ok()?;
-        let (_, from, to, _) = self.friendly_hexes[k];
-        let movers: Vec<(&'a str, (i32, i32))> = (from as usize..to as usize)
-            .filter(|&i| moving.iter().any(|m| m == self.friendly_ids[i]))
-            .map(|i| (self.friendly_ids[i], self.friendly_weights[i]))
-            .collect();
-        if movers.len() != moving.len() {
-            return None;
-        }
-        let mut out = self.without_from(moving, start);
+        let (mut out, movers) = self.take_from(moving, start)?;
         // `dest`'s entry, made empty where it has none.
         let k = match out.friendly_hexes.binary_search_by_key(&dest, |e| e.0) {
             Ok(k) => k,
