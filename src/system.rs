@@ -323,7 +323,9 @@ pub trait Rules: Send + Sync {
     fn warnings(&self, _state: &dyn GameState, _header: &Header, _label: &str, _text: &str) -> Vec<String> {
         Vec::new()
     }
-    /// The turn an orders file's `turn:` names (`index` places problems).
+    /// The turn an orders file's `turn:` names. `index` is the file's as
+    /// far as its turn ([`crate::base::yaml::locate::Index::until_key`]):
+    /// it gives the turn as written and places a problem with it.
     fn read_turn(
         &self,
         index: Option<&crate::base::yaml::locate::Index>,

@@ -161,7 +161,10 @@ impl HexId {
 impl fmt::Display for HexId {
     /// Four digits, `CCRR`, zero-padded: `0105`, `1404`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}{:02}", self.col, self.row)
+        // The digits written as they are (no width or fill applies, as
+        // none did to the two numbers they were once written as).
+        let digits = self.digits();
+        f.write_str(std::str::from_utf8(&digits).unwrap_or("0000"))
     }
 }
 

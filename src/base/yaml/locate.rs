@@ -27,7 +27,8 @@
 //! starts, so it is located there.
 //!
 //! Only the first document of a stream is searched, but the whole stream
-//! must parse. Nothing is recursive: the walk is a loop over parser events,
+//! must parse ([`Index::until_key`], for a header field, reads only as far
+//! as it). Nothing is recursive: the walk is a loop over parser events,
 //! and the parser itself caps flow nesting, so hostile text cannot overflow
 //! the stack.
 
@@ -159,6 +160,20 @@ impl Index {
     /// Read `text`'s first document; `None` if the text does not parse
     /// (the whole stream must) or holds no document.
     pub fn new(text: &str) -> Option<Index> {
+        Index::read(text, None)
+    }
+
+    /// The index of `text`'s first document as far as the root mapping's
+    /// key `key` and its value, the text after it not read (and so not
+    /// required to parse); the whole document's, as [`Index::new`] reads
+    /// it, if the root has no such key. For a header field an orders file
+    /// writes first (`turn`), read before anything else is known to need a
+    /// place: a file of many moves is not read whole for it (issue 11).
+    pub fn until_key(text: &str, key: &str) -> Option<Index> {
+        Index::read(text, Some(key))
+    }
+
+    fn read(text: &str, stop: Option<&str>) -> Option<Index> {
         let mut parser = Parser::new_from_str(text);
         let mut next = || parser.next_token().ok();
         if next()?.0 != Event::StreamStart {
@@ -204,6 +219,14 @@ impl Index {
             match open.last_mut() {
                 Some(parent) => index.attach(parent, done, &mark),
                 None => break,
+            }
+            // The root mapping's `stop` key has its value: read no further.
+            if let (Some(key), [root]) = (stop, open.as_slice()) {
+                if root.key.is_none()
+                    && matches!(&index.nodes[root.node].kind, Kind::Mapping(keys) if keys.contains_key(key))
+                {
+                    return Some(index);
+                }
             }
         }
         // The answer stands only if the whole text parses.
@@ -336,7 +359,8 @@ const TURN_DIGITS: usize = 9;
 /// `"16"` quoted), never another spelling YAML reads as a number (`0x10`,
 /// `+16`, `016`, `1_6`, `16.0`, `0o20`), nor a number past nine digits
 /// (whatever a system's turns are, every one reads it so). `index` is the
-/// file's, when the YAML crate that places fields could read it; the error
+/// file's as far as its turn ([`Index::until_key`]), when the YAML crate
+/// that places fields could read that far; the error
 /// says where, and why: `why` is the system's rule in words, e.g. "a turn
 /// is written in decimal digits, e.g. `turn: 16`".
 pub fn read_turn(index: Option<&Index>, value: &Value, why: &str) -> Result<u32, (Option<Position>, String)> {
@@ -391,6 +415,31 @@ mod tests {
             assert_eq!(got, Err((Some((1, 1)), format!("'{bad}' is not a turn number: WHY"))), "{bad}");
         }
         assert_eq!(read("turn: \"\"\n"), Err((Some((1, 1)), "'' is not a turn number: WHY".into())));
+    }
+
+    #[test]
+    fn an_index_until_a_key_places_it_as_the_whole_index_does_without_reading_on() {
+        let text = "game: g\nturn: 0x10\nstep: s\nmoves:\n  - {unit: a, to: \"1911\"}\n";
+        let (whole, head) = (Index::new(text).unwrap(), Index::until_key(text, "turn").unwrap());
+        assert_eq!(head.written("turn"), whole.written("turn"));
+        assert_eq!(head.written("turn").map(|w| (w.text, w.plain, w.at)), Some(("0x10", true, (2, 1))));
+        assert_eq!(head.locate("turn"), Some((2, 1)));
+        // Nothing after the key's value is read: not the moves, and not
+        // the text that would fail the whole index.
+        assert_eq!((head.locate("moves"), whole.locate("moves")), (None, Some((4, 1))));
+        let broken = "game: g\nturn: 16\nmoves: [\n";
+        assert!(Index::new(broken).is_none());
+        let head = Index::until_key(broken, "turn").unwrap();
+        assert_eq!(head.written("turn").map(|w| w.text), Some("16"));
+        // A key the root lacks, or one only deeper down: the whole index.
+        for text in ["game: g\nmoves:\n  - {turn: 3}\n", "game: g\n"] {
+            let head = Index::until_key(text, "turn").unwrap();
+            assert_eq!(
+                (head.locate("moves[0].turn"), head.locate("game")),
+                (locate(text, "moves[0].turn"), Some((1, 1)))
+            );
+        }
+        assert!(Index::until_key("game: g\nmoves: [\n", "turn").is_none());
     }
 
     const ORDERS: &str = r#"game: savannah-demo

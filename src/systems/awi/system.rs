@@ -872,7 +872,11 @@ impl seam::Rules for Rules {
             ));
         }
         if let Some(t) = value.get("turn") {
-            match crate::base::yaml::locate::read_turn(places.index(), t, TURN_RULE) {
+            match crate::base::yaml::locate::read_turn(
+                crate::base::yaml::locate::Index::until_key(text, "turn").as_ref(),
+                t,
+                TURN_RULE,
+            ) {
                 Ok(t) if t == next.turn => {}
                 Err((_, message)) => problems.push(located(label, &places, "turn", message, None)),
                 Ok(_) => problems.push(located(

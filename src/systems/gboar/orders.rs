@@ -81,9 +81,10 @@ pub fn check_header(
             "an orders file is a mapping: game, turn, step, side, then the orders".into(),
         )]);
     };
-    // One read of the text places every field named below.
-    let index = Index::new(text);
-    let line_of = |key: &str| index.as_ref().and_then(|i| i.locate(key));
+    // The text is read for places once, and only if there is a problem;
+    // the turn as written is read from the text as far as the turn.
+    let places = crate::base::yaml::locate::Places::new(text);
+    let line_of = |key: &str| places.locate(key);
     let mut problems = Vec::new();
     let missing = |key: &str| {
         at(
@@ -122,7 +123,7 @@ pub fn check_header(
             problems.push(missing("turn"));
             None
         }
-        Some(v) => match read_turn(index.as_ref(), v) {
+        Some(v) => match read_turn(Index::until_key(text, "turn").as_ref(), v) {
             Ok(turn) => Some(turn),
             Err((place, message)) => {
                 problems.push(at(Code::BadHeader, "turn", place, message));

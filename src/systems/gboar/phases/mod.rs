@@ -252,10 +252,32 @@ pub fn hints(rules: &Rules, step: &Step, side: &str) -> Option<Hints> {
     Some(Hints { body, items })
 }
 
+/// Whether any value below the root of `body` is null (what
+/// [`empty_fields`] reports), by a loop over an explicit stack.
+fn has_null(body: &Value) -> bool {
+    let mut stack: Vec<&Value> = vec![body];
+    let mut root = true;
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Null if !root => return true,
+            Value::Mapping(map) => stack.extend(map.values()),
+            Value::Sequence(items) => stack.extend(items),
+            Value::Tagged(t) => stack.push(&t.value),
+            _ => {}
+        }
+        root = false;
+    }
+    false
+}
+
 /// Every field of `body` given no value (`moves:` with nothing after it,
 /// `~`, `null`, an empty `-` item), as a problem: no orders field is ever
 /// empty, and an empty one is refused rather than read as a default.
 pub fn empty_fields(rules: &Rules, step: &Step, side: &str, body: &Value) -> Vec<ShapeProblem> {
+    // Most bodies have none: those are walked without writing a path.
+    if !has_null(body) {
+        return Vec::new();
+    }
     let hints = hints(rules, step, side);
     let mut found = Vec::new();
     // (path, value); a loop over an explicit stack, in the file's order.
@@ -808,6 +830,28 @@ pub fn offered(rules: &Rules, state: &State, step: &Step) -> bool {
 mod tests {
     use super::*;
     use crate::systems::gboar::data::Source;
+
+    /// The walk that spares a body without an empty field the paths finds
+    /// every body with one, at any depth, and never the root itself.
+    #[test]
+    fn a_body_is_walked_for_its_empty_fields_only_if_it_has_a_null() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        let step = state.next.clone().unwrap();
+        for (text, empty) in [
+            ("{}", false),
+            ("~", false),
+            ("moves: [{unit: a, to: '0101'}]", false),
+            ("moves:", true),
+            ("moves: [~]", true),
+            ("moves: [{unit: a, path: ['0101', ~]}]", true),
+            ("momentum: !x {spend: ~}", true),
+        ] {
+            let body: Value = crate::base::yaml::from_str(text).unwrap();
+            assert_eq!(has_null(&body), empty, "{text}");
+            assert_eq!(!empty_fields(&rules, &step, "british", &body).is_empty(), empty, "{text}");
+        }
+    }
 
     /// Savannah 3, 1.6: on the Strategic Turn Track each game-turn phase is
     /// a step only on its turns (stand-in tracks: weather 1-5, 7, 9, 11,
