@@ -115,8 +115,6 @@
 //! `a` to `b` is clear exactly when the line from `b` to `a` is: who fires
 //! never matters, only where the two units stand.
 
-use std::collections::BTreeMap;
-
 use crate::base::hex::{
     are_adjacent, direction_between, distance, entering_hexside, hexsides_crossed, line_between, Crossing, Direction,
     Entry, HexId, Hexside, Layout, LineStep,
@@ -409,25 +407,28 @@ impl Slope {
 /// What the rules see of the map and the units.
 struct View<'a> {
     rules: &'a Rules,
-    /// Hexes holding combat units (not leaders), with the units.
-    units: BTreeMap<HexId, Vec<String>>,
+    state: &'a State,
 }
 
 impl<'a> View<'a> {
-    fn new(rules: &'a Rules, state: &State) -> View<'a> {
-        let mut units: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-        for (id, unit) in &state.units {
-            if unit.off_map.is_some() {
-                continue;
-            }
-            let Some(hex) = unit.hex else { continue };
-            // 3.2: leaders are not combat units.
-            if rules.counter(id).is_none_or(|c| c.is_leader()) {
-                continue;
-            }
-            units.entry(hex).or_default().push(id.clone());
-        }
-        View { rules, units }
+    fn new(rules: &'a Rules, state: &'a State) -> View<'a> {
+        View { rules, state }
+    }
+
+    /// The combat units (not leaders, 3.2) in `hex`, in id order; looked
+    /// up for the few hexes a line asks about, not indexed for every hex
+    /// (issue 11: the index was most of a line's cost).
+    fn units_in(&self, hex: HexId) -> Vec<String> {
+        self.state
+            .units
+            .iter()
+            .filter(|(id, unit)| {
+                unit.off_map.is_none()
+                    && unit.hex == Some(hex)
+                    && self.rules.counter(id).is_some_and(|c| !c.is_leader())
+            })
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// 11.42: the hex's blocking terrain, with its name, if it is.
@@ -458,11 +459,11 @@ impl<'a> View<'a> {
         if let Some(name) = self.blocking_terrain(hex) {
             return Some((format!("{hex}, {name}, blocking terrain"), Obstacle::Terrain { hex, name }));
         }
-        let units = self.units.get(&hex)?;
-        Some((
-            format!("{hex}, which holds combat units ({})", units.join(", ")),
-            Obstacle::Units { hex, units: units.clone() },
-        ))
+        let units = self.units_in(hex);
+        if units.is_empty() {
+            return None;
+        }
+        Some((format!("{hex}, which holds combat units ({})", units.join(", ")), Obstacle::Units { hex, units }))
     }
 
     /// The slope on `side`, if the chart makes one of its features a slope
@@ -513,6 +514,7 @@ mod tests {
     use super::*;
     use crate::base::hex::hexes_within;
     use crate::systems::gboar::data::Source;
+    use std::collections::BTreeMap;
 
     fn h(s: &str) -> HexId {
         s.parse().unwrap()

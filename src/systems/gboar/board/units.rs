@@ -3,8 +3,6 @@
 //! unit's modified morale, who must attack (12.12) and who may fire. The
 //! one place each of these is asked; every phase and effect reads them here.
 
-use std::collections::BTreeMap;
-
 use crate::base::error::{Error, Result};
 use crate::base::hex::HexId;
 use crate::systems::gboar::board::state::{Condition, State};
@@ -41,17 +39,6 @@ pub fn side_of<'r>(rules: &'r Rules, id: &str) -> &'r str {
 /// The player (alliance) of a unit's army; empty if none.
 pub fn player_of<'r>(rules: &'r Rules, id: &str) -> &'r str {
     rules.player_of_unit(id).unwrap_or_default()
-}
-
-/// Units of both sides by hex.
-pub fn occupants(rules: &Rules, state: &State) -> BTreeMap<HexId, Vec<String>> {
-    let mut by_hex: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-    for (id, unit) in &state.units {
-        if let (Some(h), Some(_)) = (unit_hex(unit), rules.counter(id)) {
-            by_hex.entry(h).or_default().push(id.clone());
-        }
-    }
-    by_hex
 }
 
 /// The combat units (not leaders) in a hex.
@@ -183,9 +170,15 @@ pub fn turn_restriction<'a>(rules: &'a Rules, turn: u32, id: &str) -> Option<&'a
 
 pub fn may_not_attack(rules: &Rules, state: &State, id: &str) -> bool {
     let Some(r) = turn_restriction(rules, state.turn, "no-close-combat-attack") else { return false };
-    let armies: Vec<String> =
-        r.get("armies").and_then(|v| crate::base::yaml::from_value(v.clone()).ok()).unwrap_or_default();
-    rules.army_of(id).is_some_and(|a| armies.iter().any(|x| x == a))
+    // The armies as a list of strings, or none at all (as reading the list
+    // whole as strings would find): read in place, not copied, since it
+    // is asked of every unit that might attack.
+    let armies: Vec<&str> = r
+        .get("armies")
+        .and_then(crate::base::yaml::Value::as_sequence)
+        .and_then(|list| list.iter().map(crate::base::yaml::Value::as_str).collect())
+        .unwrap_or_default();
+    rules.army_of(id).is_some_and(|a| armies.contains(&a))
 }
 
 /// Each hex's units (those with a counter) in one state: what is next to

@@ -58,8 +58,8 @@ use crate::system::Event;
 use crate::systems::gboar::board::refusals::{self, Code, Refusal};
 use crate::systems::gboar::board::state::{Condition, State};
 use crate::systems::gboar::board::units::{
-    combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, occupants, perimeter_closed, player_of,
-    side_of, turn_restriction, unit_hex, Occupancy,
+    combat_units_at, enemies_next_to, hex_of, may_not_attack, must_attack_in, perimeter_closed, player_of, side_of,
+    turn_restriction, unit_hex, Occupancy,
 };
 use crate::systems::gboar::board::Rules;
 use crate::systems::gboar::data::charts::{Drm, TacticsCell};
@@ -459,12 +459,20 @@ fn surrounded(rules: &Rules, state: &State, hexes: &BTreeSet<HexId>, own_player:
         crate::systems::gboar::board::zoc::enemy_zoc_in(rules, &terrain, state, &player_of_army, own_player, |n| {
             around.contains(&n)
         });
-    let occupied = occupants(rules, state);
+    // The units (those with a counter) in those hexes alone.
+    let mut occupied: BTreeMap<HexId, Vec<&str>> = BTreeMap::new();
+    for (id, unit) in &state.units {
+        if let Some(h) = unit_hex(unit) {
+            if around.contains(&h) && rules.counter(id).is_some() {
+                occupied.entry(h).or_default().push(id.as_str());
+            }
+        }
+    }
     hexes.iter().all(|h| {
         let around = neighbours(*h, layout);
         around.len() == 6
             && around.iter().all(|n| {
-                let here = occupied.get(n).cloned().unwrap_or_default();
+                let here: &[&str] = occupied.get(n).map_or(&[], Vec::as_slice);
                 let enemy = here.iter().any(|u| player_of(rules, u) != own_player);
                 // 8.2: "A combat unit negates an enemy ZOC in its hex" for
                 // 12.7; a leader is not a combat unit (3.2).
