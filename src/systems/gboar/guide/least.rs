@@ -675,10 +675,15 @@ fn may_combine(rules: &Rules, units: &[String]) -> bool {
 /// the orders of the side most of its attackers belong to.
 fn attacks(rules: &Rules, state: &State, player: &str) -> BTreeMap<String, Vec<Value>> {
     let layout = rules.module.map.layout;
+    // 12.12 asked of every unit of the player: on one index of the board.
+    let occupancy = crate::systems::gboar::board::units::Occupancy::new(rules, state);
     let must: Vec<String> = state
         .units
         .keys()
-        .filter(|u| player_of(rules, u) == player && crate::systems::gboar::board::units::must_attack(rules, state, u))
+        .filter(|u| {
+            player_of(rules, u) == player
+                && crate::systems::gboar::board::units::must_attack_in(rules, state, u, Some(&occupancy))
+        })
         .cloned()
         .collect();
     let mut defending: BTreeSet<HexId> = BTreeSet::new();

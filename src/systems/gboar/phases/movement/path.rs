@@ -71,6 +71,13 @@ impl<'a> Phase<'a> {
             (Some(a), Some(b)) if a.id == b.id => Some(b),
             _ => None,
         };
+        let road = self.terrain.road(from, to);
+        // 9.52 for the search, which needs no reason: strategic movement
+        // off the Covered Way crosses only a hexside with a road's
+        // strategic cost, and is refused below whatever else holds.
+        if !texts && group.strategic && along.is_none() && road.and_then(|r| r.strategic_cost).is_none() {
+            return Err(Refusal::new(Code::StrategicOffRoad, String::new()));
+        }
         // 9.2: never into an enemy-occupied hex.
         if let Some(enemies) = self.enemy_combat_in(to) {
             return Err(Refusal::new(
@@ -131,7 +138,6 @@ impl<'a> Phase<'a> {
                 }
             }
         }
-        let road = self.terrain.road(from, to);
         let mut parts: Vec<(String, i32)> = Vec::new();
         // The MPs add up as the parts are found (in the same order, as
         // saturating sums); the parts themselves, the words of the move's
