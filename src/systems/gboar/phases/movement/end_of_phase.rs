@@ -514,6 +514,7 @@ impl Phase<'_> {
                 disrupted: true,
                 minimum_move: !NO_MINIMUM_MOVE.contains(&c.kind.as_str()),
                 strategic: false,
+                no_pass: self.bound_not_to_pass(std::slice::from_ref(id)),
                 leaving: Default::default(),
                 may_leave: Default::default(),
             };

@@ -375,6 +375,10 @@ struct Group {
     /// 9.1's exception: false for naval artillery and mortars (Savannah 4.19).
     minimum_move: bool,
     strategic: bool,
+    /// A restriction its units may not even pass through binds one of
+    /// them (Savannah 4.1, [`Phase::bound_not_to_pass`]): only then does
+    /// the search ask who is in each hex it enters.
+    no_pass: bool,
     /// The units that the phase's orders move (every side's): a hex they
     /// leave is open to a disrupted unit's move (13.3), as at the end of
     /// the phase, even while they still stand in it.
@@ -795,6 +799,18 @@ impl<'a> Phase<'a> {
             }
             let c = self.counter(id.as_str())?;
             Some((id, unit, c, self.is_friendly(c)))
+        })
+    }
+
+    /// Savannah 4.1: whether a restriction that units may not even pass
+    /// through could bind one of `ids` (it involves the unit's counter).
+    fn bound_not_to_pass(&self, ids: &[String]) -> bool {
+        self.stacking.is_some_and(|limits| {
+            limits
+                .restrictions
+                .iter()
+                .filter(|r| !r.may_pass_through)
+                .any(|r| ids.iter().any(|m| self.counter(m.as_str()).is_some_and(|x| r.involves(x))))
         })
     }
 

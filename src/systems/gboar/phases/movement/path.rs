@@ -115,9 +115,11 @@ impl<'a> Phase<'a> {
                 )));
             }
             // Savannah 4.1: units that may not even pass through each other.
-            // (A mover the restriction cannot bind to any unit is passed
-            // over before the units there are looked up.)
-            for r in limits.restrictions.iter().filter(|r| !r.may_pass_through && !there.is_empty()) {
+            // (A group no such restriction binds is passed over whole, and
+            // a mover the restriction cannot bind to any unit before the
+            // units there are looked up.)
+            let asked = group.no_pass && !there.is_empty();
+            for r in limits.restrictions.iter().filter(|r| asked && !r.may_pass_through) {
                 for mover in &group.ids {
                     let Some(x) = self.counter(mover.as_str()).filter(|x| r.involves(x)) else { continue };
                     for other in there {

@@ -614,6 +614,7 @@ impl<'a> Phase<'a> {
             disrupted: false,
             minimum_move: true,
             strategic: order.strategic,
+            no_pass: self.bound_not_to_pass(&ids),
             leaving: run.ordered.clone(),
             may_leave: run.may_leave.clone(),
         };
