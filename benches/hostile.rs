@@ -9,8 +9,10 @@
 //! Savannah 1779's Historical Scenario, the demo's game. Every time is the
 //! median of several runs and is reported as a ratio to `adjutant
 //! --version` measured in the same run, so that the bounds hold on a slow
-//! or busy machine alike (a scaling compares the least time of several
-//! runs instead, the one least disturbed):
+//! machine as on a fast one (a scaling compares the least time of several
+//! runs instead, the one least disturbed). Run it on an idle machine: a
+//! busy one moves the small inputs' few milliseconds by more than the
+//! scalings' slack (docs/benchmarks.md, 2026-12-07, evening):
 //!
 //! - an input refused for its size or its nesting (src/game/input.rs) costs
 //!   about as much as starting the binary: at most 20× `--version`;
