@@ -29,7 +29,9 @@ impl<'a> Phase<'a> {
 
     /// [`Phase::step`] for the search, which needs the MPs and whether the
     /// hex may be entered, not the words: the parts and the refusal are
-    /// left unwritten (empty), the same otherwise.
+    /// left unwritten (empty), and a refusal's code may be another reason's
+    /// (a strategic move off the roads is refused before the hex is
+    /// weighed); the MPs, and whether the hex may be entered, the same.
     pub(super) fn step_cost(
         &self,
         state: &State,
