@@ -323,12 +323,12 @@ pub trait Rules: Send + Sync {
     fn warnings(&self, _state: &dyn GameState, _header: &Header, _label: &str, _text: &str) -> Vec<String> {
         Vec::new()
     }
-    /// The turn an orders file's `turn:` names. `index` is the file's as
-    /// far as its turn ([`crate::base::yaml::locate::Index::until_key`]):
-    /// it gives the turn as written and places a problem with it.
+    /// The turn an orders file's `turn:` names: `text` is the file's
+    /// (a system reads how the turn is written there, and where, with
+    /// [`crate::base::yaml::locate::read_turn`]), `value` its turn as read.
     fn read_turn(
         &self,
-        index: Option<&crate::base::yaml::locate::Index>,
+        text: &str,
         value: &Value,
     ) -> std::result::Result<u32, (Option<crate::base::yaml::locate::Position>, String)>;
     /// The step of kind `field` in `turn`, after the state's next step,

@@ -120,7 +120,7 @@ impl system::Rules for Toy {
     }
     fn read_turn(
         &self,
-        _: Option<&adjutant::base::yaml::locate::Index>,
+        _: &str,
         value: &Value,
     ) -> std::result::Result<u32, (Option<adjutant::base::yaml::locate::Position>, String)> {
         value.as_u64().map(|t| t as u32).ok_or((None, "a turn is a number".into()))

@@ -202,12 +202,10 @@ fn header(rules: &dyn Rules, label: &str, text: &str) -> Result<Header> {
     };
     let turn = match value.get("turn") {
         None => return Err(missing("turn")),
-        Some(v) => rules.read_turn(crate::base::yaml::locate::Index::until_key(text, "turn").as_ref(), v).map_err(
-            |(at, message)| {
-                let at = at.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
-                Error::refused(format!("{label}{at}: turn: {message}"))
-            },
-        )?,
+        Some(v) => rules.read_turn(text, v).map_err(|(at, message)| {
+            let at = at.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+            Error::refused(format!("{label}{at}: turn: {message}"))
+        })?,
     };
     Ok(Header { game: field("game")?, turn, step: field("step")?, side: field("side")?, index })
 }

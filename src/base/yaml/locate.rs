@@ -28,7 +28,7 @@
 //!
 //! Only the first document of a stream is searched, but the whole stream
 //! must parse ([`Index::until_key`], for a header field, reads only as far
-//! as it). Nothing is recursive: the walk is a loop over parser events,
+//! as it: [`read_turn`]'s). Nothing is recursive: the walk is a loop over parser events,
 //! and the parser itself caps flow nesting, so hostile text cannot overflow
 //! the stack.
 
@@ -374,12 +374,16 @@ const TURN_DIGITS: usize = 9;
 /// The turn an orders file names, as written: decimal digits (`16`, or
 /// `"16"` quoted), never another spelling YAML reads as a number (`0x10`,
 /// `+16`, `016`, `1_6`, `16.0`, `0o20`), nor a number past nine digits
-/// (whatever a system's turns are, every one reads it so). `index` is the
-/// file's as far as its turn ([`Index::until_key`]), when the YAML crate
-/// that places fields could read that far; the error
+/// (whatever a system's turns are, every one reads it so). `text` is the
+/// file's, read only as far as its turn ([`Index::until_key`]) for how
+/// the turn is written and where; `value` is the turn as the file's YAML
+/// reads it, used alone when the YAML crate that places fields cannot
+/// read that far. The error
 /// says where, and why: `why` is the system's rule in words, e.g. "a turn
 /// is written in decimal digits, e.g. `turn: 16`".
-pub fn read_turn(index: Option<&Index>, value: &Value, why: &str) -> Result<u32, (Option<Position>, String)> {
+pub fn read_turn(text: &str, value: &Value, why: &str) -> Result<u32, (Option<Position>, String)> {
+    let index = Index::until_key(text, "turn");
+    let index = index.as_ref();
     let at = index.and_then(|i| i.locate("turn"));
     let written = match (index.and_then(|i| i.written("turn")), value) {
         (Some(w), _) => w.text.to_string(),
@@ -420,8 +424,7 @@ mod tests {
     fn a_turn_is_read_as_written_in_decimal_digits() {
         let read = |text: &str| {
             let value: Value = crate::base::yaml::from_str(text).unwrap();
-            let index = Index::new(text);
-            read_turn(index.as_ref(), value.get("turn").unwrap(), "WHY")
+            read_turn(text, value.get("turn").unwrap(), "WHY")
         };
         assert_eq!(read("turn: 16\n"), Ok(16));
         assert_eq!(read("turn: \"16\"\n"), Ok(16));

@@ -872,11 +872,7 @@ impl seam::Rules for Rules {
             ));
         }
         if let Some(t) = value.get("turn") {
-            match crate::base::yaml::locate::read_turn(
-                crate::base::yaml::locate::Index::until_key(text, "turn").as_ref(),
-                t,
-                TURN_RULE,
-            ) {
+            match crate::base::yaml::locate::read_turn(text, t, TURN_RULE) {
                 Ok(t) if t == next.turn => {}
                 Err((_, message)) => problems.push(located(label, &places, "turn", message, None)),
                 Ok(_) => problems.push(located(
@@ -1007,10 +1003,10 @@ impl seam::Rules for Rules {
     }
     fn read_turn(
         &self,
-        index: Option<&crate::base::yaml::locate::Index>,
+        text: &str,
         value: &Value,
     ) -> std::result::Result<u32, (Option<crate::base::yaml::locate::Position>, String)> {
-        crate::base::yaml::locate::read_turn(index, value, TURN_RULE)
+        crate::base::yaml::locate::read_turn(text, value, TURN_RULE)
     }
     fn step_ahead(&self, state: &dyn GameState, turn: u32, field: &str) -> Result<Option<StepAhead>> {
         let state = ours(state)?;

@@ -16,7 +16,7 @@
 use crate::base::yaml::{Mapping, Value};
 
 use crate::base::error::Located;
-use crate::base::yaml::locate::{Index, Position};
+use crate::base::yaml::locate::Position;
 use crate::base::yaml::read_orders;
 use crate::systems::gboar::board::refusals::Code;
 use crate::systems::gboar::board::state::State;
@@ -39,8 +39,8 @@ pub struct Checked {
 /// `"16"` quoted), never another spelling YAML reads as a number (`0x10`,
 /// `+16`, `016`, `1_6`, `16.0`, `0o20`): every system's rule
 /// ([`crate::base::yaml::locate::read_turn`]) in the series' words.
-pub fn read_turn(index: Option<&Index>, value: &Value) -> Result<u32, (Option<Position>, String)> {
-    crate::base::yaml::locate::read_turn(index, value, "a turn is written in decimal digits, e.g. `turn: 16`")
+pub fn read_turn(text: &str, value: &Value) -> Result<u32, (Option<Position>, String)> {
+    crate::base::yaml::locate::read_turn(text, value, "a turn is written in decimal digits, e.g. `turn: 16`")
 }
 
 /// Check an orders file's header against the game: for this game, the turn
@@ -123,7 +123,7 @@ pub fn check_header(
             problems.push(missing("turn"));
             None
         }
-        Some(v) => match read_turn(Index::until_key(text, "turn").as_ref(), v) {
+        Some(v) => match read_turn(text, v) {
             Ok(turn) => Some(turn),
             Err((place, message)) => {
                 problems.push(at(Code::BadHeader, "turn", place, message));

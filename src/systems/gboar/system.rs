@@ -423,10 +423,10 @@ impl seam::Rules for Rules {
 
     fn read_turn(
         &self,
-        index: Option<&crate::base::yaml::locate::Index>,
+        text: &str,
         value: &Value,
     ) -> std::result::Result<u32, (Option<crate::base::yaml::locate::Position>, String)> {
-        crate::systems::gboar::orders::read_turn(index, value)
+        crate::systems::gboar::orders::read_turn(text, value)
     }
 
     fn step_ahead(&self, state: &dyn GameState, turn: u32, field: &str) -> Result<Option<StepAhead>> {
