@@ -586,6 +586,8 @@ fn step_orders(
         }
         _ => false,
     };
+    // What every check of this step's files shares, made ready once.
+    let checks = phases::Checks::new(rules, state, step);
     let alone: std::cell::RefCell<Vec<(String, Value, Found)>> = Default::default();
     let together: std::cell::RefCell<Vec<(BTreeMap<String, Value>, Found)>> = Default::default();
     let problems = |bodies: &BTreeMap<String, Value>| -> Found {
@@ -593,7 +595,8 @@ fn step_orders(
         for (side, body) in bodies {
             let known = alone.borrow().iter().find(|(s, b, _)| s == side && b == body).map(|(_, _, f)| f.clone());
             let side_found = known.unwrap_or_else(|| {
-                let f: Found = phases::validate_body(rules, state, step, side, body, "selfplay", "")
+                let f: Found = checks
+                    .validate_body(side, body, "selfplay", "")
                     .into_iter()
                     .map(|p| (side.clone(), p.field, p.message))
                     .collect();
@@ -605,10 +608,7 @@ fn step_orders(
         if found.is_empty() && !alone_is_whole {
             let known = together.borrow().iter().find(|(b, _)| b == bodies).map(|(_, f)| f.clone());
             found = known.unwrap_or_else(|| {
-                let f: Found = phases::validate_step(rules, state, step, bodies)
-                    .into_iter()
-                    .map(|p| (p.side, p.field, p.message))
-                    .collect();
+                let f: Found = checks.validate_step(bodies).into_iter().map(|p| (p.side, p.field, p.message)).collect();
                 together.borrow_mut().push((bodies.clone(), f.clone()));
                 f
             });

@@ -43,27 +43,74 @@ pub fn validate_body(
     label: &str,
     text: &str,
 ) -> Vec<crate::base::error::Located> {
-    let mut found = check_body(rules, state, step, side, body, label, text);
-    // 7.4: a problem names no enemy unit the side may not examine, or a
-    // refusal would tell where an unseen unit is, free.
-    if intel::hidden(rules) {
-        for p in &mut found {
-            p.message = intel::hide_unseen(rules, &p.message, |u| intel::sees(rules, state, step, side, u));
+    Checks::new(rules, state, step).validate_body(side, body, label, text)
+}
+
+/// A step's checks of orders against one state ([`validate_body`],
+/// [`validate_step`]), with what they share made ready once, at the
+/// first file that needs it, for every file of the step checked against
+/// that state: the Movement Phase's ([`movement::Ready`]). The shell
+/// checks each side's file and then all together; `adjutant selfplay`
+/// checks a step's files many times over.
+pub struct Checks<'a> {
+    rules: &'a Rules,
+    state: &'a State,
+    step: &'a Step,
+    movement: std::cell::OnceCell<movement::Ready<'a>>,
+}
+
+impl<'a> Checks<'a> {
+    pub fn new(rules: &'a Rules, state: &'a State, step: &'a Step) -> Checks<'a> {
+        Checks { rules, state, step, movement: std::cell::OnceCell::new() }
+    }
+
+    /// `check` with the Movement Phase's checks of the phasing `player` on
+    /// `state`: those made ready when it is this step's own, else made for
+    /// it alone (a board of one file's own: a card's extra construction
+    /// markers counted on a copy).
+    fn with_movement<R>(&self, state: &State, player: &str, check: impl FnOnce(&movement::Ready<'_>) -> R) -> R {
+        if std::ptr::eq(state, self.state) {
+            check(self.movement.get_or_init(|| movement::Ready::new(self.rules, self.state, player)))
+        } else {
+            check(&movement::Ready::new(self.rules, state, player))
         }
     }
-    found
+
+    /// [`validate_body`] of one side's orders.
+    pub fn validate_body(
+        &self,
+        side: &str,
+        body: &crate::base::yaml::Value,
+        label: &str,
+        text: &str,
+    ) -> Vec<crate::base::error::Located> {
+        let (rules, state, step) = (self.rules, self.state, self.step);
+        let mut found = check_body(self, side, body, label, text);
+        // 7.4: a problem names no enemy unit the side may not examine, or
+        // a refusal would tell where an unseen unit is, free.
+        if intel::hidden(rules) {
+            for p in &mut found {
+                p.message = intel::hide_unseen(rules, &p.message, |u| intel::sees(rules, state, step, side, u));
+            }
+        }
+        found
+    }
+
+    /// [`validate_step`] of every side's orders together.
+    pub fn validate_step(&self, orders: &BTreeMap<String, crate::base::yaml::Value>) -> Vec<SideProblem> {
+        check_sides(self, orders)
+    }
 }
 
 /// [`validate_body`]'s checks, every unit named.
 fn check_body(
-    rules: &Rules,
-    state: &State,
-    step: &Step,
+    checks: &Checks<'_>,
     side: &str,
     body: &crate::base::yaml::Value,
     label: &str,
     text: &str,
 ) -> Vec<crate::base::error::Located> {
+    let (rules, state, step) = (checks.rules, checks.state, checks.step);
     let text = crate::base::yaml::without_bom(text);
     // The text is read for places once, and only if there is a problem.
     let index = std::cell::OnceCell::new();
@@ -154,7 +201,8 @@ fn check_body(
     };
     let found = match step.phase() {
         "movement" => at_fields(
-            movement::validate(rules, state, player, side, body)
+            checks
+                .with_movement(state, player, |m| m.validate(side, body))
                 .into_iter()
                 .map(|p| (p.code, p.field, p.message))
                 .collect(),
@@ -353,6 +401,12 @@ pub fn validate_step(
     step: &Step,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Vec<SideProblem> {
+    Checks::new(rules, state, step).validate_step(orders)
+}
+
+/// [`validate_step`]'s checks.
+fn check_sides(checks: &Checks<'_>, orders: &BTreeMap<String, crate::base::yaml::Value>) -> Vec<SideProblem> {
+    let (rules, state, step) = (checks.rules, checks.state, checks.step);
     // 7.4: `examine:` and each fire's `prefer:` are the side's, not the
     // phase's (as `validate_body` and `resolve` read them).
     let stripped: BTreeMap<String, Value>;
@@ -391,7 +445,7 @@ pub fn validate_step(
         }
     }
     let unplayed = without_plays_all(orders);
-    found.extend(check_step(rules, state, step, &unplayed));
+    found.extend(check_step(checks, &unplayed));
     // 7.4: a problem names no enemy unit its side may not examine.
     if intel::hidden(rules) {
         for p in &mut found {
@@ -402,20 +456,15 @@ pub fn validate_step(
 }
 
 /// [`validate_step`]'s checks, on the phase's own fields.
-fn check_step(
-    rules: &Rules,
-    state: &State,
-    step: &Step,
-    orders: &BTreeMap<String, crate::base::yaml::Value>,
-) -> Vec<SideProblem> {
+fn check_step(checks: &Checks<'_>, orders: &BTreeMap<String, crate::base::yaml::Value>) -> Vec<SideProblem> {
+    let (rules, state, step) = (checks.rules, checks.state, checks.step);
     let one = |(side, code, field, message): (String, Code, String, String)| SideProblem { code, side, field, message };
     match step {
-        Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
-            movement::validate_sides(rules, state, player, orders)
-                .into_iter()
-                .map(|(side, p)| SideProblem { code: p.code, side, field: p.field, message: p.message })
-                .collect()
-        }
+        Step::PlayerTurn { player, phase, .. } if phase == "movement" => checks
+            .with_movement(state, player, |m| m.validate_sides(orders))
+            .into_iter()
+            .map(|(side, p)| SideProblem { code: p.code, side, field: p.field, message: p.message })
+            .collect(),
         Step::PlayerTurn { player, phase, .. }
             if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
         {

@@ -1009,6 +1009,47 @@ fn as_phase_begins<'a>(rules: &Rules, state: &'a State, player: &str) -> std::bo
     }
 }
 
+/// The checks of one Movement Phase's orders made ready for a state: the
+/// phase (its ZOC, roster and enemy hexes, [`Phase::new`]) and the board as
+/// it begins ([`as_phase_begins`]), found once for every orders file of
+/// the step checked against that state (each side's alone, then all
+/// together), not once per file.
+pub struct Ready<'a> {
+    phase: std::result::Result<Phase<'a>, String>,
+    begins: std::borrow::Cow<'a, State>,
+}
+
+impl<'a> Ready<'a> {
+    pub fn new(rules: &'a Rules, state: &'a State, player: &str) -> Ready<'a> {
+        Ready { phase: Phase::new(rules, state, player), begins: as_phase_begins(rules, state, player) }
+    }
+
+    /// [`validate`] of one side's orders.
+    pub fn validate(&self, side: &str, body: &crate::base::yaml::Value) -> Vec<Problem> {
+        let phase = match &self.phase {
+            Ok(p) => p,
+            Err(e) => return vec![problem(Code::ModuleData, "", e.clone())],
+        };
+        match phase.run(&self.begins, &[(side, body)], false, None, true) {
+            Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
+            Err(e) => vec![problem(Code::ModuleData, "", e.to_string())],
+        }
+    }
+
+    /// [`validate_sides`] of every side's orders together.
+    pub fn validate_sides(&self, orders: &BTreeMap<String, crate::base::yaml::Value>) -> Vec<(String, Problem)> {
+        let phase = match &self.phase {
+            Ok(p) => p,
+            Err(e) => return vec![(String::new(), problem(Code::ModuleData, "", e.clone()))],
+        };
+        let list: Vec<(&str, &crate::base::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
+        match phase.run(&self.begins, &list, true, None, true) {
+            Ok(run) => run.problems,
+            Err(e) => vec![(String::new(), problem(Code::ModuleData, "", e.to_string()))],
+        }
+    }
+}
+
 /// Check one side's movement orders for the phasing `player` against
 /// `state`: every problem, each with its field (`moves[2].path[3]`) and
 /// what would be legal. Empty when the orders can be carried out.
@@ -1019,15 +1060,7 @@ pub fn validate(
     side: &str,
     body: &crate::base::yaml::Value,
 ) -> Vec<Problem> {
-    let phase = match Phase::new(rules, state, player) {
-        Ok(p) => p,
-        Err(e) => return vec![problem(Code::ModuleData, "", e)],
-    };
-    let state = &*as_phase_begins(rules, state, player);
-    match phase.run(state, &[(side, body)], false, None, true) {
-        Ok(run) => run.problems.into_iter().map(|(_, p)| p).collect(),
-        Err(e) => vec![problem(Code::ModuleData, "", e.to_string())],
-    }
+    Ready::new(rules, state, player).validate(side, body)
 }
 
 /// Check every side's movement orders together, as [`resolve`] does before
@@ -1040,16 +1073,7 @@ pub fn validate_sides(
     player: &str,
     orders: &BTreeMap<String, crate::base::yaml::Value>,
 ) -> Vec<(String, Problem)> {
-    let phase = match Phase::new(rules, state, player) {
-        Ok(p) => p,
-        Err(e) => return vec![(String::new(), problem(Code::ModuleData, "", e))],
-    };
-    let state = &*as_phase_begins(rules, state, player);
-    let list: Vec<(&str, &crate::base::yaml::Value)> = orders.iter().map(|(s, b)| (s.as_str(), b)).collect();
-    match phase.run(state, &list, true, None, true) {
-        Ok(run) => run.problems,
-        Err(e) => vec![(String::new(), problem(Code::ModuleData, "", e.to_string()))],
-    }
+    Ready::new(rules, state, player).validate_sides(orders)
 }
 
 /// What one unit of a side may do in this Movement Phase, as the checks of
