@@ -57,11 +57,12 @@ pub struct Checks<'a> {
     state: &'a State,
     step: &'a Step,
     movement: std::cell::OnceCell<movement::Ready<'a>>,
+    close_combat: std::cell::OnceCell<close_combat::Ready<'a>>,
 }
 
 impl<'a> Checks<'a> {
     pub fn new(rules: &'a Rules, state: &'a State, step: &'a Step) -> Checks<'a> {
-        Checks { rules, state, step, movement: std::cell::OnceCell::new() }
+        Checks { rules, state, step, movement: std::cell::OnceCell::new(), close_combat: std::cell::OnceCell::new() }
     }
 
     /// `check` with the Movement Phase's checks of the phasing `player` on
@@ -73,6 +74,21 @@ impl<'a> Checks<'a> {
             check(self.movement.get_or_init(|| movement::Ready::new(self.rules, self.state, player)))
         } else {
             check(&movement::Ready::new(self.rules, state, player))
+        }
+    }
+
+    /// [`with_movement`](Checks::with_movement)'s for the Close Combat
+    /// Phase's designation.
+    fn with_close_combat<R>(
+        &self,
+        state: &State,
+        player: &str,
+        check: impl FnOnce(&close_combat::Ready<'_>) -> R,
+    ) -> R {
+        if std::ptr::eq(state, self.state) {
+            check(self.close_combat.get_or_init(|| close_combat::Ready::new(self.rules, self.state, player)))
+        } else {
+            check(&close_combat::Ready::new(self.rules, state, player))
         }
     }
 
@@ -211,7 +227,7 @@ fn check_body(
         "close-combat" => {
             let mut one = BTreeMap::new();
             one.insert(side.to_string(), body.clone());
-            let (_, problems) = close_combat::designate(rules, state, player, &one, false);
+            let (_, problems) = checks.with_close_combat(state, player, |c| c.designate(&one, false));
             at_fields(problems.into_iter().map(|p| (p.code, p.field, p.message)).collect(), "step")
         }
         "initiative" => match crate::base::yaml::read_body::<initiative::InitiativeOrders>(body, initiative::HINT) {
@@ -468,7 +484,8 @@ fn check_step(checks: &Checks<'_>, orders: &BTreeMap<String, crate::base::yaml::
         Step::PlayerTurn { player, phase, .. }
             if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
         {
-            close_combat::designate(rules, state, player, orders, true)
+            checks
+                .with_close_combat(state, player, |c| c.designate(orders, true))
                 .1
                 .into_iter()
                 .map(|p| SideProblem { code: p.code, side: p.side, field: p.field, message: p.message })

@@ -245,23 +245,61 @@ pub fn designate(
     orders: &BTreeMap<String, crate::base::yaml::Value>,
     whole_phase: bool,
 ) -> (Designation, Vec<Problem>) {
+    Ready::new(rules, state, player).designate(orders, whole_phase)
+}
+
+/// What [`designate`] asks of the state whatever the orders, found once
+/// for every orders file of the step checked against it: each hex's
+/// units ([`Occupancy`]) and the phasing player's units that must attack
+/// (12.12).
+pub struct Ready<'a> {
+    rules: &'a Rules,
+    state: &'a State,
+    player: String,
+    occupancy: Occupancy<'a>,
+    /// 12.12: the player's units that must attack: the checks ask it of
+    /// each unit of the player more than once.
+    must_attack_here: BTreeSet<&'a str>,
+}
+
+impl<'a> Ready<'a> {
+    pub fn new(rules: &'a Rules, state: &'a State, player: &str) -> Ready<'a> {
+        let occupancy = Occupancy::new(rules, state);
+        let must_attack_here = state
+            .units
+            .keys()
+            .filter(|id| player_of(rules, id) == player && must_attack_in(rules, state, id, Some(&occupancy)))
+            .map(String::as_str)
+            .collect();
+        Ready { rules, state, player: player.to_string(), occupancy, must_attack_here }
+    }
+
+    /// [`designate`] of these orders.
+    pub fn designate(
+        &self,
+        orders: &BTreeMap<String, crate::base::yaml::Value>,
+        whole_phase: bool,
+    ) -> (Designation, Vec<Problem>) {
+        designate_in(self, orders, whole_phase)
+    }
+}
+
+fn designate_in(
+    ready: &Ready<'_>,
+    orders: &BTreeMap<String, crate::base::yaml::Value>,
+    whole_phase: bool,
+) -> (Designation, Vec<Problem>) {
+    let (rules, state, player) = (ready.rules, ready.state, ready.player.as_str());
     let layout = rules.module.map.layout;
     let mut d = Designation::default();
-    let occupancy = Occupancy::new(rules, state);
-    // 12.12: the player's units that must attack, found once: the checks
-    // below ask it of each unit of the player more than once. Another
-    // player's unit (named in an attack by mistake) is asked as before.
-    let must_attack_here: BTreeSet<&str> = state
-        .units
-        .keys()
-        .filter(|id| player_of(rules, id) == player && must_attack_in(rules, state, id, Some(&occupancy)))
-        .map(String::as_str)
-        .collect();
+    let must_attack_here = &ready.must_attack_here;
+    // Another player's unit (named in an attack by mistake) is asked as
+    // before.
     let must_attack = |id: &str| {
         if player_of(rules, id) == player {
             must_attack_here.contains(id)
         } else {
-            must_attack_in(rules, state, id, Some(&occupancy))
+            must_attack_in(rules, state, id, Some(&ready.occupancy))
         }
     };
     let mut problems = Vec::new();
