@@ -445,9 +445,11 @@ impl<'a> Phase<'a> {
     ) -> Option<Prepared<'a>> {
         let state = &run.state;
         // The units.
-        let (ids, ids_field): (Vec<String>, String) = match (&order.unit, &order.stack) {
-            (Some(u), None) => (vec![u.clone()], format!("{field}.unit")),
-            (None, Some(s)) if !s.is_empty() => (s.clone(), format!("{field}.stack")),
+        // (Each unit's field, `moves[2].stack[1]`, is written only for a
+        // problem.)
+        let (ids, ids_key): (Vec<String>, &str) = match (&order.unit, &order.stack) {
+            (Some(u), None) => (vec![u.clone()], "unit"),
+            (None, Some(s)) if !s.is_empty() => (s.clone(), "stack"),
             (None, Some(_)) => {
                 problems.push(problem(
                     Code::OrdersShape,
@@ -473,9 +475,10 @@ impl<'a> Phase<'a> {
         let mut ok = true;
         let mut listed = BTreeSet::new();
         for (n, id) in ids.iter().enumerate() {
-            let at = if order.stack.is_some() { format!("{ids_field}[{n}]") } else { ids_field.clone() };
+            let stacked = order.stack.is_some();
             let bad = |code: Code, message: String, problems: &mut Vec<Problem>| {
-                problems.push(problem(code, at.clone(), message))
+                let at = if stacked { format!("{field}.{ids_key}[{n}]") } else { format!("{field}.{ids_key}") };
+                problems.push(problem(code, at, message))
             };
             if !listed.insert(id.as_str()) {
                 bad(Code::ListedTwice, format!("{} is listed twice", crate::base::error::echo(id)), problems);
