@@ -88,6 +88,17 @@ impl ByHex {
 /// Who could take part in `step`, a fire or close combat phase: for each
 /// side, the units and the enemy each could reach. Empty when none could.
 pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, Vec<String>> {
+    eligible_until(rules, state, step, false)
+}
+
+/// Whether any unit could take part in `step` ([`eligible`] is not
+/// empty): the units looked at only until one is found.
+pub fn any_eligible(rules: &Rules, state: &State, step: &Step) -> bool {
+    !eligible_until(rules, state, step, true).is_empty()
+}
+
+/// [`eligible`], stopped at the first unit found when `first` is set.
+fn eligible_until(rules: &Rules, state: &State, step: &Step, first: bool) -> BTreeMap<String, Vec<String>> {
     let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let Step::PlayerTurn { player, phase, .. } = step else { return found };
     let units = on_map(rules, state);
@@ -127,12 +138,15 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                         theirs != mine && !t.is_leader() && (min..=max).contains(&distance(*hex, *h, layout))
                     })
                     .map(|(t, ..)| t);
-                if let Some(first) = targets.next() {
+                if let Some(target) = targets.next() {
                     let more = targets.count();
                     found.entry(side_of(&c.army)).or_default().push(format!(
-                        "{id} in {hex} has {first}{} within range",
+                        "{id} in {hex} has {target}{} within range",
                         if more > 0 { format!(" and {more} more") } else { String::new() }
                     ));
+                    if first {
+                        return found;
+                    }
                 }
             }
         }
@@ -151,8 +165,11 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                     .map(|k| &units[k])
                     .filter(|(_, _, _, t, theirs)| theirs != mine && !t.is_leader())
                     .map(|(t, ..)| t);
-                if let Some(first) = next_to.next() {
-                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
+                if let Some(enemy) = next_to.next() {
+                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {enemy}"));
+                    if first {
+                        return found;
+                    }
                 }
             }
         }
@@ -168,8 +185,11 @@ pub fn eligible(rules: &Rules, state: &State, step: &Step) -> BTreeMap<String, V
                     .map(|k| &units[k])
                     .filter(|(_, _, _, _, theirs)| theirs != mine)
                     .map(|(t, ..)| t);
-                if let Some(first) = next_to.next() {
-                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {first}"));
+                if let Some(enemy) = next_to.next() {
+                    found.entry(side_of(&c.army)).or_default().push(format!("{id} in {hex} is next to {enemy}"));
+                    if first {
+                        return found;
+                    }
                 }
             }
         }
@@ -227,7 +247,7 @@ pub fn resolve(rules: &Rules, state: &State, step: &Step) -> Result<Resolution> 
     let Step::PlayerTurn { player, phase, .. } = step else {
         return Err(Error::refused(format!("step {}: not a player turn phase", step.name())));
     };
-    if !eligible(rules, state, step).is_empty() {
+    if any_eligible(rules, state, step) {
         return Err(Error::refused(format!(
             "step {}: units could take part; the phase is resolved by its own rules",
             step.name()

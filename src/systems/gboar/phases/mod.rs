@@ -482,7 +482,7 @@ fn check_step(checks: &Checks<'_>, orders: &BTreeMap<String, crate::base::yaml::
             .map(|(side, p)| SideProblem { code: p.code, side, field: p.field, message: p.message })
             .collect(),
         Step::PlayerTurn { player, phase, .. }
-            if phase == "close-combat" && !combat::eligible(rules, state, step).is_empty() =>
+            if phase == "close-combat" && combat::any_eligible(rules, state, step) =>
         {
             checks
                 .with_close_combat(state, player, |c| c.designate(orders, true))
@@ -658,15 +658,15 @@ fn resolve_step(
         // resolved, even where a card's result has parted the units since.
         Step::PlayerTurn { player, phase, .. }
             if phase == "close-combat"
-                && !(combat::eligible(rules, state, step).is_empty()
-                    && combat::eligible(rules, announced, step).is_empty()) =>
+                && (combat::any_eligible(rules, state, step)
+                    || !std::ptr::eq(announced, state) && combat::any_eligible(rules, announced, step)) =>
         {
             close_combat::resolve_phase(rules, announced, state, player, orders, dice)
         }
         Step::PlayerTurn { player, phase, .. }
             if phase == "defensive-artillery-fire"
-                && !(combat::eligible(rules, state, step).is_empty()
-                    && combat::eligible(rules, announced, step).is_empty()) =>
+                && (combat::any_eligible(rules, state, step)
+                    || !std::ptr::eq(announced, state) && combat::any_eligible(rules, announced, step)) =>
         {
             fire::resolve_phase(rules, announced, state, player, orders, dice)
         }
@@ -674,8 +674,8 @@ fn resolve_step(
         // fire the cards' board refuses lapses (Savannah 4.3).
         Step::PlayerTurn { player, phase, .. }
             if phase == "rifle-fire"
-                && !(combat::eligible(rules, state, step).is_empty()
-                    && combat::eligible(rules, announced, step).is_empty()) =>
+                && (combat::any_eligible(rules, state, step)
+                    || !std::ptr::eq(announced, state) && combat::any_eligible(rules, announced, step)) =>
         {
             fire::resolve_rifle_phase(rules, announced, state, player, orders, dice)
         }
