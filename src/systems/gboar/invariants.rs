@@ -198,8 +198,8 @@ impl<'a> Invariants<'a> {
     /// What must hold between the state before a step and after it.
     pub fn transition(&self, before: &State, step: &Step, after: &State, events: &[Event]) -> Vec<String> {
         let mut broken = Vec::new();
-        for (id, was) in &before.units {
-            let Some(now) = after.units.get(id) else {
+        for (id, was, now) in before.units.beside(&after.units) {
+            let Some(now) = now else {
                 broken.push(format!("{id} has left the game's state"));
                 continue;
             };
@@ -229,8 +229,8 @@ impl<'a> Invariants<'a> {
             "movement" => broken.extend(self.movement(before, step, after, events)),
             "close-combat" => broken.extend(self.end_of_close_combat(after)),
             "initiative" | "weather" | "rally" | "victory-determination" => {
-                for (id, was) in &before.units {
-                    let now = after.units.get(id).and_then(|u| u.hex.as_ref());
+                for (id, was, after_unit) in before.units.beside(&after.units) {
+                    let now = after_unit.and_then(|u| u.hex.as_ref());
                     // But for a retreat an event names: a card played with
                     // these orders calls for a morale check (Savannah 4.3).
                     // Or off the map (captured, eliminated, removed,
@@ -238,7 +238,7 @@ impl<'a> Invariants<'a> {
                     // fails such a check and cannot retreat is captured
                     // (13.23; campaign self-play, seed 73, game 717).
                     let left = now.is_none()
-                        && after.units.get(id).is_some_and(|u| u.off_map.is_some())
+                        && after_unit.is_some_and(|u| u.off_map.is_some())
                         && events.iter().any(|e| e.fields.get("unit").and_then(|v| v.as_str()) == Some(id.as_str()));
                     if was.hex.is_some() && was.hex.as_ref() != now && !retreated(events, id) && !left {
                         broken.push(format!("{id} moved from {:?} to {now:?} in a {} step", was.hex, step.phase()));
@@ -371,8 +371,8 @@ impl<'a> Invariants<'a> {
                 })
                 .count()
         };
-        for (id, was) in &before.units {
-            let Some(now) = after.units.get(id) else { continue };
+        for (id, was, now) in before.units.beside(&after.units) {
+            let Some(now) = now else { continue };
             let Some(owner) = self.player_of(id) else { continue };
             let (from, to) = (hex_of(before, id), hex_of(after, id));
             let moved = from.is_some() && to.is_some() && from != to;
@@ -499,8 +499,8 @@ impl<'a> Invariants<'a> {
 /// board unreported.
 fn reported(before: &State, after: &State, events: &[Event]) -> Vec<String> {
     let mut broken = Vec::new();
-    for (id, was) in &before.units {
-        let Some(now) = after.units.get(id) else { continue };
+    for (id, was, now) in before.units.beside(&after.units) {
+        let Some(now) = now else { continue };
         if was == now || events.iter().any(|e| e.names(id)) {
             continue;
         }

@@ -711,9 +711,9 @@ fn orders_file(game: &str, step: &Step, side: &str, body: &Value) -> String {
 fn reads_back(before: &State, after: &mut State) -> bool {
     let changed: crate::systems::gboar::board::unit_map::UnitMap = after
         .units
-        .iter()
-        .filter(|(id, u)| before.units.get(id) != Some(u))
-        .map(|(id, u)| (id.clone(), u.clone()))
+        .beside(&before.units)
+        .filter(|(_, u, was)| *was != Some(*u))
+        .map(|(id, u, _)| (id.clone(), u.clone()))
         .collect();
     let units = std::mem::replace(&mut after.units, changed);
     let read = serde_json::from_slice::<State>(&after.canonical_bytes()).ok();

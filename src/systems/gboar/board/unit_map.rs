@@ -122,6 +122,20 @@ impl UnitMap {
         self.units.iter_mut()
     }
 
+    /// Each unit of this map in id order, with `other`'s of the same id
+    /// if it has one: a walk of both side by side when they share their
+    /// ids (a state and the state a step made of it most often do), else
+    /// a lookup in `other` per unit.
+    pub fn beside<'a>(
+        &'a self,
+        other: &'a UnitMap,
+    ) -> impl Iterator<Item = (&'a String, &'a UnitState, Option<&'a UnitState>)> + 'a {
+        let shared = Arc::ptr_eq(&self.keys, &other.keys);
+        self.iter()
+            .enumerate()
+            .map(move |(i, (id, unit))| (id, unit, if shared { other.units.get(i) } else { other.get(id) }))
+    }
+
     /// Keeps the units `keep` says to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut UnitState) -> bool) {
         let units = std::mem::take(&mut self.units);
@@ -271,6 +285,26 @@ mod tests {
         m.retain(|id, _| id != "c");
         assert_eq!(m.len(), 1);
         assert_eq!(m["b"].steps, 4);
+    }
+
+    /// A walk beside another map pairs each unit with the other's of its
+    /// id, whether the two share their ids (a copy) or not.
+    #[test]
+    fn beside_pairs_units_by_id() {
+        let mut a = UnitMap::new();
+        a.insert("a".into(), unit(1));
+        a.insert("b".into(), unit(2));
+        let mut copy = a.clone();
+        copy.get_mut("b").unwrap().steps = 5;
+        let pairs = |x: &UnitMap, y: &UnitMap| -> Vec<(String, u8, Option<u8>)> {
+            x.beside(y).map(|(id, u, v)| (id.clone(), u.steps, v.map(|v| v.steps))).collect()
+        };
+        assert_eq!(pairs(&a, &copy), [("a".into(), 1, Some(1)), ("b".into(), 2, Some(5))]);
+        let mut other = UnitMap::new();
+        other.insert("b".into(), unit(3));
+        other.insert("c".into(), unit(4));
+        assert_eq!(pairs(&a, &other), [("a".into(), 1, None), ("b".into(), 2, Some(3))]);
+        assert_eq!(pairs(&other, &a), [("b".into(), 3, Some(2)), ("c".into(), 4, None)]);
     }
 
     #[test]
