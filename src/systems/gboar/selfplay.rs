@@ -216,8 +216,15 @@ fn tactics_open(details: &BTreeMap<String, serde_json::Value>) -> Vec<String> {
 /// the units of a hex as one stack, to where the first of them goes; the
 /// guide's other choices (arrivals entered elsewhere or delayed, the
 /// assault declared).
-fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &Value, draw: &mut Draw) -> Vec<Choice> {
-    let Step::PlayerTurn { player, .. } = step else { return Vec::new() };
+fn draw_movement(
+    rules: &Rules,
+    state: &State,
+    checks: &phases::Checks<'_>,
+    side: &str,
+    least: &Value,
+    draw: &mut Draw,
+) -> Vec<Choice> {
+    let Some(ready) = checks.movement() else { return Vec::new() };
     let forced: BTreeSet<String> = least
         .get("moves")
         .and_then(Value::as_sequence)
@@ -238,7 +245,7 @@ fn draw_movement(rules: &Rules, state: &State, step: &Step, side: &str, least: &
         }
     }
     let stacks: Vec<Vec<String>> = by_hex.into_values().filter(|l| l.len() > 1 && draw.chance(1, 4)).collect();
-    let (moves, others) = template::draw_movement(rules, state, player, side, least, &chosen, &mut |n| draw.below(n));
+    let (moves, others) = template::draw_movement(rules, state, ready, side, least, &chosen, &mut |n| draw.below(n));
     // A stack holds only units that have a move drawn, each of which may
     // move: a unit the rules hold in place (the Historical Scenario's fixed
     // artillery and mortars) has none, and a stack with it was refused.
@@ -628,7 +635,7 @@ fn step_orders(
     let mut choices: Vec<(String, Choice)> = Vec::new();
     for side in sides {
         let drawn = if step.phase() == "movement" {
-            draw_movement(rules, state, step, side, &least[side], draw)
+            draw_movement(rules, state, &checks, side, &least[side], draw)
         } else {
             let guide = template::guide_choices(rules, state, step, side, &least[side]);
             draw_choices(rules, &guide, &least[side], draw)

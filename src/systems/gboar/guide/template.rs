@@ -576,21 +576,22 @@ fn assault_choice(rules: &Rules, state: &State, player: &str) -> Option<Choice> 
 }
 
 /// The movement guide's choices drawn rather than listed (`adjutant
-/// selfplay`): for each of `units`, a move to a hex of its reach, drawn
+/// selfplay`), on the phase's checks made ready for `state`: for each
+/// of `units`, a move to a hex of its reach, drawn
 /// by `draw(n)` (one of n) with each hex of the reach as likely
 /// ([`crate::systems::gboar::phases::movement::draw_moves`]), and the guide's other choices:
 /// arrivals entered elsewhere or delayed, the assault declared.
 pub fn draw_movement(
     rules: &Rules,
     state: &State,
-    player: &str,
+    ready: &crate::systems::gboar::phases::movement::Ready<'_>,
     side: &str,
     least: &Value,
     units: &[String],
     draw: &mut dyn FnMut(usize) -> usize,
 ) -> (Vec<crate::systems::gboar::phases::movement::DrawnMove>, Vec<Choice>) {
-    let (moves, arrived) =
-        crate::systems::gboar::phases::movement::draw_moves(rules, state, player, side, least, units, draw);
+    let player = ready.player();
+    let (moves, arrived) = crate::systems::gboar::phases::movement::draw_moves(ready, side, least, units, draw);
     let arrivals: Vec<(&String, &crate::systems::gboar::board::state::Arrival, HexId)> =
         arrived.iter().map(|(id, a, h)| (id, a, *h)).collect();
     let mut choices = arrival_choices(rules, &arrivals);

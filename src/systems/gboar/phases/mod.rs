@@ -77,6 +77,18 @@ impl<'a> Checks<'a> {
         }
     }
 
+    /// The Movement Phase's checks made ready for this step's state, when
+    /// the step is a Movement Phase (what `adjutant selfplay` draws its
+    /// moves on).
+    pub fn movement(&self) -> Option<&movement::Ready<'a>> {
+        match self.step {
+            Step::PlayerTurn { player, phase, .. } if phase == "movement" => {
+                Some(self.movement.get_or_init(|| movement::Ready::new(self.rules, self.state, player)))
+            }
+            _ => None,
+        }
+    }
+
     /// [`with_movement`](Checks::with_movement)'s for the Close Combat
     /// Phase's designation.
     fn with_close_combat<R>(

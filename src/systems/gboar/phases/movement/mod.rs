@@ -1015,13 +1015,23 @@ fn as_phase_begins<'a>(rules: &Rules, state: &'a State, player: &str) -> std::bo
 /// the step checked against that state (each side's alone, then all
 /// together), not once per file.
 pub struct Ready<'a> {
+    player: String,
     phase: std::result::Result<Phase<'a>, String>,
     begins: std::borrow::Cow<'a, State>,
 }
 
 impl<'a> Ready<'a> {
     pub fn new(rules: &'a Rules, state: &'a State, player: &str) -> Ready<'a> {
-        Ready { phase: Phase::new(rules, state, player), begins: as_phase_begins(rules, state, player) }
+        Ready {
+            player: player.to_string(),
+            phase: Phase::new(rules, state, player),
+            begins: as_phase_begins(rules, state, player),
+        }
+    }
+
+    /// The phasing player.
+    pub fn player(&self) -> &str {
+        &self.player
     }
 
     /// [`validate`] of one side's orders.
@@ -1232,16 +1242,14 @@ pub struct DrawnMove {
 /// What `adjutant selfplay` plays, at the cost of checking the hexes drawn
 /// rather than every hex of every unit.
 pub fn draw_moves(
-    rules: &Rules,
-    state: &State,
-    player: &str,
+    ready: &Ready<'_>,
     side: &str,
     first: &crate::base::yaml::Value,
     units: &[String],
     draw: &mut dyn FnMut(usize) -> usize,
 ) -> (Vec<DrawnMove>, Vec<(String, crate::systems::gboar::board::state::Arrival, HexId)>) {
-    let Ok(phase) = Phase::new(rules, state, player) else { return (Vec::new(), Vec::new()) };
-    let state = &*as_phase_begins(rules, state, player);
+    let Ok(phase) = &ready.phase else { return (Vec::new(), Vec::new()) };
+    let state = &*ready.begins;
     let mut base = Run::new(state.clone(), None);
     phase.place_arrivals(&mut base, &[]);
     let at_start = base.state.clone();
