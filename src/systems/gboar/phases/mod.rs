@@ -49,9 +49,12 @@ pub fn validate_body(
 /// A step's checks of orders against one state ([`validate_body`],
 /// [`validate_step`]), with what they share made ready once, at the
 /// first file that needs it, for every file of the step checked against
-/// that state: the Movement Phase's ([`movement::Ready`]). The shell
-/// checks each side's file and then all together; `adjutant selfplay`
-/// checks a step's files many times over.
+/// that state: the Movement Phase ([`movement::Ready`]) and the Close
+/// Combat Phase's designation ([`close_combat::Ready`]). Each is a
+/// function of the state and the phasing player alone, so a file's
+/// problems are the same whichever files were checked before it. The
+/// shell checks each side's file and then all together; `adjutant
+/// selfplay` checks a step's files many times over.
 pub struct Checks<'a> {
     rules: &'a Rules,
     state: &'a State,
@@ -65,12 +68,18 @@ impl<'a> Checks<'a> {
         Checks { rules, state, step, movement: std::cell::OnceCell::new(), close_combat: std::cell::OnceCell::new() }
     }
 
+    /// Whether `state` and `player` are this step's own board and phasing
+    /// player, for which the checks are made ready once.
+    fn own(&self, state: &State, player: &str) -> bool {
+        std::ptr::eq(state, self.state) && matches!(self.step, Step::PlayerTurn { player: p, .. } if p == player)
+    }
+
     /// `check` with the Movement Phase's checks of the phasing `player` on
-    /// `state`: those made ready when it is this step's own, else made for
-    /// it alone (a board of one file's own: a card's extra construction
-    /// markers counted on a copy).
+    /// `state`: those made ready when they are this step's own, else made
+    /// for them alone (a board of one file's own: a card's extra
+    /// construction markers counted on a copy).
     fn with_movement<R>(&self, state: &State, player: &str, check: impl FnOnce(&movement::Ready<'_>) -> R) -> R {
-        if std::ptr::eq(state, self.state) {
+        if self.own(state, player) {
             check(self.movement.get_or_init(|| movement::Ready::new(self.rules, self.state, player)))
         } else {
             check(&movement::Ready::new(self.rules, state, player))
@@ -97,7 +106,7 @@ impl<'a> Checks<'a> {
         player: &str,
         check: impl FnOnce(&close_combat::Ready<'_>) -> R,
     ) -> R {
-        if std::ptr::eq(state, self.state) {
+        if self.own(state, player) {
             check(self.close_combat.get_or_init(|| close_combat::Ready::new(self.rules, self.state, player)))
         } else {
             check(&close_combat::Ready::new(self.rules, state, player))
@@ -908,6 +917,46 @@ pub fn offered(rules: &Rules, state: &State, step: &Step) -> bool {
 mod tests {
     use super::*;
     use crate::systems::gboar::data::Source;
+
+    /// A step's checks made ready once give each file the problems a
+    /// check of it alone gives, whichever files were checked before it:
+    /// each side's alone and all together, refused and accepted, in the
+    /// Movement and Close Combat Phases.
+    #[test]
+    fn checks_made_ready_once_answer_as_each_file_alone() {
+        let rules = Rules::load(&Source::Embedded("savannah-1779".into()), "historical").unwrap();
+        let state = State::setup(&rules.module, "historical").unwrap();
+        let body = |text: &str| -> Value { crate::base::yaml::from_str(text).unwrap() };
+        let files = [
+            ("american", "movement", "moves: [{unit: no-such-unit, to: '0101'}]"),
+            ("french", "movement", "{}"),
+            ("american", "movement", "moves: [{unit: lincoln, to: '9999'}]"),
+            ("american", "close-combat", "attacks: [{attackers: [no-such-unit], defenders: [nobody]}]"),
+            ("french", "close-combat", "{}"),
+        ];
+        for phase in ["movement", "close-combat"] {
+            let step = Step::PlayerTurn { turn: state.turn, player: "allies".into(), phase: phase.into() };
+            let checks = Checks::new(&rules, &state, &step);
+            let mut refused = 0;
+            for _ in 0..2 {
+                for (side, _, text) in files.iter().filter(|f| f.1 == phase) {
+                    let shared = checks.validate_body(side, &body(text), "f", text);
+                    let alone = validate_body(&rules, &state, &step, side, &body(text), "f", text);
+                    assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{phase} {side}: {text}");
+                    refused += usize::from(!shared.is_empty());
+                }
+                let together: BTreeMap<String, Value> = files
+                    .iter()
+                    .filter(|f| f.1 == phase)
+                    .map(|(side, _, text)| (side.to_string(), body(text)))
+                    .collect();
+                let shared = checks.validate_step(&together);
+                let alone = validate_step(&rules, &state, &step, &together);
+                assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{phase}, all together");
+            }
+            assert!(refused >= 2, "{phase}: the refused files were refused");
+        }
+    }
 
     /// The walk that spares a body without an empty field the paths finds
     /// every body with one, at any depth, and never the root itself.
