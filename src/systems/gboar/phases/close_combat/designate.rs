@@ -260,18 +260,32 @@ pub struct Ready<'a> {
     /// 12.12: the player's units that must attack: the checks ask it of
     /// each unit of the player more than once.
     must_attack_here: BTreeSet<&'a str>,
+    /// The player's units in id order, each with its side.
+    mine: Vec<(&'a String, &'a str)>,
+    /// Those of them that could attack: combat units, not artillery, that
+    /// no rule holds back ([`attacker_refused`]).
+    could_attack: Vec<(&'a String, &'a str)>,
 }
 
 impl<'a> Ready<'a> {
     pub fn new(rules: &'a Rules, state: &'a State, player: &str) -> Ready<'a> {
         let occupancy = Occupancy::new(rules, state);
-        let must_attack_here = state
-            .units
-            .keys()
-            .filter(|id| player_of(rules, id) == player && must_attack_in(rules, state, id, Some(&occupancy)))
-            .map(String::as_str)
+        let mine: Vec<(&'a String, &'a str)> =
+            state.units.keys().filter(|id| player_of(rules, id) == player).map(|id| (id, side_of(rules, id))).collect();
+        let must_attack_here = mine
+            .iter()
+            .filter(|(id, _)| must_attack_in(rules, state, id, Some(&occupancy)))
+            .map(|(id, _)| id.as_str())
             .collect();
-        Ready { rules, state, player: player.to_string(), occupancy, must_attack_here }
+        let could_attack = mine
+            .iter()
+            .filter(|(u, _)| {
+                rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())
+                    && attacker_refused(rules, state, player, u).is_none()
+            })
+            .copied()
+            .collect();
+        Ready { rules, state, player: player.to_string(), occupancy, must_attack_here, mine, could_attack }
     }
 
     /// [`designate`] of these orders.
@@ -701,27 +715,16 @@ fn designate_in(
     // not each of its sides, so what such a unit's side could do in its
     // own orders (attack a hex, take a unit into a combined attack) is left
     // to the check of every side's orders together (`validate_step`).
-    let elsewhere: Vec<&String> = state
-        .units
-        .keys()
-        .filter(|u| {
-            !whole_phase
-                && player_of(rules, u) == player
-                && !sides_here.contains(&side_of(rules, u))
-                && rules.counter(u).is_some_and(|c| !c.is_leader() && !c.is_artillery())
-                && attacker_refused(rules, state, player, u).is_none()
-        })
+    let elsewhere: Vec<&String> = ready
+        .could_attack
+        .iter()
+        .filter(|(_, side)| !whole_phase && !sides_here.contains(side))
+        .map(|(u, _)| *u)
         .collect();
     let elsewhere_next_to = |hex: HexId| {
         elsewhere.iter().any(|u| hex_of(state, u).is_some_and(|h| crate::base::hex::are_adjacent(h, hex, layout)))
     };
-    let mut ids: Vec<&String> = state.units.keys().collect();
-    ids.sort();
-    for id in ids {
-        if player_of(rules, id) != player {
-            continue;
-        }
-        let side = side_of(rules, id);
+    for &(id, side) in &ready.mine {
         if !(whole_phase || sides_here.contains(&side)) {
             continue;
         }
@@ -777,11 +780,11 @@ fn designate_in(
         }
     }
     let mut must_be_attacked: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
-    for id in state.units.keys() {
+    for &(id, side) in &ready.mine {
         if !must_attack_here.contains(id.as_str()) {
             continue;
         }
-        if !(whole_phase || sides_here.contains(&side_of(rules, id))) {
+        if !(whole_phase || sides_here.contains(&side)) {
             continue;
         }
         let Some(h) = hex_of(state, id) else { continue };
