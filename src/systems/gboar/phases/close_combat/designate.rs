@@ -250,8 +250,8 @@ pub fn designate(
 
 /// What [`designate`] asks of the state whatever the orders, found once
 /// for every orders file of the step checked against it: each hex's
-/// units ([`Occupancy`]) and the phasing player's units that must attack
-/// (12.12).
+/// units ([`Occupancy`]), the phasing player's units with their sides,
+/// those that must attack (12.12) and those that could.
 pub struct Ready<'a> {
     rules: &'a Rules,
     state: &'a State,
