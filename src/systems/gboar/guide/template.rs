@@ -649,8 +649,9 @@ fn chits(
     };
     let mut open = Vec::new();
     let mut closed = BTreeMap::new();
+    let checks = crate::systems::gboar::phases::close_combat::ChitChecks::new(rules, state, &e, attacker);
     for c in &rules.charts.tactics.chits {
-        match crate::systems::gboar::phases::close_combat::chit_illegal(rules, state, &e, attacker, &c.id) {
+        match checks.illegal(&c.id) {
             None => open.push(c.id.clone()),
             Some(why) => {
                 closed.insert(c.id.clone(), why);

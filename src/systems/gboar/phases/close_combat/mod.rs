@@ -305,61 +305,104 @@ fn open_flank(rules: &Rules, state: &State, e: &Engagement) -> bool {
 
 /// 12.52: why a side may not choose `chit` in this combat, if it may not.
 pub fn chit_illegal(rules: &Rules, state: &State, e: &Engagement, attacker: bool, chit: &str) -> Option<String> {
-    let tactics = &rules.charts.tactics;
-    let Some(def) = tactics.chits.iter().find(|c| c.id == chit) else {
-        let known: Vec<&str> = tactics.chits.iter().map(|c| c.id.as_str()).collect();
-        return Some(format!(
-            "'{}' is not a tactics chit; the chits are {}",
-            crate::base::error::echo(chit),
-            known.join(", ")
-        ));
-    };
-    let (own, other) = if attacker { (&e.attackers, &e.defenders) } else { (&e.defenders, &e.attackers) };
-    for need in &def.requires {
-        let ok = match need.as_str() {
-            "leader" => leader_near(rules, state, own) || demi_leader_near(rules, state, own, attacker),
-            "open-flank" => open_flank(rules, state, e),
-            other => return Some(format!("charts/tactics.yaml: the engine does not know the requirement '{other}'")),
+    ChitChecks::new(rules, state, e, attacker).illegal(chit)
+}
+
+/// 12.52's checks of the chits one side of one combat may choose: what
+/// the chits' requirements and conditions ask of the board (a leader near,
+/// an open flank, the perimeter's hexes) worked out once for every chit
+/// asked of, not once a chit (the eight of `adjutant template`'s list).
+pub struct ChitChecks<'a> {
+    rules: &'a Rules,
+    state: &'a State,
+    e: &'a Engagement,
+    attacker: bool,
+    leader: std::cell::OnceCell<bool>,
+    open_flank: std::cell::OnceCell<bool>,
+    perimeter: std::cell::OnceCell<BTreeSet<HexId>>,
+}
+
+impl<'a> ChitChecks<'a> {
+    pub fn new(rules: &'a Rules, state: &'a State, e: &'a Engagement, attacker: bool) -> ChitChecks<'a> {
+        ChitChecks {
+            rules,
+            state,
+            e,
+            attacker,
+            leader: Default::default(),
+            open_flank: Default::default(),
+            perimeter: Default::default(),
+        }
+    }
+
+    /// [`chit_illegal`] of `chit`.
+    pub fn illegal(&self, chit: &str) -> Option<String> {
+        let (rules, state, e, attacker) = (self.rules, self.state, self.e, self.attacker);
+        let tactics = &rules.charts.tactics;
+        let Some(def) = tactics.chits.iter().find(|c| c.id == chit) else {
+            let known: Vec<&str> = tactics.chits.iter().map(|c| c.id.as_str()).collect();
+            return Some(format!(
+                "'{}' is not a tactics chit; the chits are {}",
+                crate::base::error::echo(chit),
+                known.join(", ")
+            ));
         };
-        if !ok {
-            let why = if need == "leader" {
-                "no leader who may command one of its units is stacked with or next to it (12.52, 12.53; Savannah 4.18)"
-            } else {
-                "there is no empty hex next to both sides' units (12.52)"
+        let (own, other) = if attacker { (&e.attackers, &e.defenders) } else { (&e.defenders, &e.attackers) };
+        for need in &def.requires {
+            let ok = match need.as_str() {
+                "leader" => *self
+                    .leader
+                    .get_or_init(|| leader_near(rules, state, own) || demi_leader_near(rules, state, own, attacker)),
+                "open-flank" => *self.open_flank.get_or_init(|| open_flank(rules, state, e)),
+                other => {
+                    return Some(format!("charts/tactics.yaml: the engine does not know the requirement '{other}'"))
+                }
             };
-            return Some(format!("{} needs {need}: {why}", def.name));
-        }
-    }
-    for f in &def.forbidden_when {
-        if !f.sides.is_empty() && !own.iter().any(|u| f.sides.iter().any(|s| s == side_of(rules, u))) {
-            continue;
-        }
-        let holds = match f.id.as_str() {
-            "infantry-in-open-vs-mounted" => {
-                let all_infantry = own
-                    .iter()
-                    .filter_map(|u| rules.counter(u))
-                    .filter(|c| !c.is_leader() && !c.is_artillery())
-                    .all(|c| {
-                        matches!(c.kind.as_str(), "infantry" | "light-infantry" | "militia" | "rifle" | "musket-rifle")
-                    });
-                let open =
-                    own.iter().filter_map(|u| hex_of(state, u)).all(|h| rules.terrain_at(h).is_some_and(|t| t.open));
-                let mounted = other.iter().filter_map(|u| rules.counter(u)).any(|c| c.kind == "cavalry");
-                all_infantry && open && mounted
+            if !ok {
+                let why = if need == "leader" {
+                    "no leader who may command one of its units is stacked with or next to it (12.52, 12.53; Savannah 4.18)"
+                } else {
+                    "there is no empty hex next to both sides' units (12.52)"
+                };
+                return Some(format!("{} needs {need}: {why}", def.name));
             }
-            "british-inside-perimeter" => {
-                let zone = perimeter_zone(rules);
-                let inside = |u: &String| hex_of(state, u).is_some_and(|h| zone.contains(&h));
-                own.iter().any(inside) && other.iter().all(|u| !inside(u))
-            }
-            x => return Some(format!("charts/tactics.yaml: the engine does not know the condition '{x}'")),
-        };
-        if holds {
-            return Some(format!("{} may not be chosen: {} ({})", def.name, f.text, f.source));
         }
+        for f in &def.forbidden_when {
+            if !f.sides.is_empty() && !own.iter().any(|u| f.sides.iter().any(|s| s == side_of(rules, u))) {
+                continue;
+            }
+            let holds = match f.id.as_str() {
+                "infantry-in-open-vs-mounted" => {
+                    let all_infantry = own
+                        .iter()
+                        .filter_map(|u| rules.counter(u))
+                        .filter(|c| !c.is_leader() && !c.is_artillery())
+                        .all(|c| {
+                            matches!(
+                                c.kind.as_str(),
+                                "infantry" | "light-infantry" | "militia" | "rifle" | "musket-rifle"
+                            )
+                        });
+                    let open = own
+                        .iter()
+                        .filter_map(|u| hex_of(state, u))
+                        .all(|h| rules.terrain_at(h).is_some_and(|t| t.open));
+                    let mounted = other.iter().filter_map(|u| rules.counter(u)).any(|c| c.kind == "cavalry");
+                    all_infantry && open && mounted
+                }
+                "british-inside-perimeter" => {
+                    let zone = self.perimeter.get_or_init(|| perimeter_zone(rules));
+                    let inside = |u: &String| hex_of(state, u).is_some_and(|h| zone.contains(&h));
+                    own.iter().any(inside) && other.iter().all(|u| !inside(u))
+                }
+                x => return Some(format!("charts/tactics.yaml: the engine does not know the condition '{x}'")),
+            };
+            if holds {
+                return Some(format!("{} may not be chosen: {} ({})", def.name, f.text, f.source));
+            }
+        }
+        None
     }
-    None
 }
 
 /// Savannah 1.7: "Attacking the Savannah Defensive Perimeter is defined as

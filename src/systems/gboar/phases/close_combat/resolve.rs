@@ -56,9 +56,10 @@ pub(super) fn cooperation_credit(rules: &Rules, units: &[String]) -> Vec<(String
 /// The first chit of the chart a side may legally play (the default).
 pub(super) fn default_chit(rules: &Rules, state: &State, e: &Engagement, attacker: bool) -> String {
     let chits = &rules.charts.tactics.chits;
+    let checks = ChitChecks::new(rules, state, e, attacker);
     chits
         .iter()
-        .find(|c| chit_illegal(rules, state, e, attacker, &c.id).is_none())
+        .find(|c| checks.illegal(&c.id).is_none())
         .or(chits.first())
         .map(|c| c.id.clone())
         .unwrap_or_default()
