@@ -357,6 +357,9 @@ struct Phase<'a> {
     /// phasing player's: [`Phase::units`] walks a state beside it rather
     /// than hashing every id again for every move tried.
     roster: Vec<(&'a str, &'a Counter, bool)>,
+    /// This phase's tag in the table of what entering a hex costs
+    /// ([`Phase::entry_cost`]): no other phase's.
+    costs_tag: u64,
 }
 
 /// A unit or stack about to move.
@@ -776,6 +779,7 @@ impl<'a> Phase<'a> {
             },
             on_map: Default::default(),
             roster,
+            costs_tag: path::new_costs_tag(),
         })
     }
 
@@ -1811,6 +1815,56 @@ mod tests {
             }
         }
         assert!(units > 10 && hexes > 100, "{units} units, {hexes} hexes");
+    }
+
+    /// The search's price of a step ([`Phase::step_cost`]: what the phase
+    /// alone decides found once and kept, [`Phase::entry_cost`]) is the
+    /// worded step's ([`Phase::step`]): for every unit on the map of either
+    /// player, by road or not, into every hex next to every hex near it,
+    /// the same MPs, the same Covered Way, the same leaders captured, the
+    /// same refusal or none, the first time and when the answer is kept;
+    /// under a weather that costs MPs too, on the Campaign's map (the
+    /// Covered Way, siege works).
+    #[test]
+    fn a_step_priced_from_what_the_phase_keeps_is_the_worded_step() {
+        let (rules, mut state) = load(Source::Embedded("savannah-1779".into()), "campaign");
+        let layout = rules.module.map.layout;
+        let costly = rules.charts.weather.conditions.iter().find(|c| c.movement_cost_added != 0).map(|c| c.id.clone());
+        let mut compared = (0, 0, 0);
+        for weather in [None, costly] {
+            state.weather = weather;
+            for player in ["allies", "british"] {
+                let phase = Phase::new(&rules, &state, player).unwrap();
+                let base = Run::new(state.clone(), None);
+                for (id, unit) in state.units.iter().filter(|(_, u)| u.hex.is_some()).step_by(3) {
+                    let Some(c) = phase.counter(id) else { continue };
+                    let Some(side) = phase.side_of_army.get(&c.army).cloned() else { continue };
+                    for order in MoveOrder::probes(id, unit, c) {
+                        let Some(p) = phase.prepare(&base, &side, "moves[0]", &order, &mut Vec::new()) else {
+                            continue;
+                        };
+                        for from in crate::base::hex::hexes_within(p.start, 3, layout) {
+                            for to in around(from, layout) {
+                                let worded = phase.step(&base.state, &p.group, &p.occ, from, to);
+                                let worded = worded.map(|s| (s.mp, s.along, s.captures));
+                                for _ in 0..2 {
+                                    let priced = phase.step_cost(&base.state, &p.group, &p.occ, from, to);
+                                    let priced = priced.map(|s| (s.mp, s.along, s.captures));
+                                    assert_eq!(priced.is_ok(), worded.is_ok(), "{id} {from} to {to}: {worded:?}");
+                                    assert_eq!(priced.as_ref().ok(), worded.as_ref().ok(), "{id} {from} to {to}");
+                                }
+                                compared.0 += 1;
+                                match &worded {
+                                    Ok(_) => compared.1 += 1,
+                                    Err(_) => compared.2 += 1,
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared.0 > 5_000 && compared.1 > 1_000 && compared.2 > 1_000, "{compared:?}");
     }
 
     /// Self-play's draws take each unit off one board built with none

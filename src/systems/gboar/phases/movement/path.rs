@@ -11,6 +11,26 @@ thread_local! {
     /// [`Phase::search_until`]'s table of the best node of each hex, by
     /// hex number, cleared after each search and kept for the next.
     static SEARCH_TABLE: std::cell::RefCell<Vec<Option<Node>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// [`Phase::entry_cost`]'s answers, by hex entered, the direction it
+    /// is entered in and strategic movement or not, each with the tag of
+    /// the phase that found it: a phase reads only its own, so the table
+    /// is never cleared.
+    static ENTRY_COSTS: std::cell::RefCell<Vec<EntryCost>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The tags of [`ENTRY_COSTS`]: one per phase made, never 0 (an empty
+/// slot's), never the same twice in a process.
+static COSTS_TAGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+pub(super) fn new_costs_tag() -> u64 {
+    COSTS_TAGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// One answer of [`Phase::entry_cost`] in [`ENTRY_COSTS`].
+#[derive(Debug, Clone, Copy, Default)]
+struct EntryCost {
+    tag: u64,
+    cost: Option<(i32, bool)>,
 }
 
 impl<'a> Phase<'a> {
@@ -40,7 +60,136 @@ impl<'a> Phase<'a> {
         from: HexId,
         to: HexId,
     ) -> std::result::Result<Step, Refusal> {
-        self.step_priced(state, group, occ, from, to, false)
+        match crate::base::hex::direction_between(from, to, self.terrain.layout) {
+            Some(d) => self.step_cost_toward(group, occ, from, d, to),
+            None => self.step_priced(state, group, occ, from, to, false),
+        }
+    }
+
+    /// [`Phase::step_cost`] of the move from `from` in direction `d`,
+    /// which enters `to`: what the phase alone decides of it (the map,
+    /// the weather, the enemy's units and ZOCs: [`Phase::entry_cost`])
+    /// found once per phase, and what the group and the friendly units
+    /// decide (a leader captured, the stacking limits) asked each time,
+    /// as [`Phase::step_priced`] asks them.
+    fn step_cost_toward(
+        &self,
+        group: &Group,
+        occ: &Occupancy,
+        from: HexId,
+        d: crate::base::hex::Direction,
+        to: HexId,
+    ) -> std::result::Result<Step, Refusal> {
+        let refused = || Refusal::new(Code::ProhibitedTerrain, String::new());
+        let (mp, along) = self.entry_cost(from, d, to, group.strategic).ok_or_else(refused)?;
+        let mut captures = Vec::new();
+        if let Some(leaders) = occ.enemy_leaders_in(to) {
+            if !group.captures {
+                return Err(Refusal::new(Code::EnemyLeaderHex, String::new()));
+            }
+            captures = leaders.iter().map(|l| l.to_string()).collect();
+        }
+        if self.stacking_refuses(group, occ, to) {
+            return Err(Refusal::new(Code::OverStacked, String::new()));
+        }
+        Ok(Step { mp, parts: Vec::new(), captures, along })
+    }
+
+    /// 7.1, 7.2 and Savannah 4.1 for the search, as [`Phase::step_priced`]
+    /// checks them: whether the friendly units in `to` refuse the group.
+    fn stacking_refuses(&self, group: &Group, occ: &Occupancy, to: HexId) -> bool {
+        let (there, (s, g)) = occ.friendly(to);
+        let Some(limits) = &self.stacking else { return false };
+        if !limits.holds(group.sps.saturating_add(s), group.guns.saturating_add(g)) {
+            return true;
+        }
+        if !group.no_pass || there.is_empty() {
+            return false;
+        }
+        limits.restrictions.iter().filter(|r| !r.may_pass_through).any(|r| {
+            group.ids.iter().filter_map(|m| self.counter(m.as_str()).filter(|x| r.involves(x))).any(|x| {
+                there.iter().filter_map(|o| self.counter(o)).any(|y| r.applies(x, y))
+            })
+        })
+    }
+
+    /// What entering `to` from `from` (in direction `d`) costs by the
+    /// phase alone, for strategic movement or not: its MPs and whether it
+    /// is along the Covered Way, or None when the phase refuses it
+    /// whoever moves (off the map, prohibited, an enemy unit there, a
+    /// strategic move off the roads or next to the enemy). What
+    /// [`Phase::step_priced`] finds of it (the same MPs, summed in the
+    /// same order), found once per phase and hexside and kept in
+    /// [`ENTRY_COSTS`]: the searches of a phase's units cross the same
+    /// hexsides again and again.
+    fn entry_cost(
+        &self,
+        from: HexId,
+        d: crate::base::hex::Direction,
+        to: HexId,
+        strategic: bool,
+    ) -> Option<(i32, bool)> {
+        let slot = (usize::from(to.number()) * 6 + d.index()) * 2 + usize::from(strategic);
+        let known = ENTRY_COSTS.with(|t| t.borrow().get(slot).copied().filter(|e| e.tag == self.costs_tag));
+        if let Some(e) = known {
+            return e.cost;
+        }
+        let cost = self.entry_cost_found(from, to, strategic);
+        ENTRY_COSTS.with(|t| {
+            let mut t = t.borrow_mut();
+            if t.len() != HEX_NUMBERS * 12 {
+                *t = vec![EntryCost::default(); HEX_NUMBERS * 12];
+            }
+            t[slot] = EntryCost { tag: self.costs_tag, cost };
+        });
+        cost
+    }
+
+    /// [`Phase::entry_cost`] worked out: [`Phase::step_priced`]'s checks
+    /// and sums but those of the group's units and the friendly units.
+    fn entry_cost_found(&self, from: HexId, to: HexId, strategic: bool) -> Option<(i32, bool)> {
+        let info = self.terrain.hex(to)?;
+        if info.movement_cost == MovementCost::Prohibited {
+            return None;
+        }
+        let along = match (self.terrain.hex(from).and_then(|h| h.feature), info.feature) {
+            (Some(a), Some(b)) if a.id == b.id => Some(b),
+            _ => None,
+        };
+        let road = self.terrain.road(from, to);
+        if self.enemy_combat_in(to).is_some() {
+            return None;
+        }
+        let mut mp = 0i32;
+        if let Some(feature) = along {
+            if strategic && feature.strategic_movement == Some(false) {
+                return None;
+            }
+            mp = mp.saturating_add(feature.movement_cost_along?);
+            for (id, added) in self.terrain.crossing_costs(from, to) {
+                if feature.streams.iter().any(|s| s == id) {
+                    mp = mp.saturating_add(feature.creek_cost_along.unwrap_or(added));
+                } else if added != 0 {
+                    mp = mp.saturating_add(added);
+                }
+            }
+        } else if strategic {
+            mp = mp.saturating_add(road.and_then(|r| r.strategic_cost)?);
+            if around(to, self.terrain.layout).any(|n| self.enemy_combat_in(n).is_some_and(|e| !e.is_empty())) {
+                return None;
+            }
+        } else if let Some(r) = road {
+            mp = mp.saturating_add(r.cost);
+        } else {
+            let MovementCost::Mp(cost) = info.movement_cost else { return None };
+            mp = self.terrain.add_crossing_costs(from, to, mp.saturating_add(cost));
+        }
+        if let Some(w) = self.weather.filter(|w| w.movement_cost_added != 0) {
+            mp = mp.saturating_add(w.movement_cost_added);
+        }
+        let (entered, exited) = self.zoc.rifle_crossed(from, to);
+        mp = mp.saturating_add(i32::from(entered)).saturating_add(i32::from(exited));
+        Some((mp, along.is_some()))
     }
 
     fn step_priced(
@@ -409,11 +558,12 @@ impl<'a> Phase<'a> {
             if hex != group.start && self.zoc.contains(hex) {
                 continue;
             }
-            for n in around(hex, self.terrain.layout) {
+            for d in crate::base::hex::Direction::ALL {
+                let Some(n) = crate::base::hex::neighbour(hex, d, self.terrain.layout) else { continue };
                 if settled.contains(n) {
                     continue;
                 }
-                let Ok(step) = self.step_cost(state, group, occ, hex, n) else { continue };
+                let Ok(step) = self.step_cost_toward(group, occ, hex, d, n) else { continue };
                 let total = mp.saturating_add(step.mp);
                 let one_hex = hex == group.start && self.minimum_move_into(group, n);
                 if total > allowance && !one_hex {
