@@ -57,12 +57,7 @@ pub(super) fn cooperation_credit(rules: &Rules, units: &[String]) -> Vec<(String
 pub(super) fn default_chit(rules: &Rules, state: &State, e: &Engagement, attacker: bool) -> String {
     let chits = &rules.charts.tactics.chits;
     let checks = ChitChecks::new(rules, state, e, attacker);
-    chits
-        .iter()
-        .find(|c| checks.illegal(&c.id).is_none())
-        .or(chits.first())
-        .map(|c| c.id.clone())
-        .unwrap_or_default()
+    chits.iter().find(|c| checks.illegal(&c.id).is_none()).or(chits.first()).map(|c| c.id.clone()).unwrap_or_default()
 }
 
 /// The defence orders for a defending hex: its own, then the side's default.

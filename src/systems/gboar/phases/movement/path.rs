@@ -107,9 +107,11 @@ impl<'a> Phase<'a> {
             return false;
         }
         limits.restrictions.iter().filter(|r| !r.may_pass_through).any(|r| {
-            group.ids.iter().filter_map(|m| self.counter(m.as_str()).filter(|x| r.involves(x))).any(|x| {
-                there.iter().filter_map(|o| self.counter(o)).any(|y| r.applies(x, y))
-            })
+            group
+                .ids
+                .iter()
+                .filter_map(|m| self.counter(m.as_str()).filter(|x| r.involves(x)))
+                .any(|x| there.iter().filter_map(|o| self.counter(o)).any(|y| r.applies(x, y)))
         })
     }
 
