@@ -561,14 +561,8 @@ fn disrupted_moves(rules: &Rules, state: &State, player: &str, side: &str, all: 
 /// not bar, 7.1). Where no choice lets every one be made, each side's are
 /// made in turn, each to the first hex that helps.
 fn retreat_moves(rules: &Rules, state: &State, player: &str, sides: &[String], all: &mut BTreeMap<String, Vec<Value>>) {
-    let forced: Vec<(&String, ForcedRetreat)> = sides
-        .iter()
-        .flat_map(|side| {
-            crate::systems::gboar::phases::movement::forced_retreats(rules, state, player, side)
-                .into_iter()
-                .map(move |f| (side, f))
-        })
-        .collect();
+    let forced: Vec<(&String, ForcedRetreat)> =
+        crate::systems::gboar::phases::movement::forced_retreats(rules, state, player, sides);
     if forced.is_empty() {
         return;
     }

@@ -1201,13 +1201,20 @@ pub fn unit_moves_of(
     Ok(out)
 }
 
-/// Savannah 4.1: the units of `side` that begin the phasing `player`'s
-/// Movement Phase in a stack that must retreat instead of attacking, and
-/// can ([`ForcedRetreat`]), for `adjutant template`'s least orders.
-pub fn forced_retreats(rules: &Rules, state: &State, player: &str, side: &str) -> Vec<ForcedRetreat> {
+/// Savannah 4.1: the units of each of `sides` that begin the phasing
+/// `player`'s Movement Phase in a stack that must retreat instead of
+/// attacking, and can ([`ForcedRetreat`]), for `adjutant template`'s least
+/// orders: each side's found alone, side by side in the order given (the
+/// phase made ready once for them all).
+pub fn forced_retreats<'s>(
+    rules: &Rules,
+    state: &State,
+    player: &str,
+    sides: &'s [String],
+) -> Vec<(&'s String, ForcedRetreat)> {
     let Ok(phase) = Phase::new(rules, state, player) else { return Vec::new() };
     let state = &*as_phase_begins(rules, state, player);
-    phase.forced_retreats(state, &[side])
+    sides.iter().flat_map(|side| phase.forced_retreats(state, &[side]).into_iter().map(move |f| (side, f))).collect()
 }
 
 /// Savannah 1.6 case A: whether the phasing `player` may write
