@@ -162,10 +162,16 @@ impl Judge<'_> {
     fn occupied(&self, region: &Region, by: &By) -> BTreeMap<HexId, Vec<String>> {
         let mut hexes: BTreeMap<HexId, Vec<String>> = BTreeMap::new();
         // Each unit with its state in hand (`counts_unit`), not looked up
-        // again by id.
-        for (id, u) in self.state.units.iter().filter(|(id, u)| self.counts_unit(id, u, by)) {
-            if let Some(h) = u.hex.filter(|h| region.hexes.contains(h)) {
-                hexes.entry(h).or_default().push(id.clone());
+        // again by id; and only a unit in the region asked whose it is
+        // (most are elsewhere, and whose a unit is is the costly question).
+        // The region's hexes as a bit per hex (a zone may list many).
+        let mut inside = crate::base::hex::HexBits::new();
+        region.hexes.iter().for_each(|h| inside.insert(*h));
+        for (id, u) in self.state.units.iter() {
+            if let Some(h) = u.hex.filter(|h| inside.contains(*h)) {
+                if self.counts_unit(id, u, by) {
+                    hexes.entry(h).or_default().push(id.clone());
+                }
             }
         }
         hexes
