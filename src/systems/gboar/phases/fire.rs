@@ -723,11 +723,23 @@ fn single_shot_targets(
 /// 4.12: its range, whether it moved or is disabled).
 pub fn mortar_aims(rules: &Rules, state: &State, player: &str, side: &str, mortar: &str) -> Vec<HexId> {
     let own = player_of(rules, mortar);
+    // A hex out of range (Savannah 4.12) is one [`check`] refuses, by the
+    // same test: only the others are tried as orders (most enemy hexes are
+    // out of a mortar's few hexes).
+    let range = &rules.charts.mortar.rules_summary.range;
+    let from = hex_of(state, mortar);
+    let in_range = |h: &HexId| {
+        from.is_none_or(|from| {
+            let r = i32::try_from(distance(from, *h, rules.module.map.layout)).unwrap_or(i32::MAX);
+            r >= range.min && r <= range.max
+        })
+    };
     let hexes: std::collections::BTreeSet<HexId> = state
         .units
         .keys()
         .filter(|t| player_of(rules, t) != own && rules.counter(t).is_some_and(|c| !c.is_leader()))
         .filter_map(|t| hex_of(state, t))
+        .filter(in_range)
         .collect();
     hexes
         .into_iter()
