@@ -730,19 +730,17 @@ fn attack_guide(rules: &Rules, state: &State, player: &str, side: &str, least: &
         }
     }
     let mut attacks = Vec::new();
+    // What the designation asks of the board, found once for every attack.
+    let ready = std::cell::OnceCell::new();
     for (hex, attackers) in &targets {
         let defenders = units_in(state, *hex);
         let fighting: Vec<String> = defenders.iter().filter(|u| !is_leader(rules, u)).cloned().collect();
         let yaml = format!("{{attackers: {}, defenders: [\"{hex}\"]}}", yaml_list(attackers));
         // The designation's own checks, for this attack alone.
         let body: Value = crate::base::yaml::from_str(&format!("attacks: [{yaml}]")).unwrap_or(Value::Null);
-        let (_, problems) = crate::systems::gboar::phases::close_combat::designate(
-            rules,
-            state,
-            player,
-            &BTreeMap::from([(side.to_string(), body)]),
-            false,
-        );
+        let (_, problems) = ready
+            .get_or_init(|| crate::systems::gboar::phases::close_combat::Ready::new(rules, state, player))
+            .designate(&BTreeMap::from([(side.to_string(), body)]), false);
         let refused: Vec<String> = problems
             .into_iter()
             .filter(|p| p.side == side && p.field.starts_with("attacks[0]"))
