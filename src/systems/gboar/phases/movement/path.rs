@@ -12,10 +12,13 @@ thread_local! {
     /// hex number, cleared after each search and kept for the next.
     static SEARCH_TABLE: std::cell::RefCell<Vec<Option<Node>>> = const { std::cell::RefCell::new(Vec::new()) };
     /// [`Phase::entry_cost`]'s answers, by hex entered, the direction it
-    /// is entered in and strategic movement or not, each with the tag of
-    /// the phase that found it: a phase reads only its own, so the table
-    /// is never cleared.
-    static ENTRY_COSTS: std::cell::RefCell<Vec<EntryCost>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// is entered in and strategic movement or not, each as two words:
+    /// the tag of the phase that found it, and the answer packed
+    /// ([`pack_cost`]). A phase reads only its own, so the table is never
+    /// cleared; it is made of zeros (an empty slot's tag), so its memory
+    /// is the system's zeroed pages until a search writes to them: a
+    /// command that searches near a few hexes touches a few of its 1.9 MB.
+    static ENTRY_COSTS: std::cell::RefCell<Vec<[u64; 2]>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The tags of [`ENTRY_COSTS`]: one per phase made, never 0 (an empty
@@ -26,32 +29,27 @@ pub(super) fn new_costs_tag() -> u64 {
     COSTS_TAGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-/// One answer of [`Phase::entry_cost`] in [`ENTRY_COSTS`].
-#[derive(Debug, Clone, Copy, Default)]
-struct EntryCost {
-    tag: u64,
-    cost: Option<(i32, bool)>,
+/// An answer of [`Phase::entry_cost`] as a word of [`ENTRY_COSTS`]: bit
+/// 63 set when the hex may be entered, bit 32 when along the Covered Way,
+/// the MPs in the low 32 bits.
+fn pack_cost(cost: Option<(i32, bool)>) -> u64 {
+    match cost {
+        None => 0,
+        Some((mp, along)) => 1 << 63 | u64::from(along) << 32 | u64::from(mp as u32),
+    }
+}
+
+/// [`pack_cost`] read back.
+fn unpack_cost(word: u64) -> Option<(i32, bool)> {
+    (word >> 63 == 1).then_some((word as u32 as i32, word >> 32 & 1 == 1))
 }
 
 impl<'a> Phase<'a> {
-    /// The cost and effects of the group entering `to` from the adjacent
-    /// `from`, or why it may not.
-    pub(super) fn step(
-        &self,
-        state: &State,
-        group: &Group,
-        occ: &Occupancy,
-        from: HexId,
-        to: HexId,
-    ) -> std::result::Result<Step, Refusal> {
-        self.step_priced(state, group, occ, from, to, true)
-    }
-
     /// [`Phase::step`] for the search, which needs the MPs and whether the
     /// hex may be entered, not the words: the parts and the refusal are
     /// left unwritten (empty), and a refusal's code may be another reason's
-    /// (a strategic move off the roads is refused before the hex is
-    /// weighed); the MPs, and whether the hex may be entered, the same.
+    /// (whatever the phase alone refuses is prohibited terrain); the MPs,
+    /// what is captured, and whether the hex may be entered, the same.
     pub(super) fn step_cost(
         &self,
         state: &State,
@@ -62,7 +60,7 @@ impl<'a> Phase<'a> {
     ) -> std::result::Result<Step, Refusal> {
         match crate::base::hex::direction_between(from, to, self.terrain.layout) {
             Some(d) => self.step_cost_toward(group, occ, from, d, to),
-            None => self.step_priced(state, group, occ, from, to, false),
+            None => self.step(state, group, occ, from, to),
         }
     }
 
@@ -132,17 +130,17 @@ impl<'a> Phase<'a> {
         strategic: bool,
     ) -> Option<(i32, bool)> {
         let slot = (usize::from(to.number()) * 6 + d.index()) * 2 + usize::from(strategic);
-        let known = ENTRY_COSTS.with(|t| t.borrow().get(slot).copied().filter(|e| e.tag == self.costs_tag));
+        let known = ENTRY_COSTS.with(|t| t.borrow().get(slot).copied().filter(|e| e[0] == self.costs_tag));
         if let Some(e) = known {
-            return e.cost;
+            return unpack_cost(e[1]);
         }
         let cost = self.entry_cost_found(from, to, strategic);
         ENTRY_COSTS.with(|t| {
             let mut t = t.borrow_mut();
             if t.len() != HEX_NUMBERS * 12 {
-                *t = vec![EntryCost::default(); HEX_NUMBERS * 12];
+                *t = vec![[0u64; 2]; HEX_NUMBERS * 12];
             }
-            t[slot] = EntryCost { tag: self.costs_tag, cost };
+            t[slot] = [self.costs_tag, pack_cost(cost)];
         });
         cost
     }
@@ -194,28 +192,28 @@ impl<'a> Phase<'a> {
         Some((mp, along.is_some()))
     }
 
-    fn step_priced(
+    /// The cost and effects of the group entering `to` from the adjacent
+    /// `from`, or why it may not: each part of the cost named, each
+    /// refusal saying why. (The search's [`Phase::step_cost`] prices the
+    /// same step by [`Phase::entry_cost`] and [`Phase::stacking_refuses`]:
+    /// the same MPs and the same refusal or none, a unit test holds them
+    /// to it.)
+    pub(super) fn step(
         &self,
         _state: &State,
         group: &Group,
         occ: &Occupancy,
         from: HexId,
         to: HexId,
-        texts: bool,
     ) -> std::result::Result<Step, Refusal> {
-        macro_rules! text {
-            ($($arg:tt)*) => {
-                if texts { format!($($arg)*) } else { String::new() }
-            };
-        }
         let Some(info) = self.terrain.hex(to) else {
-            return Err(Refusal::new(Code::HexOffMap, text!("{to} is not on the map")));
+            return Err(Refusal::new(Code::HexOffMap, format!("{to} is not on the map")));
         };
         // 9.2: prohibited terrain.
         if info.movement_cost == MovementCost::Prohibited {
             return Err(Refusal::new(
                 Code::ProhibitedTerrain,
-                text!("{to} is {}: prohibited terrain (9.2)", info.name),
+                format!("{to} is {}: prohibited terrain (9.2)", info.name),
             ));
         }
         // Savannah 4.9: along the Covered Way is from one of its hexes to an
@@ -225,17 +223,11 @@ impl<'a> Phase<'a> {
             _ => None,
         };
         let road = self.terrain.road(from, to);
-        // 9.52 for the search, which needs no reason: strategic movement
-        // off the Covered Way crosses only a hexside with a road's
-        // strategic cost, and is refused below whatever else holds.
-        if !texts && group.strategic && along.is_none() && road.and_then(|r| r.strategic_cost).is_none() {
-            return Err(Refusal::new(Code::StrategicOffRoad, String::new()));
-        }
         // 9.2: never into an enemy-occupied hex.
         if let Some(enemies) = self.enemy_combat_in(to) {
             return Err(Refusal::new(
                 Code::EnemyOccupiedHex,
-                text!(
+                format!(
                     "{to} holds enemy units ({}): a unit may never enter an enemy-occupied hex (9.2)",
                     enemies.join(", ")
                 ),
@@ -244,7 +236,7 @@ impl<'a> Phase<'a> {
         let mut captures = Vec::new();
         if let Some(leaders) = occ.enemy_leaders_in(to) {
             if !group.captures {
-                return Err(Refusal::new(Code::EnemyLeaderHex, text!(
+                return Err(Refusal::new(Code::EnemyLeaderHex, format!(
                     "{to} holds enemy leader {}: only Parade Order or disrupted combat units may enter it, capturing him (9.2, 14.32)",
                     leaders.join(", ")
                 )));
@@ -258,7 +250,7 @@ impl<'a> Phase<'a> {
         if let Some(limits) = &self.stacking {
             let (sps, guns) = (group.sps.saturating_add(s), group.guns.saturating_add(g));
             if !limits.holds(sps, guns) {
-                return Err(Refusal::new(Code::OverStacked, text!(
+                return Err(Refusal::new(Code::OverStacked, format!(
                     "{to} would hold {sps} SPs and {guns} artillery units ({} with {}): the limit is {} SPs and {} artillery unit{} (7.1, 7.2)",
                     list(&group.ids),
                     if there.is_empty() { "nothing".to_string() } else { there.join(", ") },
@@ -282,7 +274,7 @@ impl<'a> Phase<'a> {
                         if r.applies(x, y) {
                             return Err(Refusal::new(
                                 Code::MayNotPassThrough,
-                                text!(
+                                format!(
                                     "{to} holds {other}: {mover} may not pass through or stack with it ({}, {})",
                                     r.rule_name(),
                                     r.id
@@ -295,23 +287,20 @@ impl<'a> Phase<'a> {
         }
         let mut parts: Vec<(String, i32)> = Vec::new();
         // The MPs add up as the parts are found (in the same order, as
-        // saturating sums); the parts themselves, the words of the move's
-        // event, are written only when the texts are wanted.
+        // saturating sums), each part named: the words of the move's event.
         let mut mp = 0i32;
         macro_rules! part {
             ($label:expr, $value:expr) => {{
                 let value: i32 = $value;
                 mp = mp.saturating_add(value);
-                if texts {
-                    parts.push(($label, value));
-                }
+                parts.push(($label, value));
             }};
         }
         if let Some(feature) = along {
             if group.strategic && feature.strategic_movement == Some(false) {
                 return Err(Refusal::new(
                     Code::StrategicAlongCoveredWay,
-                    text!(
+                    format!(
                         "{from} to {to} is along the {}: strategic movement is not allowed along it (Savannah 4.9)",
                         feature.name
                     ),
@@ -320,36 +309,26 @@ impl<'a> Phase<'a> {
             // Savannah 4.9: its own cost replaces the hex's (swamp); streams
             // are not forded along it and cost `creek_cost_along`.
             let Some(cost) = feature.movement_cost_along else {
-                return Err(Refusal::new(Code::CoveredWayUnpriced, text!(
+                return Err(Refusal::new(Code::CoveredWayUnpriced, format!(
                     "charts/terrain.yaml gives the {} no movement_cost_along, so a move along it cannot be priced (Savannah 4.9)",
                     feature.name
                 )));
             };
             part!(format!("along the {}", feature.name), cost);
-            if texts {
-                for c in self.terrain.crossing(from, to) {
-                    if feature.streams.contains(&c.id) {
-                        part!(
-                            format!("{} along the {}", c.name.to_lowercase(), feature.name),
-                            feature.creek_cost_along.unwrap_or(c.movement_cost_added)
-                        );
-                    } else if c.movement_cost_added != 0 {
-                        part!(c.name.to_lowercase(), c.movement_cost_added);
-                    }
-                }
-            } else {
-                for (id, added) in self.terrain.crossing_costs(from, to) {
-                    if feature.streams.iter().any(|s| s == id) {
-                        mp = mp.saturating_add(feature.creek_cost_along.unwrap_or(added));
-                    } else if added != 0 {
-                        mp = mp.saturating_add(added);
-                    }
+            for c in self.terrain.crossing(from, to) {
+                if feature.streams.contains(&c.id) {
+                    part!(
+                        format!("{} along the {}", c.name.to_lowercase(), feature.name),
+                        feature.creek_cost_along.unwrap_or(c.movement_cost_added)
+                    );
+                } else if c.movement_cost_added != 0 {
+                    part!(c.name.to_lowercase(), c.movement_cost_added);
                 }
             }
         } else if group.strategic {
             // 9.52: every hexside along a road or track, never next to the enemy.
             let Some(cost) = road.and_then(|r| r.strategic_cost) else {
-                return Err(Refusal::new(Code::StrategicOffRoad, text!(
+                return Err(Refusal::new(Code::StrategicOffRoad, format!(
                     "{from} to {to} does not follow a road or track: strategic movement crosses only hexsides with connected road or track (9.52)"
                 )));
             };
@@ -357,7 +336,7 @@ impl<'a> Phase<'a> {
             if !enemies.is_empty() {
                 return Err(Refusal::new(
                     Code::StrategicAdjacent,
-                    text!(
+                    format!(
                         "{to} is next to enemy {}: strategic movement never moves adjacent to enemy units (9.52)",
                         list(&enemies)
                     ),
@@ -372,18 +351,14 @@ impl<'a> Phase<'a> {
             let MovementCost::Mp(cost) = info.movement_cost else {
                 return Err(Refusal::new(
                     Code::ProhibitedTerrain,
-                    text!("{to} is {}: prohibited terrain (9.2)", info.name),
+                    format!("{to} is {}: prohibited terrain (9.2)", info.name),
                 ));
             };
             part!(info.name.to_lowercase(), cost);
-            if texts {
-                for c in self.terrain.crossing(from, to) {
-                    if c.movement_cost_added != 0 {
-                        part!(c.name.to_lowercase(), c.movement_cost_added);
-                    }
+            for c in self.terrain.crossing(from, to) {
+                if c.movement_cost_added != 0 {
+                    part!(c.name.to_lowercase(), c.movement_cost_added);
                 }
-            } else {
-                mp = self.terrain.add_crossing_costs(from, to, mp);
             }
         }
         // Savannah 4.2: the weather's added cost per hex entered.
@@ -391,17 +366,12 @@ impl<'a> Phase<'a> {
             part!(w.name.to_lowercase(), w.movement_cost_added);
         }
         // 8.31: +1 to enter, +1 to exit an enemy rifle unit's ZOC.
-        if texts {
-            let (entered, exited) = self.zoc.rifle_costs(from, to);
-            if !entered.is_empty() {
-                part!(format!("entering the ZOC of rifle unit {}", list(&entered)), 1);
-            }
-            if !exited.is_empty() {
-                part!(format!("leaving the ZOC of rifle unit {}", list(&exited)), 1);
-            }
-        } else {
-            let (entered, exited) = self.zoc.rifle_crossed(from, to);
-            mp = mp.saturating_add(i32::from(entered)).saturating_add(i32::from(exited));
+        let (entered, exited) = self.zoc.rifle_costs(from, to);
+        if !entered.is_empty() {
+            part!(format!("entering the ZOC of rifle unit {}", list(&entered)), 1);
+        }
+        if !exited.is_empty() {
+            part!(format!("leaving the ZOC of rifle unit {}", list(&exited)), 1);
         }
         Ok(Step { mp, parts, captures, along: along.is_some() })
     }
@@ -815,5 +785,24 @@ impl Phase<'_> {
             }
         }
         Err(Refusal::new(code, format!("{message}; {reachable}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hexside's price packed into a word of the table reads back as it
+    /// was: every sign and size of MPs, along the Covered Way or not, and
+    /// a refusal (the zero word, an empty slot's, reads as one).
+    #[test]
+    fn a_packed_entry_cost_reads_back_as_it_was() {
+        for mp in [0, 1, 3, -2, i32::MAX, i32::MIN] {
+            for along in [false, true] {
+                assert_eq!(unpack_cost(pack_cost(Some((mp, along)))), Some((mp, along)), "{mp} {along}");
+            }
+        }
+        assert_eq!(unpack_cost(pack_cost(None)), None);
+        assert_eq!(unpack_cost(0), None);
     }
 }
