@@ -623,8 +623,8 @@ pub fn check(rules: &Rules, state: &State, player: &str, side: &str, body: &crat
             continue;
         };
         let Some(from) = hex_of(state, &m.unit) else { continue };
-        let range = i32::try_from(distance(from, aim, layout)).unwrap_or(i32::MAX);
-        if range < mortar.range.min || range > mortar.range.max {
+        let (range, in_range) = mortar_range(rules, from, aim);
+        if !in_range {
             problems.push((
                 Code::OutOfRange,
                 format!("{field}.hex"),
@@ -726,14 +726,8 @@ pub fn mortar_aims(rules: &Rules, state: &State, player: &str, side: &str, morta
     // A hex out of range (Savannah 4.12) is one [`check`] refuses, by the
     // same test: only the others are tried as orders (most enemy hexes are
     // out of a mortar's few hexes).
-    let range = &rules.charts.mortar.rules_summary.range;
     let from = hex_of(state, mortar);
-    let in_range = |h: &HexId| {
-        from.is_none_or(|from| {
-            let r = i32::try_from(distance(from, *h, rules.module.map.layout)).unwrap_or(i32::MAX);
-            r >= range.min && r <= range.max
-        })
-    };
+    let in_range = |h: &HexId| from.is_none_or(|from| mortar_range(rules, from, *h).1);
     let hexes: std::collections::BTreeSet<HexId> = state
         .units
         .keys()
@@ -755,6 +749,14 @@ pub fn mortar_aims(rules: &Rules, state: &State, player: &str, side: &str, morta
             check(rules, state, player, side, &crate::base::yaml::Value::Mapping(body)).is_empty()
         })
         .collect()
+}
+
+/// Savannah 4.12: the range of a mortar in `from` aiming at `aim`, and
+/// whether mortars fire that far (charts/mortar.yaml's range).
+fn mortar_range(rules: &Rules, from: HexId, aim: HexId) -> (i32, bool) {
+    let allowed = &rules.charts.mortar.rules_summary.range;
+    let range = i32::try_from(distance(from, aim, rules.module.map.layout)).unwrap_or(i32::MAX);
+    (range, range >= allowed.min && range <= allowed.max)
 }
 
 /// The unit a mortar hit falls on in `hex`: the owner's choice, else the

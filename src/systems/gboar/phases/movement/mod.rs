@@ -1826,18 +1826,19 @@ mod tests {
 
     /// The search's price of a step ([`Phase::step_cost`]: what the phase
     /// alone decides found once and kept, [`Phase::entry_cost`]) is the
-    /// worded step's ([`Phase::step`]): for every unit on the map of either
-    /// player, by road or not, into every hex next to every hex near it,
-    /// the same MPs, the same Covered Way, the same leaders captured, the
-    /// same refusal or none, the first time and when the answer is kept;
-    /// under a weather that costs MPs too, on the Campaign's map (the
-    /// Covered Way, siege works).
+    /// worded step's ([`Phase::step`]): for every third unit on the map of
+    /// the Campaign's set-up, of either player, by road or not, into every
+    /// hex next to every hex within three of it, the same MPs, the same
+    /// Covered Way, the same leaders captured, the same refusal or none,
+    /// the first time and when the answer is kept; in fair weather and in
+    /// a weather that costs MPs. Steps along the Covered Way are among
+    /// them.
     #[test]
     fn a_step_priced_from_what_the_phase_keeps_is_the_worded_step() {
         let (rules, mut state) = load(Source::Embedded("savannah-1779".into()), "campaign");
         let layout = rules.module.map.layout;
         let costly = rules.charts.weather.conditions.iter().find(|c| c.movement_cost_added != 0).map(|c| c.id.clone());
-        let mut compared = (0, 0, 0);
+        let mut compared = (0, 0, 0, 0);
         for weather in [None, costly] {
             state.weather = weather;
             for player in ["allies", "british"] {
@@ -1862,7 +1863,10 @@ mod tests {
                                 }
                                 compared.0 += 1;
                                 match &worded {
-                                    Ok(_) => compared.1 += 1,
+                                    Ok((_, along, _)) => {
+                                        compared.1 += 1;
+                                        compared.3 += usize::from(*along);
+                                    }
                                     Err(_) => compared.2 += 1,
                                 }
                             }
@@ -1871,7 +1875,7 @@ mod tests {
                 }
             }
         }
-        assert!(compared.0 > 5_000 && compared.1 > 1_000 && compared.2 > 1_000, "{compared:?}");
+        assert!(compared.0 > 5_000 && compared.1 > 1_000 && compared.2 > 1_000 && compared.3 > 0, "{compared:?}");
     }
 
     /// Self-play's draws take each unit off one board built with none
