@@ -15,11 +15,17 @@ thread_local! {
     /// is entered in and strategic movement or not, each as two words:
     /// the tag of the phase that found it, and the answer packed
     /// ([`pack_cost`]). A phase reads only its own, so the table is never
-    /// cleared; it is made of zeros (an empty slot's tag), so its memory
-    /// is the system's zeroed pages until a search writes to them: a
-    /// command that searches near a few hexes touches a few of its 1.9 MB.
-    static ENTRY_COSTS: std::cell::RefCell<Vec<[u64; 2]>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// cleared. It is made a map column at a time ([`COLUMN_SLOTS`], 19
+    /// KB), as a search first enters a hex of the column: a command that
+    /// searches near a few hexes makes a few columns, not the 1.9 MB of
+    /// every hex number (whose pages a lone `validate` would fault in).
+    static ENTRY_COSTS: std::cell::RefCell<Vec<Option<Box<[[u64; 2]]>>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// The slots of one column of [`ENTRY_COSTS`]: 100 rows, six directions,
+/// strategic or not.
+const COLUMN_SLOTS: usize = 100 * 6 * 2;
 
 /// The tags of [`ENTRY_COSTS`]: one per phase made, never 0 (an empty
 /// slot's), never the same twice in a process.
@@ -129,18 +135,23 @@ impl<'a> Phase<'a> {
         to: HexId,
         strategic: bool,
     ) -> Option<(i32, bool)> {
-        let slot = (usize::from(to.number()) * 6 + d.index()) * 2 + usize::from(strategic);
-        let known = ENTRY_COSTS.with(|t| t.borrow().get(slot).copied().filter(|e| e[0] == self.costs_tag));
+        let number = usize::from(to.number());
+        let (column, slot) = (number / 100, (number % 100 * 6 + d.index()) * 2 + usize::from(strategic));
+        let known = ENTRY_COSTS.with(|t| {
+            let t = t.borrow();
+            t.get(column).and_then(Option::as_ref).and_then(|c| c.get(slot)).copied().filter(|e| e[0] == self.costs_tag)
+        });
         if let Some(e) = known {
             return unpack_cost(e[1]);
         }
         let cost = self.entry_cost_found(from, to, strategic);
         ENTRY_COSTS.with(|t| {
             let mut t = t.borrow_mut();
-            if t.len() != HEX_NUMBERS * 12 {
-                *t = vec![[0u64; 2]; HEX_NUMBERS * 12];
+            if t.len() <= column {
+                t.resize_with(column + 1, || None);
             }
-            t[slot] = [self.costs_tag, pack_cost(cost)];
+            let c = t[column].get_or_insert_with(|| vec![[0u64; 2]; COLUMN_SLOTS].into_boxed_slice());
+            c[slot] = [self.costs_tag, pack_cost(cost)];
         });
         cost
     }
