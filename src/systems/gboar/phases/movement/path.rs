@@ -19,9 +19,11 @@ thread_local! {
     /// KB), as a search first enters a hex of the column: a command that
     /// searches near a few hexes makes a few columns, not the 1.9 MB of
     /// every hex number (whose pages a lone `validate` would fault in).
-    static ENTRY_COSTS: std::cell::RefCell<Vec<Option<Box<[[u64; 2]]>>>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    static ENTRY_COSTS: std::cell::RefCell<Vec<Option<Column>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// A column of [`ENTRY_COSTS`]: [`COLUMN_SLOTS`] slots of two words.
+type Column = Box<[[u64; 2]]>;
 
 /// The slots of one column of [`ENTRY_COSTS`]: 100 rows, six directions,
 /// strategic or not.
