@@ -643,6 +643,16 @@ fn resolve_played(
     Ok(Resolution { state: after, events })
 }
 
+/// Whether units could take part in a fire or close combat `step`, on
+/// the board the cards left (`state`) or, when cards changed it, on the
+/// board the orders were written on (`announced`): the combats and fires
+/// announced there are resolved even where a card's result has parted
+/// the units since (12.21, Savannah 4.3).
+fn could_take_part(rules: &Rules, announced: &State, state: &State, step: &Step) -> bool {
+    combat::any_eligible(rules, state, step)
+        || !std::ptr::eq(announced, state) && combat::any_eligible(rules, announced, step)
+}
+
 /// [`resolve`] of one step, every stack open.
 fn resolve_step(
     rules: &Rules,
@@ -678,25 +688,19 @@ fn resolve_step(
         // Combats announced on the board before the cards (12.21) are
         // resolved, even where a card's result has parted the units since.
         Step::PlayerTurn { player, phase, .. }
-            if phase == "close-combat"
-                && (combat::any_eligible(rules, state, step)
-                    || !std::ptr::eq(announced, state) && combat::any_eligible(rules, announced, step)) =>
+            if phase == "close-combat" && could_take_part(rules, announced, state, step) =>
         {
             close_combat::resolve_phase(rules, announced, state, player, orders, dice)
         }
         Step::PlayerTurn { player, phase, .. }
-            if phase == "defensive-artillery-fire"
-                && (combat::any_eligible(rules, state, step)
-                    || !std::ptr::eq(announced, state) && combat::any_eligible(rules, announced, step)) =>
+            if phase == "defensive-artillery-fire" && could_take_part(rules, announced, state, step) =>
         {
             fire::resolve_phase(rules, announced, state, player, orders, dice)
         }
         // Fires chosen on the board before the cards are checked there; a
         // fire the cards' board refuses lapses (Savannah 4.3).
         Step::PlayerTurn { player, phase, .. }
-            if phase == "rifle-fire"
-                && (combat::any_eligible(rules, state, step)
-                    || !std::ptr::eq(announced, state) && combat::any_eligible(rules, announced, step)) =>
+            if phase == "rifle-fire" && could_take_part(rules, announced, state, step) =>
         {
             fire::resolve_rifle_phase(rules, announced, state, player, orders, dice)
         }
